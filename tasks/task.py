@@ -1,0 +1,135 @@
+"""The Task type: what an LLM is asked to formalize and what its answer is scored against."""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from autonesy.tools.cnf import CNF
+
+EQUIVALENCE_METHODS = ("exhaustive", "construction", "clausal", "none")
+PROVENANCES = ("real", "procedural", "synthetic-features", "user", "none")
+DETAIL_LEVELS = ("detailed", "not-detailed")
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+# Names the formats treat as operators or library names (NAT keywords, SymPy/Python builtins).
+RESERVED_NAMES = frozenset({"AND", "OR", "NOT", "IMPLIES", "IFF", "XOR", "TRUE", "FALSE", "cp", "sp", "S", "E", "I", "N", "O", "Q"})
+
+
+class TaskError(ValueError):
+    """A task definition that cannot be used; the message says which part and why."""
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    meaning: str
+
+
+@dataclass(frozen=True)
+class Descriptions:
+    """The two description levels; only these texts differ between detailed and not-detailed prompts."""
+
+    detailed: str
+    not_detailed: str
+
+    def get(self, level: str) -> str:
+        if level not in DETAIL_LEVELS:
+            raise TaskError(f"unknown detail level {level!r}; choose one of {', '.join(DETAIL_LEVELS)}")
+        return self.detailed if level == "detailed" else self.not_detailed
+
+
+@dataclass(frozen=True)
+class TaskMetadata:
+    source_dataset: str
+    citation: str
+    licence: str
+    published_clauses: int | None
+    data_provenance: str
+    equivalence_method: str
+    design_notes: str = ""
+    redistributable: bool = True
+
+    def __post_init__(self) -> None:
+        if self.equivalence_method not in EQUIVALENCE_METHODS:
+            raise TaskError(f"equivalence method {self.equivalence_method!r} not in {EQUIVALENCE_METHODS}")
+        if self.data_provenance not in PROVENANCES:
+            raise TaskError(f"data provenance {self.data_provenance!r} not in {PROVENANCES}")
+
+
+OracleBatch = Callable[[np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Task:
+    """A NeSy constraint over N named Boolean variables (DIMACS index = position + 1).
+
+    ``encode`` builds the ground-truth CNF (auxiliaries above N). ``oracle_batch`` is an independent
+    plain-Python/NumPy check taking a (B, N) 0/1 array and returning (B,) booleans.
+    ``enumerate_valid``, when given, yields every valid assignment by construction (needed by the
+    equivalence proof when N is too large to enumerate all 2^N assignments). ``rule_list``, for
+    tasks whose constraint is a published list of rules, gives those rules as an auxiliary-free CNF
+    that the oracle evaluates (used by the ``clausal`` proof).
+    """
+
+    name: str
+    variables: tuple[Variable, ...]
+    descriptions: Descriptions
+    metadata: TaskMetadata
+    encode: Callable[[], CNF] = field(repr=False, compare=False)
+    oracle_batch: OracleBatch = field(repr=False, compare=False)
+    enumerate_valid: Callable[[], Iterable[Sequence[int]]] | None = field(default=None, repr=False, compare=False)
+    rule_list: Callable[[], CNF] | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "variables", tuple(self.variables))
+        validate_variable_names([v.name for v in self.variables], where=f"task {self.name!r}")
+        for level in DETAIL_LEVELS:
+            if not self.descriptions.get(level).strip():
+                raise TaskError(f"task {self.name!r}: the {level} description is empty")
+
+    @property
+    def num_vars(self) -> int:
+        return len(self.variables)
+
+    @property
+    def names(self) -> list[str]:
+        return [v.name for v in self.variables]
+
+    def index_of(self, name: str) -> int:
+        """DIMACS index (1-based) of a variable name."""
+        try:
+            return self.names.index(name) + 1
+        except ValueError:
+            raise TaskError(f"task {self.name!r} has no variable {name!r}") from None
+
+    @cached_property
+    def ground_truth(self) -> CNF:
+        cnf = self.encode()
+        if cnf.num_task_vars != self.num_vars:
+            raise TaskError(f"task {self.name!r}: ground truth has {cnf.num_task_vars} task variables, expected {self.num_vars}")
+        return cnf
+
+    def oracle(self, assignment: Sequence[int | bool]) -> bool:
+        row = np.asarray(assignment, dtype=bool).reshape(1, -1)
+        if row.shape[1] != self.num_vars:
+            raise TaskError(f"task {self.name!r}: assignment has {row.shape[1]} values, expected {self.num_vars}")
+        return bool(self.oracle_batch(row)[0])
+
+
+def validate_variable_names(names: Sequence[str], where: str) -> None:
+    if not names:
+        raise TaskError(f"{where}: no variables")
+    seen: set[str] = set()
+    for name in names:
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise TaskError(f"{where}: variable name {name!r} must start with a letter and hold only letters, digits and '_'")
+        if keyword.iskeyword(name) or name in RESERVED_NAMES:
+            raise TaskError(f"{where}: variable name {name!r} is reserved (a Python keyword or format operator)")
+        if name in seen:
+            raise TaskError(f"{where}: duplicate variable name {name!r}")
+        seen.add(name)

@@ -1,0 +1,142 @@
+"""CNF → SDD with PySDD, under a time and size budget, auxiliaries existentially quantified.
+
+Vtree choice: a balanced vtree over the natural variable order (task variables first, then the
+auxiliaries in creation order), with PySDD's dynamic vtree minimisation switched on. Encoders
+number auxiliaries next to the task variables they serve, so the natural order keeps related
+variables close; minimisation repairs the rest. Clauses are conjoined one at a time, and the budget
+is checked between conjoins, so an overflow is reported instead of hanging.
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from pysdd.sdd import SddManager, SddNode, Vtree
+
+from autonesy.tools.cnf import CNF
+
+DEFAULT_TIME_LIMIT_S = 60.0
+DEFAULT_SIZE_LIMIT = 5_000_000
+VTREE_TYPES = ("balanced", "right", "left", "vertical")
+
+
+class CompilationBudgetExceeded(RuntimeError):
+    """The SDD outgrew its time or size budget; the message says which and how far it got."""
+
+
+@dataclass
+class CompiledSDD:
+    """An SDD over the task variables 1..N (auxiliaries quantified away, still in the manager)."""
+
+    manager: SddManager
+    node: SddNode
+    num_task_vars: int
+    vtree_type: str
+    seconds: float
+
+    @property
+    def size(self) -> int:
+        return self.node.size()
+
+    def model_count(self) -> int:
+        """Exact count over the N task variables: quantified auxiliaries are free, so divide them out."""
+        free_aux = self.manager.var_count() - self.num_task_vars
+        return self.node.global_model_count() >> free_aux
+
+    def evaluate(self, assignments: np.ndarray) -> np.ndarray:
+        """Whether each row of a (B, N) 0/1 array is a model; vectorised bottom-up over the SDD."""
+        return evaluate_sdd(self.node, assignments, self.num_task_vars)
+
+    def save(self, directory: str | Path, stem: str) -> tuple[Path, Path]:
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        sdd_path, vtree_path = directory / f"{stem}.sdd", directory / f"{stem}.vtree"
+        self.node.save(str(sdd_path).encode())
+        self.manager.vtree().save(str(vtree_path).encode())
+        return sdd_path, vtree_path
+
+
+def compile_to_sdd(
+    cnf: CNF,
+    *,
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S,
+    size_limit: int = DEFAULT_SIZE_LIMIT,
+    vtree_type: str = "balanced",
+    minimize: bool = True,
+) -> CompiledSDD:
+    """Compile ``cnf`` and quantify its auxiliaries; raise :class:`CompilationBudgetExceeded` on overflow."""
+    if vtree_type not in VTREE_TYPES:
+        raise ValueError(f"unknown vtree type {vtree_type!r}; choose one of {', '.join(VTREE_TYPES)}")
+    if cnf.num_task_vars < 1:
+        raise ValueError("a CNF needs at least one task variable to compile")
+    start = time.perf_counter()
+    num_vars = cnf.num_vars
+    vtree = Vtree(var_count=num_vars, var_order=list(range(1, num_vars + 1)), vtree_type=vtree_type)
+    manager = SddManager.from_vtree(vtree)
+    if minimize:
+        manager.auto_gc_and_minimize_on()
+    else:
+        manager.auto_gc_and_minimize_off()
+    formula = manager.true()
+    formula.ref()
+    for done, clause in enumerate(cnf.clauses, start=1):
+        disjunction = manager.false()
+        for lit in clause:
+            disjunction = disjunction | manager.literal(lit)
+        conjunction = formula & disjunction
+        conjunction.ref()
+        formula.deref()
+        formula = conjunction
+        elapsed = time.perf_counter() - start
+        if elapsed > time_limit_s or manager.live_size() > size_limit:
+            what = "time" if elapsed > time_limit_s else "size"
+            raise CompilationBudgetExceeded(
+                f"SDD compilation exceeded its {what} budget ({time_limit_s:g} s, {size_limit} nodes) "
+                f"after {done} of {len(cnf.clauses)} clauses ({elapsed:.1f} s, live size {manager.live_size()})"
+            )
+    if cnf.num_aux_vars:
+        quantify = array("i", [0] + [0] * cnf.num_task_vars + [1] * cnf.num_aux_vars)
+        projected = manager.exists_multiple(quantify, formula)
+        projected.ref()
+        formula.deref()
+        formula = projected
+    return CompiledSDD(manager, formula, cnf.num_task_vars, vtree_type, time.perf_counter() - start)
+
+
+def evaluate_sdd(node: SddNode, assignments: np.ndarray, num_task_vars: int) -> np.ndarray:
+    """Truth value of an SDD over a batch of task-variable assignments, shape (B, N) → (B,)."""
+    x = np.asarray(assignments, dtype=bool)
+    if x.ndim != 2 or x.shape[1] != num_task_vars:
+        raise ValueError(f"expected assignments of shape (B, {num_task_vars}), got {x.shape}")
+    batch = x.shape[0]
+    values: dict[int, np.ndarray] = {}
+    stack: list[tuple[SddNode, bool]] = [(node, False)]
+    while stack:
+        current, children_done = stack.pop()
+        if current.id in values:
+            continue
+        if current.is_true():
+            values[current.id] = np.ones(batch, dtype=bool)
+        elif current.is_false():
+            values[current.id] = np.zeros(batch, dtype=bool)
+        elif current.is_literal():
+            lit = current.literal
+            if abs(lit) > num_task_vars:
+                raise ValueError(f"SDD still mentions auxiliary variable {abs(lit)}; quantify it first")
+            column = x[:, abs(lit) - 1]
+            values[current.id] = column if lit > 0 else ~column
+        elif not children_done:
+            stack.append((current, True))
+            for prime, sub in current.elements():
+                stack.append((prime, False))
+                stack.append((sub, False))
+        else:
+            result = np.zeros(batch, dtype=bool)
+            for prime, sub in current.elements():
+                result |= values[prime.id] & values[sub.id]
+            values[current.id] = result
+    return values[node.id]

@@ -1,0 +1,58 @@
+"""A tiny Boolean expression tree: what the NAT and SymPy front-ends produce before Tseitin."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+
+@dataclass(frozen=True)
+class Var:
+    index: int  # DIMACS index of a task variable, 1..N
+
+
+@dataclass(frozen=True)
+class Const:
+    value: bool
+
+
+@dataclass(frozen=True)
+class Op:
+    """``op`` is one of: not, and, or, implies, iff, xor. ``not`` and ``implies`` have fixed arity
+    (1 and 2); ``and``/``or``/``xor``/``iff`` take two or more operands (``iff`` of many means all
+    equal, ``xor`` of many means an odd number true)."""
+
+    op: str
+    args: tuple["Expr", ...]
+
+    def __post_init__(self) -> None:
+        arity = {"not": (1, 1), "implies": (2, 2)}.get(self.op, (1, None))
+        if self.op not in OPERATORS:
+            raise ValueError(f"unknown operator {self.op!r}")
+        low, high = arity
+        if len(self.args) < low or (high is not None and len(self.args) > high):
+            raise ValueError(f"operator {self.op!r} cannot take {len(self.args)} operands")
+
+
+Expr = Union[Var, Const, Op]
+OPERATORS = ("not", "and", "or", "implies", "iff", "xor")
+
+
+def evaluate(expr: Expr, assignment: dict[int, bool]) -> bool:
+    """Reference semantics (used by tests as the brute-force side)."""
+    if isinstance(expr, Var):
+        return assignment[expr.index]
+    if isinstance(expr, Const):
+        return expr.value
+    values = [evaluate(arg, assignment) for arg in expr.args]
+    if expr.op == "not":
+        return not values[0]
+    if expr.op == "and":
+        return all(values)
+    if expr.op == "or":
+        return any(values)
+    if expr.op == "implies":
+        return (not values[0]) or values[1]
+    if expr.op == "iff":
+        return all(v == values[0] for v in values)
+    return sum(values) % 2 == 1
