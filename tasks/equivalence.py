@@ -51,6 +51,8 @@ def _describe(task: Task, row: np.ndarray) -> str:
 
 def prove_equivalence(task: Task, method: str | None = None) -> EquivalenceReport:
     method = method or task.metadata.equivalence_method
+    if not (task.has_oracle and task.has_ground_truth):
+        raise TaskError(f"task {task.name!r}: proving equivalence needs both a ground truth and an oracle")
     start = time.perf_counter()
     if method == "exhaustive":
         count, checked = _exhaustive(task)

@@ -52,3 +52,12 @@ def get_task(name: str) -> Task:
 
 def all_tasks() -> list[Task]:
     return [get_task(name) for name in TASK_NAMES]
+
+
+def load_task(spec: str) -> Task:
+    """A catalogue name, or the path of a user task file (``*.toml``)."""
+    if spec.endswith(".toml"):
+        from autonesy.tasks.taskfile import load_task_file
+
+        return load_task_file(spec)
+    return get_task(spec)

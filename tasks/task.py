@@ -80,8 +80,8 @@ class Task:
     variables: tuple[Variable, ...]
     descriptions: Descriptions
     metadata: TaskMetadata
-    encode: Callable[[], CNF] = field(repr=False, compare=False)
-    oracle_batch: OracleBatch = field(repr=False, compare=False)
+    encode: Callable[[], CNF] | None = field(repr=False, compare=False)
+    oracle_batch: OracleBatch | None = field(repr=False, compare=False)
     enumerate_valid: Callable[[], Iterable[Sequence[int]]] | None = field(default=None, repr=False, compare=False)
     rule_list: Callable[[], CNF] | None = field(default=None, repr=False, compare=False)
 
@@ -107,14 +107,26 @@ class Task:
         except ValueError:
             raise TaskError(f"task {self.name!r} has no variable {name!r}") from None
 
+    @property
+    def has_ground_truth(self) -> bool:
+        return self.encode is not None
+
+    @property
+    def has_oracle(self) -> bool:
+        return self.oracle_batch is not None
+
     @cached_property
     def ground_truth(self) -> CNF:
+        if self.encode is None:
+            raise TaskError(f"task {self.name!r} has no ground truth; give one to score formulas against it")
         cnf = self.encode()
         if cnf.num_task_vars != self.num_vars:
             raise TaskError(f"task {self.name!r}: ground truth has {cnf.num_task_vars} task variables, expected {self.num_vars}")
         return cnf
 
     def oracle(self, assignment: Sequence[int | bool]) -> bool:
+        if self.oracle_batch is None:
+            raise TaskError(f"task {self.name!r} has no oracle")
         row = np.asarray(assignment, dtype=bool).reshape(1, -1)
         if row.shape[1] != self.num_vars:
             raise TaskError(f"task {self.name!r}: assignment has {row.shape[1]} values, expected {self.num_vars}")

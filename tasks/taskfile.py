@@ -1,0 +1,147 @@
+"""User-defined tasks from a TOML file, loaded into the same :class:`Task` type as the catalogue.
+
+    name = "pizza"
+    [[variables]]
+    name = "thin_base"
+    meaning = "the pizza has a thin base"
+    ...
+    [descriptions]
+    detailed = "..."
+    not_detailed = "..."
+    [ground_truth]            # optional: one of
+    dimacs = "pizza.cnf"      #   a DIMACS file, relative to the task file (aux variables > N allowed)
+    encoder = "pkg.mod:fn"    #   a function returning clauses (list of int lists or a PySAT CNF)
+    [oracle]                  # optional
+    function = "pkg.mod:fn"   #   fn(assignment: dict[str, bool]) -> bool
+    [metadata]                # optional: source_dataset, citation, licence
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from autonesy.tasks.equivalence import EXHAUSTIVE_MAX_VARS
+from autonesy.tasks.task import Descriptions, Task, TaskError, TaskMetadata, Variable
+from autonesy.tools.cnf import CNF, DimacsError, from_pysat, read_dimacs
+
+
+class TaskFileError(TaskError):
+    """A task file that cannot be loaded; the message names the file and the field."""
+
+
+def load_task_file(path: str | Path) -> Task:
+    path = Path(path)
+    if not path.is_file():
+        raise TaskFileError(f"{path}: no such task file")
+    try:
+        data = tomllib.loads(path.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise TaskFileError(f"{path}: not valid TOML ({error})") from None
+    where = str(path)
+    name = _string(data, "name", where)
+    variables = _variables(data.get("variables"), where)
+    n = len(variables)
+    descriptions = data.get("descriptions")
+    if not isinstance(descriptions, dict):
+        raise TaskFileError(f"{where}: missing [descriptions] table with 'detailed' and 'not_detailed'")
+    detailed = _string(descriptions, "detailed", f"{where} [descriptions]")
+    not_detailed = _string(descriptions, "not_detailed", f"{where} [descriptions]")
+    encode = _ground_truth(data.get("ground_truth"), n, path)
+    oracle = _oracle(data.get("oracle"), [v.name for v in variables], path)
+    meta = data.get("metadata", {})
+    if not isinstance(meta, dict):
+        raise TaskFileError(f"{where}: [metadata] must be a table")
+    method = "exhaustive" if encode and oracle and n <= EXHAUSTIVE_MAX_VARS else "none"
+    metadata = TaskMetadata(
+        source_dataset=str(meta.get("source_dataset", "user-defined")),
+        citation=str(meta.get("citation", "")),
+        licence=str(meta.get("licence", "")),
+        published_clauses=None,
+        data_provenance="user",
+        equivalence_method=method,
+        design_notes=f"loaded from {path.name}",
+    )
+    try:
+        return Task(name, variables, Descriptions(detailed, not_detailed), metadata, encode, oracle)
+    except TaskError as error:
+        raise TaskFileError(f"{where}: {error}") from None
+
+
+def _string(table: dict[str, Any], key: str, where: str) -> str:
+    value = table.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise TaskFileError(f"{where}: '{key}' must be a non-empty string")
+    return value
+
+
+def _variables(entries: Any, where: str) -> tuple[Variable, ...]:
+    if not isinstance(entries, list) or not entries:
+        raise TaskFileError(f"{where}: needs at least one [[variables]] entry with 'name' and 'meaning'")
+    variables = []
+    for number, entry in enumerate(entries, start=1):
+        if not isinstance(entry, dict):
+            raise TaskFileError(f"{where}: variable #{number} must be a table with 'name' and 'meaning'")
+        variables.append(Variable(_string(entry, "name", f"{where} variable #{number}"),
+                                  _string(entry, "meaning", f"{where} variable #{number}")))
+    return tuple(variables)
+
+
+def _import(spec: str, base: Path, where: str) -> Callable:
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise TaskFileError(f"{where}: {spec!r} must look like 'module:function'")
+    sys.path.insert(0, str(base))
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:
+        raise TaskFileError(f"{where}: cannot import module {module_name!r} ({type(error).__name__}: {error})") from None
+    finally:
+        sys.path.remove(str(base))
+    function = getattr(module, attribute, None)
+    if not callable(function):
+        raise TaskFileError(f"{where}: module {module_name!r} has no function {attribute!r}")
+    return function
+
+
+def _ground_truth(table: Any, n: int, path: Path) -> Callable[[], CNF] | None:
+    if table is None:
+        return None
+    where = f"{path} [ground_truth]"
+    if not isinstance(table, dict) or len({"dimacs", "encoder"} & set(table)) != 1:
+        raise TaskFileError(f"{where}: give exactly one of 'dimacs' (a file) or 'encoder' ('module:function')")
+    if "dimacs" in table:
+        cnf_path = path.parent / str(table["dimacs"])
+        try:
+            cnf = read_dimacs(cnf_path, num_task_vars=n) if cnf_path.is_file() else None
+        except DimacsError as error:
+            raise TaskFileError(f"{where}: {cnf_path.name}: {error}") from None
+        if cnf is None:
+            raise TaskFileError(f"{where}: DIMACS file {cnf_path} not found")
+        return lambda: cnf
+    encoder = _import(str(table["encoder"]), path.parent, where)
+
+    def encode() -> CNF:
+        cnf = from_pysat(encoder(), n)
+        return cnf
+
+    return encode
+
+
+def _oracle(table: Any, names: list[str], path: Path):
+    if table is None:
+        return None
+    where = f"{path} [oracle]"
+    if not isinstance(table, dict) or "function" not in table:
+        raise TaskFileError(f"{where}: needs function = 'module:function'")
+    function = _import(str(table["function"]), path.parent, where)
+
+    def oracle_batch(rows: np.ndarray) -> np.ndarray:
+        return np.array([bool(function(dict(zip(names, map(bool, row))))) for row in rows], dtype=bool)
+
+    return oracle_batch

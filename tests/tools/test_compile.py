@@ -1,0 +1,49 @@
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from autonesy.tools.compile import VTREE_TYPES, compile_to_sdd
+from autonesy.tools.cnf import CNF
+from bruteforce import cnfs, projected_models
+
+
+@settings(max_examples=60, deadline=None)
+@given(cnfs())
+def test_sdd_is_the_projection_of_the_cnf(cnf):
+    sdd = compile_to_sdd(cnf)
+    rows = np.array(list(itertools.product((0, 1), repeat=cnf.num_task_vars)), dtype=bool)
+    expected = projected_models(cnf)
+    assert {tuple(int(v) for v in row) for row in rows[sdd.evaluate(rows)]} == expected
+    assert sdd.model_count() == len(expected)
+
+
+@pytest.mark.parametrize("vtree", VTREE_TYPES)
+def test_every_vtree_type_counts_the_same(vtree):
+    cnf = CNF(4, ((1, 2), (-2, 5), (-5, 3)), 5)
+    assert compile_to_sdd(cnf, vtree_type=vtree).model_count() == len(projected_models(cnf))
+
+
+def test_saved_sdd_and_vtree_load_back(tmp_path):
+    from pysdd.sdd import SddManager, Vtree
+
+    cnf = CNF(3, ((1, 2), (-1, -2), (3, 4)), 4)
+    sdd = compile_to_sdd(cnf)
+    sdd_path, vtree_path = sdd.save(tmp_path, "f")
+    manager = SddManager.from_vtree(Vtree.from_file(str(vtree_path).encode()))
+    node = manager.read_sdd_file(str(sdd_path).encode())
+    assert node.global_model_count() >> 1 == sdd.model_count() == 4
+
+
+def test_evaluate_rejects_wrong_shape():
+    sdd = compile_to_sdd(CNF(2, ((1,),)))
+    with pytest.raises(ValueError, match="shape"):
+        sdd.evaluate(np.zeros((3, 5), dtype=bool))
+
+
+def test_time_budget_overflow_is_reported_not_hung():
+    from autonesy.tools.compile import CompilationBudgetExceeded
+
+    with pytest.raises(CompilationBudgetExceeded, match="time budget"):
+        compile_to_sdd(CNF(3, ((1, 2), (2, 3), (-1, 3))), time_limit_s=0.0)

@@ -1,0 +1,71 @@
+"""Every counting route against brute-force enumeration of all assignments (KLay-style differential tests)."""
+
+import pytest
+from hypothesis import given, settings
+
+from autonesy.tools.cnf import CNF
+from autonesy.tools.compile import CompilationBudgetExceeded, compile_to_sdd
+from autonesy.tools.counting import (
+    ApproxMCSettings,
+    EnumerationCapReached,
+    count_models,
+    enumerate_models,
+)
+from bruteforce import cnfs, projected_models
+
+EXACT = ("enumeration", "sdd", "ganak", "auto")
+
+
+@settings(max_examples=60, deadline=None)
+@given(cnfs())
+def test_exact_counts_match_brute_force(cnf):
+    expected = len(projected_models(cnf))
+    for method in EXACT:
+        result = count_models(cnf, method)
+        assert result.value == expected, method
+        assert result.exact
+
+
+@settings(max_examples=40, deadline=None)
+@given(cnfs())
+def test_enumerated_models_are_the_projection(cnf):
+    assert set(enumerate_models(cnf)) == projected_models(cnf)
+
+
+@settings(max_examples=40, deadline=None)
+@given(cnfs(max_task_vars=5))
+def test_approxmc_is_exact_on_tiny_formulas_and_says_it_is_approximate(cnf):
+    # Below its threshold ApproxMC counts exactly; this pins the projection/anchoring workaround.
+    result = count_models(cnf, "approxmc", approxmc=ApproxMCSettings(seed=3))
+    assert result.value == len(projected_models(cnf))
+    assert not result.exact and result.params["seed"] == 3
+
+
+def test_approxmc_xor_pitfall_is_worked_around():
+    # pyapproxmc alone counts x1 XOR x2 as 1 model.
+    assert count_models(CNF(3, ((1, 2), (-1, -2))), "approxmc").value == 4
+
+
+def test_auto_falls_back_when_enumeration_cap_is_hit():
+    cnf = CNF(16, ((1, 2),))
+    result = count_models(cnf, "auto", enumeration_cap=10)
+    assert result.value == 3 * 2**14 and result.method == "sdd"
+    assert "enumeration" in result.params["fallbacks"][0]
+
+
+def test_enumeration_cap_raises():
+    with pytest.raises(EnumerationCapReached):
+        enumerate_models(CNF(5, ()), cap=3)
+
+
+def test_unknown_method_is_rejected():
+    with pytest.raises(ValueError, match="choose one of"):
+        count_models(CNF(1, ()), "magic")
+
+
+def test_sdd_size_budget_overflow_is_reported():
+    from pysat.card import CardEnc
+
+    cnf = CNF(40, tuple(tuple(c) for c in CardEnc.equals(lits=list(range(1, 41)), bound=20, top_id=40).clauses))
+    with pytest.raises(CompilationBudgetExceeded, match="size budget"):
+        compile_to_sdd(cnf, size_limit=50)

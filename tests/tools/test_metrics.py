@@ -1,0 +1,80 @@
+"""Formula metrics against brute-force sets of projected models, degenerate cases included."""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from autonesy.tools.cnf import CNF
+from autonesy.tools.metrics import confusion_scores, relation_of, score_formula, syntax_error_rate
+from bruteforce import cnfs, projected_models
+
+
+def _pair(n_max=6):
+    return st.integers(1, n_max).flatmap(
+        lambda n: st.tuples(cnfs(min_task_vars=n, max_task_vars=n), cnfs(min_task_vars=n, max_task_vars=n))
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(_pair(), st.sampled_from(["auto", "enumeration", "sdd", "ganak"]))
+def test_confusion_counts_match_brute_force(pair, method):
+    candidate, truth = pair
+    got = score_formula(candidate, truth, method)
+    cand, true = projected_models(candidate), projected_models(truth)
+    total = 2**truth.num_task_vars
+    assert (got.tp, got.fp, got.fn) == (len(cand & true), len(cand - true), len(true - cand))
+    assert got.tn == total - len(cand | true)
+    expected_relation = (
+        "equal" if cand == true else "strict" if cand < true else "permissive" if cand > true else "incomparable"
+    )
+    assert got.relation == expected_relation
+    assert got.mc_ratio == pytest.approx(len(cand) / max(len(true), 1))
+    if cand and true:
+        precision, recall = len(cand & true) / len(cand), len(cand & true) / len(true)
+        assert got.precision == pytest.approx(precision) and got.recall == pytest.approx(recall)
+        f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+        assert got.f1 == pytest.approx(f1)
+    assert got.exact
+
+
+def test_unsatisfiable_candidate():
+    got = score_formula(CNF(2, ((1,), (-1,))), CNF(2, ((1, 2),)))
+    assert (got.tp, got.fp, got.fn, got.tn) == (0, 0, 3, 1)
+    assert (got.precision, got.recall, got.f1) == (0.0, 0.0, 0.0)
+    assert got.relation == "strict" and got.mc_ratio == 0.0
+
+
+def test_valid_candidate():
+    got = score_formula(CNF(2, ()), CNF(2, ((1,), (2,))))
+    assert (got.tp, got.fp, got.fn, got.tn) == (1, 3, 0, 0)
+    assert got.recall == 1.0 and got.precision == 0.25 and got.relation == "permissive"
+    assert got.mc_ratio == 4.0
+
+
+def test_both_unsatisfiable_are_equal():
+    empty = CNF(1, ((1,), (-1,)))
+    got = score_formula(empty, empty)
+    assert got.relation == "equal" and got.f1 == 1.0 and got.mc_ratio == 0.0
+
+
+def test_auxiliaries_do_not_leak_into_counts():
+    truth = CNF(2, ((1, 3), (-3, 2)), 3)  # ∃a. (x1 ∨ a) ∧ (¬a ∨ x2)  ≡  x1 ∨ x2
+    candidate = CNF(2, ((1, 2),))
+    got = score_formula(candidate, truth)
+    assert got.relation == "equal" and got.f1 == 1.0
+
+
+def test_different_task_variable_counts_are_rejected():
+    with pytest.raises(ValueError, match="task variables"):
+        score_formula(CNF(2, ()), CNF(3, ()))
+
+
+def test_relation_and_scores_tables():
+    assert relation_of(0, 0) == "equal" and relation_of(0, 1) == "strict"
+    assert relation_of(2, 0) == "permissive" and relation_of(1, 1) == "incomparable"
+    assert confusion_scores(0, 0, 0, 4) == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
+
+
+def test_syntax_error_rate():
+    assert syntax_error_rate([True, False, False, True]) == 0.5
+    with pytest.raises(ValueError):
+        syntax_error_rate([])
