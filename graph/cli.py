@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from autonesy.tasks.registry import TASK_NAMES, load_task
 from autonesy.tasks.summary import task_record, task_summary
@@ -31,7 +33,6 @@ app = typer.Typer(
 task_app = typer.Typer(help="Inspect and export one task.", no_args_is_help=True)
 app.add_typer(task_app, name="task")
 console = Console()
-errors = Console(stderr=True)
 
 
 class UserError(Exception):
@@ -43,7 +44,7 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except (TaskError, UserError, CompilationBudgetExceeded, OSError) as error:
-        errors.print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
+        typer.echo(f"error: {error}", err=True)
         raise typer.Exit(1) from None
 
 
@@ -59,12 +60,15 @@ def list_tasks(as_json: bool = typer.Option(False, "--json", help="Print a JSON 
     if as_json:
         _print_json(rows)
         return
-    table = Table(title="auto-nesy-bench tasks")
-    for column in ("task", "vars", "clauses (ours)", "aux", "clauses (published)", "models", "counted by", "data"):
-        table.add_column(column, justify="left" if column in ("task", "data", "counted by") else "right")
+    table = Table(title="auto-nesy-bench tasks", box=box.SIMPLE_HEAD)
+    table.add_column("task", no_wrap=True)
+    for column in ("vars", "clauses", "aux", "published", "models"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("counted by")
+    table.add_column("data")
     for row in rows:
         table.add_row(
-            row["name"], str(row["num_vars"]), str(row["num_clauses"]), str(row["num_aux_vars"]),
+            row["name"], str(row["num_vars"]), f"{row['num_clauses']:,}", str(row["num_aux_vars"]),
             f"{row['published_clauses']:,}" if row["published_clauses"] else "—",
             f"{row['model_count']:,}", row["count_method"], row["data_provenance"],
         )
@@ -85,19 +89,20 @@ def show_task(
     if as_json:
         _print_json(record)
         return
-    console.print(f"[bold]{task.name}[/bold] — {task.metadata.source_dataset} ({task.metadata.licence})")
+    console.print(f"{task.name} — {task.metadata.source_dataset} ({task.metadata.licence})", style="bold", markup=False)
     table = Table(show_header=True)
     table.add_column("#", justify="right")
     table.add_column("variable")
     table.add_column("meaning")
     for index, variable in enumerate(task.variables, start=1):
-        table.add_row(str(index), variable.name, variable.meaning)
+        table.add_row(str(index), Text(variable.name), Text(variable.meaning))
     console.print(table)
-    console.print(f"[bold]Description ({detail})[/bold]\n{description}\n", highlight=False)
+    console.print(f"Description ({detail})", style="bold")
+    console.print(f"{description}\n", highlight=False, markup=False)
     stats = {k: record[k] for k in ("num_clauses", "num_aux_vars", "published_clauses", "model_count", "count_method", "equivalence_method", "data_provenance")}
-    console.print("Ground truth: " + ", ".join(f"{k}={v}" for k, v in stats.items()), highlight=False)
+    console.print("Ground truth: " + ", ".join(f"{k}={v}" for k, v in stats.items()), highlight=False, markup=False)
     if task.metadata.design_notes:
-        console.print(f"Design: {task.metadata.design_notes}", highlight=False)
+        console.print(f"Design: {task.metadata.design_notes}", highlight=False, markup=False)
 
 
 @task_app.command("export")
@@ -112,14 +117,17 @@ def export_task(
         cnf_path, json_path = out / f"{task.name}.cnf", out / f"{task.name}.json"
         cnf_path.write_text(to_dimacs(task.ground_truth, task.names, comments=[f"ground truth of task {task.name}"]))
         json_path.write_text(json.dumps(task_record(task), indent=2))
-    console.print(f"wrote {cnf_path} and {json_path}", highlight=False)
+    console.print(f"wrote {cnf_path} and {json_path}", highlight=False, markup=False)
 
 
 def _read_formula(task_name: str, fmt: str, file: Path):
     if fmt not in FORMATS:
         raise UserError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     task = load_task(task_name)
-    conversion = convert(file.read_text(), fmt, task.names)
+    text = file.read_text()
+    if "<cnf" not in text.lower():  # a bare formula file: the whole file is the block
+        text = f"<cnf>\n{text}\n</cnf>"
+    conversion = convert(text, fmt, task.names)
     if conversion.error is not None:
         raise UserError(f"{file}: {conversion.error}")
     return task, conversion
@@ -142,14 +150,14 @@ def score(
         _print_json(data)
         return
     console.print(
-        f"{task.name}: relation [bold]{result.relation}[/bold], F1 {result.f1:.4f} "
+        f"{task.name}: relation {result.relation}, F1 {result.f1:.4f} "
         f"(precision {result.precision:.4f}, recall {result.recall:.4f}), MC-R {result.mc_ratio:.4g}\n"
         f"TP {result.tp:,}  FP {result.fp:,}  FN {result.fn:,}  TN {result.tn:,}  "
         f"(counts: {result.count_method}, {'exact' if result.exact else 'approximate'})",
-        highlight=False,
+        highlight=False, markup=False,
     )
     if conversion.autofixes:
-        console.print("autofixes: " + ", ".join(conversion.autofixes), highlight=False)
+        console.print("autofixes: " + ", ".join(conversion.autofixes), highlight=False, markup=False)
 
 
 @app.command("compile")
@@ -171,7 +179,7 @@ def compile_formula(
     console.print(
         f"wrote {out / (stem + '.cnf')}, {sdd_path} and {vtree_path}: SDD size {sdd.size}, "
         f"{sdd.model_count():,} models over {task.num_vars} variables, {sdd.seconds:.2f} s",
-        highlight=False,
+        highlight=False, markup=False,
     )
 
 

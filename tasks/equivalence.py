@@ -4,7 +4,9 @@
   through the ground truth's SDD (auxiliaries quantified); the two truth tables must be identical.
 - ``construction``: the task enumerates its valid set by construction. Every enumerated assignment
   must be distinct, accepted by the oracle and a model of the ground truth, and the ground truth's
-  exact projected model count must equal the size of that set — so no other model exists.
+  exact projected model count must equal the size of that set — so no other model exists. The
+  oracle is also checked on every assignment one bit away from a valid one (it must accept exactly
+  those that are themselves valid), which catches oracles that accept too much near the valid set.
 - ``clausal``: the oracle evaluates a published rule list given as an auxiliary-free CNF. The ground
   truth must entail every rule (a SAT call each) and both must have the same exact projected count.
 """
@@ -37,11 +39,23 @@ class EquivalenceReport:
     seconds: float
 
 
-def all_assignments(num_vars: int, start: int, stop: int) -> np.ndarray:
-    """Rows start..stop-1 of the truth table; variable 1 is the most significant bit."""
-    codes = np.arange(start, stop, dtype=np.int64)
+def all_assignments(num_vars: int) -> np.ndarray:
+    """The whole truth table over ``num_vars`` variables; variable 1 is the most significant bit."""
+    codes = np.arange(1 << num_vars, dtype=np.int64)
     shifts = np.arange(num_vars - 1, -1, -1, dtype=np.int64)
     return ((codes[:, None] >> shifts) & 1).astype(bool)
+
+
+def _truth_table_chunks(num_vars: int):
+    """The truth table in chunks of 2^20 rows: a fixed table of the low bits under constant high bits."""
+    low_bits = min(num_vars, _CHUNK_BITS)
+    low = all_assignments(low_bits)
+    high_bits = num_vars - low_bits
+    for high in range(1 << high_bits):
+        rows = np.empty((len(low), num_vars), dtype=bool)
+        rows[:, :high_bits] = [(high >> shift) & 1 for shift in range(high_bits - 1, -1, -1)]
+        rows[:, high_bits:] = low
+        yield rows
 
 
 def _describe(task: Task, row: np.ndarray) -> str:
@@ -70,10 +84,8 @@ def _exhaustive(task: Task) -> tuple[int, int]:
     if n > EXHAUSTIVE_MAX_VARS:
         raise TaskError(f"task {task.name!r}: {n} variables is too many for an exhaustive proof")
     sdd = compile_to_sdd(task.ground_truth)
-    total = 1 << n
     count = 0
-    for begin in range(0, total, 1 << _CHUNK_BITS):
-        rows = all_assignments(n, begin, min(total, begin + (1 << _CHUNK_BITS)))
+    for rows in _truth_table_chunks(n):
         by_oracle = np.asarray(task.oracle_batch(rows), dtype=bool)
         by_cnf = sdd.evaluate(rows)
         wrong = np.flatnonzero(by_oracle != by_cnf)
@@ -86,19 +98,21 @@ def _exhaustive(task: Task) -> tuple[int, int]:
         count += int(by_cnf.sum())
     if count != sdd.model_count():
         raise EquivalenceError(f"task {task.name!r}: truth table has {count} models, SDD count {sdd.model_count()}")
-    return count, total
+    return count, 1 << n
 
 
 def _by_construction(task: Task) -> tuple[int, int]:
     if task.enumerate_valid is None:
         raise TaskError(f"task {task.name!r}: proof by construction needs enumerate_valid")
     valid = np.asarray([list(row) for row in task.enumerate_valid()], dtype=bool).reshape(-1, task.num_vars)
-    distinct = np.unique(valid, axis=0)
-    if len(distinct) != len(valid):
-        raise EquivalenceError(f"task {task.name!r}: enumerate_valid yields {len(valid) - len(distinct)} duplicates")
+    keys = _row_keys(valid)
+    duplicates = len(keys) - len(np.unique(keys))
+    if duplicates:
+        raise EquivalenceError(f"task {task.name!r}: enumerate_valid yields {duplicates} duplicates")
     rejected = np.flatnonzero(~np.asarray(task.oracle_batch(valid), dtype=bool))
     if rejected.size:
         raise EquivalenceError(f"task {task.name!r}: oracle rejects constructed {_describe(task, valid[rejected[0]])}")
+    checked_neighbours = _check_neighbours(task, valid)
     sdd = compile_to_sdd(task.ground_truth)
     missing = np.flatnonzero(~sdd.evaluate(valid))
     if missing.size:
@@ -108,7 +122,37 @@ def _by_construction(task: Task) -> tuple[int, int]:
         raise EquivalenceError(
             f"task {task.name!r}: ground truth has {count} models but {len(valid)} assignments are valid"
         )
-    return count, len(valid)
+    return count, len(valid) + checked_neighbours
+
+
+def _row_keys(rows: np.ndarray) -> np.ndarray:
+    """One hashable, sortable key per 0/1 row (its bits packed into bytes)."""
+    packed = np.packbits(rows, axis=1)
+    return np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
+
+
+def _check_neighbours(task: Task, valid: np.ndarray, chunk_rows: int = 1 << 14) -> int:
+    """The oracle must accept exactly the valid rows among all rows one bit away from a valid row."""
+    n = task.num_vars
+    valid_keys = np.sort(_row_keys(valid))
+    flips = np.eye(n, dtype=bool)
+    checked = 0
+    for begin in range(0, len(valid), chunk_rows):
+        block = valid[begin : begin + chunk_rows]
+        neighbours = (block[:, None, :] ^ flips[None, :, :]).reshape(-1, n)
+        keys = _row_keys(neighbours)
+        position = np.searchsorted(valid_keys, keys).clip(max=len(valid_keys) - 1)
+        expected = valid_keys[position] == keys
+        said = np.asarray(task.oracle_batch(neighbours), dtype=bool)
+        wrong = np.flatnonzero(said != expected)
+        if wrong.size:
+            row = neighbours[wrong[0]]
+            raise EquivalenceError(
+                f"task {task.name!r}: oracle says {bool(said[wrong[0]])} for {_describe(task, row)}, one bit "
+                f"from a valid assignment, but the constructed valid set {'contains' if expected[wrong[0]] else 'does not contain'} it"
+            )
+        checked += len(neighbours)
+    return checked
 
 
 def _clausal(task: Task) -> tuple[int, int]:

@@ -17,7 +17,8 @@ PROVENANCES = ("real", "procedural", "synthetic-features", "user", "none")
 DETAIL_LEVELS = ("detailed", "not-detailed")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 # Names the formats treat as operators or library names (NAT keywords, SymPy/Python builtins).
-RESERVED_NAMES = frozenset({"AND", "OR", "NOT", "IMPLIES", "IFF", "XOR", "TRUE", "FALSE", "cp", "sp", "S", "E", "I", "N", "O", "Q"})
+_NAT_KEYWORDS = frozenset({"AND", "OR", "NOT", "IMPLIES", "IFF", "XOR", "TRUE", "FALSE"})
+RESERVED_NAMES = frozenset({"cp", "sp", "S", "E", "I", "N", "O", "Q"})
 
 
 class TaskError(ValueError):
@@ -140,7 +141,7 @@ def validate_variable_names(names: Sequence[str], where: str) -> None:
     for name in names:
         if not isinstance(name, str) or not _NAME.match(name):
             raise TaskError(f"{where}: variable name {name!r} must start with a letter and hold only letters, digits and '_'")
-        if keyword.iskeyword(name) or name in RESERVED_NAMES:
+        if keyword.iskeyword(name) or name in RESERVED_NAMES or name.upper() in _NAT_KEYWORDS:
             raise TaskError(f"{where}: variable name {name!r} is reserved (a Python keyword or format operator)")
         if name in seen:
             raise TaskError(f"{where}: duplicate variable name {name!r}")

@@ -43,9 +43,13 @@ class CompiledSDD:
         return self.node.size()
 
     def model_count(self) -> int:
-        """Exact count over the N task variables: quantified auxiliaries are free, so divide them out."""
+        """Exact count over the N task variables: quantified auxiliaries are free, so divide them out.
+
+        Counted here with Python integers: PySDD's own counts are 64-bit and silently wrap around
+        once task plus auxiliary variables reach 64.
+        """
         free_aux = self.manager.var_count() - self.num_task_vars
-        return self.node.global_model_count() >> free_aux
+        return global_model_count(self.node, self.manager.var_count()) >> free_aux
 
     def evaluate(self, assignments: np.ndarray) -> np.ndarray:
         """Whether each row of a (B, N) 0/1 array is a model; vectorised bottom-up over the SDD."""
@@ -107,12 +111,56 @@ def compile_to_sdd(
     return CompiledSDD(manager, formula, cnf.num_task_vars, vtree_type, time.perf_counter() - start)
 
 
+def global_model_count(node: SddNode, num_vars: int) -> int:
+    """Models of ``node`` over all ``num_vars`` manager variables, exactly (arbitrary precision)."""
+    counts: dict[int, int] = {}
+
+    def relative(child: SddNode, vtree_vars: int) -> int:
+        """Models of ``child`` over the variables of a vtree node with ``vtree_vars`` variables."""
+        if child.is_false():
+            return 0
+        if child.is_true():
+            return 1 << vtree_vars
+        return counts[child.id] << (vtree_vars - child.vtree().var_count())
+
+    if node.is_false():
+        return 0
+    if node.is_true():
+        return 1 << num_vars
+    stack: list[tuple[SddNode, bool]] = [(node, False)]
+    while stack:
+        current, children_done = stack.pop()
+        if current.id in counts:
+            continue
+        if current.is_literal():
+            counts[current.id] = 1
+        elif not children_done:
+            stack.append((current, True))
+            for prime, sub in current.elements():
+                for child in (prime, sub):
+                    if child.is_decision() or child.is_literal():
+                        stack.append((child, False))
+        else:
+            vtree = current.vtree()
+            left, right = vtree.left().var_count(), vtree.right().var_count()
+            counts[current.id] = sum(relative(prime, left) * relative(sub, right) for prime, sub in current.elements())
+    return counts[node.id] << (num_vars - node.vtree().var_count())
+
+
 def evaluate_sdd(node: SddNode, assignments: np.ndarray, num_task_vars: int) -> np.ndarray:
-    """Truth value of an SDD over a batch of task-variable assignments, shape (B, N) → (B,)."""
+    """Truth value of an SDD over a batch of task-variable assignments, shape (B, N) → (B,).
+
+    Bottom-up over the SDD's nodes on bit-packed columns (64 assignments per machine word), so
+    millions of assignments cost a few word operations per node.
+    """
     x = np.asarray(assignments, dtype=bool)
     if x.ndim != 2 or x.shape[1] != num_task_vars:
         raise ValueError(f"expected assignments of shape (B, {num_task_vars}), got {x.shape}")
     batch = x.shape[0]
+    packed = np.packbits(x, axis=0)
+    packed = np.pad(packed, ((0, (-packed.shape[0]) % 8), (0, 0)))
+    columns = np.ascontiguousarray(packed.T).view(np.uint64)  # (N, words)
+    words = columns.shape[1]
     values: dict[int, np.ndarray] = {}
     stack: list[tuple[SddNode, bool]] = [(node, False)]
     while stack:
@@ -120,14 +168,14 @@ def evaluate_sdd(node: SddNode, assignments: np.ndarray, num_task_vars: int) -> 
         if current.id in values:
             continue
         if current.is_true():
-            values[current.id] = np.ones(batch, dtype=bool)
+            values[current.id] = np.full(words, np.iinfo(np.uint64).max, dtype=np.uint64)
         elif current.is_false():
-            values[current.id] = np.zeros(batch, dtype=bool)
+            values[current.id] = np.zeros(words, dtype=np.uint64)
         elif current.is_literal():
             lit = current.literal
             if abs(lit) > num_task_vars:
                 raise ValueError(f"SDD still mentions auxiliary variable {abs(lit)}; quantify it first")
-            column = x[:, abs(lit) - 1]
+            column = columns[abs(lit) - 1]
             values[current.id] = column if lit > 0 else ~column
         elif not children_done:
             stack.append((current, True))
@@ -135,8 +183,8 @@ def evaluate_sdd(node: SddNode, assignments: np.ndarray, num_task_vars: int) -> 
                 stack.append((prime, False))
                 stack.append((sub, False))
         else:
-            result = np.zeros(batch, dtype=bool)
+            result = np.zeros(words, dtype=np.uint64)
             for prime, sub in current.elements():
                 result |= values[prime.id] & values[sub.id]
             values[current.id] = result
-    return values[node.id]
+    return np.unpackbits(values[node.id].view(np.uint8))[:batch].astype(bool)

@@ -47,3 +47,15 @@ def test_time_budget_overflow_is_reported_not_hung():
 
     with pytest.raises(CompilationBudgetExceeded, match="time budget"):
         compile_to_sdd(CNF(3, ((1, 2), (2, 3), (-1, 3))), time_limit_s=0.0)
+
+
+def test_counts_do_not_wrap_around_at_64_variables():
+    # PySDD's global count is 64-bit: 3 task variables with 6 models and 63 auxiliaries wrapped to 0.
+    aux = tuple((4 + i, -(4 + i)) for i in range(63))
+    cnf = CNF(3, ((1, 2),) + aux, 66)
+    assert compile_to_sdd(cnf).model_count() == 6
+
+
+def test_count_above_two_to_the_64():
+    cnf = CNF(100, (tuple(range(1, 101)),))  # at least one of 100
+    assert compile_to_sdd(cnf).model_count() == 2**100 - 1

@@ -100,15 +100,35 @@ def tseitin(exprs: Iterable[Expr], num_task_vars: int) -> CNF:
 
 
 def _as_clause(expr: Expr) -> list[Expr] | None:
-    """A disjunction of (negated) variables, flattened, or None."""
-    if isinstance(expr, Var) or (isinstance(expr, Op) and expr.op == "not" and isinstance(expr.args[0], Var)):
+    """The root as one disjunction of (negated) variables, or None.
+
+    Besides plain ORs of literals this recognises the shapes constraints are usually written in —
+    ``NOT (a AND b)``, ``a IMPLIES b``, ``a AND b IMPLIES c OR d``, double negations — so that they
+    become a single clause instead of an auxiliary per gate.
+    """
+    if isinstance(expr, Var):
         return [expr]
-    if isinstance(expr, Op) and expr.op == "or":
-        parts: list[Expr] = []
-        for arg in expr.args:
-            sub = _as_clause(arg)
-            if sub is None:
-                return None
-            parts.extend(sub)
-        return parts
+    if not isinstance(expr, Op):
+        return None
+    if expr.op == "or":
+        return _concat(_as_clause(arg) for arg in expr.args)
+    if expr.op == "implies":
+        return _concat([_as_clause(Op("not", (expr.args[0],))), _as_clause(expr.args[1])])
+    if expr.op == "not":
+        inner = expr.args[0]
+        if isinstance(inner, Var):
+            return [expr]
+        if isinstance(inner, Op) and inner.op == "not":
+            return _as_clause(inner.args[0])
+        if isinstance(inner, Op) and inner.op == "and":
+            return _concat(_as_clause(Op("not", (arg,))) for arg in inner.args)
     return None
+
+
+def _concat(parts: Iterable[list[Expr] | None]) -> list[Expr] | None:
+    out: list[Expr] = []
+    for part in parts:
+        if part is None:
+            return None
+        out.extend(part)
+    return out
