@@ -13,6 +13,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from autonesy.agents.llm import LLMError
+from autonesy.agents.policies import POLICIES
+from autonesy.graph.run import RunConfig, RunError, run_attempt
+from autonesy.graph.trace import attempt_report, error_taxonomy, find_run_dirs
 from autonesy.tasks.registry import TASK_NAMES, load_task
 from autonesy.tasks.summary import task_record, task_summary
 from autonesy.tasks.task import DETAIL_LEVELS, TaskError
@@ -33,6 +37,7 @@ app = typer.Typer(
 task_app = typer.Typer(help="Inspect and export one task.", no_args_is_help=True)
 app.add_typer(task_app, name="task")
 console = Console()
+errors = Console(stderr=True)
 
 
 class UserError(Exception):
@@ -43,9 +48,14 @@ class UserError(Exception):
 def user_errors() -> Iterator[None]:
     try:
         yield
-    except (TaskError, UserError, CompilationBudgetExceeded, OSError) as error:
+    except (TaskError, UserError, RunError, LLMError, CompilationBudgetExceeded, OSError) as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(1) from None
+
+
+def training_labels(task_spec: str):
+    """The task's training labels for the oracle test, when its data can be loaded (else None)."""
+    return None
 
 
 def _print_json(data) -> None:
@@ -185,17 +195,85 @@ def compile_formula(
 
 @app.command("run")
 def run(
-    task_name: Optional[str] = typer.Option(None, "--task", help="Task name."),
+    task_name: Optional[str] = typer.Option(None, "--task", help="Catalogue task name."),
     task_file: Optional[Path] = typer.Option(None, "--task-file", help="A user task file (*.toml)."),
+    llm: Optional[str] = typer.Option(None, "--llm", help="openai:MODEL | http://HOST:PORT/v1@MODEL | local | replay:TRACE | CONFIG.toml (default: $AUTONESY_LLM, else local)."),
+    fmt: str = typer.Option("cpmpy", "--format", help=f"One of: {', '.join(FORMATS)}."),
+    prompt: str = typer.Option("zs-cot", "--prompt", help="zs or zs-cot."),
     detail: str = typer.Option("detailed", "--detail", help=f"One of: {', '.join(DETAIL_LEVELS)}."),
+    policy: Optional[str] = typer.Option(None, "--policy", help=f"One of: {', '.join(POLICIES)} (default: the prompt style)."),
+    max_repairs: int = typer.Option(5, "--max-repairs", min=0, help="Syntax-repair rounds before rejecting."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Run directory (run again with the same one to resume)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Formalize one task end to end (the agentic pipeline lands with the graph; for now: the task it would run)."""
+    """Formalize one task end to end: formalize, check, repair, oracle-test, compile, score."""
     with user_errors():
         if (task_name is None) == (task_file is None):
             raise UserError("give exactly one of --task NAME or --task-file FILE")
-        task = load_task(task_name or str(task_file))
-        task.descriptions.get(detail)
-    show_task(task_name or str(task_file), detail=detail, as_json=False)
+        config = RunConfig(task=task_name or str(task_file), format=fmt, prompt=prompt, detail=detail,
+                           policy=policy, llm=llm, max_repairs=max_repairs)
+        notify = (lambda message: None) if as_json else (lambda message: errors.print(message, markup=False))
+        summary = run_attempt(config, out, labels=training_labels(config.task), notify=notify)
+    if as_json:
+        _print_json(summary)
+        return
+    _print_summary(summary)
+
+
+def _print_summary(summary: dict) -> None:
+    status = "accepted" if summary["accepted"] else f"rejected — {summary['reason']}"
+    lines = [f"{summary['task']} · {summary['format']} · {summary['policy']} · {summary['detail']} · {summary['llm']}",
+             f"outcome: {status}",
+             f"repair rounds: {summary['repair_rounds']}, semantic rounds: {summary['semantic_rounds']}, "
+             f"autofixes: {', '.join(summary['autofixes']) or 'none'}",
+             f"LLM calls: {summary['llm_calls']} ({summary['prompt_tokens']} prompt + {summary['completion_tokens']} "
+             f"completion tokens, {summary['llm_seconds']:.1f} s)"]
+    if summary["oracle_test"]:
+        o = summary["oracle_test"]
+        lines.append(f"oracle test: {'passed' if o['passed'] else 'failed'} ({o['labels_checked']} labels, "
+                     f"{o['labels_rejected']} rejected; {o['probes_checked']} probes: {o['too_strict']} too strict, "
+                     f"{o['too_permissive']} too permissive)")
+    if summary["metrics"]:
+        m = summary["metrics"]
+        lines.append(f"vs ground truth: {m['relation']}, F1 {m['f1']:.4f} (precision {m['precision']:.4f}, "
+                     f"recall {m['recall']:.4f}), MC-R {m['mc_ratio']:.4g}, counts by {m['count_method']}")
+    compiled = summary["compiled"]
+    if compiled:
+        lines.append(f"circuit: SDD size {compiled['size']}" if compiled.get("ok") else f"circuit: not compiled — {compiled['note']}")
+    lines.append(f"files: {summary['run_dir']}")
+    console.print("\n".join(lines), highlight=False, markup=False)
+
+
+@app.command("trace")
+def trace(
+    run_dirs: list[Path] = typer.Argument(..., help="Run directories (or folders holding them)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Show each attempt's repair loop and the error taxonomy (per format, model and error kind)."""
+    with user_errors():
+        reports = [attempt_report(path) for path in find_run_dirs(run_dirs)]
+        taxonomy = error_taxonomy(reports)
+    if as_json:
+        _print_json({"attempts": reports, "taxonomy": taxonomy})
+        return
+    for report in reports:
+        console.print(f"{report['run_dir']}: {report['task']} · {report['format']} · {report['policy']} · "
+                      f"{report['model']} → {report['status']}" + (f" ({report['reason']})" if report["reason"] else ""),
+                      highlight=False, markup=False)
+        if report["autofixes"]:
+            console.print(f"  autofixes: {', '.join(report['autofixes'])}", highlight=False, markup=False)
+        for item in report["rounds"]:
+            first_line = item["error"].splitlines()[0] if item["error"] else ""
+            console.print(f"  round {item['round']}: [{item['error_kind']}] {first_line[:120]} → {item['verdict']}"
+                          + (f" ({item['changed']})" if item.get("changed") else ""), highlight=False, markup=False)
+        console.print(f"  LLM calls: {report['llm_calls']}", highlight=False, markup=False)
+    if taxonomy:
+        table = Table(title="syntax errors by format, model and kind", box=box.SIMPLE_HEAD)
+        for column in ("format", "model", "error kind", "count"):
+            table.add_column(column)
+        for row in taxonomy:
+            table.add_row(row["format"], Text(row["model"]), row["error_kind"], str(row["count"]))
+        console.print(table)
 
 
 def main() -> None:  # pragma: no cover - console-script entry

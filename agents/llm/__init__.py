@@ -1,0 +1,38 @@
+"""LLM backends (DESIGN §8): every call goes through one ``ChatBackend.complete(messages)``.
+
+- ``backend_from_spec("openai:MODEL" | "http://HOST:PORT/v1@MODEL" | "local" | "replay:TRACE" | "x.toml")``
+- ``LangChainChatBackend``: any LangChain chat model (``ChatOpenAI`` in production, fake models in
+  tests) + retries with backoff, one-line ``LLMError``s, usage/latency, reasoning fallback, cache.
+- ``ResponseCache`` (SQLite), ``ReplayBackend`` (answers by prompt hash), ``LocalLlamaServer``
+  (the embedded smoke-test model, extra ``[local]``).
+"""
+
+from autonesy.agents.llm.cache import ResponseCache
+from autonesy.agents.llm.chat import ChatBackend, LangChainChatBackend, fold_system_prompt
+from autonesy.agents.llm.errors import KINDS, LLMError
+from autonesy.agents.llm.local import LOCAL_NOTICE, LocalChatBackend, LocalLlamaServer
+from autonesy.agents.llm.response import LLMResponse, normalize_messages, prompt_hash
+from autonesy.agents.llm.replay import LLM_CALL_EVENT, ReplayBackend, read_recorded_calls
+from autonesy.agents.llm.spec import ACCEPTED_FORMS, backend_from_spec, default_llm_spec
+
+__all__ = [
+    "ACCEPTED_FORMS",
+    "KINDS",
+    "LLM_CALL_EVENT",
+    "LOCAL_NOTICE",
+    "ChatBackend",
+    "LLMError",
+    "LLMResponse",
+    "LangChainChatBackend",
+    "LocalChatBackend",
+    "LocalLlamaServer",
+    "ReplayBackend",
+    "ResponseCache",
+    "backend_from_spec",
+    "default_llm_spec",
+    "fold_system_prompt",
+    "normalize_messages",
+    "prompt_hash",
+    "read_recorded_calls",
+]
+

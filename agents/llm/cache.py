@@ -1,0 +1,100 @@
+"""``ResponseCache``: LLM answers stored in SQLite, keyed by (endpoint, model, prompt key).
+
+Makes sweeps resumable and cheap to re-run: a hit returns the stored answer (``cached=True``)
+without calling the model.  Safe for threads and for several processes sharing one file (each
+operation opens its own short connection; WAL journal; busy timeout).  Only ``LLMResponse``
+values are stored — never keys or headers.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from autonesy.agents.llm.errors import LLMError
+from autonesy.agents.llm.response import LLMResponse
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    endpoint    TEXT NOT NULL,
+    model       TEXT NOT NULL,
+    prompt_hash TEXT NOT NULL,
+    response    TEXT NOT NULL,
+    created_at  REAL NOT NULL,
+    PRIMARY KEY (endpoint, model, prompt_hash)
+)
+"""
+
+
+class ResponseCache:
+    """A persistent map (endpoint, model, prompt_hash) → ``LLMResponse``.
+
+    ``prompt_hash`` here is whatever key the backend computes; ``LangChainChatBackend`` uses
+    ``prompt_hash(messages, params)`` over the *effective* generation parameters (its defaults
+    merged with the call's), so a different temperature or token limit is a different entry.
+    """
+
+    def __init__(self, path: str | Path, *, timeout_s: float = 30.0) -> None:
+        self.path = Path(path)
+        self.timeout_s = timeout_s
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self._connect() as con:
+                con.execute("PRAGMA journal_mode=WAL")
+                con.execute(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise LLMError("config", f"cannot open the response cache {self.path}: {exc}") from None
+
+    def _connect(self) -> sqlite3.Connection:
+        con = sqlite3.connect(self.path, timeout=self.timeout_s)
+        con.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable across crashes of this process
+        return con
+
+    def get(self, endpoint: str, model: str, prompt_hash: str) -> LLMResponse | None:
+        with self._lock:
+            con = self._connect()
+            try:
+                row = con.execute(
+                    "SELECT response FROM responses WHERE endpoint=? AND model=? AND prompt_hash=?",
+                    (endpoint, model, prompt_hash),
+                ).fetchone()
+            finally:
+                con.close()
+            if row is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+        try:
+            return replace(LLMResponse.from_dict(json.loads(row[0])), cached=True)
+        except (ValueError, TypeError, LLMError):
+            return None  # a damaged entry is a miss; the next put overwrites it
+
+    def put(self, endpoint: str, model: str, prompt_hash: str, response: LLMResponse) -> None:
+        data = json.dumps(replace(response, cached=False).to_dict(), ensure_ascii=False, sort_keys=True)
+        with self._lock:
+            con = self._connect()
+            try:
+                with con:
+                    con.execute(
+                        "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)",
+                        (endpoint, model, prompt_hash, data, time.time()),
+                    )
+            finally:
+                con.close()
+
+    def __len__(self) -> int:
+        con = self._connect()
+        try:
+            return int(con.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+        finally:
+            con.close()
+
+    def __repr__(self) -> str:
+        return f"ResponseCache({str(self.path)!r})"

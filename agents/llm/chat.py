@@ -1,0 +1,308 @@
+"""``ChatBackend`` (what the agents call) and ``LangChainChatBackend`` (the one real implementation).
+
+``LangChainChatBackend`` wraps any LangChain chat model — ``ChatOpenAI`` against an
+OpenAI-compatible endpoint in production, langchain-core's fake chat models in tests — and adds
+what every call needs: retries with exponential backoff on transient failures (tenacity), one-line
+``LLMError``s instead of tracebacks, token usage and latency, reasoning text for reasoning models
+whose ``content`` is empty, optional system-prompt folding, and the response cache.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+
+from autonesy.agents.llm.cache import ResponseCache
+from autonesy.agents.llm.errors import LLMError, classify, redact
+from autonesy.agents.llm.response import LLMResponse, normalize_messages, prompt_hash
+
+logger = logging.getLogger(__name__)
+
+
+class ChatBackend:
+    """What agents call: ``complete(messages, **params) -> LLMResponse``.
+
+    ``label`` names the endpoint and model for traces and reports (never a key), ``model`` the
+    model name, ``notice`` an optional sentence the CLI shows to the user (e.g. that the embedded
+    model is a smoke-test model).  ``close()`` frees resources (a local server); backends are
+    context managers.
+    """
+
+    label: str = ""
+    model: str = ""
+    endpoint: str = ""
+    notice: str | None = None
+
+    def complete(self, messages: Sequence[Mapping[str, str]], **params: Any) -> LLMResponse:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release what the backend holds; the default holds nothing."""
+
+    def __enter__(self) -> ChatBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.label!r})"
+
+
+def fold_system_prompt(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Merge system messages into the first user turn (for chat templates without a system role).
+
+    The system text comes first, separated from the user text by a blank line.  Without any user
+    message the system text becomes one.
+    """
+    system = [m["content"] for m in messages if m["role"] == "system"]
+    rest = [dict(m) for m in messages if m["role"] != "system"]
+    if not system:
+        return rest
+    prefix = "\n\n".join(s for s in system if s)
+    for m in rest:
+        if m["role"] == "user":
+            m["content"] = f"{prefix}\n\n{m['content']}" if prefix else m["content"]
+            return rest
+    return [{"role": "user", "content": prefix}, *rest]
+
+
+def to_langchain_messages(messages: list[dict[str, str]]) -> list[BaseMessage]:
+    kinds = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+    return [kinds[m["role"]](content=m["content"]) for m in messages]
+
+
+def _text_of(content: Any) -> str:
+    """Plain text of a message content: a string, or the text blocks of a list of blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict) and block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+        return "".join(parts)
+    return "" if content is None else str(content)
+
+
+def _reasoning_text(value: Any) -> str:
+    """Reasoning as text from the shapes servers use: a string, ``{"summary": [...]}``, blocks."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        for key in ("text", "reasoning", "reasoning_content", "thinking", "content", "summary"):
+            if key in value:
+                return _reasoning_text(value[key])
+        return ""
+    if isinstance(value, list):
+        return "\n".join(t for t in (_reasoning_text(v) for v in value) if t)
+    return str(value)
+
+
+def extract_reasoning(message: BaseMessage) -> str:
+    kwargs = message.additional_kwargs or {}
+    for key in ("reasoning_content", "reasoning", "thinking"):
+        text = _reasoning_text(kwargs.get(key))
+        if text.strip():
+            return text
+    if isinstance(message.content, list):  # content blocks of type reasoning / thinking
+        blocks = [b for b in message.content if isinstance(b, dict) and b.get("type") in ("reasoning", "thinking")]
+        return _reasoning_text(blocks)
+    return ""
+
+
+def extract_usage(message: BaseMessage) -> tuple[int | None, int | None]:
+    usage = getattr(message, "usage_metadata", None)
+    if usage:
+        return usage.get("input_tokens"), usage.get("output_tokens")
+    meta = getattr(message, "response_metadata", None) or {}
+    raw = meta.get("token_usage") or meta.get("usage") or {}
+    if isinstance(raw, Mapping) and raw:
+        return raw.get("prompt_tokens"), raw.get("completion_tokens")
+    return None, None
+
+
+class LangChainChatBackend(ChatBackend):
+    """A ``ChatBackend`` over any LangChain chat model.
+
+    - ``retries``: attempts in all (1 = no retry); transient failures (connection refused,
+      timeout, HTTP 5xx, HTTP 429) are retried with exponential backoff starting at
+      ``backoff_s`` and capped at ``max_backoff_s``.
+    - ``default_params``: generation parameters sent with every call (temperature, max_tokens,
+      ...); the call's own ``params`` override them.  Both are part of the cache key.
+    - ``max_tokens_in_extra_body``: send ``max_tokens`` as a raw body field (``extra_body``)
+      instead of the client's own parameter — what llama.cpp, Ollama, LM Studio and vLLM all
+      read (ChatOpenAI itself sends ``max_completion_tokens``).
+    - ``fold_system``: merge system messages into the first user turn.
+    - ``secrets``: strings (API keys) scrubbed from every error message.
+
+    ``chat_model`` may be a zero-argument factory: it is then called once, on the first call the
+    cache cannot answer (building a ``ChatOpenAI`` sets up HTTP clients, ~0.25 s).
+    """
+
+    def __init__(
+        self,
+        chat_model: BaseChatModel | Callable[[], BaseChatModel] | None,
+        endpoint: str,
+        model: str,
+        *,
+        retries: int = 3,
+        backoff_s: float = 1.0,
+        max_backoff_s: float = 30.0,
+        fold_system: bool = False,
+        cache: ResponseCache | None = None,
+        default_params: Mapping[str, Any] | None = None,
+        max_tokens_in_extra_body: bool = False,
+        timeout_s: float | None = None,
+        secrets: Iterable[str] = (),
+        notice: str | None = None,
+    ) -> None:
+        self._chat_model: BaseChatModel | None = chat_model if isinstance(chat_model, BaseChatModel) else None
+        self._factory = None if isinstance(chat_model, BaseChatModel) else chat_model
+        self._model_lock = threading.Lock()
+        self.endpoint = endpoint
+        self.model = model
+        self.label = f"{endpoint}@{model}" if model else endpoint
+        self.retries = max(1, int(retries))
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.fold_system = fold_system
+        self.cache = cache
+        self.default_params = {k: v for k, v in dict(default_params or {}).items() if v is not None}
+        self.max_tokens_in_extra_body = max_tokens_in_extra_body
+        self.timeout_s = timeout_s
+        self.notice = notice
+        self._secrets = tuple(s for s in secrets if s)
+        self.calls = 0  # requests sent to the model (retries included), for tests and stats
+        self._count_lock = threading.Lock()
+
+    # -- hooks for subclasses (the local backend creates its model lazily) -------------------
+    def _get_chat_model(self) -> BaseChatModel:
+        with self._model_lock:
+            if self._chat_model is None:
+                if self._factory is None:
+                    raise LLMError("config", f"no chat model configured for {self.label}")
+                try:
+                    self._chat_model = self._factory()
+                except LLMError:
+                    raise
+                except Exception as exc:  # e.g. pydantic validation of the client settings
+                    raise LLMError("config", f"cannot set up the LLM client for {self.label}: {type(exc).__name__}") from None
+            return self._chat_model
+
+    # -- the call --------------------------------------------------------------------------
+    def _invoke_kwargs(self, effective: dict[str, Any]) -> dict[str, Any]:
+        kwargs = dict(effective)
+        if self.max_tokens_in_extra_body and "max_tokens" in kwargs:
+            extra = dict(kwargs.pop("extra_body", None) or {})
+            extra["max_tokens"] = kwargs.pop("max_tokens")
+            kwargs["extra_body"] = extra
+        return kwargs
+
+    def _error(self, err: LLMError, attempts: int) -> LLMError:
+        return LLMError(
+            err.kind,
+            redact(err.message, self._secrets),
+            transient=err.transient,
+            status=err.status,
+            attempts=attempts,
+            endpoint=self.endpoint,
+            model=self.model,
+        )
+
+    def _log_retry(self, state: Any) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        wait = state.next_action.sleep if state.next_action else 0.0
+        message = redact(str(exc), self._secrets) if exc else "?"
+        logger.warning("%s: attempt %d failed (%s); retrying in %.1f s", self.label, state.attempt_number, message, wait)
+
+    def complete(self, messages: Sequence[Mapping[str, str]], **params: Any) -> LLMResponse:
+        msgs = normalize_messages(messages)
+        call_hash = prompt_hash(msgs, params)
+        effective = {**self.default_params, **{k: v for k, v in params.items() if v is not None}}
+        cache_key = prompt_hash(msgs, effective)
+        if self.cache is not None:
+            hit = self.cache.get(self.endpoint, self.model, cache_key)
+            if hit is not None:
+                return replace(hit, prompt_hash=call_hash, cached=True)
+
+        sent = fold_system_prompt(msgs) if self.fold_system else msgs
+        lc_messages = to_langchain_messages(sent)
+        kwargs = self._invoke_kwargs(effective)
+        attempts = 0
+
+        def attempt() -> tuple[BaseMessage, float]:
+            nonlocal attempts
+            chat_model = self._get_chat_model()  # may start a local server; its errors are final
+            attempts += 1
+            with self._count_lock:
+                self.calls += 1
+            start = time.perf_counter()
+            try:
+                message = chat_model.invoke(lc_messages, **kwargs)
+            except LLMError:
+                raise
+            except Exception as exc:  # every client failure becomes one LLMError
+                raise classify(exc, endpoint=self.endpoint, timeout_s=self.timeout_s) from None
+            return message, time.perf_counter() - start
+
+        retrying = Retrying(
+            stop=stop_after_attempt(self.retries),
+            wait=wait_exponential(multiplier=self.backoff_s, min=self.backoff_s, max=self.max_backoff_s),
+            retry=retry_if_exception(lambda e: isinstance(e, LLMError) and e.transient),
+            reraise=True,
+            before_sleep=self._log_retry,
+        )
+        try:
+            message, latency = retrying(attempt)
+        except LLMError as err:
+            raise self._error(err, attempts) from None
+        except RetryError as err:  # not expected with reraise=True; kept for safety
+            raise self._error(LLMError("other", str(err)), attempts) from None
+
+        content = _text_of(message.content)
+        reasoning = extract_reasoning(message)
+        text = content if content.strip() else reasoning
+        finish = (getattr(message, "response_metadata", None) or {}).get("finish_reason")
+        if not text.strip():
+            why = f" (finish_reason {finish})" if finish else ""
+            raise self._error(LLMError("empty", f"the model {self.model} at {self.endpoint} gave an empty answer{why}"), attempts)
+        prompt_tokens, completion_tokens = extract_usage(message)
+        response = LLMResponse(
+            text=text,
+            content=content,
+            reasoning=reasoning,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            latency_s=round(latency, 6),
+            model=self.model,
+            endpoint=self.endpoint,
+            cached=False,
+            prompt_hash=call_hash,
+            attempts=attempts,
+            finish_reason=finish,
+        )
+        if self.cache is not None:
+            self.cache.put(self.endpoint, self.model, cache_key, response)
+        return response
+
+
+__all__ = [
+    "ChatBackend",
+    "LangChainChatBackend",
+    "extract_reasoning",
+    "extract_usage",
+    "fold_system_prompt",
+]

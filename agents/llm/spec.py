@@ -1,0 +1,228 @@
+"""``backend_from_spec``: the ``--llm`` string (or a TOML config file) → a ``ChatBackend``.
+
+Accepted forms::
+
+    openai:MODEL                      OpenAI's API; key from OPENAI_API_KEY
+    http(s)://HOST:PORT/v1@MODEL      any OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio);
+                                      key from AUTONESY_LLM_API_KEY, else OPENAI_API_KEY, else a dummy
+    local                             the embedded smoke-test model (needs the [local] extra);
+                                      max_tokens is capped at 1024 (it generates ~30 tokens/s on 2 cores)
+    local:PATH.gguf                   the embedded server with another GGUF file
+    replay:TRACE.jsonl                answers recorded in a trace, matched by prompt hash
+    PATH.toml                         a config file with an [llm] table: base_url, model, api_key_env,
+                                      timeout_s, max_tokens, temperature (and optionally retries)
+
+Keys only ever come from the environment; they are never part of a label, an error message, a
+response or a cache entry.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from autonesy.agents.llm.cache import ResponseCache
+from autonesy.agents.llm.chat import ChatBackend, LangChainChatBackend
+from autonesy.agents.llm.errors import LLMError
+from autonesy.agents.llm.openai_compat import openai_chat_model
+from autonesy.agents.llm.replay import ReplayBackend
+
+DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_MAX_TOKENS = 4096
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+DUMMY_API_KEY = "not-needed"
+KEY_ENV_VARS = ("AUTONESY_LLM_API_KEY", "OPENAI_API_KEY")
+ACCEPTED_FORMS = (
+    "'openai:MODEL', 'http(s)://HOST:PORT/v1@MODEL', 'local', 'local:PATH.gguf', "
+    "'replay:TRACE.jsonl', or the path of a TOML file with an [llm] table"
+)
+
+
+def default_llm_spec() -> str:
+    """``$AUTONESY_LLM`` when set, else ``local`` (the embedded smoke-test model)."""
+    return os.environ.get("AUTONESY_LLM", "").strip() or "local"
+
+
+def public_url(url: str) -> str:
+    """The URL without user info, query or fragment (what may appear in labels and traces)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:  # IPv6 literal
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+def _check_url(url: str) -> None:
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError as exc:
+        raise LLMError("config", f"bad LLM endpoint URL {public_url(url)!r}: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise LLMError("config", f"bad LLM endpoint URL {public_url(url)!r}: expected http(s)://HOST[:PORT]/v1")
+
+
+def _key_from_env(names: tuple[str, ...], default: str | None) -> str | None:
+    for name in names:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+    return default
+
+
+def openai_compatible_backend(
+    base_url: str,
+    model: str,
+    api_key: str,
+    *,
+    timeout_s: float,
+    max_tokens: int | None,
+    temperature: float | None,
+    cache: ResponseCache | None,
+    retries: int,
+    backoff_s: float,
+    max_tokens_in_extra_body: bool,
+    fold_system: bool = False,
+) -> LangChainChatBackend:
+    _check_url(base_url)
+    if not model:
+        raise LLMError("config", f"no model name for the endpoint {public_url(base_url)}")
+    secrets = [api_key]
+    password = urlsplit(base_url).password
+    if password:
+        secrets.append(password)
+    def make_client() -> Any:
+        return openai_chat_model(model=model, api_key=api_key, base_url=base_url, timeout_s=timeout_s)
+
+    return LangChainChatBackend(
+        make_client,
+        public_url(base_url),
+        model,
+        retries=retries,
+        backoff_s=backoff_s,
+        fold_system=fold_system,
+        cache=cache,
+        default_params={"temperature": temperature, "max_tokens": max_tokens},
+        max_tokens_in_extra_body=max_tokens_in_extra_body,
+        timeout_s=timeout_s,
+        secrets=secrets,
+    )
+
+
+def _from_config_file(path: Path, **overrides: Any) -> ChatBackend:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise LLMError("config", f"cannot read the LLM config file {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise LLMError("config", f"the LLM config file {path} is not valid TOML: {exc}") from None
+    table = data.get("llm")
+    if not isinstance(table, dict):
+        raise LLMError("config", f"the LLM config file {path} has no [llm] table")
+    if "api_key" in table:
+        raise LLMError(
+            "config",
+            f"{path}: do not write API keys into config files; put the key in an environment "
+            "variable and name it with api_key_env",
+        )
+    known = {"base_url", "model", "api_key_env", "timeout_s", "max_tokens", "temperature", "retries", "fold_system", "spec"}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise LLMError("config", f"{path}: unknown key(s) in [llm]: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    settings = dict(overrides)
+    for key in ("timeout_s", "max_tokens", "temperature", "retries"):
+        if key in table:
+            settings[key] = table[key]
+    if "spec" in table:  # e.g. spec = "local" or "replay:trace.jsonl"
+        if set(table) - {"spec", "timeout_s", "max_tokens", "temperature", "retries"}:
+            raise LLMError("config", f"{path}: 'spec' cannot be combined with base_url/model/api_key_env")
+        return backend_from_spec(str(table["spec"]), **settings)
+    model = table.get("model")
+    if not isinstance(model, str) or not model:
+        raise LLMError("config", f"{path}: [llm] needs a model name (model = \"...\")")
+    base_url = table.get("base_url") or OPENAI_BASE_URL
+    is_openai = public_url(base_url) == OPENAI_BASE_URL
+    key_env = table.get("api_key_env")
+    if key_env:
+        api_key = os.environ.get(str(key_env), "").strip()
+        if not api_key:
+            raise LLMError("config", f"{path}: the environment variable {key_env} (api_key_env) is not set")
+    elif is_openai:
+        api_key = _key_from_env(("OPENAI_API_KEY",), None)
+        if not api_key:
+            raise LLMError("config", f"{path}: OpenAI's API needs a key: set OPENAI_API_KEY (or name a variable with api_key_env)")
+    else:
+        api_key = _key_from_env(KEY_ENV_VARS, DUMMY_API_KEY)
+    return openai_compatible_backend(
+        base_url,
+        model,
+        api_key,
+        timeout_s=float(settings["timeout_s"]),
+        max_tokens=settings["max_tokens"],
+        temperature=settings["temperature"],
+        cache=settings["cache"],
+        retries=int(settings["retries"]),
+        backoff_s=settings["backoff_s"],
+        max_tokens_in_extra_body=not is_openai,
+        fold_system=bool(table.get("fold_system", False)),
+    )
+
+
+def backend_from_spec(
+    spec: str,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    max_tokens: int | None = DEFAULT_MAX_TOKENS,
+    temperature: float | None = 0.0,
+    cache: ResponseCache | None = None,
+    retries: int = 3,
+    backoff_s: float = 1.0,
+) -> ChatBackend:
+    """The backend a spec names (see the module docstring); ``LLMError("config")`` otherwise.
+
+    ``retries`` counts attempts in all (1 = no retry).  The ``local`` backend starts its server
+    lazily, on the first call that the cache cannot answer; ``close()`` (or exit) stops it.
+    """
+    settings = dict(timeout_s=timeout_s, max_tokens=max_tokens, temperature=temperature, cache=cache, retries=retries, backoff_s=backoff_s)
+    spec = (spec or "").strip()
+    if not spec:
+        raise LLMError("config", f"empty LLM spec; accepted forms: {ACCEPTED_FORMS}")
+    if spec.startswith("openai:"):
+        model = spec[len("openai:") :].strip()
+        if not model:
+            raise LLMError("config", "'openai:' needs a model name, e.g. openai:gpt-4o-mini")
+        api_key = _key_from_env(("OPENAI_API_KEY",), None)
+        if not api_key:
+            raise LLMError("config", f"{spec} needs an API key: set the environment variable OPENAI_API_KEY")
+        base_url = os.environ.get("OPENAI_BASE_URL", "").strip() or OPENAI_BASE_URL
+        return openai_compatible_backend(base_url, model, api_key, max_tokens_in_extra_body=False, **settings)
+    if spec.startswith(("http://", "https://")):
+        if "@" not in spec.split("://", 1)[1]:
+            raise LLMError("config", f"{public_url(spec)!r} names no model: write it as http://HOST:PORT/v1@MODEL")
+        base_url, model = spec.rsplit("@", 1)
+        api_key = _key_from_env(KEY_ENV_VARS, DUMMY_API_KEY)
+        return openai_compatible_backend(base_url, model.strip(), api_key, max_tokens_in_extra_body=True, **settings)
+    if spec == "local" or spec.startswith("local:"):
+        from autonesy.agents.llm.local import LOCAL_MAX_TOKENS, LocalChatBackend
+
+        gguf = spec[len("local:") :].strip() if spec.startswith("local:") else ""
+        if max_tokens is None or max_tokens > LOCAL_MAX_TOKENS:
+            settings["max_tokens"] = LOCAL_MAX_TOKENS  # ~35 s at the embedded model's ~30 tokens/s
+        return LocalChatBackend(model_path=gguf or None, **settings)
+    if spec.startswith("replay:"):
+        path = spec[len("replay:") :].strip()
+        if not path:
+            raise LLMError("config", "'replay:' needs the path of a trace (JSONL), e.g. replay:runs/x/trace.jsonl")
+        return ReplayBackend(path)
+    if spec == "expert":
+        raise LLMError("config", "'expert' is not an LLM backend: it is a policy (the task's reference formalization)")
+    path = Path(spec).expanduser()
+    if path.suffix.lower() == ".toml" or path.is_file():
+        if not path.is_file():
+            raise LLMError("config", f"the LLM config file {path} does not exist")
+        return _from_config_file(path, **settings)
+    raise LLMError("config", f"unknown LLM spec {spec!r}; accepted forms: {ACCEPTED_FORMS}")

@@ -1,0 +1,194 @@
+"""One formalization attempt end to end, in a run directory that survives crashes.
+
+The run directory holds (DESIGN §9):
+    config.json        the attempt's configuration, package versions, the LLM (never its key)
+    trace.jsonl        every node visit, LLM request/response, repair round, autofix, the outcome
+    answer.txt         the last raw answer of the LLM
+    formula.txt        the accepted formula as written (after block extraction and autofixes)
+    formula.cnf        the accepted formula as DIMACS (task variables named in comments)
+    formula.sdd/.vtree its compiled circuit (PySDD text formats), when compilation fit the budget
+    metrics.json       oracle test, compilation and formula metrics against the ground truth
+    summary.json       the outcome in one object (what `run --json` prints)
+    checkpoints.sqlite LangGraph checkpoints: run again with the same --out to resume
+    llm_cache.sqlite   LLM responses by prompt hash: a resumed run never pays twice for a call
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sqlite3
+import time
+from dataclasses import asdict, dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from autonesy.agents.llm import LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec, default_llm_spec
+from autonesy.agents.policies import AttemptSpec, check_prompt_style, make_policy, POLICIES
+from autonesy.graph.attempt import AttemptRuntime, AttemptState, build_attempt_graph, json_safe
+from autonesy.graph.trace import Tracer
+from autonesy.tasks.registry import load_task
+from autonesy.tasks.task import Task
+from autonesy.tools.formats.base import FORMATS
+
+VERSIONED_PACKAGES = ("autonesy-agent", "langgraph", "langchain-openai", "langchain-core", "python-sat", "pysdd",
+                      "pyapproxmc", "pyganak", "cpmpy", "sympy", "z3-solver", "torch", "libcirkit", "klaycircuits")
+THREAD = {"configurable": {"thread_id": "attempt"}, "recursion_limit": 100}
+
+
+class RunError(ValueError):
+    """A run that cannot start (bad option, a run directory holding another run)."""
+
+
+@dataclass
+class RunConfig:
+    task: str
+    format: str = "cpmpy"
+    prompt: str = "zs-cot"
+    detail: str = "detailed"
+    policy: str | None = None  # default: the prompt style's policy
+    llm: str | None = None  # default: $AUTONESY_LLM, else the embedded local model
+    max_repairs: int = 5
+    compile_time_limit_s: float = 60.0
+    llm_timeout_s: float = 120.0
+    max_tokens: int | None = 2048
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def resolved(self) -> "RunConfig":
+        if self.format not in FORMATS:
+            raise RunError(f"unknown format {self.format!r}; choose one of {', '.join(FORMATS)}")
+        try:
+            check_prompt_style(self.prompt)
+        except ValueError as error:
+            raise RunError(str(error)) from None
+        policy = self.policy or self.prompt
+        if policy not in POLICIES:
+            raise RunError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+        llm = None if policy == "expert" else (self.llm or default_llm_spec())
+        return RunConfig(**{**asdict(self), "policy": policy, "llm": llm})
+
+
+def package_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in VERSIONED_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def default_run_dir(config: RunConfig, task: Task) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return Path("runs") / task.name / f"{config.format}-{config.policy}-{config.detail}-{stamp}"
+
+
+def _write_config(run_dir: Path, config: RunConfig, task: Task, backend: ChatBackend | None) -> None:
+    path = run_dir / "config.json"
+    record = {**asdict(config), "task": task.name, "task_spec": config.task,
+              "llm": backend.label if backend else config.llm}
+    if path.is_file():
+        previous = json.loads(path.read_text())
+        keys = ("task", "format", "prompt", "detail", "policy", "llm", "max_repairs")
+        if any(previous.get(k) != record.get(k) for k in keys):
+            raise RunError(f"{run_dir} holds a different run ({', '.join(f'{k}={previous.get(k)}' for k in keys)}); "
+                           "choose another --out")
+        return
+    record["versions"] = package_versions()
+    record["started"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    path.write_text(json.dumps(record, indent=2))
+
+
+def run_attempt(
+    config: RunConfig,
+    run_dir: Path | None = None,
+    *,
+    backend: ChatBackend | None = None,
+    labels: np.ndarray | None = None,
+    notify=lambda message: None,
+) -> dict[str, Any]:
+    """Run (or resume) one attempt; returns the summary that is also written to summary.json."""
+    config = config.resolved()
+    task = load_task(config.task)
+    task.descriptions.get(config.detail)  # validates the detail level
+    run_dir = Path(run_dir) if run_dir else default_run_dir(config, task)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    owns_backend = backend is None and config.policy != "expert"
+    if owns_backend:
+        cache = ResponseCache(run_dir / "llm_cache.sqlite")
+        backend = backend_from_spec(config.llm, timeout_s=config.llm_timeout_s, max_tokens=config.max_tokens, cache=cache)
+        if config.llm == "local":
+            notify(f"note: {LOCAL_NOTICE}")
+    try:
+        _write_config(run_dir, config, task, backend)
+        tracer = Tracer(run_dir)
+        policy = make_policy(config.policy, backend, max_repairs=config.max_repairs)
+        spec = AttemptSpec(task, config.format, config.detail, config.prompt)
+        runtime = AttemptRuntime(spec, policy, tracer, run_dir, labels, config.compile_time_limit_s)
+        connection = sqlite3.connect(run_dir / "checkpoints.sqlite", check_same_thread=False)
+        try:
+            graph = build_attempt_graph(runtime, SqliteSaver(connection))
+            snapshot = graph.get_state(THREAD)
+            if snapshot.values and not snapshot.next:
+                state = snapshot.values  # finished before: nothing to do
+            elif snapshot.next:
+                tracer.event("resumed", next=list(snapshot.next))
+                state = graph.invoke(None, THREAD)
+            else:
+                initial: AttemptState = {"status": "running", "repair_round": 0, "semantic_round": 0,
+                                         "autofixes": [], "llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
+                                         "llm_seconds": 0.0}
+                state = graph.invoke(initial, THREAD)
+        finally:
+            connection.close()
+        summary = _summary(config, task, run_dir, state)
+        _write_outputs(run_dir, state, summary)
+        tracer.event("outcome", status=summary["status"], reason=summary["reason"])
+        return summary
+    finally:
+        if owns_backend and backend is not None:
+            backend.close()
+
+
+def _summary(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any]) -> dict[str, Any]:
+    oracle = state.get("oracle_test") or {}
+    metrics = state.get("metrics") or {}
+    return json_safe({
+        "run_dir": str(run_dir),
+        "task": task.name,
+        "format": config.format,
+        "prompt": config.prompt,
+        "detail": config.detail,
+        "policy": config.policy,
+        "llm": config.llm,
+        "status": state.get("status", "unfinished"),
+        "accepted": state.get("status") == "accepted",
+        "reason": state.get("reason", ""),
+        "repair_rounds": state.get("repair_round", 0),
+        "semantic_rounds": state.get("semantic_round", 0),
+        "autofixes": state.get("autofixes", []),
+        "oracle_test": {k: oracle.get(k) for k in ("passed", "labels_checked", "labels_rejected", "probes_checked",
+                                                    "too_strict", "too_permissive")} if oracle else None,
+        "compiled": state.get("compiled"),
+        "metrics": {k: metrics.get(k) for k in ("precision", "recall", "f1", "relation", "mc_ratio", "tp", "fp", "fn",
+                                                 "tn", "count_method", "exact")} if metrics else None,
+        "llm_calls": state.get("llm_calls", 0),
+        "prompt_tokens": state.get("prompt_tokens", 0),
+        "completion_tokens": state.get("completion_tokens", 0),
+        "llm_seconds": state.get("llm_seconds", 0.0),
+    })
+
+
+def _write_outputs(run_dir: Path, state: dict[str, Any], summary: dict[str, Any]) -> None:
+    if state.get("answer"):
+        (run_dir / "answer.txt").write_text(state["answer"])
+    if state.get("dimacs"):
+        (run_dir / "formula.txt").write_text(state.get("source", ""))
+        (run_dir / "formula.cnf").write_text(state["dimacs"])
+    metrics = {"oracle_test": state.get("oracle_test"), "compiled": state.get("compiled"), "formula": state.get("metrics")}
+    (run_dir / "metrics.json").write_text(json.dumps(json_safe(metrics), indent=2))
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))

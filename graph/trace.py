@@ -1,0 +1,120 @@
+"""The per-attempt JSONL trace: written event by event (flushed, so a crash loses nothing), read
+back by ``autonesy-agent trace`` and by the ``replay:`` LLM backend.
+
+Events: ``node`` (each node visit with its duration), ``llm_call`` (request messages, prompt hash,
+response, or the LLM error), ``repair_round`` (round, the error it answered, verdict, what
+changed), ``autofix`` (fix names), ``resumed``, ``outcome``. Secrets found in the environment
+(variables named like keys, tokens, secrets, passwords) are redacted from every line.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterable
+
+from autonesy.agents.llm import LLM_CALL_EVENT, prompt_hash
+from autonesy.agents.policies import AgentTurn
+
+TRACE_FILE = "trace.jsonl"
+_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
+
+
+def environment_secrets() -> list[str]:
+    return [value for name, value in os.environ.items() if _SECRET_NAME.search(name) and len(value) >= 8]
+
+
+class Tracer:
+    def __init__(self, run_dir: Path) -> None:
+        self.path = Path(run_dir) / TRACE_FILE
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.secrets = environment_secrets()
+
+    def event(self, event: str, **fields: Any) -> None:
+        line = json.dumps({"event": event, "time": time.time(), **fields}, default=str, ensure_ascii=False)
+        for secret in self.secrets:
+            line = line.replace(secret, "***")
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def agent_turn(self, turn: AgentTurn, **fields: Any) -> None:
+        if not turn.messages:  # no LLM involved (e.g. the expert policy's repair)
+            return
+        record = turn.to_dict()
+        self.event(
+            LLM_CALL_EVENT,
+            prompt_hash=turn.response.prompt_hash if turn.response else prompt_hash(turn.messages),
+            **record,
+            **fields,
+        )
+
+
+def read_trace(run_dir: str | Path) -> list[dict[str, Any]]:
+    path = Path(run_dir) / TRACE_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{run_dir}: no {TRACE_FILE} (not a run directory?)")
+    events = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            events.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # a line cut by a crash
+    return events
+
+
+def change_summary(before: str, after: str) -> str:
+    """'+a −b lines' between two formula texts."""
+    diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0))
+    added = sum(1 for line in diff if line.startswith("+") and not line.startswith("+++"))
+    removed = sum(1 for line in diff if line.startswith("-") and not line.startswith("---"))
+    return f"+{added} −{removed} lines"
+
+
+def find_run_dirs(paths: Iterable[str | Path]) -> list[Path]:
+    """Run directories named directly or found below the given paths."""
+    found: list[Path] = []
+    for path in map(Path, paths):
+        if (path / TRACE_FILE).is_file():
+            found.append(path)
+        elif path.is_dir():
+            found.extend(sorted(p.parent for p in path.rglob(TRACE_FILE)))
+        else:
+            raise FileNotFoundError(f"{path}: not a run directory")
+    return found
+
+
+def attempt_report(run_dir: Path) -> dict[str, Any]:
+    """One attempt's repair loop, readably: rounds with their errors and verdicts, autofixes, outcome."""
+    events = read_trace(run_dir)
+    config = json.loads((run_dir / "config.json").read_text()) if (run_dir / "config.json").is_file() else {}
+    rounds = [e for e in events if e["event"] == "repair_round"]
+    outcome = next((e for e in reversed(events) if e["event"] == "outcome"), {})
+    return {
+        "run_dir": str(run_dir),
+        "task": config.get("task"),
+        "format": config.get("format"),
+        "model": config.get("llm"),
+        "policy": config.get("policy"),
+        "syntax_errors": [e for e in events if e["event"] == "syntax_error"],
+        "rounds": rounds,
+        "autofixes": [fix for e in events if e["event"] == "autofix" for fix in e.get("fixes", [])],
+        "llm_calls": sum(1 for e in events if e["event"] == LLM_CALL_EVENT),
+        "status": outcome.get("status", "unfinished"),
+        "reason": outcome.get("reason", ""),
+    }
+
+
+def error_taxonomy(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Error kinds counted per (format, model): every syntax error met, before or after repair."""
+    counts: Counter[tuple[str, str, str]] = Counter()
+    for report in reports:
+        for error in report["syntax_errors"]:
+            counts[(report["format"] or "?", report["model"] or "?", error.get("kind", "?"))] += 1
+    return [{"format": f, "model": m, "error_kind": k, "count": c} for (f, m, k), c in sorted(counts.items())]

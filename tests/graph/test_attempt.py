@@ -1,0 +1,130 @@
+"""The formalization graph with scripted LLMs: each repair-loop scenario, its trace, resume after a kill."""
+
+import json
+
+import pytest
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+from autonesy.agents.llm import LangChainChatBackend, ResponseCache
+from autonesy.graph.run import RunConfig, RunError, run_attempt
+from autonesy.graph.trace import attempt_report, read_trace
+
+ONE_HOT = "p cnf 10 46\n" + "1 2 3 4 5 6 7 8 9 10 0\n" + "".join(
+    f"-{a} -{b} 0\n" for a in range(1, 11) for b in range(a + 1, 11)
+)
+GOOD = f"<cnf>\n{ONE_HOT}</cnf>"
+BROKEN = "<cnf>\np cnf 10 1\n1 2 banana 0\n</cnf>"
+AT_LEAST_ONE = "<cnf>\np cnf 10 1\n1 2 3 4 5 6 7 8 9 10 0\n</cnf>"
+
+
+def scripted(answers, run_dir=None):
+    cache = ResponseCache(run_dir / "llm_cache.sqlite") if run_dir else None
+    return LangChainChatBackend(FakeListChatModel(responses=list(answers)), "scripted", "fake-model", cache=cache, retries=1)
+
+
+def run(tmp_path, answers, **options):
+    backend = scripted(answers)
+    config = RunConfig(task="fashion", format="dimacs", llm="scripted", **options)
+    summary = run_attempt(config, tmp_path / "run", backend=backend)
+    return summary, backend, attempt_report(tmp_path / "run")
+
+
+def test_syntax_error_then_fixed_is_accepted_and_scored(tmp_path):
+    summary, backend, report = run(tmp_path, [BROKEN, f"[[FIXED]]\n{GOOD}"])
+    assert summary["status"] == "accepted" and summary["repair_rounds"] == 1
+    assert summary["metrics"]["f1"] == 1.0 and summary["metrics"]["relation"] == "equal"
+    assert backend.calls == 2 and summary["llm_calls"] == 2
+    assert [r["verdict"] for r in report["rounds"]] == ["fixed"]
+    assert report["rounds"][0]["error_kind"] == "syntax" and "banana" in report["rounds"][0]["error"]
+    for name in ("formula.cnf", "formula.txt", "formula.sdd", "formula.vtree", "metrics.json", "summary.json", "config.json"):
+        assert (tmp_path / "run" / name).is_file(), name
+
+
+def test_ok_on_a_broken_formula_is_rejected(tmp_path):
+    summary, _, report = run(tmp_path, [BROKEN, "[[OK]] the formula is fine"])
+    assert summary["status"] == "rejected" and "[[OK]]" in summary["reason"]
+    assert [r["verdict"] for r in report["rounds"]] == ["ok"]
+    assert not (tmp_path / "run" / "formula.cnf").exists()
+
+
+def test_five_failed_rounds_are_a_syntax_error(tmp_path):
+    summary, backend, report = run(tmp_path, [BROKEN] + [f"[[FIXED]]\n{BROKEN}"] * 5)
+    assert summary["status"] == "rejected" and summary["reason"].startswith("syntax error after 5 repair rounds")
+    assert summary["repair_rounds"] == 5 and backend.calls == 6
+    assert len(report["rounds"]) == 5 and report["status"] == "rejected"
+
+
+def test_repair_budget_is_configurable(tmp_path):
+    summary, backend, _ = run(tmp_path, [BROKEN] + [f"[[FIXED]]\n{BROKEN}"] * 5, max_repairs=2)
+    assert summary["repair_rounds"] == 2 and backend.calls == 3
+
+
+def test_autofix_repairs_without_an_llm_round(tmp_path):
+    headerless = "<cnf>\n" + ONE_HOT.split("\n", 1)[1] + "</cnf>"
+    summary, backend, report = run(tmp_path, [headerless])
+    assert summary["status"] == "accepted" and summary["repair_rounds"] == 0 and backend.calls == 1
+    assert "dimacs_header_added" in summary["autofixes"] and "dimacs_header_added" in report["autofixes"]
+
+
+def test_oracle_feedback_repairs_a_semantically_wrong_formula(tmp_path):
+    summary, backend, _ = run(tmp_path, [AT_LEAST_ONE, GOOD], policy="oracle-feedback")
+    assert summary["status"] == "accepted" and summary["semantic_rounds"] == 1
+    assert summary["metrics"]["relation"] == "equal" and summary["oracle_test"]["passed"]
+    events = read_trace(tmp_path / "run")
+    semantic = [e for e in events if e["event"] == "llm_call" and e["role"] == "semantic_repair"]
+    assert len(semantic) == 1 and "but it is invalid" in semantic[0]["messages"][-1]["content"]
+
+
+def test_benchmark_policy_records_the_oracle_test_without_repairing(tmp_path):
+    summary, backend, _ = run(tmp_path, [AT_LEAST_ONE])
+    assert summary["status"] == "accepted" and summary["oracle_test"]["passed"] is False
+    assert summary["metrics"]["relation"] == "permissive" and backend.calls == 1
+
+
+class Killed(BaseException):
+    """Stands for the process dying mid-run (not an Exception, so nothing catches it)."""
+
+
+def test_killed_run_resumes_without_repeating_finished_llm_calls(tmp_path):
+    run_dir = tmp_path / "run"
+    config = RunConfig(task="fashion", format="dimacs", llm="scripted")
+    first = scripted([BROKEN], run_dir)
+    original = first.complete
+
+    def die_on_second_call(messages, **params):
+        if first.calls >= 1:
+            raise Killed()
+        return original(messages, **params)
+
+    first.complete = die_on_second_call
+    with pytest.raises(Killed):
+        run_attempt(config, run_dir, backend=first)
+    assert first.calls == 1
+    second = scripted([f"[[FIXED]]\n{GOOD}"], run_dir)
+    summary = run_attempt(config, run_dir, backend=second)
+    assert summary["status"] == "accepted" and second.calls == 1  # only the repair call
+    assert any(e["event"] == "resumed" for e in read_trace(run_dir))
+    third = scripted([], run_dir)
+    again = run_attempt(config, run_dir, backend=third)
+    assert again["status"] == "accepted" and third.calls == 0  # finished: nothing is redone
+
+
+def test_llm_errors_are_recorded_not_raised(tmp_path):
+    summary, _, report = run(tmp_path, [""])
+    assert summary["status"] == "rejected" and "LLM error (empty)" in summary["reason"]
+    assert report["status"] == "rejected"
+
+
+def test_a_run_directory_holding_another_run_is_refused(tmp_path):
+    run(tmp_path, [GOOD])
+    with pytest.raises(RunError, match="holds a different run"):
+        run_attempt(RunConfig(task="sushi", format="dimacs", llm="scripted"), tmp_path / "run", backend=scripted([GOOD]))
+
+
+def test_config_records_versions_and_no_secret(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-SECRET-0123456789")
+    run(tmp_path, [BROKEN, f"[[FIXED]]\n{GOOD}"])
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert config["versions"]["langgraph"] and config["llm"] == "scripted@fake-model"
+    for path in (tmp_path / "run").iterdir():
+        assert b"sk-test-SECRET-0123456789" not in path.read_bytes(), path.name
