@@ -68,13 +68,13 @@ class Policy:
     def style(self, spec: AttemptSpec) -> str:
         return spec.prompt
 
-    def _ask(self, role: str, prompt: Prompt) -> AgentTurn:
+    def _ask(self, role: str, prompt: Prompt, round_number: int = 0) -> AgentTurn:
         turn = AgentTurn(role, prompt.messages())
         if self.backend is None:
             turn.error = LLMError("config", f"policy {self.name!r} needs an LLM backend")
             return turn
         try:
-            turn.response = self.backend.complete(turn.messages, **self.params)
+            turn.response = self.backend.complete(turn.messages, cache_salt=f"{role}:{round_number}", **self.params)
             turn.text = turn.response.text
         except LLMError as error:
             turn.error = error
@@ -83,15 +83,15 @@ class Policy:
     def formalize(self, spec: AttemptSpec) -> AgentTurn:
         return self._ask("formalizer", formalizer_prompt(spec.task, spec.format, self.style(spec), spec.detail))
 
-    def repair(self, spec: AttemptSpec, source: str, error: str) -> AgentTurn:
-        turn = self._ask("repair", repair_prompt(spec.task, spec.format, spec.detail, source, error))
+    def repair(self, spec: AttemptSpec, source: str, error: str, round_number: int = 1) -> AgentTurn:
+        turn = self._ask("repair", repair_prompt(spec.task, spec.format, spec.detail, source, error), round_number)
         if turn.error is None:
             turn.verdict = parse_repair_answer(turn.text)
         return turn
 
-    def semantic_repair(self, spec: AttemptSpec, source: str, counterexamples: str) -> AgentTurn:
+    def semantic_repair(self, spec: AttemptSpec, source: str, counterexamples: str, round_number: int = 1) -> AgentTurn:
         prompt = semantic_repair_prompt(spec.task, spec.format, spec.detail, source, counterexamples)
-        return self._ask("semantic_repair", prompt)
+        return self._ask("semantic_repair", prompt, round_number)
 
 
 @dataclass
@@ -127,7 +127,7 @@ class Expert(Policy):
         prompt = formalizer_prompt(spec.task, spec.format, self.style(spec), spec.detail)
         return AgentTurn("formalizer", prompt.messages(), text=reference_formalization(spec.task, spec.format))
 
-    def repair(self, spec: AttemptSpec, source: str, error: str) -> AgentTurn:
+    def repair(self, spec: AttemptSpec, source: str, error: str, round_number: int = 1) -> AgentTurn:
         return AgentTurn("repair", [], text="[[OK]]", verdict=RepairVerdict("ok", ""))
 
 

@@ -128,7 +128,7 @@ def build_attempt_graph(rt: AttemptRuntime, checkpointer=None):
 
     def repair(state: AttemptState) -> dict[str, Any]:
         round_number = state.get("repair_round", 0) + 1
-        turn = policy.repair(spec, state.get("source", ""), state["error"]["message"])
+        turn = policy.repair(spec, state.get("source", ""), state["error"]["message"], round_number)
         tracer.agent_turn(turn, round=round_number)
         update: dict[str, Any] = {**_usage(state, turn), "repair_round": round_number}
         if turn.error:
@@ -160,8 +160,8 @@ def build_attempt_graph(rt: AttemptRuntime, checkpointer=None):
         return {"oracle_test": {**result.to_dict(), "feedback": result.feedback()}}
 
     def semantic_repair(state: AttemptState) -> dict[str, Any]:
-        turn = policy.semantic_repair(spec, state.get("source", ""), state["oracle_test"]["feedback"])
         round_number = state.get("semantic_round", 0) + 1
+        turn = policy.semantic_repair(spec, state.get("source", ""), state["oracle_test"]["feedback"], round_number)
         tracer.agent_turn(turn, semantic_round=round_number)
         update: dict[str, Any] = {**_usage(state, turn), "semantic_round": round_number}
         if turn.error:

@@ -204,6 +204,7 @@ def run(
     policy: Optional[str] = typer.Option(None, "--policy", help=f"One of: {', '.join(POLICIES)} (default: the prompt style)."),
     max_repairs: int = typer.Option(5, "--max-repairs", min=0, help="Syntax-repair rounds before rejecting."),
     out: Optional[Path] = typer.Option(None, "--out", help="Run directory (run again with the same one to resume)."),
+    llm_timeout: float = typer.Option(120.0, "--llm-timeout", min=0.1, help="Seconds to wait for one LLM answer."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Formalize one task end to end: formalize, check, repair, oracle-test, compile, score."""
@@ -211,7 +212,7 @@ def run(
         if (task_name is None) == (task_file is None):
             raise UserError("give exactly one of --task NAME or --task-file FILE")
         config = RunConfig(task=task_name or str(task_file), format=fmt, prompt=prompt, detail=detail,
-                           policy=policy, llm=llm, max_repairs=max_repairs)
+                           policy=policy, llm=llm, max_repairs=max_repairs, llm_timeout_s=llm_timeout)
         notify = (lambda message: None) if as_json else (lambda message: errors.print(message, markup=False))
         summary = run_attempt(config, out, labels=training_labels(config.task), notify=notify)
     if as_json:

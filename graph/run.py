@@ -55,7 +55,7 @@ class RunConfig:
     max_repairs: int = 5
     compile_time_limit_s: float = 60.0
     llm_timeout_s: float = 120.0
-    max_tokens: int | None = 2048
+    max_tokens: int | None = None  # None: the backend's default (the local model caps its own)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def resolved(self) -> "RunConfig":
@@ -120,7 +120,8 @@ def run_attempt(
     owns_backend = backend is None and config.policy != "expert"
     if owns_backend:
         cache = ResponseCache(run_dir / "llm_cache.sqlite")
-        backend = backend_from_spec(config.llm, timeout_s=config.llm_timeout_s, max_tokens=config.max_tokens, cache=cache)
+        options = {} if config.max_tokens is None else {"max_tokens": config.max_tokens}
+        backend = backend_from_spec(config.llm, timeout_s=config.llm_timeout_s, cache=cache, **options)
         if config.llm == "local":
             notify(f"note: {LOCAL_NOTICE}")
     try:

@@ -41,7 +41,9 @@ class ChatBackend:
     endpoint: str = ""
     notice: str | None = None
 
-    def complete(self, messages: Sequence[Mapping[str, str]], **params: Any) -> LLMResponse:
+    def complete(self, messages: Sequence[Mapping[str, str]], *, cache_salt: str = "", **params: Any) -> LLMResponse:
+        """Answer ``messages``. ``cache_salt`` (never sent) tells apart calls whose prompts are
+        identical but which must not share a cached answer, e.g. two repair rounds of one attempt."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -228,11 +230,11 @@ class LangChainChatBackend(ChatBackend):
         message = redact(str(exc), self._secrets) if exc else "?"
         logger.warning("%s: attempt %d failed (%s); retrying in %.1f s", self.label, state.attempt_number, message, wait)
 
-    def complete(self, messages: Sequence[Mapping[str, str]], **params: Any) -> LLMResponse:
+    def complete(self, messages: Sequence[Mapping[str, str]], *, cache_salt: str = "", **params: Any) -> LLMResponse:
         msgs = normalize_messages(messages)
         call_hash = prompt_hash(msgs, params)
         effective = {**self.default_params, **{k: v for k, v in params.items() if v is not None}}
-        cache_key = prompt_hash(msgs, effective)
+        cache_key = prompt_hash(msgs, {**effective, "_cache_salt": cache_salt} if cache_salt else effective)
         if self.cache is not None:
             hit = self.cache.get(self.endpoint, self.model, cache_key)
             if hit is not None:

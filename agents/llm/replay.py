@@ -72,7 +72,7 @@ class ReplayBackend(ChatBackend):
     def __len__(self) -> int:
         return sum(self._recorded.values())
 
-    def complete(self, messages: Sequence[Mapping[str, str]], **params: Any) -> LLMResponse:
+    def complete(self, messages: Sequence[Mapping[str, str]], *, cache_salt: str = "", **params: Any) -> LLMResponse:
         key = prompt_hash(normalize_messages(messages), params)
         with self._lock:
             queue = self._answers.get(key)

@@ -362,7 +362,7 @@ def test_spec_local_replay_default(monkeypatch, tmp_path):
     backend = backend_from_spec("local")
     assert isinstance(backend, LocalChatBackend) and backend.notice == LOCAL_NOTICE
     assert backend.label.startswith("local@") and backend.fold_system and not backend.server.running
-    assert backend.default_params["max_tokens"] == 1024 and backend.max_tokens_in_extra_body
+    assert backend.default_params["max_tokens"] == local_module.LOCAL_MAX_TOKENS and backend.max_tokens_in_extra_body
     assert default_llm_spec() == "local"
     monkeypatch.setenv("AUTONESY_LLM", "openai:gpt-4o")
     assert default_llm_spec() == "openai:gpt-4o"

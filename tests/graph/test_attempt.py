@@ -128,3 +128,11 @@ def test_config_records_versions_and_no_secret(tmp_path, monkeypatch):
     assert config["versions"]["langgraph"] and config["llm"] == "scripted@fake-model"
     for path in (tmp_path / "run").iterdir():
         assert b"sk-test-SECRET-0123456789" not in path.read_bytes(), path.name
+
+
+def test_repeated_identical_repair_prompts_are_separate_calls(tmp_path):
+    # Each round is a new question even when the prompt text repeats: the cache must not answer it.
+    run_dir = tmp_path / "run"
+    backend = scripted([BROKEN] + [f"[[FIXED]]\n{BROKEN}"] * 5, run_dir)
+    summary = run_attempt(RunConfig(task="fashion", format="dimacs", llm="scripted"), run_dir, backend=backend)
+    assert backend.calls == 6 and summary["llm_calls"] == 6
