@@ -84,3 +84,13 @@ def test_bad_options_are_one_line_errors(tmp_path):
                          (["--task", "sushi", "--llm", "ftp://x"], "accepted forms")]:
         result = runner.invoke(app, ["run", *args, "--out", str(tmp_path / "x")])
         assert result.exit_code == 1 and needle in result.output and "Traceback" not in result.output, args
+
+
+def test_replay_of_a_recorded_trace_reproduces_the_run(tmp_path):
+    answers = ["<cnf>\np cnf 10 1\n1 2 zebra 0\n</cnf>", f"[[FIXED]]\n<cnf>\n{ONE_HOT}</cnf>"]
+    with LoopbackLLM(answers) as server:
+        recorded = run_cli("--task", "fashion", "--format", "dimacs", "--llm", server.spec(), "--out", str(tmp_path / "a"))
+    replayed = run_cli("--task", "fashion", "--format", "dimacs", "--llm", f"replay:{tmp_path / 'a' / 'trace.jsonl'}",
+                       "--out", str(tmp_path / "b"))
+    assert (tmp_path / "a" / "formula.cnf").read_text() == (tmp_path / "b" / "formula.cnf").read_text()
+    assert replayed["metrics"] == recorded["metrics"] and replayed["repair_rounds"] == recorded["repair_rounds"] == 1
