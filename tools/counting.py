@@ -23,7 +23,7 @@ from autonesy.tools.cnf import CNF
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_to_sdd
 
 COUNT_METHODS = ("auto", "enumeration", "sdd", "ganak", "approxmc")
-DEFAULT_ENUMERATION_CAP = 20_000
+DEFAULT_ENUMERATION_CAP = 2_000
 
 
 @dataclass(frozen=True)

@@ -133,9 +133,12 @@ def _probes(task: Task, member: _Membership, label_rows, samples: int, rng: rand
     """Distinct assignments to ask the oracle about, each with where it came from."""
     seen: dict[tuple[int, ...], str] = {}
     valid: list[tuple[int, ...]] = []
-    if task.enumerate_valid is not None:
-        pool = [tuple(int(v) for v in row) for row in task.enumerate_valid()]
-        valid = rng.sample(pool, min(samples, len(pool)))
+    if task.enumerate_valid is not None:  # reservoir sample: the valid set may be large
+        for index, row in enumerate(task.enumerate_valid()):
+            if len(valid) < samples:
+                valid.append(tuple(int(v) for v in row))
+            elif (slot := rng.randrange(index + 1)) < samples:
+                valid[slot] = tuple(int(v) for v in row)
     for row in valid:
         seen.setdefault(row, "oracle-valid")
     for row in member.random_models(samples, rng):

@@ -1,0 +1,69 @@
+"""The pipeline's own cost per attempt (everything except LLM latency), per task, by node.
+
+Each attempt is answered instantly by a scripted chat model that returns the task's ground truth
+as a DIMACS answer, so the wall time is the pipeline's: prompt building, parsing, oracle test,
+SDD compilation, scoring, checkpoints and trace writes. Optionally also times the README's main
+command with the embedded local model (`--with-local`).
+
+    python benchmarks/pipeline_overhead.py [--tasks a,b] [--with-local]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+from autonesy.agents.llm import LangChainChatBackend
+from autonesy.graph.run import RunConfig, run_attempt
+from autonesy.graph.trace import read_trace
+from autonesy.tasks.registry import TASK_NAMES, get_task
+from autonesy.tools.cnf import to_dimacs
+
+
+def overhead(task_name: str, root: Path) -> dict:
+    task = get_task(task_name)
+    answer = f"<cnf>\n{to_dimacs(task.ground_truth, task.names)}</cnf>"
+    backend = LangChainChatBackend(FakeListChatModel(responses=[answer]), "scripted", "zero-latency")
+    start = time.perf_counter()
+    summary = run_attempt(RunConfig(task=task_name, format="dimacs", llm="scripted"), root / task_name, backend=backend)
+    wall = time.perf_counter() - start
+    nodes = collections.Counter()
+    for event in read_trace(root / task_name):
+        if event["event"] == "node":
+            nodes[event["node"]] += event["seconds"]
+    return {"task": task_name, "wall": wall, "llm": summary["llm_seconds"], "status": summary["status"], **nodes}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", default=",".join(TASK_NAMES))
+    parser.add_argument("--with-local", action="store_true", help="also time `run --task warcraft` with the local model")
+    args = parser.parse_args()
+    columns = ("formalize", "check_syntax", "oracle_test", "compile", "evaluate")
+    print(f"{'task':13} {'wall s':>7} {'llm s':>6} " + " ".join(f"{c:>12}" for c in columns) + "  outcome")
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = [overhead(name, Path(tmp)) for name in args.tasks.split(",")]
+    for row in rows:
+        print(f"{row['task']:13} {row['wall']:7.2f} {row['llm']:6.2f} "
+              + " ".join(f"{row.get(c, 0.0):12.3f}" for c in columns) + f"  {row['status']}")
+    walls = sorted(row["wall"] for row in rows)
+    print(f"pipeline overhead per attempt: median {walls[len(walls) // 2]:.2f} s, max {walls[-1]:.2f} s")
+    if args.with_local:
+        with tempfile.TemporaryDirectory() as tmp:
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "autonesy.graph", "run", "--task", "warcraft", "--out", tmp], check=False)
+            local_wall = time.perf_counter() - start
+            summary = __import__("json").loads((Path(tmp) / "summary.json").read_text())
+        print(f"run --task warcraft with the local model: {local_wall:.1f} s wall, {summary['llm_seconds']:.1f} s in "
+              f"{summary['llm_calls']} LLM calls, overhead {local_wall - summary['llm_seconds']:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+"""`python -m autonesy.graph` is the `autonesy-agent` command."""
+
+from autonesy.graph.cli import app
+
+app()
