@@ -6,11 +6,14 @@ import keyword
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 import numpy as np
 
 from autonesy.tools.cnf import CNF
+
+if TYPE_CHECKING:  # the expression tree type, only for annotations
+    from autonesy.tools.formats.expr import Expr
 
 EQUIVALENCE_METHODS = ("exhaustive", "construction", "clausal", "none")
 PROVENANCES = ("real", "procedural", "synthetic-features", "user", "none")
@@ -74,7 +77,10 @@ class Task:
     ``enumerate_valid``, when given, yields every valid assignment by construction (needed by the
     equivalence proof when N is too large to enumerate all 2^N assignments). ``rule_list``, for
     tasks whose constraint is a published list of rules, gives those rules as an auxiliary-free CNF
-    that the oracle evaluates (used by the ``clausal`` proof).
+    that the oracle evaluates (used by the ``clausal`` proof). ``reference_expression``, for tasks whose
+    ground truth needs auxiliary variables and has no ``rule_list``, gives the constraint as an
+    auxiliary-free expression tree (:mod:`autonesy.tools.formats.expr`) equivalent to the ground truth
+    on the task variables: the reference formalization in the formats without auxiliaries (NAT, SymPy).
     """
 
     name: str
@@ -85,6 +91,7 @@ class Task:
     oracle_batch: OracleBatch | None = field(repr=False, compare=False)
     enumerate_valid: Callable[[], Iterable[Sequence[int]]] | None = field(default=None, repr=False, compare=False)
     rule_list: Callable[[], CNF] | None = field(default=None, repr=False, compare=False)
+    reference_expression: Callable[[], Expr] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "variables", tuple(self.variables))

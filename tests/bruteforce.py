@@ -40,3 +40,25 @@ def cnfs(draw, max_task_vars: int = 6, max_aux: int = 3, max_clauses: int = 8, m
 
 def same_task_vars(cnf: CNF, n: int) -> CNF:
     return CNF(n, cnf.clauses, max(cnf.num_vars, n))
+
+
+def sat_models(cnf, n: int) -> set[tuple[int, ...]]:
+    """Every model of ``cnf`` projected on variables 1..n, by SAT enumeration with blocking clauses."""
+    from pysat.solvers import Solver
+
+    found = set()
+    with Solver(name="cadical195", bootstrap_with=[list(c) for c in cnf.clauses]) as solver:
+        while solver.solve():
+            model = solver.get_model()
+            row = tuple(int(model[i] > 0) for i in range(n))
+            found.add(row)
+            solver.add_clause([-(i + 1) if bit else i + 1 for i, bit in enumerate(row)])
+    return found
+
+
+def sat_accepts(cnf, row) -> bool:
+    """Whether the task-variable assignment ``row`` extends to a model of ``cnf``."""
+    from pysat.solvers import Solver
+
+    with Solver(name="cadical195", bootstrap_with=[list(c) for c in cnf.clauses]) as solver:
+        return solver.solve(assumptions=[i + 1 if bit else -(i + 1) for i, bit in enumerate(row)])

@@ -134,7 +134,7 @@ def count_models(
     method: str = "auto",
     *,
     enumeration_cap: int = DEFAULT_ENUMERATION_CAP,
-    sdd_time_limit_s: float = 30.0,
+    sdd_time_limit_s: float = 10.0,
     approxmc: ApproxMCSettings = ApproxMCSettings(),
 ) -> ModelCount:
     """Count models of ``cnf`` projected on its task variables with the chosen method."""

@@ -10,6 +10,7 @@ from pysat.card import CardEnc, EncType
 
 from autonesy.tasks.encoding import ClauseBuilder
 from autonesy.tasks.task import Descriptions, Task, TaskMetadata, Variable
+from autonesy.tools.formats.expr import Expr, Var, at_least, conj, exactly_one, iff
 
 CEBAB_WORKERS = 5
 CEBAB_SENTIMENTS = ("positive", "negative", "neutral", "unknown")
@@ -49,6 +50,21 @@ def _cebab_valid():
         winners = [s for s in range(n_sent) if ballot.count(s) >= CEBAB_MAJORITY]
         row += [int(s in winners) for s in range(n_sent)] + [int(not winners)]
         yield row
+
+
+def _cebab_reference() -> Expr:
+    """The constraint without auxiliaries, written from its meaning (the reference in NAT and SymPy):
+    one label per worker, exactly one final label, and for each sentiment ``final_s`` iff some three
+    of the five workers voted s (the OR, over the 10 three-worker subsets, of their three votes).
+    With at most one sentiment able to reach three votes, exactly-one makes ``final_no_majority``
+    hold exactly when no sentiment does."""
+    n_sent = len(CEBAB_SENTIMENTS)
+    votes = [[Var(w * n_sent + s + 1) for s in range(n_sent)] for w in range(CEBAB_WORKERS)]
+    finals = [Var(CEBAB_WORKERS * n_sent + s + 1) for s in range(n_sent + 1)]
+    majorities = [
+        iff(finals[s], at_least(CEBAB_MAJORITY, [votes[w][s] for w in range(CEBAB_WORKERS)])) for s in range(n_sent)
+    ]
+    return conj(*(exactly_one(worker) for worker in votes), exactly_one(finals), *majorities)
 
 
 def _guarded(builder: ClauseBuilder, guard: int, clauses: Sequence[Sequence[int]]) -> None:
@@ -138,4 +154,5 @@ def cebab() -> Task:
         encode=encode,
         oracle_batch=_cebab_oracle,
         enumerate_valid=_cebab_valid,
+        reference_expression=_cebab_reference,
     )

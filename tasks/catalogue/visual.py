@@ -22,6 +22,7 @@ import numpy as np
 from autonesy.tasks.encoding import ClauseBuilder
 from autonesy.tasks.task import Descriptions, Task, TaskMetadata, Variable
 from autonesy.tools.cnf import CNF
+from autonesy.tools.formats.expr import Expr, Var, conj, disj, exactly_one, iff
 
 RSBENCH_CITATION = (
     "Bortolotti, Marconato, Carraro, Morettin, van Krieken, Vergari, Teso, Passerini. A Neuro-Symbolic "
@@ -259,6 +260,39 @@ def _kandinsky_encode(num_prims: int) -> CNF:
     return b.cnf()
 
 
+def _kandinsky_reference(num_prims: int) -> Expr:
+    """The constraint without auxiliaries, written from its meaning (the reference in NAT and SymPy).
+
+    One-hot per attribute; an image's pattern for an attribute is 'same' when one value is held by
+    all its primitives and, with three primitives, 'different' when every value appears (three
+    primitives, three values, one-hot: all distinct); 'pair' is neither. The images share the
+    pattern when both indicators agree, and they must share it for shapes or for colours.
+    """
+
+    def bit(image: int, prim: int, attribute: int, value: int) -> Var:
+        return Var((image * num_prims + prim) * PER_OBJECT + 3 * attribute + value + 1)
+
+    prims = range(num_prims)
+    one_hot = [
+        exactly_one([bit(image, prim, attribute, value) for value in range(3)])
+        for image in (0, 1) for prim in prims for attribute in (0, 1)
+    ]
+
+    def same(image: int, attribute: int) -> Expr:
+        return disj(*(conj(*(bit(image, prim, attribute, value) for prim in prims)) for value in range(3)))
+
+    def different(image: int, attribute: int) -> Expr:
+        return conj(*(disj(*(bit(image, prim, attribute, value) for prim in prims)) for value in range(3)))
+
+    def shared(attribute: int) -> Expr:
+        same_pattern = iff(same(0, attribute), same(1, attribute))
+        if num_prims == 2:  # two primitives: 'different' is 'not same'
+            return same_pattern
+        return conj(same_pattern, iff(different(0, attribute), different(1, attribute)))
+
+    return conj(*one_hot, disj(shared(0), shared(1)))
+
+
 def _kandinsky_variables(num_prims: int) -> list[Variable]:
     variables = []
     for image in (1, 2):
@@ -324,6 +358,7 @@ def kand_logic_2() -> Task:
         encode=lambda: _kandinsky_encode(2),
         oracle_batch=_kandinsky_oracle(2),
         enumerate_valid=lambda: _kandinsky_valid(2),
+        reference_expression=lambda: _kandinsky_reference(2),
     )
 
 
@@ -373,4 +408,5 @@ def kand_logic() -> Task:
         encode=lambda: _kandinsky_encode(3),
         oracle_batch=_kandinsky_oracle(3),
         enumerate_valid=lambda: _kandinsky_valid(3),
+        reference_expression=lambda: _kandinsky_reference(3),
     )

@@ -6,11 +6,11 @@ import dataclasses
 import re
 
 import pytest
-from pysat.solvers import Solver
 
 from autonesy.tasks.catalogue.classification import cifar10, cifar100
 from autonesy.tasks.equivalence import EquivalenceError, prove_equivalence
 from autonesy.tasks.registry import get_task
+from bruteforce import sat_accepts as _accepts, sat_models as _models
 
 CIFAR10 = ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"]
 ATTRIBUTES = ["is_animal", "flies", "on_water", "has_hooves", "does_work"]
@@ -27,22 +27,6 @@ PROFILES = {
     "ship": {"on_water"},
     "truck": {"does_work"},
 }
-
-
-def _models(cnf, n):
-    found = set()
-    with Solver(name="cadical195", bootstrap_with=[list(c) for c in cnf.clauses]) as solver:
-        while solver.solve():
-            model = solver.get_model()
-            row = tuple(int(model[i] > 0) for i in range(n))
-            found.add(row)
-            solver.add_clause([-(i + 1) if bit else i + 1 for i, bit in enumerate(row)])
-    return found
-
-
-def _accepts(cnf, row):
-    with Solver(name="cadical195", bootstrap_with=[list(c) for c in cnf.clauses]) as solver:
-        return solver.solve(assumptions=[i + 1 if bit else -(i + 1) for i, bit in enumerate(row)])
 
 
 def _cifar10_row(classes, attributes):

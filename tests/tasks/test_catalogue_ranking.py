@@ -6,29 +6,13 @@ import dataclasses
 import itertools
 
 import pytest
-from pysat.solvers import Solver
 
 from autonesy.tasks.catalogue.ranking import sushi
 from autonesy.tasks.equivalence import EquivalenceError, prove_equivalence
 from autonesy.tasks.registry import get_task
+from bruteforce import sat_accepts as _accepts, sat_models as _models
 
 ITEMS = ["tuna", "fatty_tuna", "salmon_roe", "sea_urchin"]
-
-
-def _models(cnf, n):
-    found = set()
-    with Solver(name="cadical195", bootstrap_with=[list(c) for c in cnf.clauses]) as solver:
-        while solver.solve():
-            model = solver.get_model()
-            row = tuple(int(model[i] > 0) for i in range(n))
-            found.add(row)
-            solver.add_clause([-(i + 1) if bit else i + 1 for i, bit in enumerate(row)])
-    return found
-
-
-def _accepts(cnf, row):
-    with Solver(name="cadical195", bootstrap_with=[list(c) for c in cnf.clauses]) as solver:
-        return solver.solve(assumptions=[i + 1 if bit else -(i + 1) for i, bit in enumerate(row)])
 
 
 def _row(placements):

@@ -8,31 +8,15 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from pysat.solvers import Solver
 
 from autonesy.tasks.catalogue.sentiment import cebab
 from autonesy.tasks.equivalence import EquivalenceError, prove_equivalence
 from autonesy.tasks.registry import get_task
 from autonesy.tools.compile import compile_to_sdd
+from bruteforce import sat_accepts as _accepts, sat_models as _models
 
 SENTIMENTS = ["positive", "negative", "neutral", "unknown"]
 FINALS = SENTIMENTS + ["no_majority"]
-
-
-def _models(cnf, n):
-    found = set()
-    with Solver(name="cadical195", bootstrap_with=[list(c) for c in cnf.clauses]) as solver:
-        while solver.solve():
-            model = solver.get_model()
-            row = tuple(int(model[i] > 0) for i in range(n))
-            found.add(row)
-            solver.add_clause([-(i + 1) if bit else i + 1 for i, bit in enumerate(row)])
-    return found
-
-
-def _accepts(cnf, row):
-    with Solver(name="cadical195", bootstrap_with=[list(c) for c in cnf.clauses]) as solver:
-        return solver.solve(assumptions=[i + 1 if bit else -(i + 1) for i, bit in enumerate(row)])
 
 
 def _row(votes, finals):

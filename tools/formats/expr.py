@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Sequence, Union
 
 
 @dataclass(frozen=True)
@@ -56,3 +56,51 @@ def evaluate(expr: Expr, assignment: dict[int, bool]) -> bool:
     if expr.op == "iff":
         return all(v == values[0] for v in values)
     return sum(values) % 2 == 1
+
+
+# Constructors for hand-written expressions (reference formulas, tests). n-ary ``and``/``or`` of one
+# operand collapse to it; of none, to the neutral constant.
+
+
+def neg(arg: Expr) -> Expr:
+    return Op("not", (arg,))
+
+
+def conj(*args: Expr) -> Expr:
+    if not args:
+        return Const(True)
+    return args[0] if len(args) == 1 else Op("and", tuple(args))
+
+
+def disj(*args: Expr) -> Expr:
+    if not args:
+        return Const(False)
+    return args[0] if len(args) == 1 else Op("or", tuple(args))
+
+
+def implies(antecedent: Expr, consequent: Expr) -> Expr:
+    return Op("implies", (antecedent, consequent))
+
+
+def iff(left: Expr, right: Expr) -> Expr:
+    return Op("iff", (left, right))
+
+
+def exactly_one(args: Sequence[Expr]) -> Expr:
+    """Exactly one of ``args``: their disjunction and ``NOT (x AND y)`` for every pair, conjoined."""
+    args = list(args)
+    return conj(disj(*args), *(neg(conj(x, y)) for i, x in enumerate(args) for y in args[i + 1 :]))
+
+
+def at_least(k: int, args: Sequence[Expr]) -> Expr:
+    """At least ``k`` of ``args`` true: the disjunction, over every ``k``-subset, of its conjunction."""
+    from itertools import combinations
+
+    return disj(*(conj(*subset) for subset in combinations(list(args), k))) if k > 0 else Const(True)
+
+
+def tree_size(expr: Expr) -> int:
+    """Nodes of the expression written out as a tree (shared sub-expressions counted each time)."""
+    if isinstance(expr, Op):
+        return 1 + sum(tree_size(arg) for arg in expr.args)
+    return 1
