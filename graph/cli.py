@@ -17,6 +17,7 @@ from autonesy.agents.llm import LLMError
 from autonesy.agents.policies import POLICIES
 from autonesy.graph.run import RunConfig, RunError, run_attempt
 from autonesy.graph.trace import attempt_report, error_taxonomy, find_run_dirs
+from autonesy.graph.cli_data import data_app
 from autonesy.tasks.registry import TASK_NAMES, load_task
 from autonesy.tasks.summary import task_record, task_summary
 from autonesy.tasks.task import DETAIL_LEVELS, TaskError
@@ -36,6 +37,7 @@ app = typer.Typer(
 )
 task_app = typer.Typer(help="Inspect and export one task.", no_args_is_help=True)
 app.add_typer(task_app, name="task")
+app.add_typer(data_app, name="data")
 console = Console()
 errors = Console(stderr=True)
 
@@ -275,6 +277,15 @@ def trace(
         for row in taxonomy:
             table.add_row(row["format"], Text(row["model"]), row["error_kind"], str(row["count"]))
         console.print(table)
+
+
+from autonesy.graph import cli_sweep  # noqa: E402 - registers sweep and report
+
+cli_sweep.register(app)
+
+from autonesy.graph import cli_verify  # noqa: E402 - registers verify, follow and vifbench
+
+cli_verify.register(app)
 
 
 def main() -> None:  # pragma: no cover - console-script entry

@@ -1,4 +1,5 @@
-"""The per-attempt JSONL trace: written event by event (flushed, so a crash loses nothing), read
+"""The per-attempt JSONL trace: written event by event (each line handed to the OS at once, so a
+killed process loses nothing), read
 back by ``autonesy-agent trace`` and by the ``replay:`` LLM backend.
 
 Events: ``node`` (each node visit with its duration), ``llm_call`` (request messages, prompt hash,
@@ -40,9 +41,7 @@ class Tracer:
         for secret in self.secrets:
             line = line.replace(secret, "***")
         with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+            handle.write(line + "\n")  # closed at once: a killed process loses no event
 
     def agent_turn(self, turn: AgentTurn, **fields: Any) -> None:
         if not turn.messages:  # no LLM involved (e.g. the expert policy's repair)

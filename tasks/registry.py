@@ -55,7 +55,12 @@ def all_tasks() -> list[Task]:
 
 
 def load_task(spec: str) -> Task:
-    """A catalogue name, or the path of a user task file (``*.toml``)."""
+    """A catalogue name, the path of a user task file (``*.toml``), or one record of an external
+    benchmark copy: ``satbench:PATH#KEY`` / ``dcpbench:PATH#ID`` (see tasks/adapters)."""
+    if spec.startswith(("satbench:", "dcpbench:")):
+        from autonesy.tasks.adapters import load
+
+        return load(spec)
     if spec.endswith(".toml"):
         from autonesy.tasks.taskfile import load_task_file
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -84,17 +85,21 @@ def count_by_sdd(cnf: CNF, time_limit_s: float = 60.0, size_limit: int = 5_000_0
     return ModelCount(value, "sdd", True, time.perf_counter() - start, params)
 
 
+_STDOUT_LOCK = threading.Lock()  # fd 1 is process-wide: two threads swapping it must not interleave
+
+
 @contextlib.contextmanager
 def _native_stdout_silenced():
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "wb") as devnull:
-            os.dup2(devnull.fileno(), 1)
-        yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
+    with _STDOUT_LOCK:
+        sys.stdout.flush()
+        saved = os.dup(1)
+        try:
+            with open(os.devnull, "wb") as devnull:
+                os.dup2(devnull.fileno(), 1)
+            yield
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 def count_by_ganak(cnf: CNF) -> ModelCount:

@@ -25,13 +25,15 @@ from autonesy.tools.cnf import CNF
 BDD_OIA_SOURCE = "BDD-OIA (Xu et al. 2020), concepts and knowledge as in rsbench (Bortolotti et al. 2024)"
 BDD_OIA_CITATION = (
     "Xu, Yang, Mao, Rutherford, Tabatabaei, Li, Vasconcelos. Explainable Object-Induced Action Decision "
-    "for Autonomous Vehicles. CVPR 2020. Knowledge and concept order from: Bortolotti, Marconato, Carraro, "
+    "for Autonomous Vehicles. CVPR 2020. Concepts and knowledge from: Bortolotti, Marconato, Carraro, "
     "Morettin, van Krieken, Vergari, Teso, Passerini. A Neuro-Symbolic Benchmark Suite for Concept Quality "
     "and Reasoning Shortcuts (rsbench). NeurIPS 2024 Datasets and Benchmarks."
 )
 BDD_OIA_LICENCE = "see rsbench (code BSD-3-Clause; BDD-OIA annotations as distributed with rsbench)"
 
-# rsbench's concept order for BDD-OIA: the forward/stop concepts, then left-turn and right-turn ones.
+# BDD-OIA's 21 concepts as rsbench names them, grouped here: the forward/stop concepts, then the six
+# left-turn and six right-turn ones (rsbench stores the turn concepts in another order; its data
+# loader, tasks/data/rsbench.py, maps them by name).
 FORWARD_STOP_CONCEPTS = (
     ("green_light", "the traffic light ahead of the ego car is green"),
     ("follow", "the ego car can follow the traffic ahead of it (the vehicle in front is moving on)"),

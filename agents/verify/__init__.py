@@ -1,0 +1,24 @@
+"""The instruction-following verifier's agents (Nsvif design, DESIGN §11).
+
+- ``formulation``: instruction → constraints + their composition (a formula, read as data);
+- ``checking``: per constraint, logic / semantic classification, a checking plan, checker code and
+  self-reflection on failures (the code runs in the sandbox, on the response passed as data);
+- ``judge``: the per-constraint LLM judge (semantic constraints, fallbacks, Nsvif-Neu) and the
+  two-shot LLM-as-judge baseline;
+- ``writer``: responses for the feedback loop and for LLM-written VifBench data;
+- ``explanation``: the verdict and its evidence in words;
+- ``oracle``: scripted chat models (a handler-based model; the VifBench ground-truth oracle);
+- ``prompts``: every prompt.
+"""
+
+from autonesy.agents.verify.checking import CheckingAgent, Plan, extract_code, parse_plan
+from autonesy.agents.verify.explanation import evidence, explain
+from autonesy.agents.verify.formulation import Formulation, FormulationAgent, FormulationError, parse_formulation
+from autonesy.agents.verify.judge import Judgement, JudgeAgent, parse_judgement
+from autonesy.agents.verify.oracle import HandlerChatModel, VifBenchOracle, oracle_chat_model
+from autonesy.agents.verify.prompts import SYSTEM, role_of
+from autonesy.agents.verify.writer import WriterAgent, extract_response
+
+__all__ = ["SYSTEM", "CheckingAgent", "Formulation", "FormulationAgent", "FormulationError", "HandlerChatModel",
+           "Judgement", "JudgeAgent", "Plan", "VifBenchOracle", "WriterAgent", "evidence", "explain", "extract_code",
+           "extract_response", "oracle_chat_model", "parse_formulation", "parse_judgement", "parse_plan", "role_of"]

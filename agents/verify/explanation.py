@@ -1,0 +1,98 @@
+"""The verifier's explanation in words: the verdict, the part of the formula that decided it, each
+violated constraint with its evidence (the checker's code and what it returned, or the judge's
+reasoning), the conditions that made it required, Z3's minimal reason, and what to change.
+
+``explain(..., with_code=False)`` is the compact form the feedback loop sends to the writer.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any, Mapping, Sequence
+
+REASONING_LIMIT = 600
+
+
+def _short(text: str, limit: int = REASONING_LIMIT) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def evidence(result: Mapping[str, Any], *, with_code: bool = True) -> str:
+    """How one constraint's value was obtained, in one or more lines."""
+    method = result.get("method")
+    value = result.get("value")
+    if method == "checker":
+        rounds = result.get("reflections", 0)
+        after = f" (after {rounds} self-reflection round{'s' if rounds != 1 else ''})" if rounds else ""
+        text = f"checked by generated code{after}: check(response) returned {value}"
+        if with_code and result.get("code"):
+            text += "\n" + textwrap.indent(result["code"].rstrip(), "      ")
+        return text
+    if method == "user_checker":
+        args = result.get("arguments") or {}
+        shown = ", ".join(f"{k}={v!r}" for k, v in args.items())
+        return f"checked by the user checker {result.get('checker')}(response{', ' + shown if shown else ''}): returned {value}"
+    if method == "judge":
+        return f"judged by the LLM: {_short(result.get('reasoning', ''))}"
+    if method == "judge_fallback":
+        failures = result.get("failures") or []
+        last = failures[-1] if failures else {}
+        why = f"; last failure: [{last.get('error_kind')}] {_short(last.get('message', ''), 200)}" if last else ""
+        return (f"the generated checker failed {len(failures)} time{'s' if len(failures) != 1 else ''}{why}; "
+                f"judged by the LLM instead: {_short(result.get('reasoning', ''))}")
+    return f"not determined: {_short(result.get('reasoning', '') or result.get('note', ''), 300)}"
+
+
+def _label(cid: str, summaries: Mapping[str, str]) -> str:
+    return f"{cid} \"{summaries.get(cid, '').rstrip('.')}\""
+
+
+def explain(decision: Mapping[str, Any], constraints: Sequence[Mapping[str, str]], results: Mapping[str, Mapping[str, Any]],
+            *, with_code: bool = True) -> str:
+    summaries = {c["id"]: c["summary"] for c in constraints}
+    verdict = decision.get("verdict")
+    lines: list[str] = []
+    if verdict == "sat":
+        lines.append("Verdict: sat — the response follows the instruction.")
+        core = decision.get("core") or []
+        if core:
+            values = decision.get("values") or {}
+            lines.append("Decided by (Z3, a minimal set of results that makes the formula true): "
+                         + ", ".join(f"{cid} = {str(values.get(cid)).lower()}" for cid in core) + ".")
+        unmet = [cid for cid, value in (decision.get("values") or {}).items() if value is False]
+        if unmet:
+            lines.append("Not met, but not required by the formula here: " + "; ".join(_label(c, summaries) for c in unmet) + ".")
+        return "\n".join(lines)
+    if verdict == "unknown":
+        missing = decision.get("undetermined") or []
+        lines.append("Verdict: unknown — the results that could be obtained do not decide the formula.")
+        for cid in missing:
+            lines.append(f"- {_label(cid, summaries)}: {evidence(results.get(cid, {}), with_code=False)}")
+        return "\n".join(lines)
+    lines.append("Verdict: unsat — the response does not follow the instruction.")
+    parts = decision.get("falsified_parts") or []
+    if parts:
+        lines.append("Requirement(s) of the formula that are false: " + "; ".join(parts) + ".")
+    lines.append("Violated constraints:")
+    for item in decision.get("violated") or []:
+        cid, value = item["id"], item["value"]
+        state = "holds, but the instruction requires that it does not" if value else "does not hold"
+        lines.append(f"- {_label(cid, summaries)} {state}; {evidence(results.get(cid, {}), with_code=with_code)}")
+    conditions = decision.get("conditions") or []
+    if conditions:
+        lines.append("They are required because: " + "; ".join(
+            f"{_label(item['id'], summaries)} {'holds' if item['value'] else 'does not hold'} "
+            f"({evidence(results.get(item['id'], {}), with_code=False).split(':')[0]})" for item in conditions) + ".")
+    core = decision.get("core") or []
+    if core:
+        values = decision.get("values") or {}
+        lines.append("Minimal reason (Z3 unsat core): " + ", ".join(f"{cid} = {str(values.get(cid)).lower()}" for cid in core) + ".")
+    fixes = decision.get("to_fix") or []
+    if fixes:
+        lines.append("To follow the instruction, change: " + "; ".join(
+            f"make {_label(item['id'], summaries)} {'hold' if item['should_be'] else 'not hold'}" for item in fixes) + ".")
+    return "\n".join(lines)
+
+
+__all__ = ["evidence", "explain"]

@@ -1,0 +1,109 @@
+"""The formulation agent: instruction → constraints (one-line summaries) + their composition as a formula.
+
+The answer is read as data: the ``<constraints>`` block gives ``C<k>: summary`` lines, the
+``<formula>`` block a formula in the composition language of :mod:`autonesy.tools.verify_solver`
+(NAT notation or SMT-LIB), parsed there — nothing the LLM writes is executed. A problem (no block,
+badly numbered constraints, a formula that does not parse, a constraint the formula never uses) is
+a :class:`FormulationError` whose message goes back to the agent for another try.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from autonesy.agents.llm import ChatBackend
+from autonesy.agents.policies import AgentTurn
+from autonesy.agents.verify.ask import ask
+from autonesy.agents.verify.prompts import formulation_prompt
+from autonesy.tools.verify_solver import Composition, CompositionError, parse_composition
+
+_BLOCK = {name: re.compile(rf"<\s*{name}\s*>(.*?)<\s*/\s*{name}\s*>", re.IGNORECASE | re.DOTALL)
+          for name in ("constraints", "formula")}
+_LINE = re.compile(r"^\s*(?:[-*]\s*)?\**\s*(C[1-9][0-9]*)\s*\**\s*[:.)-]\s*(.+?)\s*$")
+_FENCE = re.compile(r"^```[a-zA-Z0-9]*\s*$|^```\s*$")
+
+
+class FormulationError(ValueError):
+    """The answer cannot be used; the message is written for the formulation agent."""
+
+
+@dataclass(frozen=True)
+class Formulation:
+    constraints: tuple[tuple[str, str], ...]  # (id, one-line summary)
+    composition: Composition
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(cid for cid, _ in self.constraints)
+
+    def to_state(self) -> dict[str, Any]:
+        return {"constraints": [{"id": cid, "summary": summary} for cid, summary in self.constraints],
+                "formula": self.composition.source}
+
+
+def _last_block(name: str, text: str) -> str | None:
+    found = _BLOCK[name].findall(text)
+    if not found:
+        return None
+    lines = [line for line in found[-1].strip().splitlines() if not _FENCE.match(line.strip())]
+    return "\n".join(lines).strip()
+
+
+def parse_formulation(text: str) -> Formulation:
+    block = _last_block("constraints", text or "")
+    if block is None:
+        raise FormulationError("the answer has no <constraints> … </constraints> block")
+    constraints: list[tuple[str, str]] = []
+    for line in block.splitlines():
+        if not line.strip():
+            continue
+        match = _LINE.match(line)
+        if not match:
+            raise FormulationError(f"cannot read the constraint line {line.strip()!r}; write each as \"C<number>: summary\"")
+        constraints.append((match.group(1), match.group(2)))
+    if not constraints:
+        raise FormulationError("the <constraints> block lists no constraint")
+    ids = [cid for cid, _ in constraints]
+    expected = [f"C{i}" for i in range(1, len(ids) + 1)]
+    if ids != expected:
+        raise FormulationError(f"number the constraints C1, C2, … in order without gaps or repeats (found {', '.join(ids)})")
+    formula = _last_block("formula", text)
+    if formula is None:
+        raise FormulationError("the answer has no <formula> … </formula> block")
+    try:
+        composition = parse_composition(formula, ids)
+    except CompositionError as error:
+        raise FormulationError(str(error)) from None
+    unused = [cid for cid in ids if cid not in composition.used()]
+    if unused:
+        raise FormulationError(f"the formula does not use {', '.join(unused)}; every constraint must appear in it "
+                               "(or drop the constraint)")
+    return Formulation(tuple(constraints), composition)
+
+
+def formulation_from_state(constraints: list[dict[str, str]], formula: str) -> Formulation:
+    ids = [c["id"] for c in constraints]
+    return Formulation(tuple((c["id"], c["summary"]) for c in constraints), parse_composition(formula, ids))
+
+
+class FormulationAgent:
+    def __init__(self, backend: ChatBackend | None, **params: Any) -> None:
+        self.backend = backend
+        self.params = params
+
+    def formulate(self, instruction: str, *, previous: str | None = None, error: str | None = None,
+                  round_number: int = 0) -> tuple[AgentTurn, Formulation | None, str | None]:
+        """(turn, formulation or None, the problem when there is none)."""
+        turn = ask(self.backend, "formulation", formulation_prompt(instruction, previous, error), str(round_number),
+                   **self.params)
+        if turn.error is not None:
+            return turn, None, f"LLM error ({turn.error.kind}): {turn.error}"
+        try:
+            return turn, parse_formulation(turn.text), None
+        except FormulationError as problem:
+            return turn, None, str(problem)
+
+
+__all__ = ["Formulation", "FormulationAgent", "FormulationError", "formulation_from_state", "parse_formulation"]

@@ -1,0 +1,293 @@
+"""Verification runs: ``verify`` (one instruction, one response) and ``follow`` (the feedback loop), each
+in a run directory that survives crashes and that ``autonesy-agent trace`` reads.
+
+A run directory holds:
+    config.json        the options, the LLM of each agent (labels, never keys), package versions
+    trace.jsonl        node visits, LLM calls, formulation, plans, checker runs, reflection rounds, verdict
+    instruction.txt    the instruction, verbatim
+    output.txt         the response verified (``follow``: the last one written)
+    outputs/round-K.txt  (follow) every response written, in order
+    checkers/Ck.py     the checker program of each logic constraint, as run
+    explanation.txt    the verdict and its evidence in words
+    summary.json       the outcome in one object (what ``--json`` prints)
+    checkpoints.sqlite LangGraph checkpoints: the same --out resumes an interrupted run
+    llm_cache.sqlite   LLM answers by prompt: a resumed run never pays twice for a call
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from autonesy.agents.llm import LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec, default_llm_spec
+from autonesy.agents.verify import CheckingAgent, FormulationAgent, JudgeAgent, WriterAgent
+from autonesy.graph.run import package_versions
+from autonesy.graph.trace import Tracer
+from autonesy.graph.verify import (FEEDBACK_MODES, RECURSION_LIMIT, VERIFIERS, VerifyAgents, VerifyRuntime,
+                                   build_verify_graph, initial_state)
+from autonesy.tools.sandbox import SandboxLimits
+from autonesy.tools.user_checkers import UserChecker, load_user_checkers
+
+ROLES = ("formulation", "checker", "judge", "writer")
+THREAD = "verify"
+
+
+class VerifyError(ValueError):
+    """A verification that cannot start (bad option, a run directory holding another run); one line."""
+
+
+@dataclass
+class VerifyConfig:
+    verifier: str = "nsvif"
+    llm: str | None = None  # default for every agent: $AUTONESY_LLM, else the embedded local model
+    formulation_llm: str | None = None
+    checker_llm: str | None = None  # planning and checker code
+    judge_llm: str | None = None
+    writer_llm: str | None = None  # follow: the model that writes the responses
+    max_reflections: int = 3
+    max_formulation_repairs: int = 2
+    checkers: list[str] = field(default_factory=list)  # user checker modules (paths, modules, module:function)
+    entry_point_checkers: bool = False
+    llm_timeout_s: float = 120.0
+    max_tokens: int | None = None
+    checker_wall_s: float = 10.0
+    budget: int = 0  # follow: responses written at most (0: verify only)
+    feedback: str = "explanation"  # follow: explanation | boolean
+
+    def resolved(self) -> "VerifyConfig":
+        if self.verifier not in VERIFIERS:
+            raise VerifyError(f"unknown verifier {self.verifier!r}; choose one of {', '.join(VERIFIERS)}")
+        if self.feedback not in FEEDBACK_MODES:
+            raise VerifyError(f"unknown feedback mode {self.feedback!r}; choose one of {', '.join(FEEDBACK_MODES)}")
+        if self.max_reflections < 0 or self.max_formulation_repairs < 0 or self.budget < 0:
+            raise VerifyError("reflection rounds, formulation repairs and the budget cannot be negative")
+        if self.checker_wall_s <= 0:
+            raise VerifyError("the checker time limit must be positive")
+        return VerifyConfig(**{**asdict(self), "llm": self.llm or default_llm_spec()})
+
+    def role_specs(self) -> dict[str, str]:
+        default = self.llm or default_llm_spec()
+        return {"formulation": self.formulation_llm or default, "checker": self.checker_llm or default,
+                "judge": self.judge_llm or default, "writer": self.writer_llm or default}
+
+    def limits(self) -> SandboxLimits:
+        return SandboxLimits(cpu_seconds=self.checker_wall_s, wall_seconds=self.checker_wall_s, memory_bytes=1 << 30,
+                             output_bytes=256 << 10, result_bytes=64 << 10)
+
+
+def needed_roles(config: VerifyConfig) -> tuple[str, ...]:
+    roles = ("judge",) if config.verifier == "judge" else ("formulation", "checker", "judge")
+    return roles + ("writer",) if config.budget else roles
+
+
+class Backends:
+    """One ``ChatBackend`` per agent role; roles naming the same spec share one backend (and cache)."""
+
+    def __init__(self, config: VerifyConfig, run_dir: Path | None, *, backend: ChatBackend | None = None,
+                 backends: Mapping[str, ChatBackend] | None = None, notify: Callable[[str], None] = lambda m: None,
+                 cache: bool = True) -> None:
+        self.by_role: dict[str, ChatBackend] = {}
+        self._owned: list[ChatBackend] = []
+        given = dict(backends or {})
+        unknown = set(given) - set(ROLES)
+        if unknown:
+            raise VerifyError(f"unknown agent role(s) {', '.join(sorted(unknown))}; roles: {', '.join(ROLES)}")
+        specs = config.role_specs()
+        needed = needed_roles(config)
+        by_spec: dict[str, ChatBackend] = {}
+        response_cache = ResponseCache(run_dir / "llm_cache.sqlite") if (cache and run_dir is not None) else None
+        for role in needed:
+            if role in given:
+                self.by_role[role] = given[role]
+            elif backend is not None:
+                self.by_role[role] = backend
+            else:
+                spec = specs[role]
+                if spec not in by_spec:
+                    options = {} if config.max_tokens is None else {"max_tokens": config.max_tokens}
+                    by_spec[spec] = backend_from_spec(spec, timeout_s=config.llm_timeout_s, cache=response_cache, **options)
+                    self._owned.append(by_spec[spec])
+                    if spec == "local":
+                        notify(f"note: {LOCAL_NOTICE}")
+                self.by_role[role] = by_spec[spec]
+
+    def labels(self) -> dict[str, str]:
+        return {role: backend.label for role, backend in self.by_role.items()}
+
+    def close(self) -> None:
+        for backend in self._owned:
+            backend.close()
+
+    def __enter__(self) -> "Backends":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def load_checkers(config: VerifyConfig) -> dict[str, UserChecker]:
+    from autonesy.tools.user_checkers import UserCheckerError
+
+    try:
+        return {c.name: c for c in load_user_checkers(config.checkers, entry_points=config.entry_point_checkers)}
+    except UserCheckerError as error:
+        raise VerifyError(str(error)) from None
+
+
+def make_runtime(config: VerifyConfig, backends: Backends, tracer: Tracer, *, tag: Mapping[str, Any] | None = None,
+                 user_checkers: Mapping[str, UserChecker] | None = None) -> VerifyRuntime:
+    checkers = dict(user_checkers if user_checkers is not None else load_checkers(config))
+    roles = backends.by_role
+    agents = VerifyAgents(
+        FormulationAgent(roles.get("formulation")),
+        CheckingAgent(roles.get("checker"), user_checkers=checkers.values(), wall_seconds=config.checker_wall_s),
+        JudgeAgent(roles.get("judge")),
+        WriterAgent(roles.get("writer")),
+    )
+    return VerifyRuntime(agents, tracer, config.verifier, config.max_reflections, config.max_formulation_repairs,
+                         config.limits(), checkers, config.budget, config.feedback, dict(tag or {}))
+
+
+def run_graph(runtime: VerifyRuntime, state: dict[str, Any], checkpointer=None) -> dict[str, Any]:
+    """Run to the end (or resume a checkpointed run) and return the final state."""
+    settings: dict[str, Any] = {"recursion_limit": RECURSION_LIMIT}
+    if checkpointer is None:
+        return build_verify_graph(runtime).invoke(state, settings)
+    settings["configurable"] = {"thread_id": THREAD}
+    graph = build_verify_graph(runtime, checkpointer)
+    snapshot = graph.get_state(settings)
+    if snapshot.values and not snapshot.next:
+        return snapshot.values
+    if snapshot.next:
+        runtime.event("resumed", next=list(snapshot.next))
+        return graph.invoke(None, settings)
+    return graph.invoke(state, settings)
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _write_config(run_dir: Path, record: dict[str, Any], keys: tuple[str, ...]) -> None:
+    path = run_dir / "config.json"
+    if path.is_file():
+        try:
+            previous = json.loads(path.read_text())
+        except ValueError:
+            previous = {}
+        if any(previous.get(k) != record.get(k) for k in keys):
+            raise VerifyError(f"{run_dir} holds a different run; choose another --out")
+        return
+    record = {**record, "versions": package_versions(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    path.write_text(json.dumps(record, indent=2))
+
+
+def config_record(kind: str, config: VerifyConfig, backends: Backends, **extra: Any) -> dict[str, Any]:
+    labels = backends.labels()
+    used = needed_roles(config)
+    shown = sorted({labels[r] for r in used})
+    return {**asdict(config), "kind": kind, "task": kind, "format": config.verifier, "policy": config.verifier,
+            "detail": config.feedback if config.budget else "", "llm": " + ".join(shown), "llm_spec": config.llm,
+            "llms": {r: labels[r] for r in used}, **extra}
+
+
+def summarize(state: Mapping[str, Any], *, run_dir: Path | None, config: VerifyConfig, llms: Mapping[str, str],
+              wall_seconds: float) -> dict[str, Any]:
+    results = state.get("results") or {}
+    status = state.get("status", "unfinished")
+    summary = {
+        "run_dir": str(run_dir) if run_dir else None,
+        "verifier": config.verifier,
+        "llms": dict(llms),
+        "verdict": status if status in ("sat", "unsat", "unknown") else None,
+        "status": status,
+        "reason": state.get("reason", ""),
+        "formula": state.get("formula"),
+        "constraints": [{**c, **{k: results.get(c["id"], {}).get(k) for k in ("kind", "method", "value")}}
+                        for c in state.get("constraints") or []],
+        "decision": state.get("decision"),
+        "explanation": state.get("explanation", ""),
+        "results": results,
+        "llm_calls": state.get("llm_calls", 0),
+        "cached_calls": state.get("cached_calls", 0),
+        "prompt_tokens": state.get("prompt_tokens", 0),
+        "completion_tokens": state.get("completion_tokens", 0),
+        "llm_seconds": round(state.get("llm_seconds", 0.0), 4),
+        "checker_runs": state.get("checker_runs", 0),
+        "checker_seconds": round(state.get("checker_seconds", 0.0), 4),
+        "wall_seconds": round(wall_seconds, 4),
+    }
+    if config.budget:
+        summary.update(rounds=state.get("follow_round", 0), budget=config.budget, feedback=config.feedback,
+                       history=[{"round": h["round"], "verdict": h["verdict"]} for h in state.get("history", [])],
+                       output=state.get("output", ""))
+    return summary
+
+
+def _write_outputs(run_dir: Path, state: Mapping[str, Any], summary: Mapping[str, Any]) -> None:
+    codes = state.get("codes") or {}
+    if codes:
+        (run_dir / "checkers").mkdir(exist_ok=True)
+        for cid, code in codes.items():
+            (run_dir / "checkers" / f"{cid}.py").write_text(code)
+    for item in state.get("history") or []:
+        if item.get("round"):
+            (run_dir / "outputs").mkdir(exist_ok=True)
+            (run_dir / "outputs" / f"round-{item['round']}.txt").write_text(item["output"])
+    if state.get("output") is not None and summary.get("rounds") is not None:
+        (run_dir / "output.txt").write_text(state.get("output", ""))
+    (run_dir / "explanation.txt").write_text((state.get("explanation") or state.get("reason") or "") + "\n")
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+
+
+def default_run_dir(kind: str, verifier: str) -> Path:
+    return Path("runs") / kind / f"{verifier}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+def verify_output(instruction: str, output: str | None, config: VerifyConfig, run_dir: Path | None = None, *,
+                  backend: ChatBackend | None = None, backends: Mapping[str, ChatBackend] | None = None,
+                  notify: Callable[[str], None] = lambda m: None) -> dict[str, Any]:
+    """Verify ``output`` against ``instruction`` — or, with ``config.budget > 0`` and ``output=None``,
+    run the feedback loop — in a run directory; returns the summary also written to summary.json."""
+    config = config.resolved()
+    follow = config.budget > 0
+    if follow == (output is not None):
+        raise VerifyError("give a response to verify, or a budget for the feedback loop — not both")
+    if not instruction.strip():
+        raise VerifyError("the instruction is empty")
+    kind = "follow" if follow else "verify"
+    run_dir = Path(run_dir) if run_dir else default_run_dir(kind, config.verifier)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    user_checkers = load_checkers(config)
+    start = time.perf_counter()
+    with Backends(config, run_dir, backend=backend, backends=backends, notify=notify) as handles:
+        record = config_record(kind, config, handles, instruction_sha256=sha(instruction),
+                               output_sha256=sha(output) if output is not None else None,
+                               user_checkers=[c.to_dict() for c in user_checkers.values()])
+        _write_config(run_dir, record, ("kind", "verifier", "instruction_sha256", "output_sha256", "budget", "feedback"))
+        (run_dir / "instruction.txt").write_text(instruction)
+        if output is not None:
+            (run_dir / "output.txt").write_text(output)
+        tracer = Tracer(run_dir)
+        runtime = make_runtime(config, handles, tracer, user_checkers=user_checkers)
+        connection = sqlite3.connect(run_dir / "checkpoints.sqlite", check_same_thread=False)
+        try:
+            state = run_graph(runtime, initial_state(instruction, output), SqliteSaver(connection))
+        finally:
+            connection.close()
+        summary = summarize(state, run_dir=run_dir, config=config, llms=record["llms"],
+                            wall_seconds=time.perf_counter() - start)
+    _write_outputs(run_dir, state, summary)
+    tracer.event("outcome", status=summary["status"], reason=summary["reason"])
+    return summary
+
+
+__all__ = ["Backends", "ROLES", "VerifyConfig", "VerifyError", "config_record", "load_checkers", "make_runtime",
+           "run_graph", "summarize", "verify_output"]

@@ -1,0 +1,314 @@
+"""A formula as circuits: one compiled SDD, turned into a cirkit circuit (SPL) and a KLay circuit (SL, MAP).
+
+:func:`constraint_for` compiles a CNF once (auxiliaries quantified, :mod:`autonesy.tools.compile`)
+and caches the result per formula; each circuit is built on first use and cached on the
+:class:`Constraint`. Every circuit is over the N task variables, in DIMACS order (column j of a
+(B, N) tensor is variable j + 1).
+
+**SDD → cirkit.** The symbolic circuit is built directly from the PySDD nodes (not through
+``SDD.load(...).build_circuit()``, whose smoothing and pruning take seconds on SDDs of a thousand
+nodes and whose default leaves and weights are learnable):
+
+- a literal becomes a parameter-free :class:`~autonesy.nesy.cirkit_ext.LogitLiteral` leaf;
+- a decision node becomes a sum layer over its elements with **frozen unit weights**
+  (``learnable=False``); an element is a binary Hadamard product (prime, sub); elements whose prime
+  or sub is ⊥ are dropped, ⊤ children are dropped from products;
+- the root is multiplied by ``(y_j ∨ ¬y_j)`` for every task variable j the SDD does not mention, so
+  the circuit's scope is always all N variables. This is also what makes the trivial SDDs work:
+  ⊤ becomes Π_j (y_j ∨ ¬y_j) and a single literal ℓ becomes ℓ · Π_{j≠var(ℓ)} (y_j ∨ ¬y_j)
+  (``build_circuit`` crashes on both). ⊥ has no circuit: :class:`UnsatisfiableConstraint`.
+
+The circuit is not smoothed inside. That is exact here because every pair of literal leaves sums
+to one — σ(l) + σ(−l) = 1 for soft evidence, and the two indicators of a variable sum to one — so a
+variable missing from one branch of a disjunction contributes the factor 1 it would contribute
+after smoothing (the same reason KLay, whose circuits are not smooth either, is exact on
+probabilities). The missing-variable factors at the root are there for the scope, not the value.
+
+**SDD → KLay.** ``klay.Circuit().add_sdd(node)``; modules are made with ``compile=False`` (torch.compile
+costs 26–31 s per circuit on CPU). KLay reads (B, N) log-probabilities of the positive and the
+negative literals; both are passed explicitly (log σ(l), log σ(−l)), never weights that do not
+sum to one per variable (KLay circuits are not smooth).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from autonesy.tools.cnf import CNF
+from autonesy.tools.compile import DEFAULT_TIME_LIMIT_S, CompiledSDD, compile_to_sdd
+
+if TYPE_CHECKING:
+    import torch
+
+
+class UnsatisfiableConstraint(ValueError):
+    """The formula has no model over the task variables: no predictor can be trained on it."""
+
+
+@dataclass(eq=False)
+class Constraint:
+    """A compiled formula over N task variables and the circuits built from it (cached)."""
+
+    sdd: CompiledSDD
+    name: str = ""
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def num_vars(self) -> int:
+        return self.sdd.num_task_vars
+
+    @property
+    def is_false(self) -> bool:
+        return self.sdd.node.is_false()
+
+    @property
+    def is_true(self) -> bool:
+        return self.sdd.node.is_true()
+
+    @cached_property
+    def model_count(self) -> int:
+        return self.sdd.model_count()
+
+    @property
+    def sdd_size(self) -> int:
+        return self.sdd.size
+
+    def require_satisfiable(self) -> None:
+        if self.is_false:
+            raise UnsatisfiableConstraint(
+                f"{self.name or 'the formula'} is unsatisfiable over its {self.num_vars} task variables: "
+                "p(y|x;K) and WMC(K, p) are zero everywhere, so SPL and SL cannot be trained on it"
+            )
+
+    def evaluate(self, y: np.ndarray) -> np.ndarray:
+        """Whether each row of a (B, N) 0/1 array satisfies the formula (exact, on the SDD)."""
+        y = np.asarray(y)
+        if self.is_false:
+            return np.zeros(len(y), dtype=bool)
+        if self.is_true:
+            return np.ones(len(y), dtype=bool)
+        return self.sdd.evaluate(y)
+
+    # ------------------------------------------------------------------ circuits (built once)
+    def cirkit_symbolic(self):
+        """The symbolic cirkit circuit with soft-evidence leaves and frozen unit weights."""
+        self.require_satisfiable()
+        return sdd_to_cirkit(self.sdd.node, self.num_vars)
+
+    def cirkit_circuit(self) -> "torch.nn.Module":
+        """The compiled (folded, unclamped log-semiring) cirkit circuit: (B, N) logits → (B, 1, 1)."""
+        with self._lock:
+            if "_cirkit" not in self.__dict__:
+                from autonesy.nesy.cirkit_ext import pipeline
+
+                circuit = pipeline().compile(self.cirkit_symbolic())
+                for parameter in circuit.parameters():
+                    parameter.requires_grad_(False)
+                self.__dict__["_cirkit"] = circuit
+            return self.__dict__["_cirkit"]
+
+    def klay_circuit(self):
+        with self._lock:
+            if "_klay" not in self.__dict__:
+                import klay
+
+                self.require_satisfiable()
+                circuit = klay.Circuit()
+                circuit.add_sdd(self.sdd.node)
+                self.__dict__["_klay"] = circuit
+            return self.__dict__["_klay"]
+
+    def klay_module(self, semiring: str = "log") -> "torch.nn.Module":
+        """KLay's torch module (``compile=False``): (B, N) log p(y_i=1), (B, N) log p(y_i=0) → (B, 1)."""
+        key = f"_klay_{semiring}"
+        circuit = self.klay_circuit()
+        with self._lock:
+            if key not in self.__dict__:
+                self.__dict__[key] = circuit.to_torch_module(semiring=semiring, compile=False)
+            return self.__dict__[key]
+
+
+def sdd_to_cirkit(node, num_vars: int, literal_factory=None, pad_arities: bool = True, flatten_products: bool = True):
+    """Symbolic cirkit circuit of an SDD over variables 1..``num_vars`` (see the module docstring).
+
+    ``literal_factory(var0, negated)`` makes the leaf of a literal (0-based variable); by default a
+    :class:`LogitLiteral`. With ``pad_arities``, every sum layer is widened to the largest arity
+    among the sum layers at the same depth, the extra inputs repeating its first input under weight
+    0: cirkit folds only layers of equal arity that sit at the same depth, so this turns several
+    small tensor operations per depth into one (exact: the padded terms are multiplied by 0).
+    With ``flatten_products``, a product whose input is a product takes that product's inputs
+    instead (SDDs over right-linear parts of the vtree nest binary products dozens deep; each level
+    costs a folded layer).
+    """
+    import numpy as np
+    from cirkit.symbolic.circuit import Circuit
+    from cirkit.symbolic.initializers import ConstantTensorInitializer
+    from cirkit.symbolic.layers import HadamardLayer, SumLayer
+    from cirkit.symbolic.parameters import Parameter, TensorParameter
+    from cirkit.utils.scope import Scope
+
+    from autonesy.nesy.cirkit_ext import LogitLiteral
+
+    if node.is_false():
+        raise UnsatisfiableConstraint("an unsatisfiable SDD has no circuit")
+    if literal_factory is None:
+        def literal_factory(var0: int, negated: bool):
+            return LogitLiteral(Scope([var0]), 1, negated=negated)
+
+    # 1. an abstract DAG: ("lit", literal) | ("and", children) | ("or", children), children as indices
+    kinds: list[tuple[str, object]] = []
+    leaf_index: dict[int, int] = {}
+    TRUE, FALSE = -1, -2
+
+    def leaf(lit: int) -> int:
+        if lit not in leaf_index:
+            if abs(lit) > num_vars:
+                raise ValueError(f"the SDD mentions variable {abs(lit)} > {num_vars}: quantify auxiliaries first")
+            leaf_index[lit] = len(kinds)
+            kinds.append(("lit", lit))
+        return leaf_index[lit]
+
+    def gate(kind: str, children: list[int]) -> int:
+        if kind == "and":
+            if flatten_products:  # (a ∧ (b ∧ c)) → (a ∧ b ∧ c): one level instead of two
+                children = [g for c in children for g in (kinds[c][1] if kinds[c][0] == "and" else [c])]
+            if len(children) == 1:
+                return children[0]
+        kinds.append((kind, list(children)))
+        return len(kinds) - 1
+
+    converted: dict[int, int] = {}
+    used_vars: set[int] = set()
+    stack = [(node, False)]
+    while stack:
+        current, expanded = stack.pop()
+        if current.id in converted:
+            continue
+        if current.is_true():
+            converted[current.id] = TRUE
+        elif current.is_false():
+            converted[current.id] = FALSE
+        elif current.is_literal():
+            converted[current.id] = leaf(current.literal)
+            used_vars.add(abs(current.literal))
+        elif not expanded:
+            stack.append((current, True))
+            for prime, sub in current.elements():
+                stack.append((prime, False))
+                stack.append((sub, False))
+        else:
+            elements: list[int] = []
+            is_true = False
+            for prime, sub in current.elements():
+                p, s = converted[prime.id], converted[sub.id]
+                if p == FALSE or s == FALSE:
+                    continue
+                parts = [c for c in (p, s) if c != TRUE]
+                if not parts:
+                    is_true = True
+                    break
+                elements.append(gate("and", parts))
+            if is_true:
+                converted[current.id] = TRUE
+            elif not elements:
+                converted[current.id] = FALSE
+            elif len(elements) == 1:
+                converted[current.id] = elements[0]
+            else:
+                converted[current.id] = gate("or", elements)
+
+    root = converted[node.id]
+    if root == FALSE:
+        raise UnsatisfiableConstraint("an unsatisfiable SDD has no circuit")
+    factors = [] if root == TRUE else [root]
+    for var in range(1, num_vars + 1):
+        if var not in used_vars:
+            factors.append(gate("or", [leaf(var), leaf(-var)]))
+    if len(factors) == 1 and kinds[factors[0]][0] != "or":
+        factors = [gate("or", [factors[0]])]  # a lone literal: give the circuit a unit-weight sum root
+    output = gate("and", factors)
+
+    # 2. depths (longest path from the leaves, as cirkit's folding sees them) and padded arities
+    depth = [0] * len(kinds)
+    for i, (kind, children) in enumerate(kinds):  # children always precede their parents
+        if kind != "lit":
+            depth[i] = 1 + max(depth[c] for c in children)
+    width: dict[int, int] = {}
+    if pad_arities:
+        for i, (kind, children) in enumerate(kinds):
+            if kind == "or":
+                width[depth[i]] = max(width.get(depth[i], 0), len(children))
+
+    # 3. cirkit layers, frozen
+    def frozen(values: np.ndarray) -> Parameter:
+        return Parameter.from_input(
+            TensorParameter(*values.shape, initializer=ConstantTensorInitializer(values), learnable=False)
+        )
+
+    layers: list = [None] * len(kinds)
+    in_layers: dict = {}
+    for i, (kind, children) in enumerate(kinds):
+        if kind == "lit":
+            layer = literal_factory(abs(children) - 1, children < 0)
+            in_layers[layer] = []
+        elif kind == "and":
+            layer = HadamardLayer(1, arity=len(children))
+            in_layers[layer] = [layers[c] for c in children]
+        else:
+            arity = width.get(depth[i], len(children)) if pad_arities else len(children)
+            weights = np.zeros((1, arity))
+            weights[0, : len(children)] = 1.0
+            padded = list(children) + [children[0]] * (arity - len(children))
+            layer = SumLayer(1, 1, arity=arity, weight=frozen(weights))
+            in_layers[layer] = [layers[c] for c in padded]
+        layers[i] = layer
+    reachable = _reachable(output, kinds)
+    kept = {layers[i]: in_layers[layers[i]] for i in reachable}
+    return Circuit(list(kept), kept, [layers[output]])
+
+
+def _reachable(output: int, kinds) -> list[int]:
+    seen, stack = {output}, [output]
+    while stack:
+        kind, children = kinds[stack.pop()]
+        if kind != "lit":
+            for c in children:
+                if c not in seen:
+                    seen.add(c)
+                    stack.append(c)
+    return sorted(seen)
+
+
+# ---------------------------------------------------------------------------------------------
+# one Constraint per formula, compiled once per process
+_CACHE: dict[tuple, Constraint] = {}
+_CACHE_LOCK = threading.Lock()
+_CACHE_LIMIT = 64
+
+
+def constraint_for(
+    formula: CNF | CompiledSDD, *, name: str = "", time_limit_s: float = DEFAULT_TIME_LIMIT_S
+) -> Constraint:
+    """The cached :class:`Constraint` of a CNF (compiled with PySDD) or of an already compiled SDD."""
+    if isinstance(formula, CompiledSDD):
+        return Constraint(formula, name=name)
+    key = (formula.num_task_vars, formula.num_vars, formula.clauses)
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key)
+    if hit is not None:
+        return hit
+    constraint = Constraint(compile_to_sdd(formula, time_limit_s=time_limit_s), name=name)
+    with _CACHE_LOCK:
+        if len(_CACHE) >= _CACHE_LIMIT:
+            _CACHE.pop(next(iter(_CACHE)))
+        return _CACHE.setdefault(key, constraint)
+
+
+def clear_cache() -> None:
+    with _CACHE_LOCK:
+        _CACHE.clear()

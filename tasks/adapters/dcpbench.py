@@ -1,0 +1,406 @@
+"""DCP-Bench-Open (Michailidis, Tsouros, Guns, 2026) problems as tasks.
+
+Layout read (the repository's ``dataset/`` folder): one folder per problem,
+
+    dataset/<name>/<name>.cpmpy.py   metadata comments (# Category:, # Source:), the problem description
+                                     as the first docstring (ending with a "Print … (var)" sentence that
+                                     names the decision variables), a default instance between
+                                     ``# Data`` and ``# End of data``, then the ground-truth CPMpy model,
+                                     ``model.solve()`` and a JSON print of the solution
+    dataset/<name>/<name>.json       the instances (a list of objects; the first is the default one).
+                                     An object with a ``description`` field instead overrides the docstring.
+
+PATH may be the repository, its ``dataset/`` folder, one problem folder, or the released
+``dcp-bench-open.jsonl`` (records with ``id``, ``description``, ``example_instance``, ``model``,
+``decision_variables``). Kept: satisfaction problems (no ``minimize``/``maximize``) whose model runs,
+whose decision variables are found, and whose Boolean encoding has at most ``MAX_TASK_VARS`` variables.
+
+How a problem becomes a task: its CPMpy script runs **in the sandbox** (tools/sandbox.py), stopped
+at its first solve call. The decision variables named in the description become Boolean task
+variables — a Boolean decision variable ``b[i]`` becomes ``b_i``; an integer one ``x[i]`` with domain
+lb..ub becomes one variable per value, ``x_i_eq_v`` ("x[i] = v"; negative values as ``m3``).
+The ground truth is CPMpy's CNF of the model's constraints plus the channelling
+``x_i_eq_v ⇔ (x[i] = v)``; every other variable (the model's own encodings, helper variables) is
+auxiliary. So the formula admits exactly the one-hot images of the model's solutions, and a
+formalization must also say that each integer takes exactly one value (the detailed description
+states it; the not-detailed one leaves it implicit). Ground-truth model counts of large problems
+may need ApproxMC (scoring picks the counting method; each count records how it was obtained).
+
+Conversions are cached on disk (``$AUTONESY_CACHE_DIR/dcpbench``, else the user cache directory),
+keyed by the problem's text, so a sweep converts each problem once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from autonesy.tasks.adapters import AdapterError
+from autonesy.tasks.task import RESERVED_NAMES, Descriptions, Task, TaskMetadata, Variable
+
+MAX_TASK_VARS = 400
+CONVERSION_VERSION = 1
+CITATION = ("K. Michailidis, D. Tsouros, T. Guns. DCP-Bench-Open: Evaluating LLMs for Constraint Modelling of "
+            "Discrete Combinatorial Problems (arXiv:2506.06052)")
+_DOCSTRING = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'', re.DOTALL)
+_DATA = re.compile(r"#\s*Data\b(.*?)#\s*End of data", re.DOTALL | re.IGNORECASE)
+_OPTIMISATION = re.compile(r"\b(minimize|maximize|minimise|maximise)\s*[(=]")
+
+
+@dataclass(frozen=True)
+class Problem:
+    id: str
+    description: str  # the docstring (or the JSON's description)
+    source: str  # the full runnable script: data + model (+ solve, which the sandbox stops at)
+    data: str  # the default instance as Python assignments
+    decision_variables: tuple[str, ...]
+    metadata: tuple[str, ...]
+    origin: str  # file the problem came from
+
+
+def decision_variables(description: str) -> tuple[str, ...]:
+    """Names in parentheses after the description's last 'Print' (as DCP-Bench-Open's own tools read them)."""
+    where = description.rfind("Print")
+    if where < 0:
+        return ()
+    names: list[str] = []
+    for group in re.findall(r"\(([^()]*)\)", description[where:]):
+        for item in group.split(","):
+            item = item.strip()
+            if item.isidentifier() and item not in names:
+                names.append(item)
+    return tuple(names)
+
+
+def _without_print_request(description: str) -> str:
+    """The description minus its closing 'Print …' paragraph (how to print a solution is not the constraint)."""
+    where = description.rfind("Print")
+    if where < 0:
+        return description.strip()
+    start = description.rfind("\n\n", 0, where)
+    head = description[:start] if start >= 0 else description[:where]
+    return head.strip() or description.strip()
+
+
+def _from_script(folder: Path) -> Problem:
+    script = folder / f"{folder.name}.cpmpy.py"
+    text = script.read_text(encoding="utf-8", errors="replace")
+    match = _DOCSTRING.search(text)
+    if match is None:
+        raise AdapterError(f"{script}: no problem description (docstring)")
+    description = textwrap.dedent(match.group(1) if match.group(1) is not None else match.group(2)).strip()
+    metadata = tuple(line.strip() for line in text[:match.start()].splitlines() if line.strip().startswith("#"))
+    instances = folder / f"{folder.name}.json"
+    if instances.is_file():
+        try:
+            data = json.loads(instances.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as error:
+            raise AdapterError(f"{instances}: not JSON ({error.msg})") from None
+        if isinstance(data, dict) and isinstance(data.get("description"), str):
+            description = data["description"].strip()
+    data_match = _DATA.search(text)
+    return Problem(folder.name, description, text, data_match.group(1).strip() if data_match else "",
+                   decision_variables(description), metadata, str(script))
+
+
+def _from_jsonl(path: Path) -> list[Problem]:
+    problems = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise AdapterError(f"{path}:{number}: not JSON ({error.msg})") from None
+        if not isinstance(record, dict) or not isinstance(record.get("id"), str) or not isinstance(record.get("model"), str):
+            raise AdapterError(f"{path}:{number}: expected a DCP-Bench-Open record with 'id' and 'model'")
+        description = str(record.get("description", "")).strip()
+        data = str(record.get("example_instance") or "").strip()
+        names = record.get("decision_variables")
+        names = tuple(n for n in names if isinstance(n, str)) if isinstance(names, list) else decision_variables(description)
+        problems.append(Problem(record["id"], description, f"{data}\n{record['model']}", data, names,
+                                tuple(map(str, record.get("metadata") or ())), f"{path}:{number}"))
+    return problems
+
+
+def problems(path: Path) -> dict[str, Problem]:
+    path = Path(path)
+    if not path.exists():
+        raise AdapterError(f"dcpbench: {path} does not exist")
+    if path.is_file():
+        if path.suffix != ".jsonl":
+            raise AdapterError(f"dcpbench: {path} is neither a problem folder nor a .jsonl release file")
+        return {p.id: p for p in _from_jsonl(path)}
+    if (path / "dataset").is_dir():
+        path = path / "dataset"
+    if (path / f"{path.name}.cpmpy.py").is_file():
+        folders = [path]
+    else:
+        folders = sorted(d for d in path.iterdir() if d.is_dir() and (d / f"{d.name}.cpmpy.py").is_file())
+    if not folders:
+        raise AdapterError(f"dcpbench: no problem folders (<name>/<name>.cpmpy.py) under {path}")
+    return {folder.name: _from_script(folder) for folder in folders}
+
+
+def static_reason(problem: Problem) -> str | None:
+    """Why a problem is left out before running anything (None: a candidate)."""
+    model = problem.source[_DOCSTRING.search(problem.source).end():] if _DOCSTRING.search(problem.source) else problem.source
+    if _OPTIMISATION.search(model):
+        return "optimisation problem"
+    if not problem.description:
+        return "no description"
+    if not problem.decision_variables:
+        return "no decision variables named in the description"
+    return None
+
+
+# ---------------------------------------------------------------------------------- sandbox
+SETUP = '''
+import cpmpy as cp
+import cpmpy.solvers
+
+
+class _StopAtSolve(BaseException):
+    """Raised by every solve call: the model is built, nothing is solved."""
+
+
+def _stop(*args, **kwargs):
+    raise _StopAtSolve()
+
+
+cp.Model.solve = _stop
+cp.Model.solveAll = _stop
+cp.SolverLookup.get = staticmethod(_stop)
+for _name in dir(cpmpy.solvers):
+    _cls = getattr(cpmpy.solvers, _name)
+    if isinstance(_cls, type) and hasattr(_cls, "solve"):
+        _cls.solve = _stop
+        if hasattr(_cls, "solveAll"):
+            _cls.solveAll = _stop
+'''
+
+COLLECT = '''
+def collect(ns, submitted):
+    import numpy as np
+    import cpmpy as cp
+    from cpmpy.expressions.core import Operator, BoolVal
+    from cpmpy.expressions.variables import _BoolVarImpl, _IntVarImpl, NegBoolView
+    from cpmpy.expressions.utils import flatlist
+    from cpmpy.transformations.to_cnf import to_cnf
+    from cpmpy.transformations.get_variables import get_variables
+
+    DECISION = {decision!r}
+    RESERVED = set({reserved!r})
+    MAX = {max_vars}
+    model = ns.get("model")
+    if not isinstance(model, cp.Model):
+        found = [v for v in ns.values() if isinstance(v, cp.Model)]
+        if len(found) != 1:
+            raise ProgramError("missing_definition", "the script defines no single cp.Model")
+        model = found[0]
+    if getattr(model, "objective_", None) is not None:
+        raise ProgramError("type", "an optimisation problem (the model has an objective)")
+    constraints = flatlist(model.constraints)
+    names, meanings, booleans, channels = [], [], [], []
+
+    def base_name(name, index):
+        base = name + "".join("_" + str(i) for i in index)
+        if not base[0].isalpha() or base in RESERVED or base.upper() in ("AND", "OR", "NOT", "IMPLIES", "IFF", "XOR", "TRUE", "FALSE"):
+            base = "v_" + base
+        return base
+
+    def written(name, index):
+        return name + "".join("[" + str(i) + "]" for i in index)
+
+    for name in DECISION:
+        if name not in ns:
+            raise ProgramError("missing_definition", "decision variable " + name + " is not defined by the script")
+        values = np.asarray(ns[name], dtype=object)
+        for index in np.ndindex(values.shape):
+            var = values[index]
+            if isinstance(var, NegBoolView):
+                var = ~var
+            if isinstance(var, _BoolVarImpl):
+                b = cp.boolvar(name=base_name(name, index))
+                names.append(b.name); meanings.append(written(name, index) + " is true")
+                booleans.append(b); channels.append(b == var)
+            elif isinstance(var, _IntVarImpl):
+                if var.ub - var.lb + 1 > MAX:
+                    raise ProgramError("too_large", written(name, index) + " has a domain of " + str(var.ub - var.lb + 1) + " values")
+                for value in range(int(var.lb), int(var.ub) + 1):
+                    shown = str(value) if value >= 0 else "m" + str(-value)
+                    b = cp.boolvar(name=base_name(name, index) + "_eq_" + shown)
+                    names.append(b.name); meanings.append(written(name, index) + " = " + str(value))
+                    booleans.append(b); channels.append(b == (var == value))
+            if len(names) > MAX:
+                raise ProgramError("too_large", "more than " + str(MAX) + " Boolean task variables")
+    if not names:
+        raise ProgramError("missing_definition", "the decision variables hold no CPMpy variables")
+    if len(set(names)) != len(names):
+        raise ProgramError("type", "two decision variables map to the same Boolean name")
+    clauses = to_cnf(constraints + channels)
+    variables = get_variables(clauses)
+    ids = {{id(v): i for i, v in enumerate(variables, start=1)}}
+    for b in booleans:
+        if id(b) not in ids:
+            variables.append(b)
+            ids[id(b)] = len(variables)
+
+    def literal(x):
+        if isinstance(x, NegBoolView):
+            return -ids[id(x._bv)]
+        if isinstance(x, _BoolVarImpl):
+            return ids[id(x)]
+        raise ProgramError("runtime", "unexpected literal in the CNF: " + str(x)[:60])
+
+    lines = []
+    for clause in clauses:
+        if isinstance(clause, (bool, np.bool_, BoolVal)):
+            if not bool(clause if not isinstance(clause, BoolVal) else clause.value()):
+                lines.append("0")
+            continue
+        if isinstance(clause, Operator) and clause.name == "or":
+            lines.append(" ".join(str(literal(x)) for x in clause.args) + " 0")
+        else:
+            lines.append(str(literal(clause)) + " 0")
+    dimacs = "\\n".join(["p cnf " + str(len(variables)) + " " + str(len(lines))] + lines) + "\\n"
+    return {{"dimacs": dimacs, "task_ids": {{b.name: [ids[id(b)]] for b in booleans}}, "names": names,
+            "meanings": meanings}}
+'''
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("AUTONESY_CACHE_DIR", "").strip()
+    if not base:
+        import platformdirs
+
+        base = platformdirs.user_cache_dir("autonesy-agent")
+    return Path(base) / "dcpbench"
+
+
+def _conversion_key(problem: Problem) -> str:
+    text = json.dumps([CONVERSION_VERSION, MAX_TASK_VARS, problem.source, list(problem.decision_variables)])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def convert(problem: Problem) -> dict[str, Any]:
+    """Run the problem's script in the sandbox: {"ok", "names", "meanings", "data"} or {"ok": False, "reason"}."""
+    reason = static_reason(problem)
+    if reason:
+        return {"ok": False, "reason": reason}
+    path = _cache_dir() / f"{_conversion_key(problem)}.json"
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        pass
+    from autonesy.tools.sandbox import SandboxLimits, run_program
+
+    program = "try:\n" + textwrap.indent(problem.source, "    ") + "\n    pass\nexcept _StopAtSolve:\n    pass\n"
+    collect = COLLECT.format(decision=list(problem.decision_variables), reserved=sorted(RESERVED_NAMES),
+                             max_vars=MAX_TASK_VARS)
+    result = run_program(program, setup=SETUP, collect=collect,
+                         preload=("cpmpy", "numpy", "cpmpy.transformations.to_cnf", "pindakaas"),
+                         limits=SandboxLimits(cpu_seconds=60.0, wall_seconds=90.0), prewarm=True)
+    if result.ok:
+        outcome = {"ok": True, "names": result.result["names"], "meanings": result.result["meanings"],
+                   "data": {k: result.result[k] for k in ("dimacs", "task_ids")}}
+    elif result.error_kind == "internal":
+        raise AdapterError(f"dcpbench {problem.id}: the sandbox failed: {result.message}")
+    else:
+        outcome = {"ok": False, "reason": f"{result.error_kind}: {result.message.splitlines()[0][:200] if result.message else ''}"}
+    try:  # cache both outcomes: a script that fails fails the same way next time
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(outcome))
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return outcome
+
+
+def _stamp(path: Path) -> tuple:
+    """What a cached read depends on: the files' names, sizes and modification times."""
+    if path.is_file():
+        files = [path]
+    else:
+        root = path / "dataset" if (path / "dataset").is_dir() else path
+        files = sorted(root.glob("*.cpmpy.py")) + sorted(root.glob("*.json")) + \
+            sorted(root.glob("*/*.cpmpy.py")) + sorted(root.glob("*/*.json"))
+    return tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+
+
+@lru_cache(maxsize=8)
+def _problems(path: Path, stamp: tuple) -> dict[str, Problem]:
+    return problems(path)
+
+
+def _all(path: Path) -> dict[str, Problem]:
+    path = Path(path)
+    if not path.exists():
+        raise AdapterError(f"dcpbench: {path} does not exist")
+    return _problems(path, _stamp(path))
+
+
+def survey(path: Path) -> dict[str, dict[str, Any]]:
+    """Every problem's conversion outcome (runs the sandbox for uncached ones, in parallel)."""
+    found = _all(path)
+    with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
+        outcomes = list(pool.map(convert, found.values()))
+    return dict(zip(found, outcomes))
+
+
+def keys(path: Path) -> list[str]:
+    """Ids of the kept problems (satisfaction problems that convert within the limits)."""
+    return [key for key, outcome in survey(path).items() if outcome.get("ok")]
+
+
+@lru_cache(maxsize=256)
+def _task(path: Path, key: str, stamp: tuple) -> Task:
+    found = _problems(path, stamp)
+    where = f"dcpbench:{path}#{key}"
+    if key not in found:
+        raise AdapterError(f"{where}: no such problem")
+    problem = found[key]
+    outcome = convert(problem)
+    if not outcome.get("ok"):
+        raise AdapterError(f"{where}: left out ({outcome.get('reason')})")
+    from autonesy.tools.formats.cpmpy_program import reindex
+
+    names = list(outcome["names"])
+    cnf = reindex(outcome["data"], names)
+    variables = tuple(Variable(n, m) for n, m in zip(names, outcome["meanings"]))
+    statement = _without_print_request(problem.description)
+    data = f"\n\nInstance data:\n{problem.data}" if problem.data else ""
+    integers = any("_eq_" in n for n in names)
+    encoding = ("\n\nBoolean encoding: each integer decision variable is represented by one Boolean variable per value "
+                "of its domain (the variable named x_i_eq_v is true exactly when x[i] = v); exactly one of them is "
+                "true for each integer variable." if integers else "")
+    metadata = TaskMetadata(
+        source_dataset=f"DCP-Bench-Open, problem {problem.id} ({problem.origin})",
+        citation=CITATION,
+        licence="as distributed with DCP-Bench-Open (see its LICENSE)",
+        published_clauses=None,
+        data_provenance="none",
+        equivalence_method="none",
+        design_notes=(f"decision variables {', '.join(problem.decision_variables)} one-hot encoded into {len(names)} "
+                      f"Boolean variables; ground truth = CPMpy's CNF of the model + channelling "
+                      f"({len(cnf.clauses)} clauses, {cnf.num_aux_vars} auxiliary variables); "
+                      + "; ".join(problem.metadata)),
+    )
+    return Task(f"dcpbench-{problem.id}", variables,
+                Descriptions(f"{statement}{data}{encoding}", f"{statement}{data}"), metadata, lambda: cnf, None)
+
+
+def load(path: Path, key: str) -> Task:
+    path = Path(path)
+    if not path.exists():
+        raise AdapterError(f"dcpbench: {path} does not exist")
+    return _task(path, key, _stamp(path))

@@ -1,0 +1,228 @@
+"""Where annotated data lives on disk, and how it is written so that a cache is never half-written.
+
+Data directory, first match wins:
+
+1. an explicit ``data_dir`` (the CLI's ``--data-dir``);
+2. the environment variable ``AUTONESY_DATA_DIR``;
+3. ``platformdirs.user_cache_dir("autonesy-agent") / "data"`` (e.g. ``~/.cache/autonesy-agent/data``).
+
+Generated data sits under ``DIR/generated/<task>/seed-<seed>_n<train>-<val>-<test>/``:
+
+    train.npz  val.npz  test.npz   arrays x, y and any extras (e.g. image_ids, costs)
+    manifest.json                   task, seed, sizes, provenance, generator version, shapes,
+                                    and the sha256 and byte size of each .npz
+
+(``generated/`` keeps it apart from original datasets that loaders read from the same directory.)
+The sizes are part of the key, so a small test build never shadows the default one.
+
+Determinism: ``np.savez`` stamps every zip member with the current time, so two builds of the same
+data would differ byte-wise. :func:`write_npz` writes the same zip format (``np.load`` reads it)
+with fixed member metadata: a fixed date (1980-01-01), a fixed creating system and permission bits,
+members in sorted order, DEFLATE at level 6. Equal arrays give byte-identical files with a given
+zlib; the manifest holds no timestamp either.
+
+Atomicity: a cache entry is built in a temporary sibling directory (``.tmp-…``) and renamed into
+place only once every file and, last, the manifest are written and flushed. A crash leaves at most a
+stray temporary directory (swept on the next build), never a half-written entry. An entry whose
+manifest is missing or unreadable, names another generator version, or whose files are missing or
+fail their sha256 check is treated as absent and rebuilt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import shutil
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import platformdirs
+
+from autonesy.tasks.task import TaskError
+
+ENV_VAR = "AUTONESY_DATA_DIR"
+APP_NAME = "autonesy-agent"
+GENERATED = "generated"
+SPLITS = ("train", "val", "test")
+MANIFEST = "manifest.json"
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+_STALE_TMP_S = 3600.0  # temporary build directories older than this are leftovers of a crash
+
+
+class DataError(TaskError):
+    """Data that cannot be built, read or trusted; the message says which task and why."""
+
+
+def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
+    """The data directory: ``data_dir`` if given, else $AUTONESY_DATA_DIR, else the user cache dir."""
+    if data_dir is not None and str(data_dir) != "":
+        return Path(data_dir).expanduser()
+    env = os.environ.get(ENV_VAR, "").strip()
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_cache_dir(APP_NAME)) / "data"
+
+
+def entry_name(seed: int, sizes: Mapping[str, int]) -> str:
+    return f"seed-{int(seed)}_n{sizes['train']}-{sizes['val']}-{sizes['test']}"
+
+
+def entry_dir(root: Path, task_name: str, seed: int, sizes: Mapping[str, int]) -> Path:
+    return root / GENERATED / task_name / entry_name(seed, sizes)
+
+
+# ------------------------------------------------------------------------------------- npz files
+
+
+def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
+    """A .npz archive of ``arrays`` whose bytes depend on the arrays only (no timestamps)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name in sorted(arrays):
+            member = io.BytesIO()
+            np.lib.format.write_array(member, np.ascontiguousarray(arrays[name]), allow_pickle=False)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=_ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.create_system = 3  # Unix, whatever the host
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, member.getvalue(), compresslevel=6)
+    return buffer.getvalue()
+
+
+def write_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
+    atomic_write_bytes(Path(path), npz_bytes(arrays))
+
+
+def read_npz(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as archive:
+        return {name: archive[name] for name in archive.files}
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same directory and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def dump_json(data: Any) -> bytes:
+    """Canonical JSON bytes (sorted keys, fixed indentation, trailing newline)."""
+    return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode()
+
+
+# ---------------------------------------------------------------------------------- cache entries
+
+
+def read_manifest(directory: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((directory / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def verify_entry(directory: Path, *, version: str | None = None, check_hashes: bool = True) -> dict[str, Any] | None:
+    """The manifest of a complete, intact entry, or None (missing, stale version, corrupted file)."""
+    manifest = read_manifest(directory)
+    if manifest is None:
+        return None
+    if version is not None and manifest.get("generator_version") != version:
+        return None
+    files = manifest.get("files")
+    if not isinstance(files, dict) or set(files) != set(SPLITS):
+        return None
+    for split, record in files.items():
+        path = directory / f"{split}.npz"
+        try:
+            if not isinstance(record, dict) or path.stat().st_size != record.get("bytes"):
+                return None
+            if check_hashes and sha256_file(path) != record.get("sha256"):
+                return None
+        except OSError:
+            return None
+    return manifest
+
+
+def publish_entry(directory: Path, split_arrays: Mapping[str, Mapping[str, np.ndarray]], manifest: dict[str, Any]) -> dict[str, Any]:
+    """Write the splits and the manifest (with file hashes added) to ``directory``, atomically.
+
+    Everything goes to a temporary sibling directory first; the finished directory replaces any
+    previous (invalid) entry by a rename. Returns the manifest as written.
+    """
+    parent = directory.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    _sweep_stale(parent)
+    tmp = Path(tempfile.mkdtemp(dir=parent, prefix=f".tmp-{directory.name}-"))
+    try:
+        files = {}
+        for split in SPLITS:
+            data = npz_bytes(split_arrays[split])
+            path = tmp / f"{split}.npz"
+            with open(path, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            files[split] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+        manifest = {**manifest, "files": files}
+        with open(tmp / MANIFEST, "wb") as handle:
+            handle.write(dump_json(manifest))
+            handle.flush()
+            os.fsync(handle.fileno())
+        if directory.exists():
+            _remove(directory)
+        try:
+            os.replace(tmp, directory)
+        except OSError:
+            # Another process published the same entry meanwhile: keep theirs if it is intact.
+            if verify_entry(directory, version=manifest.get("generator_version")) is None:
+                raise
+            _remove(tmp)
+    except BaseException:
+        if tmp.exists():
+            _remove(tmp)
+        raise
+    return manifest
+
+
+def _remove(path: Path) -> None:
+    """Delete a directory by first renaming it aside, so a reader never sees it half-deleted."""
+    aside = path.with_name(f".tmp-removing-{path.name}-{os.getpid()}-{time.monotonic_ns()}")
+    try:
+        os.replace(path, aside)
+    except OSError:
+        aside = path
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+def _sweep_stale(parent: Path) -> None:
+    now = time.time()
+    for child in parent.glob(".tmp-*"):
+        try:
+            if now - child.stat().st_mtime > _STALE_TMP_S:
+                shutil.rmtree(child, ignore_errors=True)
+        except OSError:
+            continue

@@ -1,0 +1,188 @@
+"""VifBench constraints and instructions: the eleven constraint types, their wording, and the
+composition of several constraints into one instruction (¬, ∧, ∨, ⇒, ⇔) as text and as a formula.
+
+An instruction is a conjunction of *requirements*; each requirement is one constraint, its negation,
+or two constraints joined by OR, IMPLIES or IFF. The formula is written in the composition language
+of :mod:`autonesy.tools.verify_solver` (one requirement per line), and the instruction text renders
+the same requirements in English, one bullet each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from autonesy.tools.checkers import CONSTRAINT_TYPES, SEMANTIC_TYPES, reference_check
+from autonesy.tools.formats.expr import Expr, Op, Var, conj
+
+PART_OPS = ("lit", "not", "or", "implies", "iff")
+CONVENTIONS = (
+    "Conventions: a title is a first line written as <<Title>>; a subsection title is a line starting with "
+    '"## "; words, sentences and the first and last words are counted in the text without the title and '
+    "the subsection title lines."
+)
+
+
+def _quoted(items: list[str]) -> str:
+    quoted = [f'"{item}"' for item in items]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def clause(constraint_type: str, params: Mapping[str, Any]) -> str:
+    """The constraint as a lower-case clause ("the response ...")."""
+    p = dict(params)
+    if constraint_type == "writing_tone":
+        return f"the response is written in {'an' if p['tone'][0] in 'aeiou' else 'a'} {p['tone']} tone"
+    if constraint_type == "writing_topic":
+        return f"the response is about {p['topic']}"
+    if constraint_type == "keyword_inclusion":
+        kws = list(p["keywords"])
+        return (f"the response includes the keyword {_quoted(kws)}" if len(kws) == 1
+                else f"the response includes each of the keywords {_quoted(kws)}")
+    if constraint_type == "keyword_exclusion":
+        kws = list(p["keywords"])
+        return (f"the response does not use the word {_quoted(kws)}" if len(kws) == 1
+                else f"the response uses none of the words {_quoted(kws)}")
+    if constraint_type == "response_title":
+        return "the response has a title wrapped in double angular brackets, such as <<Title>>"
+    if constraint_type == "subsection_titles":
+        count = p["count"]
+        what = "exactly one subsection" if count == 1 else f"exactly {count} subsections"
+        return f"the response is divided into {what}, each opened by a title line starting with \"## \""
+    if constraint_type == "words_per_sentence":
+        return f"every sentence has {p['relation']} {p['limit']} words"
+    if constraint_type == "word_count_parity":
+        return f"the response has an {p['parity']} number of words"
+    if constraint_type == "total_word_count":
+        return f"the response has {p['relation']} {p['limit']} words in total"
+    if constraint_type == "same_start_end_word":
+        return "the response starts and ends with the same word"
+    if constraint_type == "subsections_same_start_end_word":
+        return "every subsection starts and ends with the same word"
+    raise ValueError(f"unknown constraint type {constraint_type!r}")
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+@dataclass(frozen=True)
+class Constraint:
+    id: str  # C1, C2, ...
+    type: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return "semantic" if self.type in SEMANTIC_TYPES else "logic"
+
+    @property
+    def clause(self) -> str:
+        return clause(self.type, self.params)
+
+    @property
+    def summary(self) -> str:
+        """The one-line summary a formulation agent is expected to extract."""
+        return _capital(self.clause) + "."
+
+    def check(self, response: str) -> bool:
+        return reference_check(self.type, response, self.params)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "type": self.type, "kind": self.kind, "summary": self.summary,
+                "params": dict(self.params)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Constraint":
+        if data.get("type") not in CONSTRAINT_TYPES:
+            raise ValueError(f"unknown constraint type {data.get('type')!r}")
+        return cls(str(data["id"]), str(data["type"]), dict(data.get("params") or {}))
+
+
+@dataclass(frozen=True)
+class Part:
+    """One requirement of an instruction: ``op`` over one or two constraint ids."""
+
+    op: str  # lit | not | or | implies | iff
+    args: tuple[str, ...]
+
+    def formula(self) -> str:
+        if self.op == "lit":
+            return self.args[0]
+        if self.op == "not":
+            return f"NOT {self.args[0]}"
+        return f" {self.op.upper()} ".join(self.args)
+
+    def sentence(self, by_id: Mapping[str, Constraint]) -> str:
+        a = by_id[self.args[0]].clause
+        if self.op == "lit":
+            return _capital(a) + "."
+        if self.op == "not":
+            return f"It is not the case that {a}."
+        b = by_id[self.args[1]].clause
+        if self.op == "or":
+            return f"Either {a}, or {b} (or both)."
+        if self.op == "implies":
+            return f"If {a}, then {b}."
+        return f"{_capital(a)} if and only if {b}."
+
+    def expr(self, index: Mapping[str, int]) -> Expr:
+        args = tuple(Var(index[a]) for a in self.args)
+        if self.op == "lit":
+            return args[0]
+        if self.op == "not":
+            return Op("not", args)
+        return Op(self.op, args)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"op": self.op, "args": list(self.args)}
+
+
+@dataclass(frozen=True)
+class Instruction:
+    constraints: tuple[Constraint, ...]
+    parts: tuple[Part, ...]
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(c.id for c in self.constraints)
+
+    @property
+    def by_id(self) -> dict[str, Constraint]:
+        return {c.id: c for c in self.constraints}
+
+    @property
+    def formula(self) -> str:
+        return "\n".join(part.formula() for part in self.parts)
+
+    def expr(self) -> Expr:
+        index = {cid: i for i, cid in enumerate(self.ids, start=1)}
+        return conj(*(part.expr(index) for part in self.parts))
+
+    @property
+    def text(self) -> str:
+        by_id = self.by_id
+        bullets = "\n".join(f"- {part.sentence(by_id)}" for part in self.parts)
+        return f"Write a short text that meets every requirement below.\n{bullets}\n{CONVENTIONS}"
+
+    def labels(self, response: str) -> dict[str, bool]:
+        return {c.id: c.check(response) for c in self.constraints}
+
+    def verdict(self, labels: Mapping[str, bool]) -> str:
+        from autonesy.tools.formats.expr import evaluate
+
+        values = {i: bool(labels[cid]) for i, cid in enumerate(self.ids, start=1)}
+        return "sat" if evaluate(self.expr(), values) else "unsat"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"constraints": [c.to_dict() for c in self.constraints], "parts": [p.to_dict() for p in self.parts],
+                "formula": self.formula}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Instruction":
+        constraints = tuple(Constraint.from_dict(c) for c in data["constraints"])
+        parts = tuple(Part(p["op"], tuple(p["args"])) for p in data["parts"])
+        return cls(constraints, parts)
+
+
+__all__ = ["CONVENTIONS", "Constraint", "Instruction", "PART_OPS", "Part", "clause"]

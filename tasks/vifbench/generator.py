@@ -1,0 +1,443 @@
+"""The VifBench-style generator: instructions of 2 to 10 constraints with a sat and an unsat output each.
+
+For every instruction (deterministic in ``seed`` and its index):
+
+1. draw ``n`` constraint types (distinct; ``n`` cycles through the complexity groups ``2-3``, ``4-5``,
+   ``6-7``, ``8-10``) and compose them into requirements (a constraint, NOT, OR, IMPLIES, IFF);
+2. synthesise a *base* text from the sentence banks (:mod:`.banks`) and choose every constraint's
+   parameters so that the base satisfies all of them (keywords among the words it uses, limits
+   around its counts, its tone and topic, …);
+3. for each verdict, draw a target truth value per constraint — a model of the formula for ``sat``,
+   a counter-model for ``unsat``, few violations preferred — and *mutate* a copy of the base to
+   violate exactly the constraints the target makes false (re-write on another tone or topic, swap a
+   keyword, drop the title or a subsection title, lengthen or shorten a sentence, add or remove a
+   word or sentences, change a first or last word);
+4. label the result with the reference checkers (:mod:`autonesy.tools.checkers`) — the labels are
+   always the checkers', never the target's — and compute the verdict from the labels and the
+   formula. A mutation that also flipped another constraint is retried; when no clean variant is
+   found, any variant with the wanted verdict is kept (``clean: false``).
+
+So every instruction has one ``sat`` and one ``unsat`` output: the data is balanced per group. An
+LLM may write the outputs instead (``autonesy.graph.vifbench``); they are labelled the same way.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from autonesy.tasks.vifbench.banks import (EDGE_WORDS, FILLER, NOUNS, PREDICATE_LENGTHS, PREDICATES, SECTION_NAMES,
+                                           SUBJECT_LENGTHS, SUBJECTS, TITLES)
+from autonesy.tasks.vifbench.constraints import Constraint, Instruction, Part
+from autonesy.tools.checkers import CONSTRAINT_TYPES, body_text, sentences, words
+from autonesy.tools.formats.expr import evaluate
+
+GROUPS: tuple[tuple[str, int, int], ...] = (("2-3", 2, 3), ("4-5", 4, 5), ("6-7", 6, 7), ("8-10", 8, 10))
+MAX_TRIES = 40
+
+
+def group_of(n: int) -> str:
+    for name, low, high in GROUPS:
+        if low <= n <= high:
+            return name
+    raise ValueError(f"no complexity group for {n} constraints (2 to 10)")
+
+
+# --------------------------------------------------------------------------------------------------
+# Synthetic documents
+
+
+@dataclass
+class Sentence:
+    subject: int
+    predicate: int
+    topic: str
+    tone: str
+    tail: str | None = None  # "near the NOUN"
+    lead: str | None = None  # an edge word opening the sentence
+    trail: str | None = None  # an edge word closing it
+    filler: bool = False
+
+    def render(self) -> str:
+        subject = SUBJECTS[self.topic][self.subject]
+        parts = []
+        if self.lead:
+            parts.append(self.lead.capitalize() + ",")
+        else:
+            subject = subject[:1].upper() + subject[1:]
+        parts.append(subject)
+        if self.filler:
+            parts.append(FILLER)
+        parts.append(PREDICATES[self.tone][self.predicate])
+        if self.tail:
+            parts.append(f"near the {self.tail}")
+        if self.trail:
+            parts.append(self.trail)
+        return " ".join(parts) + "."
+
+    def length(self) -> int:
+        return (SUBJECT_LENGTHS[self.subject] + PREDICATE_LENGTHS[self.predicate] + 3 * bool(self.tail)
+                + bool(self.lead) + bool(self.trail) + bool(self.filler))
+
+
+@dataclass
+class Section:
+    title: str | None
+    sentences: list[Sentence]
+
+
+@dataclass
+class Document:
+    title: str | None
+    sections: list[Section]
+
+    def render(self) -> str:
+        lines: list[str] = []
+        if self.title:
+            lines += [f"<<{self.title}>>", ""]
+        for section in self.sections:
+            if section.title:
+                lines.append(f"## {section.title}")
+            lines.append(" ".join(s.render() for s in section.sentences))
+            lines.append("")
+        return "\n".join(lines).strip() + "\n"
+
+    def all_sentences(self) -> list[Sentence]:
+        return [s for section in self.sections for s in section.sentences]
+
+    def tails(self) -> list[str]:
+        return [s.tail for s in self.all_sentences() if s.tail]
+
+
+def base_document(types: Iterable[str], rng: random.Random) -> Document:
+    types = set(types)
+    topic = rng.choice(sorted(SUBJECTS))
+    tone = rng.choice(sorted(PREDICATES))
+    headings = bool(types & {"subsection_titles", "subsections_same_start_end_word"}) or rng.random() < 0.3
+    count = rng.randint(1, 4) if headings else 1
+    sections = []
+    for k in range(count):
+        size = rng.randint(2, 4) if headings else rng.randint(3, 6)
+        sentences_ = [Sentence(rng.randrange(7), rng.randrange(7), topic, tone) for _ in range(size)]
+        sections.append(Section(SECTION_NAMES[k] if headings else None, sentences_))
+    doc = Document(rng.choice(TITLES) if ("response_title" in types or rng.random() < 0.5) else None, sections)
+    every = doc.all_sentences()
+    with_tail = rng.sample(every, min(len(every), max(3, len(every) // 2)))
+    for sentence, noun in zip(with_tail, rng.sample(NOUNS, len(with_tail))):
+        sentence.tail = noun
+    edges = [rng.choice(EDGE_WORDS) for _ in sections]
+    if "same_start_end_word" in types:
+        edges[-1] = edges[0]
+    for section, word in zip(sections, edges):
+        section.sentences[0].lead = word
+        section.sentences[-1].trail = word
+    return doc
+
+
+def _stats(text: str) -> dict[str, Any]:
+    lengths = [len(words(s)) for s in sentences(text)]
+    return {"lengths": lengths, "total": len(words(body_text(text)))}
+
+
+def choose_params(constraint_type: str, doc: Document, rng: random.Random, taken: set[str]) -> dict[str, Any]:
+    """Parameters under which ``doc`` satisfies the constraint."""
+    text = doc.render()
+    stats = _stats(text)
+    first = doc.all_sentences()[0]
+    if constraint_type == "writing_tone":
+        return {"tone": first.tone}
+    if constraint_type == "writing_topic":
+        return {"topic": first.topic}
+    if constraint_type == "keyword_inclusion":
+        present = sorted(set(doc.tails()) - taken)
+        chosen = rng.sample(present, rng.randint(1, min(3, len(present))))
+        taken.update(chosen)
+        return {"keywords": chosen}
+    if constraint_type == "keyword_exclusion":
+        absent = sorted(set(NOUNS) - set(doc.tails()) - taken)
+        chosen = rng.sample(absent, rng.randint(1, min(3, len(absent))))
+        taken.update(chosen)
+        return {"keywords": chosen}
+    if constraint_type == "subsection_titles":
+        return {"count": len(doc.sections)}
+    if constraint_type == "words_per_sentence":
+        if rng.random() < 0.5:
+            return {"relation": "at most", "limit": max(stats["lengths"]) + rng.randint(0, 2)}
+        return {"relation": "at least", "limit": max(1, min(stats["lengths"]) - rng.randint(0, 2))}
+    if constraint_type == "word_count_parity":
+        return {"parity": "even" if stats["total"] % 2 == 0 else "odd"}
+    if constraint_type == "total_word_count":
+        if rng.random() < 0.5:
+            return {"relation": "at most", "limit": stats["total"] + rng.randint(0, 8)}
+        return {"relation": "at least", "limit": max(1, stats["total"] - rng.randint(0, 8))}
+    return {}  # response_title, same_start_end_word, subsections_same_start_end_word
+
+
+# --------------------------------------------------------------------------------------------------
+# Mutations: each tries to make one constraint false on the document (in place)
+
+
+def _middle_positions(doc: Document) -> list[tuple[int, int]]:
+    """(section, index) of sentences that are neither first nor last of their section."""
+    return [(k, i) for k, section in enumerate(doc.sections) for i in range(1, len(section.sentences) - 1)]
+
+
+def _other_edge(word: str, rng: random.Random) -> str:
+    return rng.choice([w for w in EDGE_WORDS if w != word])
+
+
+def mutate(doc: Document, constraint: Constraint, instruction: Instruction, rng: random.Random) -> None:
+    kind, params = constraint.type, constraint.params
+    every = doc.all_sentences()
+    if kind == "writing_tone":
+        tone = rng.choice([t for t in sorted(PREDICATES) if t != params["tone"]])
+        for s in every:
+            s.tone = tone
+    elif kind == "writing_topic":
+        topic = rng.choice([t for t in sorted(SUBJECTS) if t != params["topic"]])
+        for s in every:
+            s.topic = topic
+    elif kind == "keyword_inclusion":
+        keyword = rng.choice(list(params["keywords"]))
+        reserved = {k for c in instruction.constraints if c.type.startswith("keyword_") for k in c.params["keywords"]}
+        spare = sorted(set(NOUNS) - reserved - set(doc.tails()))
+        for s in every:
+            if s.tail == keyword:
+                s.tail = rng.choice(spare)
+    elif kind == "keyword_exclusion":
+        word = rng.choice(list(params["keywords"]))
+        protected = {k for c in instruction.constraints if c.type == "keyword_inclusion" for k in c.params["keywords"]}
+        candidates = [s for s in every if s.tail and s.tail not in protected] or [s for s in every if not s.tail]
+        rng.choice(candidates or every).tail = word
+    elif kind == "response_title":
+        doc.title = None
+    elif kind == "subsection_titles":
+        choice = rng.random()
+        if choice < 0.6 or len(doc.sections) == 1:
+            doc.sections[0].title = None  # the first subsection loses its title
+        elif choice < 0.8:  # one more titled subsection, edges kept
+            last = doc.sections[-1]
+            model = rng.choice(every)
+            edge = last.sentences[-1].trail
+            extra = Sentence(model.subject, model.predicate, model.topic, model.tone, lead=edge, trail=edge)
+            names = [n for n in SECTION_NAMES if n not in {s.title for s in doc.sections}]
+            doc.sections.append(Section(names[0] if names else "Part Extra", [extra]))
+        else:  # two subsections merged
+            doc.sections[-1].title = None
+    elif kind == "words_per_sentence":
+        positions = _middle_positions(doc) or [(k, i) for k, sec in enumerate(doc.sections) for i in range(len(sec.sentences))]
+        k, i = rng.choice(positions)
+        s = doc.sections[k].sentences[i]
+        if params["relation"] == "at most":
+            s.subject, s.predicate = rng.choice([(7, 7), (7, 6), (6, 7)])
+            if not s.tail:
+                s.tail = rng.choice(sorted(set(NOUNS) - _keywords(instruction)))
+            s.filler = s.length() <= params["limit"]
+        else:
+            protected = {k for c in instruction.constraints if c.type == "keyword_inclusion" for k in c.params["keywords"]}
+            s.subject, s.predicate, s.filler = 0, rng.choice([0, 1]), False
+            if s.tail and s.tail not in protected:
+                s.tail = None
+    elif kind == "word_count_parity":
+        s = rng.choice(every)
+        s.filler = not s.filler
+    elif kind == "total_word_count":
+        limit = params["limit"]
+        if params["relation"] == "at most":
+            while len(words(body_text(doc.render()))) <= limit:
+                section = rng.choice(doc.sections)
+                model = rng.choice(every)
+                new = Sentence(model.subject, model.predicate, model.topic, model.tone)
+                section.sentences.insert(max(1, len(section.sentences) - 1), new)
+        else:
+            while len(words(body_text(doc.render()))) >= limit:
+                positions = _middle_positions(doc)
+                if not positions:
+                    break
+                k, i = rng.choice(positions)
+                del doc.sections[k].sentences[i]
+    elif kind == "same_start_end_word":
+        if rng.random() < 0.5:
+            last = doc.sections[-1].sentences[-1]
+            last.trail = _other_edge(doc.sections[0].sentences[0].lead or "", rng)
+        else:
+            first = doc.sections[0].sentences[0]
+            first.lead = _other_edge(doc.sections[-1].sentences[-1].trail or "", rng)
+    elif kind == "subsections_same_start_end_word":
+        sections = doc.sections
+        if len(sections) >= 3:
+            target = rng.choice(sections[1:-1]).sentences[-1]
+            target.trail = _other_edge(target.trail or "", rng)
+        elif len(sections) == 2:
+            if rng.random() < 0.5:
+                sections[0].sentences[-1].trail = _other_edge(sections[0].sentences[0].lead or "", rng)
+            else:
+                sections[1].sentences[0].lead = _other_edge(sections[1].sentences[-1].trail or "", rng)
+        else:
+            sections[0].sentences[-1].trail = _other_edge(sections[0].sentences[0].lead or "", rng)
+    else:  # pragma: no cover - all types are handled above
+        raise ValueError(f"no mutation for {kind!r}")
+
+
+def _keywords(instruction: Instruction) -> set[str]:
+    return {k for c in instruction.constraints if c.type.startswith("keyword_") for k in c.params["keywords"]}
+
+
+# --------------------------------------------------------------------------------------------------
+# Instructions and their outputs
+
+
+def compose(ids: list[str], rng: random.Random) -> list[Part]:
+    """Requirements over the ids: single constraints, NOT, and pairs joined by OR / IMPLIES / IFF."""
+    pending = list(ids)
+    parts: list[Part] = []
+    while pending:
+        if len(pending) >= 2 and rng.random() < 0.5:
+            op = rng.choice(["or", "implies", "implies", "iff"])
+            parts.append(Part(op, (pending.pop(0), pending.pop(0))))
+        else:
+            parts.append(Part("not" if rng.random() < 0.2 else "lit", (pending.pop(0),)))
+    return parts
+
+
+def make_instruction(n: int, rng: random.Random) -> tuple[Instruction, Document]:
+    types = rng.sample(CONSTRAINT_TYPES, n)
+    ids = [f"C{i}" for i in range(1, n + 1)]
+    parts = compose(ids, rng)
+    doc = base_document(types, rng)
+    taken: set[str] = set()
+    constraints = tuple(Constraint(cid, ctype, choose_params(ctype, doc, rng, taken)) for cid, ctype in zip(ids, types))
+    return Instruction(constraints, tuple(parts)), doc
+
+
+def _assignments(instruction: Instruction, verdict: str) -> list[dict[str, bool]]:
+    expr, ids = instruction.expr(), instruction.ids
+    wanted = verdict == "sat"
+    found = []
+    for values in itertools.product((True, False), repeat=len(ids)):
+        if evaluate(expr, dict(enumerate(values, start=1))) == wanted:
+            found.append(dict(zip(ids, values)))
+    return found
+
+
+def realize(instruction: Instruction, base: Document, verdict: str, rng: random.Random
+            ) -> tuple[Document, dict[str, bool], dict[str, bool], bool] | None:
+    """A mutated copy of ``base`` with the wanted verdict: (document, labels, target, clean)."""
+    candidates = _assignments(instruction, verdict)
+    weights = [0.35 ** sum(not v for v in target.values()) for target in candidates]
+    fallback = None
+    for _ in range(4):  # targets
+        target = rng.choices(candidates, weights)[0]
+        false = [c for c in instruction.constraints if not target[c.id]]
+        for _ in range(MAX_TRIES // 4):
+            doc = copy.deepcopy(base)
+            for constraint in rng.sample(false, len(false)):
+                mutate(doc, constraint, instruction, rng)
+            labels = instruction.labels(doc.render())
+            if labels == target:
+                return doc, labels, target, True
+            if fallback is None and instruction.verdict(labels) == verdict:
+                fallback = (doc, labels, target, False)
+    return fallback
+
+
+@dataclass
+class GeneratedItem:
+    instruction_id: str
+    instruction: Instruction
+    group: str
+    base: Document
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+
+def record(item_id: str, instruction_id: str, instruction: Instruction, output: str, labels: Mapping[str, bool],
+           *, source: str, clean: bool | None, target: Mapping[str, bool] | None = None) -> dict[str, Any]:
+    verdict = instruction.verdict(labels)
+    return {
+        "id": item_id,
+        "instruction_id": instruction_id,
+        "instruction": instruction.text,
+        "output": output,
+        "verdict": verdict,
+        "labels": dict(labels),
+        "target_labels": dict(target) if target is not None else None,
+        "clean": clean,
+        "n_constraints": len(instruction.constraints),
+        "group": group_of(len(instruction.constraints)),
+        "formula": instruction.formula,
+        "constraints": [c.to_dict() for c in instruction.constraints],
+        "parts": [p.to_dict() for p in instruction.parts],
+        "source": source,
+    }
+
+
+def constraint_counts(count: int, rng: random.Random) -> list[int]:
+    """``count`` constraint numbers cycling through the complexity groups (balanced groups)."""
+    return [rng.randint(low, high) for k in range(count) for _, low, high in [GROUPS[k % len(GROUPS)]]]
+
+
+def generate_instruction(seed: int, index: int, n: int) -> GeneratedItem:
+    rng = random.Random(f"vifbench:{seed}:{index}")
+    while True:
+        instruction, base = make_instruction(n, rng)
+        outputs = [realize(instruction, base, verdict, rng) for verdict in ("sat", "unsat")]
+        if all(outputs):
+            break
+    instruction_id = f"vif-{seed}-{index:04d}"
+    item = GeneratedItem(instruction_id, instruction, group_of(n), base)
+    for verdict, (doc, labels, target, clean) in zip(("sat", "unsat"), outputs):
+        item.records.append(record(f"{instruction_id}-{verdict}", instruction_id, instruction, doc.render(), labels,
+                                   source="synthetic", clean=clean, target=target))
+    return item
+
+
+def generate(count: int, seed: int = 0) -> list[dict[str, Any]]:
+    """``count`` instructions → ``2 * count`` records (one sat and one unsat output each), offline."""
+    sizes = constraint_counts(count, random.Random(f"vifbench-sizes:{seed}"))
+    records = []
+    for index, n in enumerate(sizes):
+        records.extend(generate_instruction(seed, index, n).records)
+    return records
+
+
+def label_distribution(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per complexity group (and ``all``): pairs, verdicts, per-constraint labels, clean mutations,
+    and true/false labels per constraint type."""
+    table: dict[str, dict[str, Any]] = {}
+    for rec in records:
+        for group in (rec["group"], "all"):
+            row = table.setdefault(group, {"outputs": 0, "instructions": set(), "sat": 0, "unsat": 0,
+                                           "constraints": 0, "labels_true": 0, "labels_false": 0, "clean": 0,
+                                           "by_type": Counter()})
+            row["outputs"] += 1
+            row["instructions"].add(rec["instruction_id"])
+            row[rec["verdict"]] += 1
+            row["constraints"] += rec["n_constraints"]
+            row["clean"] += bool(rec.get("clean"))
+            types = {c["id"]: c["type"] for c in rec["constraints"]}
+            for cid, value in rec["labels"].items():
+                row["labels_true" if value else "labels_false"] += 1
+                row["by_type"][(types[cid], bool(value))] += 1
+    order = [name for name, _, _ in GROUPS] + ["all"]
+    out = {}
+    for group in order:
+        if group not in table:
+            continue
+        row = table[group]
+        by_type = {t: {"true": row["by_type"][(t, True)], "false": row["by_type"][(t, False)]}
+                   for t in CONSTRAINT_TYPES if row["by_type"][(t, True)] + row["by_type"][(t, False)]}
+        out[group] = {
+            "instructions": len(row["instructions"]), "outputs": row["outputs"], "sat": row["sat"],
+            "unsat": row["unsat"], "mean_constraints": round(row["constraints"] / row["outputs"], 2),
+            "labels_true": row["labels_true"], "labels_false": row["labels_false"],
+            "clean_share": round(row["clean"] / row["outputs"], 3), "by_type": by_type,
+        }
+    return out
+
+
+__all__ = ["GROUPS", "Document", "GeneratedItem", "base_document", "compose", "constraint_counts", "generate",
+           "generate_instruction", "group_of", "label_distribution", "make_instruction", "realize", "record"]

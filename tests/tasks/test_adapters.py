@@ -1,0 +1,236 @@
+"""satbench and dcpbench adapters on fixture copies written here in the datasets' own layouts:
+SATBench's JSONL records (LLM4Code/SATBench) and DCP-Bench-Open's dataset/<name>/<name>.cpmpy.py +
+<name>.json folders (and its released JSONL)."""
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from autonesy.graph.sweep import SweepSpec, run_sweep
+from autonesy.tasks.adapters import AdapterError, expand, parse_spec
+from autonesy.tasks.adapters.satbench import parse_readable
+from autonesy.tasks.registry import load_task
+from autonesy.tools.counting import count_models
+
+SAT_RECORDS = [
+    {"dims": [3, 2], "num_vars": 6, "num_clauses": 3,
+     "readable": "(¬x(2, 0) ∨ x(0, 0)) ∧ (¬x(0, 0) ∨ x(2, 1)) ∧ (x(2, 0))", "satisfiable": True,
+     "scenario": "A factory has 3 machines (0, 1, 2); each may run task 0 or task 1, independently.",
+     "variable_mapping": "Let x(i, j) mean machine i is assigned task j.",
+     "conditions": ["Either machine 2 is not on task 0, or machine 0 is on task 0.",
+                    "Either machine 0 is not on task 0, or machine 2 is on task 1.", "Machine 2 is on task 0."],
+     "question": "Can all these assignments be satisfied?"},
+    {"dims": [2], "num_vars": 2, "num_clauses": 2, "readable": "(x(0,)) ∧ (¬x(0,))", "satisfiable": False,
+     "scenario": "Two lamps.", "variable_mapping": "Let x(i,) mean lamp i is on.",
+     "conditions": ["Lamp 0 is on.", "Lamp 0 is off."], "question": "Can both hold?"},
+    {"dims": [3], "num_vars": 3, "num_clauses": 2, "readable": "(x(0,)) ∧ (x(1,) ∨ ¬x(0,) ∨ ¬x(2,))",
+     "satisfiable": True, "scenario": "Three roommates — Alice (0), Bob (1) and Carol (2) — may take the chore.",
+     "variable_mapping": "Let x(i,) mean roommate i takes the chore.",
+     "conditions": ["1. Alice takes it.", "2. Either Bob does, or Alice doesn't, or Carol doesn't."],
+     "question": "Can all these conditions be true at once?"},
+]
+
+AMONG = '''#!/usr/bin/python3
+# Category: fixtures
+# Source: written for the autonesy-agent tests
+
+"""
+Exactly m entries of the array x (each between 0 and 3) take a value from the list v.
+
+Print the array x (x).
+"""
+
+# Data
+n = 3  # Length of x
+m = 2  # How many entries take a value of v
+v = [1, 2]  # The values
+# End of data
+
+# Import libraries
+from cpmpy import *
+import json
+
+x = intvar(0, 3, shape=n, name="x")
+model = Model([m == sum([x[i] == j for i in range(len(x)) for j in v])])
+model.solve()
+print(json.dumps({"x": x.value().tolist()}))
+'''
+
+PICK = '''# Category: fixtures
+"""
+Pick at least k of four items; picking item 0 rules out item 1.
+
+Print the picks (pick).
+"""
+# Data
+k = 2
+# End of data
+from cpmpy import *
+import json
+pick = boolvar(shape=4, name="pick")
+model = Model(sum(pick) >= k, pick[0].implies(~pick[1]))
+if model.solve():
+    print(json.dumps({"pick": pick.value().tolist()}))
+'''
+
+SMALLEST = '''# Category: fixtures
+"""
+Choose x as small as possible, at least 1.
+
+Print x (x).
+"""
+# Data
+# End of data
+from cpmpy import *
+x = intvar(0, 3, name="x")
+model = Model(x >= 1)
+model.minimize(x)
+model.solve()
+'''
+
+BROKEN = '''"""
+A model that does not run.
+
+Print y (y).
+"""
+from cpmpy import *
+y = boolvar(name="y")
+model = Model(y == undefined_name)
+model.solve()
+'''
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def satbench(tmp_path):
+    path = tmp_path / "SATBench-problems.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in SAT_RECORDS))
+    return path
+
+
+@pytest.fixture(scope="module")
+def dcp_repo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("DCP-Bench-Open")
+    for name, source, instances in (("among", AMONG, [{"n": 3, "m": 2, "v": [1, 2]}, {"n": 4, "m": 1, "v": [0]}]),
+                                    ("pick", PICK, [{"k": 2}]), ("smallest", SMALLEST, []), ("broken", BROKEN, [])):
+        folder = root / "dataset" / name
+        folder.mkdir(parents=True)
+        (folder / f"{name}.cpmpy.py").write_text(source)
+        (folder / f"{name}.json").write_text(json.dumps(instances))
+    return root
+
+
+# ------------------------------------------------------------------------------------- satbench
+def test_satbench_keeps_the_satisfiable_records(satbench):
+    specs = expand(f"satbench:{satbench}")
+    assert specs == [f"satbench:{satbench}#0", f"satbench:{satbench}#2"]
+    with pytest.raises(AdapterError, match="unsatisfiable"):
+        load_task(f"satbench:{satbench}#1")
+    with pytest.raises(AdapterError, match="no such record"):
+        load_task(f"satbench:{satbench}#7")
+    with pytest.raises(AdapterError, match="names a whole benchmark copy"):
+        load_task(f"satbench:{satbench}")
+
+
+def test_satbench_task_variables_description_ground_truth_and_oracle(satbench):
+    task = load_task(f"satbench:{satbench}#0")
+    assert task.name == "satbench-0"
+    assert task.names == ["x_0_0", "x_0_1", "x_1_0", "x_1_1", "x_2_0", "x_2_1"]
+    assert task.variables[5].meaning == "x(2, 1) of the variable explanation"
+    text = task.descriptions.detailed
+    assert text.startswith("A factory has 3 machines") and "Let x(i, j) mean machine i" in text
+    assert "3. Machine 2 is on task 0." in text and task.descriptions.not_detailed == text
+    # (¬x20 ∨ x00) ∧ (¬x00 ∨ x21) ∧ x20 over [x00, x01, x10, x11, x20, x21] = [1..6]
+    assert task.ground_truth.clauses == ((-5, 1), (-1, 6), (5,)) and task.ground_truth.num_aux_vars == 0
+    rows = np.array(list(itertools.product([0, 1], repeat=6)), dtype=bool)
+    by_hand = rows[:, 4] & rows[:, 0] & rows[:, 5]
+    assert (task.oracle_batch(rows) == by_hand).all() and by_hand.sum() == 8
+    assert count_models(task.ground_truth).value == 8
+    one_d = load_task(f"satbench:{satbench}#2")
+    assert one_d.names == ["x_0", "x_1", "x_2"] and one_d.variables[0].meaning == "x(0,) of the variable explanation"
+    assert "2. Either Bob does" in one_d.descriptions.detailed and "1. 1." not in one_d.descriptions.detailed
+
+
+def test_satbench_reads_a_json_list_and_a_folder(tmp_path):
+    folder = tmp_path / "copy"
+    folder.mkdir()
+    (folder / "part.json").write_text(json.dumps(SAT_RECORDS))
+    assert [s.rsplit("#", 1)[1] for s in expand(f"satbench:{folder}")] == ["part:0", "part:2"]
+    assert load_task(expand(f"satbench:{folder / 'part.json'}")[1]).names == ["x_0", "x_1", "x_2"]
+
+
+def test_readable_parser_and_its_errors():
+    assert parse_readable("(x(0,1) ∨ ¬x(1, 2)) ∧ x(2,)") == [[(True, (0, 1)), (False, (1, 2))], [(True, (2,))]]
+    assert parse_readable("(~x(0,) | x(1,)) & (!x(1,))") == [[(False, (0,)), (True, (1,))], [(False, (1,))]]
+    assert parse_readable("") == []
+    with pytest.raises(AdapterError, match="unexpected 'y"):
+        parse_readable("(x(0,) ∨ y(1,))")
+    with pytest.raises(AdapterError, match="expected rp"):
+        parse_readable("(x(0,) ∨ x(1,)")
+
+
+def test_adapter_specs_are_parsed():
+    assert parse_spec("dcpbench:/data/dcp#among") [0::2] == ("dcpbench", "among")
+    with pytest.raises(AdapterError, match="give the path"):
+        parse_spec("satbench:")
+    with pytest.raises(AdapterError, match="does not exist"):
+        expand("satbench:/no/such/file.jsonl")
+
+
+# ------------------------------------------------------------------------------------- dcpbench
+def test_dcpbench_keeps_the_satisfaction_problems_that_convert(dcp_repo):
+    from autonesy.tasks.adapters import dcpbench
+
+    survey = dcpbench.survey(dcp_repo)
+    assert survey["smallest"] == {"ok": False, "reason": "optimisation problem"}
+    assert not survey["broken"]["ok"] and "undefined_name" in survey["broken"]["reason"]
+    assert expand(f"dcpbench:{dcp_repo}") == [f"dcpbench:{dcp_repo}#among", f"dcpbench:{dcp_repo}#pick"]
+    with pytest.raises(AdapterError, match="optimisation problem"):
+        load_task(f"dcpbench:{dcp_repo}#smallest")
+
+
+def test_dcpbench_integer_variables_become_one_hot_task_variables(dcp_repo):
+    task = load_task(f"dcpbench:{dcp_repo / 'dataset'}#among")
+    assert task.name == "dcpbench-among"
+    assert task.names == [f"x_{i}_eq_{v}" for i in range(3) for v in range(4)]
+    assert task.variables[6].meaning == "x[1] = 2"
+    assert "Exactly m entries" in task.descriptions.detailed and "Print the array" not in task.descriptions.detailed
+    assert "n = 3" in task.descriptions.not_detailed and "exactly one of them is true" in task.descriptions.detailed
+    assert "exactly one" not in task.descriptions.not_detailed
+    # Solutions: x ∈ {0..3}^3 with exactly two entries in {1, 2}: C(3,2)·2²·2 = 24, each one-hot.
+    assert count_models(task.ground_truth).value == 24
+    pick = load_task(f"dcpbench:{dcp_repo}#pick")
+    assert pick.names == ["pick_0", "pick_1", "pick_2", "pick_3"] and pick.variables[0].meaning == "pick[0] is true"
+    assert count_models(pick.ground_truth).value == 7  # 11 subsets of size ≥ 2, minus the 4 holding items 0 and 1
+
+
+def test_dcpbench_reads_the_released_jsonl(tmp_path):
+    record = {"id": "pick", "metadata": ["# Category: fixtures"], "description": PICK.split('"""')[1].strip(),
+              "example_instance": "k = 2", "model": PICK.split("# End of data", 1)[1], "decision_variables": ["pick"]}
+    path = tmp_path / "dcp-bench-open.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    [spec] = expand(f"dcpbench:{path}")
+    assert count_models(load_task(spec).ground_truth).value == 7
+
+
+# ------------------------------------------------------------------------------------- in sweeps
+def test_expert_sweeps_over_adapter_tasks_score_f1_one(satbench, dcp_repo, tmp_path):
+    spec = SweepSpec(tasks=(f"satbench:{satbench}", f"dcpbench:{dcp_repo}"), formats=("dimacs", "nat"),
+                     prompts=("zs",), details=("detailed",), policy="expert")
+    result = run_sweep(spec, tmp_path / "sweep", progress=False)
+    by_task = {(r["task"], r["format"]): r for r in result.rows}
+    assert {r["benchmark"] for r in result.rows} == {"satbench", "dcpbench"}
+    for task in ("satbench-0", "satbench-2"):
+        for fmt in ("dimacs", "nat"):
+            assert by_task[(task, fmt)]["f1"] == 1.0 and by_task[(task, fmt)]["relation"] == "equal"
+    for task in ("dcpbench-among", "dcpbench-pick"):
+        assert by_task[(task, "dimacs")]["f1"] == 1.0
+    # NAT has no auxiliary variables and DCP ground truths need them: no expert reference there.
+    assert by_task[("dcpbench-among", "nat")]["status"] == "error"
+    assert "NoReference" in by_task[("dcpbench-among", "nat")]["reason"]

@@ -1,0 +1,79 @@
+"""The data directory, the deterministic .npz format, and atomic, self-checking cache entries."""
+
+import zipfile
+
+import numpy as np
+import pytest
+
+from autonesy.tasks.data import store
+from autonesy.tasks.data.store import DataError, npz_bytes, publish_entry, read_npz, resolve_data_dir, verify_entry
+
+
+def test_data_dir_precedence(monkeypatch, tmp_path):
+    monkeypatch.setenv(store.ENV_VAR, str(tmp_path / "from-env"))
+    assert resolve_data_dir(tmp_path / "explicit") == tmp_path / "explicit"
+    assert resolve_data_dir() == tmp_path / "from-env"
+    monkeypatch.delenv(store.ENV_VAR)
+    default = resolve_data_dir()
+    assert default.name == "data" and "autonesy-agent" in str(default)
+
+
+def test_data_error_is_a_task_error():
+    from autonesy.tasks.task import TaskError
+
+    assert issubclass(DataError, TaskError)  # so the CLI prints it as a one-line user error
+
+
+def test_npz_bytes_are_deterministic_and_loadable(tmp_path, monkeypatch):
+    arrays = {"y": np.arange(12, dtype=np.uint8).reshape(3, 4), "x": np.linspace(0, 1, 6, dtype=np.float32)}
+    first = npz_bytes(arrays)
+    monkeypatch.setattr("time.time", lambda: 2_000_000_000.0)  # a different "now" changes nothing
+    assert npz_bytes(dict(reversed(list(arrays.items())))) == first
+    path = tmp_path / "a.npz"
+    path.write_bytes(first)
+    loaded = read_npz(path)
+    assert set(loaded) == {"x", "y"}
+    for name in arrays:
+        np.testing.assert_array_equal(loaded[name], arrays[name])
+        assert loaded[name].dtype == arrays[name].dtype
+    with zipfile.ZipFile(path) as archive:
+        assert [i.filename for i in archive.infolist()] == ["x.npy", "y.npy"]
+        assert all(i.date_time == (1980, 1, 1, 0, 0, 0) for i in archive.infolist())
+
+
+def _splits():
+    return {s: {"x": np.full((2, 3), i, dtype=np.float32), "y": np.eye(2, dtype=np.uint8)} for i, s in enumerate(store.SPLITS)}
+
+
+def test_publish_then_verify_and_detect_damage(tmp_path):
+    entry = tmp_path / "generated" / "t" / "seed-0_n2-2-2"
+    manifest = publish_entry(entry, _splits(), {"generator_version": "v1"})
+    assert sorted(p.name for p in entry.iterdir()) == ["manifest.json", "test.npz", "train.npz", "val.npz"]
+    assert verify_entry(entry, version="v1") == manifest
+    assert verify_entry(entry, version="v2") is None  # stale generator version
+    assert not list(entry.parent.glob(".tmp-*"))  # nothing left behind
+
+    data = bytearray((entry / "val.npz").read_bytes())
+    data[-10] ^= 0xFF
+    (entry / "val.npz").write_bytes(bytes(data))
+    assert verify_entry(entry, version="v1") is None  # same size, wrong hash
+
+    publish_entry(entry, _splits(), {"generator_version": "v1"})  # replaces the damaged entry
+    assert verify_entry(entry, version="v1") is not None
+    (entry / "test.npz").unlink()
+    assert verify_entry(entry) is None
+    (entry / "manifest.json").write_text("{not json")
+    assert verify_entry(entry) is None
+
+
+def test_failed_publish_leaves_no_entry(tmp_path, monkeypatch):
+    entry = tmp_path / "generated" / "t" / "seed-0_n2-2-2"
+
+    def boom(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(store, "dump_json", boom)
+    with pytest.raises(OSError):
+        publish_entry(entry, _splits(), {"generator_version": "v1"})
+    assert not entry.exists()
+    assert not list(entry.parent.glob(".tmp-*"))

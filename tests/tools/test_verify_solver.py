@@ -1,0 +1,110 @@
+"""The composition language and the Z3 decision: parsing (NAT notation, SMT-LIB), verdicts against brute
+force, minimal cores, blame, corrections."""
+
+import itertools
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from autonesy.tools.formats.expr import Op, Var, evaluate
+from autonesy.tools.verify_solver import CompositionError, decide, evaluate3, parse_composition, render
+
+IDS = ["C1", "C2", "C3", "C4"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("C1 AND (C2 OR NOT C3) IMPLIES C4", "C1 AND (C2 OR NOT C3) IMPLIES C4"),
+    ("C1 ∧ (C2 ∨ ¬C3) ⇒ C4", "C1 AND (C2 OR NOT C3) IMPLIES C4"),
+    ("c1", None),
+    ("C1\nNOT C2\nC3 IFF C4", "C1\nNOT C2\nC3 IFF C4"),
+    ("C1 ⇔ C2 ⇒ C3", "C1 IFF C2 IMPLIES C3"),
+    ("(C1 IMPLIES C2) IMPLIES C3", "(C1 IMPLIES C2) IMPLIES C3"),
+    ("C1 and c2", None),
+])
+def test_nat_notation(text, expected):
+    if expected is None:
+        with pytest.raises(CompositionError, match="unknown variable"):
+            parse_composition(text, IDS)
+        return
+    assert parse_composition(text, IDS).text() == expected
+
+
+def test_top_level_conjuncts_are_the_requirements():
+    composition = parse_composition("C1 AND C2\nC3 OR C4", IDS)
+    assert [composition.render(p) for p in composition.parts] == ["C1", "C2", "C3 OR C4"]
+
+
+def test_smtlib_with_declared_booleans_only():
+    composition = parse_composition("(declare-const C1 Bool)\n(assert (=> C1 (or C2 (not C3))))\n(assert (= C4 C1))\n(check-sat)", IDS)
+    assert composition.text() == "C1 IMPLIES C2 OR NOT C3\nC4 IFF C1"
+    for bad, message in [("(declare-const x Bool)(assert C1)", "only C1"),
+                         ("(declare-const C2 Int)(assert C1)", "may only hold"),
+                         ("(declare-fun f (Bool) Bool)(assert (f C1))", "may only hold"),
+                         ("(assert (> 1 2))", "non-Boolean"),
+                         ("(assert C9)", "does not parse"),
+                         ("(set-option :x 1)", "does not parse")]:
+        with pytest.raises(CompositionError, match=message):
+            parse_composition(bad, IDS)
+
+
+@pytest.mark.parametrize("text", ["", "C1 AND", "C1 C2", "C1 = C2", "C0", "(C1 OR C2"])
+def test_errors_are_written_for_the_llm(text):
+    with pytest.raises(CompositionError) as error:
+        parse_composition(text, IDS)
+    assert "\n" not in str(error.value).splitlines()[0] and len(str(error.value)) > 10
+
+
+def exprs():
+    leaves = st.builds(Var, st.integers(1, 4))
+    return st.recursive(leaves, lambda inner: st.one_of(
+        st.builds(lambda a: Op("not", (a,)), inner),
+        st.builds(lambda op, a, b: Op(op, (a, b)), st.sampled_from(["and", "or", "implies", "iff", "xor"]), inner, inner),
+    ), max_leaves=8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(exprs(), st.lists(st.sampled_from([True, False, None]), min_size=4, max_size=4))
+def test_decide_agrees_with_brute_force(expr, raw):
+    text = render(expr, IDS)
+    composition = parse_composition(text, IDS)
+    assert all(evaluate(composition.expr, dict(enumerate(v, 1))) == evaluate(expr, dict(enumerate(v, 1)))
+               for v in itertools.product([True, False], repeat=4))  # render → parse keeps the meaning
+    values = dict(zip(IDS, raw))
+    decision = decide(composition, values)
+    unknown = [i for i, v in enumerate(raw, 1) if v is None]
+    outcomes = set()
+    for filled in itertools.product([True, False], repeat=len(unknown)):
+        assignment = {i: v for i, v in enumerate(raw, 1)}
+        assignment.update(zip(unknown, filled))
+        outcomes.add(evaluate(expr, assignment))
+    expected = {frozenset({True}): "sat", frozenset({False}): "unsat"}.get(frozenset(outcomes), "unknown")
+    assert decision.verdict == expected
+    assert evaluate3(expr, {i: v for i, v in enumerate(raw, 1)}) in ({"sat": True, "unsat": False}.get(expected), None)
+    contradiction = not any(evaluate(expr, dict(enumerate(a, 1))) for a in itertools.product([True, False], repeat=4))
+    if expected == "unsat":
+        core = set(decision.core)
+        assert (core or contradiction) and all(values[c] is not None for c in core)
+        for drop in [None, *core]:  # the core forces false; no smaller subset does
+            kept = core - {drop}
+            forced = all(not evaluate(expr, {**dict(enumerate(a, 1)), **{IDS.index(c) + 1: values[c] for c in kept}})
+                         for a in itertools.product([True, False], repeat=4))
+            assert forced == (drop is None)
+        fixed = {**values, **{item[0]: item[1] for item in decision.to_fix}}
+        if not contradiction and all(v is not None for v in fixed.values()):
+            assert evaluate(expr, {IDS.index(c) + 1: v for c, v in fixed.items()})
+        assert decision.violated or contradiction  # something is blamed unless the formula itself is false
+
+
+def test_blame_negation_disjunction_and_equivalence():
+    comp = parse_composition("NOT C1\nC2 OR C3\nC4 IFF C1", IDS)
+    decision = decide(comp, {"C1": True, "C2": False, "C3": False, "C4": False})
+    assert decision.verdict == "unsat"
+    assert dict(decision.violated) == {"C1": True, "C2": False, "C3": False, "C4": False}
+    assert decision.falsified_parts == ("NOT C1", "C2 OR C3", "C4 IFF C1")
+    sat = decide(comp, {"C1": False, "C2": True, "C3": False, "C4": False})
+    assert sat.verdict == "sat" and sat.violated == () and set(sat.core) == {"C1", "C2", "C4"}
+
+
+def test_results_for_unknown_constraints_are_refused():
+    with pytest.raises(ValueError, match="C9"):
+        decide(parse_composition("C1", IDS), {"C9": True})

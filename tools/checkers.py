@@ -1,0 +1,352 @@
+"""Reference checkers for the VifBench constraint types (DESIGN §11), and the user-checker convention.
+
+Every checker is a plain function ``check_<type>(response: str, **params) -> bool`` over the text of
+a response. They label the generated VifBench data (``autonesy.tasks.vifbench``), they are what the
+scripted self-test LLM answers with, and they are the worked example of a **user checker module**:
+a module whose functions carry ``@checker(...)`` metadata can be named with ``--checkers MODULE``,
+and the checking agent then prefers such a function over writing code for a matching constraint.
+
+Conventions every checker shares (the instruction text of a VifBench item states them too):
+
+- **words**: maximal runs of letters and digits, joined by inner apostrophes or hyphens
+  (``WORD_RE``); compared case-insensitively.
+- **title**: the first non-empty line, when it is wrapped in double angular brackets, ``<<Title>>``.
+- **subsection title**: a line starting with ``#`` (e.g. ``## Part One``); it opens a subsection.
+- **body**: the response without its title line and subsection-title lines. Word counts, sentences,
+  tone, topic and first/last words are measured on the body; keywords anywhere in the response.
+- **sentences**: body text split after ``.``, ``!`` or ``?`` and at blank lines; a piece without
+  words is not a sentence.
+- **subsections**: the body split at subsection titles; text before the first title (if it has
+  words) is a subsection without a title; a response without titles is one subsection.
+
+``writing_tone`` and ``writing_topic`` are *semantic* constraints: their reference checkers are
+lexicon-based (a tone or topic is the category whose marker words occur most often, strictly), which
+is exact on the generator's sentence banks and only a heuristic on free text.
+
+``standalone_source(type, params)`` writes a reference checker as a self-contained program defining
+``check(response) -> bool`` — the kind of program the checking agent is asked to write.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’-][A-Za-z0-9]+)*")
+TITLE_RE = re.compile(r"^\s*<<[^<>\n]*[^<>\s][^<>\n]*>>\s*$")
+HEADING_RE = re.compile(r"^\s*#+\s*\S")
+SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
+
+TONE_LEXICON: dict[str, tuple[str, ...]] = {
+    "optimistic": ("hopeful", "brighter", "promising", "wonderful", "thrilled", "cheerful", "confident", "delighted"),
+    "pessimistic": ("hopeless", "doomed", "bleak", "dreadful", "worse", "gloomy", "disaster", "pointless"),
+    "humorous": ("hilarious", "giggle", "silly", "ridiculous", "joke", "clownish", "absurd", "chuckle"),
+    "nostalgic": ("childhood", "memories", "remember", "nostalgia", "bygone", "reminisce", "yesteryear", "fondly"),
+    "urgent": ("immediately", "urgent", "hurry", "deadline", "emergency", "quickly", "critical", "asap"),
+}
+TOPIC_LEXICON: dict[str, tuple[str, ...]] = {
+    "technology": ("laptop", "software", "robot", "smartphone", "internet", "computer", "gadget", "algorithm"),
+    "nature": ("forest", "river", "mountain", "meadow", "oak", "waterfall", "wildflowers", "glacier"),
+    "food": ("soup", "bread", "pasta", "pancakes", "curry", "salad", "cheese", "dumplings"),
+    "sports": ("football", "marathon", "tennis", "basketball", "swimming", "cycling", "goalkeeper", "stadium"),
+    "travel": ("airport", "passport", "luggage", "hotel", "suitcase", "journey", "voyage", "itinerary"),
+    "health": ("doctor", "vitamins", "clinic", "sleep", "exercise", "nurse", "medicine", "therapy"),
+}
+RELATIONS = ("at most", "at least")
+PARITIES = ("even", "odd")
+
+
+# --------------------------------------------------------------------------------------------------
+# Text helpers (copied verbatim into standalone checker programs)
+
+
+def words(text):
+    """The words of ``text`` (see WORD_RE), in order."""
+    return WORD_RE.findall(text)
+
+
+def title_of(text):
+    """The title (without the brackets) when the first non-empty line is <<...>>, else None."""
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[2:-2].strip() if TITLE_RE.match(line) else None
+    return None
+
+
+def body_lines(text):
+    """The lines of the body: without the title line and without subsection-title lines."""
+    lines = text.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    keep = []
+    for i, line in enumerate(lines):
+        if i == first and TITLE_RE.match(line):
+            continue
+        if HEADING_RE.match(line):
+            keep.append("")  # a title line ends the paragraph before it
+            continue
+        keep.append(line)
+    return keep
+
+
+def body_text(text):
+    return "\n".join(body_lines(text))
+
+
+def sentences(text):
+    """The sentences of the body (each with at least one word)."""
+    pieces = SENTENCE_SPLIT_RE.split(body_text(text).strip())
+    return [piece.strip() for piece in pieces if words(piece)]
+
+
+def subsections(text):
+    """(title or None, body text) per subsection, in order; see the module docstring."""
+    lines = text.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    parts = [[None, []]]
+    for i, line in enumerate(lines):
+        if i == first and TITLE_RE.match(line):
+            continue
+        if HEADING_RE.match(line):
+            parts.append([line.strip().lstrip("#").strip(), []])
+        else:
+            parts[-1][1].append(line)
+    result = [(title, "\n".join(body)) for title, body in parts]
+    if len(result) > 1 and not words(result[0][1]):
+        result = result[1:]
+    return result
+
+
+def category_counts(text, lexicon):
+    """How often the marker words of each category occur in ``text`` (whole words, any case)."""
+    counts = {name: 0 for name in lexicon}
+    for word in words(text):
+        lowered = word.lower()
+        for name, markers in lexicon.items():
+            if lowered in markers:
+                counts[name] += 1
+    return counts
+
+
+def dominant_category(text, lexicon):
+    """The category with strictly the most marker words (at least one), else None."""
+    counts = category_counts(text, lexicon)
+    best = max(counts.values()) if counts else 0
+    leaders = [name for name, count in counts.items() if count == best]
+    return leaders[0] if best > 0 and len(leaders) == 1 else None
+
+
+def compare(value, relation, limit):
+    if relation == "at most":
+        return value <= limit
+    if relation == "at least":
+        return value >= limit
+    raise ValueError(f"unknown relation {relation!r}; expected 'at most' or 'at least'")
+
+
+def has_word(text, word):
+    target = word.lower()
+    return any(w.lower() == target for w in words(text))
+
+
+# --------------------------------------------------------------------------------------------------
+# The user-checker convention
+
+
+@dataclass(frozen=True)
+class CheckerInfo:
+    """What the checking agent is told about a checker function (its prompt lists these)."""
+
+    name: str
+    description: str
+    kind: str = "logic"  # logic | semantic
+    params: Mapping[str, str] = field(default_factory=dict)  # parameter name -> meaning
+
+    def signature(self) -> str:
+        args = ", ".join(["response", *self.params])
+        return f"{self.name}({args})"
+
+
+CHECKER_ATTRIBUTE = "__verify_checker__"
+
+
+def checker(name: str | None = None, *, description: str, params: Mapping[str, str] | None = None,
+            kind: str = "logic") -> Callable[[Callable[..., bool]], Callable[..., bool]]:
+    """Mark ``fn(response, **params) -> bool`` as a checker the checking agent may choose.
+
+    ``description`` says which constraint it checks (one line); ``params`` names and explains its
+    keyword parameters; ``kind`` is ``logic`` or ``semantic``.
+    """
+    if kind not in ("logic", "semantic"):
+        raise ValueError("kind must be 'logic' or 'semantic'")
+
+    def mark(fn: Callable[..., bool]) -> Callable[..., bool]:
+        setattr(fn, CHECKER_ATTRIBUTE, CheckerInfo(name or fn.__name__, " ".join(description.split()), kind,
+                                                   dict(params or {})))
+        return fn
+
+    return mark
+
+
+# --------------------------------------------------------------------------------------------------
+# The eleven reference checkers
+
+
+@checker("writing_tone", kind="semantic", description="The response is written in a given tone.",
+         params={"tone": f"one of {', '.join(TONE_LEXICON)}"})
+def check_writing_tone(response, tone):
+    return dominant_category(body_text(response), TONE_LEXICON) == tone
+
+
+@checker("writing_topic", kind="semantic", description="The response is about a given topic.",
+         params={"topic": f"one of {', '.join(TOPIC_LEXICON)}"})
+def check_writing_topic(response, topic):
+    return dominant_category(body_text(response), TOPIC_LEXICON) == topic
+
+
+@checker("keyword_inclusion", description="The response contains every one of the given keywords (whole words, any case).",
+         params={"keywords": "list of words"})
+def check_keyword_inclusion(response, keywords):
+    return all(has_word(response, keyword) for keyword in keywords)
+
+
+@checker("keyword_exclusion", description="The response contains none of the given words (whole words, any case).",
+         params={"keywords": "list of words"})
+def check_keyword_exclusion(response, keywords):
+    return not any(has_word(response, keyword) for keyword in keywords)
+
+
+@checker("response_title", description="The response starts with a title wrapped in double angular brackets, like <<Title>>.")
+def check_response_title(response):
+    return title_of(response) is not None
+
+
+@checker("subsection_titles",
+         description="The body is divided into exactly `count` subsections, each opened by a title line starting with '#'.",
+         params={"count": "number of subsections"})
+def check_subsection_titles(response, count):
+    parts = subsections(response)
+    return all(title is not None for title, _ in parts) and len(parts) == count
+
+
+@checker("words_per_sentence", description="Every sentence of the body has at most / at least `limit` words.",
+         params={"relation": "'at most' or 'at least'", "limit": "number of words"})
+def check_words_per_sentence(response, relation, limit):
+    found = sentences(response)
+    return bool(found) and all(compare(len(words(s)), relation, limit) for s in found)
+
+
+@checker("word_count_parity", description="The body has an even / odd number of words.",
+         params={"parity": "'even' or 'odd'"})
+def check_word_count_parity(response, parity):
+    return len(words(body_text(response))) % 2 == (0 if parity == "even" else 1)
+
+
+@checker("total_word_count", description="The body has at most / at least `limit` words in total.",
+         params={"relation": "'at most' or 'at least'", "limit": "number of words"})
+def check_total_word_count(response, relation, limit):
+    return compare(len(words(body_text(response))), relation, limit)
+
+
+@checker("same_start_end_word", description="The body starts and ends with the same word (any case).")
+def check_same_start_end_word(response):
+    found = words(body_text(response))
+    return bool(found) and found[0].lower() == found[-1].lower()
+
+
+@checker("subsections_same_start_end_word",
+         description="Every subsection of the body (that has words) starts and ends with the same word (any case).")
+def check_subsections_same_start_end_word(response):
+    bodies = [words(body) for _, body in subsections(response)]
+    bodies = [found for found in bodies if found]
+    return bool(bodies) and all(found[0].lower() == found[-1].lower() for found in bodies)
+
+
+REFERENCE_CHECKERS: dict[str, Callable[..., bool]] = {
+    getattr(fn, CHECKER_ATTRIBUTE).name: fn
+    for fn in (check_writing_tone, check_writing_topic, check_keyword_inclusion, check_keyword_exclusion,
+               check_response_title, check_subsection_titles, check_words_per_sentence, check_word_count_parity,
+               check_total_word_count, check_same_start_end_word, check_subsections_same_start_end_word)
+}
+CONSTRAINT_TYPES = tuple(REFERENCE_CHECKERS)
+SEMANTIC_TYPES = tuple(name for name, fn in REFERENCE_CHECKERS.items() if getattr(fn, CHECKER_ATTRIBUTE).kind == "semantic")
+LOGIC_TYPES = tuple(name for name in CONSTRAINT_TYPES if name not in SEMANTIC_TYPES)
+
+
+def reference_check(constraint_type: str, response: str, params: Mapping[str, Any]) -> bool:
+    """The reference label of one constraint on one response."""
+    try:
+        fn = REFERENCE_CHECKERS[constraint_type]
+    except KeyError:
+        raise ValueError(f"unknown constraint type {constraint_type!r}; known: {', '.join(CONSTRAINT_TYPES)}") from None
+    return bool(fn(response, **dict(params)))
+
+
+_HELPERS = (words, title_of, body_lines, body_text, sentences, subsections, category_counts, dominant_category,
+            compare, has_word)
+
+
+def _needed(source: str, available: Mapping[str, str]) -> list[str]:
+    """Names of ``available`` that ``source`` uses, directly or through each other (definition order)."""
+    found: set[str] = set()
+    pending = [source]
+    while pending:
+        text = pending.pop()
+        for name, body in available.items():
+            if name not in found and re.search(rf"\b{name}\b", text):
+                found.add(name)
+                pending.append(body)
+    return [name for name in available if name in found]
+
+
+def standalone_source(constraint_type: str, params: Mapping[str, Any]) -> str:
+    """A self-contained program defining ``check(response) -> bool`` for this constraint.
+
+    It holds the reference checker with its parameters bound and only the helpers and constants it
+    uses; only the standard library's ``re`` is imported.
+    """
+    fn = REFERENCE_CHECKERS.get(constraint_type)
+    if fn is None:
+        raise ValueError(f"unknown constraint type {constraint_type!r}")
+    constants = {
+        "WORD_RE": f"WORD_RE = re.compile({WORD_RE.pattern!r})",
+        "TITLE_RE": f"TITLE_RE = re.compile({TITLE_RE.pattern!r})",
+        "HEADING_RE": f"HEADING_RE = re.compile({HEADING_RE.pattern!r})",
+        "SENTENCE_SPLIT_RE": f"SENTENCE_SPLIT_RE = re.compile({SENTENCE_SPLIT_RE.pattern!r})",
+        "TONE_LEXICON": f"TONE_LEXICON = {dict(TONE_LEXICON)!r}",
+        "TOPIC_LEXICON": f"TOPIC_LEXICON = {dict(TOPIC_LEXICON)!r}",
+    }
+    helpers = {helper.__name__: inspect.getsource(helper) for helper in _HELPERS}
+    body = "def " + inspect.getsource(fn).split("\ndef ", 1)[1]  # without the decorator lines
+    functions = _needed(body, helpers)
+    code_so_far = body + "".join(helpers[name] for name in functions)
+    parts = ["import re", "\n".join(constants[name] for name in _needed(code_so_far, constants))]
+    parts += [helpers[name] for name in functions]
+    parts.append(body)
+    arguments = ", ".join(f"{key}={value!r}" for key, value in dict(params).items())
+    call = f"{fn.__name__}(response{', ' + arguments if arguments else ''})"
+    parts.append(f"def check(response):\n    return bool({call})\n")
+    return "\n\n".join(part.rstrip() + "\n" for part in parts if part.strip())
+
+
+__all__ = [
+    "CHECKER_ATTRIBUTE",
+    "CONSTRAINT_TYPES",
+    "LOGIC_TYPES",
+    "PARITIES",
+    "REFERENCE_CHECKERS",
+    "RELATIONS",
+    "SEMANTIC_TYPES",
+    "TONE_LEXICON",
+    "TOPIC_LEXICON",
+    "CheckerInfo",
+    "body_text",
+    "checker",
+    "reference_check",
+    "sentences",
+    "standalone_source",
+    "subsections",
+    "title_of",
+    "words",
+]
