@@ -1,6 +1,6 @@
 """The formalization attempt as a LangGraph state machine (DESIGN §2).
 
-    formalize ─▶ check_syntax ─┬─ ok ─────────────────────────▶ oracle_test ─┬─▶ compile ─▶ evaluate
+    formalize ─▶ check_syntax ─┬─ ok ─────────────────────────▶ oracle_test ─┬─▶ compile ─▶ evaluate ─▶ (train)
                                └─ error ─▶ autofix ─┬─ ok ──────▲            └─ fails, rounds left ─▶ semantic_repair ─▶ check_syntax
                                                     └─ error ─▶ repair ─▶ check_syntax   (or rejected: [[OK]], LLM error, rounds used)
 
@@ -40,6 +40,7 @@ class AttemptState(TypedDict, total=False):
     oracle_test: dict[str, Any] | None
     compiled: dict[str, Any] | None
     metrics: dict[str, Any] | None
+    downstream: dict[str, Any] | None  # SPL/SL trained on the formula and on the ground truth
     llm_calls: int
     prompt_tokens: int
     completion_tokens: int
@@ -56,6 +57,18 @@ class AttemptRuntime:
     run_dir: Path
     labels: np.ndarray | None = None
     compile_time_limit_s: float = 60.0
+    training: "TrainingRequest | None" = None
+
+
+@dataclass
+class TrainingRequest:
+    """Train NeSy predictors on the accepted formula (and on the ground truth, for reference)."""
+
+    methods: tuple[str, ...]
+    data: Any  # train/val/test splits (autonesy.tasks.data.Dataset or arrays)
+    seeds: int = 5
+    epochs: int | None = None
+    progress: bool = True
 
 
 def json_safe(value: Any) -> Any:
@@ -186,6 +199,18 @@ def build_attempt_graph(rt: AttemptRuntime, checkpointer=None):
         score = score_formula(parse_dimacs(state["dimacs"]), task.ground_truth)
         return {"status": "accepted", "metrics": json_safe(score.to_dict())}
 
+    def train(state: AttemptState) -> dict[str, Any]:
+        from autonesy.nesy.evaluate import train_and_evaluate
+
+        request = rt.training
+        result = train_and_evaluate(task, parse_dimacs(state["dimacs"]), request.data, methods=request.methods,
+                                    seeds=request.seeds, epochs=request.epochs, progress=request.progress,
+                                    formula_score=state.get("metrics"))
+        return {"downstream": json_safe(result)}
+
+    def after_evaluate(state: AttemptState) -> str:
+        return "train" if rt.training is not None and task.has_ground_truth else END
+
     def after_formalize(state: AttemptState) -> str:
         return END if state.get("status") == "rejected" else "check_syntax"
 
@@ -211,7 +236,8 @@ def build_attempt_graph(rt: AttemptRuntime, checkpointer=None):
     graph = StateGraph(AttemptState)
     for name, node in [("formalize", formalize), ("check_syntax", check_syntax), ("autofix", autofix),
                        ("repair", repair), ("reject_syntax", reject_syntax), ("oracle_test", run_oracle_test),
-                       ("semantic_repair", semantic_repair), ("compile", compile_node), ("evaluate", evaluate)]:
+                       ("semantic_repair", semantic_repair), ("compile", compile_node), ("evaluate", evaluate),
+                       ("train", train)]:
         graph.add_node(name, traced(name, node))
     graph.add_edge(START, "formalize")
     graph.add_conditional_edges("formalize", after_formalize, ["check_syntax", END])
@@ -222,5 +248,6 @@ def build_attempt_graph(rt: AttemptRuntime, checkpointer=None):
     graph.add_conditional_edges("oracle_test", after_oracle, ["semantic_repair", "compile"])
     graph.add_conditional_edges("semantic_repair", after_repair, ["check_syntax", END])
     graph.add_edge("compile", "evaluate")
-    graph.add_edge("evaluate", END)
+    graph.add_conditional_edges("evaluate", after_evaluate, ["train", END])
+    graph.add_edge("train", END)
     return graph.compile(checkpointer=checkpointer)

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from autonesy.agents.llm import LLMError
 from autonesy.agents.policies import POLICIES
+from autonesy.graph.attempt import TrainingRequest
 from autonesy.graph.run import RunConfig, RunError, run_attempt
 from autonesy.graph.trace import attempt_report, error_taxonomy, find_run_dirs
 from autonesy.graph.cli_data import data_app
@@ -55,9 +56,15 @@ def user_errors() -> Iterator[None]:
         raise typer.Exit(1) from None
 
 
-def training_labels(task_spec: str):
-    """The task's training labels for the oracle test, when its data can be loaded (else None)."""
-    return None
+def task_data(task_spec: str, data_dir: Optional[Path]):
+    """The task's annotated splits (built on first use) for the oracle test and training; None for
+    tasks without data (task files, external benchmarks)."""
+    from autonesy.tasks.data.dataset import load_dataset
+    from autonesy.tasks.registry import CATALOGUE
+
+    if task_spec not in CATALOGUE:
+        return None
+    return load_dataset(task_spec, data_dir)
 
 
 def _print_json(data) -> None:
@@ -207,6 +214,10 @@ def run(
     max_repairs: int = typer.Option(5, "--max-repairs", min=0, help="Syntax-repair rounds before rejecting."),
     out: Optional[Path] = typer.Option(None, "--out", help="Run directory (run again with the same one to resume)."),
     llm_timeout: float = typer.Option(120.0, "--llm-timeout", min=0.1, help="Seconds to wait for one LLM answer."),
+    train: str = typer.Option("none", "--train", help="NeSy predictors to train on the accepted formula: spl,sl | spl | sl | none."),
+    seeds: int = typer.Option(5, "--seeds", min=1, help="Training seeds (with --train)."),
+    epochs: Optional[int] = typer.Option(None, "--epochs", min=1, help="Training epochs (with --train; default: the trainer's)."),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="Data directory (default: $AUTONESY_DATA_DIR, else the user cache)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Formalize one task end to end: formalize, check, repair, oracle-test, compile, score."""
@@ -216,7 +227,20 @@ def run(
         config = RunConfig(task=task_name or str(task_file), format=fmt, prompt=prompt, detail=detail,
                            policy=policy, llm=llm, max_repairs=max_repairs, llm_timeout_s=llm_timeout)
         notify = (lambda message: None) if as_json else (lambda message: errors.print(message, markup=False))
-        summary = run_attempt(config, out, labels=training_labels(config.task), notify=notify)
+        dataset = task_data(config.task, data_dir)
+        training = None
+        if train != "none":
+            from autonesy.nesy.evaluate import parse_methods
+
+            if dataset is None:
+                raise UserError(f"--train needs annotated data, and task {config.task!r} has none")
+            try:
+                methods = parse_methods(train)
+            except ValueError as error:
+                raise UserError(str(error)) from None
+            training = TrainingRequest(methods, dataset, seeds, epochs, progress=not as_json)
+        labels = dataset.train.y if dataset is not None else None
+        summary = run_attempt(config, out, labels=labels, training=training, notify=notify)
     if as_json:
         _print_json(summary)
         return
@@ -240,11 +264,24 @@ def _print_summary(summary: dict) -> None:
         m = summary["metrics"]
         lines.append(f"vs ground truth: {m['relation']}, F1 {m['f1']:.4f} (precision {m['precision']:.4f}, "
                      f"recall {m['recall']:.4f}), MC-R {m['mc_ratio']:.4g}, counts by {m['count_method']}")
+    training = summary.get("training")
+    if training and "skipped" in training:
+        lines.append(f"training: skipped — {training['skipped']}")
     compiled = summary["compiled"]
     if compiled:
         lines.append(f"circuit: SDD size {compiled['size']}" if compiled.get("ok") else f"circuit: not compiled — {compiled['note']}")
     lines.append(f"files: {summary['run_dir']}")
     console.print("\n".join(lines), highlight=False, markup=False)
+    if training and "results" in training:
+        from autonesy.nesy.evaluate import results_table
+
+        rows = results_table(training)
+        table = Table(title="downstream (test split, mean ± std over seeds)", box=box.SIMPLE_HEAD)
+        for column in rows[0]:
+            table.add_column(column)
+        for row in rows[1:]:
+            table.add_row(*row)
+        console.print(table)
 
 
 @app.command("trace")

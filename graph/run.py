@@ -8,6 +8,7 @@ The run directory holds (DESIGN §9):
     formula.cnf        the accepted formula as DIMACS (task variables named in comments)
     formula.sdd/.vtree its compiled circuit (PySDD text formats), when compilation fit the budget
     metrics.json       oracle test, compilation and formula metrics against the ground truth
+    downstream.json    SPL/SL trained on the formula and on the ground truth (with --train)
     summary.json       the outcome in one object (what `run --json` prints)
     checkpoints.sqlite LangGraph checkpoints: run again with the same --out to resume
     llm_cache.sqlite   LLM responses by prompt hash: a resumed run never pays twice for a call
@@ -30,7 +31,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from autonesy.agents.llm import LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec, default_llm_spec
 from autonesy.agents.policies import AttemptSpec, check_prompt_style, make_policy, POLICIES
-from autonesy.graph.attempt import AttemptRuntime, AttemptState, build_attempt_graph, json_safe
+from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest, build_attempt_graph, json_safe
 from autonesy.graph.trace import Tracer
 from autonesy.tasks.registry import load_task
 from autonesy.tasks.task import Task
@@ -115,6 +116,7 @@ def run_attempt(
     *,
     backend: ChatBackend | None = None,
     labels: np.ndarray | None = None,
+    training: TrainingRequest | None = None,
     notify=lambda message: None,
 ) -> dict[str, Any]:
     """Run (or resume) one attempt; returns the summary that is also written to summary.json."""
@@ -135,7 +137,7 @@ def run_attempt(
         tracer = Tracer(run_dir)
         policy = make_policy(config.policy, backend, max_repairs=config.max_repairs)
         spec = AttemptSpec(task, config.format, config.detail, config.prompt)
-        runtime = AttemptRuntime(spec, policy, tracer, run_dir, labels, config.compile_time_limit_s)
+        runtime = AttemptRuntime(spec, policy, tracer, run_dir, labels, config.compile_time_limit_s, training)
         connection = sqlite3.connect(run_dir / "checkpoints.sqlite", check_same_thread=False)
         # WAL (set by the saver) + NORMAL: a commit survives the process being killed, without an fsync each
         connection.execute("PRAGMA synchronous=NORMAL")
@@ -185,11 +187,20 @@ def _summary(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any]
         "compiled": state.get("compiled"),
         "metrics": {k: metrics.get(k) for k in ("precision", "recall", "f1", "relation", "mc_ratio", "tp", "fp", "fn",
                                                  "tn", "count_method", "exact")} if metrics else None,
+        "training": _training_note(state),
         "llm_calls": state.get("llm_calls", 0),
         "prompt_tokens": state.get("prompt_tokens", 0),
         "completion_tokens": state.get("completion_tokens", 0),
         "llm_seconds": state.get("llm_seconds", 0.0),
     })
+
+
+def _training_note(state: dict[str, Any]) -> Any:
+    if state.get("downstream"):
+        return state["downstream"]
+    if state.get("status") == "rejected":
+        return {"skipped": "the formula was rejected, so no predictor was trained on it"}
+    return None
 
 
 def _write_outputs(run_dir: Path, state: dict[str, Any], summary: dict[str, Any]) -> None:
@@ -200,4 +211,6 @@ def _write_outputs(run_dir: Path, state: dict[str, Any], summary: dict[str, Any]
         (run_dir / "formula.cnf").write_text(state["dimacs"])
     metrics = {"oracle_test": state.get("oracle_test"), "compiled": state.get("compiled"), "formula": state.get("metrics")}
     (run_dir / "metrics.json").write_text(json.dumps(json_safe(metrics), indent=2))
+    if state.get("downstream"):
+        (run_dir / "downstream.json").write_text(json.dumps(json_safe(state["downstream"]), indent=2))
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))

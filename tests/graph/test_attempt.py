@@ -136,3 +136,38 @@ def test_repeated_identical_repair_prompts_are_separate_calls(tmp_path):
     backend = scripted([BROKEN] + [f"[[FIXED]]\n{BROKEN}"] * 5, run_dir)
     summary = run_attempt(RunConfig(task="fashion", format="dimacs", llm="scripted"), run_dir, backend=backend)
     assert backend.calls == 6 and summary["llm_calls"] == 6
+
+
+def _tiny_fashion_data(seed=0, n=64):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    splits = []
+    for size in (n, n // 2, n // 2):
+        y = np.eye(10, dtype=np.uint8)[rng.integers(0, 10, size)]
+        x = (y + rng.normal(0, 0.5, y.shape)).astype(np.float32)
+        splits += [x, y]
+    return tuple(splits)
+
+
+def test_accepted_formula_is_trained_next_to_the_ground_truth(tmp_path):
+    from autonesy.graph.attempt import TrainingRequest
+
+    training = TrainingRequest(("spl", "sl"), _tiny_fashion_data(), seeds=1, epochs=1, progress=False)
+    summary = run_attempt(RunConfig(task="fashion", format="dimacs", llm="scripted"), tmp_path / "run",
+                          backend=scripted([AT_LEAST_ONE]), training=training)
+    results = summary["training"]["results"]
+    assert set(results) == {"spl", "sl"} and {"formula", "ground_truth"} <= set(results["spl"])
+    # SPL predicts only assignments its formula allows: exactly-one holds for every ground-truth prediction
+    assert results["spl"]["ground_truth"]["summary"]["consistency"]["mean"] == 1.0
+    assert (tmp_path / "run" / "downstream.json").is_file()
+
+
+def test_rejected_formula_skips_training_with_a_note(tmp_path):
+    from autonesy.graph.attempt import TrainingRequest
+
+    training = TrainingRequest(("spl",), _tiny_fashion_data(), seeds=1, epochs=1, progress=False)
+    summary = run_attempt(RunConfig(task="fashion", format="dimacs", llm="scripted"), tmp_path / "run",
+                          backend=scripted([BROKEN, "[[OK]]"]), training=training)
+    assert summary["status"] == "rejected" and "rejected" in summary["training"]["skipped"]
+    assert not (tmp_path / "run" / "downstream.json").exists()
