@@ -100,6 +100,12 @@ def resolve_sizes(task_name: str, sizes: Sizes = None) -> dict[str, int]:
     return {split: int(result[split]) for split in SPLITS}
 
 
+def _check_seed(task_name: str, seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise DataError(f"{task_name}: the seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
 def _progress_bar(task_name: str, total: int, progress: bool | None):
     if progress is None:
         progress = sys.stderr.isatty()
@@ -115,8 +121,7 @@ def generate(task_name: str, seed: int = 0, sizes: Sizes = None, progress: bool 
     task = get_task(task_name)
     generator = generator_for(task_name)
     sizes = resolve_sizes(task_name, sizes)
-    if int(seed) < 0:
-        raise DataError(f"{task_name}: the seed must be a non-negative integer, got {seed}")
+    seed = _check_seed(task_name, seed)
     bar = _progress_bar(task_name, sum(sizes.values()), progress)
     ctx = GenerationContext(task, int(seed), sizes, advance=(bar.update if bar is not None else (lambda n: None)))
     try:
@@ -169,6 +174,7 @@ def build_dataset(
     """Make sure the cache entry of (task, seed, sizes) exists and is intact; build it if not."""
     generator = generator_for(task_name)
     sizes = resolve_sizes(task_name, sizes)
+    seed = _check_seed(task_name, seed)
     directory = entry_dir(resolve_data_dir(data_dir), task_name, seed, sizes)
     start = time.perf_counter()
     if not force:

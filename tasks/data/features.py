@@ -95,16 +95,9 @@ SPECS: dict[str, FeatureSpec] = {
     "bdd-oia": FeatureSpec(dim=48, noise=0.30, mix_prob=0.35, observed=_BDD2_CONCEPTS + _BDD_SIDE, priors=_bdd_priors(True)),
     "cebab": FeatureSpec(dim=64, noise=0.30, mix_prob=0.35,
                          observed=tuple(f"worker{w}_{s}" for w in range(1, 6) for s in ("positive", "negative", "neutral", "unknown"))),
-    "road-r": FeatureSpec(dim=64, noise=0.30, mix_prob=0.35),
+    "road-r": FeatureSpec(dim=64, noise=0.30, mix_prob=0.35, priors=_road_r_priors()),
     "cifar100": FeatureSpec(dim=128, noise=0.10, mix_prob=0.15),
 }
-
-
-def spec_for(task: Task) -> FeatureSpec:
-    spec = SPECS[task.name]
-    if task.name == "road-r" and not spec.priors:
-        spec = FeatureSpec(**{**spec.__dict__, "priors": _road_r_priors()})
-    return spec
 
 
 def embedding(task: Task, spec: FeatureSpec, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -119,7 +112,7 @@ def embedding(task: Task, spec: FeatureSpec, rng: np.random.Generator) -> tuple[
 
 def make_features(ctx: GenerationContext) -> dict[str, dict[str, np.ndarray]]:
     task = ctx.task
-    spec = spec_for(task)
+    spec = SPECS[task.name]
     columns, E = embedding(task, spec, ctx.rng("features"))
     out = {}
     for split in SPLITS:

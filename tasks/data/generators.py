@@ -10,8 +10,10 @@
 | cle4evr | :mod:`shapes` | procedural | (B, 3, 32, 48) |
 | the other nine | :mod:`features` | synthetic-features | (B, D) |
 
-Default sizes: 3,000 train / 500 val / 1,000 test for every task (all 18 build in well under a
-minute on two cores; see ``benchmarks/data_build.py``). A generator's version string is stored in
+Default sizes: 3,000 train / 500 val / 1,000 test, except warcraft with 10,000 / 1,000 / 1,000
+(the split sizes of the original Warcraft shortest-path data; with 3,000 maps a plain CNN has not
+yet learnt the path and violates the constraint on half the test maps). All 18 build in under a
+minute on two cores; see ``benchmarks/data_build.py``. A generator's version string is stored in
 each cache manifest: bump it whenever its output changes, and old caches are rebuilt.
 """
 
@@ -57,6 +59,7 @@ _SUDOKU = DataGenerator(
 _WARCRAFT = DataGenerator(
     "procedural", "image", warcraft_maps.VERSION, warcraft_maps.make_warcraft, warcraft_maps.describe_warcraft,
     "procedural 4x4 terrain maps (6 tile types with costs), cheapest path by Dijkstra", warcraft_maps.X_SCALE,
+    default_sizes={"train": 10000, "val": 1000, "test": 1000},
 )
 _KANDINSKY = DataGenerator(
     "procedural", "image", shapes.VERSION, shapes.make_kandinsky, shapes.describe_kandinsky,

@@ -193,6 +193,10 @@ def publish_entry(directory: Path, split_arrays: Mapping[str, Mapping[str, np.nd
             handle.flush()
             os.fsync(handle.fileno())
         if directory.exists():
+            existing = verify_entry(directory, version=manifest.get("generator_version"))
+            if existing is not None:  # another process finished the same entry meanwhile: keep it
+                _remove(tmp)
+                return existing
             _remove(directory)
         try:
             os.replace(tmp, directory)

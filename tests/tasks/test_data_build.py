@@ -110,11 +110,15 @@ def test_environment_variable_picks_the_data_dir(tmp_path, monkeypatch):
 
 def test_sizes_are_validated():
     assert resolve_sizes("fashion") == {"train": 3000, "val": 500, "test": 1000}
+    assert resolve_sizes("warcraft") == {"train": 10000, "val": 1000, "test": 1000}
     assert resolve_sizes("fashion", (5, 6, 7)) == {"train": 5, "val": 6, "test": 7}
     assert resolve_sizes("fashion", {"test": 9})["test"] == 9
     for bad in [(1, 2), (0, 1, 1), {"dev": 3}, (1.5, 2, 3)]:
         with pytest.raises(DataError):
             resolve_sizes("fashion", bad)
+    for seed in (-1, 1.5, True):
+        with pytest.raises(DataError, match="seed"):
+            build_dataset("fashion", "/nonexistent", seed=seed, sizes=SMALL)
 
 
 def test_every_task_has_a_generator_with_sensible_defaults():

@@ -12,9 +12,10 @@ from autonesy.tasks.registry import get_task
 def _dominant_colour(region: np.ndarray, palette: dict, names) -> int:
     """Index (in ``names``) of the palette colour nearest to the region's saturated pixels."""
     pixels = region.reshape(3, -1).T.astype(float)
-    saturated = pixels[(pixels.max(axis=1) - pixels.min(axis=1)) > 70]
-    assert len(saturated) > 3, "no coloured object in this region"
-    mean = saturated.mean(axis=0)
+    saturation = pixels.max(axis=1) - pixels.min(axis=1)
+    top = np.argsort(-saturation)[:20]  # the most colourful pixels: the object's (the background is grey)
+    assert saturation[top].min() > 40, "no coloured object in this region"
+    mean = pixels[top].mean(axis=0)
     return int(np.argmin([np.linalg.norm(mean - np.array(palette[n])) for n in names]))
 
 

@@ -77,3 +77,13 @@ def test_failed_publish_leaves_no_entry(tmp_path, monkeypatch):
         publish_entry(entry, _splits(), {"generator_version": "v1"})
     assert not entry.exists()
     assert not list(entry.parent.glob(".tmp-*"))
+
+
+def test_publishing_over_an_intact_entry_keeps_it(tmp_path):
+    """Two builders racing for one entry: the second keeps the first's files instead of swapping them."""
+    entry = tmp_path / "generated" / "t" / "seed-0_n2-2-2"
+    first = publish_entry(entry, _splits(), {"generator_version": "v1"})
+    stamps = {p.name: p.stat().st_mtime_ns for p in entry.iterdir()}
+    assert publish_entry(entry, _splits(), {"generator_version": "v1"}) == first
+    assert {p.name: p.stat().st_mtime_ns for p in entry.iterdir()} == stamps
+    assert not list(entry.parent.glob(".tmp-*"))
