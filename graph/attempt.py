@@ -69,6 +69,7 @@ class TrainingRequest:
     seeds: int = 5
     epochs: int | None = None
     progress: bool = True
+    threads: int | None = 1  # torch threads while training: small models run fastest on one
 
 
 def json_safe(value: Any) -> Any:
@@ -201,11 +202,12 @@ def build_attempt_graph(rt: AttemptRuntime, checkpointer=None):
 
     def train(state: AttemptState) -> dict[str, Any]:
         from autonesy.nesy.evaluate import train_and_evaluate
+        from autonesy.nesy.trainer import TrainConfig
 
         request = rt.training
         result = train_and_evaluate(task, parse_dimacs(state["dimacs"]), request.data, methods=request.methods,
                                     seeds=request.seeds, epochs=request.epochs, progress=request.progress,
-                                    formula_score=state.get("metrics"))
+                                    config=TrainConfig(threads=request.threads), formula_score=state.get("metrics"))
         return {"downstream": json_safe(result)}
 
     def after_evaluate(state: AttemptState) -> str:
