@@ -67,6 +67,12 @@ def task_data(task_spec: str, data_dir: Optional[Path]):
     return load_dataset(task_spec, data_dir)
 
 
+def training_labels(task_spec: str, data_dir: Optional[Path] = None):
+    """The task's training labels for the oracle test (None for tasks without annotated data)."""
+    dataset = task_data(task_spec, data_dir)
+    return None if dataset is None else dataset.train.y
+
+
 def _print_json(data) -> None:
     typer.echo(json.dumps(data, indent=2, default=str))
 

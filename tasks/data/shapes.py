@@ -15,7 +15,7 @@ Rendering (Pillow, drawn at 4× and downsampled with a box filter, i.e. anti-ali
   for kand-logic-2 and (B, 3, 32, 96) for kand-logic, image 1 on the left.
 * CLEVR-style (``cle4evr``). A 48 × 32 scene (CLEVR's 3:2 aspect) with a floor gradient and two
   objects: object 1 in the left half, object 2 in the right half. Each object gets a random depth —
-  further objects sit higher and are drawn smaller — a soft shadow, and a random material (matte,
+  further objects sit higher and are drawn smaller (radius 3.2–5.6 px) — a soft shadow, and a random material (matte,
   or metal with a specular highlight) as a distractor attribute, as in CLEVR. Shapes: cube (front,
   top and side faces shaded), sphere (radial shading), cylinder (body with elliptic top). Colours:
   red, green, blue with jitter, times a per-object lighting factor in [0.7, 1.2]. x has shape (B, 3, 32, 48).
@@ -34,7 +34,7 @@ from autonesy.tasks.data.context import SPLITS, GenerationContext
 from autonesy.tasks.data.sampling import sample_valid
 from autonesy.tasks.task import Task
 
-VERSION = "shapes-2"
+VERSION = "shapes-3"
 X_SCALE = 1.0 / 255.0
 SS = 4  # supersampling factor
 NOISE = 8.0
@@ -150,7 +150,7 @@ def draw_clevr(objects: np.ndarray, rng: np.random.Generator, width: int = 48, h
     placed = []
     for k, (shape, colour) in enumerate(objects):
         depth = rng.uniform(0, 1)  # 0 far (high, small), 1 near (low, big)
-        r = (4.2 + 2.6 * depth) * SS
+        r = (3.2 + 2.4 * depth) * SS
         cy = (11 + 11 * depth) * SS
         half = W / 2
         cx = half * k + rng.uniform(r + SS, half - r - SS)
