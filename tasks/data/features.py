@@ -26,7 +26,9 @@ Generative model, per task (parameters in :data:`SPECS`):
 
 x is float32 of shape (B, D). Calibration: ``noise`` and ``mix_prob`` were tuned with
 ``benchmarks/data_build.py`` so that an unconstrained MLP with independent sigmoid outputs violates
-the ground truth on a visible share of test inputs (roughly 5-40 %) while still learning the task.
+the ground truth on a visible share of test inputs (roughly 5-40 %) while still learning the task
+(measured at seed 0: chx 11 %, fashion 12 %, bdd-oia-2 7 %, cifar10 12 %, sushi 10 %, bdd-oia 27 %,
+cebab 32 %, road-r 22 %, cifar100 20 %).
 """
 
 from __future__ import annotations
