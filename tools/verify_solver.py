@@ -31,6 +31,8 @@ For ``sat`` the ``core`` is a minimal set of results that makes the formula true
 
 from __future__ import annotations
 
+import functools
+import threading
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -46,6 +48,21 @@ ID_RE = re.compile(r"^C[1-9][0-9]*$")
 VERDICTS = ("sat", "unsat", "unknown")
 _PRECEDENCE = {"iff": 1, "implies": 2, "or": 3, "xor": 4, "and": 5, "not": 6}
 _KEYWORD = {"iff": "IFF", "implies": "IMPLIES", "or": "OR", "xor": "XOR", "and": "AND"}
+
+
+_Z3_LOCK = threading.RLock()
+
+
+def _serialised(function):
+    """Z3's default context is shared and not thread-safe (concurrent use fails with 'unreachable'):
+    every entry point that touches Z3 holds one process-wide lock."""
+
+    @functools.wraps(function)
+    def locked(*args, **kwargs):
+        with _Z3_LOCK:
+            return function(*args, **kwargs)
+
+    return locked
 
 
 class CompositionError(ValueError):
@@ -124,6 +141,7 @@ def parse_composition(source: str, ids: Sequence[str]) -> Composition:
 _DECLARATION = re.compile(r"\(\s*declare-(?:const|fun)\s+(\S+)\s+(?:\(\s*\)\s+)?Bool\s*\)")
 
 
+@_serialised
 def _parse_smtlib(text: str, ids: tuple[str, ...]) -> Expr:
     def strip_own(match: re.Match) -> str:
         if match.group(1) not in ids:
@@ -268,6 +286,7 @@ class Decision:
         }
 
 
+@_serialised
 def decide(composition: Composition, values: Mapping[str, bool | None]) -> Decision:
     """The verdict of the formula under the per-constraint results, with its explanation."""
     import time

@@ -108,3 +108,15 @@ def test_blame_negation_disjunction_and_equivalence():
 def test_results_for_unknown_constraints_are_refused():
     with pytest.raises(ValueError, match="C9"):
         decide(parse_composition("C1", IDS), {"C9": True})
+
+
+def test_decide_is_safe_from_many_threads():
+    # Z3's shared context fails with 'unreachable' under concurrent use unless calls are serialised.
+    from concurrent.futures import ThreadPoolExecutor
+
+    composition = parse_composition("C1 AND (C2 OR NOT C3) IMPLIES C4", ["C1", "C2", "C3", "C4"])
+    cases = [{"C1": True, "C2": bool(i % 2), "C3": bool(i % 3), "C4": bool(i % 5)} for i in range(200)]
+    with ThreadPoolExecutor(8) as pool:
+        verdicts = list(pool.map(lambda values: decide(composition, values).verdict, cases))
+    expected = ["sat" if (not (v["C2"] or not v["C3"])) or v["C4"] else "unsat" for v in cases]
+    assert verdicts == expected
