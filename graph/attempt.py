@@ -10,16 +10,15 @@ LangGraph's SQLite saver). Loops stop on counters kept in the state, never on th
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, TypedDict
+from typing import Any, TypedDict
 
 import numpy as np
 from langgraph.graph import END, START, StateGraph
 
 from autonesy.agents.policies import AgentTurn, AttemptSpec, Policy
-from autonesy.graph.trace import Tracer, change_summary
+from autonesy.graph.trace import Tracer, change_summary, traced_node
 from autonesy.tools.cnf import parse_dimacs, to_dimacs
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_to_sdd
 from autonesy.tools.formats import convert
@@ -105,14 +104,8 @@ def _llm_failure(turn: AgentTurn) -> dict[str, Any]:
 def build_attempt_graph(rt: AttemptRuntime, checkpointer=None):
     spec, task, policy, tracer = rt.spec, rt.spec.task, rt.policy, rt.tracer
 
-    def traced(name: str, node: Callable[[AttemptState], dict[str, Any]]):
-        def run(state: AttemptState) -> dict[str, Any]:
-            start = time.perf_counter()
-            update = node(state)
-            tracer.event("node", node=name, seconds=time.perf_counter() - start,
-                         status=update.get("status", state.get("status")))
-            return update
-        return run
+    def traced(name: str, node):
+        return traced_node(tracer.event, name, node)
 
     def formalize(state: AttemptState) -> dict[str, Any]:
         turn = policy.formalize(spec)

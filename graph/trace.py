@@ -17,7 +17,7 @@ import re
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from autonesy.agents.llm import LLM_CALL_EVENT, prompt_hash
 from autonesy.agents.policies import AgentTurn
@@ -53,6 +53,18 @@ class Tracer:
             **record,
             **fields,
         )
+
+
+def traced_node(emit: Callable[..., None], name: str, node: Callable[[Any], dict[str, Any]]):
+    """Wrap a graph node so each visit is recorded as a ``node`` event with its duration and status."""
+
+    def run(state: Any) -> dict[str, Any]:
+        start = time.perf_counter()
+        update = node(state)
+        emit("node", node=name, seconds=time.perf_counter() - start, status=update.get("status", state.get("status")))
+        return update
+
+    return run
 
 
 def read_trace(run_dir: str | Path) -> list[dict[str, Any]]:

@@ -21,9 +21,8 @@ so ``autonesy-agent trace`` shows them), per-constraint result and the verdict g
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, TypedDict
+from typing import Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
@@ -33,7 +32,7 @@ from autonesy.agents.verify.explanation import explain
 from autonesy.agents.verify.formulation import FormulationAgent, formulation_from_state
 from autonesy.agents.verify.judge import JudgeAgent
 from autonesy.agents.verify.writer import WriterAgent
-from autonesy.graph.trace import Tracer, change_summary
+from autonesy.graph.trace import Tracer, change_summary, traced_node
 from autonesy.tools.checker_run import CHECKER_LIMITS, run_checker_code, run_user_function
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.user_checkers import UserChecker
@@ -136,14 +135,8 @@ def _usage(state: VerifyState, turns: list[AgentTurn]) -> dict[str, Any]:
 def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
     agents = rt.agents
 
-    def traced(name: str, node: Callable[[VerifyState], dict[str, Any]]):
-        def run(state: VerifyState) -> dict[str, Any]:
-            start = time.perf_counter()
-            update = node(state)
-            rt.event("node", node=name, seconds=time.perf_counter() - start,
-                     status=update.get("status", state.get("status")))
-            return update
-        return run
+    def traced(name: str, node):
+        return traced_node(rt.event, name, node)
 
     def current(state: VerifyState) -> tuple[str, str]:
         item = state["constraints"][state["cursor"]]
