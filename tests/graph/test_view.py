@@ -168,8 +168,8 @@ def test_repair_round_diff_and_counterexample_table(client, dirs):
     events = [json.loads(line) for line in (run / "trace.jsonl").read_text().splitlines()]
     number = next(i for i, e in enumerate(events) if e["event"] == "repair_round")
     diff = client.get(f"/api/event/0/{fixed['run_dir']}?i={number}").text
-    added = {m.group(1) for m in re.finditer(r'<span class="add">\+(.*)</span>', diff)}
-    removed = {m.group(1) for m in re.finditer(r'<span class="del">-(.*)</span>', diff)}
+    added = {m.group(1) for m in re.finditer(r'<span class="add">\+([^<]*)</span>', diff)}
+    removed = {m.group(1) for m in re.finditer(r'<span class="del">-([^<]*)</span>', diff)}
     clauses = [line for line in (run / "formula.cnf").read_text().splitlines() if line and not line.startswith(("c", "p"))]
     assert set(clauses) <= added and "1 2 banana 0" in removed
 

@@ -142,12 +142,12 @@
     var fragment = document.createDocumentFragment();
     var columns = this.columns;
     rows.slice(this.page * PAGE_SIZE, (this.page + 1) * PAGE_SIZE).forEach(function (row) {
-      var tr = el("tr", null, "status-row status-" + row.status);
+      var tr = el("tr");
       columns.forEach(function (key, i) {
         var value = row[key];
         if (typeof value === "number" && !Number.isInteger(value)) value = value.toFixed(3);
         if (value === null || value === undefined) value = "";
-        var td = el("td", null, key);
+        var td = el("td", null, key === "status" ? key + " status-" + value : key);
         if (i === 0) {
           var a = el("a", value);
           a.setAttribute("href", row.href);
