@@ -163,7 +163,7 @@ def frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     for column in ("syntax_error", "llm_error"):
         df[column] = df[column].fillna(False).astype(bool)
     df["rejected"] = df["status"] == "rejected"
-    df["relation_or_rejected"] = [("rejected" if rej else (rel or "unscored"))
+    df["relation_or_rejected"] = [("rejected" if rej else (rel if isinstance(rel, str) and rel else "unscored"))
                                   for rej, rel in zip(df["rejected"], df["relation"])]
     for column in ("repair_rounds", "n_autofixes", "prompt_tokens", "completion_tokens", "llm_seconds", "llm_calls"):
         df[column] = pd.to_numeric(df[column], errors="coerce").fillna(0)
@@ -437,28 +437,31 @@ def plot_data(df: pd.DataFrame) -> dict[str, Any]:
     """The numbers behind the four plots (drawn as PNG here and in the browser by the viewer)."""
     formats = _ordered(df["format"], FORMATS)
     models = _ordered(df["label"], [sweep_module.EXPERT])
-
-    def cell(m: str, f: str) -> pd.DataFrame:
-        return df[(df["label"] == m) & (df["format"] == f)]
-
-    def zero_nan(value: float) -> float:
-        return 0.0 if math.isnan(value) else value
-
+    by_cell = df.groupby(["label", "format"])
+    f1 = by_cell["f1"].agg(["mean", lambda v: v.std(ddof=0)]).set_axis(["mean", "std"], axis=1)
+    syntax = by_cell["syntax_error"].mean()
     top = int(df["repair_rounds"].max())
+    rounds = df.groupby(["label", "repair_rounds"]).size()
+    shares = pd.crosstab(df["label"], df["relation_or_rejected"], normalize="index")
+
+    def value(series: pd.Series, key: tuple) -> float:
+        found = series.get(key, math.nan)
+        return 0.0 if pd.isna(found) else float(found)
+
     relations = {}
     for relation in list(RELATION_ORDER) + ["unscored"]:
-        shares = [float((df[df["label"] == m]["relation_or_rejected"] == relation).mean()) for m in models]
-        if any(shares):
-            relations[relation] = shares
+        if relation in shares.columns:
+            column = [float(shares[relation].get(m, 0.0)) for m in models]
+            if any(column):
+                relations[relation] = column
     return {
         "formats": formats,
         "models": models,
-        "f1_mean": {m: [zero_nan(_stats(cell(m, f)["f1"])[0]) for f in formats] for m in models},
-        "f1_std": {m: [zero_nan(_stats(cell(m, f)["f1"])[1]) for f in formats] for m in models},
-        "syntax_error_rate": {m: [zero_nan(float(cell(m, f)["syntax_error"].mean())) for f in formats] for m in models},
+        "f1_mean": {m: [value(f1["mean"], (m, f)) for f in formats] for m in models},
+        "f1_std": {m: [value(f1["std"], (m, f)) for f in formats] for m in models},
+        "syntax_error_rate": {m: [value(syntax, (m, f)) for f in formats] for m in models},
         "rounds": [str(r) for r in range(top + 1)],
-        "round_counts": {m: [int(((df["label"] == m) & (df["repair_rounds"] == r)).sum()) for r in range(top + 1)]
-                         for m in models},
+        "round_counts": {m: [int(value(rounds, (m, r))) for r in range(top + 1)] for m in models},
         "relations": relations,
     }
 

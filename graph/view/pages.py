@@ -66,16 +66,17 @@ def _results_file(path: Path, mtime_ns: int) -> list[dict[str, Any]]:
     return sweep.read_results(path)
 
 
-def table_rows(rows: list[dict[str, Any]], link: Callable[[str], str]) -> list[dict[str, Any]]:
-    """The results table's columns, plus the link into each attempt."""
-    out = []
+def table_rows(rows: list[dict[str, Any]], link: Callable[[str], str]) -> dict[str, Any]:
+    """The results table's columns plus the link into each attempt, column names once (a 10,000-row
+    table is a third of the size of a list of objects)."""
+    values = []
     for row in rows:
-        item = {k: row.get(k) for k in TABLE_COLUMNS}
-        if isinstance(item["f1"], float):
-            item["f1"] = round(item["f1"], 4)
-        item["href"] = link(row.get("run_dir") or f"{sweep.ATTEMPTS_DIR}/{row.get('attempt_id')}")
-        out.append(item)
-    return out
+        item = [row.get(k) for k in TABLE_COLUMNS]
+        f1 = row.get("f1")
+        item[TABLE_COLUMNS.index("f1")] = round(f1, 4) if isinstance(f1, float) else f1
+        item.append(link(row.get("run_dir") or f"{sweep.ATTEMPTS_DIR}/{row.get('attempt_id')}"))
+        values.append(item)
+    return {"columns": [*TABLE_COLUMNS, "href"], "rows": values}
 
 
 def sweep_summary(rows: list[dict[str, Any]], compare_published: bool) -> dict[str, Any]:

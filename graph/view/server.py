@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -33,8 +34,8 @@ def _guarded(handler: Callable[[Request], Response]) -> Callable[[Request], Resp
     """Refused paths are 403, missing ones 404, both with one line; every answer carries the headers."""
 
     async def endpoint(request: Request) -> Response:
-        try:
-            response = handler(request)
+        try:  # in a worker thread: a long page (a big trace, a 10,000-row report) does not stall the others
+            response = await run_in_threadpool(handler, request)
         except OutsideRoots as error:
             response = PlainTextResponse(f"refused: {error}", status_code=403)
         except (FileNotFoundError, NotADirectoryError, IndexError, ValueError) as error:
@@ -61,7 +62,10 @@ def create_app(dirs: Sequence[str | Path], *, compare_published: bool = False, h
         return HTMLResponse(site.errors(*where(request)))
 
     def rows(request: Request) -> Response:
-        return JSONResponse(site.rows_json(*where(request)))
+        return Response(site.rows_json(*where(request)), media_type="application/json")
+
+    def summary(request: Request) -> Response:
+        return HTMLResponse(site.summary(*where(request)))
 
     def event(request: Request) -> Response:
         return HTMLResponse(site.event(*where(request), int(request.query_params.get("i", "-1"))))
@@ -77,6 +81,7 @@ def create_app(dirs: Sequence[str | Path], *, compare_published: bool = False, h
         Route("/r/{index:int}/{rel:path}", _guarded(page)),
         Route("/errors/{index:int}/{rel:path}", _guarded(errors)),
         Route("/api/rows/{index:int}/{rel:path}", _guarded(rows)),
+        Route("/api/summary/{index:int}/{rel:path}", _guarded(summary)),
         Route("/api/event/{index:int}/{rel:path}", _guarded(event)),
         Route(f"/static/{PLOTLY_JS}", plotly),
         Mount("/static", StaticFiles(directory=STATIC_DIR)),
@@ -100,14 +105,14 @@ def url_of(sock: socket.socket, host: str) -> str:
 
 
 def serve(dirs: Sequence[str | Path], *, host: str = "127.0.0.1", port: int = 0, open_browser: bool = False,
-          compare_published: bool = False, notify: Callable[[str], None] = print) -> None:
+          compare_published: bool = False, notify: Callable[[str], None] | None = None) -> None:
     """Serve until interrupted; prints the URL, opens a browser only when asked."""
     import uvicorn
 
     app = create_app(dirs, compare_published=compare_published, host=host)
     sock = bind(host, port)
     url = url_of(sock, host)
-    notify(f"viewer: {url}  (Ctrl-C to stop)")
+    (notify or (lambda message: print(message, flush=True)))(f"viewer: {url}  (Ctrl-C to stop)")
     if open_browser:
         webbrowser.open(url)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))

@@ -4,12 +4,15 @@ everything), one page function per directory kind, and two ways to spell links (
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
+from autonesy.graph import sweep
 from autonesy.graph.view import pages
 from autonesy.graph.view.files import Roots
 
@@ -39,6 +42,9 @@ class ServerLinks:
     def rows(self, index: int, rel: str) -> str:
         return f"/api/rows/{index}/{_quote(rel)}"
 
+    def summary(self, index: int, rel: str) -> str:
+        return f"/api/summary/{index}/{_quote(rel)}"
+
     def event(self, index: int, rel: str) -> str:
         return f"/api/event/{index}/{_quote(rel)}"
 
@@ -63,6 +69,9 @@ class StaticLinks:
         return "errors_" + self.page(index, rel)
 
     def rows(self, index: int, rel: str) -> str:
+        return ""
+
+    def summary(self, index: int, rel: str) -> str:
         return ""
 
     def event(self, index: int, rel: str) -> str:
@@ -118,20 +127,37 @@ class Site:
         return self.render("folder.html", **common, entries=entries)
 
     def sweep(self, path: Path, common: dict[str, Any]) -> str:
-        rows = pages.sweep_rows(path)
-        summary = pages.sweep_summary(rows, self.compare_published)
-        embedded = self.table_rows(common["index"], path, rows) if self.links.static else None
-        return self.render("sweep.html", **common, s=summary, rows=embedded, filters=pages.FILTERS,
-                           live=pages.sweep_is_running(path), attempts=len(rows))
+        """The page itself is light; the server fills the table and the report from /api (a static page
+        carries both)."""
+        rows = summary = None
+        if self.links.static:
+            found = pages.sweep_rows(path)
+            rows = self.table_rows(common["index"], path, found)
+            summary = self.summary(common["index"], common["rel"])
+        return self.render("sweep.html", **common, rows=rows, summary=summary, filters=pages.FILTERS,
+                           live=pages.sweep_is_running(path))
 
-    def table_rows(self, index: int, path: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def summary(self, index: int, rel: str) -> str:
+        path = self.roots.resolve(index, rel)
+        report = pages.sweep_summary(pages.sweep_rows(path), self.compare_published)
+        return self.render("_summary.html", s=report)
+
+    def table_rows(self, index: int, path: Path, rows: list[dict[str, Any]]) -> dict[str, Any]:
         base = self.roots.relative(index, path)
         return pages.table_rows(rows, lambda run_dir: self.links.page(index, f"{base}/{run_dir}".strip("/")))
 
-    def rows_json(self, index: int, rel: str) -> dict[str, Any]:
+    def rows_json(self, index: int, rel: str) -> bytes:
+        """The table as JSON; a finished sweep's is built once per version of its results file."""
         path = self.roots.resolve(index, rel)
-        rows = pages.sweep_rows(path)
-        return {"rows": self.table_rows(index, path, rows), "live": pages.sweep_is_running(path)}
+        if pages.sweep_is_running(path):
+            return self._rows_json(index, path, None)
+        return self._rows_json(index, path, (path / sweep.RESULTS_JSONL).stat().st_mtime_ns)
+
+    @functools.lru_cache(maxsize=4)
+    def _rows_json(self, index: int, path: Path, version: int | None) -> bytes:
+        table = self.table_rows(index, path, pages.sweep_rows(path))
+        text = json.dumps({**table, "live": version is None}, ensure_ascii=False, separators=(",", ":"))
+        return self.roots.redact(text).encode("utf-8")
 
     def event(self, index: int, rel: str, number: int) -> str:
         events = pages.trace_events(self.roots.resolve(index, rel))

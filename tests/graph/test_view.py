@@ -3,16 +3,19 @@ verification renders; paths outside the given directories are refused (``..``, a
 LLM text is escaped; secrets never appear; the rows follow a running sweep; ``report --html``; ``view``."""
 
 import json
+import math
 import os
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from autonesy.graph.cli import app
+from autonesy.graph.report import frame, plot_data
 from autonesy.graph.sweep import RESULTS_JSONL, SWEEP_FILE, read_results
 from autonesy.graph.view.files import OutsideRoots, Roots
 from autonesy.graph.view.server import create_app
@@ -52,6 +55,10 @@ class Links(HTMLParser):
             self.scripts.append(attrs.get("src"))
 
 
+def records(table):
+    return [dict(zip(table["columns"], values)) for values in table["rows"]]
+
+
 def parse(html):
     links = Links()
     links.feed(html)
@@ -69,7 +76,7 @@ def crawl(client):
         assert response.status_code == 200, (url, response.text)
         seen[url] = response.text
         if url.startswith("/api/rows/"):
-            todo += [row["href"] for row in response.json()["rows"]]
+            todo += [row["href"] for row in records(response.json())]
             continue
         found = parse(response.text)
         todo += found.hrefs + found.srcs
@@ -142,7 +149,7 @@ def test_rows_are_the_results_table_and_follow_a_running_sweep(client, dirs, tmp
     data = client.get("/api/rows/0/").json()
     expected = read_results(sweep)
     assert data["live"] is False
-    assert [(r["attempt_id"], r["status"], r["f1"]) for r in data["rows"]] == \
+    assert [(r["attempt_id"], r["status"], r["f1"]) for r in records(data)] == \
            [(r["attempt_id"], r["status"], None if r["f1"] is None else round(r["f1"], 4)) for r in expected]
     # a sweep still running: sweep.json newer than results.jsonl → the rows come from the attempt directories
     results = sweep / RESULTS_JSONL
@@ -154,7 +161,7 @@ def test_rows_are_the_results_table_and_follow_a_running_sweep(client, dirs, tmp
         os.utime(sweep / SWEEP_FILE)
         live = client.get("/api/rows/0/").json()
         assert live["live"] is True
-        assert sorted(r["attempt_id"] for r in live["rows"]) == sorted(r["attempt_id"] for r in expected)
+        assert sorted(r["attempt_id"] for r in records(live)) == sorted(r["attempt_id"] for r in expected)
         assert "running" in client.get("/r/0/").text
     finally:
         results.write_text(saved)
@@ -202,7 +209,7 @@ def test_report_html_writes_a_static_site(dirs, tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     site = tmp_path / "r" / "html"
     index = (site / "index.html").read_text()
-    rows = json.loads(re.search(r'<script type="application/json" id="rows-data">(.*?)</script>', index, re.S).group(1))
+    rows = records(json.loads(re.search(r'<script type="application/json" id="rows-data">(.*?)</script>', index, re.S).group(1)))
     assert len(rows) == 16 and all((site / row["href"]).is_file() for row in rows)
     for page in site.glob("*.html"):
         text = page.read_text()
@@ -230,3 +237,33 @@ def test_view_prints_the_url_and_opens_nothing_unless_asked(dirs, monkeypatch):
     assert result.exit_code == 0 and len(opened) == 1 and opened[0] in result.output
     missing = runner.invoke(app, ["view", str(sweep / "nope")])
     assert missing.exit_code == 1 and missing.output.startswith("error:") and len(missing.output.splitlines()) == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["m1", "m2", "expert"]), st.sampled_from(["nat", "dimacs", "cpmpy"]),
+                          st.sampled_from(["accepted", "rejected"]), st.one_of(st.none(), st.floats(0, 1)),
+                          st.sampled_from(["equal", "permissive", None]), st.integers(0, 3), st.booleans()),
+                min_size=1, max_size=30))
+def test_plot_data_matches_a_cell_by_cell_count(cells):
+    """The plots' numbers (PNG and browser) against a direct computation over each (model, format) cell."""
+    rows = [{"attempt_id": str(i), "llm": m, "model": m, "format": f, "status": s, "f1": f1, "relation": rel,
+             "repair_rounds": r, "syntax_error": syn and s == "rejected", "llm_error": False, "prompt": "zs",
+             "detail": "detailed", "n_autofixes": 0, "prompt_tokens": 0, "completion_tokens": 0, "llm_seconds": 0,
+             "llm_calls": 0} for i, (m, f, s, f1, rel, r, syn) in enumerate(cells)]
+    data = plot_data(frame(rows))
+    for m in data["models"]:
+        for j, f in enumerate(data["formats"]):
+            cell = [r for r in rows if r["model"] == m and r["format"] == f]
+            scores = [r["f1"] for r in cell if r["f1"] is not None]
+            mean = sum(scores) / len(scores) if scores else 0.0
+            std = math.sqrt(sum((x - mean) ** 2 for x in scores) / len(scores)) if scores else 0.0
+            assert data["f1_mean"][m][j] == pytest.approx(mean, abs=1e-9)
+            assert data["f1_std"][m][j] == pytest.approx(std, abs=1e-9)
+            rate = sum(r["syntax_error"] for r in cell) / len(cell) if cell else 0.0
+            assert data["syntax_error_rate"][m][j] == pytest.approx(rate)
+        mine = [r for r in rows if r["model"] == m]
+        assert data["round_counts"][m] == [sum(r["repair_rounds"] == k for r in mine) for k in range(len(data["rounds"]))]
+        for relation, shares in data["relations"].items():
+            kind = [("rejected" if r["status"] == "rejected" else r["relation"] or "unscored") for r in mine]
+            assert shares[data["models"].index(m)] == pytest.approx(kind.count(relation) / len(mine))
+    assert sum(sum(v) for v in data["round_counts"].values()) == len(rows)

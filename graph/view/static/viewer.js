@@ -31,6 +31,14 @@
   }, true);
 
   /* ------------------------------------------------------------------ results table */
+  function unpack(table) {  /* {columns, rows: [[…]]} → [{column: value}] */
+    return table.rows.map(function (values) {
+      var row = {};
+      table.columns.forEach(function (column, i) { row[column] = values[i]; });
+      return row;
+    });
+  }
+
   function ResultsTable(section) {
     this.section = section;
     this.tbody = section.querySelector("#rows tbody");
@@ -62,7 +70,7 @@
     section.querySelector("#next").addEventListener("click", function () { self.page += 1; self.render(); });
     var embedded = section.querySelector("#rows-data");
     if (embedded) {
-      this.load(JSON.parse(embedded.textContent));
+      this.load(unpack(JSON.parse(embedded.textContent)));
     } else {
       this.fetch();
     }
@@ -74,7 +82,7 @@
       if (!r.ok) throw new Error(r.status + " " + r.statusText);
       return r.json();
     }).then(function (data) {
-      self.load(data.rows);
+      self.load(unpack(data));
       var live = document.getElementById("live");
       if (data.live) {
         setTimeout(function () { self.fetch(); }, POLL_MS);
@@ -87,6 +95,19 @@
   };
 
   ResultsTable.prototype.load = function (rows) {
+    var counts = {};
+    rows.forEach(function (row) { counts[row.status] = (counts[row.status] || 0) + 1; });
+    var line = document.getElementById("counts");
+    if (line) {
+      line.replaceChildren(document.createTextNode(rows.length + " attempts: "));
+      Object.keys(counts).sort().forEach(function (status) {
+        line.appendChild(el("span", status + " " + counts[status], "status status-" + status));
+        line.appendChild(document.createTextNode(" "));
+      });
+    }
+    var signature = rows.map(function (row) { return row.attempt_id + row.status; }).join();
+    if (this.signature !== signature) loadSummary();  /* after the table: it is what one waits for */
+    this.signature = signature;
     rows.forEach(function (row) {
       row._text = [row.attempt_id, row.task, row.llm, row.format, row.prompt, row.detail, row.policy, row.status,
                    row.relation, row.reason].join(" ").toLowerCase();
@@ -136,6 +157,7 @@
   };
 
   ResultsTable.prototype.render = function () {
+    var start = performance.now();
     var rows = this.filtered();
     var pages = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
     this.page = Math.min(this.page, pages - 1);
@@ -164,18 +186,55 @@
     this.section.querySelector("#page").textContent = "page " + (this.page + 1) + " of " + pages;
     this.section.querySelector("#prev").disabled = this.page === 0;
     this.section.querySelector("#next").disabled = this.page >= pages - 1;
+    this.section.dataset.renderMs = (performance.now() - start).toFixed(1);  /* read by benchmarks/viewer_load.py */
   };
 
-  var results = document.getElementById("results");
-  if (results) new ResultsTable(results);
 
-  /* ------------------------------------------------------------------------- plots */
-  var plots = document.getElementById("plots-data");
-  if (plots && window.Plotly) {
-    JSON.parse(plots.textContent).forEach(function (figure) {
-      window.Plotly.newPlot("plot-" + figure.id, figure.data, figure.layout, {displaylogo: false, responsive: true});
+  /* ------------------------------------------------------------- report and plots */
+  var plotly = null;
+
+  function loadPlotly() {  /* plotly.js is large: fetched only when a page has plots */
+    if (!plotly) {
+      plotly = new Promise(function (resolve, reject) {
+        var script = document.createElement("script");
+        script.src = document.body.dataset.plotly;
+        script.onload = function () { resolve(window.Plotly); };
+        script.onerror = function () { reject(new Error("could not load plotly.js")); };
+        document.head.appendChild(script);
+      });
+    }
+    return plotly;
+  }
+
+  function drawPlots(root) {
+    var data = root.querySelector("script.plots-data");
+    if (!data) return;
+    var figures = JSON.parse(data.textContent);
+    loadPlotly().then(function (Plotly) {
+      figures.forEach(function (figure) {
+        Plotly.newPlot(root.querySelector("#plot-" + figure.id), figure.data, figure.layout,
+                       {displaylogo: false, responsive: true});
+      });
     });
   }
+
+  function loadSummary() {
+    var summary = document.getElementById("summary");
+    if (!summary) return;
+    if (!summary.dataset.src) { drawPlots(summary); return; }
+    fetch(summary.dataset.src).then(function (r) {
+      if (!r.ok) throw new Error(r.status + " " + r.statusText);
+      return r.text();
+    }).then(function (html) {
+      summary.innerHTML = html;  /* rendered and escaped by the server's templates */
+      drawPlots(summary);
+    }).catch(function (error) {
+      summary.textContent = "could not compute the tables: " + error.message;
+    });
+  }
+
+  var results = document.getElementById("results");
+  if (results) new ResultsTable(results); else loadSummary();
 
   /* ------------------------------------------------------- a running attempt reloads */
   if (document.querySelector("[data-reload]") && window.location.protocol !== "file:") {
