@@ -38,7 +38,8 @@ def make_sweep(out: Path) -> Path:
 
 
 def make_verification(tmp: Path) -> Path:
-    """``verify`` of an unsat VifBench pair with the oracle LLM: the run directory."""
+    """``verify`` of an unsat VifBench pair with the oracle LLM (its run directory is returned), and
+    ``follow`` on the same instruction into ``tmp/follow``."""
     runner = CliRunner()
     data = tmp / "vifbench"
     result = runner.invoke(app, ["vifbench", "generate", "--out", str(data), "--count", "2", "--seed", "5"])
@@ -51,6 +52,10 @@ def make_verification(tmp: Path) -> Path:
     result = runner.invoke(app, ["verify", "--instruction", str(tmp / "instruction.txt"), "--output",
                                  str(tmp / "output.txt"), "--llm", f"oracle:{data / 'vifbench.jsonl'}", "--out", str(out)])
     assert result.exit_code == 1, result.output
+    follow = tmp / "follow"
+    result = runner.invoke(app, ["follow", "--instruction", str(tmp / "instruction.txt"), "--llm",
+                                 f"oracle:{data / 'vifbench.jsonl'}", "--budget", "3", "--out", str(follow)])
+    assert result.exit_code == 0, result.output
     return out
 
 

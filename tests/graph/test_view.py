@@ -4,6 +4,7 @@ LLM text is escaped; secrets never appear; the rows follow a running sweep; ``re
 
 import json
 import math
+from markupsafe import escape as html_escape
 import os
 import re
 from html.parser import HTMLParser
@@ -200,6 +201,18 @@ def test_verification_page_marks_the_violated_constraint(client, dirs):
     marked = set(re.findall(r'<tr class="violated" data-constraint="([^"]+)"', page))
     assert violated and marked == violated
     assert summary["formula"] in page and "unsat core" in page
+
+
+def test_follow_page_shows_each_round_with_its_verdict(dirs):
+    _, verification = dirs
+    follow = verification.parent / "follow"
+    history = json.loads((follow / "summary.json").read_text())["history"]
+    page = TestClient(create_app([follow]), base_url="http://127.0.0.1").get("/r/0/").text
+    shown = re.findall(r'<div class="round"><div class="label">round (\d+) · <span class="status status-(\w+)">', page)
+    assert shown == [(str(h["round"]), h["verdict"]) for h in history] and shown
+    for h in history:
+        text = (follow / "outputs" / f"round-{h['round']}.txt").read_text()
+        assert str(html_escape(text)) in page
 
 
 def test_report_html_writes_a_static_site(dirs, tmp_path, monkeypatch):
