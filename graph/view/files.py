@@ -54,10 +54,12 @@ class Roots:
             return default
 
     def read_json(self, path: Path, default: Any = None) -> Any:
+        """A JSON object (every file the viewer reads holds one); ``default`` for anything else."""
         text = self.read_text(path)
         if text is None:
             return default
         try:
-            return json.loads(text)
+            value = json.loads(text)
         except ValueError:
             return default
+        return value if isinstance(value, dict) else default

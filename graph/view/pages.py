@@ -24,6 +24,15 @@ PREVIEW_CHARS = 160
 _VAR_COMMENT = re.compile(r"^c var (\d+) (\S+)\s*$", re.MULTILINE)
 
 
+def obj(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else {}: the files are untrusted, their shapes too."""
+    return value if isinstance(value, dict) else {}
+
+
+def objs(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
 # ------------------------------------------------------------------------------------ kinds
 def directory_kind(path: Path) -> str:
     """sweep | verification | attempt | folder (anything else: run directories are found below it)."""
@@ -223,11 +232,11 @@ def diff_lines(before: str, after: str) -> list[tuple[str, str]]:
 # --------------------------------------------------------------------------------- attempt
 def attempt_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
     events = trace_events(run_dir)
-    metrics = roots.read_json(run_dir / "metrics.json", {}) or {}
+    metrics = roots.read_json(run_dir / "metrics.json", {})
     cnf = roots.read_text(run_dir / "formula.cnf")
-    oracle = metrics.get("oracle_test") or {}
+    oracle = obj(metrics.get("oracle_test"))
     return {
-        "config": roots.read_json(run_dir / "config.json", {}) or {},
+        "config": roots.read_json(run_dir / "config.json", {}),
         "summary": roots.read_json(run_dir / "summary.json"),
         "error": roots.read_json(run_dir / sweep.ERROR_FILE),
         "timeline": timeline(events),
@@ -236,9 +245,9 @@ def attempt_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
         "dimacs": cnf,
         "answer": roots.read_text(run_dir / "answer.txt"),
         "oracle": oracle,
-        "counterexamples": counterexample_table(oracle.get("counterexamples") or [], cnf or ""),
-        "compiled": metrics.get("compiled"),
-        "metrics": metrics.get("formula"),
+        "counterexamples": counterexample_table(objs(oracle.get("counterexamples")), cnf or ""),
+        "compiled": obj(metrics.get("compiled")),
+        "metrics": obj(metrics.get("formula")),
         "downstream": roots.read_json(run_dir / "downstream.json"),
     }
 
@@ -248,10 +257,12 @@ def counterexample_table(counterexamples: list[dict[str, Any]], dimacs: str) -> 
     lines; else the variables true in some counterexample)."""
     names = [name for _, name in sorted((int(i), n) for i, n in _VAR_COMMENT.findall(dimacs))]
     if not names:
-        names = sorted({str(v) for c in counterexamples for v in c.get("true_variables") or []})
+        names = sorted({str(v) for c in counterexamples if isinstance(c.get("true_variables"), list)
+                        for v in c["true_variables"]})
     rows = []
     for example in counterexamples:
-        true = {str(v) for v in example.get("true_variables") or []}
+        listed = example.get("true_variables")
+        true = {str(v) for v in listed} if isinstance(listed, list) else set()
         rows.append({"values": [name in true for name in names], "formula": example.get("formula_says"),
                      "oracle": example.get("oracle_says"), "source": example.get("source", "")})
     return {"names": names, "rows": rows}
@@ -259,20 +270,20 @@ def counterexample_table(counterexamples: list[dict[str, Any]], dimacs: str) -> 
 
 # ----------------------------------------------------------------------------- verification
 def verification_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
-    summary = roots.read_json(run_dir / "summary.json", {}) or {}
-    results = summary.get("results") or {}
-    decision = summary.get("decision") or {}
-    violated = {str(v.get("id")) for v in decision.get("violated") or [] if isinstance(v, dict)}
+    summary = roots.read_json(run_dir / "summary.json", {})
+    results = obj(summary.get("results"))
+    decision = obj(summary.get("decision"))
+    violated = {str(v.get("id")) for v in objs(decision.get("violated"))}
     constraints = []
-    for constraint in summary.get("constraints") or []:
+    for constraint in objs(summary.get("constraints")):
         cid = str(constraint.get("id"))
-        result = results.get(cid) or {}
+        result = obj(results.get(cid))
         checker = run_dir / "checkers" / f"{cid}.py"
         constraints.append({**constraint, "violated": cid in violated or constraint.get("value") is False,
                             "code": result.get("code") or (roots.read_text(checker) if checker.is_file() else None),
                             "reasoning": result.get("reasoning") or result.get("explanation"),
-                            "reflections": result.get("reflections"), "failures": result.get("failures") or []})
-    verdicts = {h.get("round"): h.get("verdict") for h in summary.get("history") or []}
+                            "reflections": result.get("reflections"), "failures": _texts(result.get("failures"))})
+    verdicts = {h.get("round"): h.get("verdict") for h in objs(summary.get("history"))}
     rounds = []
     outputs = run_dir / "outputs"
     if outputs.is_dir():
@@ -280,7 +291,7 @@ def verification_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
             number = int(re.sub(r"\D", "", path.stem) or 0)
             rounds.append({"round": number, "verdict": verdicts.get(number), "text": roots.read_text(path, "")})
     return {
-        "config": roots.read_json(run_dir / "config.json", {}) or {},
+        "config": roots.read_json(run_dir / "config.json", {}),
         "summary": summary,
         "instruction": roots.read_text(run_dir / "instruction.txt", ""),
         "output": roots.read_text(run_dir / "output.txt"),
@@ -292,10 +303,19 @@ def verification_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
     }
 
 
+def _texts(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
 # ---------------------------------------------------------------------------- error analysis
 def error_analysis(path: Path) -> dict[str, Any]:
     """The ``trace`` taxonomy over a sweep (or any folder of runs), each count with its attempts."""
-    reports = [attempt_report(run_dir) for run_dir in find_run_dirs([path])]
+    reports, unreadable = [], []
+    for run_dir in find_run_dirs([path]):
+        try:
+            reports.append(attempt_report(run_dir))
+        except (ValueError, TypeError, KeyError, AttributeError, OSError):  # a damaged config.json or trace
+            unreadable.append(run_dir)
     groups: dict[str, dict[str, list[dict[str, Any]]]] = {
         "syntax error kinds": defaultdict(list), "repair rounds until accepted": defaultdict(list),
         "[[OK]] answered on a broken formula": defaultdict(list), "autofixes": defaultdict(list),
@@ -312,5 +332,5 @@ def error_analysis(path: Path) -> dict[str, Any]:
         for fix in sorted(set(item["autofixes"])):
             groups["autofixes"][fix].append(ref)
         groups["outcome"][str(item["status"])].append(ref)
-    return {"attempts": len(reports),
+    return {"attempts": len(reports), "unreadable": unreadable,
             "groups": {name: sorted(found.items(), key=lambda kv: (-len(kv[1]), kv[0])) for name, found in groups.items()}}

@@ -3,6 +3,7 @@ each request (so a running sweep shows its new attempts). Loopback and a free po
 
 from __future__ import annotations
 
+import logging
 import socket
 import webbrowser
 from pathlib import Path
@@ -21,6 +22,7 @@ from autonesy.graph.view.files import OutsideRoots, Roots
 from autonesy.graph.view.site import PLOTLY_JS, STATIC_DIR, ServerLinks, Site, plotly_js
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+LOG = logging.getLogger("autonesy.view")
 SECURITY_HEADERS = {
     # scripts only from this server; plotly.js needs inline styles for its SVG
     "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -40,6 +42,10 @@ def _guarded(handler: Callable[[Request], Response]) -> Callable[[Request], Resp
             response = PlainTextResponse(f"refused: {error}", status_code=403)
         except (FileNotFoundError, NotADirectoryError, IndexError, ValueError) as error:
             response = PlainTextResponse(f"not found: {error}", status_code=404)
+        except Exception as error:  # a file shaped like nothing the viewer knows: one line, no traceback
+            message = f"cannot show {request.url.path}: {type(error).__name__}: {error}".splitlines()[0]
+            LOG.warning(message)
+            response = PlainTextResponse(message, status_code=500)
         response.headers.update(SECURITY_HEADERS)
         return response
 

@@ -280,3 +280,31 @@ def test_plot_data_matches_a_cell_by_cell_count(cells):
             kind = [("rejected" if r["status"] == "rejected" else r["relation"] or "unscored") for r in mine]
             assert shares[data["models"].index(m)] == pytest.approx(kind.count(relation) / len(mine))
     assert sum(sum(v) for v in data["round_counts"].values()) == len(rows)
+
+
+GARBAGE = ["", "null", "[1, 2]", '"text"', "{", '{"formula": "x", "oracle_test": 5, "compiled": [1]}',
+           '{"oracle_test": {"counterexamples": [1, {"true_variables": 3}, {"true_variables": ["a"]}]}}',
+           '{"constraints": [1, {"id": "C1"}], "results": [], "decision": {"violated": "C1"}, "history": [3]}',
+           '{"status": {"x": 1}, "reason": [1], "metrics": 7}']
+
+
+@pytest.mark.parametrize("content", GARBAGE)
+def test_files_of_any_shape_still_render(dirs, tmp_path, content):
+    import shutil
+
+    sweep, verification = dirs
+    attempt, verify = tmp_path / "attempt", tmp_path / "verify"
+    shutil.copytree(next((sweep / "attempts").iterdir()), attempt)
+    shutil.copytree(verification, verify)
+    for run in (attempt, verify):
+        for name in ("summary.json", "metrics.json", "config.json", "downstream.json"):
+            (run / name).write_text(content)
+        with (run / "trace.jsonl").open("a") as trace:
+            trace.write(content + "\n" + '{"event": "llm_call", "messages": [1, {"role": 2}], "verdict": [1]}\n')
+    client = TestClient(create_app([attempt, verify, tmp_path]), base_url="http://127.0.0.1")
+    for url in ("/r/0/", "/r/1/", "/r/2/", "/errors/2/", "/api/event/0/?i=0"):
+        response = client.get(url)
+        assert response.status_code == 200, (url, response.text)
+    count = len((attempt / "trace.jsonl").read_text().splitlines())
+    for i in range(count):
+        assert client.get(f"/api/event/0/?i={i}").status_code in (200, 404)
