@@ -308,3 +308,19 @@ def test_files_of_any_shape_still_render(dirs, tmp_path, content):
     count = len((attempt / "trace.jsonl").read_text().splitlines())
     for i in range(count):
         assert client.get(f"/api/event/0/?i={i}").status_code in (200, 404)
+
+
+def test_an_unforeseen_failure_is_one_line_not_a_traceback(dirs, monkeypatch):
+    from autonesy.graph.view import pages
+
+    sweep, _ = dirs
+    monkeypatch.setattr(pages, "attempt_page", lambda roots, path: 1 / 0)
+    response = TestClient(create_app([sweep]), base_url="http://127.0.0.1").get("/r/0/attempts/" + read_results(sweep)[0]["attempt_id"])
+    assert response.status_code == 500 and response.text.count("\n") == 0 and "ZeroDivisionError" in response.text
+
+
+def test_compare_published_puts_the_published_figures_in_the_tables(dirs):
+    sweep, _ = dirs
+    plain = TestClient(create_app([sweep]), base_url="http://127.0.0.1").get("/api/summary/0/").text
+    published = TestClient(create_app([sweep], compare_published=True), base_url="http://127.0.0.1").get("/api/summary/0/").text
+    assert "auto-nesy-bench" not in plain and "auto-nesy-bench" in published
