@@ -248,8 +248,18 @@ def attempt_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
         "counterexamples": counterexample_table(objs(oracle.get("counterexamples")), cnf or ""),
         "compiled": obj(metrics.get("compiled")),
         "metrics": obj(metrics.get("formula")),
-        "downstream": roots.read_json(run_dir / "downstream.json"),
+        "downstream": training_rows(roots.read_json(run_dir / "downstream.json"), run_dir),
     }
+
+
+def training_rows(result: dict[str, Any] | None, run_dir: Path) -> list[dict[str, Any]]:
+    """SPL/SL per method × formula × seed, as the report counts them (``report.rows_from_training``)."""
+    if not result:
+        return []
+    try:
+        return report.rows_from_training(result, run_dir)
+    except (AttributeError, TypeError, ValueError):  # not a training result
+        return []
 
 
 def counterexample_table(counterexamples: list[dict[str, Any]], dimacs: str) -> dict[str, Any]:

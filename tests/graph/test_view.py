@@ -324,3 +324,20 @@ def test_compare_published_puts_the_published_figures_in_the_tables(dirs):
     plain = TestClient(create_app([sweep]), base_url="http://127.0.0.1").get("/api/summary/0/").text
     published = TestClient(create_app([sweep], compare_published=True), base_url="http://127.0.0.1").get("/api/summary/0/").text
     assert "auto-nesy-bench" not in plain and "auto-nesy-bench" in published
+
+
+def test_training_results_are_a_table_per_method_formula_and_seed(dirs, tmp_path):
+    import shutil
+
+    sweep, _ = dirs
+    run = tmp_path / "run"
+    shutil.copytree(next((sweep / "attempts").iterdir()), run)
+    per_seed = [{"f1": 0.25, "accuracy": 0.5, "consistency": 1.0}, {"f1": 0.75, "accuracy": 0.5, "consistency": 1.0}]
+    (run / "downstream.json").write_text(json.dumps({"task": "fashion", "seeds": [3, 4], "formula": {"relation": "equal"},
+                                                     "results": {"spl": {"formula": {"per_seed": per_seed},
+                                                                         "ground_truth": {"per_seed": per_seed[:1]}}}}))
+    page = TestClient(create_app([run]), base_url="http://127.0.0.1").get("/r/0/").text
+    table = page.split("SPL / SL training")[1].split("</table>")[0]
+    cells = [re.findall(r"<td>\s*([^<]*?)\s*</td>", row) for row in table.split("<tbody>")[1].split("</tr>")[:-1]]
+    assert [c[:4] for c in cells] == [["spl", "generated", "3", "0.250"], ["spl", "generated", "4", "0.750"],
+                                      ["spl", "expert", "3", "0.250"]]
