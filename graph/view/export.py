@@ -9,7 +9,7 @@ from typing import Sequence
 
 from autonesy.graph import sweep
 from autonesy.graph.view import pages
-from autonesy.graph.view.files import Roots
+from autonesy.graph.view.files import OutsideRoots, Roots
 from autonesy.graph.view.site import PLOTLY_JS, STATIC_DIR, Site, StaticLinks, plotly_js
 
 
@@ -24,8 +24,12 @@ def export_html(dirs: Sequence[str | Path], out: str | Path, *, compare_publishe
     shutil.copyfile(plotly_js(), out / "static" / PLOTLY_JS)
     for index, root in enumerate(roots.dirs):
         for run_dir in _pages_below(root):
-            rel = roots.relative(index, run_dir)
-            (out / site.links.page(index, rel)).write_text(site.page(index, rel), encoding="utf-8")
+            rel = "" if run_dir == root else run_dir.relative_to(root).as_posix()
+            try:
+                html = site.page(index, rel)
+            except OutsideRoots:  # a symlink that leads out of the directory: not exported
+                continue
+            (out / site.links.page(index, rel)).write_text(html, encoding="utf-8")
         if pages.directory_kind(root) in ("sweep", "folder"):
             (out / site.links.errors(index, "")).write_text(site.errors(index, ""), encoding="utf-8")
     return out / "index.html"

@@ -4,6 +4,7 @@ LLM text is escaped; secrets never appear; the rows follow a running sweep; ``re
 
 import json
 import math
+import shutil
 from markupsafe import escape as html_escape
 import os
 import re
@@ -218,12 +219,20 @@ def test_follow_page_shows_each_round_with_its_verdict(dirs):
 def test_report_html_writes_a_static_site(dirs, tmp_path, monkeypatch):
     sweep, _ = dirs
     monkeypatch.setenv(SECRET_NAME, SECRET)
-    result = runner.invoke(app, ["report", str(sweep), "--out", str(tmp_path / "r"), "--no-plots", "--html"])
+    outside = tmp_path / "outside"
+    shutil.copytree(next((sweep / "attempts").iterdir()), outside)
+    escape = sweep / "attempts" / "zz-escape"
+    escape.symlink_to(outside, target_is_directory=True)
+    try:
+        result = runner.invoke(app, ["report", str(sweep), "--out", str(tmp_path / "r"), "--no-plots", "--html"])
+    finally:
+        escape.unlink()
     assert result.exit_code == 0, result.output
     site = tmp_path / "r" / "html"
     index = (site / "index.html").read_text()
     rows = records(json.loads(re.search(r'<script type="application/json" id="rows-data">(.*?)</script>', index, re.S).group(1)))
     assert len(rows) == 16 and all((site / row["href"]).is_file() for row in rows)
+    assert not list(site.glob("*escape*"))  # the symlink out of the sweep was not followed
     for page in site.glob("*.html"):
         text = page.read_text()
         assert SECRET not in text and XSS not in text and 'href="/' not in text and 'src="/' not in text, page
