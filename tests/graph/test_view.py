@@ -102,8 +102,6 @@ def test_every_page_renders_escapes_llm_text_and_shows_no_secret(client, dirs):
 
 
 def test_a_secret_written_into_a_run_directory_is_redacted(dirs, tmp_path, monkeypatch):
-    import shutil
-
     sweep, _ = dirs
     run = tmp_path / "run"
     shutil.copytree(next((sweep / "attempts").iterdir()), run)
@@ -299,8 +297,6 @@ GARBAGE = ["", "null", "[1, 2]", '"text"', "{", '{"formula": "x", "oracle_test":
 
 @pytest.mark.parametrize("content", GARBAGE)
 def test_files_of_any_shape_still_render(dirs, tmp_path, content):
-    import shutil
-
     sweep, verification = dirs
     attempt, verify = tmp_path / "attempt", tmp_path / "verify"
     shutil.copytree(next((sweep / "attempts").iterdir()), attempt)
@@ -336,8 +332,6 @@ def test_compare_published_puts_the_published_figures_in_the_tables(dirs):
 
 
 def test_training_results_are_a_table_per_method_formula_and_seed(dirs, tmp_path):
-    import shutil
-
     sweep, _ = dirs
     run = tmp_path / "run"
     shutil.copytree(next((sweep / "attempts").iterdir()), run)
