@@ -332,7 +332,8 @@ def error_analysis(path: Path) -> dict[str, Any]:
         "outcome": defaultdict(list)}
     for item in reports:
         run_dir = Path(item["run_dir"])
-        ref = {"run_dir": run_dir, "label": f"{item['task']} · {item['format']} · {item['policy']} · {item['model']}"}
+        ref = {"run_dir": run_dir,
+               "label": f"{run_dir.name}: {item['task']} · {item['format']} · {item['policy']} · {item['model']}"}
         for kind in sorted({str(e.get("kind", "?")) for e in item["syntax_errors"]}):
             groups["syntax error kinds"][kind].append(ref)
         if item["syntax_errors"] and item["status"] == "accepted":

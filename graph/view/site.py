@@ -179,5 +179,5 @@ class Site:
             for _, refs in found:
                 for ref in refs:
                     ref["href"] = self.links.page(index, self.roots.relative(index, ref["run_dir"]))
-        return self.render("errors.html", index=index, rel=rel, title=f"errors · {self.name(index, rel)}",
+        return self.render("errors.html", index=index, rel=rel, title=self.name(index, rel),
                            kind="errors", analysis=analysis)
