@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Iterator, List, Optional
 
 import typer
 from rich import box
@@ -320,6 +320,21 @@ def trace(
         for row in taxonomy:
             table.add_row(row["format"], Text(row["model"]), row["error_kind"], str(row["count"]))
         console.print(table)
+
+
+@app.command("view")
+def view(
+    dirs: List[Path] = typer.Argument(..., help="Run, sweep and verification directories (or folders holding them)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this machine only)."),
+    port: int = typer.Option(0, "--port", help="Port (default: a free one)."),
+    open_browser: bool = typer.Option(False, "--open", help="Open the viewer in a web browser."),
+    compare_published: bool = typer.Option(False, "--compare-published", help="Published figures in the sweep tables."),
+) -> None:
+    """A local web viewer over runs, sweeps and verifications (prints its URL)."""
+    from autonesy.graph.view.server import serve
+
+    with user_errors():
+        serve(dirs, host=host, port=port, open_browser=open_browser, compare_published=compare_published)
 
 
 from autonesy.graph import cli_sweep  # noqa: E402 - registers sweep and report

@@ -67,6 +67,7 @@ def report(
     out: Optional[Path] = typer.Option(None, "--out", help="Folder for the tables and plots (default: DIR/report)."),
     compare_published: bool = typer.Option(False, "--compare-published", help="Put the published auto-nesy-bench figures next to ours."),
     no_plots: bool = typer.Option(False, "--no-plots", help="Skip the PNG plots."),
+    html: bool = typer.Option(False, "--html", help="Also write the viewer's pages as a static site (OUT/html/index.html)."),
 ) -> None:
     """The paper's tables (by description, prompting and format; per LLM; downstream) and plots."""
     from autonesy.graph.cli import user_errors
@@ -78,9 +79,15 @@ def report(
             result = build_report(dirs, out, compare_published=compare_published, plots=not no_plots)
         except ReportError as error:
             raise _user_error(str(error)) from None
+        if html:
+            from autonesy.graph.view.export import export_html
+
+            site = export_html(dirs, result.folder / "html", compare_published=compare_published)
     typer.echo(result.render(fmt))
     if result.plots:
         errors.print(f"plots: {', '.join(str(p) for p in result.plots)}", highlight=False, markup=False)
+    if html:
+        errors.print(f"html: {site}", highlight=False, markup=False)
 
 
 def _user_error(message: str) -> Exception:
