@@ -2,7 +2,7 @@
 
 Never imported by the parent. It starts inside the namespaces bubblewrap made (its own PID, mount,
 network, IPC, UTS and, for a non-root caller, user namespace; a read-only view of the interpreter; a
-private size-limited tmpfs at ``/tmp``), imports the trusted modules named on its command line,
+private size-limited tmpfs at ``/sandbox``), imports the trusted modules named on its command line,
 waits for its job on stdin (so a sandbox can be started ahead of need), and then **forks the
 program's process**, which:
 
@@ -39,7 +39,7 @@ import time
 import ctypes  # trusted use only (prctl, seccomp), before any untrusted code runs
 
 PROGRAM = "<program>"
-WORKDIR = "/tmp"
+WORKDIR = "/sandbox"
 MAX_DEPTH = 64  # nesting of the program's JSON result
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4

@@ -12,7 +12,8 @@ How it is contained (the OS layer is the boundary; the audit hook is a second la
   caller). The filesystem it sees is built from nothing: ``/usr`` and the interpreter's prefix and
   site-packages read-only, ``/etc/ld.so.cache``, a fresh ``/proc`` of its own PID namespace, a
   minimal read-only ``/dev`` (null, zero, random, ...; no host ``/dev/shm``) and a private
-  size-limited tmpfs at ``/tmp`` as the only writable place (working directory and HOME). The
+  size-limited tmpfs at ``/sandbox`` as the only writable place (working directory, HOME and
+  TMPDIR; there is no ``/tmp``). The
   network namespace has only a loopback that is down; abstract unix sockets are per namespace.
   **Fails closed:** if ``bwrap`` is missing or cannot set up the namespaces, no program runs and
   the result is an ``internal`` error with one line saying what is missing.
@@ -33,7 +34,7 @@ How it is contained (the OS layer is the boundary; the audit hook is a second la
   process, which takes the whole PID namespace (and the tmpfs) with it: nothing is left behind
   on the host, so there is nothing to clean up.
 * **An audit hook** (defence in depth, with a clear "forbidden" error and the program's line):
-  sockets, subprocesses, signals, writes outside ``/tmp``, other processes' ``/proc`` entries,
+  sockets, subprocesses, signals, writes outside ``/sandbox``, other processes' ``/proc`` entries,
   ``ctypes`` and rlimit changes.
 
 Start-up: bubblewrap adds a few milliseconds to a fresh interpreter (~0.1 s); importing cpmpy takes
@@ -61,7 +62,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 HARNESS = Path(__file__).with_name("_sandbox_harness.py")
-HARNESS_INSIDE = "/.sandbox/harness.py"
+HARNESS_INSIDE = "/.autonesy/harness.py"
+WORKDIR = "/sandbox"  # the private tmpfs: working directory, HOME and TMPDIR of the program
 UID_BASE = 1_900_000_000  # root caller: program uid = UID_BASE + pid, above systemd's container range, below 2**31
 WORK_BYTES = 256 << 20  # size of the private tmpfs (all files the program writes, together)
 MAX_RESULT_DEPTH = 64  # nesting of any JSON the caller parses from the sandbox
@@ -246,7 +248,7 @@ def _bwrap_args(bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> 
     for path in paths:
         args += ["--ro-bind", path, path]
     args += ["--ro-bind", str(HARNESS), HARNESS_INSIDE, "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
-             "--perms", "0700", "--size", str(WORK_BYTES), "--tmpfs", "/tmp", "--chdir", "/tmp"]
+             "--perms", "0700", "--size", str(WORK_BYTES), "--tmpfs", WORKDIR, "--chdir", WORKDIR]
     warm = {"preload": list(preload),
             "isolation": {"backend": f"bubblewrap ({'root caller' if root else 'user namespace'})",
                           "namespaces": ["pid", "mount", "net", "ipc", "uts"] + ([] if root else ["user"])}}
@@ -257,8 +259,8 @@ _ENV = {  # an allow-list: nothing from the caller's environment passes through
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "LANG": "C.UTF-8",
     "LC_ALL": "C.UTF-8",
-    "HOME": "/tmp",
-    "TMPDIR": "/tmp",
+    "HOME": WORKDIR,
+    "TMPDIR": WORKDIR,
     "OPENBLAS_NUM_THREADS": "1",
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
@@ -613,7 +615,8 @@ def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, durat
     if final.get("status") == "ok" and "result" in final:
         return SandboxResult(True, result=final["result"], **common)
     if final.get("status") == "error":
-        kind = final.get("kind") if final.get("kind") in ERROR_KINDS else "runtime"
+        kind = final.get("kind")  # one of ERROR_KINDS, or a kind of the caller's collect code
+        kind = kind if isinstance(kind, str) and kind.isidentifier() and len(kind) <= 40 else "runtime"
         line = final.get("line")
         return fail(kind, _text(final.get("message")) or "the program failed", line=line if type(line) is int else None,
                     exception=_text(final.get("exception"), 100) or None, name=_text(final.get("name"), 200) or None)
