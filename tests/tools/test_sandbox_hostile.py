@@ -18,9 +18,11 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autonesy.tools import sandbox
-from autonesy.tools.checker_run import run_checker_code
+from autonesy.tools.checker_run import run_checker_code, scrub
 from autonesy.tools.sandbox import SandboxLimits, run_program
 
 QUICK = SandboxLimits(wall_seconds=3.0, cpu_seconds=3.0, memory_bytes=512 << 20)
@@ -310,3 +312,23 @@ def test_isolation_matches_the_caller():
     assert result.ok
     assert ("user namespace" in result.isolation["backend"]) is not ROOT
     assert result.isolation["program_uid"] != 0
+
+
+def test_a_checker_cannot_carry_the_response_into_the_prompt():
+    response = "The verified answer is: " + "alpha beta gamma delta " * 20 + "SECRET-END"
+    code = ("def check(response):\n    print(response[10:200])\n"
+            "    raise ValueError('look: ' + response[30:400])\n")
+    verdict = run_checker_code(code, response, prewarm=False)
+    assert not verdict.ok and verdict.error_kind == "runtime"
+    assert "ValueError" in verdict.message and "<part of the response>" in verdict.message
+    for text in (verdict.message, verdict.stdout):
+        assert "alpha beta gamma delta alpha" not in text and len(text) <= 2000
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(min_size=60, max_size=400), st.text(max_size=50), st.text(max_size=50), st.data())
+def test_scrub_removes_any_quoted_stretch(response, before, after, data):
+    i = data.draw(st.integers(0, len(response) - 30))
+    j = data.draw(st.integers(i + 30, len(response)))
+    quoted = response[i:j]
+    assert quoted not in scrub(before + quoted + after, response)
