@@ -17,6 +17,12 @@ QUICK = SandboxLimits(wall_seconds=2.0, cpu_seconds=2.0, memory_bytes=512 << 20)
 ROOT = os.geteuid() == 0
 
 
+@pytest.fixture(autouse=True)
+def no_spares():
+    """Sandboxes other tests started ahead of need would count as left-over processes."""
+    sandbox.shutdown()
+
+
 @pytest.fixture
 def canary(tmp_path: Path) -> Path:
     """A file outside the sandbox, in a directory anyone may read (as the sandbox's uid can)."""

@@ -31,6 +31,12 @@ SECRET = "sk-canary-7f3a9c0e1d"
 NESTED_RUN = "AUTONESY_HOSTILE_NESTED"
 
 
+@pytest.fixture(autouse=True)
+def no_spares():
+    """Sandboxes other tests started ahead of need would count as left-over processes."""
+    sandbox.shutdown()
+
+
 @pytest.fixture
 def canary(tmp_path: Path) -> Path:
     """A world-readable file outside the sandbox, in a directory the caller could write to."""
