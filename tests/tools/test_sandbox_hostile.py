@@ -23,6 +23,8 @@ from hypothesis import strategies as st
 
 from autonesy.tools import sandbox
 from autonesy.tools.checker_run import run_checker_code, scrub
+from autonesy.tools.formats import cpmpy_program, dimacs, sympy_program
+from autonesy.tools.formats.base import FormatError
 from autonesy.tools.sandbox import SandboxLimits, run_program
 
 QUICK = SandboxLimits(wall_seconds=3.0, cpu_seconds=3.0, memory_bytes=512 << 20)
@@ -338,3 +340,33 @@ def test_scrub_removes_any_quoted_stretch(response, before, after, data):
     j = data.draw(st.integers(i + 30, len(response)))
     quoted = response[i:j]
     assert quoted not in scrub(before + quoted + after, response)
+
+
+# --- sizes derived from untrusted answers are bounded before anything is expanded --------------------
+
+
+def test_a_far_auxiliary_in_dimacs_costs_nothing():
+    names = [f"x{i}" for i in range(5)]
+    start = time.monotonic()
+    cnf = dimacs.parse(f"p cnf {5 + 10 ** 6} 2\n1 {5 + 10 ** 6} 0\n-{5 + 10 ** 6} 2 0\n", names)
+    assert cnf.num_vars == 6 and cnf.clauses == ((1, 6), (-6, 2))
+    with pytest.raises(FormatError) as caught:
+        dimacs.parse(f"p cnf {5 + 10 ** 7} 1\n{5 + 10 ** 7} 0\n", names)
+    assert caught.value.kind == "out_of_range"
+    assert time.monotonic() - start < 1
+
+
+def test_a_forged_cpmpy_header_costs_nothing():
+    cnf = cpmpy_program.reindex({"dimacs": "p cnf 10000000 1\n1 -9999999 0\n", "task_ids": {"a": [1]}}, ["a"])
+    assert cnf.num_vars == 2 and cnf.clauses == ((1, -2),)
+
+
+def test_sympy_exclusive_pairs_are_counted_before_expanding():
+    data = {"nodes": [["var", "a"]] + [["exclusive", [0] * 4000]], "roots": [1]}
+    start = time.monotonic()
+    with pytest.raises(FormatError) as caught:
+        sympy_program.build_exprs(data, ["a"])
+    assert caught.value.kind == "too_large" and "pair" in caught.value.message
+    assert time.monotonic() - start < 1
+    small = {"nodes": [["var", "a"], ["var", "b"], ["exclusive", [0, 1]]], "roots": [2]}
+    assert sympy_program.build_exprs(small, ["a", "b"])
