@@ -27,11 +27,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from langgraph.checkpoint.sqlite import SqliteSaver
 
 from autonesy.agents.llm import LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec, default_llm_spec
 from autonesy.agents.policies import AttemptSpec, check_prompt_style, make_policy, POLICIES
 from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest, build_attempt_graph, json_safe
+from autonesy.graph.checkpoint_store import data_checkpointer
 from autonesy.graph.trace import Tracer
 from autonesy.tasks.registry import load_task
 from autonesy.tasks.task import Task
@@ -142,7 +142,7 @@ def run_attempt(
         # WAL (set by the saver) + NORMAL: a commit survives the process being killed, without an fsync each
         connection.execute("PRAGMA synchronous=NORMAL")
         try:
-            graph = build_attempt_graph(runtime, SqliteSaver(connection))
+            graph = build_attempt_graph(runtime, data_checkpointer(connection))
             snapshot = graph.get_state(THREAD)
             if snapshot.values and not snapshot.next:
                 state = snapshot.values  # finished before: nothing to do

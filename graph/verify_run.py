@@ -24,10 +24,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from langgraph.checkpoint.sqlite import SqliteSaver
-
 from autonesy.agents.llm import LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec, default_llm_spec
 from autonesy.agents.verify import CheckingAgent, FormulationAgent, JudgeAgent, WriterAgent
+from autonesy.graph.checkpoint_store import data_checkpointer
 from autonesy.graph.run import package_versions
 from autonesy.graph.trace import Tracer
 from autonesy.graph.verify import (FEEDBACK_MODES, RECURSION_LIMIT, VERIFIERS, VerifyAgents, VerifyRuntime,
@@ -279,7 +278,7 @@ def verify_output(instruction: str, output: str | None, config: VerifyConfig, ru
         runtime = make_runtime(config, handles, tracer, user_checkers=user_checkers)
         connection = sqlite3.connect(run_dir / "checkpoints.sqlite", check_same_thread=False)
         try:
-            state = run_graph(runtime, initial_state(instruction, output), SqliteSaver(connection))
+            state = run_graph(runtime, initial_state(instruction, output), data_checkpointer(connection))
         finally:
             connection.close()
         summary = summarize(state, run_dir=run_dir, config=config, llms=record["llms"],
