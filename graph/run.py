@@ -31,7 +31,7 @@ import numpy as np
 from autonesy.agents.llm import LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec, default_llm_spec
 from autonesy.agents.policies import AttemptSpec, check_prompt_style, make_policy, POLICIES
 from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest, build_attempt_graph, json_safe
-from autonesy.graph.checkpoint_store import data_checkpointer
+from autonesy.graph.checkpoint_store import CheckpointError, data_checkpointer
 from autonesy.graph.trace import Tracer
 from autonesy.tasks.registry import load_task
 from autonesy.tasks.task import Task
@@ -154,6 +154,8 @@ def run_attempt(
                                          "autofixes": [], "llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
                                          "llm_seconds": 0.0}
                 state = graph.invoke(initial, THREAD)
+        except CheckpointError as error:  # a crafted or foreign checkpoints.sqlite: one line, nothing ran
+            raise RunError(f"{run_dir}: {error}") from None
         finally:
             connection.close()
         summary = _summary(config, task, run_dir, state)
