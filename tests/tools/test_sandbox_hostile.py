@@ -26,6 +26,7 @@ from autonesy.tools.checker_run import run_checker_code, scrub
 from autonesy.tools.formats import cpmpy_program, dimacs, sympy_program
 from autonesy.tools.formats.base import FormatError
 from autonesy.tools.sandbox import SandboxLimits, run_program
+from autonesy.tools.verify_solver import CompositionError, parse_composition
 
 QUICK = SandboxLimits(wall_seconds=3.0, cpu_seconds=3.0, memory_bytes=512 << 20)
 ROOT = os.geteuid() == 0
@@ -370,3 +371,27 @@ def test_sympy_exclusive_pairs_are_counted_before_expanding():
     assert time.monotonic() - start < 1
     small = {"nodes": [["var", "a"], ["var", "b"], ["exclusive", [0, 1]]], "roots": [2]}
     assert sympy_program.build_exprs(small, ["a", "b"])
+
+
+# --- SMT-LIB in verify is data --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    '(assert C1)\n(include "/etc/passwd")',
+    '(include "/dev/stdin")\n(assert C1)',
+    '(assert C1)(echo "x")', '(assert C1)(define-fun f () Bool C2)', '(assert (! C1 :named a))',
+    '(assert (let ((x C1)) x))', '(assert C1)(eval C1)', '(assert C1)(exit)', '(assert C1)(set-option :x 1)',
+    '(assert C1)(push 1)', '(assert ' + '(not ' * 5000 + 'C1' + ')' * 5001,
+])
+def test_smtlib_outside_the_allow_list_is_refused(text):
+    start = time.monotonic()
+    with pytest.raises(CompositionError) as caught:
+        parse_composition(text, ("C1", "C2"))
+    assert "\n" not in str(caught.value) and time.monotonic() - start < 1
+
+
+def test_smtlib_allow_list_matches_the_nat_reading():
+    smt = parse_composition("(declare-fun C2 () Bool)(assert (=> C1 C2 (xor C1 C2)))(assert (= C1 C2 true))(check-sat)",
+                            ("C1", "C2"))
+    nat = parse_composition("C1 IMPLIES C2 IMPLIES (C1 XOR C2)\n(C1 IFF C2) AND (C2 IFF TRUE)", ("C1", "C2"))
+    assert smt.text() == nat.text()
