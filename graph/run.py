@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from autonesy.agents.llm import LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec, default_llm_spec
+from autonesy.agents.llm import (LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec, default_llm_spec,
+                                 redact_spec)
 from autonesy.agents.policies import AttemptSpec, check_prompt_style, make_policy, POLICIES
 from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest, build_attempt_graph, json_safe
 from autonesy.graph.checkpoint_store import CheckpointError, data_checkpointer
@@ -177,7 +178,7 @@ def _summary(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any]
         "prompt": config.prompt,
         "detail": config.detail,
         "policy": config.policy,
-        "llm": config.llm,
+        "llm": redact_spec(config.llm),
         "status": state.get("status", "unfinished"),
         "accepted": state.get("status") == "accepted",
         "reason": state.get("reason", ""),

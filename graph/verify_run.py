@@ -24,7 +24,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from autonesy.agents.llm import LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec, default_llm_spec
+from autonesy.agents.llm import (LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec, default_llm_spec,
+                                 redact_spec)
 from autonesy.agents.verify import CheckingAgent, FormulationAgent, JudgeAgent, WriterAgent
 from autonesy.graph.checkpoint_store import data_checkpointer
 from autonesy.graph.run import package_versions
@@ -193,7 +194,7 @@ def config_record(kind: str, config: VerifyConfig, backends: Backends, **extra: 
     used = needed_roles(config)
     shown = sorted({labels[r] for r in used})
     return {**asdict(config), "kind": kind, "task": kind, "format": config.verifier, "policy": config.verifier,
-            "detail": config.feedback if config.budget else "", "llm": " + ".join(shown), "llm_spec": config.llm,
+            "detail": config.feedback if config.budget else "", "llm": " + ".join(shown), "llm_spec": redact_spec(config.llm),
             "llms": {r: labels[r] for r in used}, **extra}
 
 
