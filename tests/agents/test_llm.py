@@ -673,3 +673,18 @@ def test_keys_go_only_where_they_belong(monkeypatch):
 ])
 def test_passwords_in_specs_are_redacted(spec, shown):
     assert redact_spec(spec) == shown
+
+
+def test_lone_surrogates_and_huge_answers_are_bounded(loopback, tmp_path):
+    from autonesy.agents.llm.response import MAX_ANSWER_CHARS
+
+    cache_path = tmp_path / "cache.sqlite"
+    server = loopback.reset([Reply(content="p cnf 1 1\n1 0 \ud800 end"), Reply(content="x" * (MAX_ANSWER_CHARS + 5000))])
+    backend = backend_from_spec(server.spec(), cache=ResponseCache(cache_path), backoff_s=0.01)
+    first = backend.complete(MESSAGES)
+    assert first.text.startswith("p cnf 1 1\n1 0 ") and first.text.endswith(" end")
+    first.text.encode("utf-8")  # valid UTF-8: the cache and traces can write it
+    assert backend.complete(MESSAGES).cached  # it went through the cache
+    second = backend.complete([{"role": "user", "content": "again"}])
+    assert len(second.text) == MAX_ANSWER_CHARS and second.truncated_chars == 5000
+    assert LLMResponse.from_dict({"text": "a\udfffb"}).text.encode("utf-8")
