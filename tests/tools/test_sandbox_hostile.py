@@ -395,3 +395,17 @@ def test_smtlib_allow_list_matches_the_nat_reading():
                             ("C1", "C2"))
     nat = parse_composition("C1 IMPLIES C2 IMPLIES (C1 XOR C2)\n(C1 IFF C2) AND (C2 IFF TRUE)", ("C1", "C2"))
     assert smt.text() == nat.text()
+
+
+# --- task names from files are identifiers -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["/tmp/evil", "../../outside", "a/b", "x.y", " spaced", "1abc", "a" * 65])
+def test_task_file_names_are_identifiers(tmp_path: Path, name: str):
+    from autonesy.tasks.taskfile import TaskFileError, load_task_file
+
+    path = tmp_path / "t.toml"
+    path.write_text(f'name = "{name}"\n[[variables]]\nname = "a"\nmeaning = "a"\n'
+                    '[descriptions]\ndetailed = "d"\nnot_detailed = "d"\n')
+    with pytest.raises(TaskFileError, match="must be an identifier"):
+        load_task_file(path)
