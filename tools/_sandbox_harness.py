@@ -41,6 +41,7 @@ import ctypes  # trusted use only (prctl, seccomp), before any untrusted code ru
 PROGRAM = "<program>"
 WORKDIR = "/sandbox"
 MAX_DEPTH = 64  # nesting of the program's JSON result
+MAX_EXCEPTION_CHARS = 2000  # of an exception's text in a message (it goes back into a prompt)
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
@@ -102,7 +103,8 @@ _SYSCALLS = {
         "io_uring_register": 427, "init_module": 175, "finit_module": 313, "mknod": 133, "mknodat": 259,
         "pidfd_send_signal": 424, "pidfd_open": 434, "pidfd_getfd": 438, "open_by_handle_at": 304,
         "kcmp": 312, "fsopen": 430, "fsmount": 432, "open_tree": 428, "move_mount": 429, "personality": 135,
-        "tkill": 200,
+        "tkill": 200, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297, "syslog": 103, "process_madvise": 440,
+        "migrate_pages": 256, "move_pages": 279,
     }, {"clone": 56, "clone3": 435, "socket": 41, "socketpair": 53, "kill": 62, "tgkill": 234}),
     "aarch64": (0xC00000B7, {
         "execve": 221, "execveat": 281, "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271,
@@ -111,7 +113,8 @@ _SYSCALLS = {
         "userfaultfd": 282, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
         "init_module": 105, "finit_module": 273, "mknodat": 33, "pidfd_send_signal": 424, "pidfd_open": 434,
         "pidfd_getfd": 438, "open_by_handle_at": 265, "kcmp": 272, "fsopen": 430, "fsmount": 432,
-        "open_tree": 428, "move_mount": 429, "personality": 92, "tkill": 130,
+        "open_tree": 428, "move_mount": 429, "personality": 92, "tkill": 130, "rt_sigqueueinfo": 138,
+        "rt_tgsigqueueinfo": 240, "syslog": 116, "process_madvise": 440, "migrate_pages": 238, "move_pages": 239,
     }, {"clone": 220, "clone3": 435, "socket": 198, "socketpair": 199, "kill": 129, "tgkill": 131}),
 }
 _LD_W_ABS, _JEQ, _JSET, _JGE, _RET = 0x20, 0x15, 0x45, 0x35, 0x06
@@ -315,7 +318,10 @@ def _describe_exception(exc, code_lines):
     elif isinstance(exc, SandboxViolation):
         kind = "forbidden"
     try:
-        text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        detail = str(exc)
+        text = f"{type(exc).__name__}: {detail[:MAX_EXCEPTION_CHARS]}" if detail else type(exc).__name__
+        if len(detail) > MAX_EXCEPTION_CHARS:
+            text += f" ... ({len(detail) - MAX_EXCEPTION_CHARS} more characters cut)"
     except Exception:  # noqa: BLE001 - a program's exception whose __str__ fails
         text = type(exc).__name__
     frames = []  # the innermost frames of the program (a deep recursion has a million)

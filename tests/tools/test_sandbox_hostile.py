@@ -409,3 +409,8 @@ def test_task_file_names_are_identifiers(tmp_path: Path, name: str):
                     '[descriptions]\ndetailed = "d"\nnot_detailed = "d"\n')
     with pytest.raises(TaskFileError, match="must be an identifier"):
         load_task_file(path)
+
+
+def test_error_texts_are_capped():
+    result = run("raise ValueError('x' * 10 ** 6)")
+    assert result.error_kind == "runtime" and len(result.message) < 3000 and "more characters cut" in result.message
