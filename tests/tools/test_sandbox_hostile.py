@@ -275,11 +275,11 @@ def _unprivileged_uid() -> int:
     return 65534
 
 
-def _blocked_binds(paths: list[str]) -> str:
+def _blocked_binds(paths: list[str], stage: Path) -> str:
     """Shell lines (in a private mount namespace) that make ``paths`` reachable through parents
     the user may not traverse (e.g. an interpreter under /root): a 0755 tmpfs over the blocked
     parent, with the paths bound back into it."""
-    lines, blocked = ["mount -t tmpfs tmpfs /mnt"], {}
+    lines, blocked = [], {}
     for path in paths:
         parts = Path(path).parts
         for depth in range(2, len(parts)):
@@ -289,29 +289,28 @@ def _blocked_binds(paths: list[str]) -> str:
                 break
     for index, (parent, inner) in enumerate(sorted(blocked.items())):
         for number, path in enumerate(inner):
-            stage = f"/mnt/stage-{index}-{number}"
-            lines.append(f"mkdir -p {stage} && mount --bind {path} {stage}")
+            lines.append(f"mkdir -p {stage}/{index}-{number} && mount --bind {path} {stage}/{index}-{number}")
         lines.append(f"mount -t tmpfs -o mode=755 tmpfs {parent}")
         for number, path in enumerate(inner):
-            lines.append(f"mkdir -p {path} && mount --bind /mnt/stage-{index}-{number} {path}")
+            lines.append(f"mkdir -p {path} && mount --bind {stage}/{index}-{number} {path}")
     return "\n".join(lines)
 
 
 @pytest.mark.skipif(not ROOT, reason="already unprivileged: the cases above ran as this user")
 @pytest.mark.skipif(bool(os.environ.get(NESTED_RUN)), reason="nested run")
-def test_the_corpus_holds_for_an_unprivileged_caller():
+def test_the_corpus_holds_for_an_unprivileged_caller(tmp_path: Path):
     if not (shutil.which("unshare") and shutil.which("setpriv")):
         pytest.skip("needs util-linux unshare and setpriv")
     uid = _unprivileged_uid()
     repo = Path(__file__).resolve().parents[2]
     needed = sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, str(repo))}
                     | {p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)})
-    inner = (f"{_blocked_binds(needed)}\n"
+    inner = (f"{_blocked_binds(needed, tmp_path)}\n"
              f"exec setpriv --reuid={uid} --regid={uid} --clear-groups env -i PATH=/usr/bin:/bin "
              f"HOME=/nonexistent PYTHONDONTWRITEBYTECODE=1 {NESTED_RUN}=1 "
              f"{sys.executable} -m pytest -q -x -p no:cacheprovider {__file__}")
     done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-ec", inner], cwd=repo,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and "failed" not in done.stdout
 
