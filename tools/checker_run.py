@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from autonesy.tools.sandbox import SandboxLimits, run_program
+from autonesy.tools.sandbox import SandboxError, SandboxLimits, run_program
 
 MESSAGE_CHARS = 2000  # error text and printed output that go back to the checking agent
 QUOTE_CHARS = 24  # a stretch this long that also occurs in the response is cut out
@@ -99,7 +99,7 @@ class CheckerRun:
 
 def run_checker_code(code: str, response: str, *, limits: SandboxLimits = CHECKER_LIMITS,
                      prewarm: bool = True) -> CheckerRun:
-    """Run ``check(response)`` of a generated program in the sandbox."""
+    """Run ``check(response)`` of a generated program in the sandbox; :class:`SandboxError` if it cannot run."""
     collect = _COLLECT.format(expected=text_hash(response), name=OUTPUT_NAME)
     result = run_program(code, inputs={OUTPUT_NAME: response}, setup=_SETUP, collect=collect, limits=limits,
                          prewarm=prewarm)
@@ -109,6 +109,8 @@ def run_checker_code(code: str, response: str, *, limits: SandboxLimits = CHECKE
         if isinstance(data, dict) and type(data.get("value")) is bool:
             return CheckerRun(True, data["value"], seconds=result.duration, stdout=stdout)
         return CheckerRun(False, None, "type", "the checker's result could not be read", seconds=result.duration)
+    if result.error_kind == "internal":  # fail closed: no verdict without the sandbox, and no reflection on it
+        raise SandboxError(result.message)
     message = scrub(result.message[:MESSAGE_CHARS], response)
     if result.error_kind == "missing_definition" and "submit" in message:
         message = "the program does not define a function check(response)"

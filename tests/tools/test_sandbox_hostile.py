@@ -413,3 +413,14 @@ def test_task_file_names_are_identifiers(tmp_path: Path, name: str):
 def test_error_texts_are_capped():
     result = run("raise ValueError('x' * 10 ** 6)")
     assert result.error_kind == "runtime" and len(result.message) < 3000 and "more characters cut" in result.message
+
+
+def test_without_bubblewrap_checkers_and_formats_fail_closed(monkeypatch):
+    from autonesy.tools.formats import pysat_program
+    from autonesy.tools.formats._program import SandboxUnavailable
+
+    monkeypatch.setattr(sandbox, "_bwrap", lambda: (_ for _ in ()).throw(sandbox.SandboxError("no bwrap: apt-get install bubblewrap")))
+    with pytest.raises(sandbox.SandboxError, match="apt-get install bubblewrap"):
+        run_checker_code("def check(response):\n    return True\n", "r", prewarm=False)
+    with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
+        pysat_program.parse("clauses = [[a]]", ["a"])
