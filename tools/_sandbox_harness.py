@@ -8,7 +8,7 @@ program's process**, which:
 
     sets the resource limits, drops to the sandbox uid (root caller: a uid of its own), installs a
     seccomp filter (no new processes, no exec, no ptrace, no namespaces, no sockets but AF_UNIX,
-    no signals to other processes), compiles and runs the trusted ``setup``, installs the audit
+    no signals to other processes, no memfd: RAM outside both the memory limit and the tmpfs), compiles and runs the trusted ``setup``, installs the audit
     hook (a second layer with clear messages), runs the untrusted program and the trusted
     ``collect``, and reports on a private pipe to this process.
 
@@ -104,7 +104,7 @@ _SYSCALLS = {
         "pidfd_send_signal": 424, "pidfd_open": 434, "pidfd_getfd": 438, "open_by_handle_at": 304,
         "kcmp": 312, "fsopen": 430, "fsmount": 432, "open_tree": 428, "move_mount": 429, "personality": 135,
         "tkill": 200, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297, "syslog": 103, "process_madvise": 440,
-        "migrate_pages": 256, "move_pages": 279,
+        "migrate_pages": 256, "move_pages": 279, "memfd_create": 319, "memfd_secret": 447,
     }, {"clone": 56, "clone3": 435, "socket": 41, "socketpair": 53, "kill": 62, "tgkill": 234}),
     "aarch64": (0xC00000B7, {
         "execve": 221, "execveat": 281, "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271,
@@ -115,6 +115,7 @@ _SYSCALLS = {
         "pidfd_getfd": 438, "open_by_handle_at": 265, "kcmp": 272, "fsopen": 430, "fsmount": 432,
         "open_tree": 428, "move_mount": 429, "personality": 92, "tkill": 130, "rt_sigqueueinfo": 138,
         "rt_tgsigqueueinfo": 240, "syslog": 116, "process_madvise": 440, "migrate_pages": 238, "move_pages": 239,
+        "memfd_create": 279, "memfd_secret": 447,
     }, {"clone": 220, "clone3": 435, "socket": 198, "socketpair": 199, "kill": 129, "tgkill": 131}),
 }
 _LD_W_ABS, _JEQ, _JSET, _JGE, _RET = 0x20, 0x15, 0x45, 0x35, 0x06

@@ -424,3 +424,8 @@ def test_without_bubblewrap_checkers_and_formats_fail_closed(monkeypatch):
         run_checker_code("def check(response):\n    return True\n", "r", prewarm=False)
     with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
         pysat_program.parse("clauses = [[a]]", ["a"])
+
+
+def test_memory_outside_the_limits_via_memfd_is_refused():
+    result = run("import os\nfd = os.memfd_create('x')\nos.write(fd, b'x' * (1 << 20))\nresult = 1", hook=False)
+    assert not result.ok and "Operation not permitted" in result.message
