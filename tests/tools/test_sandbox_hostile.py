@@ -32,6 +32,8 @@ QUICK = SandboxLimits(wall_seconds=3.0, cpu_seconds=3.0, memory_bytes=512 << 20)
 ROOT = os.geteuid() == 0
 SECRET = "sk-canary-7f3a9c0e1d"
 NESTED_RUN = "AUTONESY_HOSTILE_NESTED"
+# cases about parsing untrusted data in the caller: the same for every caller, not re-run unprivileged
+CALLER_INDEPENDENT = ("scrub", "far_auxiliary", "forged_cpmpy_header", "exclusive_pairs", "smtlib", "identifiers")
 
 
 @pytest.fixture(autouse=True)
@@ -308,7 +310,8 @@ def test_the_corpus_holds_for_an_unprivileged_caller(tmp_path: Path):
     inner = (f"{_blocked_binds(needed, tmp_path)}\n"
              f"exec setpriv --reuid={uid} --regid={uid} --clear-groups env -i PATH=/usr/bin:/bin "
              f"HOME=/nonexistent PYTHONDONTWRITEBYTECODE=1 {NESTED_RUN}=1 "
-             f"{sys.executable} -m pytest -q -x -p no:cacheprovider {__file__}")
+             f"{sys.executable} -m pytest -q -x -p no:cacheprovider {__file__} "
+             f"-k 'not ({' or '.join(CALLER_INDEPENDENT)})'")
     done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-ec", inner], cwd=repo,
                           capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
