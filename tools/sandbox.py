@@ -48,6 +48,7 @@ The caller always survives and always gets a :class:`SandboxResult`.
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import os
 import selectors
@@ -269,27 +270,23 @@ _ENV = {  # an allow-list: nothing from the caller's environment passes through
     "NUMEXPR_NUM_THREADS": "1",
 }
 
-_PATHS: list[str] = []
-
-
-def _python_paths() -> list[str]:
+@functools.lru_cache(maxsize=1)
+def _python_paths() -> tuple[str, ...]:
     """The interpreter's prefixes and the site-packages directories on sys.path (not the caller's cwd)."""
-    if not _PATHS:
-        prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
-        prefixes.add(os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))))
-        wanted = set(prefixes)
-        for entry in sys.path:
-            real = os.path.realpath(entry) if entry else ""
-            if os.path.isdir(real) and os.path.basename(real) in ("site-packages", "dist-packages"):
-                wanted.add(real)
-        chosen: list[str] = []
-        for path in sorted(wanted, key=len):
-            if path in ("/", "") or path == "/usr" or path.startswith("/usr/"):
-                continue
-            if not any(path.startswith(done + os.sep) for done in chosen):
-                chosen.append(path)
-        _PATHS.extend(chosen)
-    return list(_PATHS)
+    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    prefixes.add(os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))))
+    wanted = set(prefixes)
+    for entry in sys.path:
+        real = os.path.realpath(entry) if entry else ""
+        if os.path.isdir(real) and os.path.basename(real) in ("site-packages", "dist-packages"):
+            wanted.add(real)
+    chosen: list[str] = []
+    for path in sorted(wanted, key=len):
+        if path in ("/", "") or path == "/usr" or path.startswith("/usr/"):
+            continue
+        if not any(path.startswith(done + os.sep) for done in chosen):
+            chosen.append(path)
+    return tuple(chosen)
 
 
 def _namespace_init(info_read: int) -> int | None:
