@@ -534,6 +534,9 @@ class _Capture:
         violations, final = [], None
         for raw in bytes(self.res).split(b"\n"):
             message = _parse_bounded(raw) if raw.strip() else None
+            if message is None and raw.startswith(b'{"event": "result"'):
+                final = {"report": {"status": "error", "kind": "type", "message": (
+                    f"the result is not plain JSON data nested at most {MAX_RESULT_DEPTH - 3} levels deep")}}
             if not isinstance(message, dict):
                 continue
             if message.get("event") == "violation" and len(violations) < 20:
@@ -551,15 +554,14 @@ def _parse_bounded(raw: bytes) -> Any:
         value = json.loads(raw)
     except (ValueError, RecursionError, MemoryError):
         return None
-    stack = [(value, 1)]
-    while stack:
+    stack = [(value, 1)] if isinstance(value, (list, dict)) else []
+    while stack:  # only containers are pushed: a flat list of a million numbers is one step
         item, depth = stack.pop()
-        if depth > MAX_RESULT_DEPTH:
-            return None
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
+        nested = [v for v in (item.values() if isinstance(item, dict) else item) if isinstance(v, (list, dict))]
+        if nested:
+            if depth >= MAX_RESULT_DEPTH:
+                return None
+            stack.extend((v, depth + 1) for v in nested)
     return value
 
 
@@ -573,6 +575,7 @@ def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, durat
     stderr = capture.err.decode("utf-8", "replace")
     violations, final = capture.messages()
     final = final or {}
+    report = final.get("report") if isinstance(final.get("report"), dict) else {}
     exit_info = final.get("exit") if isinstance(final.get("exit"), dict) else {}
     signal_number, code = exit_info.get("signal"), exit_info.get("code")
     exit_status = -signal_number if type(signal_number) is int else code if type(code) is int else None
@@ -611,15 +614,15 @@ def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, durat
     if capture.timed_out:
         return fail("timeout", f"the program ran longer than {limits.wall_seconds:g} s (wall clock) and was "
                     "stopped; look for an endless loop or a search that is too large")
-    if final.get("status") == "ok" and "result" in final:
-        return SandboxResult(True, result=final["result"], **common)
-    if final.get("status") == "error":
-        kind = final.get("kind")  # one of ERROR_KINDS, or a kind of the caller's collect code
+    if report.get("status") == "ok" and "result" in report:
+        return SandboxResult(True, result=report["result"], **common)
+    if report.get("status") == "error":
+        kind = report.get("kind")  # one of ERROR_KINDS, or a kind of the caller's collect code
         kind = kind if isinstance(kind, str) and kind.isidentifier() and len(kind) <= 40 else "runtime"
-        line = final.get("line")
-        return fail(kind, _text(final.get("message")) or "the program failed", line=line if type(line) is int else None,
-                    exception=_text(final.get("exception"), 100) or None, name=_text(final.get("name"), 200) or None)
-    if not capture.started or not final:
+        line = report.get("line")
+        return fail(kind, _text(report.get("message")) or "the program failed", line=line if type(line) is int else None,
+                    exception=_text(report.get("exception"), 100) or None, name=_text(report.get("name"), 200) or None)
+    if not capture.started or report.get("status") != "exited":
         return fail("internal", _startup_failure(stderr, status, capture.started))
     # The program's process ended without a report: a signal, os._exit, a crash in native code.
     cpu = exit_info.get("cpu") if isinstance(exit_info.get("cpu"), (int, float)) else 0.0
@@ -644,7 +647,7 @@ def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, durat
         if sig == signal.SIGKILL:
             return fail("resource", "the program was killed (out of memory or another limit)" + detail)
         return fail("runtime", f"the program was terminated by {name}" + detail)
-    if final.get("forged"):
+    if report.get("forged"):
         return fail("forbidden", "the program wrote on the sandbox's own result channel and ended the "
                     "interpreter; its result is not accepted. Define the result and let the program end normally")
     if "MemoryError" in stderr:

@@ -432,3 +432,10 @@ def test_without_bubblewrap_checkers_and_formats_fail_closed(monkeypatch):
 def test_memory_outside_the_limits_via_memfd_is_refused():
     result = run("import os\nfd = os.memfd_create('x')\nos.write(fd, b'x' * (1 << 20))\nresult = 1", hook=False)
     assert not result.ok and "Operation not permitted" in result.message
+
+
+def test_a_result_nested_past_the_bound_is_a_type_error():
+    result = run("x = []\nfor _ in range(100):\n    x = [x]\nresult = x")
+    assert result.error_kind == "type" and "nested" in result.message
+    result = run("x = []\nfor _ in range(50):\n    x = [x]\nresult = x")
+    assert result.ok
