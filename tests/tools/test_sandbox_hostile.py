@@ -439,3 +439,18 @@ def test_a_result_nested_past_the_bound_is_a_type_error():
     assert result.error_kind == "type" and "nested" in result.message
     result = run("x = []\nfor _ in range(50):\n    x = [x]\nresult = x")
     assert result.ok
+
+
+def test_without_bubblewrap_the_cli_prints_one_line(monkeypatch, tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from autonesy.graph.cli import app
+
+    monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: None)
+    formula = tmp_path / "f.py"
+    formula.write_text("clauses = [[1]]\n")
+    done = CliRunner().invoke(app, ["score", str(formula), "--task", "warcraft", "--format", "pysat"])
+    assert done.exit_code == 1 and (done.exception is None or isinstance(done.exception, SystemExit))
+    lines = [line for line in done.output.splitlines() if "bubblewrap" in line]
+    assert len(lines) == 1 and lines[0].startswith("error:") and "apt-get install bubblewrap" in lines[0]
+    assert "Traceback" not in done.output
