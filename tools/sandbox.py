@@ -24,11 +24,12 @@ How it is contained (the OS layer is the boundary; the audit hook is a second la
   ``ptrace``, new namespaces, mounts, sockets other than AF_UNIX and signals to other processes.
 * **The result channel belongs to the harness**: the program's process never holds the pipe to
   the caller. It reports to the harness, which accepts one final message carrying a token it
-  handed out (so bytes written on descriptors then ``os._exit`` are not a result), bounds its size
-  and nesting, reports exits and signals itself, and the caller parses everything again with
-  bounds (:class:`SandboxError` never escapes: a malformed report is an error result).
-  The program still chooses its own result *value* — whatever it returns is validated by the
-  caller as untrusted data.
+  handed out (so bytes written on descriptors then ``os._exit`` are not a result), bounds its size,
+  and reports exits and signals itself; the caller parses it once, with bounds on size and
+  nesting (nothing is raised: a malformed report is an error result). The program still chooses
+  its own result *value* (code in its process can reach the token by walking frames), so every
+  caller validates what it gets as untrusted data (the formats re-check clauses, variables and
+  sizes; the checker requires a bool).
 * **Wall clock, output size and result size** are enforced by the caller, which reads the pipes
   incrementally (never more than the limit into memory) and at the end kills the bubblewrap
   process, which takes the whole PID namespace (and the tmpfs) with it: nothing is left behind

@@ -33,7 +33,8 @@ ROOT = os.geteuid() == 0
 SECRET = "sk-canary-7f3a9c0e1d"
 NESTED_RUN = "AUTONESY_HOSTILE_NESTED"
 # cases about parsing untrusted data in the caller: the same for every caller, not re-run unprivileged
-CALLER_INDEPENDENT = ("scrub", "far_auxiliary", "forged_cpmpy_header", "exclusive_pairs", "smtlib", "identifiers")
+CALLER_INDEPENDENT = ("scrub", "far_auxiliary", "forged_cpmpy_header", "exclusive_pairs", "smtlib", "identifiers",
+                      "fails_closed", "fail_closed", "cli_prints")
 
 
 @pytest.fixture(autouse=True)
