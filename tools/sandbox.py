@@ -218,11 +218,29 @@ def require_isolation() -> str:
 STARTUP_SECONDS = 120.0  # trusted imports before the program starts (cpmpy: ~1-2 s)
 
 
+MIN_BWRAP = (0, 7)  # --size (a size-limited tmpfs) came with 0.7; --disable-userns with 0.8
+
+
 def _bwrap() -> str:
     found = shutil.which("bwrap") or shutil.which("bwrap", path="/usr/bin:/bin:/usr/local/bin")
     if not found:
         raise SandboxError(f"the sandbox needs bubblewrap (bwrap), which is not installed: {INSTALL_HINT}")
+    version = _bwrap_version(found)
+    if version < MIN_BWRAP:
+        shown = ".".join(map(str, version)) if version else "unknown"
+        raise SandboxError(f"the sandbox needs bubblewrap {'.'.join(map(str, MIN_BWRAP))} or newer; {found} is "
+                           f"version {shown}: {INSTALL_HINT}")
     return found
+
+
+@functools.lru_cache(maxsize=4)
+def _bwrap_version(path: str) -> tuple[int, ...]:
+    try:
+        text = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10, check=False,
+                              env=dict(_ENV)).stdout
+        return tuple(int(part) for part in text.split()[-1].split(".")[:3])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return ()
 
 
 def _bwrap_args(bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> list[str]:
@@ -231,7 +249,7 @@ def _bwrap_args(bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> 
     args = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--new-session", "--hostname", "sandbox", "--clearenv"]
     if not root:  # a root caller keeps the capabilities the harness needs to give the program its own uid
-        args += ["--unshare-user", "--disable-userns"]
+        args += ["--unshare-user"] + (["--disable-userns"] if _bwrap_version(bwrap) >= (0, 8) else [])
     if die_with_parent:
         args.append("--die-with-parent")
     for key, value in _ENV.items():

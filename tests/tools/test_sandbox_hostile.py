@@ -455,3 +455,12 @@ def test_without_bubblewrap_the_cli_prints_one_line(monkeypatch, tmp_path: Path)
     lines = [line for line in done.output.splitlines() if "bubblewrap" in line]
     assert len(lines) == 1 and lines[0].startswith("error:") and "apt-get install bubblewrap" in lines[0]
     assert "Traceback" not in done.output
+
+
+def test_too_old_bubblewrap_fails_closed(monkeypatch, tmp_path: Path):
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bubblewrap 0.6.1'\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: str(fake))
+    result = run_program("result = 1")
+    assert result.error_kind == "internal" and "0.7 or newer" in result.message and "0.6.1" in result.message
