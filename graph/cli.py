@@ -28,6 +28,7 @@ from autonesy.tools.counting import COUNT_METHODS
 from autonesy.tools.formats import convert
 from autonesy.tools.formats.base import FORMATS
 from autonesy.tools.metrics import score_formula
+from autonesy.tools.sandbox import SandboxError
 
 app = typer.Typer(
     name="autonesy-agent",
@@ -51,7 +52,7 @@ class UserError(Exception):
 def user_errors() -> Iterator[None]:
     try:
         yield
-    except (TaskError, UserError, RunError, LLMError, CompilationBudgetExceeded, OSError) as error:
+    except (TaskError, UserError, RunError, LLMError, CompilationBudgetExceeded, SandboxError, OSError) as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(1) from None
 

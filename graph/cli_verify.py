@@ -24,6 +24,7 @@ from rich.table import Table
 
 from autonesy.agents.llm import ChatBackend, LangChainChatBackend, LLMError
 from autonesy.graph.verify import FEEDBACK_MODES, VERIFIERS
+from autonesy.tools.sandbox import SandboxError
 
 console = Console()
 errors = Console(stderr=True)
@@ -42,7 +43,7 @@ def one_line_errors(code: int) -> Iterator[None]:
 
     try:
         yield
-    except (CommandError, VerifyError, UserCheckerError, LLMError, OSError, UnicodeDecodeError) as error:
+    except (CommandError, VerifyError, UserCheckerError, LLMError, SandboxError, OSError, UnicodeDecodeError) as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(code) from None
 

@@ -27,11 +27,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from langgraph.checkpoint.sqlite import SqliteSaver
 
-from autonesy.agents.llm import LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec, default_llm_spec
+from autonesy.agents.llm import (LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec, default_llm_spec,
+                                 redact_spec)
 from autonesy.agents.policies import AttemptSpec, check_prompt_style, make_policy, POLICIES
 from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest, build_attempt_graph, json_safe
+from autonesy.graph.checkpoint_store import CheckpointError, data_checkpointer
 from autonesy.graph.trace import Tracer
 from autonesy.tasks.registry import load_task
 from autonesy.tasks.task import Task
@@ -142,7 +143,7 @@ def run_attempt(
         # WAL (set by the saver) + NORMAL: a commit survives the process being killed, without an fsync each
         connection.execute("PRAGMA synchronous=NORMAL")
         try:
-            graph = build_attempt_graph(runtime, SqliteSaver(connection))
+            graph = build_attempt_graph(runtime, data_checkpointer(connection))
             snapshot = graph.get_state(THREAD)
             if snapshot.values and not snapshot.next:
                 state = snapshot.values  # finished before: nothing to do
@@ -154,6 +155,8 @@ def run_attempt(
                                          "autofixes": [], "llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
                                          "llm_seconds": 0.0}
                 state = graph.invoke(initial, THREAD)
+        except CheckpointError as error:  # a crafted or foreign checkpoints.sqlite: one line, nothing ran
+            raise RunError(f"{run_dir}: {error}") from None
         finally:
             connection.close()
         summary = _summary(config, task, run_dir, state)
@@ -175,7 +178,7 @@ def _summary(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any]
         "prompt": config.prompt,
         "detail": config.detail,
         "policy": config.policy,
-        "llm": config.llm,
+        "llm": redact_spec(config.llm),
         "status": state.get("status", "unfinished"),
         "accepted": state.get("status") == "accepted",
         "reason": state.get("reason", ""),

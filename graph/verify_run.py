@@ -24,10 +24,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from langgraph.checkpoint.sqlite import SqliteSaver
-
-from autonesy.agents.llm import LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec, default_llm_spec
+from autonesy.agents.llm import (LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec, default_llm_spec,
+                                 redact_spec)
 from autonesy.agents.verify import CheckingAgent, FormulationAgent, JudgeAgent, WriterAgent
+from autonesy.graph.checkpoint_store import data_checkpointer
 from autonesy.graph.run import package_versions
 from autonesy.graph.trace import Tracer
 from autonesy.graph.verify import (FEEDBACK_MODES, RECURSION_LIMIT, VERIFIERS, VerifyAgents, VerifyRuntime,
@@ -194,7 +194,7 @@ def config_record(kind: str, config: VerifyConfig, backends: Backends, **extra: 
     used = needed_roles(config)
     shown = sorted({labels[r] for r in used})
     return {**asdict(config), "kind": kind, "task": kind, "format": config.verifier, "policy": config.verifier,
-            "detail": config.feedback if config.budget else "", "llm": " + ".join(shown), "llm_spec": config.llm,
+            "detail": config.feedback if config.budget else "", "llm": " + ".join(shown), "llm_spec": redact_spec(config.llm),
             "llms": {r: labels[r] for r in used}, **extra}
 
 
@@ -279,7 +279,7 @@ def verify_output(instruction: str, output: str | None, config: VerifyConfig, ru
         runtime = make_runtime(config, handles, tracer, user_checkers=user_checkers)
         connection = sqlite3.connect(run_dir / "checkpoints.sqlite", check_same_thread=False)
         try:
-            state = run_graph(runtime, initial_state(instruction, output), SqliteSaver(connection))
+            state = run_graph(runtime, initial_state(instruction, output), data_checkpointer(connection))
         finally:
             connection.close()
         summary = summarize(state, run_dir=run_dir, config=config, llms=record["llms"],

@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 import tomllib
 from pathlib import Path
@@ -30,6 +31,8 @@ from autonesy.tasks.equivalence import EXHAUSTIVE_MAX_VARS
 from autonesy.tasks.task import Descriptions, Task, TaskError, TaskMetadata, Variable
 from autonesy.tools.cnf import CNF, DimacsError, from_pysat, read_dimacs
 
+
+TASK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")  # as the catalogue's: no "/", ".", spaces
 
 class TaskFileError(TaskError):
     """A task file that cannot be loaded; the message names the file and the field."""
@@ -45,6 +48,9 @@ def load_task_file(path: str | Path) -> Task:
         raise TaskFileError(f"{path}: not valid TOML ({error})") from None
     where = str(path)
     name = _string(data, "name", where)
+    if not TASK_NAME.fullmatch(name):  # it names files and directories (runs/NAME, export NAME.cnf)
+        raise TaskFileError(f"{where}: 'name' must be an identifier (letters, digits, '_' or '-', at most 64, "
+                            f"starting with a letter or '_'); {name[:40]!r} is not")
     variables = _variables(data.get("variables"), where)
     n = len(variables)
     descriptions = data.get("descriptions")

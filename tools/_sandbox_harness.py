@@ -1,35 +1,55 @@
-"""Child side of :mod:`autonesy.tools.sandbox`: run as a script (``python -I -B`` this file).
+"""Inside side of :mod:`autonesy.tools.sandbox`: run as a script (``python -I -B`` this file) by bubblewrap.
 
-Never imported by the parent. It starts with the caller's privileges and, in this order: leaves the
-network (a fresh network namespace), imports the trusted modules named in ``warm.json`` of its
-private control directory, waits for its job on stdin (so a sandbox can be started ahead of need),
-sets the resource limits, compiles the program, drops to the sandbox uid (when started as root),
-runs the trusted ``setup`` code, installs an audit hook, runs the untrusted program, runs the
-trusted ``collect`` code, and writes newline-delimited JSON messages to the result pipe. Nothing is
-ever unpickled on either side.
+Never imported by the parent. It starts inside the namespaces bubblewrap made (its own PID, mount,
+network, IPC, UTS and, for a non-root caller, user namespace; a read-only view of the interpreter; a
+private size-limited tmpfs at ``/sandbox``), imports the trusted modules named on its command line,
+waits for its job on stdin (so a sandbox can be started ahead of need), and then **forks the
+program's process**, which:
+
+    sets the resource limits, drops to the sandbox uid (root caller: a uid of its own), installs a
+    seccomp filter (no new processes, no exec, no ptrace, no namespaces, no sockets but AF_UNIX,
+    no signals to other processes, no memfd: RAM outside both the memory limit and the tmpfs), compiles and runs the trusted ``setup``, installs the audit
+    hook (a second layer with clear messages), runs the untrusted program and the trusted
+    ``collect``, and reports on a private pipe to this process.
+
+This process never runs untrusted code and alone holds the result pipe to the caller. It reads the
+program's pipe with a size bound, accepts only a final message that carries the token it gave the
+program's process (so bytes the program scribbles on its descriptors are not a result), forwards
+that message's JSON unparsed (the caller parses it once, with bounds on size and depth), and
+reports the program's exit (signal, status, CPU seconds) itself. It is not dumpable, so the
+program's process (same uid for a non-root caller) can neither ptrace it nor open its ``/proc``
+entries. Nothing is ever unpickled on either side.
 
 Messages on the result pipe (one JSON object per line):
     {"event": "started"}                                    the program is about to run (wall clock starts)
     {"event": "violation", "what": ..., "line": ...}        as soon as the program tries something forbidden
-    {"event": "result", "status": "ok", "result": ..., ...}
-    {"event": "result", "status": "error", "kind": ..., "message": ..., "line": ..., ...}
+    {"event": "result", "exit": {"signal": n | null, "code": n | null, "cpu": s}, "timings": ..., "isolation": ...,
+     "report": REPORT}
+REPORT (from the program's process, or this one's own):
+    {"status": "ok", "result": ...}
+    {"status": "error", "kind": ..., "message": ..., "line": ..., "exception": ..., "name": ...}
+    {"status": "exited", "forged": bool}                    ended without a report (signal, os._exit, crash)
 """
 
 import json
 import os
 import resource
+import select
 import signal
+import struct
 import sys
 import time
 
-_START = time.perf_counter()
+import ctypes  # trusted use only (prctl, seccomp), before any untrusted code runs
 
 PROGRAM = "<program>"
-CLONE_NEWNET = 0x40000000
-CLONE_NEWIPC = 0x08000000
-CLONE_NEWUSER = 0x10000000
+WORKDIR = "/sandbox"
+MAX_EXCEPTION_CHARS = 2000  # of an exception's text in a message (it goes back into a prompt)
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
 
 
 class ProgramError(Exception):
@@ -46,12 +66,14 @@ class SandboxViolation(PermissionError):
     """Raised by the audit hook."""
 
 
-def _send(fd, obj):
-    data = (json.dumps(obj, allow_nan=False, separators=(",", ":")) + "\n").encode()
+def _write_all(fd, data):
     view = memoryview(data)
     while view:
-        written = os.write(fd, view)
-        view = view[written:]
+        view = view[os.write(fd, view):]
+
+
+def _send(fd, obj):
+    _write_all(fd, (json.dumps(obj, allow_nan=False, separators=(",", ":")) + "\n").encode())
 
 
 def _program_line(tb_or_frame=None):
@@ -72,7 +94,89 @@ def _program_line(tb_or_frame=None):
     return line
 
 
-def _set_limits(limits, root_mode):
+# --- seccomp ---------------------------------------------------------------------------------------
+
+# (audit arch, syscalls refused with EPERM, clone, clone3, socket, kill, tkill, tgkill)
+_SYSCALLS = {
+    "x86_64": (0xC000003E, {
+        "fork": 57, "vfork": 58, "execve": 59, "execveat": 322, "ptrace": 101, "process_vm_readv": 310,
+        "process_vm_writev": 311, "unshare": 272, "setns": 308, "mount": 165, "umount2": 166,
+        "pivot_root": 155, "chroot": 161, "keyctl": 250, "add_key": 248, "request_key": 249, "bpf": 321,
+        "perf_event_open": 298, "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426,
+        "io_uring_register": 427, "init_module": 175, "finit_module": 313, "mknod": 133, "mknodat": 259,
+        "pidfd_send_signal": 424, "pidfd_open": 434, "pidfd_getfd": 438, "open_by_handle_at": 304,
+        "kcmp": 312, "fsopen": 430, "fsmount": 432, "open_tree": 428, "move_mount": 429, "personality": 135,
+        "tkill": 200, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297, "syslog": 103, "process_madvise": 440,
+        "migrate_pages": 256, "move_pages": 279, "memfd_create": 319, "memfd_secret": 447,
+    }, {"clone": 56, "clone3": 435, "socket": 41, "socketpair": 53, "kill": 62, "tgkill": 234}),
+    "aarch64": (0xC00000B7, {
+        "execve": 221, "execveat": 281, "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271,
+        "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51,
+        "keyctl": 219, "add_key": 217, "request_key": 218, "bpf": 280, "perf_event_open": 241,
+        "userfaultfd": 282, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+        "init_module": 105, "finit_module": 273, "mknodat": 33, "pidfd_send_signal": 424, "pidfd_open": 434,
+        "pidfd_getfd": 438, "open_by_handle_at": 265, "kcmp": 272, "fsopen": 430, "fsmount": 432,
+        "open_tree": 428, "move_mount": 429, "personality": 92, "tkill": 130, "rt_sigqueueinfo": 138,
+        "rt_tgsigqueueinfo": 240, "syslog": 116, "process_madvise": 440, "migrate_pages": 238, "move_pages": 239,
+        "memfd_create": 279, "memfd_secret": 447,
+    }, {"clone": 220, "clone3": 435, "socket": 198, "socketpair": 199, "kill": 129, "tgkill": 131}),
+}
+_LD_W_ABS, _JEQ, _JSET, _JGE, _RET = 0x20, 0x15, 0x45, 0x35, 0x06
+_ALLOW, _KILL = 0x7FFF0000, 0x80000000
+_EPERM, _ENOSYS = 0x00050000 | 1, 0x00050000 | 38
+_CLONE_THREAD, _AF_UNIX = 0x00010000, 1
+
+
+def _seccomp_program(machine, own_pid):
+    """A classic-BPF filter: refuse what a formula-building program never needs."""
+    arch, denied, special = _SYSCALLS[machine]
+
+    def ins(code, k, jt=0, jf=0):
+        return (code, jt, jf, k)
+
+    def arg0():
+        return ins(_LD_W_ABS, 16)  # low 32 bits of args[0] (little endian)
+
+    rules = []  # (syscall number, body that ends in a return)
+    for nr in denied.values():
+        rules.append((nr, [ins(_RET, _EPERM)]))
+    rules.append((special["clone3"], [ins(_RET, _ENOSYS)]))  # the C library falls back to clone
+    rules.append((special["clone"], [arg0(), ins(_JSET, _CLONE_THREAD, 0, 1), ins(_RET, _ALLOW), ins(_RET, _EPERM)]))
+    for name in ("socket", "socketpair"):
+        rules.append((special[name], [arg0(), ins(_JEQ, _AF_UNIX, 0, 1), ins(_RET, _ALLOW), ins(_RET, _EPERM)]))
+    for name in ("kill", "tgkill"):
+        rules.append((special[name], [arg0(), ins(_JEQ, own_pid, 0, 1), ins(_RET, _ALLOW), ins(_RET, _EPERM)]))
+    prog = [ins(_LD_W_ABS, 4), ins(_JEQ, arch, 1, 0), ins(_RET, _KILL), ins(_LD_W_ABS, 0)]
+    if machine == "x86_64":  # the x32 ABI reuses numbers with bit 30 set
+        prog += [ins(_JGE, 0x40000000, 0, 1), ins(_RET, _EPERM)]
+    for nr, body in rules:
+        prog.append(ins(_JEQ, nr, 0, len(body)))
+        prog.extend(body)
+    prog.append(ins(_RET, _ALLOW))
+    return prog
+
+
+def _install_seccomp(libc, own_pid):
+    machine = os.uname().machine
+    if machine not in _SYSCALLS:
+        raise OSError(f"no seccomp filter for {machine} (x86_64 and aarch64 only)")
+    prog = _seccomp_program(machine, own_pid)
+    raw = b"".join(struct.pack("HBBI", *i) for i in prog)
+    buffer = ctypes.create_string_buffer(raw, len(raw))
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = SockFprog(len(prog), ctypes.cast(buffer, ctypes.c_void_p))
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
+            libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "the seccomp filter could not be installed")
+
+
+# --- the program's process -------------------------------------------------------------------------
+
+
+def _set_limits(limits):
     def setlim(which, soft, hard=None):
         hard = soft if hard is None else hard
         _, current_hard = resource.getrlimit(which)
@@ -86,98 +190,26 @@ def _set_limits(limits, root_mode):
     setlim(resource.RLIMIT_CPU, cpu, cpu + 1)
     setlim(resource.RLIMIT_AS, int(limits["memory_bytes"]))
     setlim(resource.RLIMIT_FSIZE, int(limits["file_bytes"]))
-    nproc = int(limits["max_processes"]) + 1  # + the harness's watchdog thread
-    if not root_mode:  # RLIMIT_NPROC counts every task of the uid, and here that uid is the caller's
-        nproc += _tasks_of_uid(os.getuid())
-    setlim(resource.RLIMIT_NPROC, nproc)
+    setlim(resource.RLIMIT_NOFILE, 256)
+    # Threads only (the seccomp filter refuses new processes); counted per uid in this user namespace.
+    setlim(resource.RLIMIT_NPROC, int(limits["max_processes"]) + _tasks_here())
 
 
-def _tasks_of_uid(uid):
+def _tasks_here():
     count = 0
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                if os.stat("/proc/" + entry).st_uid == uid:
-                    count += len(os.listdir("/proc/" + entry + "/task"))
+                count += len(os.listdir("/proc/" + entry + "/task"))
             except OSError:
                 pass
     return count
 
 
-def _libc():
-    import ctypes
-
-    return ctypes.CDLL(None, use_errno=True)
-
-
-def _leave_network(libc, root_mode):
-    """A fresh network namespace has only a loopback device, and it is down: nothing is reachable."""
-    if root_mode:
-        for flags in (CLONE_NEWNET | CLONE_NEWIPC, CLONE_NEWNET):
-            if libc.unshare(flags) == 0:
-                return "namespace"
-        return "audit-hook only (unshare refused)"
-    uid, gid = os.getuid(), os.getgid()
-    if libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0:
-        return "audit-hook only (unprivileged namespaces refused)"
-    try:  # keep our own ids inside the new user namespace
-        with open("/proc/self/setgroups", "w") as f:
-            f.write("deny")
-        with open("/proc/self/uid_map", "w") as f:
-            f.write(f"{uid} {uid} 1")
-        with open("/proc/self/gid_map", "w") as f:
-            f.write(f"{gid} {gid} 1")
-    except OSError:
-        pass
-    return "namespace (user namespace)"
-
-
-def _drop_privileges(uid, workdir, control):
-    """Become ``uid``; sys.path entries it cannot read are reached through descriptors kept open."""
-    keep = {}
-    for entry in sys.path:
-        if entry and entry not in keep and os.path.isdir(entry):
-            try:
-                keep[entry] = os.open(entry, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
-            except OSError:
-                pass
-    for candidate in (uid, 65534):  # 65534 (nobody) when the uid lies outside our user-namespace map
-        with open(os.path.join(control, "uid"), "w") as f:  # the caller kills whatever runs as this uid
-            f.write(str(candidate))
-        try:
-            os.chown(workdir, candidate, candidate)
-            os.chmod(workdir, 0o700)
-            os.setgroups([])
-            os.setresgid(candidate, candidate, candidate)
-            os.setresuid(candidate, candidate, candidate)
-            uid = candidate
-            break
-        except OSError:
-            if candidate == 65534:
-                raise
-    moved = {}  # unreadable directory -> /proc/self/fd/N, a magic link that needs no search rights above it
-    for index, entry in enumerate(list(sys.path)):
-        if entry in keep and not os.access(entry, os.R_OK | os.X_OK):
-            moved[entry] = sys.path[index] = f"/proc/self/fd/{keep[entry]}"
-    for entry, fd in keep.items():
-        if entry not in moved:
-            os.close(fd)
-    if moved:  # packages imported already (collections, encodings, ...) find submodules through __path__
-        for module in list(sys.modules.values()):
-            search = getattr(module, "__path__", None)
-            if isinstance(search, list):
-                for i, directory in enumerate(search):
-                    for entry, link in moved.items():
-                        if isinstance(directory, str) and (directory == entry or directory.startswith(entry + os.sep)):
-                            search[i] = link + directory[len(entry):]
-                            break
-    return uid
-
-
-def _make_hook(workdir, result_fd, violations, trusted_thread):
-    """Defence in depth behind the OS limits: block network, processes, signals, writes outside."""
+def _make_hook(violations, send_violation):
+    """Defence in depth behind the OS layer: clear messages for network, processes, signals, writes outside."""
     own_pid = os.getpid()
-    root = os.path.realpath(workdir)
+    root = WORKDIR
     write_bits = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
     path_events = {  # event -> positions of path arguments that get written/changed
         "os.remove": (0,), "os.rmdir": (0,), "os.rename": (0, 1), "os.mkdir": (0,), "os.symlink": (1,),
@@ -208,20 +240,22 @@ def _make_hook(workdir, result_fd, violations, trusted_thread):
     }
     import threading
 
-    get_ident = threading.get_ident
     state = threading.local()  # per thread: another thread's hook call must not open a gap
 
     def resolve(path, dir_fd=None):
         if isinstance(path, int):
             return None
-        try:
-            path = os.fsdecode(path)
-        except TypeError:
-            return None
+        try:  # never call the program's methods (a str subclass's __str__) from the hook
+            path = os.fsdecode("".join([path]) if isinstance(path, str) else b"".join([path]))
+        except (TypeError, ValueError):
+            return "?"
         if not os.path.isabs(path):
             base = os.getcwd()
             if isinstance(dir_fd, int) and dir_fd >= 0:
-                base = os.readlink(f"/proc/self/fd/{dir_fd}")
+                try:
+                    base = os.readlink(f"/proc/self/fd/{dir_fd}")
+                except OSError:
+                    return "?"
             path = os.path.join(base, path)
         return os.path.realpath(path)
 
@@ -232,10 +266,7 @@ def _make_hook(workdir, result_fd, violations, trusted_thread):
         line = _program_line()
         if len(violations) < 20:
             violations.append({"what": what, "line": line})
-            try:
-                _send(result_fd, {"event": "violation", "what": what, "line": line})
-            except OSError:
-                pass
+            send_violation(what, line)
         raise SandboxViolation(f"forbidden in the sandbox: {what}")
 
     def proc_path_of_other(real):
@@ -243,7 +274,7 @@ def _make_hook(workdir, result_fd, violations, trusted_thread):
         return len(parts) > 2 and parts[1] == "proc" and parts[2].isdigit() and int(parts[2]) != own_pid
 
     def hook(event, args):
-        if getattr(state, "busy", False) or get_ident() == trusted_thread:
+        if getattr(state, "busy", False):
             return
         state.busy = True
         try:
@@ -286,13 +317,17 @@ def _make_hook(workdir, result_fd, violations, trusted_thread):
 
 def _describe_exception(exc, code_lines):
     kind = "runtime"
-    if isinstance(exc, RecursionError):
-        kind = "resource"
-    elif isinstance(exc, MemoryError):
+    if isinstance(exc, (RecursionError, MemoryError)):
         kind = "resource"
     elif isinstance(exc, SandboxViolation):
         kind = "forbidden"
-    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    try:
+        detail = str(exc)
+        text = f"{type(exc).__name__}: {detail[:MAX_EXCEPTION_CHARS]}" if detail else type(exc).__name__
+        if len(detail) > MAX_EXCEPTION_CHARS:
+            text += f" ... ({len(detail) - MAX_EXCEPTION_CHARS} more characters cut)"
+    except Exception:  # noqa: BLE001 - a program's exception whose __str__ fails
+        text = type(exc).__name__
     frames = []  # the innermost frames of the program (a deep recursion has a million)
     depth = 0
     tb = exc.__traceback__
@@ -317,11 +352,190 @@ def _describe_exception(exc, code_lines):
         kind = "resource" if kind == "runtime" else kind
         message += "\nThe recursion went too deep; use a loop instead."
     info = {"kind": kind, "message": message, "line": line, "exception": type(exc).__name__}
-    if isinstance(exc, NameError) and getattr(exc, "name", None):
-        info["name"] = exc.name
-    if isinstance(exc, AttributeError) and getattr(exc, "name", None):
+    if isinstance(exc, (NameError, AttributeError)) and isinstance(getattr(exc, "name", None), str):
         info["name"] = exc.name
     return info
+
+
+def _run_program(job, channel, token, libc, sandbox_uid):
+    """The forked process: limits, uid, seccomp, then setup, program and collect. Never returns."""
+    status = None
+    try:
+        status = _program_outcome(job, channel, token, libc, sandbox_uid)
+    except BaseException as exc:  # noqa: BLE001 - the program broke the trusted code around it
+        status = {"status": "error", "kind": "runtime", "line": None,
+                  "message": f"the program broke the sandbox's reporting: {type(exc).__name__}: {str(exc)[:200]}"}
+    finally:
+        try:
+            if status is not None and "payload" not in status:
+                _write_all(channel, b"R " + token + b" " + json.dumps(status, separators=(",", ":")).encode() + b"\n")
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BaseException:  # noqa: BLE001
+            pass
+        os._exit(0)
+
+
+def _program_outcome(job, channel, token, libc, sandbox_uid):
+    try:  # fail closed: without its limits, uid and filter the program does not run
+        _set_limits(job["limits"])
+        if sandbox_uid is not None:  # root caller: the program gets a uid of its own, without capabilities
+            os.chown(WORKDIR, sandbox_uid, sandbox_uid)
+            os.setgroups([])
+            os.setresgid(sandbox_uid, sandbox_uid, sandbox_uid)
+            os.setresuid(sandbox_uid, sandbox_uid, sandbox_uid)
+        _install_seccomp(libc, os.getpid())
+    except (OSError, ValueError) as exc:
+        return {"status": "error", "kind": "internal", "line": None,
+                "message": f"the sandbox could not restrict the program's process ({exc}); the program did not run"}
+
+    code = job["code"]
+    code_lines = code.splitlines()
+    try:
+        program = compile(code, PROGRAM, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        line = exc.lineno
+        text = (exc.text or "").rstrip("\n")
+        message = f"SyntaxError: {exc.msg} (line {line})"
+        if text.strip():
+            caret = " " * max((exc.offset or 1) - 1 - (len(text) - len(text.lstrip())), 0) + "^"
+            message += f"\n    {text.strip()}\n    {caret}"
+        return {"status": "error", "kind": "syntax", "message": message, "line": line, "exception": "SyntaxError"}
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return {"status": "error", "kind": "resource" if isinstance(exc, MemoryError) else "syntax",
+                "message": f"the program cannot be compiled: {type(exc).__name__}: {exc}",
+                "line": None, "exception": type(exc).__name__}
+
+    submitted = []
+
+    def submit(obj):
+        """Hand the result to the caller (the last call wins)."""
+        submitted[:] = [obj]
+
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__, "submit": submit}
+    namespace.update(job.get("inputs") or {})
+    if job.get("setup"):
+        exec(compile(job["setup"], "<setup>", "exec", dont_inherit=True), namespace)
+    collect_globals = {"ProgramError": ProgramError, "NOTHING": _NOTHING, "__builtins__": __builtins__,
+                       "__name__": "collect"}
+    exec(compile(job["collect"], "<collect>", "exec", dont_inherit=True), collect_globals)
+    collect = collect_globals["collect"]
+    dumps, write_all = json.dumps, _write_all
+
+    def send_violation(what, line):
+        try:
+            write_all(channel, b"V " + dumps({"what": what[:300], "line": line}).encode() + b"\n")
+        except OSError:
+            pass
+
+    violations = []
+    if job.get("audit_hook", True):
+        sys.addaudithook(_make_hook(violations, send_violation))
+    reserve = bytearray(4 << 20)  # released on MemoryError so the report can still be written
+    exited = None
+    try:
+        exec(program, namespace)
+    except SystemExit as exc:
+        line = _program_line(exc.__traceback__)
+        if exc.code not in (None, 0):
+            where = f" at line {line}" if line else ""
+            code_text = repr(exc.code) if isinstance(exc.code, int) else type(exc.code).__name__
+            return {"status": "error", "kind": "runtime", "line": line, "exception": "SystemExit",
+                    "message": f"the program called sys.exit({code_text}){where}; do not call sys.exit/exit/quit"}
+        exited = line if line is not None else "?"
+    except BaseException as exc:  # noqa: BLE001 - everything the program raises is reported
+        if isinstance(exc, MemoryError):
+            del reserve
+            namespace.clear()
+        return {"status": "error", **_describe_exception(exc, code_lines)}
+
+    try:
+        data = collect(namespace, submitted[0] if submitted else _NOTHING)
+        payload = dumps(data, allow_nan=False, separators=(",", ":"))
+    except ProgramError as exc:
+        message = str(exc.message)
+        if exited is not None:
+            message += f" (the program called sys.exit at line {exited}, before defining it)"
+        return {"status": "error", "kind": str(exc.kind), "message": message,
+                "line": exc.line if isinstance(exc.line, int) else None}
+    except (TypeError, ValueError) as exc:
+        if _program_line(exc.__traceback__) is not None:
+            return {"status": "error", **_describe_exception(exc, code_lines)}
+        return {"status": "error", "kind": "type", "line": None,
+                "message": f"the result is not plain JSON data (lists, numbers, strings, dicts): {exc}"}
+    except BaseException as exc:  # noqa: BLE001
+        status = {"status": "error", **_describe_exception(exc, code_lines)}
+        status["message"] = "while reading the program's definitions: " + status["message"]
+        return status
+    write_all(channel, b"R " + token + b' {"status":"ok","result":' + payload.encode() + b"}\n")
+    return {"status": "ok", "payload": True}
+
+
+_NOTHING = object()
+
+
+# --- this process: relay, bound, report ------------------------------------------------------------
+
+
+def _relay(channel, result_fd, token, pid, job):
+    """Forward the program's violations, take its one final message, reap it.
+
+    Returns the exit of the program's process and its report: the raw JSON bytes of its final
+    message (the caller parses it, with bounds, once), or a report of this process's own.
+    """
+    bound = int(job["limits"]["result_bytes"]) + (1 << 20)
+    deadline = time.monotonic() + float(job["limits"]["wall_seconds"]) + 5.0
+    buffer = bytearray()
+    final = None
+    forged = too_large = False
+    open_ = True
+    while open_:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        ready, _, _ = select.select([channel], [], [], min(left, 1.0))
+        if not ready:
+            continue
+        chunk = os.read(channel, 1 << 16)
+        if not chunk:
+            open_ = False
+        buffer += chunk
+        if len(buffer) > bound:
+            too_large = True
+            break
+        if b"\n" not in chunk:  # a long line still arriving: do not rescan what came before
+            continue
+        while b"\n" in buffer:
+            line, _, rest = bytes(buffer).partition(b"\n")
+            buffer = bytearray(rest)
+            if line.startswith(b"V "):
+                try:
+                    seen = json.loads(line[2:])
+                    what, where = str(seen["what"])[:300], seen.get("line")
+                except (ValueError, TypeError, KeyError, RecursionError):
+                    continue
+                _send(result_fd, {"event": "violation", "what": what,
+                                  "line": where if isinstance(where, int) else None})
+            elif line.startswith(b"R " + token + b" ") and final is None:
+                final = line[len(token) + 3:]
+            else:
+                forged = True  # bytes the program wrote on the channel itself
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    _, status, usage = os.wait4(pid, 0)
+    exit_info = {"signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+                 "code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+                 "cpu": round(usage.ru_utime + usage.ru_stime, 3)}
+    if too_large:
+        own = {"status": "error", "kind": "too_large",
+               "message": f"the result is larger than {job['limits']['result_bytes']} bytes"}
+    elif final is None:
+        own = {"status": "exited", "forged": forged}
+    else:
+        return exit_info, final
+    return exit_info, json.dumps(own).encode()
 
 
 def _read_job():
@@ -338,42 +552,14 @@ def _read_job():
     return json.loads(b"".join(chunks)) if chunks else None
 
 
-def _start_watchdog(parent_pid, wall_seconds, own_uid):
-    """Stop the sandbox if the caller disappears, or long after its wall limit (the caller's backstop)."""
-    import threading
-
-    deadline = time.monotonic() + wall_seconds + 5.0
-    kill, exit_now, getppid, sleep, monotonic = os.kill, os._exit, os.getppid, time.sleep, time.monotonic
-
-    def watch():
-        while getppid() == parent_pid and monotonic() < deadline:
-            sleep(0.25)
-        if own_uid:
-            try:  # as the sandbox's own uid: every process of that uid but this one
-                kill(-1, signal.SIGKILL)
-            except OSError:
-                pass
-        exit_now(70)
-
-    thread = threading.Thread(target=watch, name="sandbox-watchdog", daemon=True)
-    thread.start()
-    return thread.ident
-
-
 def main():
-    control = sys.argv[1]
+    warm = json.loads(sys.argv[1])
     result_fd = int(sys.argv[2])
-    with open(os.path.join(control, "warm.json"), encoding="utf-8") as f:
-        warm = json.load(f)
-    root_mode = os.geteuid() == 0
-    libc = _libc()
-    if warm.get("pdeathsig"):
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != warm["parent_pid"]:
-        return
-    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # the program's process cannot ptrace or read /proc of this one
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    isolation = {"network": _leave_network(libc, root_mode)}
+    isolation = dict(warm["isolation"])
     timings = {}
     t = time.perf_counter()
     for module in warm.get("preload", ()):
@@ -383,122 +569,24 @@ def main():
     job = _read_job()
     if job is None:
         return  # the caller went away (or discarded this spare) before giving it a job
-    _STAGE[0] = "job"
-    limits = job["limits"]
-    workdir = warm["workdir"]
-    used = resource.getrusage(resource.RUSAGE_SELF)
-    _set_limits(dict(limits, cpu_seconds=limits["cpu_seconds"] + used.ru_utime + used.ru_stime), root_mode)
-
-    code = job["code"]
-    code_lines = code.splitlines()
-    try:
-        program = compile(code, PROGRAM, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        line = exc.lineno
-        text = (exc.text or "").rstrip("\n")
-        message = f"SyntaxError: {exc.msg} (line {line})"
-        if text.strip():
-            caret = " " * max((exc.offset or 1) - 1 - (len(text) - len(text.lstrip())), 0) + "^"
-            message += f"\n    {text.strip()}\n    {caret}"
-        _send(result_fd, {"event": "result", "status": "error", "kind": "syntax", "message": message,
-                          "line": line, "exception": "SyntaxError", "isolation": isolation, "timings": timings})
-        return
-    except (ValueError, RecursionError, MemoryError) as exc:
-        _send(result_fd, {"event": "result", "status": "error",
-                          "kind": "resource" if isinstance(exc, MemoryError) else "syntax",
-                          "message": f"the program cannot be compiled: {type(exc).__name__}: {exc}",
-                          "line": None, "exception": type(exc).__name__, "isolation": isolation, "timings": timings})
-        return
-
-    own_uid = False
-    if root_mode:
-        isolation["uid"] = _drop_privileges(warm["uid_base"] + os.getpid(), workdir, control)
-        own_uid = isolation["uid"] != 65534
-    else:
-        isolation["uid"] = f"{os.getuid()} (not root: the caller's own uid)"
-    os.chdir(workdir)
-    watchdog = _start_watchdog(warm["parent_pid"], limits["wall_seconds"], own_uid)
+    os.chdir(WORKDIR)
+    token = os.urandom(16).hex().encode()
+    read_end, channel = os.pipe()
+    sandbox_uid = job.get("uid") if os.getuid() == 0 else None
+    t = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        os.close(result_fd)
+        _run_program(job, channel, token, libc, sandbox_uid)
+    os.close(channel)
+    isolation["program_uid"] = sandbox_uid if sandbox_uid is not None else os.getuid()
+    isolation["seccomp"] = "no processes, exec, ptrace, namespaces, mounts, sockets (but AF_UNIX), signals to others"
     _send(result_fd, {"event": "started"})
-
-    submitted = []
-
-    def submit(obj):
-        """Hand the result to the caller (the last call wins)."""
-        submitted[:] = [obj]
-
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__, "submit": submit}
-    namespace.update(job.get("inputs") or {})
-    t = time.perf_counter()
-    if job.get("setup"):
-        exec(compile(job["setup"], "<setup>", "exec", dont_inherit=True), namespace)
-    collect_globals = {"ProgramError": ProgramError, "NOTHING": _NOTHING, "__builtins__": __builtins__,
-                       "__name__": "collect"}
-    exec(compile(job["collect"], "<collect>", "exec", dont_inherit=True), collect_globals)
-    collect = collect_globals["collect"]
-    timings["setup"] = round(time.perf_counter() - t, 4)
-
-    violations = []
-    sys.addaudithook(_make_hook(workdir, result_fd, violations, watchdog))
-    _STAGE[0] = "program"
-    reserve = bytearray(4 << 20)  # released on MemoryError so the report can still be written
-    status = {"status": "ok"}
-    exited = None
-    t = time.perf_counter()
-    try:
-        exec(program, namespace)
-    except SystemExit as exc:
-        line = _program_line(exc.__traceback__)
-        if exc.code not in (None, 0):
-            where = f" at line {line}" if line else ""
-            status = {"status": "error", "kind": "runtime", "line": line, "exception": "SystemExit",
-                      "message": f"the program called sys.exit({exc.code!r}){where}; do not call sys.exit/exit/quit"}
-        else:
-            exited = line if line is not None else "?"
-    except BaseException as exc:  # noqa: BLE001 - everything the program raises is reported
-        if isinstance(exc, MemoryError):
-            del reserve
-            namespace.clear()
-        status = {"status": "error", **_describe_exception(exc, code_lines)}
+    exit_info, report = _relay(read_end, result_fd, token, pid, job)
     timings["program"] = round(time.perf_counter() - t, 4)
-
-    if status["status"] == "ok":
-        t = time.perf_counter()
-        try:
-            data = collect(namespace, submitted[0] if submitted else _NOTHING)
-            payload = json.dumps(data, allow_nan=False, separators=(",", ":"))
-        except ProgramError as exc:
-            message = exc.message
-            if exited is not None:
-                message += f" (the program called sys.exit at line {exited}, before defining it)"
-            status = {"status": "error", "kind": exc.kind, "message": message, "line": exc.line}
-        except (TypeError, ValueError) as exc:
-            if _program_line(exc.__traceback__) is not None:
-                status = {"status": "error", **_describe_exception(exc, code_lines)}
-            else:
-                status = {"status": "error", "kind": "type", "line": None,
-                          "message": f"the result is not plain JSON data (lists, numbers, strings, dicts): {exc}"}
-        except BaseException as exc:  # noqa: BLE001
-            status = {"status": "error", **_describe_exception(exc, code_lines)}
-            status["message"] = "while reading the program's definitions: " + status["message"]
-        else:
-            timings["collect"] = round(time.perf_counter() - t, 4)
-            head = json.dumps({"event": "result", "status": "ok", "timings": timings, "isolation": isolation,
-                               "violations": violations}, separators=(",", ":"))
-            _send_raw(result_fd, (head[:-1] + ',"result":' + payload + "}\n").encode())
-            return
-    status.update({"event": "result", "timings": timings, "isolation": isolation, "violations": violations})
-    _send(result_fd, status)
-
-
-_NOTHING = object()
-_STAGE = ["setup"]
-
-
-def _send_raw(fd, data):
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
+    head = json.dumps({"event": "result", "timings": timings, "isolation": isolation, "exit": exit_info})
+    _write_all(result_fd, head[:-1].encode() + b',"report":' + report + b"}\n")
 
 
 if __name__ == "__main__":
@@ -507,12 +595,8 @@ if __name__ == "__main__":
         main()
     except BaseException as _exc:  # noqa: BLE001 - the harness itself failed; say so on the pipe
         try:
-            # Before the program ran, a failure is the sandbox's own; after, the program broke the harness.
-            _kind = "runtime" if _STAGE[0] == "program" else "internal"
-            if isinstance(_exc, MemoryError):
-                _kind = "resource"
-            _send(_result_fd, {"event": "result", "status": "error", "kind": _kind, "line": None,
-                               "message": f"the sandbox could not report the result: {type(_exc).__name__}: {_exc}"})
+            _send(_result_fd, {"event": "result", "status": "error", "kind": "internal", "line": None,
+                               "message": f"the sandbox failed: {type(_exc).__name__}: {_exc}"})
         except BaseException:  # noqa: BLE001
             pass
     finally:

@@ -9,7 +9,9 @@ computed over is the caller's own string), and cannot make the harness check som
 collect verifies the SHA-256 of what it passes against the caller's hash. The return value must be
 exactly ``True`` or ``False``; anything else (``"yes"``, ``1``, ``None``, a modified text) is a
 ``type`` error that the checking agent reflects on, as are crashes, timeouts and missing
-definitions.
+definitions. What goes back to the checking agent (error message, printed output) is capped and
+never contains the response: any stretch of it that also occurs in the response is cut out
+(``raise ValueError(response)`` or ``print(response[:500])`` cannot carry it into the prompt).
 
 **User checkers** (``@checker``-marked functions from a module the user names, see
 :mod:`autonesy.tools.user_checkers`) are the user's own trusted code and are called in-process
@@ -24,8 +26,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from autonesy.tools.sandbox import SandboxLimits, run_program
+from autonesy.tools.sandbox import SandboxError, SandboxLimits, run_program
 
+MESSAGE_CHARS = 2000  # error text and printed output that go back to the checking agent
+QUOTE_CHARS = 24  # a stretch this long that also occurs in the response is cut out
 CHECKER_LIMITS = SandboxLimits(cpu_seconds=5.0, wall_seconds=10.0, memory_bytes=1 << 30, output_bytes=256 << 10,
                                result_bytes=64 << 10)
 OUTPUT_NAME = "__autonesy_output__"
@@ -95,20 +99,55 @@ class CheckerRun:
 
 def run_checker_code(code: str, response: str, *, limits: SandboxLimits = CHECKER_LIMITS,
                      prewarm: bool = True) -> CheckerRun:
-    """Run ``check(response)`` of a generated program in the sandbox."""
+    """Run ``check(response)`` of a generated program in the sandbox; :class:`SandboxError` if it cannot run."""
     collect = _COLLECT.format(expected=text_hash(response), name=OUTPUT_NAME)
     result = run_program(code, inputs={OUTPUT_NAME: response}, setup=_SETUP, collect=collect, limits=limits,
                          prewarm=prewarm)
-    stdout = result.stdout[-2000:]
+    stdout = scrub(result.stdout[-MESSAGE_CHARS:], response)
     if result.ok:
         data = result.result
         if isinstance(data, dict) and type(data.get("value")) is bool:
             return CheckerRun(True, data["value"], seconds=result.duration, stdout=stdout)
         return CheckerRun(False, None, "type", "the checker's result could not be read", seconds=result.duration)
-    message = result.message
+    if result.error_kind == "internal":  # fail closed: no verdict without the sandbox, and no reflection on it
+        raise SandboxError(result.message)
+    message = scrub(result.message[:MESSAGE_CHARS], response)
     if result.error_kind == "missing_definition" and "submit" in message:
         message = "the program does not define a function check(response)"
     return CheckerRun(False, None, result.error_kind, message, result.line, result.duration, stdout)
+
+
+def scrub(text: str, response: str) -> str:
+    """``text`` with every stretch of ``QUOTE_CHARS`` or more characters that occurs in ``response`` cut out.
+
+    A stretch that long contains a ``QUOTE_CHARS // 2``-character piece of the response starting at
+    a multiple of ``QUOTE_CHARS // 2``, so those pieces (a set, linear in the response) find it;
+    each hit is grown both ways while the text still occurs in the response.
+    """
+    step = QUOTE_CHARS // 2
+    if len(response) < QUOTE_CHARS or len(text) < QUOTE_CHARS:
+        return text
+    pieces = {response[i:i + step] for i in range(0, len(response) - step + 1, step)}
+    cut = [False] * len(text)
+    for i in range(len(text) - step + 1):
+        if text[i:i + step] in pieces:
+            start, end = i, i + step
+            while start > 0 and text[start - 1:end] in response:
+                start -= 1
+            while end < len(text) and text[start:end + 1] in response:
+                end += 1
+            if end - start >= QUOTE_CHARS:
+                cut[start:end] = [True] * (end - start)
+    out, i = [], 0
+    while i < len(text):
+        if cut[i]:
+            while i < len(text) and cut[i]:
+                i += 1
+            out.append("<part of the response>")
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
 
 
 def run_user_function(fn: Callable[..., Any], response: str, arguments: Mapping[str, Any] | None = None) -> CheckerRun:
@@ -130,4 +169,4 @@ def run_user_function(fn: Callable[..., Any], response: str, arguments: Mapping[
     return CheckerRun(True, value, seconds=time.perf_counter() - start)
 
 
-__all__ = ["CHECKER_LIMITS", "CheckerRun", "run_checker_code", "run_user_function", "text_hash"]
+__all__ = ["CHECKER_LIMITS", "CheckerRun", "run_checker_code", "run_user_function", "scrub", "text_hash"]

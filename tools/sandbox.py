@@ -1,45 +1,47 @@
-"""Run untrusted (LLM-written) Python in a separate, locked-down process (DESIGN §10).
+"""Run untrusted (LLM-written) Python in a separate, isolated process (DESIGN §10).
 
     result = run_program("x = sum(values)\\nsubmit(x)", inputs={"values": [1, 2, 3]})
     result.ok, result.result          # True, 6
     result.error_kind, result.message # on failure: a stable kind and a message written for an LLM
 
-How it is contained (each layer catches what the one before may miss):
+How it is contained (the OS layer is the boundary; the audit hook is a second layer):
 
-* **A fresh interpreter** (``python -I -B``: no user site, no ``PYTHON*`` variables, no bytecode
-  written) in a **new session**, with ``close_fds`` and only four pipes: stdin (the job, as JSON),
-  stdout, stderr and a private result pipe (newline-delimited JSON) — never pickles. Each process
-  runs exactly one program.
-* **A scrubbed environment** built from an allow-list (PATH, LANG, HOME=TMPDIR=the working
-  directory, BLAS thread counts): no API keys, tokens, secrets or proxy settings can leak in.
-* **A fresh working directory** (deleted afterwards, with anything the program left in the shared
-  temporary directories under its uid).
-* **Resource limits** set by the trusted harness after its trusted imports and before it compiles
-  or runs anything of the program (``preexec_fn`` is avoided: it is unsafe in a threaded caller
-  such as a LangGraph run): CPU seconds (not counting the imports), address space, file size,
-  processes; core dumps off from the start.
-* **Privileges dropped** when the caller is root: the harness imports the trusted modules, then
-  becomes a uid of its own (``UID_BASE + pid``, never shared by two sandboxes, ``nobody`` where
-  that uid cannot be mapped). Only then does ``RLIMIT_NPROC`` bind (it never binds root), files
-  outside the working directory become read-only to the program, other processes cannot be
-  signalled, and at the end every process of that uid is killed at once (``kill -KILL -1`` run as
-  that uid), so fork bombs and orphans that left the process group die too. The interpreter's
-  own library directories may be unreadable to that uid (e.g. under ``/root``); they stay
-  reachable through directory descriptors opened before the switch.
-* **No network**: a new network namespace (``unshare(CLONE_NEWNET)``; its loopback is down, so
-  even 127.0.0.1 is unreachable); an unprivileged user namespace when not root; where the OS
-  refuses, only the audit hook remains (``SandboxResult.isolation`` says which).
-* **An audit hook** (defence in depth, with a clear "forbidden" error and the program's line):
-  sockets, subprocesses/``os.system``/``exec``/``fork``, signals to other processes, writes or
-  removals outside the working directory, reads of other processes' ``/proc`` entries, ``ctypes``
-  and rlimit changes. Attempts are reported even when the program catches the exception.
+* **bubblewrap** (``bwrap``, Debian/Ubuntu package ``bubblewrap``) starts every sandbox in new
+  PID, mount, network, IPC, UTS and cgroup namespaces (plus a user namespace for a non-root
+  caller), in a new session, with an allow-listed environment (no API keys, no HOME of the
+  caller). The filesystem it sees is built from nothing: ``/usr`` and the interpreter's prefix and
+  site-packages read-only, ``/etc/ld.so.cache``, a fresh ``/proc`` of its own PID namespace, a
+  minimal read-only ``/dev`` (null, zero, random, ...; no host ``/dev/shm``) and a private
+  size-limited tmpfs at ``/sandbox`` as the only writable place (working directory, HOME and
+  TMPDIR; there is no ``/tmp``). The
+  network namespace has only a loopback that is down; abstract unix sockets are per namespace.
+  **Fails closed:** if ``bwrap`` is missing or cannot set up the namespaces, no program runs and
+  the result is an ``internal`` error with one line saying what is missing.
+* **The program runs in a process of its own** forked by the trusted harness inside the sandbox
+  (:mod:`autonesy.tools._sandbox_harness`): rlimits (CPU seconds, address space, file size, open
+  files, tasks), a uid without capabilities (for a root caller, a uid of its own, ``UID_BASE +
+  pid``), and a seccomp filter that refuses new processes (threads stay possible), ``exec``,
+  ``ptrace``, new namespaces, mounts, sockets other than AF_UNIX and signals to other processes.
+* **The result channel belongs to the harness**: the program's process never holds the pipe to
+  the caller. It reports to the harness, which accepts one final message carrying a token it
+  handed out (so bytes written on descriptors then ``os._exit`` are not a result), bounds its size,
+  and reports exits and signals itself; the caller parses it once, with bounds on size and
+  nesting (nothing is raised: a malformed report is an error result). The program still chooses
+  its own result *value* (code in its process can reach the token by walking frames), so every
+  caller validates what it gets as untrusted data (the formats re-check clauses, variables and
+  sizes; the checker requires a bool).
 * **Wall clock, output size and result size** are enforced by the caller, which reads the pipes
-  incrementally (never more than the limit into memory) and kills the whole group on excess; a
-  watchdog thread in the harness ends the sandbox if the caller disappears.
+  incrementally (never more than the limit into memory) and at the end kills the bubblewrap
+  process, which takes the whole PID namespace (and the tmpfs) with it: nothing is left behind
+  on the host, so there is nothing to clean up.
+* **An audit hook** (defence in depth, with a clear "forbidden" error and the program's line):
+  sockets, subprocesses, signals, writes outside ``/sandbox``, other processes' ``/proc`` entries,
+  ``ctypes`` and rlimit changes.
 
-Start-up: a fresh interpreter costs ~0.1 s here, importing cpmpy ~1-2 s, sympy ~0.4 s, pysat
-~0.05 s. ``prewarm=True`` (used by the format front-ends) keeps a sandbox started ahead of need,
-imports done, waiting for its job: a call then costs ~0.05-0.1 s.
+Start-up: bubblewrap adds a few milliseconds to a fresh interpreter (~0.1 s); importing cpmpy takes
+~1-2 s, sympy ~0.4 s, pysat ~0.05 s. ``prewarm=True`` (used by the format front-ends) keeps a
+sandbox started ahead of need, imports done, waiting for its job: a call then costs ~0.05-0.1 s
+(``benchmarks/sandbox_startup.py``).
 
 The caller always survives and always gets a :class:`SandboxResult`.
 """
@@ -47,6 +49,7 @@ The caller always survives and always gets a :class:`SandboxResult`.
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import os
 import selectors
@@ -54,7 +57,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -62,8 +64,19 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 HARNESS = Path(__file__).with_name("_sandbox_harness.py")
-UID_BASE = 1_900_000_000  # sandbox uid = UID_BASE + pid: above systemd's container range, below 2**31
-NOBODY = 65534
+HARNESS_INSIDE = "/.autonesy/harness.py"
+WORKDIR = "/sandbox"  # the private tmpfs: working directory, HOME and TMPDIR of the program
+UID_BASE = 1_900_000_000  # root caller: program uid = UID_BASE + pid, above systemd's container range, below 2**31
+WORK_BYTES = 256 << 20  # size of the private tmpfs (all files the program writes, together)
+MAX_RESULT_DEPTH = 64  # nesting of any JSON the caller parses from the sandbox
+MAX_MESSAGE_CHARS = 20_000  # any text field of a report (messages are for an LLM; longer is noise)
+AUDIT_HOOK = True  # the second layer; tests turn it off to show that the OS layer holds on its own
+INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
+
+
+class SandboxError(RuntimeError):
+    """The sandbox cannot run programs here (isolation unavailable): one line saying what is missing."""
+
 
 ERROR_KINDS = (
     "syntax",  # the program does not compile
@@ -93,9 +106,9 @@ class SandboxLimits:
     wall_seconds: float = 30.0
     memory_bytes: int = 2 << 30  # address space; after importing cpmpy (+ortools, pandas) ~0.3 GiB is in use
     output_bytes: int = 1 << 20  # stdout and stderr together
-    result_bytes: int = 64 << 20
-    file_bytes: int = 64 << 20  # largest file the program may write (in its working directory)
-    max_processes: int = 8  # tasks (processes and threads) of the sandbox uid
+    result_bytes: int = 16 << 20  # the JSON result; the caller parses at most this much
+    file_bytes: int = 64 << 20  # largest file the program may write (all files together: WORK_BYTES)
+    max_processes: int = 8  # threads of the program (it cannot start processes)
 
 
 @dataclass(frozen=True)
@@ -137,8 +150,9 @@ def run_program(
     (trusted source) defines ``collect(ns, submitted)`` returning JSON data from the namespace or
     raising ``ProgramError(kind, message, line=None)``; ``submitted`` is the last value passed to
     ``submit`` or the sentinel ``NOTHING``. The default returns the submitted value, else ``result``.
-    Trusted code runs inside the sandbox too, after privileges are dropped (collect also runs under
-    the audit hook, since program objects may run code when inspected).
+    Trusted setup and collect run in the program's process, after its privileges are dropped
+    (collect also runs under the audit hook, since program objects may run code when inspected).
+    Without bubblewrap the program does not run: the result is an ``internal`` error saying so.
 
     The wall-clock limit counts from the moment the program starts, not the trusted imports.
     ``prewarm=True`` keeps one sandbox per ``preload`` set started ahead of need, its imports done
@@ -156,16 +170,21 @@ def run_program(
             "inputs": inputs,
             "setup": setup,
             "collect": collect or DEFAULT_COLLECT,
+            "audit_hook": AUDIT_HOOK,
             "limits": {k: getattr(limits, k) for k in ("cpu_seconds", "wall_seconds", "memory_bytes",
-                                                        "file_bytes", "max_processes")},
+                                                        "file_bytes", "max_processes", "result_bytes")},
         }, allow_nan=False).encode()
     except (TypeError, ValueError) as exc:
         raise ValueError(f"sandbox inputs must be JSON data: {exc}") from None
+    try:
+        bwrap = _bwrap()
+    except SandboxError as exc:
+        return SandboxResult(False, error_kind="internal", message=str(exc), duration=time.monotonic() - start)
     key = tuple(preload)
     harness = _POOL.take(key) if prewarm else None
     if harness is None:
         try:
-            harness = _Harness.spawn(key, pdeathsig=True)
+            harness = _Harness.spawn(bwrap, key, die_with_parent=True)
         except OSError as exc:
             return SandboxResult(False, error_kind="internal", message=f"cannot start the sandbox: {exc}",
                                  duration=time.monotonic() - start)
@@ -173,10 +192,10 @@ def run_program(
         _POOL.refill(key)
     try:
         capture = _Capture(limits)
-        capture.pump(harness, job)
+        capture.pump(harness, _with_uid(job, harness.proc.pid))
     finally:
-        status, rusage = harness.close()
-    return _outcome(capture, status, rusage, limits, time.monotonic() - start)
+        status = harness.close()
+    return _outcome(capture, status, limits, time.monotonic() - start)
 
 
 def prewarm(preload: Iterable[str] = ()) -> None:
@@ -189,79 +208,205 @@ def shutdown() -> None:
     _POOL.close_all()
 
 
+def require_isolation() -> str:
+    """The bubblewrap binary, or :class:`SandboxError` saying what to install."""
+    return _bwrap()
+
+
 # --------------------------------------------------------------------------------------------------
 
 STARTUP_SECONDS = 120.0  # trusted imports before the program starts (cpmpy: ~1-2 s)
 
 
-class _Harness:
-    """One sandbox process: started (possibly ahead of need), given one job, then torn down."""
+MIN_BWRAP = (0, 7)  # --size (a size-limited tmpfs) came with 0.7; --disable-userns with 0.8
 
-    def __init__(self, proc: subprocess.Popen, base: Path, read_fd: int) -> None:
+
+def _bwrap() -> str:
+    found = shutil.which("bwrap") or shutil.which("bwrap", path="/usr/bin:/bin:/usr/local/bin")
+    if not found:
+        raise SandboxError(f"the sandbox needs bubblewrap (bwrap), which is not installed: {INSTALL_HINT}")
+    version = _bwrap_version(found)
+    if version < MIN_BWRAP:
+        shown = ".".join(map(str, version)) if version else "unknown"
+        raise SandboxError(f"the sandbox needs bubblewrap {'.'.join(map(str, MIN_BWRAP))} or newer; {found} is "
+                           f"version {shown}: {INSTALL_HINT}")
+    return found
+
+
+@functools.lru_cache(maxsize=4)
+def _bwrap_version(path: str) -> tuple[int, ...]:
+    try:
+        text = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10, check=False,
+                              env=dict(_ENV)).stdout
+        return tuple(int(part) for part in text.split()[-1].split(".")[:3])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return ()
+
+
+def _bwrap_args(bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> list[str]:
+    """The namespaces, the read-only view and the tmpfs; the harness runs as the sandbox's command."""
+    root = os.geteuid() == 0
+    args = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+            "--new-session", "--hostname", "sandbox", "--clearenv"]
+    if not root:  # a root caller keeps the capabilities the harness needs to give the program its own uid
+        args += ["--unshare-user"] + (["--disable-userns"] if _bwrap_version(bwrap) >= (0, 8) else [])
+    if die_with_parent:
+        args.append("--die-with-parent")
+    for key, value in _ENV.items():
+        args += ["--setenv", key, value]
+    args += ["--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    paths = _python_paths()
+    parents = {os.path.dirname(p) for p in (*paths, "/etc/", HARNESS_INSIDE)}
+    parents |= {os.path.dirname(p) for p in list(parents) for p in _ancestors(p)}
+    for parent in sorted(parents - {"/"}, key=len):  # bwrap would make them 0700: unreadable to the program
+        args += ["--perms", "0755", "--dir", parent]
+    for etc in ("/etc/ld.so.cache", "/etc/localtime"):
+        args += ["--ro-bind-try", etc, etc]
+    for path in paths:
+        args += ["--ro-bind", path, path]
+    args += ["--ro-bind", str(HARNESS), HARNESS_INSIDE, "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
+             "--perms", "0700", "--size", str(WORK_BYTES), "--tmpfs", WORKDIR, "--chdir", WORKDIR]
+    warm = {"preload": list(preload),
+            "isolation": {"backend": f"bubblewrap ({'root caller' if root else 'user namespace'})",
+                          "namespaces": ["pid", "mount", "net", "ipc", "uts"] + ([] if root else ["user"])}}
+    return args + ["--", sys.executable, "-I", "-B", HARNESS_INSIDE, json.dumps(warm)]
+
+
+_ENV = {  # an allow-list: nothing from the caller's environment passes through
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "HOME": WORKDIR,
+    "TMPDIR": WORKDIR,
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMEXPR_NUM_THREADS": "1",
+}
+
+@functools.lru_cache(maxsize=1)
+def _python_paths() -> tuple[str, ...]:
+    """The interpreter's prefixes and the site-packages directories on sys.path (not the caller's cwd)."""
+    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    prefixes.add(os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))))
+    wanted = set(prefixes)
+    for entry in sys.path:
+        real = os.path.realpath(entry) if entry else ""
+        if os.path.isdir(real) and os.path.basename(real) in ("site-packages", "dist-packages"):
+            wanted.add(real)
+    chosen: list[str] = []
+    for path in sorted(wanted, key=len):
+        if path in ("/", "") or path == "/usr" or path.startswith("/usr/"):
+            continue
+        if not any(path.startswith(done + os.sep) for done in chosen):
+            chosen.append(path)
+    return tuple(chosen)
+
+
+def _namespace_init(info_read: int) -> int | None:
+    """A pidfd of the sandbox's PID 1, from bubblewrap's --info-fd report (None if it failed early)."""
+    data = b""
+    try:
+        while b"}" not in data:
+            chunk = os.read(info_read, 4096)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(info_read)
+    try:
+        return os.pidfd_open(int(json.loads(data)["child-pid"]))
+    except (ValueError, KeyError, TypeError, OSError):
+        return None
+
+
+def _wait_readable(fd: int, seconds: float) -> None:
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        selector.select(seconds)
+
+
+def _ancestors(path: str) -> list[str]:
+    found = []
+    while path not in ("/", ""):
+        found.append(path)
+        path = os.path.dirname(path)
+    return found
+
+
+def _with_uid(job: bytes, pid: int) -> bytes:
+    """A root caller's sandbox gets a uid of its own (never shared by two live sandboxes)."""
+    return job[:-1] + b',"uid":' + str(UID_BASE + pid).encode() + b"}"
+
+
+class _Harness:
+    """One sandbox (a bubblewrap process): started (possibly ahead of need), given one job, torn down."""
+
+    def __init__(self, proc: subprocess.Popen, read_fd: int, pidfd: int | None) -> None:
         self.proc = proc
-        self.base = base
         self.read_fd = read_fd
+        self.pidfd = pidfd  # the sandbox's PID 1: when it dies, the kernel kills its whole namespace
         self.closed = False
 
     @classmethod
-    def spawn(cls, preload: tuple[str, ...], pdeathsig: bool) -> "_Harness":
-        base = Path(tempfile.mkdtemp(prefix="autonesy-sandbox-"))
+    def spawn(cls, bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> "_Harness":
+        read_fd, write_fd = os.pipe()
+        info_read, info_write = os.pipe()
+        args = _bwrap_args(bwrap, preload, die_with_parent)
+        args[1:1] = ["--info-fd", str(info_write)]
         try:
-            control, workdir = base / "control", base / "work"
-            control.mkdir(mode=0o700)
-            workdir.mkdir(mode=0o700)
-            os.chmod(base, 0o711)  # the sandbox uid may pass through to its working directory, not list
-            warm = {"preload": list(preload), "uid_base": UID_BASE, "parent_pid": os.getpid(),
-                    "workdir": str(workdir), "pdeathsig": pdeathsig}
-            (control / "warm.json").write_text(json.dumps(warm), encoding="utf-8")
-            read_fd, write_fd = os.pipe()
-            try:
-                proc = subprocess.Popen(
-                    [sys.executable, "-I", "-B", str(HARNESS), str(control), str(write_fd)],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    pass_fds=(write_fd,),
-                    close_fds=True,
-                    start_new_session=True,
-                    env=_scrubbed_env(workdir),
-                    cwd=workdir,
-                )
-            except OSError:
-                os.close(read_fd)
-                raise
-            finally:
-                os.close(write_fd)
-        except BaseException:
-            _remove_tree(base)
+            proc = subprocess.Popen(
+                args + [str(write_fd)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=(write_fd, info_write),
+                close_fds=True,
+                start_new_session=True,
+                env=dict(_ENV),
+                cwd="/",
+            )
+        except OSError:
+            os.close(read_fd)
             raise
-        return cls(proc, base, read_fd)
+        finally:
+            os.close(write_fd)
+            os.close(info_write)
+        return cls(proc, read_fd, _namespace_init(info_read))
 
     def alive(self) -> bool:
         return not self.closed and not _has_exited(self.proc.pid)
 
-    def close(self):
-        """Kill whatever is left, reap, remove the directories; returns (wait status, rusage)."""
+    def close(self) -> int | None:
+        """Kill the bubblewrap process (its PID namespace dies with it), reap; returns its wait status."""
         if self.closed:
-            return None, None
+            return None
         self.closed = True
+        if self.pidfd is not None:
+            try:
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            except OSError:
+                pass
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        status, rusage = _reap(self.proc)
-        uid = _read_uid(self.base / "control")
-        _kill_everything(self.proc.pid, uid)
+        if self.pidfd is not None:
+            _wait_readable(self.pidfd, 5.0)  # PID 1 exits only once every process of its namespace is gone
+            os.close(self.pidfd)
+        status = _reap(self.proc)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 stream.close()
             except OSError:
                 pass
         os.close(self.read_fd)
-        _remove_tree(self.base)
-        if uid is not None and uid != NOBODY:
-            _remove_leftovers(uid)
-        return status, rusage
+        return status
 
 
 PREWARM_SPARES = 1  # idle sandboxes kept per preload set (each holds its imports in memory)
@@ -295,8 +440,10 @@ class _Pool:
                 self.registered = True
         for _ in range(max(missing, 0)):
             try:
-                spare = _Harness.spawn(key, pdeathsig=False)  # not tied to this thread: it may end first
-            except OSError:
+                # Not tied to this thread (it may end first); a spare exits by itself when the caller
+                # goes away (its stdin closes), and a running one when its wall limit has passed.
+                spare = _Harness.spawn(_bwrap(), key, die_with_parent=False)
+            except (OSError, SandboxError):
                 return
             with self.lock:
                 waiting = self.spares.setdefault(key, [])
@@ -402,40 +549,63 @@ class _Capture:
         return False
 
     def messages(self) -> tuple[list[dict], dict | None]:
+        """The harness's reports, parsed with bounds; anything malformed is skipped, never raised."""
         violations, final = [], None
         for raw in bytes(self.res).split(b"\n"):
-            if not raw.strip():
-                continue
-            try:
-                message = json.loads(raw)
-            except ValueError:
-                continue  # a torn line (killed mid-write) or the program scribbling on the pipe
+            message = _parse_bounded(raw) if raw.strip() else None
+            if message is None and raw.startswith(b'{"event": "result"'):
+                final = {"report": {"status": "error", "kind": "type", "message": (
+                    f"the result is not plain JSON data nested at most {MAX_RESULT_DEPTH - 3} levels deep")}}
             if not isinstance(message, dict):
                 continue
-            if message.get("event") == "violation":
-                violations.append(message)
+            if message.get("event") == "violation" and len(violations) < 20:
+                line = message.get("line")
+                violations.append({"what": _text(message.get("what"), 300),
+                                   "line": line if type(line) is int else None})
             elif message.get("event") == "result":
                 final = message
         return violations, final
 
 
-def _outcome(capture: _Capture, status: int | None, rusage, limits: SandboxLimits, duration: float) -> SandboxResult:
+def _parse_bounded(raw: bytes) -> Any:
+    """JSON from the sandbox: None unless it parses within the nesting bound (never raises)."""
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    stack = [(value, 1)] if isinstance(value, (list, dict)) else []
+    while stack:  # only containers are pushed: a flat list of a million numbers is one step
+        item, depth = stack.pop()
+        nested = [v for v in (item.values() if isinstance(item, dict) else item) if isinstance(v, (list, dict))]
+        if nested:
+            if depth >= MAX_RESULT_DEPTH:
+                return None
+            stack.extend((v, depth + 1) for v in nested)
+    return value
+
+
+def _text(value: Any, limit: int = MAX_MESSAGE_CHARS) -> str:
+    text = value if isinstance(value, str) else ""
+    return text if len(text) <= limit else text[: limit - 20] + " ... (cut)"
+
+
+def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, duration: float) -> SandboxResult:
     stdout = capture.out.decode("utf-8", "replace")
     stderr = capture.err.decode("utf-8", "replace")
     violations, final = capture.messages()
     final = final or {}
-    for seen in final.get("violations") or ():
-        if seen not in violations:
-            violations.append(seen)
-    exit_status = None
-    if status is not None:
-        exit_status = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    report = final.get("report") if isinstance(final.get("report"), dict) else {}
+    exit_info = final.get("exit") if isinstance(final.get("exit"), dict) else {}
+    signal_number, code = exit_info.get("signal"), exit_info.get("code")
+    exit_status = -signal_number if type(signal_number) is int else code if type(code) is int else None
+    timings = final.get("timings") if isinstance(final.get("timings"), dict) else {}
+    isolation = final.get("isolation") if isinstance(final.get("isolation"), dict) else {}
     common = dict(
         stdout=stdout,
         stderr=stderr,
         duration=duration,
-        timings=final.get("timings") or {},
-        isolation=final.get("isolation") or {},
+        timings={k: v for k, v in timings.items() if isinstance(v, (int, float))},
+        isolation=isolation,
         violations=tuple(violations),
         exit_status=exit_status,
     )
@@ -463,17 +633,18 @@ def _outcome(capture: _Capture, status: int | None, rusage, limits: SandboxLimit
     if capture.timed_out:
         return fail("timeout", f"the program ran longer than {limits.wall_seconds:g} s (wall clock) and was "
                     "stopped; look for an endless loop or a search that is too large")
-    if final.get("status") == "ok":
-        return SandboxResult(True, result=final.get("result"), **common)
-    if final.get("status") == "error":
-        return fail(final.get("kind") or "runtime", final.get("message") or "the program failed",
-                    line=final.get("line"), exception=final.get("exception"), name=final.get("name"))
-    # No report: the process died (signal, os._exit, a crash in native code).
-    if not capture.started:
-        tail = stderr.strip()[-1500:]
-        return fail("internal", f"the sandbox stopped before the program started (exit status {exit_status})"
-                    + (f":\n{tail}" if tail else ""))
-    cpu = (rusage.ru_utime + rusage.ru_stime) if rusage is not None else 0.0
+    if report.get("status") == "ok" and "result" in report:
+        return SandboxResult(True, result=report["result"], **common)
+    if report.get("status") == "error":
+        kind = report.get("kind")  # one of ERROR_KINDS, or a kind of the caller's collect code
+        kind = kind if isinstance(kind, str) and kind.isidentifier() and len(kind) <= 40 else "runtime"
+        line = report.get("line")
+        return fail(kind, _text(report.get("message")) or "the program failed", line=line if type(line) is int else None,
+                    exception=_text(report.get("exception"), 100) or None, name=_text(report.get("name"), 200) or None)
+    if not capture.started or report.get("status") != "exited":
+        return fail("internal", _startup_failure(stderr, status, capture.started))
+    # The program's process ended without a report: a signal, os._exit, a crash in native code.
+    cpu = exit_info.get("cpu") if isinstance(exit_info.get("cpu"), (int, float)) else 0.0
     tail = stderr.strip()[-1500:]
     detail = f"\nLast error output:\n{tail}" if tail else ""
     if exit_status is not None and exit_status < 0:
@@ -490,13 +661,31 @@ def _outcome(capture: _Capture, status: int | None, rusage, limits: SandboxLimit
         if sig == signal.SIGSEGV:
             return fail("resource", "the program crashed (segmentation fault), usually a recursion that went "
                         "too deep after sys.setrecursionlimit, or a native library failing; use loops" + detail)
+        if sig == signal.SIGSYS:
+            return fail("forbidden", "the program made a system call the sandbox does not allow" + detail)
         if sig == signal.SIGKILL:
             return fail("resource", "the program was killed (out of memory or another limit)" + detail)
         return fail("runtime", f"the program was terminated by {name}" + detail)
+    if report.get("forged"):
+        return fail("forbidden", "the program wrote on the sandbox's own result channel and ended the "
+                    "interpreter; its result is not accepted. Define the result and let the program end normally")
     if "MemoryError" in stderr:
         return fail("resource", f"the program ran out of memory (limit {_size(limits.memory_bytes)})" + detail)
     return fail("runtime", f"the program ended the interpreter (exit status {exit_status}, e.g. os._exit) before "
                 "a result was reported; let the program end normally" + detail)
+
+
+def _startup_failure(stderr: str, status: int | None, started: bool) -> str:
+    """One line: why the sandbox could not run the program (fail closed: it did not run)."""
+    for line in stderr.splitlines():
+        if line.startswith("bwrap:"):
+            return (f"the sandbox could not be set up ({line.strip()[:300]}); the program did not run. It needs "
+                    "bubblewrap with user namespaces enabled (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu "
+                    "the AppArmor profile for bwrap); " + INSTALL_HINT)
+    code = os.waitstatus_to_exitcode(status) if status is not None else None
+    tail = " ".join(stderr.strip().splitlines()[-3:])[-500:]
+    when = "before reporting" if started else "before the program started"
+    return f"the sandbox stopped {when} (exit status {code})" + (f": {tail}" if tail else "")
 
 
 def _size(n: int) -> str:
@@ -506,158 +695,23 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
-def _scrubbed_env(workdir: Path) -> dict[str, str]:
-    """An allow-list, not a deny-list: nothing from the caller's environment passes through."""
-    return {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "HOME": str(workdir),
-        "TMPDIR": str(workdir),
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "NUMEXPR_NUM_THREADS": "1",
-    }
-
-
-def _read_uid(control: Path) -> int | None:
-    try:
-        return int((control / "uid").read_text())
-    except (OSError, ValueError):
-        return None
-
-
-def _kill_everything(pgid: int, uid: int | None) -> None:
-    """SIGKILL what is left of the sandbox: its process group, and every process of its own uid."""
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    if os.geteuid() != 0:
-        _kill_session(pgid)
-        return
-    if uid is None or uid == NOBODY or not _pids_of_uid(uid):
-        return
-    kill = shutil.which("kill", path="/usr/bin:/bin")
-    if kill:  # kill(-1) as that uid is atomic in the kernel: a fork bomb cannot outrun it
-        try:
-            subprocess.run([kill, "-s", "KILL", "--", "-1"], user=uid, group=uid, extra_groups=[],
-                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           env={"PATH": "/usr/bin:/bin"}, cwd="/", timeout=10, check=False)
-        except (OSError, subprocess.SubprocessError):
-            pass
-    for _ in range(50):  # and make sure, also where there is no kill(1) binary
-        pids = _pids_of_uid(uid)
-        if not pids:
-            break
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        time.sleep(0.01)
-
-
-def _pids_of_uid(uid: int) -> list[int]:
-    """Live (non-zombie) processes whose real uid is ``uid``."""
-    found = []
-    for pid in _all_pids():
-        fields = _status_fields(pid, (b"State:", b"Uid:"))
-        if fields.get(b"Uid:") == str(uid) and fields.get(b"State:") not in ("Z", "X"):
-            found.append(pid)
-    return found
-
-
-def _kill_session(sid: int) -> None:
-    """Not root: also kill processes that left the group but not the session."""
-    for pid in _all_pids():
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-            if int(fields[3]) == sid:
-                os.kill(pid, signal.SIGKILL)
-        except (OSError, ValueError, IndexError):
-            pass
-
-
-def _all_pids() -> list[int]:
-    try:
-        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
-    except OSError:
-        return []
-
-
-def _status_fields(pid: int, keys: tuple[bytes, ...]) -> dict[bytes, str]:
-    """First value of some /proc/PID/status lines (for Uid: the real uid)."""
-    values: dict[bytes, str] = {}
-    try:
-        with open(f"/proc/{pid}/status", "rb") as f:
-            for raw in f:
-                key = raw.split(b"\t", 1)[0]
-                if key in keys:
-                    values[key] = raw.split()[1].decode()
-                    if len(values) == len(keys):
-                        break
-    except (OSError, IndexError):
-        pass
-    return values
-
-
 def _has_exited(pid: int) -> bool:
-    """Whether the harness has exited, without reaping it (its resource usage is read later)."""
+    """Whether bubblewrap has exited, without reaping it."""
     try:
         return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
     except ChildProcessError:
         return True
 
 
-def _reap(proc: subprocess.Popen):
-    """Wait for the harness (it was SIGKILLed if still running) and take its resource usage."""
+def _reap(proc: subprocess.Popen) -> int | None:
+    """Wait for bubblewrap (it was SIGKILLed if still running); its wait status."""
     try:
-        _, status, rusage = os.wait4(proc.pid, 0)
+        _, status = os.waitpid(proc.pid, 0)
     except ChildProcessError:  # already reaped by poll()
-        return (None if proc.returncode is None else _encode_status(proc.returncode)), None
-    proc.returncode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-    return status, rusage
+        return None
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return status
 
 
-def _encode_status(returncode: int) -> int:
-    return (-returncode) & 0x7F if returncode < 0 else (returncode & 0xFF) << 8
-
-
-def _remove_tree(path: Path) -> None:
-    def retry(func, target, _exc_info):
-        try:
-            os.chmod(os.path.dirname(target), 0o700)
-            os.chmod(target, 0o700)
-            func(target)
-        except OSError:
-            pass
-
-    if sys.version_info >= (3, 12):
-        shutil.rmtree(path, onexc=retry)
-    else:
-        shutil.rmtree(path, onerror=retry)
-
-
-def _remove_leftovers(uid: int) -> None:
-    """Files the program's uid created in the world-writable temporary directories."""
-    for directory in {tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm"}:
-        try:
-            entries = list(os.scandir(directory))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.stat(follow_symlinks=False).st_uid != uid:
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    _remove_tree(Path(entry.path))
-                else:
-                    os.unlink(entry.path)
-            except OSError:
-                pass
-
-
-__all__ = ["ERROR_KINDS", "SandboxLimits", "SandboxResult", "prewarm", "run_program", "shutdown"]
+__all__ = ["ERROR_KINDS", "SandboxError", "SandboxLimits", "SandboxResult", "prewarm", "require_isolation",
+           "run_program", "shutdown"]

@@ -8,9 +8,11 @@ identifier per constraint (``C1``, ``C2``, …). It is parsed here, never run:
   AND; ``NOT AND XOR OR IMPLIES IFF`` in any case or as ``¬ ∧ ⊕ ∨ ⇒ ⇔`` (also ``~ & ^ | -> <->``);
   precedence NOT > AND > XOR > OR > IMPLIES > IFF; IMPLIES groups to the right;
   e.g. ``C1 AND (C2 OR NOT C3) IMPLIES C4``;
-- SMT-LIB is accepted too: ``(assert …)`` commands over the constraint identifiers (optionally with
-  their ``(declare-const Ci Bool)``), read by ``z3.parse_smt2_string`` with only those Booleans
-  declared; any other declaration or definition is refused.
+- SMT-LIB is accepted too, as data: an allow-list read here (not by Z3's SMT-LIB front end, which
+  would follow ``(include "FILE")``): ``(declare-const Ci Bool)`` / ``(declare-fun Ci () Bool)`` for
+  the constraint identifiers, ``(assert TERM)`` with ``true false not and or => = xor distinct ite``
+  over them, and ``(check-sat)``. Every other command, symbol, string, numeral or annotation is
+  refused with a clear error; size and nesting are bounded.
 
 **Deciding.** :func:`decide` puts the per-constraint results (``True``, ``False``, or ``None`` when a
 constraint could not be checked) into Z3 as assumptions next to the formula: unsat with the
@@ -124,7 +126,7 @@ def parse_composition(source: str, ids: Sequence[str]) -> Composition:
     if not text:
         raise CompositionError("the formula is empty; write it over " + ", ".join(ids))
     if text.startswith("("):
-        if re.search(r"\(\s*(assert|declare-|define-)", text):
+        if re.search(r"\(\s*(assert|declare-|define-|include|eval|echo|exit|reset)", text):
             expr = _parse_smtlib(text, ids)
             return Composition(text, ids, tuple(_top_conjuncts(expr)))
     try:
@@ -138,56 +140,96 @@ def parse_composition(source: str, ids: Sequence[str]) -> Composition:
     return Composition(text, ids, tuple(parts))
 
 
-_DECLARATION = re.compile(r"\(\s*declare-(?:const|fun)\s+(\S+)\s+(?:\(\s*\)\s+)?Bool\s*\)")
+SMTLIB_MAX_CHARS = 200_000
+SMTLIB_MAX_DEPTH = 200
+_SMT_TOKEN = re.compile(r"\s+|;[^\n]*|\(|\)|\"(?:[^\"]|\"\")*\"?|\|[^|]*\|?|[^\s();\"|]+")
+_SMT_OPS = {"not": (1, 1), "and": (1, None), "or": (1, None), "=>": (2, None), "=": (2, None), "xor": (2, None),
+            "distinct": (2, 2), "ite": (3, 3)}
 
 
-@_serialised
+def _smt_sexprs(text: str) -> list:
+    """Top-level S-expressions (nested lists of atoms); strings and quoted symbols are refused."""
+    if len(text) > SMTLIB_MAX_CHARS:
+        raise CompositionError(f"the SMT-LIB formula is longer than {SMTLIB_MAX_CHARS:,} characters")
+    stack: list[list] = [[]]
+    for match in _SMT_TOKEN.finditer(text):
+        token = match.group()
+        if token[0].isspace() or token[0] == ";":
+            continue
+        if token == "(":
+            if len(stack) > SMTLIB_MAX_DEPTH:
+                raise CompositionError(f"the SMT-LIB formula is nested more than {SMTLIB_MAX_DEPTH} levels deep")
+            stack.append([])
+        elif token == ")":
+            if len(stack) == 1:
+                raise CompositionError("the SMT-LIB formula does not parse: a ')' closes nothing")
+            done = stack.pop()
+            stack[-1].append(done)
+        elif token[0] in "\"|":
+            raise CompositionError(f"the SMT-LIB formula may not hold strings or quoted symbols ({token[:30]} …)")
+        else:
+            stack[-1].append(token)
+    if len(stack) != 1:
+        raise CompositionError("the SMT-LIB formula does not parse: a '(' is never closed")
+    return stack[0]
+
+
 def _parse_smtlib(text: str, ids: tuple[str, ...]) -> Expr:
-    def strip_own(match: re.Match) -> str:
-        if match.group(1) not in ids:
-            raise CompositionError(f"the SMT-LIB formula declares {match.group(1)!r}; only {', '.join(ids)} may be used")
-        return ""
-
-    body = _DECLARATION.sub(strip_own, text)
-    other = re.search(r"\(\s*(declare-[a-z-]+|define-[a-z-]+|push|pop|check-sat|set-[a-z-]+|get-[a-z-]+)", body)
-    if other and other.group(1) not in ("check-sat",):
-        raise CompositionError(f"the SMT-LIB formula may only hold (assert …) commands, not ({other.group(1)} …)")
-    body = re.sub(r"\(\s*check-sat\s*\)", "", body)
-    bools = {name: z3.Bool(name) for name in ids}
-    try:
-        assertions = z3.parse_smt2_string(body, decls=bools)
-    except z3.Z3Exception as error:
-        message = error.value.decode() if isinstance(error.value, bytes) else str(error.value)
-        raise CompositionError(f"the SMT-LIB formula does not parse: {' '.join(message.split())}") from None
-    if len(assertions) == 0:
-        raise CompositionError("the SMT-LIB formula has no (assert …) command")
     index = {name: i for i, name in enumerate(ids, start=1)}
-    return conj(*(_from_z3(a, index) for a in assertions))
+    assertions = []
+    for command in _smt_sexprs(text):
+        head = command[0] if isinstance(command, list) and command and isinstance(command[0], str) else None
+        if head == "assert" and len(command) == 2:
+            assertions.append(_smt_term(command[1], index, ids))
+        elif head == "check-sat" and len(command) == 1:
+            continue
+        elif (head == "declare-const" and command[2:] == ["Bool"]) or (head == "declare-fun" and command[2:] == [[], "Bool"]):
+            if len(command) < 2 or command[1] not in ids:
+                raise CompositionError(f"the SMT-LIB formula declares {str(command[1])[:30]!r}; only "
+                                       f"{', '.join(ids)} may be used")
+        else:
+            shown = " ".join(str(part) if isinstance(part, str) else "(…)" for part in (command if isinstance(command, list) else [command]))
+            raise CompositionError(f"the SMT-LIB formula may only hold (assert …) commands, Bool declarations of "
+                                   f"{', '.join(ids)} and (check-sat), not ({shown[:60]})")
+    if not assertions:
+        raise CompositionError("the SMT-LIB formula has no (assert …) command")
+    return conj(*assertions)
 
 
-def _from_z3(term: Any, index: Mapping[str, int]) -> Expr:
-    if z3.is_true(term):
-        return Const(True)
-    if z3.is_false(term):
-        return Const(False)
-    if z3.is_const(term) and term.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-        return Var(index[term.decl().name()])
-    if not z3.is_bool(term):
-        raise CompositionError(f"the SMT-LIB formula uses a non-Boolean term: {term}")
-    kind = term.decl().kind()
-    args = [_from_z3(child, index) for child in term.children()]
-    ops = {z3.Z3_OP_NOT: "not", z3.Z3_OP_AND: "and", z3.Z3_OP_OR: "or", z3.Z3_OP_IMPLIES: "implies",
-           z3.Z3_OP_XOR: "xor", z3.Z3_OP_IFF: "iff", z3.Z3_OP_EQ: "iff"}
-    if kind in ops:
-        if kind in (z3.Z3_OP_AND, z3.Z3_OP_OR) and len(args) == 1:
-            return args[0]
-        return Op(ops[kind], tuple(args))
-    if kind == z3.Z3_OP_DISTINCT and len(args) == 2:
+def _smt_term(term: Any, index: Mapping[str, int], ids: Sequence[str], depth: int = 0) -> Expr:
+    if isinstance(term, str):
+        if term in index:
+            return Var(index[term])
+        if term in ("true", "false"):
+            return Const(term == "true")
+        if term[0].isdigit() or term[0] in "#-":
+            raise CompositionError(f"the SMT-LIB formula uses a non-Boolean term: {term[:30]}")
+        raise CompositionError(f"the SMT-LIB formula does not parse: unknown symbol {term[:30]!r}; the constraint "
+                               f"identifiers are {', '.join(ids)}")
+    if not term or not isinstance(term[0], str):
+        raise CompositionError("the SMT-LIB formula does not parse: an empty or headless term")
+    op, args = term[0], [_smt_term(arg, index, ids, depth + 1) for arg in term[1:]]
+    if op not in _SMT_OPS:
+        raise CompositionError(f"the SMT-LIB formula uses {op[:30]!r}; use and, or, not, =>, =, xor only")
+    low, high = _SMT_OPS[op]
+    if len(args) < low or (high is not None and len(args) > high):
+        raise CompositionError(f"the SMT-LIB formula does not parse: ({op} …) with {len(args)} arguments")
+    if op in ("and", "or"):
+        return args[0] if len(args) == 1 else Op(op, tuple(args))
+    if op == "not":
+        return Op("not", (args[0],))
+    if op == "=>":  # right-associative
+        result = args[-1]
+        for arg in reversed(args[:-1]):
+            result = Op("implies", (arg, result))
+        return result
+    if op == "=":  # chainable
+        pairs = [Op("iff", (a, b)) for a, b in zip(args, args[1:])]
+        return pairs[0] if len(pairs) == 1 else Op("and", tuple(pairs))
+    if op in ("xor", "distinct"):
         return Op("xor", tuple(args))
-    if kind == z3.Z3_OP_ITE:
-        c, a, b = args
-        return Op("and", (Op("implies", (c, a)), Op("implies", (Op("not", (c,)), b))))
-    raise CompositionError(f"the SMT-LIB formula uses {term.decl().name()!r}; use and, or, not, =>, =, xor only")
+    c, a, b = args
+    return Op("and", (Op("implies", (c, a)), Op("implies", (Op("not", (c,)), b))))
 
 
 def render(expr: Expr, ids: Sequence[str], parent: int = 0) -> str:

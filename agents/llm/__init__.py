@@ -13,7 +13,7 @@ from autonesy.agents.llm.errors import KINDS, LLMError
 from autonesy.agents.llm.local import LOCAL_NOTICE, LocalChatBackend, LocalLlamaServer
 from autonesy.agents.llm.response import LLMResponse, normalize_messages, prompt_hash
 from autonesy.agents.llm.replay import LLM_CALL_EVENT, ReplayBackend, read_recorded_calls
-from autonesy.agents.llm.spec import ACCEPTED_FORMS, backend_from_spec, default_llm_spec
+from autonesy.agents.llm.spec import ACCEPTED_FORMS, backend_from_spec, default_llm_spec, redact_spec
 
 __all__ = [
     "ACCEPTED_FORMS",
@@ -30,6 +30,7 @@ __all__ = [
     "ResponseCache",
     "backend_from_spec",
     "default_llm_spec",
+    "redact_spec",
     "fold_system_prompt",
     "normalize_messages",
     "prompt_hash",

@@ -22,7 +22,7 @@ from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attemp
 
 from autonesy.agents.llm.cache import ResponseCache
 from autonesy.agents.llm.errors import LLMError, classify, redact
-from autonesy.agents.llm.response import LLMResponse, normalize_messages, prompt_hash
+from autonesy.agents.llm.response import LLMResponse, bounded_text, normalize_messages, prompt_hash
 
 logger = logging.getLogger(__name__)
 
@@ -274,8 +274,8 @@ class LangChainChatBackend(ChatBackend):
         except RetryError as err:  # not expected with reraise=True; kept for safety
             raise self._error(LLMError("other", str(err)), attempts) from None
 
-        content = _text_of(message.content)
-        reasoning = extract_reasoning(message)
+        content, cut_content = bounded_text(_text_of(message.content))
+        reasoning, cut_reasoning = bounded_text(extract_reasoning(message))
         text = content if content.strip() else reasoning
         finish = (getattr(message, "response_metadata", None) or {}).get("finish_reason")
         if not text.strip():
@@ -295,6 +295,7 @@ class LangChainChatBackend(ChatBackend):
             prompt_hash=call_hash,
             attempts=attempts,
             finish_reason=finish,
+            truncated_chars=cut_content if content.strip() else cut_reasoning,
         )
         if self.cache is not None:
             self.cache.put(self.endpoint, self.model, cache_key, response)

@@ -15,6 +15,18 @@ from typing import Any
 from autonesy.agents.llm.errors import LLMError
 
 ROLES = ("system", "user", "assistant")
+MAX_ANSWER_CHARS = 400_000  # an answer longer than this is cut (and the cut recorded): no task needs more
+
+
+def bounded_text(text: str, limit: int = MAX_ANSWER_CHARS) -> tuple[str, int]:
+    """``text`` as valid UTF-8 (lone surrogates replaced) and at most ``limit`` characters; and how many were cut."""
+    cut = max(len(text) - limit, 0)
+    text = text[:limit] if cut else text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text, cut
 
 
 def normalize_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
@@ -79,6 +91,7 @@ class LLMResponse:
     prompt_hash: str = ""
     attempts: int = 1
     finish_reason: str | None = None
+    truncated_chars: int = 0  # characters of the answer cut at MAX_ANSWER_CHARS
 
     @property
     def total_tokens(self) -> int | None:
@@ -98,4 +111,8 @@ class LLMResponse:
         if not isinstance(data, Mapping) or not isinstance(data.get("text"), str):
             raise LLMError("config", "a recorded LLM response needs at least a string 'text'")
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        values = {k: v for k, v in data.items() if k in known}
+        for key in ("text", "content", "reasoning"):  # recorded data: cap it and make it valid UTF-8 again
+            if isinstance(values.get(key), str):
+                values[key] = bounded_text(values[key])[0]
+        return cls(**values)

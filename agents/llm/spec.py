@@ -13,11 +13,14 @@ Accepted forms::
                                       timeout_s, max_tokens, temperature (and optionally retries)
 
 Keys only ever come from the environment; they are never part of a label, an error message, a
-response or a cache entry.
+response or a cache entry. They go only where they belong: ``OPENAI_API_KEY`` only to OpenAI's
+API (``api.openai.com``), and no key at all over plain ``http://`` except to a loopback address.
+A password in an endpoint URL is redacted (:func:`redact_spec`) wherever the spec is shown or written.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tomllib
 from pathlib import Path
@@ -33,6 +36,7 @@ from autonesy.agents.llm.replay import ReplayBackend
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MAX_TOKENS = 4096
 OPENAI_BASE_URL = "https://api.openai.com/v1"
+OPENAI_HOST = "api.openai.com"
 DUMMY_API_KEY = "not-needed"
 KEY_ENV_VARS = ("AUTONESY_LLM_API_KEY", "OPENAI_API_KEY")
 ACCEPTED_FORMS = (
@@ -66,6 +70,41 @@ def _check_url(url: str) -> None:
         raise LLMError("config", f"bad LLM endpoint URL {public_url(url)!r}: expected http(s)://HOST[:PORT]/v1")
 
 
+def redact_spec(spec: str | None) -> str | None:
+    """The spec as it may be shown or written: a password in an endpoint URL becomes ``***``."""
+    if not spec or "://" not in spec:
+        return spec
+    scheme, rest = spec.split("://", 1)
+    authority, slash, tail = rest.partition("/")
+    userinfo, at, host = authority.rpartition("@")
+    if not at or ":" not in userinfo:
+        return spec
+    return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{host}{slash}{tail}"
+
+
+def _is_loopback(host: str | None) -> bool:
+    if not host:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _keys_for(base_url: str) -> tuple[str, ...]:
+    """The environment variables whose key may go to this endpoint: OPENAI_API_KEY only to OpenAI."""
+    return KEY_ENV_VARS if urlsplit(base_url).hostname == OPENAI_HOST else ("AUTONESY_LLM_API_KEY",)
+
+
+def _check_key_transport(base_url: str, api_key: str) -> None:
+    parts = urlsplit(base_url)
+    if (api_key != DUMMY_API_KEY or parts.password) and parts.scheme != "https" and not _is_loopback(parts.hostname):
+        raise LLMError("config", f"refusing to send an API key or password over plain http to {public_url(base_url)}; "
+                       "use https (or a loopback address), or unset the key for a server that needs none")
+
+
 def _key_from_env(names: tuple[str, ...], default: str | None) -> str | None:
     for name in names:
         value = os.environ.get(name, "").strip()
@@ -89,9 +128,10 @@ def openai_compatible_backend(
     fold_system: bool = False,
 ) -> LangChainChatBackend:
     _check_url(base_url)
+    _check_key_transport(base_url, api_key)
     if not model:
         raise LLMError("config", f"no model name for the endpoint {public_url(base_url)}")
-    secrets = [api_key]
+    secrets = [api_key, *(os.environ.get(name, "").strip() for name in KEY_ENV_VARS)]  # any key we know of
     password = urlsplit(base_url).password
     if password:
         secrets.append(password)
@@ -156,7 +196,7 @@ def _from_config_file(path: Path, **overrides: Any) -> ChatBackend:
         if not api_key:
             raise LLMError("config", f"{path}: OpenAI's API needs a key: set OPENAI_API_KEY (or name a variable with api_key_env)")
     else:
-        api_key = _key_from_env(KEY_ENV_VARS, DUMMY_API_KEY)
+        api_key = _key_from_env(_keys_for(base_url), DUMMY_API_KEY)
     return openai_compatible_backend(
         base_url,
         model,
@@ -195,16 +235,20 @@ def backend_from_spec(
         model = spec[len("openai:") :].strip()
         if not model:
             raise LLMError("config", "'openai:' needs a model name, e.g. openai:gpt-4o-mini")
-        api_key = _key_from_env(("OPENAI_API_KEY",), None)
-        if not api_key:
-            raise LLMError("config", f"{spec} needs an API key: set the environment variable OPENAI_API_KEY")
         base_url = os.environ.get("OPENAI_BASE_URL", "").strip() or OPENAI_BASE_URL
+        names = ("OPENAI_API_KEY",) if urlsplit(base_url).hostname == OPENAI_HOST else ("AUTONESY_LLM_API_KEY",)
+        api_key = _key_from_env(names, None)
+        if not api_key:
+            raise LLMError("config", f"{spec} needs an API key: set the environment variable {names[0]}"
+                           + ("" if names[0] == "OPENAI_API_KEY" else
+                              f" (OPENAI_BASE_URL points to {public_url(base_url)}, not OpenAI, and OPENAI_API_KEY "
+                              "goes only to OpenAI)"))
         return openai_compatible_backend(base_url, model, api_key, max_tokens_in_extra_body=False, **settings)
     if spec.startswith(("http://", "https://")):
         if "@" not in spec.split("://", 1)[1]:
             raise LLMError("config", f"{public_url(spec)!r} names no model: write it as http://HOST:PORT/v1@MODEL")
         base_url, model = spec.rsplit("@", 1)
-        api_key = _key_from_env(KEY_ENV_VARS, DUMMY_API_KEY)
+        api_key = _key_from_env(_keys_for(base_url), DUMMY_API_KEY)
         return openai_compatible_backend(base_url, model.strip(), api_key, max_tokens_in_extra_body=True, **settings)
     if spec == "local" or spec.startswith("local:"):
         from autonesy.agents.llm.local import LOCAL_MAX_TOKENS, LocalChatBackend

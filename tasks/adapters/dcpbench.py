@@ -122,6 +122,8 @@ def _from_jsonl(path: Path) -> list[Problem]:
             raise AdapterError(f"{path}:{number}: not JSON ({error.msg})") from None
         if not isinstance(record, dict) or not isinstance(record.get("id"), str) or not isinstance(record.get("model"), str):
             raise AdapterError(f"{path}:{number}: expected a DCP-Bench-Open record with 'id' and 'model'")
+        if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", record["id"]):  # it becomes a task name, hence file names
+            raise AdapterError(f"{path}:{number}: the id {record['id'][:40]!r} is not letters, digits, '_' or '-'")
         description = str(record.get("description", "")).strip()
         data = str(record.get("example_instance") or "").strip()
         names = record.get("decision_variables")

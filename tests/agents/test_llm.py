@@ -37,6 +37,7 @@ from autonesy.agents.llm import (
     default_llm_spec,
     fold_system_prompt,
     prompt_hash,
+    redact_spec,
 )
 from autonesy.agents.llm import local as local_module
 
@@ -413,7 +414,8 @@ def test_key_never_in_label_or_responses(tmp_path):
 # --------------------------------------------------------------------------- real HTTP, loopback server
 
 
-def test_http_roundtrip_through_chatopenai(loopback, tmp_path):
+def test_http_roundtrip_through_chatopenai(loopback, tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTONESY_LLM_API_KEY", SECRET)
     cache_path = tmp_path / "cache.sqlite"
     server = loopback.reset([Reply(content="p cnf 2 1\n1 2 0", prompt_tokens=21, completion_tokens=9)])
     backend = backend_from_spec(server.spec(), max_tokens=77, cache=ResponseCache(cache_path), backoff_s=0.01)
@@ -424,7 +426,7 @@ def test_http_roundtrip_through_chatopenai(loopback, tmp_path):
     assert sent["path"] == "/v1/chat/completions"
     assert sent["json"]["messages"] == MESSAGES and sent["json"]["model"] == "test-model"
     assert sent["json"]["max_tokens"] == 77 and sent["json"]["temperature"] == 0.0
-    # the key goes in the header (here OPENAI_API_KEY, the fallback) ...
+    # the key goes in the header (AUTONESY_LLM_API_KEY: OPENAI_API_KEY goes only to OpenAI) ...
     auth = {k.lower(): v for k, v in sent["headers"].items()}["authorization"]
     assert auth == f"Bearer {SECRET}"
     # ... and nowhere else: not in the response, not in the cache file
@@ -438,7 +440,7 @@ def test_http_roundtrip_through_chatopenai(loopback, tmp_path):
 
 
 def test_http_key_order(loopback, monkeypatch):
-    """AUTONESY_LLM_API_KEY, else OPENAI_API_KEY, else a dummy key (keyless local servers)."""
+    """AUTONESY_LLM_API_KEY, else a dummy key (keyless local servers); never OPENAI_API_KEY (OpenAI's only)."""
 
     def auth_sent() -> str:
         loopback.reset("ok")
@@ -448,9 +450,7 @@ def test_http_key_order(loopback, monkeypatch):
     monkeypatch.setenv("AUTONESY_LLM_API_KEY", "sk-autonesy-key")
     assert auth_sent() == "Bearer sk-autonesy-key"
     monkeypatch.delenv("AUTONESY_LLM_API_KEY")
-    assert auth_sent() == f"Bearer {SECRET}"
-    monkeypatch.delenv("OPENAI_API_KEY")
-    assert auth_sent() == "Bearer not-needed"
+    assert auth_sent() == "Bearer not-needed"  # OPENAI_API_KEY (set to SECRET) is not sent to this host
 
 
 def test_http_reasoning_model_with_empty_content(loopback):
@@ -645,3 +645,46 @@ def test_local_server_really_answers():
     finally:
         backend.close()
     assert not backend.server.running
+
+
+def test_keys_go_only_where_they_belong(monkeypatch):
+    monkeypatch.setenv("AUTONESY_LLM_API_KEY", "sk-autonesy-key")
+    for spec in ("http://llm.example.org/v1@m", "http://10.0.0.5:8000/v1@m"):
+        with pytest.raises(LLMError) as err:
+            backend_from_spec(spec)
+        assert err.value.kind == "config" and "plain http" in err.value.message
+        assert "sk-autonesy-key" not in err.value.message
+    assert backend_from_spec("https://llm.example.org/v1@m")  # https: fine
+    assert backend_from_spec("http://localhost:8000/v1@m") and backend_from_spec("http://[::1]:8000/v1@m")
+    monkeypatch.delenv("AUTONESY_LLM_API_KEY")
+    assert backend_from_spec("http://llm.example.org/v1@m")  # no key at all: a keyless server is fine
+    with pytest.raises(LLMError, match="plain http"):
+        backend_from_spec("http://user:hunter2@llm.example.org/v1@m")
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://proxy.example.org/v1")
+    with pytest.raises(LLMError, match="AUTONESY_LLM_API_KEY"):
+        backend_from_spec("openai:gpt-4o-mini")  # OPENAI_API_KEY is not sent to another host
+
+
+@pytest.mark.parametrize("spec, shown", [
+    ("https://user:hunter2@llm.example.org/v1@m", "https://user:***@llm.example.org/v1@m"),
+    ("http://u:p@127.0.0.1:8/v1@model@x", "http://u:***@127.0.0.1:8/v1@model@x"),
+    ("http://127.0.0.1:8/v1@m", "http://127.0.0.1:8/v1@m"),
+    ("openai:gpt-4o", "openai:gpt-4o"), ("local", "local"), (None, None),
+])
+def test_passwords_in_specs_are_redacted(spec, shown):
+    assert redact_spec(spec) == shown
+
+
+def test_lone_surrogates_and_huge_answers_are_bounded(loopback, tmp_path):
+    from autonesy.agents.llm.response import MAX_ANSWER_CHARS
+
+    cache_path = tmp_path / "cache.sqlite"
+    server = loopback.reset([Reply(content="p cnf 1 1\n1 0 \ud800 end"), Reply(content="x" * (MAX_ANSWER_CHARS + 5000))])
+    backend = backend_from_spec(server.spec(), cache=ResponseCache(cache_path), backoff_s=0.01)
+    first = backend.complete(MESSAGES)
+    assert first.text.startswith("p cnf 1 1\n1 0 ") and first.text.endswith(" end")
+    first.text.encode("utf-8")  # valid UTF-8: the cache and traces can write it
+    assert backend.complete(MESSAGES).cached  # it went through the cache
+    second = backend.complete([{"role": "user", "content": "again"}])
+    assert len(second.text) == MAX_ANSWER_CHARS and second.truncated_chars == 5000
+    assert LLMResponse.from_dict({"text": "a\udfffb"}).text.encode("utf-8")

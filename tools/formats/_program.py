@@ -8,7 +8,7 @@ import keyword
 from typing import Any, Iterable, Mapping, Sequence
 
 from autonesy.tools.formats.base import FormatError
-from autonesy.tools.sandbox import SandboxLimits, SandboxResult, prewarm, run_program
+from autonesy.tools.sandbox import SandboxError, SandboxLimits, SandboxResult, prewarm, run_program
 
 # Defaults for LLM programs that build a formula: generous for the largest tasks, short enough
 # that a runaway program costs little. Importing cpmpy alone takes ~1 s of the budget.
@@ -22,7 +22,7 @@ PREWARM = True
 COMMON_MODULES = ("itertools", "math", "functools", "collections", "operator")
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(SandboxError):
     """The sandbox itself failed to run (not the program's fault): report it, do not repair."""
 
 

@@ -180,10 +180,11 @@ def reindex(data: Any, names: Sequence[str]) -> CNF:
             new_id[old] = position[name]
     n = len(names)
     top = n
-    for old in range(1, raw.num_vars + 1):
-        if old not in new_id:
-            top += 1
-            new_id[old] = top
+    for clause in raw.clauses:  # only variables that occur: a forged header's count costs nothing
+        for lit in clause:
+            if abs(lit) not in new_id:
+                top += 1
+                new_id[abs(lit)] = top
     clauses = tuple(tuple(new_id[lit] if lit > 0 else -new_id[-lit] for lit in clause) for clause in raw.clauses)
     helpers = data.get("helpers") or []
     comments = ()

@@ -12,8 +12,10 @@ Accepted (the prompt states the same conventions):
   auxiliaries and are allowed; every literal must be within the header's variable count;
 - the header's clause count must equal the number of clauses; no clause at all is valid (≡ true).
 
-The CNF returned has ``num_vars`` = max(N, highest variable used): a header that declares more
-variables than are used adds nothing (unused auxiliaries change no projected count).
+The CNF returned numbers the auxiliaries it uses consecutively from N+1 (:func:`compact_auxiliaries`):
+a header that declares more variables than are used, or auxiliaries numbered with gaps (one
+clause on variable N+10^6), add nothing to what counting it costs (unused auxiliaries change no
+projected count).
 
 Errors are :class:`FormatError` of kind ``syntax`` (a token that is not an integer, an unterminated
 last clause, an empty clause), ``header`` (missing, malformed, duplicated, misplaced, wrong clause
@@ -185,4 +187,24 @@ def parse(source: str, names: Sequence[str], *, max_var: int | None = None, **_l
             f"ends at each 0); write 'p cnf {header[0]} {len(clauses)}'.",
             line=header_line,
         )
-    return CNF(n, tuple(clauses), max(n, highest))
+    compacted, top = compact_auxiliaries(n, clauses)
+    return CNF(n, compacted, top)
+
+
+def compact_auxiliaries(n: int, clauses: Sequence[Sequence[int]]) -> tuple[tuple[tuple[int, ...], ...], int]:
+    """Renumber the variables above ``n`` that occur, in order of first use, to n+1, n+2, ...
+
+    Projected on 1..n the formula is the same; its size is now bounded by its text, not by the
+    largest index an untrusted answer wrote. Returns the clauses and the highest variable.
+    """
+    renumber: dict[int, int] = {}
+    out = []
+    for clause in clauses:
+        new = []
+        for lit in clause:
+            var = abs(lit)
+            if var > n:
+                var = renumber.setdefault(var, n + len(renumber) + 1)
+            new.append(var if lit > 0 else -var)
+        out.append(tuple(new))
+    return tuple(out), n + len(renumber)

