@@ -35,6 +35,7 @@ from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest
 from autonesy.graph.trace import Tracer
 from autonesy.tasks.registry import load_task
 from autonesy.tasks.task import Task
+from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
 
 VERSIONED_PACKAGES = ("autonesy-agent", "langgraph", "langchain-openai", "langchain-core", "python-sat", "pysdd",
@@ -42,7 +43,7 @@ VERSIONED_PACKAGES = ("autonesy-agent", "langgraph", "langchain-openai", "langch
 THREAD = {"configurable": {"thread_id": "attempt"}, "recursion_limit": 100}
 
 
-class RunError(ValueError):
+class RunError(AutonesyError, ValueError):
     """A run that cannot start (bad option, a run directory holding another run)."""
 
 

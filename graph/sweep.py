@@ -68,6 +68,7 @@ from autonesy.agents.prompts import PROMPT_STYLES
 from autonesy.graph.run import RunConfig, RunError, run_attempt
 from autonesy.tasks.registry import TASK_NAMES, load_task
 from autonesy.tasks.task import DETAIL_LEVELS, TaskError
+from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
 
 EXECUTORS = ("local", "process", "ray")
@@ -126,7 +127,7 @@ ROW_FIELDS: dict[str, str] = {
 TIMING_FIELDS = ("wall_seconds", "llm_seconds")  # differ between two runs of the same sweep
 
 
-class SweepError(ValueError):
+class SweepError(AutonesyError, ValueError):
     """A sweep that cannot start (bad grid, unusable option, a directory held by another sweep)."""
 
 

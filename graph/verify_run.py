@@ -32,6 +32,7 @@ from autonesy.graph.run import package_versions
 from autonesy.graph.trace import Tracer
 from autonesy.graph.verify import (FEEDBACK_MODES, RECURSION_LIMIT, VERIFIERS, VerifyAgents, VerifyRuntime,
                                    build_verify_graph, initial_state)
+from autonesy.tools.errors import AutonesyError
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.user_checkers import UserChecker, load_user_checkers
 
@@ -39,7 +40,7 @@ ROLES = ("formulation", "checker", "judge", "writer")
 THREAD = "verify"
 
 
-class VerifyError(ValueError):
+class VerifyError(AutonesyError, ValueError):
     """A verification that cannot start (bad option, a run directory holding another run); one line."""
 
 
