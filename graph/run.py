@@ -35,6 +35,7 @@ from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest
 from autonesy.graph.trace import Tracer
 from autonesy.tasks.registry import load_task
 from autonesy.tasks.task import Task
+from autonesy.tools.config import LLM_TIMEOUT_S
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
 
@@ -57,7 +58,7 @@ class RunConfig:
     llm: str | None = None  # default: $AUTONESY_LLM, else the embedded local model
     max_repairs: int = 5
     compile_time_limit_s: float = 60.0
-    llm_timeout_s: float = 120.0
+    llm_timeout_s: float = LLM_TIMEOUT_S
     max_tokens: int | None = None  # None: the backend's default (the local model caps its own)
     extra: dict[str, Any] = field(default_factory=dict)
 

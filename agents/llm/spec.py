@@ -29,12 +29,14 @@ from autonesy.agents.llm.chat import ChatBackend, LangChainChatBackend
 from autonesy.agents.llm.errors import LLMError
 from autonesy.agents.llm.openai_compat import openai_chat_model
 from autonesy.agents.llm.replay import ReplayBackend
+from autonesy.tools.config import (
+    DEFAULT_LLM, LLM_ENV, LLM_KEY_ENV, LLM_TIMEOUT_S, OPENAI_BASE_URL, OPENAI_BASE_URL_ENV, OPENAI_KEY_ENV, env,
+)
 
-DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_TIMEOUT_S = LLM_TIMEOUT_S
 DEFAULT_MAX_TOKENS = 4096
-OPENAI_BASE_URL = "https://api.openai.com/v1"
 DUMMY_API_KEY = "not-needed"
-KEY_ENV_VARS = ("AUTONESY_LLM_API_KEY", "OPENAI_API_KEY")
+KEY_ENV_VARS = (LLM_KEY_ENV, OPENAI_KEY_ENV)
 ACCEPTED_FORMS = (
     "'openai:MODEL', 'http(s)://HOST:PORT/v1@MODEL', 'local', 'local:PATH.gguf', "
     "'replay:TRACE.jsonl', or the path of a TOML file with an [llm] table"
@@ -43,7 +45,7 @@ ACCEPTED_FORMS = (
 
 def default_llm_spec() -> str:
     """``$AUTONESY_LLM`` when set, else ``local`` (the embedded smoke-test model)."""
-    return os.environ.get("AUTONESY_LLM", "").strip() or "local"
+    return env(LLM_ENV) or DEFAULT_LLM
 
 
 def public_url(url: str) -> str:
@@ -198,7 +200,7 @@ def backend_from_spec(
         api_key = _key_from_env(("OPENAI_API_KEY",), None)
         if not api_key:
             raise LLMError("config", f"{spec} needs an API key: set the environment variable OPENAI_API_KEY")
-        base_url = os.environ.get("OPENAI_BASE_URL", "").strip() or OPENAI_BASE_URL
+        base_url = env(OPENAI_BASE_URL_ENV) or OPENAI_BASE_URL
         return openai_compatible_backend(base_url, model, api_key, max_tokens_in_extra_body=False, **settings)
     if spec.startswith(("http://", "https://")):
         if "@" not in spec.split("://", 1)[1]:
