@@ -35,7 +35,7 @@ from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest
 from autonesy.graph.trace import Tracer
 from autonesy.tasks.registry import load_task
 from autonesy.tasks.task import Task
-from autonesy.tools.config import LLM_TIMEOUT_S
+from autonesy.tools.config import COMPILE_TIME_LIMIT_S, LLM_TIMEOUT_S, MAX_REPAIRS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
 
@@ -56,8 +56,8 @@ class RunConfig:
     detail: str = "detailed"
     policy: str | None = None  # default: the prompt style's policy
     llm: str | None = None  # default: $AUTONESY_LLM, else the embedded local model
-    max_repairs: int = 5
-    compile_time_limit_s: float = 60.0
+    max_repairs: int = MAX_REPAIRS
+    compile_time_limit_s: float = COMPILE_TIME_LIMIT_S
     llm_timeout_s: float = LLM_TIMEOUT_S
     max_tokens: int | None = None  # None: the backend's default (the local model caps its own)
     extra: dict[str, Any] = field(default_factory=dict)

@@ -14,7 +14,7 @@ from typing import Any, Iterator, Optional
 import typer
 from rich.console import Console
 
-from autonesy.tools.config import DATA_DIR_ENV, LLM_ENV, LLM_TIMEOUT_S
+from autonesy.tools.config import DATA_DIR_ENV, LLM_ENV, LLM_TIMEOUT_S, MAX_REFLECTIONS, MAX_REPAIRS
 from autonesy.tools.errors import AutonesyError, one_line
 
 console = Console()
@@ -55,6 +55,14 @@ DATA_DIR_HELP = f"Data directory (default: ${DATA_DIR_ENV}, else the user cache 
 
 def llm_timeout_option() -> Any:
     return typer.Option(LLM_TIMEOUT_S, "--llm-timeout", min=0.1, help="Seconds to wait for one LLM answer.")
+
+
+def max_repairs_option() -> Any:
+    return typer.Option(MAX_REPAIRS, "--max-repairs", min=0, help="Syntax-repair rounds before rejecting.")
+
+
+def max_reflections_option(help: Optional[str] = None) -> Any:
+    return typer.Option(MAX_REFLECTIONS, "--max-reflections", min=0, help=help)
 
 
 def data_dir_option(*names: str, help: str = DATA_DIR_HELP) -> Any:

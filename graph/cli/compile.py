@@ -8,6 +8,7 @@ import typer
 
 from autonesy.graph.cli.common import say, user_errors
 from autonesy.graph.cli.score import FILE_HELP, FORMAT_HELP, TASK_HELP, read_formula
+from autonesy.tools.config import COMPILE_TIME_LIMIT_S
 
 
 def compile_formula(
@@ -15,7 +16,7 @@ def compile_formula(
     task_name: str = typer.Option(..., "--task", help=TASK_HELP),
     fmt: str = typer.Option(..., "--format", help=FORMAT_HELP),
     out: Path = typer.Option(..., "--out", help="Directory for the DIMACS file and the SDD."),
-    time_limit: float = typer.Option(60.0, "--time-limit", help="Compilation time budget in seconds."),
+    time_limit: float = typer.Option(COMPILE_TIME_LIMIT_S, "--time-limit", help="Compilation time budget in seconds."),
 ) -> None:
     """Convert a formula to CNF and compile it to an SDD over exactly the task's variables."""
     from autonesy.tools.cnf import to_dimacs

@@ -49,7 +49,7 @@ def build(
     with user_errors():
         if all_tasks == bool(tasks):
             raise UserError("give task names or --all (not both)")
-        names = list(TASK_NAMES) if all_tasks else list(dict.fromkeys(tasks))
+        names = list(TASK_NAMES) if all_tasks else list(dict.fromkeys(tasks or ()))
         for name in names:
             get_task(name)  # unknown names fail before anything is built
         split_sizes = _parse_sizes(sizes)

@@ -9,7 +9,8 @@ import typer
 
 from autonesy.graph.cli.choices import DETAIL_LEVELS, FORMATS, POLICIES, listed
 from autonesy.graph.cli.common import (
-    LLM_HELP, UserError, console, data_dir_option, llm_timeout_option, print_json, progress_printer, say, user_errors,
+    LLM_HELP, UserError, console, data_dir_option, llm_timeout_option, max_repairs_option, print_json,
+    progress_printer, say, user_errors,
 )
 
 
@@ -38,7 +39,7 @@ def run(
     prompt: str = typer.Option("zs-cot", "--prompt", help="zs or zs-cot."),
     detail: str = typer.Option("detailed", "--detail", help=f"One of: {listed(DETAIL_LEVELS)}."),
     policy: Optional[str] = typer.Option(None, "--policy", help=f"One of: {listed(POLICIES)} (default: the prompt style)."),
-    max_repairs: int = typer.Option(5, "--max-repairs", min=0, help="Syntax-repair rounds before rejecting."),
+    max_repairs: int = max_repairs_option(),
     out: Optional[Path] = typer.Option(None, "--out", help="Run directory (run again with the same one to resume)."),
     llm_timeout: float = llm_timeout_option(),
     train: str = typer.Option("none", "--train", help="NeSy predictors to train on the accepted formula: spl,sl | spl | sl | none."),

@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from autonesy.graph.cli.choices import EXECUTORS, listed
-from autonesy.graph.cli.common import errors, llm_timeout_option, user_errors
+from autonesy.graph.cli.common import errors, llm_timeout_option, max_repairs_option, user_errors
 from autonesy.tools.config import LLM_ENV
 
 
@@ -21,7 +21,7 @@ def sweep(
     details: List[str] = typer.Option(["both"], "--details", help="both | detailed | not-detailed."),
     policy: Optional[str] = typer.Option(None, "--policy", help="expert | oracle-feedback (default: each prompt style's benchmark policy)."),
     repeats: int = typer.Option(1, "--repeats", min=1, help="Attempts per grid point (fresh LLM answers each)."),
-    max_repairs: int = typer.Option(5, "--max-repairs", min=0, help="Syntax-repair rounds before rejecting."),
+    max_repairs: int = max_repairs_option(),
     concurrency: int = typer.Option(4, "--concurrency", min=1, help="Attempts running at once per LLM endpoint."),
     executor: str = typer.Option("local", "--executor", help=f"One of: {listed(EXECUTORS)}."),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster address (with --executor ray; default: a local Ray instance)."),

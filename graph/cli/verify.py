@@ -18,8 +18,10 @@ import typer
 
 from autonesy.graph.cli.choices import FEEDBACK_MODES, VERIFIERS, listed
 from autonesy.graph.cli.common import (
-    LLM_HELP, UserError, console, llm_timeout_option, print_json, progress_printer, say, user_errors,
+    LLM_HELP, UserError, console, llm_timeout_option, max_reflections_option, print_json, progress_printer, say,
+    user_errors,
 )
+from autonesy.tools.config import CHECKER_TIMEOUT_S
 
 VERIFY_LLM_HELP = LLM_HELP.replace(" (default:", " | oracle:DATA.jsonl (default:")
 CHECKERS_HELP = "User checker module: FILE.py, MODULE or MODULE:FUNCTION (repeatable)."
@@ -122,8 +124,8 @@ def verify(
     verifier: str = typer.Option("nsvif", "--verifier", help=f"One of: {listed(VERIFIERS)}."),
     checkers: list[str] = typer.Option([], "--checkers", help=CHECKERS_HELP),
     entry_points: bool = typer.Option(False, "--entry-point-checkers", help="Also load checkers installed under the autonesy.verify_checkers entry points."),
-    max_reflections: int = typer.Option(3, "--max-reflections", min=0, help="Self-reflection rounds on a failing checker before the LLM judges."),
-    checker_timeout: float = typer.Option(10.0, "--checker-timeout", min=0.1, help="Seconds one checker run may take."),
+    max_reflections: int = max_reflections_option("Self-reflection rounds on a failing checker before the LLM judges."),
+    checker_timeout: float = typer.Option(CHECKER_TIMEOUT_S, "--checker-timeout", min=0.1, help="Seconds one checker run may take."),
     out: Optional[Path] = typer.Option(None, "--out", help="Run directory (the same one resumes)."),
     llm_timeout: float = llm_timeout_option(),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
@@ -158,7 +160,7 @@ def follow(
     feedback: str = typer.Option("explanation", "--feedback", help=f"What the writer is told after a failed check: {' or '.join(FEEDBACK_MODES)} (the verdict only)."),
     budget: int = typer.Option(5, "--budget", min=1, help="Responses written at most."),
     checkers: list[str] = typer.Option([], "--checkers", help=CHECKERS_HELP),
-    max_reflections: int = typer.Option(3, "--max-reflections", min=0),
+    max_reflections: int = max_reflections_option(),
     out: Optional[Path] = typer.Option(None, "--out", help="Run directory (the same one resumes)."),
     llm_timeout: float = llm_timeout_option(),
     as_json: bool = typer.Option(False, "--json"),
@@ -222,7 +224,7 @@ def evaluate(
     checker_llm: Optional[str] = typer.Option(None, "--checker-llm"),
     judge_llm: Optional[str] = typer.Option(None, "--judge-llm"),
     checkers: list[str] = typer.Option([], "--checkers", help=CHECKERS_HELP),
-    max_reflections: int = typer.Option(3, "--max-reflections", min=0),
+    max_reflections: int = max_reflections_option(),
     out: Path = typer.Option(..., "--out", help="Directory for results, metrics.json and report.md (the same one resumes)."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N pairs."),
     workers: int = typer.Option(1, "--workers", min=1, help="Verifications run at the same time."),
