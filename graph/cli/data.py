@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from autonesy.graph.cli.common import UserError, console, data_dir_option, print_json, say, user_errors
+from autonesy.graph.cli.common import UserError, console, data_dir_option, json_option, print_json, say, user_errors
 from autonesy.tools.config import DATA_DIR_ENV
 
 
@@ -39,7 +39,7 @@ def build(
     sizes: Optional[str] = typer.Option(None, "--sizes", help="TRAIN,VAL,TEST split sizes (default per task)."),
     force: bool = typer.Option(False, "--force", help="Rebuild even when an intact cache entry exists."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bars (only on a terminal)."),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON list instead of a table."),
+    as_json: bool = json_option("Print a JSON list instead of a table."),
 ) -> None:
     """Generate (or verify the cached) train/val/test splits of tasks; every label is checked against the ground truth."""
     from autonesy.tasks.data.dataset import build_dataset
@@ -86,7 +86,7 @@ def show(
     grid: Optional[Path] = typer.Option(None, "--grid", help="Write a PNG grid of examples with their labels (image tasks)."),
     split: str = typer.Option("test", "--split", help="Split shown in the --grid picture."),
     count: int = typer.Option(16, "--count", help="Examples in the --grid picture."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = json_option(),
 ) -> None:
     """Split sizes, provenance and label statistics of a task's data (built first if missing)."""
     from rich import box
@@ -168,7 +168,7 @@ def load(
         f"(default: ${DATA_DIR_ENV}, else the user cache directory).",
     ),
     drop_invalid: bool = typer.Option(False, "--drop-invalid", help="Skip label rows that violate the task's constraint instead of failing."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = json_option(),
 ) -> None:
     """Read a task's train/val/test data from the original dataset's files and check every label."""
     from rich import box

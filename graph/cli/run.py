@@ -9,8 +9,17 @@ import typer
 
 from autonesy.graph.cli.choices import DETAIL_LEVELS, FORMATS, POLICIES, listed
 from autonesy.graph.cli.common import (
-    LLM_HELP, UserError, console, data_dir_option, llm_timeout_option, max_repairs_option, print_json,
-    progress_printer, say, user_errors,
+    LLM_HELP,
+    UserError,
+    console,
+    data_dir_option,
+    json_option,
+    llm_timeout_option,
+    max_repairs_option,
+    print_json,
+    progress_printer,
+    say,
+    user_errors,
 )
 
 
@@ -46,7 +55,7 @@ def run(
     seeds: int = typer.Option(5, "--seeds", min=1, help="Training seeds (with --train)."),
     epochs: Optional[int] = typer.Option(None, "--epochs", min=1, help="Training epochs (with --train; default: the trainer's)."),
     data_dir: Optional[Path] = data_dir_option(),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    as_json: bool = json_option("Print the summary as JSON."),
 ) -> None:
     """Formalize one task end to end: formalize, check, repair, oracle-test, compile, score."""
     from autonesy.graph.attempt import TrainingRequest

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from autonesy.graph.cli.choices import COUNT_METHODS, FORMATS, listed
-from autonesy.graph.cli.common import UserError, print_json, say, user_errors
+from autonesy.graph.cli.common import UserError, json_option, print_json, say, user_errors
 
 FILE_HELP = "The formula text, with or without a <cnf> block."
 TASK_HELP = "Task name or task file."
@@ -36,7 +36,7 @@ def score(
     task_name: str = typer.Option(..., "--task", help=TASK_HELP),
     fmt: str = typer.Option(..., "--format", help=FORMAT_HELP),
     method: str = typer.Option("auto", "--count", help=f"Counting method: {listed(COUNT_METHODS)}."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = json_option(),
 ) -> None:
     """Score a formula against the task's ground truth (precision, recall, F1, relation, MC-R)."""
     from autonesy.tools.metrics import score_formula

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
 from autonesy.graph.cli.choices import EXECUTORS, listed
-from autonesy.graph.cli.common import errors, llm_timeout_option, max_repairs_option, user_errors
+from autonesy.graph.cli.common import (
+    errors,
+    json_option,
+    llm_timeout_option,
+    max_repairs_option,
+    print_json,
+    user_errors,
+)
 from autonesy.tools.config import LLM_ENV
 
 
@@ -30,7 +36,7 @@ def sweep(
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="Completion token limit (default: the backend's)."),
     out: Path = typer.Option(..., "--out", help="Sweep directory (run again with the same one to resume)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
-    as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON."),
+    as_json: bool = json_option("Print the outcome as JSON."),
 ) -> None:
     """Run a grid of attempts (LLMs × tasks × formats × prompts × details) into one results table; resumable."""
     from autonesy.graph.cli.run import training_labels
@@ -44,7 +50,7 @@ def sweep(
                            ray_address=ray_address, workers=workers, progress=not (quiet or as_json), console=errors)
     data = result.to_dict()
     if as_json:
-        typer.echo(json.dumps(data, indent=2))
+        print_json(data)
     else:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(data["counts"].items()))
         typer.echo(f"{data['attempts']} attempts ({counts}); ran {data['ran']} now, {data['skipped']} were already "

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import typer
 
-from autonesy.graph.cli.common import console, print_json, say, user_errors
+from autonesy.graph.cli.common import console, json_option, print_json, say, user_errors
 
 TASK_HELP = "A catalogue task name, or a task file (*.toml)."
 
 
-def list_tasks(as_json: bool = typer.Option(False, "--json", help="Print a JSON list instead of a table.")) -> None:
+def list_tasks(as_json: bool = json_option("Print a JSON list instead of a table.")) -> None:
     """The 18-task catalogue with ground-truth statistics."""
     from rich import box
     from rich.table import Table
@@ -43,7 +43,7 @@ def list_tasks(as_json: bool = typer.Option(False, "--json", help="Print a JSON 
 def show_task(
     name: str = typer.Argument(..., help=TASK_HELP),
     detail: str = typer.Option("detailed", "--detail", help="Description level: detailed or not-detailed."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = json_option(),
 ) -> None:
     """Variables with meanings, the description, and ground-truth statistics."""
     from rich.table import Table

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import typer
 
-from autonesy.graph.cli.common import console, print_json, say, user_errors
+from autonesy.graph.cli.common import console, json_option, print_json, say, user_errors
 
 
 def trace(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories (or folders holding them)."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = json_option(),
 ) -> None:
     """Show each attempt's repair loop and the error taxonomy (per format, model and error kind)."""
     from autonesy.graph.trace import attempt_report, error_taxonomy, find_run_dirs

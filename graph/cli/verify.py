@@ -18,7 +18,15 @@ import typer
 
 from autonesy.graph.cli.choices import FEEDBACK_MODES, VERIFIERS, listed
 from autonesy.graph.cli.common import (
-    LLM_HELP, UserError, console, llm_timeout_option, max_reflections_option, print_json, progress_printer, say,
+    LLM_HELP,
+    UserError,
+    console,
+    json_option,
+    llm_timeout_option,
+    max_reflections_option,
+    print_json,
+    progress_printer,
+    say,
     user_errors,
 )
 from autonesy.tools.config import CHECKER_TIMEOUT_S
@@ -128,7 +136,7 @@ def verify(
     checker_timeout: float = typer.Option(CHECKER_TIMEOUT_S, "--checker-timeout", min=0.1, help="Seconds one checker run may take."),
     out: Optional[Path] = typer.Option(None, "--out", help="Run directory (the same one resumes)."),
     llm_timeout: float = llm_timeout_option(),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    as_json: bool = json_option("Print the summary as JSON."),
 ) -> None:
     """Verify that a response follows an instruction: exit 0 if sat, 1 if unsat, 2 on an error."""
     from autonesy.graph.verify_run import VerifyConfig, verify_output
@@ -163,7 +171,7 @@ def follow(
     max_reflections: int = max_reflections_option(),
     out: Optional[Path] = typer.Option(None, "--out", help="Run directory (the same one resumes)."),
     llm_timeout: float = llm_timeout_option(),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = json_option(),
 ) -> None:
     """Write a response, verify it, rewrite it with the explanation until it is sat or the budget is spent."""
     from autonesy.graph.verify_run import VerifyConfig, verify_output
@@ -191,7 +199,7 @@ def generate(
     seed: int = typer.Option(0, "--seed"),
     llm: Optional[str] = typer.Option(None, "--llm", help="Let this LLM write the responses (default: synthesised offline). " + VERIFY_LLM_HELP),
     llm_timeout: float = llm_timeout_option(),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = json_option(),
 ) -> None:
     """Generate labelled <instruction, response, verdict> pairs over the VifBench constraint types."""
     from autonesy.graph.vifbench import generate_data
@@ -229,7 +237,7 @@ def evaluate(
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N pairs."),
     workers: int = typer.Option(1, "--workers", min=1, help="Verifications run at the same time."),
     llm_timeout: float = llm_timeout_option(),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = json_option(),
 ) -> None:
     """Score verifiers on labelled pairs: F1, precision, recall, pass@1, FP/FN, per complexity group, cost."""
     from autonesy.graph.verify_run import VerifyConfig
