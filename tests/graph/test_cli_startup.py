@@ -107,15 +107,18 @@ def test_user_facing_errors_share_one_base():
     from autonesy.graph.run import RunError
     from autonesy.graph.sweep import SweepError
     from autonesy.graph.verify_run import VerifyError
+    from autonesy.nesy.constraint import UnsatisfiableConstraint
     from autonesy.tasks.data.fetch import FetchError
     from autonesy.tasks.data.store import DataError
     from autonesy.tasks.registry import UnknownTaskError
     from autonesy.tasks.task import TaskError
+    from autonesy.tools.cnf import DimacsError
     from autonesy.tools.compile import CompilationBudgetExceeded
     from autonesy.tools.user_checkers import UserCheckerError
 
     for error in (LLMError, UserError, CommandError, ReportError, RunError, SweepError, VerifyError, FetchError,
-                  DataError, UnknownTaskError, TaskError, CompilationBudgetExceeded, UserCheckerError):
+                  DataError, UnknownTaskError, TaskError, CompilationBudgetExceeded, UserCheckerError, DimacsError,
+                  UnsatisfiableConstraint):
         assert issubclass(error, AutonesyError), error
     assert issubclass(TaskError, ValueError) and issubclass(LLMError, RuntimeError)  # old catch sites still work
 
