@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -83,10 +84,12 @@ def ground_truth_count(truth: CNF) -> dict[str, Any]:
 
 
 def _write_atomically(path: Path, text: str) -> None:
+    """Readers see the whole entry or none (a unique temporary file, then a rename)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temporary.write_text(text)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        with os.fdopen(handle, "w") as file:
+            file.write(text)
         os.replace(temporary, path)
     except OSError:
         pass  # a read-only cache only costs the next call a recount

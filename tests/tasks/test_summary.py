@@ -66,3 +66,14 @@ def test_an_unwritable_cache_still_counts(tmp_path, monkeypatch):
     blocker.write_text("not a folder")
     monkeypatch.setenv("AUTONESY_CACHE_DIR", str(blocker))
     assert ground_truth_count(CNF(2, ((1, 2),)))["model_count"] == 3
+
+
+def test_concurrent_writers_leave_one_whole_entry(cache):
+    from concurrent.futures import ThreadPoolExecutor
+
+    formula = CNF(4, ((1, 2, 3), (-1, -4)))
+    with ThreadPoolExecutor(8) as pool:
+        counts = list(pool.map(lambda _: ground_truth_count(formula)["model_count"], range(32)))
+    assert set(counts) == {counting.count_models(formula).value}
+    (entry,) = cache.glob("*")  # no temporary file is left behind
+    assert json.loads(entry.read_text())["model_count"] == counts[0]
