@@ -85,12 +85,17 @@ def venv_for_revision(rev: str, folder: Path, sites: list[str]) -> list[str]:
     subprocess.run(["tar", "-x", "-C", str(source)], input=archive, check=True)
     venv = folder / "venv"
     # Without a pip of its own, the venv uses the dependencies' pip and setuptools (through the .pth).
-    subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", "--without-pip", str(venv)], check=True)
+    subprocess.run(
+        [getattr(sys, "_base_executable", sys.executable), "-m", "venv", "--without-pip", str(venv)], check=True
+    )
     site_packages = next((venv / "lib").glob("python*/site-packages"))
     lines = "".join(f"import site; site.addsitedir({s!r})\n" for s in sites)
     (site_packages / "_dependencies.pth").write_text(lines)
-    installed = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps",
-                                "--no-build-isolation", str(source)], capture_output=True, text=True)
+    installed = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", str(source)],
+        capture_output=True,
+        text=True,
+    )
     if installed.returncode != 0:
         raise SystemExit(f"installing {rev} failed: {installed.stderr.strip()[-2000:]}")
     return [str(venv / "bin" / "autonesy-agent")]
@@ -115,15 +120,20 @@ def main() -> None:
         group.add_argument(f"--{name}-rev", help="A git revision of this repository, installed into a throwaway venv.")
         group.add_argument(f"--{name}-venv", help="A virtual environment with autonesy-agent installed.")
         group.add_argument(f"--{name}-cmd", help="A command prefix, e.g. 'python -m autonesy.graph'.")
-    parser.add_argument("--deps-site", action="append", default=[],
-                        help="site-packages folder with the dependencies, for --*-rev (repeatable).")
+    parser.add_argument(
+        "--deps-site",
+        action="append",
+        default=[],
+        help="site-packages folder with the dependencies, for --*-rev (repeatable).",
+    )
     options = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="cli-startup-") as tmp:
         work = Path(tmp)
         sites = dependency_sites(options.deps_site)
         after = side("after", options.after_rev, options.after_venv, options.after_cmd, work, sites) or Side(
-            "after (this interpreter)", [str(Path(sys.executable).parent / "autonesy-agent")])
+            "after (this interpreter)", [str(Path(sys.executable).parent / "autonesy-agent")]
+        )
         before = side("before", options.before_rev, options.before_venv, options.before_cmd, work, sites)
         sides = [s for s in (before, after) if s is not None]
         env = dict(os.environ, AUTONESY_CACHE_DIR=str(work / "cache"), COLUMNS="100", NO_COLOR="1")
@@ -143,24 +153,31 @@ def main() -> None:
 
 
 def report(sides: list[Side], cases: dict[str, list[str]], runs: int, load_start: float, load_end: float) -> None:
-    print(f"{runs} timed runs per command and side; load average {load_start:.1f} at the start, {load_end:.1f} at the end")
+    print(
+        f"{runs} timed runs per command and side; load average {load_start:.1f} at the start, {load_end:.1f} at the end"
+    )
     for s in sides:
         print(f"{s.name}: {shlex.join(s.prefix)}")
-    header = f"{'command':<20}" + "".join(f"{s.name.split()[0] + ' ' + k:>16}" for s in sides
-                                          for k in ("first", "min", "median", "cpu min"))
+    header = f"{'command':<20}" + "".join(
+        f"{s.name.split()[0] + ' ' + k:>16}" for s in sides for k in ("first", "min", "median", "cpu min")
+    )
     if len(sides) == 2:
         header += f"{'same out':>10}{'min ratio':>11}{'cpu ratio':>11}"
     print(header)
     for label in cases:
         row = f"{label:<20}"
         for s in sides:
-            row += (f"{s.first[label]:>15.2f}s{min(s.wall[label]):>15.2f}s{statistics.median(s.wall[label]):>15.2f}s"
-                    f"{min(s.cpu[label]):>15.2f}s")
+            row += (
+                f"{s.first[label]:>15.2f}s{min(s.wall[label]):>15.2f}s{statistics.median(s.wall[label]):>15.2f}s"
+                f"{min(s.cpu[label]):>15.2f}s"
+            )
         if len(sides) == 2:
             before, after = sides
             same = "yes" if before.output[label] == after.output[label] else "no"
-            row += (f"{same:>10}{min(before.wall[label]) / min(after.wall[label]):>10.1f}x"
-                    f"{min(before.cpu[label]) / min(after.cpu[label]):>10.1f}x")
+            row += (
+                f"{same:>10}{min(before.wall[label]) / min(after.wall[label]):>10.1f}x"
+                f"{min(before.cpu[label]) / min(after.cpu[label]):>10.1f}x"
+            )
         print(row)
 
 

@@ -42,7 +42,7 @@ def answer_for(mode: str, tasks):
         return "[[OK]] nothing to change" if "## Checker error" in prompt else "I cannot formalize this constraint."
 
     def reference(prompt: str) -> str:
-        from autonesy.tools.formats.reference import reference_formalization
+        from autonesy.tasks.reference import reference_formalization
 
         return reference_formalization(task_of(prompt, tasks), format_of(prompt))
 

@@ -164,7 +164,7 @@ def frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     for column in ("syntax_error", "llm_error"):
         df[column] = df[column].fillna(False).astype(bool)
     df["rejected"] = df["status"] == "rejected"
-    df["relation_or_rejected"] = [("rejected" if rej else (rel or "unscored"))
+    df["relation_or_rejected"] = [("rejected" if rej else (rel if isinstance(rel, str) and rel else "unscored"))
                                   for rej, rel in zip(df["rejected"], df["relation"])]
     for column in ("repair_rounds", "n_autofixes", "prompt_tokens", "completion_tokens", "llm_seconds", "llm_calls"):
         df[column] = pd.to_numeric(df[column], errors="coerce").fillna(0)
@@ -430,13 +430,49 @@ def _grouped_bars(ax, groups: list[str], series: dict[str, list[float]], errors:
         ax.legend(fontsize=7)
 
 
+RELATION_COLOURS = {"equal": "#2a9d8f", "permissive": "#e9c46a", "strict": "#f4a261", "incomparable": "#e76f51",
+                    "rejected": "#6c757d", "unscored": "#adb5bd"}
+
+
+def plot_data(df: pd.DataFrame) -> dict[str, Any]:
+    """The numbers behind the four plots (drawn as PNG here and in the browser by the viewer)."""
+    formats = _ordered(df["format"], FORMATS)
+    models = _ordered(df["label"], [sweep_module.EXPERT])
+    by_cell = df.groupby(["label", "format"])
+    f1 = by_cell["f1"].agg(["mean", lambda v: v.std(ddof=0)]).set_axis(["mean", "std"], axis=1)
+    syntax = by_cell["syntax_error"].mean()
+    top = int(df["repair_rounds"].max())
+    rounds = df.groupby(["label", "repair_rounds"]).size()
+    shares = pd.crosstab(df["label"], df["relation_or_rejected"], normalize="index")
+
+    def value(series: pd.Series, key: tuple) -> float:
+        found = series.get(key, math.nan)
+        return 0.0 if pd.isna(found) else float(found)
+
+    relations = {}
+    for relation in list(RELATION_ORDER) + ["unscored"]:
+        if relation in shares.columns:
+            column = [float(shares[relation].get(m, 0.0)) for m in models]
+            if any(column):
+                relations[relation] = column
+    return {
+        "formats": formats,
+        "models": models,
+        "f1_mean": {m: [value(f1["mean"], (m, f)) for f in formats] for m in models},
+        "f1_std": {m: [value(f1["std"], (m, f)) for f in formats] for m in models},
+        "syntax_error_rate": {m: [value(syntax, (m, f)) for f in formats] for m in models},
+        "rounds": [str(r) for r in range(top + 1)],
+        "round_counts": {m: [int(value(rounds, (m, r))) for r in range(top + 1)] for m in models},
+        "relations": relations,
+    }
+
+
 def write_plots(df: pd.DataFrame, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     if df.empty:
         return written
-    formats = _ordered(df["format"], FORMATS)
-    models = _ordered(df["label"], [sweep_module.EXPERT])
+    data = plot_data(df)
 
     def save(figure, name: str) -> None:
         figure.tight_layout()
@@ -446,10 +482,7 @@ def write_plots(df: pd.DataFrame, out: Path) -> list[Path]:
 
     figure = _figure()
     ax = figure.add_subplot()
-    means = {m: [_stats(df[(df["label"] == m) & (df["format"] == f)]["f1"])[0] for f in formats] for m in models}
-    stds = {m: [_stats(df[(df["label"] == m) & (df["format"] == f)]["f1"])[1] for f in formats] for m in models}
-    _grouped_bars(ax, formats, {m: [0 if math.isnan(v) else v for v in vs] for m, vs in means.items()},
-                  {m: [0 if math.isnan(v) else v for v in vs] for m, vs in stds.items()})
+    _grouped_bars(ax, data["formats"], data["f1_mean"], data["f1_std"])
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("F1 (rejected = 0)")
     ax.set_title("F1 by output format and model")
@@ -457,9 +490,7 @@ def write_plots(df: pd.DataFrame, out: Path) -> list[Path]:
 
     figure = _figure()
     ax = figure.add_subplot()
-    rates = {m: [float(df[(df["label"] == m) & (df["format"] == f)]["syntax_error"].mean() or 0) for f in formats]
-             for m in models}
-    _grouped_bars(ax, formats, {m: [0 if math.isnan(v) else v for v in vs] for m, vs in rates.items()})
+    _grouped_bars(ax, data["formats"], data["syntax_error_rate"])
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("syntax-error rate")
     ax.set_title("Syntax-error rate by output format and model")
@@ -467,10 +498,7 @@ def write_plots(df: pd.DataFrame, out: Path) -> list[Path]:
 
     figure = _figure()
     ax = figure.add_subplot()
-    top = int(df["repair_rounds"].max())
-    rounds = [str(r) for r in range(top + 1)]
-    counts = {m: [int(((df["label"] == m) & (df["repair_rounds"] == r)).sum()) for r in range(top + 1)] for m in models}
-    _grouped_bars(ax, rounds, counts)
+    _grouped_bars(ax, data["rounds"], data["round_counts"])
     ax.set_xlabel("repair rounds")
     ax.set_ylabel("attempts")
     ax.set_title("Repair rounds per attempt")
@@ -478,14 +506,10 @@ def write_plots(df: pd.DataFrame, out: Path) -> list[Path]:
 
     figure = _figure()
     ax = figure.add_subplot()
-    left = [0.0] * len(models)
-    colours = {"equal": "#2a9d8f", "permissive": "#e9c46a", "strict": "#f4a261", "incomparable": "#e76f51",
-               "rejected": "#6c757d", "unscored": "#adb5bd"}
-    for relation in list(RELATION_ORDER) + ["unscored"]:
-        shares = [float((df[df["label"] == m]["relation_or_rejected"] == relation).mean()) for m in models]
-        if any(shares):
-            ax.barh(models, shares, left=left, label=relation, color=colours[relation])
-            left = [a + b for a, b in zip(left, shares)]
+    left = [0.0] * len(data["models"])
+    for relation, shares in data["relations"].items():
+        ax.barh(data["models"], shares, left=left, label=relation, color=RELATION_COLOURS[relation])
+        left = [a + b for a, b in zip(left, shares)]
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of attempts")
     ax.set_title("Relation of the formula to the ground truth")
@@ -501,6 +525,7 @@ class Report:
     plots: list[Path]
     counted: int
     left_out: dict[str, int]
+    folder: Path  # where the files were written
 
     def render(self, fmt: str) -> str:
         parts = [table.render(fmt) for table in self.tables]
@@ -538,4 +563,4 @@ def build_report(paths: Iterable[str | Path], out: str | Path | None = None, *, 
         for fmt, suffix in (("md", "md"), ("latex", "tex"), ("csv", "csv")):
             (target / f"{table.name}.{suffix}").write_text(table.render(fmt))
     written = write_plots(df, target) if plots and not df.empty else []
-    return Report(tables, written, len(df), left_out)
+    return Report(tables, written, len(df), left_out, target)

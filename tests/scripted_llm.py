@@ -76,7 +76,7 @@ def _exactly_one_nat(names) -> list[str]:
 
 def mistakes_answer(prompt: str) -> str:
     from autonesy.tasks.registry import get_task
-    from autonesy.tools.formats.reference import reference_source
+    from autonesy.tasks.reference import reference_source
 
     tasks = [get_task(name) for name in MISTAKE_TASKS]
     task = task_of(prompt, tasks)

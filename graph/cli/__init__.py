@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from autonesy.graph.cli import compile, data, report, run, score, sweep, tasks, trace, verify
+from autonesy.graph.cli import compile, data, report, run, score, sweep, tasks, trace, verify, view
 from autonesy.graph.cli.common import UserError, user_errors
 from autonesy.graph.cli.run import task_data, training_labels
 
@@ -19,7 +19,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for _group in (tasks, data, score, compile, run, trace, sweep, report, verify):
+for _group in (tasks, data, score, compile, run, trace, view, sweep, report, verify):
     _group.register(app)
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -49,7 +50,9 @@ def progress_printer(quiet: bool):
     return (lambda message: None) if quiet else (lambda message: errors.print(message, markup=False))
 
 
-LLM_HELP = f"openai:MODEL | http://HOST:PORT/v1@MODEL | local | replay:TRACE | CONFIG.toml (default: ${LLM_ENV}, else local)."
+LLM_HELP = (
+    f"openai:MODEL | http://HOST:PORT/v1@MODEL | local | replay:TRACE | CONFIG.toml (default: ${LLM_ENV}, else local)."
+)
 DATA_DIR_HELP = f"Data directory (default: ${DATA_DIR_ENV}, else the user cache directory)."
 
 
@@ -61,7 +64,7 @@ def max_repairs_option() -> Any:
     return typer.Option(MAX_REPAIRS, "--max-repairs", min=0, help="Syntax-repair rounds before rejecting.")
 
 
-def max_reflections_option(help: Optional[str] = None) -> Any:
+def max_reflections_option(help: str | None = None) -> Any:
     return typer.Option(MAX_REFLECTIONS, "--max-reflections", min=0, help=help)
 
 
@@ -69,6 +72,5 @@ def data_dir_option(*names: str, help: str = DATA_DIR_HELP) -> Any:
     return typer.Option(None, "--data-dir", *names, help=help)
 
 
-def json_option(help: Optional[str] = None) -> Any:
+def json_option(help: str | None = None) -> Any:
     return typer.Option(False, "--json", help=help)
-

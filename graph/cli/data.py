@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -14,7 +13,7 @@ from autonesy.graph.cli.common import UserError, console, data_dir_option, json_
 from autonesy.tools.config import DATA_DIR_ENV
 
 
-def _parse_sizes(text: Optional[str]) -> Optional[list[int]]:
+def _parse_sizes(text: str | None) -> list[int] | None:
     if text is None:
         return None
     parts = [p.strip() for p in text.split(",")]
@@ -32,11 +31,11 @@ def _sizes_text(sizes: dict) -> str:
 
 
 def build(
-    tasks: Optional[List[str]] = typer.Argument(None, help="Task names (or use --all)."),
+    tasks: list[str] | None = typer.Argument(None, help="Task names (or use --all)."),
     all_tasks: bool = typer.Option(False, "--all", help="Build all 18 catalogue tasks."),
-    data_dir: Optional[Path] = data_dir_option(),
+    data_dir: Path | None = data_dir_option(),
     seed: int = typer.Option(0, "--seed", help="Random seed; the same seed gives byte-identical data."),
-    sizes: Optional[str] = typer.Option(None, "--sizes", help="TRAIN,VAL,TEST split sizes (default per task)."),
+    sizes: str | None = typer.Option(None, "--sizes", help="TRAIN,VAL,TEST split sizes (default per task)."),
     force: bool = typer.Option(False, "--force", help="Rebuild even when an intact cache entry exists."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bars (only on a terminal)."),
     as_json: bool = json_option("Print a JSON list instead of a table."),
@@ -54,18 +53,22 @@ def build(
             get_task(name)  # unknown names fail before anything is built
         split_sizes = _parse_sizes(sizes)
         for name in names:
-            report = build_dataset(name, data_dir, seed=seed, sizes=split_sizes, progress=None if progress else False, force=force)
+            report = build_dataset(
+                name, data_dir, seed=seed, sizes=split_sizes, progress=None if progress else False, force=force
+            )
             manifest = report.manifest
-            rows.append({
-                "task": name,
-                "status": "built" if report.built else "cached",
-                "seconds": round(report.seconds, 3),
-                "provenance": manifest["provenance"],
-                "sizes": manifest["sizes"],
-                "x_shape": manifest["x_shape"],
-                "seed": manifest["seed"],
-                "directory": str(report.directory),
-            })
+            rows.append(
+                {
+                    "task": name,
+                    "status": "built" if report.built else "cached",
+                    "seconds": round(report.seconds, 3),
+                    "provenance": manifest["provenance"],
+                    "sizes": manifest["sizes"],
+                    "x_shape": manifest["x_shape"],
+                    "seed": manifest["seed"],
+                    "directory": str(report.directory),
+                }
+            )
             if not as_json:
                 say(
                     f"{name}: {rows[-1]['status']} in {report.seconds:.2f} s "
@@ -80,10 +83,12 @@ def build(
 
 def show(
     task_name: str = typer.Argument(..., help="A catalogue task name."),
-    data_dir: Optional[Path] = data_dir_option(),
+    data_dir: Path | None = data_dir_option(),
     seed: int = typer.Option(0, "--seed"),
-    sizes: Optional[str] = typer.Option(None, "--sizes", help="TRAIN,VAL,TEST split sizes (default per task)."),
-    grid: Optional[Path] = typer.Option(None, "--grid", help="Write a PNG grid of examples with their labels (image tasks)."),
+    sizes: str | None = typer.Option(None, "--sizes", help="TRAIN,VAL,TEST split sizes (default per task)."),
+    grid: Path | None = typer.Option(
+        None, "--grid", help="Write a PNG grid of examples with their labels (image tasks)."
+    ),
     split: str = typer.Option("test", "--split", help="Split shown in the --grid picture."),
     count: int = typer.Option(16, "--count", help="Examples in the --grid picture."),
     as_json: bool = json_option(),
@@ -101,7 +106,9 @@ def show(
         get_task(task_name)
         if grid is not None and generator_for(task_name).modality != "image":
             raise UserError(f"{task_name}: its data are feature vectors, not images; --grid is for image tasks")
-        dataset = load_dataset(task_name, data_dir, seed=seed, sizes=_parse_sizes(sizes), progress=None if not as_json else False)
+        dataset = load_dataset(
+            task_name, data_dir, seed=seed, sizes=_parse_sizes(sizes), progress=None if not as_json else False
+        )
         stats = label_statistics(dataset)
         grid_path = render_grid(dataset, grid, split=split, count=count) if grid is not None else None
     manifest = dataset.manifest
@@ -129,8 +136,14 @@ def show(
     for column in ("examples", "x shape", "distinct labels", "true per row", "all valid"):
         table.add_column(column, justify="right")
     for name, s in stats.items():
-        table.add_row(name, f"{s['size']:,}", "x".join(map(str, s["x_shape"][1:])), f"{s['distinct_labels']:,}",
-                      f"{s['mean_true_per_row']:.2f}", "yes" if s["all_valid"] else "NO")
+        table.add_row(
+            name,
+            f"{s['size']:,}",
+            "x".join(map(str, s["x_shape"][1:])),
+            f"{s['distinct_labels']:,}",
+            f"{s['mean_true_per_row']:.2f}",
+            "yes" if s["all_valid"] else "NO",
+        )
     console.print(table)
     rates = stats["train"]["true_rate"]
     ordered = sorted(rates.items(), key=lambda kv: -kv[1])
@@ -145,7 +158,9 @@ def show(
 
 def fetch(
     name: str = typer.Argument(..., help="cifar10, cifar100 or sushi (the datasets we may not redistribute)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Folder to download into and unpack in (default: the data directory)."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Folder to download into and unpack in (default: the data directory)."
+    ),
     force: bool = typer.Option(False, "--force", help="Download again even if the unpacked folder is already there."),
 ) -> None:
     """Download an original dataset that cannot ship with us; its terms are printed first and downloading accepts them."""
@@ -161,13 +176,19 @@ def fetch(
 
 
 def load(
-    task_name: str = typer.Argument(..., help="A task with an original-format loader (warcraft, cifar10, sushi, mn-add, …)."),
-    data_dir: Optional[Path] = typer.Option(
-        None, "--data-dir", "--source",
+    task_name: str = typer.Argument(
+        ..., help="A task with an original-format loader (warcraft, cifar10, sushi, mn-add, …)."
+    ),
+    data_dir: Path | None = typer.Option(
+        None,
+        "--data-dir",
+        "--source",
         help="Folder holding the original dataset in its own layout, or a data directory holding that folder "
         f"(default: ${DATA_DIR_ENV}, else the user cache directory).",
     ),
-    drop_invalid: bool = typer.Option(False, "--drop-invalid", help="Skip label rows that violate the task's constraint instead of failing."),
+    drop_invalid: bool = typer.Option(
+        False, "--drop-invalid", help="Skip label rows that violate the task's constraint instead of failing."
+    ),
     as_json: bool = json_option(),
 ) -> None:
     """Read a task's train/val/test data from the original dataset's files and check every label."""
@@ -204,15 +225,23 @@ def load(
     for column in ("examples", "dropped", "x shape", "distinct labels", "all valid"):
         table.add_column(column, justify="right")
     for name, s in stats.items():
-        table.add_row(name, f"{s['size']:,}", f"{record['dropped'][name]:,}", "x".join(map(str, s["x_shape"][1:])),
-                      f"{s['distinct_labels']:,}", "yes" if s["all_valid"] else "NO")
+        table.add_row(
+            name,
+            f"{s['size']:,}",
+            f"{record['dropped'][name]:,}",
+            "x".join(map(str, s["x_shape"][1:])),
+            f"{s['distinct_labels']:,}",
+            "yes" if s["all_valid"] else "NO",
+        )
     console.print(table)
     say(record["notes"])
 
 
 def group() -> typer.Typer:
     """The ``data`` command group."""
-    data_app = typer.Typer(help="Annotated train/val/test data of the tasks: build it, inspect it.", no_args_is_help=True)
+    data_app = typer.Typer(
+        help="Annotated train/val/test data of the tasks: build it, inspect it.", no_args_is_help=True
+    )
     data_app.command("build")(build)
     data_app.command("show")(show)
     data_app.command("fetch")(fetch)

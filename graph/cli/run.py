@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -23,7 +22,7 @@ from autonesy.graph.cli.common import (
 )
 
 
-def task_data(task_spec: str, data_dir: Optional[Path]):
+def task_data(task_spec: str, data_dir: Path | None):
     """The task's annotated splits (built on first use) for the oracle test and training; None for
     tasks without data (task files, external benchmarks)."""
     from autonesy.tasks.data.dataset import load_dataset
@@ -34,27 +33,33 @@ def task_data(task_spec: str, data_dir: Optional[Path]):
     return load_dataset(task_spec, data_dir)
 
 
-def training_labels(task_spec: str, data_dir: Optional[Path] = None):
+def training_labels(task_spec: str, data_dir: Path | None = None):
     """The task's training labels for the oracle test (None for tasks without annotated data)."""
     dataset = task_data(task_spec, data_dir)
     return None if dataset is None else dataset.train.y
 
 
 def run(
-    task_name: Optional[str] = typer.Option(None, "--task", help="Catalogue task name."),
-    task_file: Optional[Path] = typer.Option(None, "--task-file", help="A user task file (*.toml)."),
-    llm: Optional[str] = typer.Option(None, "--llm", help=LLM_HELP),
+    task_name: str | None = typer.Option(None, "--task", help="Catalogue task name."),
+    task_file: Path | None = typer.Option(None, "--task-file", help="A user task file (*.toml)."),
+    llm: str | None = typer.Option(None, "--llm", help=LLM_HELP),
     fmt: str = typer.Option("cpmpy", "--format", help=f"One of: {listed(FORMATS)}."),
     prompt: str = typer.Option("zs-cot", "--prompt", help="zs or zs-cot."),
     detail: str = typer.Option("detailed", "--detail", help=f"One of: {listed(DETAIL_LEVELS)}."),
-    policy: Optional[str] = typer.Option(None, "--policy", help=f"One of: {listed(POLICIES)} (default: the prompt style)."),
+    policy: str | None = typer.Option(
+        None, "--policy", help=f"One of: {listed(POLICIES)} (default: the prompt style)."
+    ),
     max_repairs: int = max_repairs_option(),
-    out: Optional[Path] = typer.Option(None, "--out", help="Run directory (run again with the same one to resume)."),
+    out: Path | None = typer.Option(None, "--out", help="Run directory (run again with the same one to resume)."),
     llm_timeout: float = llm_timeout_option(),
-    train: str = typer.Option("none", "--train", help="NeSy predictors to train on the accepted formula: spl,sl | spl | sl | none."),
+    train: str = typer.Option(
+        "none", "--train", help="NeSy predictors to train on the accepted formula: spl,sl | spl | sl | none."
+    ),
     seeds: int = typer.Option(5, "--seeds", min=1, help="Training seeds (with --train)."),
-    epochs: Optional[int] = typer.Option(None, "--epochs", min=1, help="Training epochs (with --train; default: the trainer's)."),
-    data_dir: Optional[Path] = data_dir_option(),
+    epochs: int | None = typer.Option(
+        None, "--epochs", min=1, help="Training epochs (with --train; default: the trainer's)."
+    ),
+    data_dir: Path | None = data_dir_option(),
     as_json: bool = json_option("Print the summary as JSON."),
 ) -> None:
     """Formalize one task end to end: formalize, check, repair, oracle-test, compile, score."""
@@ -64,8 +69,16 @@ def run(
     with user_errors():
         if (task_name is None) == (task_file is None):
             raise UserError("give exactly one of --task NAME or --task-file FILE")
-        config = RunConfig(task=task_name or str(task_file), format=fmt, prompt=prompt, detail=detail,
-                           policy=policy, llm=llm, max_repairs=max_repairs, llm_timeout_s=llm_timeout)
+        config = RunConfig(
+            task=task_name or str(task_file),
+            format=fmt,
+            prompt=prompt,
+            detail=detail,
+            policy=policy,
+            llm=llm,
+            max_repairs=max_repairs,
+            llm_timeout_s=llm_timeout,
+        )
         dataset = task_data(config.task, data_dir)
         training = None
         if train != "none":
@@ -88,27 +101,37 @@ def run(
 
 def print_summary(summary: dict) -> None:
     status = "accepted" if summary["accepted"] else f"rejected — {summary['reason']}"
-    lines = [f"{summary['task']} · {summary['format']} · {summary['policy']} · {summary['detail']} · {summary['llm']}",
-             f"outcome: {status}",
-             f"repair rounds: {summary['repair_rounds']}, semantic rounds: {summary['semantic_rounds']}, "
-             f"autofixes: {', '.join(summary['autofixes']) or 'none'}",
-             f"LLM calls: {summary['llm_calls']} ({summary['prompt_tokens']} prompt + {summary['completion_tokens']} "
-             f"completion tokens, {summary['llm_seconds']:.1f} s)"]
+    lines = [
+        f"{summary['task']} · {summary['format']} · {summary['policy']} · {summary['detail']} · {summary['llm']}",
+        f"outcome: {status}",
+        f"repair rounds: {summary['repair_rounds']}, semantic rounds: {summary['semantic_rounds']}, "
+        f"autofixes: {', '.join(summary['autofixes']) or 'none'}",
+        f"LLM calls: {summary['llm_calls']} ({summary['prompt_tokens']} prompt + {summary['completion_tokens']} "
+        f"completion tokens, {summary['llm_seconds']:.1f} s)",
+    ]
     if summary["oracle_test"]:
         o = summary["oracle_test"]
-        lines.append(f"oracle test: {'passed' if o['passed'] else 'failed'} ({o['labels_checked']} labels, "
-                     f"{o['labels_rejected']} rejected; {o['probes_checked']} probes: {o['too_strict']} too strict, "
-                     f"{o['too_permissive']} too permissive)")
+        lines.append(
+            f"oracle test: {'passed' if o['passed'] else 'failed'} ({o['labels_checked']} labels, "
+            f"{o['labels_rejected']} rejected; {o['probes_checked']} probes: {o['too_strict']} too strict, "
+            f"{o['too_permissive']} too permissive)"
+        )
     if summary["metrics"]:
         m = summary["metrics"]
-        lines.append(f"vs ground truth: {m['relation']}, F1 {m['f1']:.4f} (precision {m['precision']:.4f}, "
-                     f"recall {m['recall']:.4f}), MC-R {m['mc_ratio']:.4g}, counts by {m['count_method']}")
+        lines.append(
+            f"vs ground truth: {m['relation']}, F1 {m['f1']:.4f} (precision {m['precision']:.4f}, "
+            f"recall {m['recall']:.4f}), MC-R {m['mc_ratio']:.4g}, counts by {m['count_method']}"
+        )
     training = summary.get("training")
     if training and "skipped" in training:
         lines.append(f"training: skipped — {training['skipped']}")
     compiled = summary["compiled"]
     if compiled:
-        lines.append(f"circuit: SDD size {compiled['size']}" if compiled.get("ok") else f"circuit: not compiled — {compiled['note']}")
+        lines.append(
+            f"circuit: SDD size {compiled['size']}"
+            if compiled.get("ok")
+            else f"circuit: not compiled — {compiled['note']}"
+        )
     lines.append(f"files: {summary['run_dir']}")
     say("\n".join(lines))
     if training and "results" in training:

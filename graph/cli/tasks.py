@@ -33,9 +33,14 @@ def list_tasks(as_json: bool = json_option("Print a JSON list instead of a table
     table.add_column("data")
     for row in rows:
         table.add_row(
-            row["name"], str(row["num_vars"]), f"{row['num_clauses']:,}", str(row["num_aux_vars"]),
+            row["name"],
+            str(row["num_vars"]),
+            f"{row['num_clauses']:,}",
+            str(row["num_aux_vars"]),
             f"{row['published_clauses']:,}" if row["published_clauses"] else "—",
-            f"{row['model_count']:,}", row["count_method"], row["data_provenance"],
+            f"{row['model_count']:,}",
+            row["count_method"],
+            row["data_provenance"],
         )
     console.print(table)
 
@@ -69,8 +74,18 @@ def show_task(
     console.print(table)
     console.print(f"Description ({detail})", style="bold")
     say(f"{description}\n")
-    stats = {k: record[k] for k in ("num_clauses", "num_aux_vars", "published_clauses", "model_count", "count_method",
-                                    "equivalence_method", "data_provenance")}
+    stats = {
+        k: record[k]
+        for k in (
+            "num_clauses",
+            "num_aux_vars",
+            "published_clauses",
+            "model_count",
+            "count_method",
+            "equivalence_method",
+            "data_provenance",
+        )
+    }
     say("Ground truth: " + ", ".join(f"{k}={v}" for k, v in stats.items()))
     if task.metadata.design_notes:
         say(f"Design: {task.metadata.design_notes}")

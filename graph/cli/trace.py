@@ -23,14 +23,18 @@ def trace(
         print_json({"attempts": reports, "taxonomy": taxonomy})
         return
     for report in reports:
-        say(f"{report['run_dir']}: {report['task']} · {report['format']} · {report['policy']} · "
-            f"{report['model']} → {report['status']}" + (f" ({report['reason']})" if report["reason"] else ""))
+        say(
+            f"{report['run_dir']}: {report['task']} · {report['format']} · {report['policy']} · "
+            f"{report['model']} → {report['status']}" + (f" ({report['reason']})" if report["reason"] else "")
+        )
         if report["autofixes"]:
             say(f"  autofixes: {', '.join(report['autofixes'])}")
         for item in report["rounds"]:
             first_line = item["error"].splitlines()[0] if item["error"] else ""
-            say(f"  round {item['round']}: [{item['error_kind']}] {first_line[:120]} → {item['verdict']}"
-                + (f" ({item['changed']})" if item.get("changed") else ""))
+            say(
+                f"  round {item['round']}: [{item['error_kind']}] {first_line[:120]} → {item['verdict']}"
+                + (f" ({item['changed']})" if item.get("changed") else "")
+            )
         say(f"  LLM calls: {report['llm_calls']}")
     if taxonomy:
         from rich import box

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autonesy.tasks.data.loaders import (
+from autonesy.tasks.data.original_io import (
     SPLITS,
     LabelRows,
     OriginalDataError,

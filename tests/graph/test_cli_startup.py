@@ -14,8 +14,23 @@ from typer.testing import CliRunner
 from autonesy.graph.cli import app, choices
 from autonesy.tools.errors import AutonesyError, one_line
 
-HEAVY = ("torch", "langchain", "langchain_core", "langchain_openai", "langgraph", "matplotlib", "pandas", "openai",
-         "cirkit", "klay", "sklearn", "PIL", "z3", "cpmpy", "sympy")
+HEAVY = (
+    "torch",
+    "langchain",
+    "langchain_core",
+    "langchain_openai",
+    "langgraph",
+    "matplotlib",
+    "pandas",
+    "openai",
+    "cirkit",
+    "klay",
+    "sklearn",
+    "PIL",
+    "z3",
+    "cpmpy",
+    "sympy",
+)
 
 PROBE = """
 import json, sys
@@ -45,7 +60,13 @@ def test_building_the_command_line_imports_typer_and_rich_only():
     modules = set(json.loads(done.stdout))
     assert not roots(modules) & set(HEAVY + ("numpy", "pysdd", "pysat", "pydantic"))
     ours = {m for m in modules if m.startswith("autonesy.")}
-    allowed = ("autonesy.graph", "autonesy.graph.cli", "autonesy.tools", "autonesy.tools.config", "autonesy.tools.errors")
+    allowed = (
+        "autonesy.graph",
+        "autonesy.graph.cli",
+        "autonesy.tools",
+        "autonesy.tools.config",
+        "autonesy.tools.errors",
+    )
     assert {m for m in ours if not m.startswith("autonesy.graph.cli.")} <= set(allowed)
 
 
@@ -55,12 +76,16 @@ def test_the_fashion_ground_truth_exports(tmp_path):
     assert (tmp_path / "fashion.cnf").read_text().count(" 0\n") > 0
 
 
-@pytest.mark.parametrize("args", [
-    ["--help"],
-    ["tasks", "--json"],
-    ["task", "show", "warcraft", "--json"],
-    ["score", "{cnf}", "--task", "fashion", "--format", "dimacs", "--json"],
-], ids=["help", "tasks", "task-show", "score"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["tasks", "--json"],
+        ["task", "show", "warcraft", "--json"],
+        ["score", "{cnf}", "--task", "fashion", "--format", "dimacs", "--json"],
+    ],
+    ids=["help", "tasks", "task-show", "score"],
+)
 def test_light_commands_load_no_heavy_library(args, tmp_path):
     if "{cnf}" in args:
         assert CliRunner().invoke(app, ["task", "export", "fashion", "--out", str(tmp_path)]).exit_code == 0
@@ -86,9 +111,16 @@ def owners():
     from autonesy.tools.counting import COUNT_METHODS
     from autonesy.tools.formats.base import FORMATS
 
-    return {"FORMATS": FORMATS, "COUNT_METHODS": COUNT_METHODS, "DETAIL_LEVELS": DETAIL_LEVELS,
-            "POLICIES": tuple(POLICIES), "EXECUTORS": EXECUTORS, "REPORT_FORMATS": REPORT_FORMATS,
-            "VERIFIERS": VERIFIERS, "FEEDBACK_MODES": FEEDBACK_MODES}
+    return {
+        "FORMATS": FORMATS,
+        "COUNT_METHODS": COUNT_METHODS,
+        "DETAIL_LEVELS": DETAIL_LEVELS,
+        "POLICIES": tuple(POLICIES),
+        "EXECUTORS": EXECUTORS,
+        "REPORT_FORMATS": REPORT_FORMATS,
+        "VERIFIERS": VERIFIERS,
+        "FEEDBACK_MODES": FEEDBACK_MODES,
+    }
 
 
 def test_each_option_name_list_equals_the_one_of_its_owner():
@@ -116,9 +148,23 @@ def test_user_facing_errors_share_one_base():
     from autonesy.tools.compile import CompilationBudgetExceeded
     from autonesy.tools.user_checkers import UserCheckerError
 
-    for error in (LLMError, UserError, CommandError, ReportError, RunError, SweepError, VerifyError, FetchError,
-                  DataError, UnknownTaskError, TaskError, CompilationBudgetExceeded, UserCheckerError, DimacsError,
-                  UnsatisfiableConstraint):
+    for error in (
+        LLMError,
+        UserError,
+        CommandError,
+        ReportError,
+        RunError,
+        SweepError,
+        VerifyError,
+        FetchError,
+        DataError,
+        UnknownTaskError,
+        TaskError,
+        CompilationBudgetExceeded,
+        UserCheckerError,
+        DimacsError,
+        UnsatisfiableConstraint,
+    ):
         assert issubclass(error, AutonesyError), error
     assert issubclass(TaskError, ValueError) and issubclass(LLMError, RuntimeError)  # old catch sites still work
 
@@ -136,6 +182,7 @@ def test_old_module_paths_still_import():
 
     assert {"build", "show", "fetch", "load"} <= {c.name for c in cli_data.data_app.registered_commands}
     assert callable(cli_sweep.register) and callable(cli_verify.register)
-    done = subprocess.run([sys.executable, "-m", "autonesy.graph", "--help"], capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "autonesy.graph", "--help"], capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0 and "vifbench" in done.stdout

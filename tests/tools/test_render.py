@@ -18,7 +18,7 @@ from autonesy.tools.cnf import CNF
 from autonesy.tools.counting import enumerate_models
 from autonesy.tools.formats import FORMATS, convert
 from autonesy.tools.formats.expr import Const, Op, Var, evaluate, tree_size
-from autonesy.tools.formats.reference import NoReference, reference_formalization, reference_origin
+from autonesy.tasks.reference import NoReference, reference_formalization, reference_origin
 from autonesy.tools.formats.render import render_cnf, render_expression
 from autonesy.tools.formats.tseitin import tseitin
 from autonesy.tools.metrics import score_formula

@@ -4,7 +4,7 @@ import numpy as np
 
 from autonesy.tasks.registry import get_task
 from autonesy.tools.cnf import CNF
-from autonesy.tools.oracle_test import oracle_test
+from autonesy.tasks.oracle_test import oracle_test
 
 
 def test_ground_truth_passes():

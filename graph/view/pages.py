@@ -1,0 +1,347 @@
+"""What each page shows, read from a directory: the sweep's rows, tables and plots; an attempt's repair
+loop as a timeline; a verification; the error taxonomy of a sweep. Plain data for the templates —
+the numbers come from the modules that define them (sweep rows, report tables, trace reports)."""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Callable
+
+from autonesy.agents.llm import LLM_CALL_EVENT
+from autonesy.graph import report, sweep
+from autonesy.graph.trace import TRACE_FILE, attempt_report, find_run_dirs
+from autonesy.graph.view.files import Roots
+
+TABLE_COLUMNS = ("attempt_id", "task", "benchmark", "model", "llm", "format", "prompt", "detail", "policy", "repeat",
+                 "status", "relation", "f1", "repair_rounds", "n_autofixes", "llm_calls", "syntax_error", "reason")
+FILTERS = ("task", "model", "format", "prompt", "detail", "status", "relation")
+PREVIEW_CHARS = 160
+_VAR_COMMENT = re.compile(r"^c var (\d+) (\S+)\s*$", re.MULTILINE)
+
+
+def obj(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else {}: the files are untrusted, their shapes too."""
+    return value if isinstance(value, dict) else {}
+
+
+def objs(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+# ------------------------------------------------------------------------------------ kinds
+def directory_kind(path: Path) -> str:
+    """sweep | verification | attempt | folder (anything else: run directories are found below it)."""
+    if (path / sweep.ATTEMPTS_DIR).is_dir() or (path / sweep.RESULTS_JSONL).is_file():
+        return "sweep"
+    if (path / "instruction.txt").is_file() and (path / TRACE_FILE).is_file():
+        return "verification"
+    if (path / TRACE_FILE).is_file():
+        return "attempt"
+    return "folder"
+
+
+def folder_entries(path: Path) -> list[Path]:
+    """Sweeps and run directories below a folder (a sweep's own attempts are not listed twice)."""
+    sweeps = sorted({p.parent for p in path.rglob(sweep.ATTEMPTS_DIR) if p.is_dir()})
+    runs = [p for p in find_run_dirs([path]) if not any(s in p.parents for s in sweeps)]
+    return sweeps + runs
+
+
+# ------------------------------------------------------------------------------------ sweep
+def sweep_is_running(path: Path) -> bool:
+    """True while results.jsonl is missing or older than the grid or the attempts folder: the rows are
+    then rebuilt from the attempt directories, and the page polls for new ones."""
+    results = path / sweep.RESULTS_JSONL
+    if not results.is_file():
+        return True
+    written = results.stat().st_mtime
+    return any(p.exists() and p.stat().st_mtime > written for p in (path / sweep.SWEEP_FILE, path / sweep.ATTEMPTS_DIR))
+
+
+def sweep_rows(path: Path) -> list[dict[str, Any]]:
+    """Every attempt's results row, as on disk now."""
+    if sweep_is_running(path):
+        return sweep.collect_rows(path) if (path / sweep.ATTEMPTS_DIR).is_dir() else []
+    return _results_file(path / sweep.RESULTS_JSONL, (path / sweep.RESULTS_JSONL).stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _results_file(path: Path, mtime_ns: int) -> list[dict[str, Any]]:
+    return sweep.read_results(path)
+
+
+def table_rows(rows: list[dict[str, Any]], link: Callable[[str], str]) -> dict[str, Any]:
+    """The results table's columns plus the link into each attempt, column names once (a 10,000-row
+    table is a third of the size of a list of objects)."""
+    values = []
+    for row in rows:
+        item = [row.get(k) for k in TABLE_COLUMNS]
+        f1 = row.get("f1")
+        item[TABLE_COLUMNS.index("f1")] = round(f1, 4) if isinstance(f1, float) else f1
+        item.append(link(row.get("run_dir") or f"{sweep.ATTEMPTS_DIR}/{row.get('attempt_id')}"))
+        values.append(item)
+    return {"columns": [*TABLE_COLUMNS, "href"], "rows": values}
+
+
+def sweep_summary(rows: list[dict[str, Any]], compare_published: bool) -> dict[str, Any]:
+    """The report's tables and plot data over the finished rows."""
+    df = report.frame(rows)
+    counts: dict[str, int] = defaultdict(int)
+    for row in rows:
+        counts[row.get("status") or "?"] += 1
+    if df.empty:
+        return {"tables": [], "plots": [], "counts": dict(counts)}
+    tables = report.setting_tables(df) + [report.llm_table(df, compare_published),
+                                           report.marginals_table(df, compare_published)]
+    return {"tables": tables, "plots": plotly_figures(report.plot_data(df)), "counts": dict(counts)}
+
+
+def plotly_figures(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The report's four plots as Plotly figures (drawn by plotly.js in the page)."""
+    layout = {"barmode": "group", "margin": {"l": 50, "r": 10, "t": 40, "b": 40}, "height": 320,
+              "legend": {"font": {"size": 10}}}
+    f1 = [{"type": "bar", "name": m, "x": data["formats"], "y": data["f1_mean"][m],
+           "error_y": {"type": "data", "array": data["f1_std"][m]}} for m in data["models"]]
+    syntax = [{"type": "bar", "name": m, "x": data["formats"], "y": data["syntax_error_rate"][m]} for m in data["models"]]
+    rounds = [{"type": "bar", "name": m, "x": data["rounds"], "y": data["round_counts"][m]} for m in data["models"]]
+    relations = [{"type": "bar", "orientation": "h", "name": r, "y": data["models"], "x": shares,
+                  "marker": {"color": report.RELATION_COLOURS[r]}} for r, shares in data["relations"].items()]
+    return [
+        {"id": "f1", "data": f1, "layout": {**layout, "title": {"text": "F1 by output format and model"},
+                                           "yaxis": {"range": [0, 1.05], "title": {"text": "F1 (rejected = 0)"}}}},
+        {"id": "syntax", "data": syntax, "layout": {**layout, "title": {"text": "Syntax-error rate"},
+                                                   "yaxis": {"range": [0, 1.05]}}},
+        {"id": "rounds", "data": rounds, "layout": {**layout, "title": {"text": "Repair rounds per attempt"},
+                                                   "xaxis": {"title": {"text": "repair rounds"}, "type": "category"}}},
+        {"id": "relations", "data": relations, "layout": {**layout, "barmode": "stack",
+                                                         "title": {"text": "Relation to the ground truth"},
+                                                         "xaxis": {"range": [0, 1]}}},
+    ]
+
+
+# ---------------------------------------------------------------------------------- traces
+@functools.lru_cache(maxsize=4)
+def _parsed_trace(path: Path, mtime_ns: int, size: int) -> tuple[dict[str, Any], ...]:
+    events = []
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut by a crash, or still being written
+            if isinstance(event, dict):
+                events.append(event)
+    return tuple(events)
+
+
+def trace_events(run_dir: Path) -> tuple[dict[str, Any], ...]:
+    """The trace's events, parsed once per version of the file (a 50 MB trace is read once, not per click)."""
+    path = run_dir / TRACE_FILE
+    if not path.is_file():
+        return ()
+    stat = path.stat()
+    return _parsed_trace(path, stat.st_mtime_ns, stat.st_size)
+
+
+def _preview(text: Any) -> str:
+    text = " ".join(str(text or "").split())
+    return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + "…"
+
+
+def _answer(event: dict[str, Any]) -> str:
+    return str(event.get("text") or (event.get("response") or {}).get("text") or "")
+
+
+def timeline(events: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
+    """One light item per event (titles, times, previews); the bulky parts (prompts, answers, diffs) are
+    fetched when their item is opened."""
+    start = events[0].get("time", 0) if events else 0
+    items = []
+    for index, event in enumerate(events):
+        kind = str(event.get("event", "?"))
+        item: dict[str, Any] = {"index": index, "event": kind, "at": _seconds(event.get("time"), start), "body": False}
+        if kind == "node":
+            item.update(title=f"node {event.get('node')}", note=f"{_seconds(event.get('seconds'), 0):.3f} s · "
+                        f"status {event.get('status')}")
+        elif kind == LLM_CALL_EVENT:
+            verdict = event.get("verdict") or {}
+            item.update(title=f"LLM call · {event.get('role', '?')}" + (f" · round {event['round']}" if "round" in event else ""),
+                        note=("error: " + str(event["error"])) if event.get("error") else _preview(_answer(event)),
+                        verdict=verdict.get("verdict") if isinstance(verdict, dict) else verdict, body=True)
+        elif kind == "syntax_error":
+            item.update(title=f"syntax error · {event.get('kind', '?')}", note=str(event.get("message", "")))
+        elif kind == "repair_round":
+            item.update(title=f"repair round {event.get('round')} · {event.get('verdict')}",
+                        note=str(event.get("error", "")), verdict=event.get("verdict"),
+                        changed=event.get("changed") or "", body=True)
+        elif kind == "autofix":
+            item.update(title="autofix", fixes=[str(f) for f in event.get("fixes", [])])
+        elif kind == "outcome":
+            item.update(title=f"outcome · {event.get('status')}", note=str(event.get("reason", "")))
+        else:
+            fields = {k: v for k, v in event.items() if k not in ("event", "time")}
+            text = json.dumps(fields, default=str, ensure_ascii=False)
+            item.update(title=kind, note=_preview(text), body=len(text) > PREVIEW_CHARS)
+        items.append(item)
+    return items
+
+
+def _seconds(value: Any, start: float) -> float:
+    try:
+        return float(value) - float(start)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def event_body(events: tuple[dict[str, Any], ...], index: int) -> dict[str, Any]:
+    """The full content of one timeline item: an LLM call's messages and answer, a repair round's
+    diff (the answer before the round against the repaired one), another event's fields."""
+    event = events[index]
+    kind = event.get("event")
+    if kind == LLM_CALL_EVENT:
+        messages = [{"role": str(m.get("role", "?")), "content": str(m.get("content", ""))}
+                    for m in event.get("messages") or [] if isinstance(m, dict)]
+        return {"kind": "llm", "messages": messages, "answer": _answer(event),
+                "reasoning": str((event.get("response") or {}).get("reasoning") or ""),
+                "error": str(event.get("error") or "")}
+    if kind == "repair_round":
+        answers = [_answer(e) for e in events[:index] if e.get("event") == LLM_CALL_EVENT and _answer(e)]
+        before, after = (answers[-2], answers[-1]) if len(answers) >= 2 else ("", answers[-1] if answers else "")
+        if event.get("verdict") == "ok":
+            after = before  # [[OK]]: the formula stays as it was
+        return {"kind": "diff", "lines": diff_lines(before, after), "error": str(event.get("error", ""))}
+    return {"kind": "fields", "text": json.dumps({k: v for k, v in event.items() if k != "event"}, indent=2,
+                                                 default=str, ensure_ascii=False)}
+
+
+def diff_lines(before: str, after: str) -> list[tuple[str, str]]:
+    """A unified diff as (css class, line) pairs."""
+    lines = []
+    for line in difflib.unified_diff(before.splitlines(), after.splitlines(), "before", "after", lineterm="", n=3):
+        cls = ("file" if line.startswith(("---", "+++")) else "hunk" if line.startswith("@@")
+               else "add" if line.startswith("+") else "del" if line.startswith("-") else "ctx")
+        lines.append((cls, line))
+    return lines
+
+
+# --------------------------------------------------------------------------------- attempt
+def attempt_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
+    events = trace_events(run_dir)
+    metrics = roots.read_json(run_dir / "metrics.json", {})
+    cnf = roots.read_text(run_dir / "formula.cnf")
+    oracle = obj(metrics.get("oracle_test"))
+    return {
+        "config": roots.read_json(run_dir / "config.json", {}),
+        "summary": roots.read_json(run_dir / "summary.json"),
+        "error": roots.read_json(run_dir / sweep.ERROR_FILE),
+        "timeline": timeline(events),
+        "finished": any(e.get("event") == "outcome" for e in events),
+        "formula": roots.read_text(run_dir / "formula.txt"),
+        "dimacs": cnf,
+        "answer": roots.read_text(run_dir / "answer.txt"),
+        "oracle": oracle,
+        "counterexamples": counterexample_table(objs(oracle.get("counterexamples")), cnf or ""),
+        "compiled": obj(metrics.get("compiled")),
+        "metrics": obj(metrics.get("formula")),
+        "downstream": training_rows(roots.read_json(run_dir / "downstream.json"), run_dir),
+    }
+
+
+def training_rows(result: dict[str, Any] | None, run_dir: Path) -> list[dict[str, Any]]:
+    """SPL/SL per method × formula × seed, as the report counts them (``report.rows_from_training``)."""
+    if not result:
+        return []
+    try:
+        return report.rows_from_training(result, run_dir)
+    except (AttributeError, TypeError, ValueError):  # not a training result
+        return []
+
+
+def counterexample_table(counterexamples: list[dict[str, Any]], dimacs: str) -> dict[str, Any]:
+    """Counterexamples as rows over the task's named variables (named in formula.cnf's ``c var``
+    lines; else the variables true in some counterexample)."""
+    names = [name for _, name in sorted((int(i), n) for i, n in _VAR_COMMENT.findall(dimacs))]
+    if not names:
+        names = sorted({str(v) for c in counterexamples if isinstance(c.get("true_variables"), list)
+                        for v in c["true_variables"]})
+    rows = []
+    for example in counterexamples:
+        listed = example.get("true_variables")
+        true = {str(v) for v in listed} if isinstance(listed, list) else set()
+        rows.append({"values": [name in true for name in names], "formula": example.get("formula_says"),
+                     "oracle": example.get("oracle_says"), "source": example.get("source", "")})
+    return {"names": names, "rows": rows}
+
+
+# ----------------------------------------------------------------------------- verification
+def verification_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
+    summary = roots.read_json(run_dir / "summary.json", {})
+    results = obj(summary.get("results"))
+    decision = obj(summary.get("decision"))
+    violated = {str(v.get("id")) for v in objs(decision.get("violated"))}
+    constraints = []
+    for constraint in objs(summary.get("constraints")):
+        cid = str(constraint.get("id"))
+        result = obj(results.get(cid))
+        checker = run_dir / "checkers" / f"{cid}.py"
+        constraints.append({**constraint, "violated": cid in violated or constraint.get("value") is False,
+                            "code": result.get("code") or (roots.read_text(checker) if checker.is_file() else None),
+                            "reasoning": result.get("reasoning") or result.get("explanation"),
+                            "reflections": result.get("reflections"), "failures": _texts(result.get("failures"))})
+    verdicts = {h.get("round"): h.get("verdict") for h in objs(summary.get("history"))}
+    rounds = []
+    outputs = run_dir / "outputs"
+    if outputs.is_dir():
+        for path in sorted(outputs.glob("round-*.txt"), key=lambda p: int(re.sub(r"\D", "", p.stem) or 0)):
+            number = int(re.sub(r"\D", "", path.stem) or 0)
+            rounds.append({"round": number, "verdict": verdicts.get(number), "text": roots.read_text(path, "")})
+    return {
+        "config": roots.read_json(run_dir / "config.json", {}),
+        "summary": summary,
+        "instruction": roots.read_text(run_dir / "instruction.txt", ""),
+        "output": roots.read_text(run_dir / "output.txt"),
+        "constraints": constraints,
+        "decision": decision,
+        "explanation": roots.read_text(run_dir / "explanation.txt") or summary.get("explanation", ""),
+        "rounds": rounds,
+        "timeline": timeline(trace_events(run_dir)),
+    }
+
+
+def _texts(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+# ---------------------------------------------------------------------------- error analysis
+def error_analysis(path: Path) -> dict[str, Any]:
+    """The ``trace`` taxonomy over a sweep (or any folder of runs), each count with its attempts."""
+    reports, unreadable = [], []
+    for run_dir in find_run_dirs([path]):
+        try:
+            reports.append(attempt_report(run_dir))
+        except (ValueError, TypeError, KeyError, AttributeError, OSError):  # a damaged config.json or trace
+            unreadable.append(run_dir)
+    groups: dict[str, dict[str, list[dict[str, Any]]]] = {
+        "syntax error kinds": defaultdict(list), "repair rounds until accepted": defaultdict(list),
+        "[[OK]] answered on a broken formula": defaultdict(list), "autofixes": defaultdict(list),
+        "outcome": defaultdict(list)}
+    for item in reports:
+        run_dir = Path(item["run_dir"])
+        ref = {"run_dir": run_dir,
+               "label": f"{run_dir.name}: {item['task']} · {item['format']} · {item['policy']} · {item['model']}"}
+        for kind in sorted({str(e.get("kind", "?")) for e in item["syntax_errors"]}):
+            groups["syntax error kinds"][kind].append(ref)
+        if item["syntax_errors"] and item["status"] == "accepted":
+            groups["repair rounds until accepted"][str(len(item["rounds"]))].append(ref)
+        if any(r.get("verdict") == "ok" and r.get("error") for r in item["rounds"]):
+            groups["[[OK]] answered on a broken formula"][str(item["format"])].append(ref)
+        for fix in sorted(set(item["autofixes"])):
+            groups["autofixes"][fix].append(ref)
+        groups["outcome"][str(item["status"])].append(ref)
+    return {"attempts": len(reports), "unreadable": unreadable,
+            "groups": {name: sorted(found.items(), key=lambda kv: (-len(kv[1]), kv[0])) for name, found in groups.items()}}

@@ -1,0 +1,183 @@
+"""The pages as HTML, for the server and for the static export alike: one Jinja environment (escaping
+everything), one page function per directory kind, and two ways to spell links (``ServerLinks`` for
+``view``, ``StaticLinks`` for files that open from disk)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from autonesy.graph import sweep
+from autonesy.graph.view import pages
+from autonesy.graph.view.files import Roots
+
+STATIC_DIR = Path(__file__).parent / "static"
+PLOTLY_JS = "plotly.min.js"
+
+
+def plotly_js() -> Path:
+    """plotly.js as shipped inside the ``plotly`` package (nothing is downloaded when a page opens)."""
+    import plotly
+
+    return Path(plotly.__file__).parent / "package_data" / PLOTLY_JS
+
+
+class ServerLinks:
+    static = False
+
+    def home(self) -> str:
+        return "/"
+
+    def page(self, index: int, rel: str) -> str:
+        return f"/r/{index}/{_quote(rel)}"
+
+    def errors(self, index: int, rel: str) -> str:
+        return f"/errors/{index}/{_quote(rel)}"
+
+    def rows(self, index: int, rel: str) -> str:
+        return f"/api/rows/{index}/{_quote(rel)}"
+
+    def summary(self, index: int, rel: str) -> str:
+        return f"/api/summary/{index}/{_quote(rel)}"
+
+    def event(self, index: int, rel: str) -> str:
+        return f"/api/event/{index}/{_quote(rel)}"
+
+    def asset(self, name: str) -> str:
+        return f"/static/{name}"
+
+
+class StaticLinks:
+    """Links between files in one folder: ``index.html`` for the first directory, one file per page."""
+
+    static = True
+
+    def home(self) -> str:
+        return "index.html"
+
+    def page(self, index: int, rel: str) -> str:
+        if index == 0 and rel == "":
+            return "index.html"
+        return f"{index}_{re.sub(r'[^A-Za-z0-9._-]', '_', rel) or 'root'}.html"
+
+    def errors(self, index: int, rel: str) -> str:
+        return "errors_" + self.page(index, rel)
+
+    def rows(self, index: int, rel: str) -> str:
+        return ""
+
+    def summary(self, index: int, rel: str) -> str:
+        return ""
+
+    def event(self, index: int, rel: str) -> str:
+        return ""
+
+    def asset(self, name: str) -> str:
+        return f"static/{name}"
+
+
+def _quote(rel: str) -> str:
+    from urllib.parse import quote
+
+    return quote(rel)
+
+
+class Site:
+    def __init__(self, roots: Roots, links: ServerLinks | StaticLinks, *, compare_published: bool = False) -> None:
+        self.roots = roots
+        self.links = links
+        self.compare_published = compare_published
+        self.env = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+                                      autoescape=True)
+
+    def render(self, template: str, **context: Any) -> str:
+        """The one exit of every page and fragment: escaped by Jinja, environment secrets removed."""
+        html = self.env.get_template(template).render(links=self.links, roots=self.roots, **context)
+        return self.roots.redact(html)
+
+    def name(self, index: int, rel: str) -> str:
+        return f"{self.roots.dirs[index].name}/{rel}".rstrip("/")
+
+    # --------------------------------------------------------------------------------- pages
+    def home(self) -> str:
+        entries = [{"index": i, "name": str(d), "kind": pages.directory_kind(d)} for i, d in enumerate(self.roots.dirs)]
+        return self.render("home.html", title="autonesy viewer", entries=entries)
+
+    def page(self, index: int, rel: str) -> str:
+        path = self.roots.resolve(index, rel)
+        if not path.is_dir():
+            raise FileNotFoundError(f"{rel}: no such directory")
+        kind = pages.directory_kind(path)
+        common = {"index": index, "rel": rel, "title": self.name(index, rel), "kind": kind}
+        if kind == "sweep":
+            return self.sweep(path, common)
+        if kind == "attempt":
+            return self.render("attempt.html", **common, a=pages.attempt_page(self.roots, path),
+                               bodies=self.inline_bodies(path))
+        if kind == "verification":
+            return self.render("verification.html", **common, v=pages.verification_page(self.roots, path),
+                               bodies=self.inline_bodies(path))
+        entries = [{"rel": self.roots.relative(index, p), "kind": pages.directory_kind(p)}
+                   for p in pages.folder_entries(path)]
+        return self.render("folder.html", **common, entries=entries)
+
+    def sweep(self, path: Path, common: dict[str, Any]) -> str:
+        """The page itself is light; the server fills the table and the report from /api (a static page
+        carries both)."""
+        rows = summary = None
+        if self.links.static:
+            found = pages.sweep_rows(path)
+            rows = self.table_rows(common["index"], path, found)
+            summary = self.summary(common["index"], common["rel"])
+        return self.render("sweep.html", **common, rows=rows, summary=summary, filters=pages.FILTERS,
+                           live=pages.sweep_is_running(path))
+
+    def summary(self, index: int, rel: str) -> str:
+        path = self.roots.resolve(index, rel)
+        report = pages.sweep_summary(pages.sweep_rows(path), self.compare_published)
+        return self.render("_summary.html", s=report)
+
+    def table_rows(self, index: int, path: Path, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        base = self.roots.relative(index, path)
+        return pages.table_rows(rows, lambda run_dir: self.links.page(index, f"{base}/{run_dir}".strip("/")))
+
+    def rows_json(self, index: int, rel: str) -> bytes:
+        """The table as JSON; a finished sweep's is built once per version of its results file."""
+        path = self.roots.resolve(index, rel)
+        if pages.sweep_is_running(path):
+            return self._rows_json(index, path, None)
+        return self._rows_json(index, path, (path / sweep.RESULTS_JSONL).stat().st_mtime_ns)
+
+    @functools.lru_cache(maxsize=4)
+    def _rows_json(self, index: int, path: Path, version: int | None) -> bytes:
+        table = self.table_rows(index, path, pages.sweep_rows(path))
+        text = json.dumps({**table, "live": version is None}, ensure_ascii=False, separators=(",", ":"))
+        return self.roots.redact(text).encode("utf-8")
+
+    def event(self, index: int, rel: str, number: int) -> str:
+        events = pages.trace_events(self.roots.resolve(index, rel))
+        if not 0 <= number < len(events):
+            raise FileNotFoundError(f"no event {number}")
+        return self.render("_body.html", body=pages.event_body(events, number))
+
+    def inline_bodies(self, path: Path) -> dict[int, str] | None:
+        """Static pages cannot fetch: they carry every item's content."""
+        if not self.links.static:
+            return None
+        events = pages.trace_events(path)
+        return {i: self.render("_body.html", body=pages.event_body(events, i)) for i in range(len(events))}
+
+    def errors(self, index: int, rel: str) -> str:
+        path = self.roots.resolve(index, rel)
+        analysis = pages.error_analysis(path)
+        for found in analysis["groups"].values():
+            for _, refs in found:
+                for ref in refs:
+                    ref["href"] = self.links.page(index, self.roots.relative(index, ref["run_dir"]))
+        return self.render("errors.html", index=index, rel=rel, title=self.name(index, rel),
+                           kind="errors", analysis=analysis)
