@@ -54,6 +54,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import pandas as pd
 
 from autonesy.graph import sweep as sweep_module
+from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
 from autonesy.tasks.task import DETAIL_LEVELS
 
@@ -76,7 +77,7 @@ PUBLISHED: dict[str, dict[str, Any]] = {
 }
 
 
-class ReportError(ValueError):
+class ReportError(AutonesyError, ValueError):
     """Nothing to report on (no results found), or an unusable option."""
 
 

@@ -36,6 +36,8 @@ from autonesy.graph.checkpoint_store import CheckpointError, data_checkpointer
 from autonesy.graph.trace import Tracer
 from autonesy.tasks.registry import load_task
 from autonesy.tasks.task import Task
+from autonesy.tools.config import COMPILE_TIME_LIMIT_S, LLM_TIMEOUT_S, MAX_REPAIRS
+from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
 
 VERSIONED_PACKAGES = ("autonesy-agent", "langgraph", "langchain-openai", "langchain-core", "python-sat", "pysdd",
@@ -43,7 +45,7 @@ VERSIONED_PACKAGES = ("autonesy-agent", "langgraph", "langchain-openai", "langch
 THREAD = {"configurable": {"thread_id": "attempt"}, "recursion_limit": 100}
 
 
-class RunError(ValueError):
+class RunError(AutonesyError, ValueError):
     """A run that cannot start (bad option, a run directory holding another run)."""
 
 
@@ -55,9 +57,9 @@ class RunConfig:
     detail: str = "detailed"
     policy: str | None = None  # default: the prompt style's policy
     llm: str | None = None  # default: $AUTONESY_LLM, else the embedded local model
-    max_repairs: int = 5
-    compile_time_limit_s: float = 60.0
-    llm_timeout_s: float = 120.0
+    max_repairs: int = MAX_REPAIRS
+    compile_time_limit_s: float = COMPILE_TIME_LIMIT_S
+    llm_timeout_s: float = LLM_TIMEOUT_S
     max_tokens: int | None = None  # None: the backend's default (the local model caps its own)
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -68,6 +68,8 @@ from autonesy.agents.prompts import PROMPT_STYLES
 from autonesy.graph.run import RunConfig, RunError, run_attempt
 from autonesy.tasks.registry import TASK_NAMES, load_task
 from autonesy.tasks.task import DETAIL_LEVELS, TaskError
+from autonesy.tools.config import LLM_TIMEOUT_S
+from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
 
 EXECUTORS = ("local", "process", "ray")
@@ -126,7 +128,7 @@ ROW_FIELDS: dict[str, str] = {
 TIMING_FIELDS = ("wall_seconds", "llm_seconds")  # differ between two runs of the same sweep
 
 
-class SweepError(ValueError):
+class SweepError(AutonesyError, ValueError):
     """A sweep that cannot start (bad grid, unusable option, a directory held by another sweep)."""
 
 
@@ -146,7 +148,7 @@ class SweepSpec:
     max_repairs: int = 5
     max_tokens: int | None = None
     compile_time_limit_s: float = 60.0
-    llm_timeout_s: float = 120.0
+    llm_timeout_s: float = LLM_TIMEOUT_S
 
     def to_dict(self) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}

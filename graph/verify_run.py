@@ -32,6 +32,8 @@ from autonesy.graph.run import package_versions
 from autonesy.graph.trace import Tracer
 from autonesy.graph.verify import (FEEDBACK_MODES, RECURSION_LIMIT, VERIFIERS, VerifyAgents, VerifyRuntime,
                                    build_verify_graph, initial_state)
+from autonesy.tools.config import CHECKER_TIMEOUT_S, LLM_TIMEOUT_S, MAX_REFLECTIONS
+from autonesy.tools.errors import AutonesyError
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.user_checkers import UserChecker, load_user_checkers
 
@@ -39,7 +41,7 @@ ROLES = ("formulation", "checker", "judge", "writer")
 THREAD = "verify"
 
 
-class VerifyError(ValueError):
+class VerifyError(AutonesyError, ValueError):
     """A verification that cannot start (bad option, a run directory holding another run); one line."""
 
 
@@ -51,13 +53,13 @@ class VerifyConfig:
     checker_llm: str | None = None  # planning and checker code
     judge_llm: str | None = None
     writer_llm: str | None = None  # follow: the model that writes the responses
-    max_reflections: int = 3
+    max_reflections: int = MAX_REFLECTIONS
     max_formulation_repairs: int = 2
     checkers: list[str] = field(default_factory=list)  # user checker modules (paths, modules, module:function)
     entry_point_checkers: bool = False
-    llm_timeout_s: float = 120.0
+    llm_timeout_s: float = LLM_TIMEOUT_S
     max_tokens: int | None = None
-    checker_wall_s: float = 10.0
+    checker_wall_s: float = CHECKER_TIMEOUT_S
     budget: int = 0  # follow: responses written at most (0: verify only)
     feedback: str = "explanation"  # follow: explanation | boolean
 

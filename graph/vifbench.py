@@ -35,6 +35,7 @@ from autonesy.graph.verify_run import (Backends, VerifyConfig, VerifyError, _wri
                                        make_runtime, run_graph, sha)
 from autonesy.tasks.vifbench import GROUPS, Instruction, generate_instruction, label_distribution
 from autonesy.tasks.vifbench.generator import constraint_counts, record
+from autonesy.tools.config import LLM_TIMEOUT_S
 from autonesy.tools.verify_metrics import scores
 
 DATA_FILE = "vifbench.jsonl"
@@ -80,7 +81,7 @@ def _llm_outputs(item, writer: WriterAgent, tracer: Tracer, attempts: int = 3) -
 
 
 def generate_data(out: Path, count: int, seed: int = 0, *, llm: str | None = None, backend: ChatBackend | None = None,
-                  llm_timeout_s: float = 120.0, notify: Callable[[str], None] = lambda m: None) -> dict[str, Any]:
+                  llm_timeout_s: float = LLM_TIMEOUT_S, notify: Callable[[str], None] = lambda m: None) -> dict[str, Any]:
     """``count`` instructions, a sat and an unsat output each; offline unless an LLM is given."""
     if count < 1:
         raise VerifyError("--count must be at least 1")

@@ -44,12 +44,13 @@ import numpy as np
 
 from autonesy.tools.cnf import CNF
 from autonesy.tools.compile import DEFAULT_TIME_LIMIT_S, CompilationBudgetExceeded, CompiledSDD, compile_to_sdd
+from autonesy.tools.errors import AutonesyError
 
 if TYPE_CHECKING:
     import torch
 
 
-class UnsatisfiableConstraint(ValueError):
+class UnsatisfiableConstraint(AutonesyError, ValueError):
     """The formula has no model over the task variables: no predictor can be trained on it."""
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 import numpy as np
 
 from autonesy.tools.cnf import CNF
+from autonesy.tools.errors import AutonesyError
 
 if TYPE_CHECKING:  # the expression tree type, only for annotations
     from autonesy.tools.formats.expr import Expr
@@ -24,7 +25,7 @@ _NAT_KEYWORDS = frozenset({"AND", "OR", "NOT", "IMPLIES", "IFF", "XOR", "TRUE", 
 RESERVED_NAMES = frozenset({"cp", "sp", "S", "E", "I", "N", "O", "Q"})
 
 
-class TaskError(ValueError):
+class TaskError(AutonesyError, ValueError):
     """A task definition that cannot be used; the message says which part and why."""
 
 

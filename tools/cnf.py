@@ -11,10 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from autonesy.tools.errors import AutonesyError
+
 Clause = tuple[int, ...]
 
 
-class DimacsError(ValueError):
+class DimacsError(AutonesyError, ValueError):
     """A DIMACS text that cannot be read; the message says where and what was expected."""
 
 

@@ -18,13 +18,15 @@ import numpy as np
 from pysdd.sdd import SddManager, SddNode, Vtree
 
 from autonesy.tools.cnf import CNF
+from autonesy.tools.config import COMPILE_TIME_LIMIT_S
+from autonesy.tools.errors import AutonesyError
 
-DEFAULT_TIME_LIMIT_S = 60.0
+DEFAULT_TIME_LIMIT_S = COMPILE_TIME_LIMIT_S
 DEFAULT_SIZE_LIMIT = 5_000_000
 VTREE_TYPES = ("balanced", "right", "left", "vertical")
 
 
-class CompilationBudgetExceeded(RuntimeError):
+class CompilationBudgetExceeded(AutonesyError, RuntimeError):
     """The SDD outgrew its time or size budget; the message says which and how far it got."""
 
 

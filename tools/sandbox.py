@@ -63,6 +63,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from autonesy.tools.errors import AutonesyError
+
 HARNESS = Path(__file__).with_name("_sandbox_harness.py")
 HARNESS_INSIDE = "/.autonesy/harness.py"
 WORKDIR = "/sandbox"  # the private tmpfs: working directory, HOME and TMPDIR of the program
@@ -74,7 +76,7 @@ AUDIT_HOOK = True  # the second layer; tests turn it off to show that the OS lay
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
 
 
-class SandboxError(RuntimeError):
+class SandboxError(AutonesyError, RuntimeError):
     """The sandbox cannot run programs here (isolation unavailable): one line saying what is missing."""
 
 

@@ -31,11 +31,12 @@ from types import ModuleType
 from typing import Any, Callable, Iterable
 
 from autonesy.tools.checkers import CHECKER_ATTRIBUTE, CheckerInfo
+from autonesy.tools.errors import AutonesyError
 
 ENTRY_POINT_GROUP = "autonesy.verify_checkers"
 
 
-class UserCheckerError(ValueError):
+class UserCheckerError(AutonesyError, ValueError):
     """A --checkers spec that names nothing usable (one line)."""
 
 

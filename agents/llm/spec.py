@@ -32,13 +32,15 @@ from autonesy.agents.llm.chat import ChatBackend, LangChainChatBackend
 from autonesy.agents.llm.errors import LLMError
 from autonesy.agents.llm.openai_compat import openai_chat_model
 from autonesy.agents.llm.replay import ReplayBackend
+from autonesy.tools.config import (
+    DEFAULT_LLM, LLM_ENV, LLM_KEY_ENV, LLM_TIMEOUT_S, OPENAI_BASE_URL, OPENAI_BASE_URL_ENV, OPENAI_KEY_ENV, env,
+)
 
-DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_TIMEOUT_S = LLM_TIMEOUT_S
 DEFAULT_MAX_TOKENS = 4096
-OPENAI_BASE_URL = "https://api.openai.com/v1"
 OPENAI_HOST = "api.openai.com"
 DUMMY_API_KEY = "not-needed"
-KEY_ENV_VARS = ("AUTONESY_LLM_API_KEY", "OPENAI_API_KEY")
+KEY_ENV_VARS = (LLM_KEY_ENV, OPENAI_KEY_ENV)
 ACCEPTED_FORMS = (
     "'openai:MODEL', 'http(s)://HOST:PORT/v1@MODEL', 'local', 'local:PATH.gguf', "
     "'replay:TRACE.jsonl', or the path of a TOML file with an [llm] table"
@@ -47,7 +49,7 @@ ACCEPTED_FORMS = (
 
 def default_llm_spec() -> str:
     """``$AUTONESY_LLM`` when set, else ``local`` (the embedded smoke-test model)."""
-    return os.environ.get("AUTONESY_LLM", "").strip() or "local"
+    return env(LLM_ENV) or DEFAULT_LLM
 
 
 def public_url(url: str) -> str:
@@ -235,7 +237,7 @@ def backend_from_spec(
         model = spec[len("openai:") :].strip()
         if not model:
             raise LLMError("config", "'openai:' needs a model name, e.g. openai:gpt-4o-mini")
-        base_url = os.environ.get("OPENAI_BASE_URL", "").strip() or OPENAI_BASE_URL
+        base_url = env(OPENAI_BASE_URL_ENV) or OPENAI_BASE_URL
         names = ("OPENAI_API_KEY",) if urlsplit(base_url).hostname == OPENAI_HOST else ("AUTONESY_LLM_API_KEY",)
         api_key = _key_from_env(names, None)
         if not api_key:

@@ -45,6 +45,7 @@ from typing import Any
 
 from autonesy.tasks.adapters import AdapterError
 from autonesy.tasks.task import RESERVED_NAMES, Descriptions, Task, TaskMetadata, Variable
+from autonesy.tools.config import cache_dir
 
 MAX_TASK_VARS = 400
 CONVERSION_VERSION = 1
@@ -280,12 +281,7 @@ def collect(ns, submitted):
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("AUTONESY_CACHE_DIR", "").strip()
-    if not base:
-        import platformdirs
-
-        base = platformdirs.user_cache_dir("autonesy-agent")
-    return Path(base) / "dcpbench"
+    return cache_dir("dcpbench")
 
 
 def _conversion_key(problem: Problem) -> str:

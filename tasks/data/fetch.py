@@ -30,12 +30,14 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 from urllib.parse import urlsplit
 
+from autonesy.tools.errors import AutonesyError
+
 CONNECT_TIMEOUT_S = 10.0
 CHUNK = 1 << 20
 USER_AGENT = "autonesy-agent (dataset fetch)"
 
 
-class FetchError(RuntimeError):
+class FetchError(AutonesyError, RuntimeError):
     """A download or unpacking that failed; the message is one line saying why."""
 
 

@@ -43,12 +43,11 @@ from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
-import platformdirs
 
 from autonesy.tasks.task import TaskError
+from autonesy.tools.config import DATA_DIR_ENV, user_cache_dir
 
-ENV_VAR = "AUTONESY_DATA_DIR"
-APP_NAME = "autonesy-agent"
+ENV_VAR = DATA_DIR_ENV
 GENERATED = "generated"
 SPLITS = ("train", "val", "test")
 MANIFEST = "manifest.json"
@@ -67,7 +66,7 @@ def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
     env = os.environ.get(ENV_VAR, "").strip()
     if env:
         return Path(env).expanduser()
-    return Path(platformdirs.user_cache_dir(APP_NAME)) / "data"
+    return user_cache_dir() / "data"
 
 
 def entry_name(seed: int, sizes: Mapping[str, int]) -> str:

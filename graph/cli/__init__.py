@@ -1,0 +1,30 @@
+"""The ``autonesy-agent`` command line: a thin layer over tasks/, tools/ and the runners in graph/.
+
+One module per command group; each has ``register(app)``. Building the app imports typer and rich
+only: every command imports what it needs when it runs, so ``--help`` and ``tasks`` answer at once.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from autonesy.graph.cli import compile, data, report, run, score, sweep, tasks, trace, verify, view
+from autonesy.graph.cli.common import UserError, user_errors
+from autonesy.graph.cli.run import task_data, training_labels
+
+app = typer.Typer(
+    name="autonesy-agent",
+    help="LLM agents that formalize constraints into CNF, score them against expert formulas, and train NeSy predictors.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+for _group in (tasks, data, score, compile, run, trace, view, sweep, report, verify):
+    _group.register(app)
+
+
+def main() -> None:  # pragma: no cover - console-script entry
+    app()
+
+
+__all__ = ["UserError", "app", "main", "task_data", "training_labels", "user_errors"]

@@ -1,0 +1,76 @@
+"""What every command shares: the consoles, the JSON printer, one-line errors and the common options.
+
+Conventions: a problem the user can fix (any :class:`AutonesyError`, a file that cannot be read)
+prints one ``error: …`` line and exits 1 (``verify`` and ``follow``: 2); ``--json`` prints JSON only.
+Nothing heavy is imported here: ``--help`` must answer at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from autonesy.tools.config import DATA_DIR_ENV, LLM_ENV, LLM_TIMEOUT_S, MAX_REFLECTIONS, MAX_REPAIRS
+from autonesy.tools.errors import AutonesyError, one_line
+
+console = Console()
+errors = Console(stderr=True)
+
+
+class UserError(AutonesyError):
+    """A wrong or inconsistent command-line argument."""
+
+
+@contextlib.contextmanager
+def user_errors(code: int = 1) -> Iterator[None]:
+    """Turn a problem the user can fix into one ``error:`` line on stderr and exit ``code``."""
+    try:
+        yield
+    except (AutonesyError, OSError, UnicodeDecodeError) as error:
+        typer.echo(f"error: {one_line(error)}", err=True)
+        raise typer.Exit(code) from None
+
+
+def print_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, default=str))
+
+
+def say(text: str, **style: Any) -> None:
+    """Print plain text (no markup, no highlighting: names and formulas may hold brackets)."""
+    console.print(text, highlight=False, markup=False, **style)
+
+
+def progress_printer(quiet: bool):
+    """The ``notify`` callback of the runners: progress lines on stderr, none with ``--json``."""
+    return (lambda message: None) if quiet else (lambda message: errors.print(message, markup=False))
+
+
+LLM_HELP = (
+    f"openai:MODEL | http://HOST:PORT/v1@MODEL | local | replay:TRACE | CONFIG.toml (default: ${LLM_ENV}, else local)."
+)
+DATA_DIR_HELP = f"Data directory (default: ${DATA_DIR_ENV}, else the user cache directory)."
+
+
+def llm_timeout_option() -> Any:
+    return typer.Option(LLM_TIMEOUT_S, "--llm-timeout", min=0.1, help="Seconds to wait for one LLM answer.")
+
+
+def max_repairs_option() -> Any:
+    return typer.Option(MAX_REPAIRS, "--max-repairs", min=0, help="Syntax-repair rounds before rejecting.")
+
+
+def max_reflections_option(help: str | None = None) -> Any:
+    return typer.Option(MAX_REFLECTIONS, "--max-reflections", min=0, help=help)
+
+
+def data_dir_option(*names: str, help: str = DATA_DIR_HELP) -> Any:
+    return typer.Option(None, "--data-dir", *names, help=help)
+
+
+def json_option(help: str | None = None) -> Any:
+    return typer.Option(False, "--json", help=help)

@@ -1,0 +1,46 @@
+"""``report``: the paper's tables and plots from sweep and run directories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from autonesy.graph.cli.choices import REPORT_FORMATS, listed
+from autonesy.graph.cli.common import UserError, errors, user_errors
+
+
+def report(
+    dirs: list[Path] = typer.Argument(..., help="Sweep directories, results.jsonl files or run directories."),
+    fmt: str = typer.Option(
+        "md", "--format", help=f"Printed format: {listed(REPORT_FORMATS)} (files are written in all three)."
+    ),
+    out: Path | None = typer.Option(None, "--out", help="Folder for the tables and plots (default: DIR/report)."),
+    compare_published: bool = typer.Option(
+        False, "--compare-published", help="Put the published auto-nesy-bench figures next to ours."
+    ),
+    no_plots: bool = typer.Option(False, "--no-plots", help="Skip the PNG plots."),
+    html: bool = typer.Option(
+        False, "--html", help="Also write the viewer's pages as a static site (OUT/html/index.html)."
+    ),
+) -> None:
+    """The paper's tables (by description, prompting and format; per LLM; downstream) and plots."""
+    with user_errors():
+        if fmt not in REPORT_FORMATS:
+            raise UserError(f"unknown --format {fmt!r}; choose one of {listed(REPORT_FORMATS)}")
+        from autonesy.graph.report import build_report
+
+        result = build_report(dirs, out, compare_published=compare_published, plots=not no_plots)
+        if html:
+            from autonesy.graph.view.export import export_html
+
+            site = export_html(dirs, result.folder / "html", compare_published=compare_published)
+    typer.echo(result.render(fmt))
+    if result.plots:
+        errors.print(f"plots: {', '.join(str(p) for p in result.plots)}", highlight=False, markup=False)
+    if html:
+        errors.print(f"html: {site}", highlight=False, markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report")(report)

@@ -1,0 +1,153 @@
+"""``run``: formalize one task end to end; ``task_data`` / ``training_labels`` resolve a task's data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from autonesy.graph.cli.choices import DETAIL_LEVELS, FORMATS, POLICIES, listed
+from autonesy.graph.cli.common import (
+    LLM_HELP,
+    UserError,
+    console,
+    data_dir_option,
+    json_option,
+    llm_timeout_option,
+    max_repairs_option,
+    print_json,
+    progress_printer,
+    say,
+    user_errors,
+)
+
+
+def task_data(task_spec: str, data_dir: Path | None):
+    """The task's annotated splits (built on first use) for the oracle test and training; None for
+    tasks without data (task files, external benchmarks)."""
+    from autonesy.tasks.data.dataset import load_dataset
+    from autonesy.tasks.registry import CATALOGUE
+
+    if task_spec not in CATALOGUE:
+        return None
+    return load_dataset(task_spec, data_dir)
+
+
+def training_labels(task_spec: str, data_dir: Path | None = None):
+    """The task's training labels for the oracle test (None for tasks without annotated data)."""
+    dataset = task_data(task_spec, data_dir)
+    return None if dataset is None else dataset.train.y
+
+
+def run(
+    task_name: str | None = typer.Option(None, "--task", help="Catalogue task name."),
+    task_file: Path | None = typer.Option(None, "--task-file", help="A user task file (*.toml)."),
+    llm: str | None = typer.Option(None, "--llm", help=LLM_HELP),
+    fmt: str = typer.Option("cpmpy", "--format", help=f"One of: {listed(FORMATS)}."),
+    prompt: str = typer.Option("zs-cot", "--prompt", help="zs or zs-cot."),
+    detail: str = typer.Option("detailed", "--detail", help=f"One of: {listed(DETAIL_LEVELS)}."),
+    policy: str | None = typer.Option(
+        None, "--policy", help=f"One of: {listed(POLICIES)} (default: the prompt style)."
+    ),
+    max_repairs: int = max_repairs_option(),
+    out: Path | None = typer.Option(None, "--out", help="Run directory (run again with the same one to resume)."),
+    llm_timeout: float = llm_timeout_option(),
+    train: str = typer.Option(
+        "none", "--train", help="NeSy predictors to train on the accepted formula: spl,sl | spl | sl | none."
+    ),
+    seeds: int = typer.Option(5, "--seeds", min=1, help="Training seeds (with --train)."),
+    epochs: int | None = typer.Option(
+        None, "--epochs", min=1, help="Training epochs (with --train; default: the trainer's)."
+    ),
+    data_dir: Path | None = data_dir_option(),
+    as_json: bool = json_option("Print the summary as JSON."),
+) -> None:
+    """Formalize one task end to end: formalize, check, repair, oracle-test, compile, score."""
+    from autonesy.graph.attempt import TrainingRequest
+    from autonesy.graph.run import RunConfig, run_attempt
+
+    with user_errors():
+        if (task_name is None) == (task_file is None):
+            raise UserError("give exactly one of --task NAME or --task-file FILE")
+        config = RunConfig(
+            task=task_name or str(task_file),
+            format=fmt,
+            prompt=prompt,
+            detail=detail,
+            policy=policy,
+            llm=llm,
+            max_repairs=max_repairs,
+            llm_timeout_s=llm_timeout,
+        )
+        dataset = task_data(config.task, data_dir)
+        training = None
+        if train != "none":
+            from autonesy.nesy.evaluate import parse_methods
+
+            if dataset is None:
+                raise UserError(f"--train needs annotated data, and task {config.task!r} has none")
+            try:
+                methods = parse_methods(train)
+            except ValueError as error:
+                raise UserError(str(error)) from None
+            training = TrainingRequest(methods, dataset, seeds, epochs, progress=not as_json)
+        labels = dataset.train.y if dataset is not None else None
+        summary = run_attempt(config, out, labels=labels, training=training, notify=progress_printer(as_json))
+    if as_json:
+        print_json(summary)
+        return
+    print_summary(summary)
+
+
+def print_summary(summary: dict) -> None:
+    status = "accepted" if summary["accepted"] else f"rejected — {summary['reason']}"
+    lines = [
+        f"{summary['task']} · {summary['format']} · {summary['policy']} · {summary['detail']} · {summary['llm']}",
+        f"outcome: {status}",
+        f"repair rounds: {summary['repair_rounds']}, semantic rounds: {summary['semantic_rounds']}, "
+        f"autofixes: {', '.join(summary['autofixes']) or 'none'}",
+        f"LLM calls: {summary['llm_calls']} ({summary['prompt_tokens']} prompt + {summary['completion_tokens']} "
+        f"completion tokens, {summary['llm_seconds']:.1f} s)",
+    ]
+    if summary["oracle_test"]:
+        o = summary["oracle_test"]
+        lines.append(
+            f"oracle test: {'passed' if o['passed'] else 'failed'} ({o['labels_checked']} labels, "
+            f"{o['labels_rejected']} rejected; {o['probes_checked']} probes: {o['too_strict']} too strict, "
+            f"{o['too_permissive']} too permissive)"
+        )
+    if summary["metrics"]:
+        m = summary["metrics"]
+        lines.append(
+            f"vs ground truth: {m['relation']}, F1 {m['f1']:.4f} (precision {m['precision']:.4f}, "
+            f"recall {m['recall']:.4f}), MC-R {m['mc_ratio']:.4g}, counts by {m['count_method']}"
+        )
+    training = summary.get("training")
+    if training and "skipped" in training:
+        lines.append(f"training: skipped — {training['skipped']}")
+    compiled = summary["compiled"]
+    if compiled:
+        lines.append(
+            f"circuit: SDD size {compiled['size']}"
+            if compiled.get("ok")
+            else f"circuit: not compiled — {compiled['note']}"
+        )
+    lines.append(f"files: {summary['run_dir']}")
+    say("\n".join(lines))
+    if training and "results" in training:
+        from rich import box
+        from rich.table import Table
+
+        from autonesy.nesy.evaluate import results_table
+
+        rows = results_table(training)
+        table = Table(title="downstream (test split, mean ± std over seeds)", box=box.SIMPLE_HEAD)
+        for column in rows[0]:
+            table.add_column(column)
+        for row in rows[1:]:
+            table.add_row(*row)
+        console.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run")(run)

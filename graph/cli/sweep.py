@@ -1,0 +1,106 @@
+"""``sweep``: a grid of attempts (LLMs × tasks × formats × prompts × details) into one results table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from autonesy.graph.cli.choices import EXECUTORS, listed
+from autonesy.graph.cli.common import (
+    errors,
+    json_option,
+    llm_timeout_option,
+    max_repairs_option,
+    print_json,
+    user_errors,
+)
+from autonesy.tools.config import LLM_ENV
+
+
+def sweep(
+    llm: list[str] | None = typer.Option(
+        None,
+        "--llm",
+        help=f"An LLM spec (repeat for several); default: ${LLM_ENV}, else local. Ignored with --policy expert.",
+    ),
+    tasks: list[str] = typer.Option(
+        ["all"],
+        "--tasks",
+        help="all | comma list of catalogue names, task files (*.toml), satbench:PATH, dcpbench:PATH.",
+    ),
+    formats: list[str] = typer.Option(
+        ["all"], "--formats", help="all | comma list of dimacs, nat, pysat, cpmpy, sympy."
+    ),
+    prompts: list[str] = typer.Option(["all"], "--prompts", help="all | comma list of zs, zs-cot."),
+    details: list[str] = typer.Option(["both"], "--details", help="both | detailed | not-detailed."),
+    policy: str | None = typer.Option(
+        None, "--policy", help="expert | oracle-feedback (default: each prompt style's benchmark policy)."
+    ),
+    repeats: int = typer.Option(1, "--repeats", min=1, help="Attempts per grid point (fresh LLM answers each)."),
+    max_repairs: int = max_repairs_option(),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, help="Attempts running at once per LLM endpoint."),
+    executor: str = typer.Option("local", "--executor", help=f"One of: {listed(EXECUTORS)}."),
+    ray_address: str | None = typer.Option(
+        None, "--ray-address", help="Ray cluster address (with --executor ray; default: a local Ray instance)."
+    ),
+    workers: int | None = typer.Option(
+        None, "--workers", min=1, help="Worker processes (with --executor process; default: min(concurrency, CPUs))."
+    ),
+    llm_timeout: float = llm_timeout_option(),
+    max_tokens: int | None = typer.Option(
+        None, "--max-tokens", min=1, help="Completion token limit (default: the backend's)."
+    ),
+    out: Path = typer.Option(..., "--out", help="Sweep directory (run again with the same one to resume)."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    as_json: bool = json_option("Print the outcome as JSON."),
+) -> None:
+    """Run a grid of attempts (LLMs × tasks × formats × prompts × details) into one results table; resumable."""
+    from autonesy.graph.cli.run import training_labels
+    from autonesy.graph.sweep import SweepSpec, run_sweep
+
+    with user_errors():
+        spec = SweepSpec(
+            tasks=tuple(tasks),
+            formats=tuple(formats),
+            prompts=tuple(prompts),
+            details=tuple(details),
+            llms=tuple(llm or ()),
+            policy=policy,
+            repeats=repeats,
+            max_repairs=max_repairs,
+            max_tokens=max_tokens,
+            llm_timeout_s=llm_timeout,
+        )
+        result = run_sweep(
+            spec,
+            out,
+            executor=executor,
+            concurrency=concurrency,
+            labels_for=training_labels,
+            ray_address=ray_address,
+            workers=workers,
+            progress=not (quiet or as_json),
+            console=errors,
+        )
+    data = result.to_dict()
+    if as_json:
+        print_json(data)
+    else:
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(data["counts"].items()))
+        typer.echo(
+            f"{data['attempts']} attempts ({counts}); ran {data['ran']} now, {data['skipped']} were already "
+            f"done; {data['seconds']:.1f} s\nresults: {data['results'][0]}, {data['results'][1]}"
+        )
+    failed = sum(data["counts"].get(status, 0) for status in ("error", "unfinished", "pending"))
+    if failed:
+        typer.echo(
+            f"error: {failed} attempts did not finish (see error.json in their directories); run the same "
+            "command again to retry them",
+            err=True,
+        )
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("sweep")(sweep)

@@ -1,0 +1,117 @@
+"""``tasks`` (the catalogue) and ``task show|export`` (one task)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from autonesy.graph.cli.common import console, json_option, print_json, say, user_errors
+
+TASK_HELP = "A catalogue task name, or a task file (*.toml)."
+
+
+def list_tasks(as_json: bool = json_option("Print a JSON list instead of a table.")) -> None:
+    """The 18-task catalogue with ground-truth statistics."""
+    from rich import box
+    from rich.table import Table
+
+    from autonesy.tasks.registry import TASK_NAMES, load_task
+    from autonesy.tasks.summary import task_summary
+
+    with user_errors():
+        rows = [task_summary(load_task(name)) for name in TASK_NAMES]
+    if as_json:
+        print_json(rows)
+        return
+    table = Table(title="auto-nesy-bench tasks", box=box.SIMPLE_HEAD)
+    table.add_column("task", no_wrap=True)
+    for column in ("vars", "clauses", "aux", "published", "models"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("counted by")
+    table.add_column("data")
+    for row in rows:
+        table.add_row(
+            row["name"],
+            str(row["num_vars"]),
+            f"{row['num_clauses']:,}",
+            str(row["num_aux_vars"]),
+            f"{row['published_clauses']:,}" if row["published_clauses"] else "—",
+            f"{row['model_count']:,}",
+            row["count_method"],
+            row["data_provenance"],
+        )
+    console.print(table)
+
+
+def show_task(
+    name: str = typer.Argument(..., help=TASK_HELP),
+    detail: str = typer.Option("detailed", "--detail", help="Description level: detailed or not-detailed."),
+    as_json: bool = json_option(),
+) -> None:
+    """Variables with meanings, the description, and ground-truth statistics."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from autonesy.tasks.registry import load_task
+    from autonesy.tasks.summary import task_record
+
+    with user_errors():
+        task = load_task(name)
+        description = task.descriptions.get(detail)
+        record = task_record(task)
+    if as_json:
+        print_json(record)
+        return
+    console.print(f"{task.name} — {task.metadata.source_dataset} ({task.metadata.licence})", style="bold", markup=False)
+    table = Table(show_header=True)
+    table.add_column("#", justify="right")
+    table.add_column("variable")
+    table.add_column("meaning")
+    for index, variable in enumerate(task.variables, start=1):
+        table.add_row(str(index), Text(variable.name), Text(variable.meaning))
+    console.print(table)
+    console.print(f"Description ({detail})", style="bold")
+    say(f"{description}\n")
+    stats = {
+        k: record[k]
+        for k in (
+            "num_clauses",
+            "num_aux_vars",
+            "published_clauses",
+            "model_count",
+            "count_method",
+            "equivalence_method",
+            "data_provenance",
+        )
+    }
+    say("Ground truth: " + ", ".join(f"{k}={v}" for k, v in stats.items()))
+    if task.metadata.design_notes:
+        say(f"Design: {task.metadata.design_notes}")
+
+
+def export_task(
+    name: str = typer.Argument(..., help=TASK_HELP),
+    out: Path = typer.Option(..., "--out", help="Directory for NAME.cnf and NAME.json."),
+) -> None:
+    """Write the ground truth as DIMACS (task variables 1..N named in comments) and the task as JSON."""
+    from autonesy.tasks.registry import load_task
+    from autonesy.tasks.summary import task_record
+    from autonesy.tools.cnf import to_dimacs
+
+    with user_errors():
+        task = load_task(name)
+        out.mkdir(parents=True, exist_ok=True)
+        cnf_path, json_path = out / f"{task.name}.cnf", out / f"{task.name}.json"
+        cnf_path.write_text(to_dimacs(task.ground_truth, task.names, comments=[f"ground truth of task {task.name}"]))
+        json_path.write_text(json.dumps(task_record(task), indent=2))
+    say(f"wrote {cnf_path} and {json_path}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("tasks")(list_tasks)
+    task_app = typer.Typer(help="Inspect and export one task.", no_args_is_help=True)
+    task_app.command("show")(show_task)
+    task_app.command("export")(export_task)
+    app.add_typer(task_app, name="task")

@@ -1,0 +1,338 @@
+"""``verify``, ``follow`` and ``vifbench generate|eval``: the instruction-following verifier.
+
+Exit codes of ``verify`` and ``follow``: 0 sat, 1 unsat (``follow``: the budget was spent without a
+sat response), 2 an error — a one-line message, or a verdict that could not be reached (``unknown``).
+``vifbench`` commands exit 1 on an error, like the rest of the command line.
+
+``--llm`` takes every spec the formalization pipeline takes, plus ``oracle`` (``vifbench eval``: the
+scripted VifBench ground-truth model built from the evaluated data — the verifier's self-test) and
+``oracle:DATA.jsonl`` (the same, from a data file, for any command).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from autonesy.graph.cli.choices import FEEDBACK_MODES, VERIFIERS, listed
+from autonesy.graph.cli.common import (
+    LLM_HELP,
+    UserError,
+    console,
+    json_option,
+    llm_timeout_option,
+    max_reflections_option,
+    print_json,
+    progress_printer,
+    say,
+    user_errors,
+)
+from autonesy.tools.config import CHECKER_TIMEOUT_S
+
+VERIFY_LLM_HELP = LLM_HELP.replace(" (default:", " | oracle:DATA.jsonl (default:")
+CHECKERS_HELP = "User checker module: FILE.py, MODULE or MODULE:FUNCTION (repeatable)."
+
+
+def _read(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"the {what} file {path} does not exist") from None
+    except IsADirectoryError:
+        raise UserError(f"the {what} file {path} is a directory") from None
+
+
+def oracle_backend(records: list[dict[str, Any]]):
+    """The scripted VifBench ground-truth model answering from ``records``, as a chat backend."""
+    from autonesy.agents.llm import LangChainChatBackend
+    from autonesy.agents.verify import oracle_chat_model
+
+    return LangChainChatBackend(oracle_chat_model(records), "oracle", "vifbench-oracle", retries=1)
+
+
+def _special(spec: str | None, records: list[dict[str, Any]] | None = None):
+    """A backend for the ``oracle`` specs; None for every other spec (resolved by ``backend_from_spec``)."""
+    if spec is None:
+        return None
+    if spec == "oracle":
+        if records is None:
+            raise UserError("'--llm oracle' answers from the evaluated data; elsewhere write oracle:DATA.jsonl")
+        return oracle_backend(records)
+    if spec.startswith("oracle:"):
+        from autonesy.graph.vifbench import read_data
+
+        return oracle_backend(read_data(Path(spec[len("oracle:") :])))
+    return None
+
+
+def _role_backends(specs: dict[str, str | None], records=None) -> dict[str, Any]:
+    """Backends for the roles whose spec is an ``oracle`` spec (one backend per distinct spec)."""
+    found, made = {}, {}
+    for role, spec in specs.items():
+        if spec is not None and spec not in made:
+            made[spec] = _special(spec, records)
+        if spec is not None and made[spec] is not None:
+            found[role] = made[spec]
+    return found
+
+
+def _is_special(spec: str | None) -> bool:
+    return spec is not None and (spec == "oracle" or spec.startswith("oracle:"))
+
+
+def _verifiers(values: list[str]) -> list[str]:
+    names = [name.strip() for value in values for name in value.split(",") if name.strip()]
+    for name in names:
+        if name not in VERIFIERS:
+            raise UserError(f"unknown verifier {name!r}; choose among {listed(VERIFIERS)}")
+    return names or ["nsvif"]
+
+
+def _print_verification(summary: dict[str, Any]) -> None:
+    status = summary["status"]
+    llms = " + ".join(sorted(set(summary["llms"].values())))
+    lines = [f"{status} · {summary['verifier']} · {llms}"]
+    if summary.get("rounds") is not None:
+        lines.append(
+            f"rounds: {summary['rounds']} of {summary['budget']} ({summary['feedback']} feedback): "
+            + " → ".join(h["verdict"] for h in summary["history"])
+        )
+    say("\n".join(lines))
+    if summary["constraints"]:
+        from rich import box
+        from rich.table import Table
+
+        table = Table(box=box.SIMPLE_HEAD)
+        for column in ("id", "kind", "checked by", "holds", "constraint"):
+            table.add_column(column)
+        for c in summary["constraints"]:
+            value = c.get("value")
+            table.add_row(
+                c["id"],
+                str(c.get("kind") or "—"),
+                str(c.get("method") or "—"),
+                "—" if value is None else ("yes" if value else "no"),
+                c["summary"],
+            )
+        console.print(table)
+        say(f"formula:\n{summary['formula']}")
+    say(summary["explanation"] or summary["reason"])
+    say(
+        f"LLM calls: {summary['llm_calls']} ({summary['prompt_tokens']} prompt + {summary['completion_tokens']} "
+        f"completion tokens, {summary['llm_seconds']:.1f} s; {summary['cached_calls']} cached), checker runs: "
+        f"{summary['checker_runs']} ({summary['checker_seconds']:.2f} s), wall {summary['wall_seconds']:.1f} s"
+    )
+    say(f"files: {summary['run_dir']}")
+
+
+def _exit_code(summary: dict[str, Any]) -> int:
+    return {"sat": 0, "unsat": 1}.get(summary["status"], 2)
+
+
+def verify(
+    instruction: Path = typer.Option(..., "--instruction", help="A text file holding the instruction."),
+    output: Path = typer.Option(..., "--output", help="A text file holding the response to verify."),
+    llm: str | None = typer.Option(None, "--llm", help=VERIFY_LLM_HELP),
+    formulation_llm: str | None = typer.Option(
+        None, "--formulation-llm", help="LLM of the formulation agent (default: --llm)."
+    ),
+    checker_llm: str | None = typer.Option(
+        None, "--checker-llm", help="LLM of the checking agent: plans and checker code (default: --llm)."
+    ),
+    judge_llm: str | None = typer.Option(None, "--judge-llm", help="LLM of the judge (default: --llm)."),
+    verifier: str = typer.Option("nsvif", "--verifier", help=f"One of: {listed(VERIFIERS)}."),
+    checkers: list[str] = typer.Option([], "--checkers", help=CHECKERS_HELP),
+    entry_points: bool = typer.Option(
+        False,
+        "--entry-point-checkers",
+        help="Also load checkers installed under the autonesy.verify_checkers entry points.",
+    ),
+    max_reflections: int = max_reflections_option("Self-reflection rounds on a failing checker before the LLM judges."),
+    checker_timeout: float = typer.Option(
+        CHECKER_TIMEOUT_S, "--checker-timeout", min=0.1, help="Seconds one checker run may take."
+    ),
+    out: Path | None = typer.Option(None, "--out", help="Run directory (the same one resumes)."),
+    llm_timeout: float = llm_timeout_option(),
+    as_json: bool = json_option("Print the summary as JSON."),
+) -> None:
+    """Verify that a response follows an instruction: exit 0 if sat, 1 if unsat, 2 on an error."""
+    from autonesy.graph.verify_run import VerifyConfig, verify_output
+
+    with user_errors(2):
+        text, response = _read(instruction, "instruction"), _read(output, "output")
+        specs = {
+            "formulation": formulation_llm or llm,
+            "checker": checker_llm or llm,
+            "judge": judge_llm or llm,
+            "writer": llm,
+        }
+        given = _role_backends(specs)
+        config = VerifyConfig(
+            verifier=verifier,
+            llm="oracle" if _is_special(llm) else llm,
+            formulation_llm=formulation_llm,
+            checker_llm=checker_llm,
+            judge_llm=judge_llm,
+            checkers=list(checkers),
+            entry_point_checkers=entry_points,
+            max_reflections=max_reflections,
+            checker_wall_s=checker_timeout,
+            llm_timeout_s=llm_timeout,
+        )
+        summary = verify_output(text, response, config, out, backends=given, notify=progress_printer(as_json))
+    if as_json:
+        print_json(summary)
+    else:
+        _print_verification(summary)
+    raise typer.Exit(_exit_code(summary))
+
+
+def follow(
+    instruction: Path = typer.Option(..., "--instruction", help="A text file holding the instruction."),
+    llm: str | None = typer.Option(None, "--llm", help=VERIFY_LLM_HELP),
+    writer_llm: str | None = typer.Option(None, "--writer-llm", help="LLM that writes the responses (default: --llm)."),
+    judge_llm: str | None = typer.Option(None, "--judge-llm", help="LLM of the judge (default: --llm)."),
+    verifier: str = typer.Option("nsvif", "--verifier", help=f"One of: {listed(VERIFIERS)}."),
+    feedback: str = typer.Option(
+        "explanation",
+        "--feedback",
+        help=f"What the writer is told after a failed check: {' or '.join(FEEDBACK_MODES)} (the verdict only).",
+    ),
+    budget: int = typer.Option(5, "--budget", min=1, help="Responses written at most."),
+    checkers: list[str] = typer.Option([], "--checkers", help=CHECKERS_HELP),
+    max_reflections: int = max_reflections_option(),
+    out: Path | None = typer.Option(None, "--out", help="Run directory (the same one resumes)."),
+    llm_timeout: float = llm_timeout_option(),
+    as_json: bool = json_option(),
+) -> None:
+    """Write a response, verify it, rewrite it with the explanation until it is sat or the budget is spent."""
+    from autonesy.graph.verify_run import VerifyConfig, verify_output
+
+    with user_errors(2):
+        text = _read(instruction, "instruction")
+        specs = {"formulation": llm, "checker": llm, "judge": judge_llm or llm, "writer": writer_llm or llm}
+        given = _role_backends(specs)
+        config = VerifyConfig(
+            verifier=verifier,
+            llm="oracle" if _is_special(llm) else llm,
+            judge_llm=judge_llm,
+            writer_llm=writer_llm,
+            checkers=list(checkers),
+            max_reflections=max_reflections,
+            llm_timeout_s=llm_timeout,
+            budget=budget,
+            feedback=feedback,
+        )
+        summary = verify_output(text, None, config, out, backends=given, notify=progress_printer(as_json))
+    if as_json:
+        print_json(summary)
+    else:
+        _print_verification(summary)
+        say("final response:\n" + summary.get("output", ""))
+    raise typer.Exit(_exit_code(summary))
+
+
+def generate(
+    out: Path = typer.Option(..., "--out", help="Directory for vifbench.jsonl and stats.json."),
+    count: int = typer.Option(50, "--count", min=1, help="Instructions (each gets a sat and an unsat response)."),
+    seed: int = typer.Option(0, "--seed"),
+    llm: str | None = typer.Option(
+        None, "--llm", help="Let this LLM write the responses (default: synthesised offline). " + VERIFY_LLM_HELP
+    ),
+    llm_timeout: float = llm_timeout_option(),
+    as_json: bool = json_option(),
+) -> None:
+    """Generate labelled <instruction, response, verdict> pairs over the VifBench constraint types."""
+    from autonesy.graph.vifbench import generate_data
+
+    with user_errors(1):
+        backend = _special(llm) if _is_special(llm) else None
+        summary = generate_data(
+            out, count, seed, llm=None if backend else llm, backend=backend, llm_timeout_s=llm_timeout
+        )
+    if as_json:
+        print_json(summary)
+        return
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=f"{summary['pairs']} labelled pairs in {summary['data']}", box=box.SIMPLE_HEAD)
+    for column in ("group", "instructions", "sat", "unsat", "mean constraints", "labels true", "labels false", "clean"):
+        table.add_column(column, justify="right")
+    for group, row in summary["distribution"].items():
+        table.add_row(
+            group,
+            str(row["instructions"]),
+            str(row["sat"]),
+            str(row["unsat"]),
+            f"{row['mean_constraints']:.1f}",
+            str(row["labels_true"]),
+            str(row["labels_false"]),
+            f"{100 * row['clean_share']:.0f}%",
+        )
+    console.print(table)
+    say("sources: " + ", ".join(f"{k} {v}" for k, v in summary["sources"].items()))
+
+
+def evaluate(
+    data: Path = typer.Option(..., "--data", help="vifbench.jsonl (or the directory holding it)."),
+    verifier: list[str] = typer.Option(
+        ["nsvif"], "--verifier", help=f"{' | '.join(VERIFIERS)}; repeat or comma-separate to compare."
+    ),
+    llm: str | None = typer.Option(None, "--llm", help=VERIFY_LLM_HELP + " 'oracle': the ground-truth self-test."),
+    formulation_llm: str | None = typer.Option(None, "--formulation-llm"),
+    checker_llm: str | None = typer.Option(None, "--checker-llm"),
+    judge_llm: str | None = typer.Option(None, "--judge-llm"),
+    checkers: list[str] = typer.Option([], "--checkers", help=CHECKERS_HELP),
+    max_reflections: int = max_reflections_option(),
+    out: Path = typer.Option(
+        ..., "--out", help="Directory for results, metrics.json and report.md (the same one resumes)."
+    ),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N pairs."),
+    workers: int = typer.Option(1, "--workers", min=1, help="Verifications run at the same time."),
+    llm_timeout: float = llm_timeout_option(),
+    as_json: bool = json_option(),
+) -> None:
+    """Score verifiers on labelled pairs: F1, precision, recall, pass@1, FP/FN, per complexity group, cost."""
+    from autonesy.graph.verify_run import VerifyConfig
+    from autonesy.graph.vifbench import evaluate as run_eval
+    from autonesy.graph.vifbench import read_data, report_markdown
+
+    with user_errors(1):
+        names = _verifiers(verifier)
+        records = read_data(data, limit) if "oracle" in (llm, formulation_llm, checker_llm, judge_llm) else None
+        specs = {
+            "formulation": formulation_llm or llm,
+            "checker": checker_llm or llm,
+            "judge": judge_llm or llm,
+            "writer": llm,
+        }
+        given = _role_backends(specs, records)
+        config = VerifyConfig(
+            llm="oracle" if _is_special(llm) else llm,
+            formulation_llm=formulation_llm,
+            checker_llm=checker_llm,
+            judge_llm=judge_llm,
+            checkers=list(checkers),
+            max_reflections=max_reflections,
+            llm_timeout_s=llm_timeout,
+        )
+        report = run_eval(
+            data, names, config, out, backends=given, limit=limit, workers=workers, notify=progress_printer(as_json)
+        )
+    if as_json:
+        print_json(report)
+        return
+    say(report_markdown(report))
+    say(f"files: {report['out']}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("verify")(verify)
+    app.command("follow")(follow)
+    vifbench_app = typer.Typer(help="VifBench-style labelled data and verifier evaluation.", no_args_is_help=True)
+    vifbench_app.command("generate")(generate)
+    vifbench_app.command("eval")(evaluate)
+    app.add_typer(vifbench_app, name="vifbench")
