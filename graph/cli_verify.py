@@ -240,6 +240,21 @@ def register(app: typer.Typer) -> None:
         console.print(table)
         console.print("sources: " + ", ".join(f"{k} {v}" for k, v in summary["sources"].items()), highlight=False, markup=False)
 
+    import_app = typer.Typer(help="Labelled data from other benchmarks, as VifBench records.", no_args_is_help=True)
+    vifbench_app.add_typer(import_app, name="import")
+
+    @import_app.command("ifeval")
+    def import_ifeval_command(
+        out: Path = typer.Option(..., "--out", help="Directory for vifbench.jsonl and stats.json."),
+        source: Optional[Path] = typer.Option(None, "--source", help="Labelled IFEval rows (default: the shipped GPT-4 file)."),
+    ) -> None:
+        """IFEval's 541 prompts with GPT-4's responses, labelled by IFEval's checkers (Apache-2.0)."""
+        from autonesy.graph.vifbench import import_ifeval
+
+        with one_line_errors(1):
+            summary = import_ifeval(out, source)
+        _print_json(summary)
+
     @vifbench_app.command("eval")
     def evaluate(
         data: Path = typer.Option(..., "--data", help="vifbench.jsonl (or the directory holding it)."),

@@ -122,6 +122,25 @@ def generate_data(out: Path, count: int, seed: int = 0, *, llm: str | None = Non
             owned.close()
 
 
+def import_ifeval(out: Path, source: Path | None = None) -> dict[str, Any]:
+    """IFEval's labelled GPT-4 responses (the shipped file, or ``source``) as VifBench records in ``out``."""
+    from autonesy.tasks.vifbench.ifeval import IFEvalDataError, ifeval_distribution, ifeval_records, read_ifeval
+
+    try:
+        records = ifeval_records(read_ifeval(source))
+    except IFEvalDataError as error:
+        raise VerifyError(str(error)) from None
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / DATA_FILE).open("w", encoding="utf-8") as handle:
+        for rec in records:
+            handle.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    summary = {"out": str(out), "data": str(out / DATA_FILE), "source": str(source) if source else "shipped IFEval GPT-4 data",
+               "pairs": len(records), "distribution": ifeval_distribution(records)}
+    (out / "stats.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
 # --------------------------------------------------------------------------------------------------
 # eval
 
@@ -308,4 +327,4 @@ def report_markdown(report: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["DATA_FILE", "evaluate", "generate_data", "read_data", "report_markdown"]
+__all__ = ["DATA_FILE", "evaluate", "generate_data", "import_ifeval", "read_data", "report_markdown"]

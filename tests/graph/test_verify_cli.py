@@ -108,3 +108,11 @@ def test_generate_with_an_llm_writer_labels_its_outputs(data, tmp_path):
     written = [json.loads(line) for line in (tmp_path / "llm" / "vifbench.jsonl").read_text().splitlines()]
     assert [r["verdict"] for r in written] == [r["verdict"] for r in records]
     assert [r["labels"] for r in written] == [r["labels"] for r in records]
+
+
+def test_vifbench_import_ifeval(tmp_path):
+    result = invoke("vifbench", "import", "ifeval", "--out", tmp_path / "ifeval")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["pairs"] == 541
+    bad = invoke("vifbench", "import", "ifeval", "--out", tmp_path / "x", "--source", tmp_path / "missing.jsonl")
+    assert bad.exit_code == 1 and "cannot read the IFEval data" in bad.output and "Traceback" not in bad.output
