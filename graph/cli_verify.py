@@ -7,7 +7,8 @@ sat response), 2 an error — a one-line message, or a verdict that could not be
 
 ``--llm`` takes every spec the formalization pipeline takes, plus ``oracle`` (``vifbench eval``: the
 scripted VifBench ground-truth model built from the evaluated data — the verifier's self-test) and
-``oracle:DATA.jsonl`` (the same, from a data file, for any command).
+``oracle:DATA.jsonl`` (the same, from a data file, for any command), and ``flawed`` / ``flawed:DATA.jsonl``
+(the oracle with the failure modes the Nsvif paper reports — the scripted run that tells verifiers apart).
 """
 
 from __future__ import annotations
@@ -60,25 +61,26 @@ def _read(path: Path, what: str) -> str:
         raise CommandError(f"the {what} file {path} is a directory") from None
 
 
-def oracle_backend(records: list[dict[str, Any]]) -> ChatBackend:
-    from autonesy.agents.verify import oracle_chat_model
+def oracle_backend(records: list[dict[str, Any]], kind: str = "oracle") -> ChatBackend:
+    from autonesy.agents.verify import flawed_chat_model, oracle_chat_model
 
-    return LangChainChatBackend(oracle_chat_model(records), "oracle", "vifbench-oracle", retries=1)
+    model = oracle_chat_model(records) if kind == "oracle" else flawed_chat_model(records)
+    return LangChainChatBackend(model, kind, model.model_name, retries=1)
 
 
 def _special(spec: Optional[str], records: list[dict[str, Any]] | None = None) -> ChatBackend | None:
-    """A backend for the ``oracle`` specs; None for every other spec (resolved by ``backend_from_spec``)."""
-    if spec is None:
+    """A backend for the scripted specs (``oracle``, ``flawed``, with ``:DATA.jsonl``); None for every
+    other spec (resolved by ``backend_from_spec``)."""
+    if not _is_special(spec):
         return None
-    if spec == "oracle":
+    kind, _, path = spec.partition(":")
+    if not path:
         if records is None:
-            raise CommandError("'--llm oracle' answers from the evaluated data; elsewhere write oracle:DATA.jsonl")
-        return oracle_backend(records)
-    if spec.startswith("oracle:"):
-        from autonesy.graph.vifbench import read_data
+            raise CommandError(f"'--llm {kind}' answers from the evaluated data; elsewhere write {kind}:DATA.jsonl")
+        return oracle_backend(records, kind)
+    from autonesy.graph.vifbench import read_data
 
-        return oracle_backend(read_data(Path(spec[len("oracle:"):])))
-    return None
+    return oracle_backend(read_data(Path(path)), kind)
 
 
 def _role_backends(specs: dict[str, Optional[str]], records=None) -> dict[str, ChatBackend]:
@@ -93,7 +95,7 @@ def _role_backends(specs: dict[str, Optional[str]], records=None) -> dict[str, C
 
 
 def _is_special(spec: Optional[str]) -> bool:
-    return spec is not None and (spec == "oracle" or spec.startswith("oracle:"))
+    return spec is not None and spec.partition(":")[0] in ("oracle", "flawed")
 
 
 def _verifiers(values: list[str]) -> list[str]:
@@ -164,7 +166,7 @@ def register(app: typer.Typer) -> None:
             specs = {"formulation": formulation_llm or llm, "checker": checker_llm or llm, "judge": judge_llm or llm,
                      "writer": llm}
             given = _role_backends(specs)
-            config = VerifyConfig(verifier=verifier, llm="oracle" if _is_special(llm) else llm,
+            config = VerifyConfig(verifier=verifier, llm=llm.partition(":")[0] if _is_special(llm) else llm,
                                   formulation_llm=formulation_llm, checker_llm=checker_llm, judge_llm=judge_llm,
                                   checkers=list(checkers), entry_point_checkers=entry_points,
                                   max_reflections=max_reflections, checker_wall_s=checker_timeout,
@@ -199,7 +201,7 @@ def register(app: typer.Typer) -> None:
             text = _read(instruction, "instruction")
             specs = {"formulation": llm, "checker": llm, "judge": judge_llm or llm, "writer": writer_llm or llm}
             given = _role_backends(specs)
-            config = VerifyConfig(verifier=verifier, llm="oracle" if _is_special(llm) else llm,
+            config = VerifyConfig(verifier=verifier, llm=llm.partition(":")[0] if _is_special(llm) else llm,
                                   judge_llm=judge_llm, writer_llm=writer_llm, checkers=list(checkers),
                                   max_reflections=max_reflections, llm_timeout_s=llm_timeout, budget=budget,
                                   feedback=feedback)
@@ -277,11 +279,11 @@ def register(app: typer.Typer) -> None:
 
         with one_line_errors(1):
             names = _verifiers(verifier)
-            records = read_data(data, limit) if "oracle" in (llm, formulation_llm, checker_llm, judge_llm) else None
+            records = read_data(data, limit) if {"oracle", "flawed"} & {llm, formulation_llm, checker_llm, judge_llm} else None
             specs = {"formulation": formulation_llm or llm, "checker": checker_llm or llm, "judge": judge_llm or llm,
                      "writer": llm}
             given = _role_backends(specs, records)
-            config = VerifyConfig(llm="oracle" if _is_special(llm) else llm, formulation_llm=formulation_llm,
+            config = VerifyConfig(llm=llm.partition(":")[0] if _is_special(llm) else llm, formulation_llm=formulation_llm,
                                   checker_llm=checker_llm, judge_llm=judge_llm, checkers=list(checkers),
                                   max_reflections=max_reflections, llm_timeout_s=llm_timeout)
             notify = (lambda m: None) if as_json else (lambda m: errors.print(m, markup=False))

@@ -193,6 +193,8 @@ def _row(rec: Mapping[str, Any], state: Mapping[str, Any], verifier: str, wall: 
         "n_constraints": rec.get("n_constraints"), "verifier": verifier, "label": rec["verdict"],
         "predicted": status if status in ("sat", "unsat", "unknown") else None, "status": status,
         "reason": state.get("reason", ""), "labels": rec.get("labels"),
+        "constraints": [{k: c.get(k) for k in ("id", "type", "params", "summary")} for c in rec.get("constraints") or []],
+        "decomposition": [{"id": c["id"], "summary": c["summary"]} for c in state.get("constraints") or []],
         "values": {cid: r.get("value") for cid, r in results.items()} if results else None,
         "methods": {cid: r.get("method") for cid, r in results.items()} if results else None,
         "violated": [v["id"] for v in decision.get("violated") or []],
@@ -296,14 +298,26 @@ def _num(value: float | None, digits: int = 1) -> str:
 def report_markdown(report: Mapping[str, Any]) -> str:
     verifiers = report["verifiers"]
     lines = [f"# VifBench evaluation ({report['pairs']} pairs from {report['data']})", ""]
-    lines += ["## Table 2 — verification quality (positive class: sat; FP/FN as a share of all pairs)", "",
-              "| verifier | pairs | F1 | precision | recall | pass@1 | FP | FN | undecided | constraint acc. |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += ["## Table 2 — verification quality (positive class: sat; pass@1, FP and FN over the decided pairs; "
+              "unknown: no verdict, a share of all pairs)", "",
+              "| verifier | pairs | F1 | precision | recall | pass@1 | FP | FN | unknown | constraints aligned | "
+              "constraint acc. | constraint unknown |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, m in verifiers.items():
         o, c = m["overall"], m["constraints"]
         lines.append(f"| {name} | {o['n']} | {_pct(o['f1'])} | {_pct(o['precision'])} | {_pct(o['recall'])} | "
-                     f"{_pct(o['pass_at_1'])} | {_pct(o['fp_rate'])} | {_pct(o['fn_rate'])} | {o['undecided']} | "
-                     f"{_pct(c['accuracy'])} |")
+                     f"{_pct(o['pass_at_1'])} | {_pct(o['fp_rate'])} | {_pct(o['fn_rate'])} | {_pct(o['unknown_share'])} | "
+                     f"{_pct(c.get('aligned_share'))} | {_pct(c.get('accuracy'))} | {_pct(c.get('unknown_share'))} |")
+    types = sorted({t for m in verifiers.values() for t in m["constraints"].get("by_type", {})})
+    if types:
+        lines += ["", "## Constraint level by type — FP / FN (shares of the decided, aligned constraints)", "",
+                  "| type | " + " | ".join(verifiers) + " |", "|---|" + "---:|" * len(verifiers)]
+        for constraint_type in types:
+            cells = []
+            for m in verifiers.values():
+                e = m["constraints"]["by_type"].get(constraint_type)
+                cells.append(f"{_pct(e['fp_rate'])} / {_pct(e['fn_rate'])}" if e else "—")
+            lines.append(f"| {constraint_type} | " + " | ".join(cells) + " |")
     groups = [g for g in GROUP_ORDER if any(g in m["groups"] for m in verifiers.values())]
     groups += sorted({g for m in verifiers.values() for g in m["groups"]} - set(groups))
     lines += ["", "## Table 3 — by complexity group (number of constraints): F1 / pass@1", "",

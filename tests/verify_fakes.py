@@ -17,7 +17,7 @@ from typing import Callable
 
 from autonesy.agents.llm import LangChainChatBackend
 from autonesy.agents.verify import HandlerChatModel, role_of
-from autonesy.agents.verify.oracle import quoted_response
+from autonesy.agents.verify.scripted_llm import quoted_response
 
 INSTRUCTION = ('Write a short note. Include the word "lantern". If you write more than 20 words, use a humorous '
                'tone. Do not use the word "cheap".')

@@ -7,7 +7,8 @@
   two-shot LLM-as-judge baseline;
 - ``writer``: responses for the feedback loop and for LLM-written VifBench data;
 - ``explanation``: the verdict and its evidence in words;
-- ``oracle``: scripted chat models (a handler-based model; the VifBench ground-truth oracle);
+- ``scripted_llm``: scripted chat models (a handler-based model; the VifBench ground-truth oracle and its
+  flawed variant);
 - ``prompts``: every prompt.
 """
 
@@ -15,10 +16,12 @@ from autonesy.agents.verify.checking import CheckingAgent, Plan, extract_code, p
 from autonesy.agents.verify.explanation import evidence, explain
 from autonesy.agents.verify.formulation import Formulation, FormulationAgent, FormulationError, parse_formulation
 from autonesy.agents.verify.judge import Judgement, JudgeAgent, parse_judgement
-from autonesy.agents.verify.oracle import HandlerChatModel, VifBenchOracle, oracle_chat_model
+from autonesy.agents.verify.scripted_llm import (FlawedVifBenchLLM, HandlerChatModel, VifBenchOracle, flawed_chat_model,
+                                                 oracle_chat_model)
 from autonesy.agents.verify.prompts import SYSTEM, role_of
 from autonesy.agents.verify.writer import WriterAgent, extract_response
 
-__all__ = ["SYSTEM", "CheckingAgent", "Formulation", "FormulationAgent", "FormulationError", "HandlerChatModel",
+__all__ = ["SYSTEM", "CheckingAgent", "FlawedVifBenchLLM", "Formulation", "FormulationAgent", "FormulationError",
+           "HandlerChatModel", "flawed_chat_model",
            "Judgement", "JudgeAgent", "Plan", "VifBenchOracle", "WriterAgent", "evidence", "explain", "extract_code",
            "extract_response", "oracle_chat_model", "parse_formulation", "parse_judgement", "parse_plan", "role_of"]

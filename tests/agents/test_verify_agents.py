@@ -4,7 +4,7 @@ import pytest
 
 from autonesy.agents.verify import (FormulationError, explain, extract_code, extract_response, parse_formulation,
                                     parse_judgement, parse_plan, role_of)
-from autonesy.agents.verify.oracle import VifBenchOracle
+from autonesy.agents.verify.scripted_llm import VifBenchOracle
 from autonesy.agents.verify.prompts import (SYSTEM, checker_prompt, formulation_prompt, holistic_judge_prompt,
                                             judge_prompt, plan_prompt, reflection_prompt)
 from autonesy.tasks.vifbench import generate
@@ -113,3 +113,13 @@ def test_the_oracle_answers_every_role_from_the_ground_truth():
         assert parse_judgement(judged).value is rec["labels"][c["id"]]
     whole = parse_judgement(oracle(holistic_judge_prompt(rec["instruction"], rec["output"]).messages()))
     assert whole.value is (rec["verdict"] == "sat")
+
+
+def test_scripted_models_count_tokens_with_a_real_tokenizer():
+    from autonesy.agents.verify.scripted_llm import HandlerChatModel, count_tokens
+
+    assert count_tokens("hello world") == 2  # cl100k_base: [15339, 1917]
+    assert count_tokens("Nsvif verifies instruction following.") != round(len("Nsvif verifies instruction following.") / 4)
+    model = HandlerChatModel(handler=lambda messages: "hello world")
+    message = model.invoke("hello world").usage_metadata
+    assert message["input_tokens"] == 2 and message["output_tokens"] == 2

@@ -12,7 +12,7 @@ from autonesy.graph.trace import read_trace
 from autonesy.graph.verify_run import VerifyConfig, VerifyError, verify_output
 from autonesy.graph.vifbench import evaluate
 from autonesy.tasks.vifbench import Instruction, generate
-from autonesy.agents.verify.oracle import oracle_chat_model
+from autonesy.agents.verify.scripted_llm import oracle_chat_model
 from verify_fakes import (CODES, CRASH, FORMULATION, GARBAGE, INSTRUCTION, LONG_GLOOMY, LOOP, NO_DEF, NO_LANTERN, SAT,
                           ScriptedRoles)
 
@@ -239,7 +239,7 @@ def test_vifbench_eval_with_the_oracle_reproduces_every_label(tmp_path):
     for verifier in ("nsvif", "nsvif-neu", "judge"):
         overall = report["verifiers"][verifier]["overall"]
         assert overall["f1"] == 1.0 and overall["pass_at_1"] == 1.0 and overall["n"] == 8, verifier
-        assert overall["fp"] == overall["fn"] == overall["undecided"] == 0
+        assert overall["fp"] == overall["fn"] == overall["unknown"] == 0
     assert report["verifiers"]["nsvif"]["constraints"]["accuracy"] == 1.0
     rows = [json.loads(line) for line in (tmp_path / "eval" / "results-nsvif.jsonl").read_text().splitlines()]
     by_id = {r["id"]: r for r in records}
