@@ -1,12 +1,15 @@
 """Instruction-following verification as one LangGraph state machine (Nsvif design, DESIGN §11).
 
-    nsvif / nsvif-neu:   formulate ─▶ plan ─┬─ user checker ─▶ user_check ──────────────┐ (fails: code or judge)
+    nsvif / nsvif-neu:   formulate ─▶ (contradictory: stop) ─▶ plan ─┬─ user checker ─▶ user_check ──────────────┐ (fails: code or judge)
                             ▲ (parse error,  ├─ logic ─▶ write_checker ─▶ run_checker ─┤ fails: reflect ≤ 3, then judge
                             └─ ≤ 2 repairs)  └─ semantic ─▶ judge ────────────────────┤
                                                                    next_constraint ◀──┘ ─▶ (plan | solve)
     judge:               judge_all
-    follow (budget > 0): generate ─▶ (one of the above) ─▶ unsat and budget left ─▶ generate (with the explanation,
-                                                                                    or the verdict only)
+    follow (budget > 0): (formulate ─▶) generate ─▶ (one of the above) ─▶ unsat and budget left ─▶ generate (with
+                                                                      the explanation, or the verdict only)
+
+An instruction whose formula no response can satisfy (``C2 ∧ ¬C2``) ends with status ``contradictory``
+and the conflicting requirements, right after the formulation — ``follow`` writes nothing.
 
 ``nsvif-neu`` keeps the formulation and Z3 but sends every constraint to the judge (no planning, no
 code); ``judge`` is the two-shot LLM-as-judge baseline. In the feedback loop the formulation, the plans
@@ -28,7 +31,7 @@ from langgraph.graph import END, START, StateGraph
 
 from autonesy.agents.policies import AgentTurn
 from autonesy.agents.verify.checking import NO_CODE, CheckingAgent, Plan, default_question
-from autonesy.agents.verify.explanation import explain
+from autonesy.agents.verify.explanation import explain, explain_contradiction
 from autonesy.agents.verify.formulation import FormulationAgent, formulation_from_state
 from autonesy.agents.verify.judge import JudgeAgent
 from autonesy.agents.verify.writer import WriterAgent
@@ -36,7 +39,7 @@ from autonesy.graph.trace import Tracer, change_summary, traced_node
 from autonesy.tools.checker_run import CHECKER_LIMITS, run_checker_code, run_user_function
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.user_checkers import UserChecker
-from autonesy.tools.verify_solver import decide
+from autonesy.tools.verify_solver import contradiction, decide
 
 VERIFIERS = ("nsvif", "nsvif-neu", "judge")
 FEEDBACK_MODES = ("explanation", "boolean")
@@ -194,7 +197,14 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
                          error=state.get("formulation_error", ""), verdict="fixed", note="", changed="")
             rt.event("formulation", constraints=[list(c) for c in formulation.constraints],
                      formula=formulation.composition.text())
-            return {**update, **formulation.to_state(), "formulation_error": None, "cursor": 0}
+            update.update(formulation.to_state(), formulation_error=None, cursor=0)
+            conflict = contradiction(formulation.composition)
+            if conflict:  # no response can follow it: say so before checking or writing anything
+                explanation = explain_contradiction(conflict, update["constraints"])
+                rt.event("verdict", verdict="contradictory", conflict=list(conflict))
+                update.update(status="contradictory", reason=explanation.splitlines()[0], explanation=explanation,
+                              feedback=explanation, decision={"verdict": "contradictory", "conflict": list(conflict)})
+            return update
         rt.event("syntax_error", round=round_number, kind="formulation", message=problem)
         if turn.error is not None:
             return {**update, "status": "error", "reason": f"formulation failed: {problem}"}
@@ -270,7 +280,7 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
         update: dict[str, Any] = {"checker_runs": state.get("checker_runs", 0) + 1,
                                   "checker_seconds": state.get("checker_seconds", 0.0) + run.seconds}
         if run.ok:
-            return {**update, **record(state, cid, summary, method="checker", value=run.value, code=code,
+            return {**update, **record(state, cid, summary, method="checker", value=run.value, code=code, spans=list(run.spans),
                                        reflections=state.get("reflection_round", 0),
                                        failures=state.get("failures", []))}
         failure = {"error_kind": run.error_kind, "message": run.message, "line": run.line}
@@ -313,9 +323,9 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
 
     # -- routing ---------------------------------------------------------------------------------------------
     def start_route(state: VerifyState) -> str:
-        if rt.budget > 0:
-            return "generate"
-        return "judge_all" if rt.verifier == "judge" else "formulate"
+        if rt.verifier == "judge":
+            return "generate" if rt.budget > 0 else "judge_all"
+        return "formulate"  # the feedback loop too: a contradictory instruction stops it before any writing
 
     def after_generate(state: VerifyState) -> str:
         if state.get("status") == "error":
@@ -325,9 +335,11 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
         return "plan" if state.get("constraints") else "formulate"
 
     def after_formulate(state: VerifyState) -> str:
-        if state.get("status") == "error":
+        if state.get("status") in ("error", "contradictory"):
             return END
-        return "plan" if state.get("formulation_error") is None and state.get("constraints") else "formulate"
+        if state.get("formulation_error") is not None or not state.get("constraints"):
+            return "formulate"
+        return "generate" if rt.budget > 0 and not state.get("follow_round") else "plan"
 
     def after_plan(state: VerifyState) -> str:
         cid, _ = current(state)
@@ -376,7 +388,7 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
     graph.add_conditional_edges(START, start_route, ["generate", "judge_all", "formulate"])
     graph.add_conditional_edges("generate", after_generate, ["judge_all", "plan", "formulate", END])
     graph.add_conditional_edges("judge_all", after_verdict, ["generate", END])
-    graph.add_conditional_edges("formulate", after_formulate, ["plan", "formulate", END])
+    graph.add_conditional_edges("formulate", after_formulate, ["plan", "formulate", "generate", END])
     graph.add_conditional_edges("plan", after_plan, ["user_check", "write_checker", "run_checker", "judge"])
     graph.add_conditional_edges("user_check", after_user_check, ["next_constraint", "write_checker", "run_checker", "judge"])
     graph.add_conditional_edges("write_checker", after_write, ["run_checker", "write_checker", "judge"])

@@ -24,7 +24,8 @@ lexicon-based (a tone or topic is the category whose marker words occur most oft
 is exact on the generator's sentence banks and only a heuristic on free text.
 
 ``standalone_source(type, params)`` writes a reference checker as a self-contained program defining
-``check(response) -> bool`` — the kind of program the checking agent is asked to write.
+``check(response) -> bool`` (and, where ``SPAN_FUNCTIONS`` has one, ``spans(response)``: the words,
+sentences or lines the result rests on) — the kind of program the checking agent is asked to write.
 """
 
 from __future__ import annotations
@@ -263,6 +264,32 @@ def check_subsections_same_start_end_word(response):
     return bool(bodies) and all(found[0].lower() == found[-1].lower() for found in bodies)
 
 
+# --------------------------------------------------------------------------------------------------
+# Spans: the parts of a response a checker's result rests on (quoted in the verifier's explanation)
+
+
+def spans_keywords(response, keywords):
+    """The occurrences of the keywords (wanted or forbidden)."""
+    targets = {k.lower() for k in keywords}
+    return [w for w in words(response) if w.lower() in targets]
+
+
+def spans_words_per_sentence(response, relation, limit):
+    """The sentences that break the limit."""
+    return [s for s in sentences(response) if not compare(len(words(s)), relation, limit)]
+
+
+def spans_subsection_titles(response, count):
+    """The subsection title lines."""
+    return [line.strip() for line in response.splitlines() if HEADING_RE.match(line)]
+
+
+SPAN_FUNCTIONS: dict[str, Callable[..., list]] = {
+    "keyword_inclusion": spans_keywords, "keyword_exclusion": spans_keywords,
+    "words_per_sentence": spans_words_per_sentence, "subsection_titles": spans_subsection_titles,
+}
+
+
 REFERENCE_CHECKERS: dict[str, Callable[..., bool]] = {
     getattr(fn, CHECKER_ATTRIBUTE).name: fn
     for fn in (check_writing_tone, check_writing_topic, check_keyword_inclusion, check_keyword_exclusion,
@@ -319,6 +346,9 @@ def standalone_source(constraint_type: str, params: Mapping[str, Any]) -> str:
     }
     helpers = {helper.__name__: inspect.getsource(helper) for helper in _HELPERS}
     body = "def " + inspect.getsource(fn).split("\ndef ", 1)[1]  # without the decorator lines
+    span_fn = SPAN_FUNCTIONS.get(constraint_type)
+    if span_fn is not None:
+        body += "\n\n" + inspect.getsource(span_fn)
     functions = _needed(body, helpers)
     code_so_far = body + "".join(helpers[name] for name in functions)
     parts = ["import re", "\n".join(constants[name] for name in _needed(code_so_far, constants))]
@@ -327,6 +357,8 @@ def standalone_source(constraint_type: str, params: Mapping[str, Any]) -> str:
     arguments = ", ".join(f"{key}={value!r}" for key, value in dict(params).items())
     call = f"{fn.__name__}(response{', ' + arguments if arguments else ''})"
     parts.append(f"def check(response):\n    return bool({call})\n")
+    if span_fn is not None:
+        parts.append(f"def spans(response):\n    return {span_fn.__name__}(response{', ' + arguments if arguments else ''})\n")
     return "\n\n".join(part.rstrip() + "\n" for part in parts if part.strip())
 
 
@@ -336,6 +368,7 @@ __all__ = [
     "LOGIC_TYPES",
     "PARITIES",
     "REFERENCE_CHECKERS",
+    "SPAN_FUNCTIONS",
     "RELATIONS",
     "SEMANTIC_TYPES",
     "TONE_LEXICON",

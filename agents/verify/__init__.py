@@ -13,7 +13,7 @@
 """
 
 from autonesy.agents.verify.checking import CheckingAgent, Plan, extract_code, parse_plan
-from autonesy.agents.verify.explanation import evidence, explain
+from autonesy.agents.verify.explanation import evidence, explain, explain_contradiction
 from autonesy.agents.verify.formulation import Formulation, FormulationAgent, FormulationError, parse_formulation
 from autonesy.agents.verify.judge import Judgement, JudgeAgent, parse_judgement
 from autonesy.agents.verify.scripted_llm import (FlawedVifBenchLLM, HandlerChatModel, VifBenchOracle, flawed_chat_model,
@@ -23,5 +23,5 @@ from autonesy.agents.verify.writer import WriterAgent, extract_response
 
 __all__ = ["SYSTEM", "CheckingAgent", "FlawedVifBenchLLM", "Formulation", "FormulationAgent", "FormulationError",
            "HandlerChatModel", "flawed_chat_model",
-           "Judgement", "JudgeAgent", "Plan", "VifBenchOracle", "WriterAgent", "evidence", "explain", "extract_code",
+           "Judgement", "JudgeAgent", "Plan", "VifBenchOracle", "WriterAgent", "evidence", "explain", "explain_contradiction", "extract_code",
            "extract_response", "oracle_chat_model", "parse_formulation", "parse_judgement", "parse_plan", "role_of"]

@@ -283,3 +283,35 @@ def test_llm_written_data_falls_back_to_synthetic_outputs_when_the_verdict_is_mi
     writes = [user for role, user in roles.calls if role == "writer"]
     assert any("deliberately does NOT satisfy" in user for user in writes)
     assert all(r["labels"] == Instruction.from_dict(r).labels(r["output"]) for r in written)
+
+
+CONTRADICTORY = FORMULATION.replace("NOT C4\n</formula>", "NOT C4\nC4 AND C1\n</formula>")
+
+
+def test_a_contradictory_instruction_is_reported_before_anything_is_checked(tmp_path):
+    roles = ScriptedRoles(formulation=[CONTRADICTORY])
+    summary = verify(tmp_path, roles, SAT)
+    assert summary["status"] == "contradictory" and summary["verdict"] is None
+    assert summary["decision"]["conflict"] == ["NOT C4", "C4"]
+    assert 'C4 "The response contains the word "cheap""' in summary["explanation"]
+    assert roles.roles() == ["formulation"]  # no plan, no checker, no judge
+    from autonesy.graph.cli_verify import _exit_code
+
+    assert _exit_code(summary) == 2
+
+
+def test_follow_stops_on_a_contradictory_instruction_without_writing(tmp_path):
+    roles = ScriptedRoles(formulation=[CONTRADICTORY])
+    summary = verify_output(INSTRUCTION, None, VerifyConfig(llm="scripted", budget=3), tmp_path / "run",
+                            backend=roles.backend())
+    assert summary["status"] == "contradictory" and summary["rounds"] == 0
+    assert "writer" not in roles.roles()
+
+
+def test_a_checker_can_name_the_offending_words(tmp_path):
+    roles = ScriptedRoles()
+    roles.codes["C4"] = [CODES["C4"] + "\n\ndef spans(response):\n    return re.findall(r'\\bcheap\\b', response, re.I)\n"]
+    summary = verify(tmp_path, roles, "A cheap lantern, so cheap.")
+    assert summary["verdict"] == "unsat"
+    assert summary["results"]["C4"]["spans"] == ["cheap", "cheap"]
+    assert "because of: 'cheap'; 'cheap'" in summary["explanation"]

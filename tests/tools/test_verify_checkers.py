@@ -130,3 +130,17 @@ def test_user_checkers_from_a_file_a_module_and_a_function(tmp_path):
                           ("autonesy.tools.checkers:nothing", "has no function"), ("json", "holds no checker")]:
         with pytest.raises(UserCheckerError, match=message):
             load_spec(spec)
+
+
+def test_reference_programs_name_the_spans_their_result_rests_on():
+    from autonesy.tools.checker_run import run_checker_code
+    from autonesy.tools.checkers import standalone_source
+
+    run = run_checker_code(standalone_source("keyword_exclusion", {"keywords": ["cheap"]}), "Cheap, and cheap again.")
+    assert run.ok and run.value is False and run.spans == ("Cheap", "cheap")
+    run = run_checker_code(standalone_source("words_per_sentence", {"relation": "at most", "limit": 3}),
+                           "One two. One two three four. Fine.")
+    assert run.spans == ("One two three four.",)
+    broken = "def check(response):\n    return True\n\ndef spans(response):\n    return 1 / 0\n"
+    run = run_checker_code(broken, "text")  # a failing spans() is no error: the result stands
+    assert run.ok and run.value is True and run.spans == ()
