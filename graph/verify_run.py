@@ -30,8 +30,8 @@ from autonesy.agents.llm import LOCAL_NOTICE, ChatBackend, ResponseCache, backen
 from autonesy.agents.verify import CheckingAgent, FormulationAgent, JudgeAgent, WriterAgent
 from autonesy.graph.run import package_versions
 from autonesy.graph.trace import Tracer
-from autonesy.graph.verify import (FEEDBACK_MODES, RECURSION_LIMIT, VERIFIERS, VerifyAgents, VerifyRuntime,
-                                   build_verify_graph, initial_state)
+from autonesy.graph.verify import (FEEDBACK_MODES, RECURSION_LIMIT, VERIFIERS, VerifierMemory, VerifyAgents,
+                                   VerifyRuntime, build_verify_graph, initial_state)
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.user_checkers import UserChecker, load_user_checkers
 
@@ -48,7 +48,7 @@ class VerifyConfig:
     verifier: str = "nsvif"
     llm: str | None = None  # default for every agent: $AUTONESY_LLM, else the embedded local model
     formulation_llm: str | None = None
-    checker_llm: str | None = None  # planning and checker code
+    checker_llm: str | None = None  # checker code
     judge_llm: str | None = None
     writer_llm: str | None = None  # follow: the model that writes the responses
     max_reflections: int = 3
@@ -142,7 +142,8 @@ def load_checkers(config: VerifyConfig) -> dict[str, UserChecker]:
 
 
 def make_runtime(config: VerifyConfig, backends: Backends, tracer: Tracer, *, tag: Mapping[str, Any] | None = None,
-                 user_checkers: Mapping[str, UserChecker] | None = None) -> VerifyRuntime:
+                 user_checkers: Mapping[str, UserChecker] | None = None,
+                 memory: VerifierMemory | None = None) -> VerifyRuntime:
     checkers = dict(user_checkers if user_checkers is not None else load_checkers(config))
     roles = backends.by_role
     agents = VerifyAgents(
@@ -152,7 +153,7 @@ def make_runtime(config: VerifyConfig, backends: Backends, tracer: Tracer, *, ta
         WriterAgent(roles.get("writer")),
     )
     return VerifyRuntime(agents, tracer, config.verifier, config.max_reflections, config.max_formulation_repairs,
-                         config.limits(), checkers, config.budget, config.feedback, dict(tag or {}))
+                         config.limits(), checkers, config.budget, config.feedback, dict(tag or {}), memory)
 
 
 def run_graph(runtime: VerifyRuntime, state: dict[str, Any], checkpointer=None) -> dict[str, Any]:

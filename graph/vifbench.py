@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterable, Mapping
 from autonesy.agents.llm import ChatBackend, LLMError, ResponseCache, backend_from_spec
 from autonesy.agents.verify import WriterAgent
 from autonesy.graph.trace import Tracer
-from autonesy.graph.verify import VERIFIERS, initial_state
+from autonesy.graph.verify import VERIFIERS, VerifierMemory, initial_state
 from autonesy.graph.verify_run import (Backends, VerifyConfig, VerifyError, _write_config, config_record, load_checkers,
                                        make_runtime, run_graph, sha)
 from autonesy.tasks.vifbench import GROUPS, Instruction, generate_instruction, label_distribution
@@ -250,10 +250,12 @@ def evaluate(data: Path, verifiers: Iterable[str], config: VerifyConfig, out: Pa
             done = {r["id"] for r in rows}
             pending = [rec for rec in records if rec["id"] not in done]
 
+            memory = VerifierMemory()  # the formulation and checkers of an instruction serve all its responses
+
             def one(rec: Mapping[str, Any], vconfig: VerifyConfig = vconfig, verifier: str = verifier,
-                    results_path: Path = results_path) -> dict[str, Any]:
+                    results_path: Path = results_path, memory: VerifierMemory = memory) -> dict[str, Any]:
                 runtime = make_runtime(vconfig, handles, tracer, tag={"item": rec["id"], "verifier": verifier},
-                                       user_checkers=user_checkers)
+                                       user_checkers=user_checkers, memory=memory)
                 start = time.perf_counter()
                 try:
                     state = run_graph(runtime, initial_state(rec["instruction"], rec["output"]))

