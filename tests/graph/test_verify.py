@@ -317,3 +317,33 @@ def test_a_checker_can_name_the_offending_words(tmp_path):
     assert summary["verdict"] == "unsat"
     assert summary["results"]["C4"]["spans"] == ["cheap", "cheap"]
     assert "because of: 'cheap'; 'cheap'" in summary["explanation"]
+
+
+def test_a_program_that_fails_its_own_examples_is_reflected_before_use(tmp_path):
+    roles = ScriptedRoles()
+    roles.codes["C1"] = ["def check(response):\n    return 'lantern' in response\n", CODES["C1"]]
+    roles.examples["C1"] = {"accept": ["A Lantern."], "reject": ["A lanternfish."]}  # whole word, any case
+    summary = verify(tmp_path, roles, SAT)
+    result = summary["results"]["C1"]
+    assert result["method"] == "checker" and result["reflections"] == 1 and result["self_tested"]
+    assert result["failures"][0]["error_kind"] == "self_test"
+    reflection = next(user for role, user in roles.calls if role == "reflection")
+    assert "it returned False on your example 'A Lantern.', which it must accept" in reflection
+
+
+def test_another_response_to_the_same_instruction_costs_at_most_the_judge(tmp_path):
+    records = generate(4, seed=11)
+    backend = LangChainChatBackend(oracle_chat_model(records), "scripted", "oracle", retries=1)
+    data = tmp_path / "vifbench.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in records))
+    evaluate(data, ["nsvif", "nsvif-neu"], VerifyConfig(llm="scripted"), tmp_path / "eval", backend=backend)
+    for verifier in ("nsvif", "nsvif-neu"):
+        rows = [json.loads(line) for line in (tmp_path / "eval" / f"results-{verifier}.jsonl").read_text().splitlines()]
+        seen = set()
+        for row in rows:
+            semantic = any(c["kind"] == "semantic" for c in next(r for r in records if r["id"] == row["id"])["constraints"])
+            if row["instruction_id"] in seen:  # the formulation and the checkers are reused
+                assert row["llm_calls"] == (1 if semantic or verifier == "nsvif-neu" else 0), (verifier, row["id"])
+            else:
+                assert row["llm_calls"] <= 3
+            seen.add(row["instruction_id"])
