@@ -46,32 +46,44 @@ GROUP_ORDER = tuple(name for name, _, _ in GROUPS)
 # generate
 
 
-def _llm_outputs(item, writer: WriterAgent, tracer: Tracer, attempts: int = 3) -> list[dict[str, Any]]:
-    """The item's two outputs written by the LLM, labelled by the reference checkers; a verdict the LLM
-    does not manage in ``attempts`` tries falls back to the synthetic output (``source`` says which)."""
+REPAIR_BUDGET = 5
+
+
+def _llm_outputs(item, writer: WriterAgent, tracer: Tracer, budget: int = REPAIR_BUDGET) -> list[dict[str, Any]]:
+    """The item's two responses written by the LLM as the paper's §4 describes, labelled by the reference
+    checkers: ``sat`` — written for the instruction and repaired with the checkers' messages (the
+    requirements left unmet) up to ``budget`` writes; ``unsat`` — written, and repaired likewise, for
+    the instruction without one requirement over a logic constraint, kept when the full instruction
+    is then violated. A verdict not reached falls back to the synthetic response (``source`` says so)."""
     instruction: Instruction = item.instruction
     out = []
     for synthetic in item.records:
-        verdict, target = synthetic["verdict"], synthetic["target_labels"]
-        chosen = None
-        for attempt in range(attempts):
+        verdict = synthetic["verdict"]
+        variants = [instruction] if verdict == "sat" else instruction.omissions()
+        chosen, previous, feedback = None, None, None
+        for attempt in range(budget):
+            given = variants[attempt % len(variants)] if verdict == "unsat" else instruction
             salt = f"{item.instruction_id}:{verdict}:{attempt}"
-            if verdict == "sat":
-                turn, text = writer.write(instruction.text, salt=salt)
+            if previous is None:
+                turn, text = writer.write(given.text, salt=salt)
             else:
-                broken = [c.summary for c in instruction.constraints if not target[c.id]]
-                kept = [c.summary for c in instruction.constraints if target[c.id]]
-                turn, text = writer.violate(instruction.text, broken, kept, salt=salt)
+                turn, text = writer.rewrite(given.text, previous, feedback, salt=salt)
             tracer.agent_turn(turn, item=item.instruction_id, wanted=verdict, attempt=attempt)
             if turn.error is not None and not turn.error.transient and turn.error.kind in ("auth", "config", "bad_request"):
                 raise turn.error
+            previous, feedback = None, None
             if text is None:
                 continue
             labels = instruction.labels(text)
-            if instruction.verdict(labels) == verdict:
+            unmet = given.unmet({cid: labels[cid] for cid in given.ids})
+            if not unmet and instruction.verdict(labels) == verdict:
                 chosen = record(synthetic["id"], item.instruction_id, instruction, text, labels, source="llm",
-                                clean=labels == target, target=target)
+                                clean=None, target=None)
+                chosen["repairs"] = attempt
                 break
+            if unmet:  # repair: the checkers say which requirements are not met
+                previous = text
+                feedback = "These requirements are not met:\n" + "\n".join(f"- {line}" for line in unmet)
         if chosen is None:
             chosen = {**synthetic, "source": "synthetic-fallback"}
         tracer.event("generated", item=chosen["id"], verdict=chosen["verdict"], source=chosen["source"])

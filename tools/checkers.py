@@ -10,10 +10,16 @@ Conventions every checker shares (the instruction text of a VifBench item states
 
 - **words**: maximal runs of letters and digits, joined by inner apostrophes or hyphens
   (``WORD_RE``); compared case-insensitively.
-- **title**: the first non-empty line, when it is wrapped in double angular brackets, ``<<Title>>``.
-- **subsection title**: a line starting with ``#`` (e.g. ``## Part One``); it opens a subsection.
+- **title**: the first non-empty line, when it starts with exactly one ``#`` (``# My Title``), as in
+  the Nsvif paper's VifBench (Table 5).
+- **subsection title**: a line starting with more than one ``#`` (``## Part One``); it opens a
+  subsection. A subsection-title constraint names the titles the response must use.
 - **body**: the response without its title line and subsection-title lines. Word counts, sentences,
-  tone, topic and first/last words are measured on the body; keywords anywhere in the response.
+  tone, topic and first/last words are measured on the body.
+- **keywords**: matched anywhere in the response, case-insensitively, as substrings (the paper's
+  meaning: "cat" is included in "Category").
+- **total word count**: "around N" words means within ``word_tolerance(N)`` = max(3, 10 % of N,
+  rounded) of N.
 - **sentences**: body text split after ``.``, ``!`` or ``?`` and at blank lines; a piece without
   words is not a sentence.
 - **subsections**: the body split at subsection titles; text before the first title (if it has
@@ -38,8 +44,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’-][A-Za-z0-9]+)*")
-TITLE_RE = re.compile(r"^\s*<<[^<>\n]*[^<>\s][^<>\n]*>>\s*$")
-HEADING_RE = re.compile(r"^\s*#+\s*\S")
+TITLE_RE = re.compile(r"^\s*#(?!#)\s*\S")
+HEADING_RE = re.compile(r"^\s*##+\s*\S")
 SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
 
 TONE_LEXICON: dict[str, tuple[str, ...]] = {
@@ -56,8 +62,18 @@ TOPIC_LEXICON: dict[str, tuple[str, ...]] = {
     "sports": ("football", "marathon", "tennis", "basketball", "swimming", "cycling", "goalkeeper", "stadium"),
     "travel": ("airport", "passport", "luggage", "hotel", "suitcase", "journey", "voyage", "itinerary"),
     "health": ("doctor", "vitamins", "clinic", "sleep", "exercise", "nurse", "medicine", "therapy"),
+    "music": ("guitar", "concert", "piano", "orchestra", "melody", "drummer", "album", "choir"),
+    "art": ("painting", "sculpture", "canvas", "gallery", "sketch", "portrait", "museum", "easel"),
+    "science": ("experiment", "laboratory", "microscope", "telescope", "molecule", "physics", "chemistry", "hypothesis"),
+    "history": ("castle", "empire", "medieval", "archive", "pharaoh", "revolution", "dynasty", "manuscript"),
+    "education": ("classroom", "teacher", "homework", "exam", "textbook", "tutor", "semester", "graduation"),
+    "finance": ("budget", "savings", "investment", "mortgage", "taxes", "salary", "loan", "pension"),
+    "fashion": ("jacket", "dress", "sneakers", "scarf", "boutique", "runway", "wardrobe", "necklace"),
+    "weather": ("rain", "thunderstorm", "fog", "sunshine", "snowfall", "breeze", "forecast", "drizzle"),
+    "animals": ("puppy", "kitten", "parrot", "rabbit", "horse", "hamster", "tortoise", "dolphin"),
 }
-RELATIONS = ("at most", "at least")
+RELATIONS = ("at most", "at least")  # words per sentence
+TOLERANCE_SHARE, TOLERANCE_MIN = 0.10, 3  # total word count: "around N" = N ± max(3, 10 % of N)
 PARITIES = ("even", "odd")
 
 
@@ -71,10 +87,10 @@ def words(text):
 
 
 def title_of(text):
-    """The title (without the brackets) when the first non-empty line is <<...>>, else None."""
+    """The title (without the ``#``) when the first non-empty line starts with exactly one ``#``, else None."""
     for line in text.splitlines():
         if line.strip():
-            return line.strip()[2:-2].strip() if TITLE_RE.match(line) else None
+            return line.strip()[1:].strip() if TITLE_RE.match(line) else None
     return None
 
 
@@ -148,9 +164,19 @@ def compare(value, relation, limit):
     raise ValueError(f"unknown relation {relation!r}; expected 'at most' or 'at least'")
 
 
-def has_word(text, word):
-    target = word.lower()
-    return any(w.lower() == target for w in words(text))
+def has_keyword(text, keyword):
+    """The keyword occurs in ``text``, in any case, also inside a longer word."""
+    return keyword.lower() in text.lower()
+
+
+def word_tolerance(target):
+    """How far a total word count may be from N and still be "around N"."""
+    return max(TOLERANCE_MIN, round(TOLERANCE_SHARE * target))
+
+
+def subsection_titles(text):
+    """The subsection titles of the response, in order (without the ``#``)."""
+    return [line.strip().lstrip("#").strip() for line in text.splitlines() if HEADING_RE.match(line)]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -208,29 +234,31 @@ def check_writing_topic(response, topic):
     return dominant_category(body_text(response), TOPIC_LEXICON) == topic
 
 
-@checker("keyword_inclusion", description="The response contains every one of the given keywords (whole words, any case).",
+@checker("keyword_inclusion", description="The response contains every one of the given keywords (any case, also inside words).",
          params={"keywords": "list of words"})
 def check_keyword_inclusion(response, keywords):
-    return all(has_word(response, keyword) for keyword in keywords)
+    return all(has_keyword(response, keyword) for keyword in keywords)
 
 
-@checker("keyword_exclusion", description="The response contains none of the given words (whole words, any case).",
+@checker("keyword_exclusion", description="The response contains none of the given keywords (any case, also inside words).",
          params={"keywords": "list of words"})
 def check_keyword_exclusion(response, keywords):
-    return not any(has_word(response, keyword) for keyword in keywords)
+    return not any(has_keyword(response, keyword) for keyword in keywords)
 
 
-@checker("response_title", description="The response starts with a title wrapped in double angular brackets, like <<Title>>.")
+@checker("response_title", description="The response starts with a title: a first line starting with exactly one '#'.")
 def check_response_title(response):
     return title_of(response) is not None
 
 
 @checker("subsection_titles",
-         description="The body is divided into exactly `count` subsections, each opened by a title line starting with '#'.",
-         params={"count": "number of subsections"})
-def check_subsection_titles(response, count):
+         description="The body is divided into subsections with exactly the given titles, in order, each on a line "
+                     "starting with '##' (no text before the first one).",
+         params={"titles": "list of subsection titles"})
+def check_subsection_titles(response, titles):
     parts = subsections(response)
-    return all(title is not None for title, _ in parts) and len(parts) == count
+    return (all(title is not None for title, _ in parts)
+            and [t.lower() for t in subsection_titles(response)] == [t.lower() for t in titles])
 
 
 @checker("words_per_sentence", description="Every sentence of the body has at most / at least `limit` words.",
@@ -246,10 +274,10 @@ def check_word_count_parity(response, parity):
     return len(words(body_text(response))) % 2 == (0 if parity == "even" else 1)
 
 
-@checker("total_word_count", description="The body has at most / at least `limit` words in total.",
-         params={"relation": "'at most' or 'at least'", "limit": "number of words"})
-def check_total_word_count(response, relation, limit):
-    return compare(len(words(body_text(response))), relation, limit)
+@checker("total_word_count", description="The body has around `target` words in total (within max(3, 10 %)).",
+         params={"target": "number of words"})
+def check_total_word_count(response, target):
+    return abs(len(words(body_text(response))) - target) <= word_tolerance(target)
 
 
 @checker("same_start_end_word", description="The body starts and ends with the same word (any case).")
@@ -271,9 +299,8 @@ def check_subsections_same_start_end_word(response):
 
 
 def spans_keywords(response, keywords):
-    """The occurrences of the keywords (wanted or forbidden)."""
-    targets = {k.lower() for k in keywords}
-    return [w for w in words(response) if w.lower() in targets]
+    """The words holding the keywords (wanted or forbidden)."""
+    return [w for w in words(response) if any(k.lower() in w.lower() for k in keywords)]
 
 
 def spans_words_per_sentence(response, relation, limit):
@@ -281,7 +308,7 @@ def spans_words_per_sentence(response, relation, limit):
     return [s for s in sentences(response) if not compare(len(words(s)), relation, limit)]
 
 
-def spans_subsection_titles(response, count):
+def spans_subsection_titles(response, titles):
     """The subsection title lines."""
     return [line.strip() for line in response.splitlines() if HEADING_RE.match(line)]
 
@@ -313,7 +340,7 @@ def reference_check(constraint_type: str, response: str, params: Mapping[str, An
 
 
 _HELPERS = (words, title_of, body_lines, body_text, sentences, subsections, category_counts, dominant_category,
-            compare, has_word)
+            compare, has_keyword, word_tolerance, subsection_titles)
 
 
 def _needed(source: str, available: Mapping[str, str]) -> list[str]:
@@ -353,6 +380,8 @@ def standalone_source(constraint_type: str, params: Mapping[str, Any]) -> str:
         "TITLE_RE": f"TITLE_RE = re.compile({TITLE_RE.pattern!r})",
         "HEADING_RE": f"HEADING_RE = re.compile({HEADING_RE.pattern!r})",
         "SENTENCE_SPLIT_RE": f"SENTENCE_SPLIT_RE = re.compile({SENTENCE_SPLIT_RE.pattern!r})",
+        "TOLERANCE_SHARE": f"TOLERANCE_SHARE, TOLERANCE_MIN = {TOLERANCE_SHARE!r}, {TOLERANCE_MIN!r}",
+        "TOLERANCE_MIN": "",
         "TONE_LEXICON": f"TONE_LEXICON = {dict(TONE_LEXICON)!r}",
         "TOPIC_LEXICON": f"TOPIC_LEXICON = {dict(TOPIC_LEXICON)!r}",
     }
@@ -389,9 +418,12 @@ __all__ = [
     "body_text",
     "checker",
     "reference_check",
+    "has_keyword",
     "sentences",
     "standalone_source",
+    "subsection_titles",
     "subsections",
+    "word_tolerance",
     "title_of",
     "words",
 ]

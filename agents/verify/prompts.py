@@ -188,16 +188,6 @@ def rewrite_prompt(instruction: str, previous: str, feedback: str | None) -> Pro
                   "requirement, inside <response> … </response>.")
 
 
-def violating_writer_prompt(instruction: str, break_these: list[str], keep_these: list[str]) -> Prompt:
-    """For VifBench data written by an LLM: a response that breaks some constraints on purpose."""
-    broken = "\n".join(f"- {text}" for text in break_these)
-    kept = "\n".join(f"- {text}" for text in keep_these) or "- (none)"
-    return Prompt(SYSTEM["writer"],
-                  f"## Instruction\n{instruction.strip()}\n\n## Task\nWrite a response to this instruction that "
-                  f"deliberately does NOT satisfy these constraints:\n{broken}\nand satisfies these:\n{kept}\n\n"
-                  "## Answer\nWrite the response only, inside <response> … </response>.")
-
-
 def role_of(messages: list[Mapping[str, str]]) -> str | None:
     """The role whose system prompt opens ``messages`` (for scripted models and traces)."""
     system = messages[0].get("content", "") if messages else ""  # a system message, or one folded into the user turn
@@ -209,4 +199,4 @@ def role_of(messages: list[Mapping[str, str]]) -> str | None:
 
 __all__ = ["FORMULA_SYNTAX", "KIND_TAGS", "SATISFIED", "SYSTEM", "VIOLATED", "checkers_prompt", "default_question",
            "formulation_prompt", "holistic_judge_prompt", "judge_prompt", "reflection_prompt", "rewrite_prompt",
-           "role_of", "violating_writer_prompt", "writer_prompt"]
+           "role_of", "writer_prompt"]

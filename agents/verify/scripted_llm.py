@@ -116,6 +116,10 @@ class VifBenchOracle:
             self.outputs.setdefault((rec["instruction"].strip(), rec["verdict"]), rec["output"])
             for constraint in instruction.constraints:
                 self.views[constraint.summary] = (constraint,)
+            if rec["verdict"] == "unsat":  # what §4 gives a writer for an unsat response: it follows it
+                for reduced in instruction.omissions():
+                    if not reduced.unmet({cid: rec["labels"][cid] for cid in reduced.ids}):
+                        self.outputs.setdefault((reduced.text.strip(), "unsat"), rec["output"])
 
     def __call__(self, messages: list[Mapping[str, str]]) -> str:
         role = role_of(messages)
@@ -213,10 +217,8 @@ class VifBenchOracle:
             SATISFIED if ok else VIOLATED)
 
     def _writer(self, user: str) -> str:
-        text = _between(user, "## Instruction\n", "\n\n## ")
-        key = (text or "").strip()
-        verdict = "unsat" if "deliberately does NOT satisfy" in user else "sat"
-        output = self.outputs.get((key, verdict))
+        key = (_between(user, "## Instruction\n", "\n\n## ") or "").strip()
+        output = self.outputs.get((key, "sat"), self.outputs.get((key, "unsat")))
         return f"<response>\n{output}\n</response>" if output is not None else "<response>\nI am not sure.\n</response>"
 
 
@@ -247,10 +249,11 @@ class Flaws:
     decomposition: float = 0.3  # instructions decomposed differently: drop / merge / split / re-number, in turn
     misclassify: float = 0.25  # logic constraints tagged semantic
     wrong_checker: float = 0.3  # checker programs that run but are wrong (off-by-one count, case-sensitive match)
-    judge_logic: float = 0.35  # per-constraint judge: a violated logic constraint (counts, words) accepted
+    judge_logic: float = 0.3  # per-constraint judge: a violated logic constraint (counts, words) accepted
     judge_semantic: float = 0.1  # per-constraint judge: a violated semantic constraint accepted
-    holistic: float = 0.5  # whole-instruction judge: a violated requirement overlooked (each, independently)
-    misread: float = 0.3  # whole-instruction judge: an OR / IMPLIES / IFF requirement read as AND
+    holistic: float = 0.6  # whole-instruction judge: a violated requirement overlooked (each, independently)
+    misread: float = 0.5  # whole-instruction judge: an OR / IMPLIES / IFF requirement read as AND
+    decompositions: tuple[str, ...] = ("drop", "merge", "split", "renumber")  # the decomposition flaws in play
     seed: int = 0
 
 
@@ -303,13 +306,14 @@ class FlawedVifBenchLLM(VifBenchOracle):
     def _decompose(self, key: str, instruction: Instruction) -> tuple[list[tuple[str, str]], str, str]:
         if self._dice("decomposition", key) >= self.flaws.decomposition:
             return [(c.id, c.summary) for c in instruction.constraints], instruction.formula, "none"
-        start = int(self._dice("which", key) * len(DECOMPOSITIONS))
-        for offset in range(len(DECOMPOSITIONS)):
-            flaw = DECOMPOSITIONS[(start + offset) % len(DECOMPOSITIONS)]
+        kinds = self.flaws.decompositions
+        start = int(self._dice("which", key) * len(kinds))
+        for offset in range(len(kinds)):
+            flaw = kinds[(start + offset) % len(kinds)]
             made = getattr(self, f"_{flaw}")(instruction)
             if made is not None:
                 return (*made, flaw)
-        raise AssertionError("re-numbering always applies")
+        return [(c.id, c.summary) for c in instruction.constraints], instruction.formula, "none"
 
     def _numbered(self, groups: list[tuple[Constraint, ...]], lines: list[str], old_to_new: Mapping[str, str]):
         listed = []
@@ -405,6 +409,9 @@ def wrong_source(constraint: Constraint) -> str:
     """A checker for ``constraint`` that runs but is wrong: a count limit off by one, or keywords
     matched case-sensitively; the right program for types without such a slip."""
     params = dict(constraint.params)
+    if "target" in params:  # "around N" checked around N + 1
+        params["target"] = params["target"] + 1
+        return standalone_source(constraint.type, params)
     if "limit" in params:
         params["limit"] = params["limit"] + (-1 if params.get("relation") in ("at most", "around") else 1)
         return standalone_source(constraint.type, params)

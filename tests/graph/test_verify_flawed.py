@@ -6,8 +6,8 @@ import json
 import pytest
 
 from autonesy.agents.llm import LangChainChatBackend
-from autonesy.agents.verify.scripted_llm import (DECOMPOSITIONS, FlawedVifBenchLLM, Flaws, flawed_chat_model,
-                                                 wrong_source)
+from autonesy.agents.verify.scripted_llm import (DECOMPOSITIONS, FlawedVifBenchLLM, Flaws, HandlerChatModel,
+                                                 flawed_chat_model, wrong_source)
 from autonesy.agents.verify.formulation import parse_formulation
 from autonesy.graph.verify_run import VerifyConfig
 from autonesy.graph.vifbench import evaluate
@@ -46,12 +46,12 @@ def test_every_decomposition_flaw_keeps_or_loses_meaning_as_intended():
 
 
 def test_a_wrong_checker_runs_but_is_off_by_one_or_case_sensitive():
-    count = Constraint("C1", "total_word_count", {"relation": "at most", "limit": 5})
-    text = "one two three four five"
+    count = Constraint("C1", "total_word_count", {"target": 10})  # 7 … 13 words
+    text = "one two three four five six seven"
     right, wrong = (run_checker_code(code, text) for code in (standalone_source(count.type, count.params),
                                                                wrong_source(count)))
     assert right.ok and wrong.ok and right.value is True and wrong.value is False
-    assert run_checker_code(wrong_source(count), "one two three").value is True  # right away from the limit
+    assert run_checker_code(wrong_source(count), " ".join(["w"] * 10)).value is True  # right away from the edge
     keyword = Constraint("C2", "keyword_inclusion", {"keywords": ["lantern"]})
     assert run_checker_code(wrong_source(keyword), "Lantern light.").value is False
     assert keyword.check("Lantern light.") and run_checker_code(wrong_source(keyword), "a lantern").value is True
@@ -86,5 +86,21 @@ def test_for_the_right_reasons(report):
     assert abs(_errors(neu, SEMANTIC) - _errors(nsvif, SEMANTIC)) <= 2
     # the whole-instruction judge accepts more violating responses than nsvif
     assert judge["overall"]["fp"] > nsvif["overall"]["fp"]
-    # the decomposition flaws show up as constraints that cannot be aligned (dropped, merged)
-    assert nsvif["constraints"]["aligned_share"] < 1.0
+
+
+def test_constraint_scores_align_a_renumbered_or_split_decomposition_by_meaning(tmp_path):
+    records = generate(9, seed=6)
+    data = tmp_path / "vifbench.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in records))
+    only = Flaws(decomposition=1.0, decompositions=("renumber", "split"), misclassify=0, wrong_checker=0,
+                 judge_logic=0, judge_semantic=0, holistic=0, misread=0)
+    model = FlawedVifBenchLLM(records, only)
+    backend = LangChainChatBackend(HandlerChatModel(handler=model, model_name="flawed"), "scripted", "flawed", retries=1)
+    nsvif = evaluate(data, ["nsvif"], VerifyConfig(llm="scripted"), tmp_path / "eval", backend=backend)["verifiers"]["nsvif"]
+    assert {model.flaw_of(r["instruction"]) for r in records} <= {"renumber", "split"}
+    assert "renumber" in {model.flaw_of(r["instruction"]) for r in records}
+    rows = [json.loads(line) for line in (tmp_path / "eval" / "results-nsvif.jsonl").read_text().splitlines()]
+    assert any([c["id"] for c in r["decomposition"]] != [c["id"] for c in r["constraints"]]
+               or [c["summary"] for c in r["decomposition"]] != [c["summary"] for c in r["constraints"]] for r in rows)
+    assert nsvif["overall"]["f1"] == 1.0  # the same meaning, numbered its own way
+    assert nsvif["constraints"]["accuracy"] == 1.0 and nsvif["constraints"]["aligned_share"] >= 0.95
