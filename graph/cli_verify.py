@@ -271,9 +271,10 @@ def register(app: typer.Typer) -> None:
         limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N pairs."),
         workers: int = typer.Option(1, "--workers", min=1, help="Verifications run at the same time."),
         llm_timeout: float = typer.Option(120.0, "--llm-timeout", min=0.1),
+        judge_guidance: Optional[Path] = typer.Option(None, "--judge-guidance", help="gepa-cot: the CoT judge's optimised guidance (a text file)."),
         as_json: bool = typer.Option(False, "--json"),
     ) -> None:
-        """Score verifiers on labelled pairs: F1, precision, recall, pass@1, FP/FN, per complexity group, cost."""
+        """Score verifiers on labelled pairs: F1, precision, recall, pass@1, FP/FN, per constraint count, cost."""
         from autonesy.graph.verify_run import VerifyConfig
         from autonesy.graph.vifbench import evaluate as run_eval, read_data, report_markdown
 
@@ -285,7 +286,8 @@ def register(app: typer.Typer) -> None:
             given = _role_backends(specs, records)
             config = VerifyConfig(llm=llm.partition(":")[0] if _is_special(llm) else llm, formulation_llm=formulation_llm,
                                   checker_llm=checker_llm, judge_llm=judge_llm, checkers=list(checkers),
-                                  max_reflections=max_reflections, llm_timeout_s=llm_timeout)
+                                  max_reflections=max_reflections, llm_timeout_s=llm_timeout,
+                                  judge_guidance=_read(judge_guidance, "judge guidance") if judge_guidance else None)
             notify = (lambda m: None) if as_json else (lambda m: errors.print(m, markup=False))
             report = run_eval(data, names, config, out, backends=given, limit=limit, workers=workers, notify=notify)
         if as_json:

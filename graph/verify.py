@@ -13,7 +13,9 @@ the constraints), every checker in one answer, and every judged constraint — s
 ones whose checker kept failing, all of them for ``nsvif-neu`` — in one answer. Each program is
 self-tested on the examples it came with (it must accept and reject them) before it is trusted; a
 failure there or on the response is reflected on (≤ ``max_reflections``), then the judge decides.
-``judge`` is the two-shot LLM-as-judge baseline.
+``judge`` is the two-shot LLM-as-judge baseline; ``gepa-cot`` a chain-of-thought judge whose guidance
+DSPy's GEPA optimised (``autonesy.agents.verify.gepa``); ``conv-cot`` a panel of three personas
+(literalist, pragmatist, skeptic) speaking in turn, by majority.
 
 The formulation and the checkers depend on the instruction only: they are kept from one response to
 the next (the feedback loop's state; across the responses of an evaluation, ``VerifierMemory``, keyed
@@ -49,7 +51,8 @@ from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.user_checkers import UserChecker
 from autonesy.tools.verify_solver import contradiction, decide
 
-VERIFIERS = ("nsvif", "nsvif-neu", "judge")
+VERIFIERS = ("nsvif", "nsvif-neu", "judge", "gepa-cot", "conv-cot")
+WHOLE_INSTRUCTION_JUDGES = ("judge", "gepa-cot", "conv-cot")  # the baselines: no formulation, no code
 FEEDBACK_MODES = ("explanation", "boolean")
 _TRACE_LOCK = threading.Lock()  # verifications of an evaluation may run in threads and share one trace
 
@@ -143,6 +146,7 @@ class VerifyRuntime:
     feedback: str = "explanation"
     tag: dict[str, Any] = field(default_factory=dict)  # added to every trace event (e.g. the item id)
     memory: VerifierMemory | None = None  # shared by the verifications of an evaluation
+    judge_guidance: str | None = None  # gepa-cot: the optimised guidance of the CoT judge (None: the default)
 
     def event(self, name: str, **fields: Any) -> None:
         with _TRACE_LOCK:
@@ -219,7 +223,14 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
 
     # -- the LLM-as-judge baseline ------------------------------------------------------------------------
     def judge_all(state: VerifyState) -> dict[str, Any]:
-        turns, judgement = agents.judge.holistic(state["instruction"], state["output"], salt=str(state.get("follow_round", 0)))
+        salt = str(state.get("follow_round", 0))
+        if rt.verifier == "gepa-cot":
+            turns, judgement = agents.judge.cot(state["instruction"], state["output"],
+                                                *([rt.judge_guidance] if rt.judge_guidance else []), salt=salt)
+        elif rt.verifier == "conv-cot":
+            turns, judgement = agents.judge.panel(state["instruction"], state["output"], salt=salt)
+        else:
+            turns, judgement = agents.judge.holistic(state["instruction"], state["output"], salt=salt)
         for turn in turns:
             rt.turn(turn)
         verdict = {True: "sat", False: "unsat", None: "unknown"}[judgement.value]
@@ -433,14 +444,14 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
 
     # -- routing ---------------------------------------------------------------------------------------------
     def start_route(state: VerifyState) -> str:
-        if rt.verifier == "judge":
+        if rt.verifier in WHOLE_INSTRUCTION_JUDGES:
             return "generate" if rt.budget > 0 else "judge_all"
         return "formulate"  # the feedback loop too: a contradictory instruction stops it before any writing
 
     def after_generate(state: VerifyState) -> str:
         if state.get("status") == "error":
             return END
-        return "judge_all" if rt.verifier == "judge" else "prepare"
+        return "judge_all" if rt.verifier in WHOLE_INSTRUCTION_JUDGES else "prepare"
 
     def after_formulate(state: VerifyState) -> str:
         if state.get("status") in ("error", "contradictory"):
@@ -494,5 +505,5 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
 RECURSION_LIMIT = 100_000  # LangGraph's bound on node visits; loops stop on the state's counters, not on this
 
 
-__all__ = ["FEEDBACK_MODES", "RECURSION_LIMIT", "VERIFIERS", "VerifierMemory", "VerifyAgents", "VerifyRuntime",
+__all__ = ["FEEDBACK_MODES", "RECURSION_LIMIT", "VERIFIERS", "WHOLE_INSTRUCTION_JUDGES", "VerifierMemory", "VerifyAgents", "VerifyRuntime",
            "VerifyState", "build_verify_graph", "initial_state"]

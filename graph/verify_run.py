@@ -30,8 +30,8 @@ from autonesy.agents.llm import LOCAL_NOTICE, ChatBackend, ResponseCache, backen
 from autonesy.agents.verify import CheckingAgent, FormulationAgent, JudgeAgent, WriterAgent
 from autonesy.graph.run import package_versions
 from autonesy.graph.trace import Tracer
-from autonesy.graph.verify import (FEEDBACK_MODES, RECURSION_LIMIT, VERIFIERS, VerifierMemory, VerifyAgents,
-                                   VerifyRuntime, build_verify_graph, initial_state)
+from autonesy.graph.verify import (FEEDBACK_MODES, RECURSION_LIMIT, VERIFIERS, WHOLE_INSTRUCTION_JUDGES, VerifierMemory,
+                                   VerifyAgents, VerifyRuntime, build_verify_graph, initial_state)
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.user_checkers import UserChecker, load_user_checkers
 
@@ -60,6 +60,7 @@ class VerifyConfig:
     checker_wall_s: float = 10.0
     budget: int = 0  # follow: responses written at most (0: verify only)
     feedback: str = "explanation"  # follow: explanation | boolean
+    judge_guidance: str | None = None  # gepa-cot: the CoT judge's optimised guidance (text)
 
     def resolved(self) -> "VerifyConfig":
         if self.verifier not in VERIFIERS:
@@ -83,7 +84,7 @@ class VerifyConfig:
 
 
 def needed_roles(config: VerifyConfig) -> tuple[str, ...]:
-    roles = ("judge",) if config.verifier == "judge" else ("formulation", "checker", "judge")
+    roles = ("judge",) if config.verifier in WHOLE_INSTRUCTION_JUDGES else ("formulation", "checker", "judge")
     return roles + ("writer",) if config.budget else roles
 
 
@@ -153,7 +154,8 @@ def make_runtime(config: VerifyConfig, backends: Backends, tracer: Tracer, *, ta
         WriterAgent(roles.get("writer")),
     )
     return VerifyRuntime(agents, tracer, config.verifier, config.max_reflections, config.max_formulation_repairs,
-                         config.limits(), checkers, config.budget, config.feedback, dict(tag or {}), memory)
+                         config.limits(), checkers, config.budget, config.feedback, dict(tag or {}), memory,
+                         config.judge_guidance)
 
 
 def run_graph(runtime: VerifyRuntime, state: dict[str, Any], checkpointer=None) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterable, Mapping
 from autonesy.agents.llm import ChatBackend, LLMError, ResponseCache, backend_from_spec
 from autonesy.agents.verify import WriterAgent
 from autonesy.graph.trace import Tracer
-from autonesy.graph.verify import VERIFIERS, VerifierMemory, initial_state
+from autonesy.graph.verify import VERIFIERS, WHOLE_INSTRUCTION_JUDGES, VerifierMemory, initial_state
 from autonesy.graph.verify_run import (Backends, VerifyConfig, VerifyError, _write_config, config_record, load_checkers,
                                        make_runtime, run_graph, sha)
 from autonesy.tasks.vifbench import GROUPS, Instruction, generate_instruction, label_distribution
@@ -246,7 +246,7 @@ def evaluate(data: Path, verifiers: Iterable[str], config: VerifyConfig, out: Pa
     out.mkdir(parents=True, exist_ok=True)
     user_checkers = load_checkers(config)
     metrics: dict[str, Any] = {}
-    needs = replace(config, verifier="nsvif" if any(v != "judge" for v in verifiers) else "judge")
+    needs = replace(config, verifier="nsvif" if any(v not in WHOLE_INSTRUCTION_JUDGES for v in verifiers) else "judge")
     with Backends(needs, out, backend=backend, backends=backends, notify=notify) as handles:
         record_ = config_record("vifbench-eval", needs, handles,
                                 verifiers=verifiers, data=str(data), data_sha256=sha(json.dumps(records, sort_keys=True)),

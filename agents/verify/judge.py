@@ -17,7 +17,8 @@ from typing import Any
 from autonesy.agents.llm import ChatBackend
 from autonesy.agents.policies import AgentTurn
 from autonesy.agents.verify.ask import ask
-from autonesy.agents.verify.prompts import holistic_judge_prompt, judge_prompt
+from autonesy.agents.verify.prompts import (COT_GUIDANCE, PERSONAS, cot_judge_prompt, holistic_judge_prompt, judge_prompt,
+                                            panel_prompt)
 
 _ITEM = re.compile(r"^\s*[-*]?\s*\**\s*(C[1-9][0-9]*)\b\**\s*[:.)-]?", re.MULTILINE)
 
@@ -101,6 +102,33 @@ class JudgeAgent:
 
     def holistic(self, instruction: str, output: str, *, salt: str = "") -> tuple[list[AgentTurn], Judgement]:
         return self._judge("holistic_judge", holistic_judge_prompt(instruction, output), salt)
+
+    def cot(self, instruction: str, output: str, guidance: str = COT_GUIDANCE, *,
+            salt: str = "") -> tuple[list[AgentTurn], Judgement]:
+        """GEPA-CoT: a chain-of-thought judge whose guidance GEPA optimised (the default one otherwise)."""
+        return self._judge("cot_judge", cot_judge_prompt(instruction, output, guidance), salt)
+
+    def panel(self, instruction: str, output: str, *, salt: str = "") -> tuple[list[AgentTurn], Judgement]:
+        """Conv-CoT: the literalist, the pragmatist and the skeptic speak in turn, each reading the others;
+        the verdict is the majority of their verdicts (no majority: undetermined)."""
+        turns: list[AgentTurn] = []
+        transcript: list[tuple[str, str]] = []
+        votes: list[bool] = []
+        for persona in PERSONAS:
+            turn = ask(self.backend, persona, panel_prompt(persona, instruction, output, transcript), salt, **self.params)
+            turns.append(turn)
+            if turn.error is not None:
+                return turns, Judgement(None, f"LLM error ({turn.error.kind}): {turn.error}")
+            judgement = parse_judgement(turn.text)
+            transcript.append((persona, turn.text))
+            if judgement.value is not None:
+                votes.append(judgement.value)
+        reasoning = " | ".join(f"{name}: {parse_judgement(text).reasoning[:300]}" for name, text in transcript)
+        if votes.count(True) > len(PERSONAS) // 2:
+            return turns, Judgement(True, reasoning)
+        if votes.count(False) > len(PERSONAS) // 2:
+            return turns, Judgement(False, reasoning)
+        return turns, Judgement(None, "the panel reached no majority: " + reasoning)
 
 
 __all__ = ["ATTEMPTS", "Judgement", "JudgeAgent", "parse_judgement", "parse_judgements"]

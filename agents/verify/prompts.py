@@ -25,8 +25,20 @@ SYSTEM = {
               "you say why."),
     "holistic_judge": ("You are a careful judge of instruction following: you decide whether a response follows "
                        "every requirement of an instruction."),
+    "cot_judge": ("You are a judge of instruction following who reasons step by step before deciding whether a "
+                  "response follows every requirement of an instruction."),
+    "literalist": ("You are the Literalist on a panel of three judges of instruction following: you hold the "
+                   "response to the exact letter of every requirement."),
+    "pragmatist": ("You are the Pragmatist on a panel of three judges of instruction following: you ask whether the "
+                   "response does what the instruction plainly means."),
+    "skeptic": ("You are the Skeptic on a panel of three judges of instruction following: you look for the "
+                "requirement the response breaks, and doubt the others' reasons until checked."),
     "writer": "You write texts that follow instructions exactly.",
 }
+PERSONAS = ("literalist", "pragmatist", "skeptic")  # Conv-CoT's panel, in speaking order
+COT_GUIDANCE = ("Go through the instruction requirement by requirement. For each, quote the part of the response "
+                "that decides it; count words, sentences and keywords exactly; apply negations, \"either … or\", "
+                "\"if … then\" and \"if and only if\" as written.")
 SATISFIED, VIOLATED = "[[SATISFIED]]", "[[VIOLATED]]"
 KIND_TAGS = ("logic", "semantic")
 
@@ -170,6 +182,32 @@ def holistic_judge_prompt(instruction: str, output: str) -> Prompt:
     return Prompt(SYSTEM["holistic_judge"], text)
 
 
+def cot_judge_prompt(instruction: str, output: str, guidance: str = COT_GUIDANCE) -> Prompt:
+    """The CoT judge (GEPA-CoT): ``guidance`` is the part of the prompt GEPA optimises."""
+    text = (
+        "Decide whether the response follows every requirement of the instruction.\n\n"
+        f"## How to judge\n{guidance.strip()}\n\n"
+        f"## Instruction\n{instruction.strip()}\n\n"
+        "## Response\n<response>\n" + output + "\n</response>\n\n"
+        f"## Answer\nThink step by step, then end with exactly one of {SATISFIED} or {VIOLATED}."
+    )
+    return Prompt(SYSTEM["cot_judge"], text)
+
+
+def panel_prompt(persona: str, instruction: str, output: str, transcript: list[tuple[str, str]]) -> Prompt:
+    """One turn of the Conv-CoT panel: the persona reads what the others said so far and gives its verdict."""
+    said = "\n\n".join(f"### {name.capitalize()}\n{text.strip()}" for name, text in transcript) or "(you speak first)"
+    text = (
+        "Decide, with the other judges, whether the response follows every requirement of the instruction.\n\n"
+        f"## Instruction\n{instruction.strip()}\n\n"
+        "## Response\n<response>\n" + output + "\n</response>\n\n"
+        f"## The panel so far\n{said}\n\n"
+        "## Answer\nThink step by step from your point of view, answer the others' points, then end with exactly "
+        f"one of {SATISFIED} or {VIOLATED}."
+    )
+    return Prompt(SYSTEM[persona], text)
+
+
 def writer_prompt(instruction: str) -> Prompt:
     return Prompt(SYSTEM["writer"],
                   f"## Instruction\n{instruction.strip()}\n\n## Answer\nWrite the response only, inside "
@@ -197,6 +235,7 @@ def role_of(messages: list[Mapping[str, str]]) -> str | None:
     return None
 
 
-__all__ = ["FORMULA_SYNTAX", "KIND_TAGS", "SATISFIED", "SYSTEM", "VIOLATED", "checkers_prompt", "default_question",
+__all__ = ["COT_GUIDANCE", "FORMULA_SYNTAX", "KIND_TAGS", "PERSONAS", "SATISFIED", "SYSTEM", "VIOLATED", "checkers_prompt",
+           "cot_judge_prompt", "default_question", "panel_prompt",
            "formulation_prompt", "holistic_judge_prompt", "judge_prompt", "reflection_prompt", "rewrite_prompt",
            "role_of", "writer_prompt"]

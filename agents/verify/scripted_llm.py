@@ -141,7 +141,8 @@ class VifBenchOracle:
     def judged(self, summary: str, members: tuple[Constraint, ...], response: str) -> bool:
         return all(c.check(response) for c in members)
 
-    def holistic(self, key: str, instruction: Instruction, response: str) -> bool:
+    def holistic(self, key: str, instruction: Instruction, response: str, who: str = "holistic_judge") -> bool:
+        """A whole-instruction judge's verdict (``who``: holistic_judge, cot_judge or a panel persona)."""
         return instruction.verdict(instruction.labels(response)) == "sat"
 
     def examples(self, summary: str, members: tuple[Constraint, ...]) -> dict[str, list[str]]:
@@ -206,15 +207,30 @@ class VifBenchOracle:
             lines.append(f"{cid}: it {'does' if holds else 'does not'}. {SATISFIED if holds else VIOLATED}")
         return "\n".join(lines)
 
-    def _holistic_judge(self, user: str) -> str:
+    def _whole(self, user: str, who: str) -> str:
         key = (_between(user, "## Instruction\n", "\n\n## Response") or "").strip()
         instruction = self.instructions.get(key)
         response = quoted_response(user)
         if instruction is None or response is None:
             return "I cannot tell. " + VIOLATED
-        ok = self.holistic(key, instruction, response)
+        ok = self.holistic(key, instruction, response, who)
         return f"Going through the requirements, the response {'meets' if ok else 'misses'} them.\n" + (
             SATISFIED if ok else VIOLATED)
+
+    def _holistic_judge(self, user: str) -> str:
+        return self._whole(user, "holistic_judge")
+
+    def _cot_judge(self, user: str) -> str:
+        return self._whole(user, "cot_judge")
+
+    def _literalist(self, user: str) -> str:
+        return self._whole(user, "literalist")
+
+    def _pragmatist(self, user: str) -> str:
+        return self._whole(user, "pragmatist")
+
+    def _skeptic(self, user: str) -> str:
+        return self._whole(user, "skeptic")
 
     def _writer(self, user: str) -> str:
         key = (_between(user, "## Instruction\n", "\n\n## ") or "").strip()
@@ -249,10 +265,12 @@ class Flaws:
     decomposition: float = 0.3  # instructions decomposed differently: drop / merge / split / re-number, in turn
     misclassify: float = 0.25  # logic constraints tagged semantic
     wrong_checker: float = 0.3  # checker programs that run but are wrong (off-by-one count, case-sensitive match)
-    judge_logic: float = 0.3  # per-constraint judge: a violated logic constraint (counts, words) accepted
+    judge_logic: float = 0.2  # per-constraint judge: a violated logic constraint (counts, words) accepted
     judge_semantic: float = 0.1  # per-constraint judge: a violated semantic constraint accepted
-    holistic: float = 0.6  # whole-instruction judge: a violated requirement overlooked (each, independently)
-    misread: float = 0.5  # whole-instruction judge: an OR / IMPLIES / IFF requirement read as AND
+    holistic: float = 0.7  # whole-instruction judge: a violated requirement overlooked (each, independently)
+    misread: float = 0.5  # whole-instruction judges: an OR / IMPLIES / IFF requirement read as AND
+    cot: float = 0.5  # the chain-of-thought judge (GEPA-CoT): a violated requirement overlooked
+    panel_careful: float = 0.4  # Conv-CoT's literalist and skeptic (the pragmatist overlooks as `holistic`)
     decompositions: tuple[str, ...] = ("drop", "merge", "split", "renumber")  # the decomposition flaws in play
     seed: int = 0
 
@@ -390,19 +408,21 @@ class FlawedVifBenchLLM(VifBenchOracle):
         lenient = self.flaws.judge_semantic if super().kind(summary, members) == "semantic" else self.flaws.judge_logic
         return holds or self._dice("judge", summary, response) < lenient
 
-    def holistic(self, key: str, instruction: Instruction, response: str) -> bool:
+    def holistic(self, key: str, instruction: Instruction, response: str, who: str = "holistic_judge") -> bool:
+        overlook = {"cot_judge": self.flaws.cot, "literalist": self.flaws.panel_careful,
+                    "skeptic": self.flaws.panel_careful}.get(who, self.flaws.holistic)
         labels = instruction.labels(response)
         violated = []
         for part in instruction.parts:
             values = [labels[cid] for cid in part.args]
-            if part.op in ("or", "implies", "iff") and self._dice("misread", key, part.formula()) < self.flaws.misread:
+            if part.op in ("or", "implies", "iff") and self._dice("misread", who, key, part.formula()) < self.flaws.misread:
                 holds = all(values)  # "either A or B", "if A then B", "A iff B" read as "A and B"
             else:
                 holds = {"lit": lambda v: v[0], "not": lambda v: not v[0], "or": any,
                          "implies": lambda v: (not v[0]) or v[1], "iff": lambda v: v[0] == v[1]}[part.op](values)
             if not holds:
                 violated.append(part)
-        return all(self._dice("holistic", key, response, p.formula()) < self.flaws.holistic for p in violated)
+        return all(self._dice(who, key, response, p.formula()) < overlook for p in violated)
 
 
 def wrong_source(constraint: Constraint) -> str:

@@ -144,3 +144,48 @@ def test_scripted_models_count_tokens_with_a_real_tokenizer():
     model = HandlerChatModel(handler=lambda messages: "hello world")
     message = model.invoke("hello world").usage_metadata
     assert message["input_tokens"] == 2 and message["output_tokens"] == 2
+
+
+def _backend(handler):
+    from autonesy.agents.llm import LangChainChatBackend
+    from autonesy.agents.verify.scripted_llm import HandlerChatModel
+
+    return LangChainChatBackend(HandlerChatModel(handler=handler), "scripted", "m", retries=1)
+
+
+def test_conv_cot_is_a_conversation_of_three_personas_decided_by_majority():
+    from autonesy.agents.verify import JudgeAgent
+
+    seen = []
+
+    def panel(messages):
+        role = role_of(messages)
+        seen.append((role, messages[-1]["content"]))
+        return {"literalist": "Too long by two words. [[VIOLATED]]", "pragmatist": "It does the job. [[SATISFIED]]",
+                "skeptic": "The literalist is right about the count. [[VIOLATED]]"}[role]
+
+    turns, verdict = JudgeAgent(_backend(panel)).panel("Write at most 5 words.", "one two three four five six seven")
+    assert [role for role, _ in seen] == ["literalist", "pragmatist", "skeptic"] and len(turns) == 3
+    assert verdict.value is False and "literalist: Too long by two words" in verdict.reasoning
+    assert "(you speak first)" in seen[0][1] and "### Literalist\nToo long by two words" in seen[2][1]
+    assert "### Pragmatist\nIt does the job" in seen[2][1]
+    undecided = JudgeAgent(_backend(lambda m: {"literalist": "[[VIOLATED]]", "pragmatist": "[[SATISFIED]]",
+                                               "skeptic": "no idea"}[role_of(m)])).panel("x", "y")[1]
+    assert undecided.value is None and "no majority" in undecided.reasoning
+
+
+def test_gepa_cot_judges_with_its_guidance():
+    from autonesy.agents.verify import JudgeAgent
+    from autonesy.agents.verify.prompts import COT_GUIDANCE
+
+    prompts = []
+
+    def cot(messages):
+        prompts.append(messages[-1]["content"])
+        return "Step 1: the count is 7. [[VIOLATED]]"
+
+    judge = JudgeAgent(_backend(cot))
+    assert judge.cot("Write at most 5 words.", "one two three four five six seven")[1].value is False
+    assert judge.cot("x", "y", "Count every word twice.")[1].value is False
+    assert COT_GUIDANCE in prompts[0] and "## How to judge\nCount every word twice." in prompts[1]
+    assert role_of([{"role": "system", "content": SYSTEM["cot_judge"]}]) == "cot_judge"
