@@ -257,6 +257,25 @@ def register(app: typer.Typer) -> None:
             summary = import_ifeval(out, source)
         _print_json(summary)
 
+    @vifbench_app.command("optimize-judge")
+    def optimize_judge_command(
+        data: Path = typer.Option(..., "--data", help="Labelled pairs; the first half of their instructions is used."),
+        out: Path = typer.Option(..., "--out", help="Directory for guidance.txt."),
+        llm: Optional[str] = typer.Option(None, "--llm", help="The judge's LLM. " + LLM_HELP),
+        reflection_llm: Optional[str] = typer.Option(None, "--reflection-llm", help="GEPA's reflection LLM (default: --llm)."),
+        max_metric_calls: int = typer.Option(60, "--max-metric-calls", min=1),
+    ) -> None:
+        """GEPA-CoT: optimise the CoT judge's guidance with DSPy's GEPA (optional extra 'gepa')."""
+        from autonesy.agents.llm import backend_from_spec, default_llm_spec
+        from autonesy.graph.vifbench import optimize_judge, read_data
+
+        with one_line_errors(1):
+            records = read_data(data) if _is_special(llm) or _is_special(reflection_llm) else None
+            judge = _special(llm, records) or backend_from_spec(llm or default_llm_spec())
+            reflection = _special(reflection_llm, records) or (backend_from_spec(reflection_llm) if reflection_llm else None)
+            _print_json(optimize_judge(data, out, backend=judge, reflection_backend=reflection,
+                                       max_metric_calls=max_metric_calls))
+
     @vifbench_app.command("eval")
     def evaluate(
         data: Path = typer.Option(..., "--data", help="vifbench.jsonl (or the directory holding it)."),

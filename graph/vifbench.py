@@ -153,6 +153,33 @@ def import_ifeval(out: Path, source: Path | None = None) -> dict[str, Any]:
     return summary
 
 
+def optimize_judge(data: Path, out: Path, *, backend: ChatBackend, reflection_backend: ChatBackend | None = None,
+                   train_share: float = 0.5, max_metric_calls: int = 60, seed: int = 0) -> dict[str, Any]:
+    """GEPA-CoT's guidance, optimised with DSPy's GEPA on the first ``train_share`` of the instructions in
+    ``data`` (their second half selects among candidates); written to ``out/guidance.txt`` for
+    ``vifbench eval --verifier gepa-cot --judge-guidance``. Evaluate on other instructions than these."""
+    from autonesy.agents.verify.gepa import GepaUnavailable, optimize_guidance
+
+    records = read_data(data)
+    instructions = list(dict.fromkeys(r.get("instruction_id") or r["instruction"] for r in records))
+    cut = max(1, int(len(instructions) * train_share))
+    chosen = set(instructions[:cut])
+    fit = [r for r in records if (r.get("instruction_id") or r["instruction"]) in chosen]
+    train, val = fit[: max(1, len(fit) // 2)], fit[max(1, len(fit) // 2):] or fit
+    try:
+        guidance = optimize_guidance(train, val, backend, reflection_backend or backend,
+                                     max_metric_calls=max_metric_calls, seed=seed)
+    except GepaUnavailable as error:
+        raise VerifyError(str(error)) from None
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "guidance.txt").write_text(guidance.strip() + "\n")
+    summary = {"out": str(out), "guidance": str(out / "guidance.txt"), "instructions_used": sorted(chosen),
+               "train_pairs": len(train), "val_pairs": len(val), "max_metric_calls": max_metric_calls}
+    (out / "optimize.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
 # --------------------------------------------------------------------------------------------------
 # eval
 
@@ -355,4 +382,4 @@ def report_markdown(report: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["DATA_FILE", "evaluate", "generate_data", "import_ifeval", "read_data", "report_markdown"]
+__all__ = ["DATA_FILE", "evaluate", "generate_data", "import_ifeval", "optimize_judge", "read_data", "report_markdown"]

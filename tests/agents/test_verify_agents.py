@@ -189,3 +189,40 @@ def test_gepa_cot_judges_with_its_guidance():
     assert judge.cot("x", "y", "Count every word twice.")[1].value is False
     assert COT_GUIDANCE in prompts[0] and "## How to judge\nCount every word twice." in prompts[1]
     assert role_of([{"role": "system", "content": SYSTEM["cot_judge"]}]) == "cot_judge"
+
+
+def test_gepa_optimises_the_cot_guidance_offline_with_scripted_models():
+    pytest.importorskip("dspy")  # the optional extra 'gepa'
+    from autonesy.agents.verify.gepa import optimize_guidance
+
+    def judge(messages):  # counts words only once told to
+        told = "count every word" in messages[0]["content"].lower()
+        response = messages[-1]["content"].split("[[ ## response ## ]]")[-1].split("Respond with")[0]
+        verdict = "sat" if not told or len(response.split()) <= 5 else "unsat"
+        return f"[[ ## reasoning ## ]]\nchecked\n\n[[ ## verdict ## ]]\n{verdict}\n\n[[ ## completed ## ]]"
+
+    def reflection(messages):
+        return '{"new_instruction": "Count every word of the response exactly."}'
+
+    records = [{"instruction": "Use at most 5 words.", "output": text, "verdict": verdict}
+               for text, verdict in [("one two", "sat"), ("one two three four five six seven", "unsat"),
+                                     ("a b c", "sat"), ("x y z w v u t s", "unsat")]]
+    guidance = optimize_guidance(records[:2], records[2:], _backend(judge), _backend(reflection), max_metric_calls=20)
+    assert guidance == "Count every word of the response exactly."
+
+
+def test_without_dspy_the_optimiser_says_so_in_one_line(monkeypatch):
+    import builtins
+
+    from autonesy.agents.verify.gepa import GepaUnavailable, optimize_guidance
+
+    real = builtins.__import__
+
+    def no_dspy(name, *args, **kwargs):
+        if name == "dspy":
+            raise ImportError("No module named 'dspy'")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_dspy)
+    with pytest.raises(GepaUnavailable, match="pip install 'autonesy-agent\\[gepa\\]'"):
+        optimize_guidance([], [], None, None)
