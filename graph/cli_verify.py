@@ -64,7 +64,10 @@ def _read(path: Path, what: str) -> str:
 def oracle_backend(records: list[dict[str, Any]], kind: str = "oracle") -> ChatBackend:
     from autonesy.agents.verify import flawed_chat_model, oracle_chat_model
 
-    model = oracle_chat_model(records) if kind == "oracle" else flawed_chat_model(records)
+    try:
+        model = oracle_chat_model(records) if kind == "oracle" else flawed_chat_model(records)
+    except (ValueError, KeyError) as error:
+        raise CommandError(f"'--llm {kind}' answers from VifBench records only ({error})") from None
     return LangChainChatBackend(model, kind, model.model_name, retries=1)
 
 
