@@ -40,7 +40,6 @@ COT_GUIDANCE = ("Go through the instruction requirement by requirement. For each
                 "that decides it; count words, sentences and keywords exactly; apply negations, \"either … or\", "
                 "\"if … then\" and \"if and only if\" as written.")
 SATISFIED, VIOLATED = "[[SATISFIED]]", "[[VIOLATED]]"
-KIND_TAGS = ("logic", "semantic")
 
 FORMULA_SYNTAX = (
     "one requirement per line (all lines must hold together); operators NOT, AND, OR, IMPLIES, IFF "
@@ -129,10 +128,6 @@ def reflection_prompt(instruction: str, cid: str, summary: str, code: str, failu
         "## Answer\nName the cause in a sentence, then give the corrected program in one ```python block."
     )
     return Prompt(SYSTEM["checker"], text)
-
-
-def default_question(summary: str) -> str:
-    return f"Does the response satisfy this constraint: {summary.strip()}"
 
 
 def judge_prompt(instruction: str, items: Iterable[tuple[str, str]], output: str) -> Prompt:
@@ -235,7 +230,7 @@ def role_of(messages: list[Mapping[str, str]]) -> str | None:
     return None
 
 
-__all__ = ["COT_GUIDANCE", "FORMULA_SYNTAX", "KIND_TAGS", "PERSONAS", "SATISFIED", "SYSTEM", "VIOLATED", "checkers_prompt",
-           "cot_judge_prompt", "default_question", "panel_prompt",
+__all__ = ["COT_GUIDANCE", "FORMULA_SYNTAX", "PERSONAS", "SATISFIED", "SYSTEM", "VIOLATED", "checkers_prompt",
+           "cot_judge_prompt", "panel_prompt",
            "formulation_prompt", "holistic_judge_prompt", "judge_prompt", "reflection_prompt", "rewrite_prompt",
            "role_of", "writer_prompt"]
