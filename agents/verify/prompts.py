@@ -231,6 +231,5 @@ def role_of(messages: list[Mapping[str, str]]) -> str | None:
 
 
 __all__ = ["COT_GUIDANCE", "FORMULA_SYNTAX", "PERSONAS", "SATISFIED", "SYSTEM", "VIOLATED", "checkers_prompt",
-           "cot_judge_prompt", "panel_prompt",
-           "formulation_prompt", "holistic_judge_prompt", "judge_prompt", "reflection_prompt", "rewrite_prompt",
-           "role_of", "writer_prompt"]
+           "cot_judge_prompt", "formulation_prompt", "holistic_judge_prompt", "judge_prompt", "panel_prompt",
+           "reflection_prompt", "rewrite_prompt", "role_of", "writer_prompt"]
