@@ -1,17 +1,29 @@
 """Instruction-following verification as one LangGraph state machine (Nsvif design, DESIGN §11).
 
-    nsvif / nsvif-neu:   formulate ─▶ plan ─┬─ user checker ─▶ user_check ──────────────┐ (fails: code or judge)
-                            ▲ (parse error,  ├─ logic ─▶ write_checker ─▶ run_checker ─┤ fails: reflect ≤ 3, then judge
-                            └─ ≤ 2 repairs)  └─ semantic ─▶ judge ────────────────────┤
-                                                                   next_constraint ◀──┘ ─▶ (plan | solve)
-    judge:               judge_all
-    follow (budget > 0): generate ─▶ (one of the above) ─▶ unsat and budget left ─▶ generate (with the explanation,
-                                                                                    or the verdict only)
+    nsvif / nsvif-neu:  formulate ─▶ (contradictory: stop) ─▶ prepare ─▶ write_checkers ─▶ check ◀─▶ reflect (≤ 3)
+                          ▲ (parse error, ≤ 2 repairs)          │                            │ (self-test on the
+                          └──────────                           │                            ▼  examples, then run)
+                                                                └──────────────────────▶ next ─▶ judge ─▶ solve
+    judge:              judge_all
+    follow (budget > 0): (formulate ─▶) generate ─▶ (one of the above) ─▶ unsat and budget left ─▶ generate
+                         (with the explanation, or the verdict only)
 
-``nsvif-neu`` keeps the formulation and Z3 but sends every constraint to the judge (no planning, no
-code); ``judge`` is the two-shot LLM-as-judge baseline. In the feedback loop the formulation, the plans
-and the checker programs are kept from one output to the next (they do not depend on the output);
-checkers are run again, and reflected on again if a new output breaks them.
+A fresh instruction costs at most three requests: the formulation (its logic / semantic tags route
+the constraints), every checker in one answer, and every judged constraint — semantic ones, logic
+ones whose checker kept failing, all of them for ``nsvif-neu`` — in one answer. Each program is
+self-tested on the examples it came with (it must accept and reject them) before it is trusted; a
+failure there or on the response is reflected on (≤ ``max_reflections``), then the judge decides.
+``judge`` is the two-shot LLM-as-judge baseline; ``gepa-cot`` a chain-of-thought judge whose guidance
+DSPy's GEPA optimised (``autonesy.agents.verify.gepa``); ``conv-cot`` a panel of three personas
+(literalist, pragmatist, skeptic) speaking in turn, by majority.
+
+The formulation and the checkers depend on the instruction only: they are kept from one response to
+the next (the feedback loop's state; across the responses of an evaluation, ``VerifierMemory``, keyed
+by the instruction and by the instruction and its formula), so another response to the same
+instruction costs at most the one judge request.
+
+An instruction whose formula no response can satisfy (``C2 ∧ ¬C2``) ends with status ``contradictory``
+and the conflicting requirements, right after the formulation — ``follow`` writes nothing.
 
 Nodes only call agents (``autonesy.agents.verify``) and tools (sandbox, user checkers, Z3); the state
 is plain JSON data. Every node visit, LLM call, checker run, reflection round (``repair_round`` events,
@@ -20,6 +32,7 @@ so ``autonesy-agent trace`` shows them), per-constraint result and the verdict g
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
@@ -27,8 +40,8 @@ from typing import Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 
 from autonesy.agents.policies import AgentTurn
-from autonesy.agents.verify.checking import NO_CODE, CheckingAgent, Plan, default_question
-from autonesy.agents.verify.explanation import explain
+from autonesy.agents.verify.checking import NO_CODE, CheckingAgent, Draft
+from autonesy.agents.verify.explanation import explain, explain_contradiction
 from autonesy.agents.verify.formulation import FormulationAgent, formulation_from_state
 from autonesy.agents.verify.judge import JudgeAgent
 from autonesy.agents.verify.writer import WriterAgent
@@ -36,9 +49,10 @@ from autonesy.graph.trace import Tracer, change_summary, traced_node
 from autonesy.tools.checker_run import CHECKER_LIMITS, run_checker_code, run_user_function
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.user_checkers import UserChecker
-from autonesy.tools.verify_solver import decide
+from autonesy.tools.verify_solver import contradiction, decide
 
-VERIFIERS = ("nsvif", "nsvif-neu", "judge")
+VERIFIERS = ("nsvif", "nsvif-neu", "judge", "gepa-cot", "conv-cot")
+WHOLE_INSTRUCTION_JUDGES = ("judge", "gepa-cot", "conv-cot")  # the baselines: no formulation, no code
 FEEDBACK_MODES = ("explanation", "boolean")
 _TRACE_LOCK = threading.Lock()  # verifications of an evaluation may run in threads and share one trace
 
@@ -46,20 +60,22 @@ _TRACE_LOCK = threading.Lock()  # verifications of an evaluation may run in thre
 class VerifyState(TypedDict, total=False):
     instruction: str
     output: str  # the response being verified (never changed by a node other than generate)
-    status: str  # running | sat | unsat | unknown | error
+    status: str  # running | sat | unsat | unknown | contradictory | error
     reason: str
-    constraints: list[dict[str, str]]  # [{"id", "summary"}]
+    constraints: list[dict[str, str]]  # [{"id", "summary", "kind"}]
     formula: str
     formulation_round: int
     formulation_answer: str
     formulation_error: str | None
-    cursor: int  # index of the constraint being checked
-    plans: dict[str, dict[str, Any]]
+    drafts: dict[str, dict[str, Any]]  # per logic constraint: what the checking agent wrote (Draft)
     codes: dict[str, str]  # the latest checker program per constraint
+    tested: list[str]  # constraints whose program passed its self-test
+    logic: list[str]  # the constraints checked by code for this response, in order
+    cursor: int  # index into ``logic``
     reflection_round: int  # reflections spent on the current constraint
     failure: dict[str, Any] | None  # the current constraint's last checker failure
-    failures: list[dict[str, Any]]
-    writer_error: str | None
+    failures: dict[str, list[dict[str, Any]]]  # per constraint, for this response
+    queue: list[str]  # the constraints the judge decides for this response
     checker_llm_error: str | None
     results: dict[str, dict[str, Any]]
     decision: dict[str, Any] | None
@@ -84,6 +100,37 @@ class VerifyAgents:
     writer: WriterAgent | None = None
 
 
+class VerifierMemory:
+    """What does not depend on the response, kept across the verifications of one process: the
+    formulation per instruction, the checkers per instruction and formula (only programs that passed
+    their self-test)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._formulations: dict[str, dict[str, Any]] = {}
+        self._checkers: dict[str, dict[str, Any]] = {}
+
+    @staticmethod
+    def _key(*parts: str) -> str:
+        return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+    def formulation(self, instruction: str) -> dict[str, Any] | None:
+        with self._lock:
+            return self._formulations.get(self._key(instruction))
+
+    def remember_formulation(self, instruction: str, found: dict[str, Any]) -> None:
+        with self._lock:
+            self._formulations.setdefault(self._key(instruction), found)
+
+    def checkers(self, instruction: str, formula: str) -> dict[str, Any]:
+        with self._lock:
+            return dict(self._checkers.get(self._key(instruction, formula), {}))
+
+    def remember_checkers(self, instruction: str, formula: str, found: dict[str, Any]) -> None:
+        with self._lock:
+            self._checkers.setdefault(self._key(instruction, formula), {}).update(found)
+
+
 @dataclass
 class VerifyRuntime:
     """What the nodes need besides the state (not serialised)."""
@@ -98,6 +145,8 @@ class VerifyRuntime:
     budget: int = 0  # generations in the feedback loop; 0 = verify the given output only
     feedback: str = "explanation"
     tag: dict[str, Any] = field(default_factory=dict)  # added to every trace event (e.g. the item id)
+    memory: VerifierMemory | None = None  # shared by the verifications of an evaluation
+    judge_guidance: str | None = None  # gepa-cot: the optimised guidance of the CoT judge (None: the default)
 
     def event(self, name: str, **fields: Any) -> None:
         with _TRACE_LOCK:
@@ -110,10 +159,10 @@ class VerifyRuntime:
 
 def initial_state(instruction: str, output: str | None = None) -> VerifyState:
     return {"instruction": instruction, "output": output or "", "status": "running", "reason": "",
-            "formulation_round": 0, "cursor": 0, "plans": {}, "codes": {}, "reflection_round": 0, "failure": None,
-            "failures": [], "results": {}, "decision": None, "follow_round": 0, "history": [], "llm_calls": 0,
-            "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "llm_seconds": 0.0, "checker_runs": 0,
-            "checker_seconds": 0.0}
+            "formulation_round": 0, "cursor": 0, "drafts": {}, "codes": {}, "tested": [], "logic": [], "queue": [],
+            "reflection_round": 0, "failure": None, "failures": {}, "results": {}, "decision": None,
+            "follow_round": 0, "history": [], "llm_calls": 0, "cached_calls": 0, "prompt_tokens": 0,
+            "completion_tokens": 0, "llm_seconds": 0.0, "checker_runs": 0, "checker_seconds": 0.0}
 
 
 def _usage(state: VerifyState, turns: list[AgentTurn]) -> dict[str, Any]:
@@ -138,16 +187,22 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
     def traced(name: str, node):
         return traced_node(rt.event, name, node)
 
-    def current(state: VerifyState) -> tuple[str, str]:
-        item = state["constraints"][state["cursor"]]
-        return item["id"], item["summary"]
+    def summary_of(state: VerifyState, cid: str) -> str:
+        return next(c["summary"] for c in state["constraints"] if c["id"] == cid)
 
-    def record(state: VerifyState, cid: str, summary: str, **result: Any) -> dict[str, Any]:
-        plan = state.get("plans", {}).get(cid, {})
-        entry = {"id": cid, "summary": summary, "kind": plan.get("type"), **result}
+    def kind_of(state: VerifyState, cid: str) -> str:
+        return next(c.get("kind", "semantic") for c in state["constraints"] if c["id"] == cid)
+
+    def record(state: VerifyState, cid: str, **result: Any) -> dict[str, Any]:
+        entry = {"id": cid, "summary": summary_of(state, cid), "kind": kind_of(state, cid), **result}
         rt.event("constraint_result", constraint=cid, kind=entry["kind"], method=entry.get("method"),
                  value=entry.get("value"))
         return {"results": {**state.get("results", {}), cid: entry}}
+
+    def add_failure(state: VerifyState, cid: str, failure: dict[str, Any]) -> dict[str, Any]:
+        failures = dict(state.get("failures") or {})
+        failures[cid] = list(failures.get(cid, [])) + [failure]
+        return {"failure": failure, "failures": failures}
 
     # -- the feedback loop's writer ---------------------------------------------------------------------
     def generate(state: VerifyState) -> dict[str, Any]:
@@ -164,12 +219,18 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
             why = f"LLM error ({turn.error.kind}): {turn.error}" if turn.error else "the writer gave an empty response"
             return {**update, "status": "error", "reason": f"no response to verify in round {round_number}: {why}"}
         rt.event("generated", follow_round=round_number, chars=len(text))
-        return {**update, "output": text, "status": "running", "cursor": 0, "results": {}, "decision": None,
-                "reflection_round": 0, "failure": None, "failures": []}
+        return {**update, "output": text, "status": "running", "results": {}, "decision": None}
 
     # -- the LLM-as-judge baseline ------------------------------------------------------------------------
     def judge_all(state: VerifyState) -> dict[str, Any]:
-        turns, judgement = agents.judge.holistic(state["instruction"], state["output"], salt=str(state.get("follow_round", 0)))
+        salt = str(state.get("follow_round", 0))
+        if rt.verifier == "gepa-cot":
+            turns, judgement = agents.judge.cot(state["instruction"], state["output"],
+                                                *([rt.judge_guidance] if rt.judge_guidance else []), salt=salt)
+        elif rt.verifier == "conv-cot":
+            turns, judgement = agents.judge.panel(state["instruction"], state["output"], salt=salt)
+        else:
+            turns, judgement = agents.judge.holistic(state["instruction"], state["output"], salt=salt)
         for turn in turns:
             rt.turn(turn)
         verdict = {True: "sat", False: "unsat", None: "unknown"}[judgement.value]
@@ -181,7 +242,21 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
                                                         "output": state["output"]}]}
 
     # -- formulation ---------------------------------------------------------------------------------------
+    def contradicted(update: dict[str, Any]) -> dict[str, Any]:
+        conflict = contradiction(formulation_from_state(update["constraints"], update["formula"]).composition)
+        if not conflict:
+            return update
+        explanation = explain_contradiction(conflict, update["constraints"])  # no response can follow it
+        rt.event("verdict", verdict="contradictory", conflict=list(conflict))
+        return {**update, "status": "contradictory", "reason": explanation.splitlines()[0], "explanation": explanation,
+                "feedback": explanation, "decision": {"verdict": "contradictory", "conflict": list(conflict)}}
+
     def formulate(state: VerifyState) -> dict[str, Any]:
+        known = rt.memory.formulation(state["instruction"]) if rt.memory else None
+        if known is not None:
+            rt.event("formulation", constraints=[[c["id"], c["summary"]] for c in known["constraints"]],
+                     formula=known["formula"], reused=True)
+            return contradicted({**known, "formulation_error": None})
         round_number = state.get("formulation_round", 0)
         previous = state.get("formulation_answer") if state.get("formulation_error") else None
         turn, formulation, problem = agents.formulation.formulate(
@@ -193,8 +268,11 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
                 rt.event("repair_round", round=round_number, error_kind="formulation",
                          error=state.get("formulation_error", ""), verdict="fixed", note="", changed="")
             rt.event("formulation", constraints=[list(c) for c in formulation.constraints],
-                     formula=formulation.composition.text())
-            return {**update, **formulation.to_state(), "formulation_error": None, "cursor": 0}
+                     formula=formulation.composition.text(), kinds=list(formulation.kinds), note=formulation.note)
+            found = formulation.to_state()
+            if rt.memory:
+                rt.memory.remember_formulation(state["instruction"], found)
+            return contradicted({**update, **found, "formulation_error": None})
         rt.event("syntax_error", round=round_number, kind="formulation", message=problem)
         if turn.error is not None:
             return {**update, "status": "error", "reason": f"formulation failed: {problem}"}
@@ -206,96 +284,142 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
             update.update(status="error", reason=f"no usable formulation after {round_number + 1} answers: {problem}")
         return update
 
-    # -- per constraint ------------------------------------------------------------------------------------
-    def plan(state: VerifyState) -> dict[str, Any]:
-        cid, summary = current(state)
-        reset = {"reflection_round": 0, "failure": None, "failures": [], "checker_llm_error": None}
-        if cid in state.get("plans", {}):
-            return reset  # planned for an earlier output of the feedback loop
-        if rt.verifier == "nsvif-neu":
-            chosen = Plan("semantic", summary, question=default_question(summary), note="nsvif-neu: every constraint is judged")
-            turns: list[AgentTurn] = []
-        else:
-            turn, chosen = agents.checking.plan(state["instruction"], cid, summary)
-            rt.turn(turn, constraint=cid)
-            turns = [turn]
-            if chosen.checker and chosen.checker not in rt.user_checkers:
-                chosen.checker = None
-        rt.event("plan", constraint=cid, kind=chosen.kind, checker=chosen.checker, note=chosen.note)
-        return {**_usage(state, turns), **reset, "plans": {**state.get("plans", {}), cid: chosen.to_dict()}}
+    # -- per response: who checks what -----------------------------------------------------------------------
+    def prepare(state: VerifyState) -> dict[str, Any]:
+        ids = [c["id"] for c in state["constraints"]]
+        logic = [] if rt.verifier == "nsvif-neu" else [c["id"] for c in state["constraints"] if c.get("kind") == "logic"]
+        update: dict[str, Any] = {"logic": logic, "queue": [cid for cid in ids if cid not in logic], "cursor": 0,
+                                  "results": {}, "failures": {}, "failure": None, "reflection_round": 0,
+                                  "checker_llm_error": None}
+        if rt.memory and logic and not state.get("drafts"):
+            known = rt.memory.checkers(state["instruction"], state["formula"])
+            if known:
+                update.update(drafts=known["drafts"], codes=known["codes"], tested=known["tested"])
+                rt.event("checkers", constraints=sorted(known["drafts"]), reused=True)
+        return update
 
-    def user_check(state: VerifyState) -> dict[str, Any]:
-        cid, summary = current(state)
-        chosen = state["plans"][cid]
-        checker = rt.user_checkers[chosen["checker"]]
-        run = run_user_function(checker.fn, state["output"], chosen.get("arguments"))
-        rt.event("checker_run", constraint=cid, method="user_checker", checker=checker.name, **run.to_dict())
-        if run.ok:
-            return record(state, cid, summary, method="user_checker", value=run.value, checker=checker.name,
-                          arguments=chosen.get("arguments") or {})
-        failure = {"error_kind": run.error_kind, "message": f"user checker {checker.name}: {run.message}"}
-        return {"failures": state.get("failures", []) + [failure]}
+    def write_checkers(state: VerifyState) -> dict[str, Any]:
+        missing = [(cid, summary_of(state, cid)) for cid in state["logic"] if cid not in state.get("drafts", {})]
+        turn, drafts = agents.checking.write(state["instruction"], missing)
+        rt.turn(turn, constraints=[cid for cid, _ in missing])
+        update: dict[str, Any] = _usage(state, [turn])
+        if turn.error is not None:
+            drafts = {cid: Draft(note=f"LLM error ({turn.error.kind}): {turn.error}") for cid, _ in missing}
+            update["checker_llm_error"] = f"LLM error ({turn.error.kind}): {turn.error}"
+        for cid, draft in drafts.items():
+            if draft.checker and draft.checker not in rt.user_checkers:
+                draft.checker = None
+        rt.event("checkers", constraints=[cid for cid, _ in missing],
+                 user_checkers={cid: d.checker for cid, d in drafts.items() if d.checker},
+                 notes={cid: d.note for cid, d in drafts.items() if d.note})
+        codes = {cid: d.code for cid, d in drafts.items() if d.code}
+        return {**update, "drafts": {**state.get("drafts", {}), **{cid: d.to_dict() for cid, d in drafts.items()}},
+                "codes": {**state.get("codes", {}), **codes}}
 
-    def write_checker(state: VerifyState) -> dict[str, Any]:
-        cid, summary = current(state)
-        chosen = Plan.from_dict(state["plans"][cid])
-        failure = state.get("failure")
+    # -- per logic constraint -------------------------------------------------------------------------------
+    def run(state: VerifyState, code: str, text: str, counters: dict[str, Any], **where: Any):
+        result = run_checker_code(code, text, limits=rt.checker_limits)
+        counters["checker_runs"] = counters.get("checker_runs", state.get("checker_runs", 0)) + 1
+        counters["checker_seconds"] = counters.get("checker_seconds", state.get("checker_seconds", 0.0)) + result.seconds
+        rt.event("checker_run", method="checker", round=state.get("reflection_round", 0), **where, **result.to_dict())
+        return result
+
+    def self_test(state: VerifyState, cid: str, code: str, draft: Draft, counters: dict[str, Any]) -> dict | None:
+        """The program's first failure on its own examples (it must accept ``accept``, reject ``reject``)."""
+        for wanted, examples in ((True, draft.accept), (False, draft.reject)):
+            for example in examples:
+                result = run(state, code, example, counters, constraint=cid, self_test=True)
+                if not result.ok:
+                    return {"error_kind": result.error_kind, "message": f"on your example {example!r}: {result.message}",
+                            "line": result.line}
+                if result.value is not wanted:
+                    return {"error_kind": "self_test", "message": (
+                        f"it returned {result.value} on your example {example!r}, which it must "
+                        f"{'accept' if wanted else 'reject'}; fix the program (or, if the example is wrong, make sure "
+                        "the program follows the constraint)")}
+        return None
+
+    def check(state: VerifyState) -> dict[str, Any]:
+        cid = state["logic"][state["cursor"]]
+        draft = Draft.from_dict(state.get("drafts", {}).get(cid, {}))
+        counters: dict[str, Any] = {}
+        if draft.checker:
+            checker = rt.user_checkers[draft.checker]
+            result = run_user_function(checker.fn, state["output"], draft.arguments)
+            rt.event("checker_run", constraint=cid, method="user_checker", checker=checker.name, **result.to_dict())
+            if result.ok:
+                return record(state, cid, method="user_checker", value=result.value, checker=checker.name,
+                              arguments=draft.arguments)
+            failure = {"error_kind": result.error_kind, "message": f"user checker {checker.name}: {result.message}"}
+            return {**add_failure(state, cid, failure), "queue": state["queue"] + [cid]}  # the judge decides
+        code = state.get("codes", {}).get(cid)
+        if code is None:
+            failure = {"error_kind": "no_code", "message": draft.note or NO_CODE}
+            return {**add_failure(state, cid, failure), **give_up(state, cid)}
+        tested = list(state.get("tested") or [])
+        if cid not in tested:
+            failure = self_test(state, cid, code, draft, counters)
+            if failure is not None:
+                return {**counters, **add_failure(state, cid, failure), **give_up(state, cid)}
+            tested.append(cid)
+        result = run(state, code, state["output"], counters, constraint=cid)
+        if result.ok:
+            return {**counters, "tested": tested, **record(
+                state, cid, method="checker", value=result.value, code=code, spans=list(result.spans),
+                reflections=state.get("reflection_round", 0), failures=(state.get("failures") or {}).get(cid, []),
+                self_tested=bool(draft.accept or draft.reject))}
+        failure = {"error_kind": result.error_kind, "message": result.message, "line": result.line}
+        return {**counters, "tested": tested, **add_failure(state, cid, failure), **give_up(state, cid)}
+
+    def give_up(state: VerifyState, cid: str) -> dict[str, Any]:
+        """After the last reflection (or an LLM error), the judge decides the constraint."""
+        if state.get("checker_llm_error") or state.get("reflection_round", 0) >= rt.max_reflections:
+            return {"queue": state["queue"] + [cid]}
+        return {}
+
+    def reflect(state: VerifyState) -> dict[str, Any]:
+        cid = state["logic"][state["cursor"]]
+        failure = state["failure"]
         old = state.get("codes", {}).get(cid)
-        if failure is None:
-            turn, code = agents.checking.write(state["instruction"], cid, summary, chosen)
-            round_number = state.get("reflection_round", 0)
-        else:
-            round_number = state.get("reflection_round", 0) + 1
-            shown = f"[{failure['error_kind']}] {failure['message']}"
-            turn, code = agents.checking.reflect(state["instruction"], cid, summary, chosen, old or "(no program)", shown,
-                                                 round_number)
+        round_number = state.get("reflection_round", 0) + 1
+        shown = f"[{failure['error_kind']}] {failure['message']}"
+        turn, code = agents.checking.reflect(state["instruction"], cid, summary_of(state, cid), old or "(no program)",
+                                             shown, round_number)
         rt.turn(turn, constraint=cid, reflection_round=round_number)
-        update: dict[str, Any] = {**_usage(state, [turn]), "reflection_round": round_number}
-        if failure is not None:
-            rt.event("repair_round", round=round_number, error_kind=failure["error_kind"],
-                     error=f"{cid}: {failure['message']}", verdict="llm_error" if turn.error else "reflected", note="",
-                     changed=change_summary(old or "", code or "") if code else "", constraint=cid)
+        rt.event("repair_round", round=round_number, error_kind=failure["error_kind"], error=f"{cid}: {failure['message']}",
+                 verdict="llm_error" if turn.error else "reflected", note="",
+                 changed=change_summary(old or "", code or "") if code else "", constraint=cid)
+        update: dict[str, Any] = {**_usage(state, [turn]), "reflection_round": round_number, "failure": None,
+                                  "tested": [c for c in state.get("tested", []) if c != cid]}
         if turn.error is not None:
             return {**update, "checker_llm_error": f"LLM error ({turn.error.kind}): {turn.error}"}
+        codes = dict(state.get("codes", {}))
         if code is None:
-            no_code = {"error_kind": "no_code", "message": NO_CODE}
-            return {**update, "failure": no_code, "failures": state.get("failures", []) + [no_code]}
-        return {**update, "codes": {**state.get("codes", {}), cid: code}, "failure": None}
-
-    def run_checker(state: VerifyState) -> dict[str, Any]:
-        cid, summary = current(state)
-        code = state["codes"][cid]
-        run = run_checker_code(code, state["output"], limits=rt.checker_limits)
-        rt.event("checker_run", constraint=cid, method="checker", round=state.get("reflection_round", 0), **run.to_dict())
-        update: dict[str, Any] = {"checker_runs": state.get("checker_runs", 0) + 1,
-                                  "checker_seconds": state.get("checker_seconds", 0.0) + run.seconds}
-        if run.ok:
-            return {**update, **record(state, cid, summary, method="checker", value=run.value, code=code,
-                                       reflections=state.get("reflection_round", 0),
-                                       failures=state.get("failures", []))}
-        failure = {"error_kind": run.error_kind, "message": run.message, "line": run.line}
-        return {**update, "failure": failure, "failures": state.get("failures", []) + [failure]}
-
-    def judge(state: VerifyState) -> dict[str, Any]:
-        cid, summary = current(state)
-        chosen = state["plans"][cid]
-        question = chosen.get("question") or default_question(summary)
-        turns, judgement = agents.judge.judge(state["instruction"], cid, summary, question, state["output"],
-                                              salt=str(state.get("follow_round", 0)))
-        for turn in turns:
-            rt.turn(turn, constraint=cid)
-        fallback = chosen.get("type") == "logic" or bool(state.get("failures"))
-        extra: dict[str, Any] = {"failures": state.get("failures", [])}
-        if fallback and state.get("codes", {}).get(cid):
-            extra["code"] = state["codes"][cid]
-        if state.get("checker_llm_error"):
-            extra["note"] = state["checker_llm_error"]
-        return {**_usage(state, turns), **record(state, cid, summary, method="judge_fallback" if fallback else "judge",
-                                                 value=judgement.value, reasoning=judgement.reasoning,
-                                                 question=question, **extra)}
+            codes.pop(cid, None)
+        else:
+            codes[cid] = code
+        return {**update, "codes": codes}
 
     def next_constraint(state: VerifyState) -> dict[str, Any]:
-        return {"cursor": state.get("cursor", 0) + 1, "reflection_round": 0, "failure": None, "failures": []}
+        return {"cursor": state.get("cursor", 0) + 1, "reflection_round": 0, "failure": None, "checker_llm_error": None}
+
+    # -- the judge ---------------------------------------------------------------------------------------------
+    def judge(state: VerifyState) -> dict[str, Any]:
+        queue = state["queue"]
+        turns, verdicts = agents.judge.judge(state["instruction"], [(cid, summary_of(state, cid)) for cid in queue],
+                                             state["output"], salt=str(state.get("follow_round", 0)))
+        for turn in turns:
+            rt.turn(turn, constraints=queue)
+        results = dict(state.get("results", {}))
+        for cid in queue:
+            failures = (state.get("failures") or {}).get(cid, [])
+            fallback = cid in state.get("logic", [])
+            extra: dict[str, Any] = {"failures": failures}
+            if fallback and state.get("codes", {}).get(cid):
+                extra["code"] = state["codes"][cid]
+            results.update(record({**state, "results": results}, cid, method="judge_fallback" if fallback else "judge",
+                                  value=verdicts[cid].value, reasoning=verdicts[cid].reasoning, **extra)["results"])
+        return {**_usage(state, turns), "results": results}
 
     def solve(state: VerifyState) -> dict[str, Any]:
         formulation = formulation_from_state(state["constraints"], state["formula"])
@@ -306,6 +430,13 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
         brief = explain(decision, state["constraints"], results, with_code=False)
         rt.event("verdict", verdict=decision["verdict"], violated=decision["violated"], core=decision["core"],
                  falsified_parts=decision["falsified_parts"], to_fix=decision["to_fix"])
+        if rt.memory:
+            trusted = [cid for cid in state.get("tested", []) if results.get(cid, {}).get("method") == "checker"]
+            users = [cid for cid, r in results.items() if r.get("method") == "user_checker"]
+            if trusted or users:
+                rt.memory.remember_checkers(state["instruction"], state["formula"], {
+                    "drafts": {cid: state["drafts"][cid] for cid in trusted + users},
+                    "codes": {cid: state["codes"][cid] for cid in trusted}, "tested": trusted})
         return {"status": decision["verdict"], "decision": decision, "explanation": explanation, "feedback": brief,
                 "reason": explanation.splitlines()[0],
                 "history": state.get("history", []) + [{"round": state.get("follow_round", 0),
@@ -313,54 +444,38 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
 
     # -- routing ---------------------------------------------------------------------------------------------
     def start_route(state: VerifyState) -> str:
-        if rt.budget > 0:
-            return "generate"
-        return "judge_all" if rt.verifier == "judge" else "formulate"
+        if rt.verifier in WHOLE_INSTRUCTION_JUDGES:
+            return "generate" if rt.budget > 0 else "judge_all"
+        return "formulate"  # the feedback loop too: a contradictory instruction stops it before any writing
 
     def after_generate(state: VerifyState) -> str:
         if state.get("status") == "error":
             return END
-        if rt.verifier == "judge":
-            return "judge_all"
-        return "plan" if state.get("constraints") else "formulate"
+        return "judge_all" if rt.verifier in WHOLE_INSTRUCTION_JUDGES else "prepare"
 
     def after_formulate(state: VerifyState) -> str:
-        if state.get("status") == "error":
+        if state.get("status") in ("error", "contradictory"):
             return END
-        return "plan" if state.get("formulation_error") is None and state.get("constraints") else "formulate"
+        if state.get("formulation_error") is not None or not state.get("constraints"):
+            return "formulate"
+        return "generate" if rt.budget > 0 and not state.get("follow_round") else "prepare"
 
-    def after_plan(state: VerifyState) -> str:
-        cid, _ = current(state)
-        chosen = state["plans"][cid]
-        if chosen.get("checker"):
-            return "user_check"
-        if chosen.get("type") == "logic":
-            return "run_checker" if cid in state.get("codes", {}) else "write_checker"
-        return "judge"
+    def after_prepare(state: VerifyState) -> str:
+        if any(cid not in state.get("drafts", {}) for cid in state["logic"]):
+            return "write_checkers"
+        return "check" if state["logic"] else after_checks(state)
 
-    def after_user_check(state: VerifyState) -> str:
-        cid, _ = current(state)
-        if cid in state.get("results", {}):
+    def after_checks(state: VerifyState) -> str:
+        return "judge" if state.get("queue") else "solve"
+
+    def after_check(state: VerifyState) -> str:
+        cid = state["logic"][state["cursor"]]
+        if cid in state.get("results", {}) or cid in state.get("queue", []):
             return "next_constraint"
-        if state["plans"][cid].get("type") == "logic":
-            return "run_checker" if cid in state.get("codes", {}) else "write_checker"
-        return "judge"
-
-    def after_write(state: VerifyState) -> str:
-        if state.get("checker_llm_error"):
-            return "judge"
-        if state.get("failure") is not None:  # no program in the answer
-            return "write_checker" if state.get("reflection_round", 0) < rt.max_reflections else "judge"
-        return "run_checker"
-
-    def after_run(state: VerifyState) -> str:
-        cid, _ = current(state)
-        if cid in state.get("results", {}) and state.get("failure") is None:
-            return "next_constraint"
-        return "write_checker" if state.get("reflection_round", 0) < rt.max_reflections else "judge"
+        return "reflect"
 
     def after_next(state: VerifyState) -> str:
-        return "plan" if state.get("cursor", 0) < len(state.get("constraints", [])) else "solve"
+        return "check" if state["cursor"] < len(state["logic"]) else after_checks(state)
 
     def after_verdict(state: VerifyState) -> str:
         if rt.budget > 0 and state.get("status") in ("unsat", "unknown") and state.get("follow_round", 0) < rt.budget:
@@ -368,21 +483,21 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
         return END
 
     graph = StateGraph(VerifyState)
-    nodes = [("generate", generate), ("judge_all", judge_all), ("formulate", formulate), ("plan", plan),
-             ("user_check", user_check), ("write_checker", write_checker), ("run_checker", run_checker),
-             ("judge", judge), ("next_constraint", next_constraint), ("solve", solve)]
+    nodes = [("generate", generate), ("judge_all", judge_all), ("formulate", formulate), ("prepare", prepare),
+             ("write_checkers", write_checkers), ("check", check), ("reflect", reflect),
+             ("next_constraint", next_constraint), ("judge", judge), ("solve", solve)]
     for name, node in nodes:
         graph.add_node(name, traced(name, node))
     graph.add_conditional_edges(START, start_route, ["generate", "judge_all", "formulate"])
-    graph.add_conditional_edges("generate", after_generate, ["judge_all", "plan", "formulate", END])
+    graph.add_conditional_edges("generate", after_generate, ["judge_all", "prepare", END])
     graph.add_conditional_edges("judge_all", after_verdict, ["generate", END])
-    graph.add_conditional_edges("formulate", after_formulate, ["plan", "formulate", END])
-    graph.add_conditional_edges("plan", after_plan, ["user_check", "write_checker", "run_checker", "judge"])
-    graph.add_conditional_edges("user_check", after_user_check, ["next_constraint", "write_checker", "run_checker", "judge"])
-    graph.add_conditional_edges("write_checker", after_write, ["run_checker", "write_checker", "judge"])
-    graph.add_conditional_edges("run_checker", after_run, ["next_constraint", "write_checker", "judge"])
-    graph.add_edge("judge", "next_constraint")
-    graph.add_conditional_edges("next_constraint", after_next, ["plan", "solve"])
+    graph.add_conditional_edges("formulate", after_formulate, ["prepare", "formulate", "generate", END])
+    graph.add_conditional_edges("prepare", after_prepare, ["write_checkers", "check", "judge", "solve"])
+    graph.add_conditional_edges("write_checkers", after_next, ["check", "judge", "solve"])
+    graph.add_conditional_edges("check", after_check, ["next_constraint", "reflect"])
+    graph.add_edge("reflect", "check")
+    graph.add_conditional_edges("next_constraint", after_next, ["check", "judge", "solve"])
+    graph.add_edge("judge", "solve")
     graph.add_conditional_edges("solve", after_verdict, ["generate", END])
     return graph.compile(checkpointer=checkpointer)
 
@@ -390,5 +505,5 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
 RECURSION_LIMIT = 100_000  # LangGraph's bound on node visits; loops stop on the state's counters, not on this
 
 
-__all__ = ["FEEDBACK_MODES", "VERIFIERS", "VerifyAgents", "VerifyRuntime", "VerifyState", "build_verify_graph",
-           "RECURSION_LIMIT", "initial_state"]
+__all__ = ["FEEDBACK_MODES", "RECURSION_LIMIT", "VERIFIERS", "WHOLE_INSTRUCTION_JUDGES", "VerifierMemory", "VerifyAgents", "VerifyRuntime",
+           "VerifyState", "build_verify_graph", "initial_state"]

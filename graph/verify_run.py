@@ -30,8 +30,8 @@ from autonesy.agents.verify import CheckingAgent, FormulationAgent, JudgeAgent, 
 from autonesy.graph.checkpoint_store import data_checkpointer
 from autonesy.graph.run import package_versions
 from autonesy.graph.trace import Tracer
-from autonesy.graph.verify import (FEEDBACK_MODES, RECURSION_LIMIT, VERIFIERS, VerifyAgents, VerifyRuntime,
-                                   build_verify_graph, initial_state)
+from autonesy.graph.verify import (FEEDBACK_MODES, RECURSION_LIMIT, VERIFIERS, WHOLE_INSTRUCTION_JUDGES, VerifierMemory,
+                                   VerifyAgents, VerifyRuntime, build_verify_graph, initial_state)
 from autonesy.tools.config import CHECKER_TIMEOUT_S, LLM_TIMEOUT_S, MAX_REFLECTIONS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.sandbox import SandboxLimits
@@ -50,7 +50,7 @@ class VerifyConfig:
     verifier: str = "nsvif"
     llm: str | None = None  # default for every agent: $AUTONESY_LLM, else the embedded local model
     formulation_llm: str | None = None
-    checker_llm: str | None = None  # planning and checker code
+    checker_llm: str | None = None  # checker code
     judge_llm: str | None = None
     writer_llm: str | None = None  # follow: the model that writes the responses
     max_reflections: int = MAX_REFLECTIONS
@@ -62,6 +62,7 @@ class VerifyConfig:
     checker_wall_s: float = CHECKER_TIMEOUT_S
     budget: int = 0  # follow: responses written at most (0: verify only)
     feedback: str = "explanation"  # follow: explanation | boolean
+    judge_guidance: str | None = None  # gepa-cot: the CoT judge's optimised guidance (text)
 
     def resolved(self) -> "VerifyConfig":
         if self.verifier not in VERIFIERS:
@@ -85,7 +86,7 @@ class VerifyConfig:
 
 
 def needed_roles(config: VerifyConfig) -> tuple[str, ...]:
-    roles = ("judge",) if config.verifier == "judge" else ("formulation", "checker", "judge")
+    roles = ("judge",) if config.verifier in WHOLE_INSTRUCTION_JUDGES else ("formulation", "checker", "judge")
     return roles + ("writer",) if config.budget else roles
 
 
@@ -144,7 +145,8 @@ def load_checkers(config: VerifyConfig) -> dict[str, UserChecker]:
 
 
 def make_runtime(config: VerifyConfig, backends: Backends, tracer: Tracer, *, tag: Mapping[str, Any] | None = None,
-                 user_checkers: Mapping[str, UserChecker] | None = None) -> VerifyRuntime:
+                 user_checkers: Mapping[str, UserChecker] | None = None,
+                 memory: VerifierMemory | None = None) -> VerifyRuntime:
     checkers = dict(user_checkers if user_checkers is not None else load_checkers(config))
     roles = backends.by_role
     agents = VerifyAgents(
@@ -154,7 +156,8 @@ def make_runtime(config: VerifyConfig, backends: Backends, tracer: Tracer, *, ta
         WriterAgent(roles.get("writer")),
     )
     return VerifyRuntime(agents, tracer, config.verifier, config.max_reflections, config.max_formulation_repairs,
-                         config.limits(), checkers, config.budget, config.feedback, dict(tag or {}))
+                         config.limits(), checkers, config.budget, config.feedback, dict(tag or {}), memory,
+                         config.judge_guidance)
 
 
 def run_graph(runtime: VerifyRuntime, state: dict[str, Any], checkpointer=None) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterable, Mapping
 from autonesy.agents.llm import ChatBackend, LLMError, ResponseCache, backend_from_spec
 from autonesy.agents.verify import WriterAgent
 from autonesy.graph.trace import Tracer
-from autonesy.graph.verify import VERIFIERS, initial_state
+from autonesy.graph.verify import VERIFIERS, WHOLE_INSTRUCTION_JUDGES, VerifierMemory, initial_state
 from autonesy.graph.verify_run import (Backends, VerifyConfig, VerifyError, _write_config, config_record, load_checkers,
                                        make_runtime, run_graph, sha)
 from autonesy.tasks.vifbench import GROUPS, Instruction, generate_instruction, label_distribution
@@ -47,32 +47,44 @@ GROUP_ORDER = tuple(name for name, _, _ in GROUPS)
 # generate
 
 
-def _llm_outputs(item, writer: WriterAgent, tracer: Tracer, attempts: int = 3) -> list[dict[str, Any]]:
-    """The item's two outputs written by the LLM, labelled by the reference checkers; a verdict the LLM
-    does not manage in ``attempts`` tries falls back to the synthetic output (``source`` says which)."""
+REPAIR_BUDGET = 5
+
+
+def _llm_outputs(item, writer: WriterAgent, tracer: Tracer, budget: int = REPAIR_BUDGET) -> list[dict[str, Any]]:
+    """The item's two responses written by the LLM as the paper's §4 describes, labelled by the reference
+    checkers: ``sat`` — written for the instruction and repaired with the checkers' messages (the
+    requirements left unmet) up to ``budget`` writes; ``unsat`` — written, and repaired likewise, for
+    the instruction without one requirement over a logic constraint, kept when the full instruction
+    is then violated. A verdict not reached falls back to the synthetic response (``source`` says so)."""
     instruction: Instruction = item.instruction
     out = []
     for synthetic in item.records:
-        verdict, target = synthetic["verdict"], synthetic["target_labels"]
-        chosen = None
-        for attempt in range(attempts):
+        verdict = synthetic["verdict"]
+        variants = [instruction] if verdict == "sat" else instruction.omissions()
+        chosen, previous, feedback = None, None, None
+        for attempt in range(budget):
+            given = variants[attempt % len(variants)] if verdict == "unsat" else instruction
             salt = f"{item.instruction_id}:{verdict}:{attempt}"
-            if verdict == "sat":
-                turn, text = writer.write(instruction.text, salt=salt)
+            if previous is None:
+                turn, text = writer.write(given.text, salt=salt)
             else:
-                broken = [c.summary for c in instruction.constraints if not target[c.id]]
-                kept = [c.summary for c in instruction.constraints if target[c.id]]
-                turn, text = writer.violate(instruction.text, broken, kept, salt=salt)
+                turn, text = writer.rewrite(given.text, previous, feedback, salt=salt)
             tracer.agent_turn(turn, item=item.instruction_id, wanted=verdict, attempt=attempt)
             if turn.error is not None and not turn.error.transient and turn.error.kind in ("auth", "config", "bad_request"):
                 raise turn.error
+            previous, feedback = None, None
             if text is None:
                 continue
             labels = instruction.labels(text)
-            if instruction.verdict(labels) == verdict:
+            unmet = given.unmet({cid: labels[cid] for cid in given.ids})
+            if not unmet and instruction.verdict(labels) == verdict:
                 chosen = record(synthetic["id"], item.instruction_id, instruction, text, labels, source="llm",
-                                clean=labels == target, target=target)
+                                clean=None, target=None)
+                chosen["repairs"] = attempt
                 break
+            if unmet:  # repair: the checkers say which requirements are not met
+                previous = text
+                feedback = "These requirements are not met:\n" + "\n".join(f"- {line}" for line in unmet)
         if chosen is None:
             chosen = {**synthetic, "source": "synthetic-fallback"}
         tracer.event("generated", item=chosen["id"], verdict=chosen["verdict"], source=chosen["source"])
@@ -121,6 +133,52 @@ def generate_data(out: Path, count: int, seed: int = 0, *, llm: str | None = Non
     finally:
         if owned is not None:
             owned.close()
+
+
+def import_ifeval(out: Path, source: Path | None = None) -> dict[str, Any]:
+    """IFEval's labelled GPT-4 responses (the shipped file, or ``source``) as VifBench records in ``out``."""
+    from autonesy.tasks.vifbench.ifeval import IFEvalDataError, ifeval_distribution, ifeval_records, read_ifeval
+
+    try:
+        records = ifeval_records(read_ifeval(source))
+    except IFEvalDataError as error:
+        raise VerifyError(str(error)) from None
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / DATA_FILE).open("w", encoding="utf-8") as handle:
+        for rec in records:
+            handle.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    summary = {"out": str(out), "data": str(out / DATA_FILE), "source": str(source) if source else "shipped IFEval GPT-4 data",
+               "pairs": len(records), "distribution": ifeval_distribution(records)}
+    (out / "stats.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
+def optimize_judge(data: Path, out: Path, *, backend: ChatBackend, reflection_backend: ChatBackend | None = None,
+                   train_share: float = 0.5, max_metric_calls: int = 60, seed: int = 0) -> dict[str, Any]:
+    """GEPA-CoT's guidance, optimised with DSPy's GEPA on the first ``train_share`` of the instructions in
+    ``data`` (their second half selects among candidates); written to ``out/guidance.txt`` for
+    ``vifbench eval --verifier gepa-cot --judge-guidance``. Evaluate on other instructions than these."""
+    from autonesy.agents.verify.gepa import GepaUnavailable, optimize_guidance
+
+    records = read_data(data)
+    instructions = list(dict.fromkeys(r.get("instruction_id") or r["instruction"] for r in records))
+    cut = max(1, int(len(instructions) * train_share))
+    chosen = set(instructions[:cut])
+    fit = [r for r in records if (r.get("instruction_id") or r["instruction"]) in chosen]
+    train, val = fit[: max(1, len(fit) // 2)], fit[max(1, len(fit) // 2):] or fit
+    try:
+        guidance = optimize_guidance(train, val, backend, reflection_backend or backend,
+                                     max_metric_calls=max_metric_calls, seed=seed)
+    except GepaUnavailable as error:
+        raise VerifyError(str(error)) from None
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "guidance.txt").write_text(guidance.strip() + "\n")
+    summary = {"out": str(out), "guidance": str(out / "guidance.txt"), "instructions_used": sorted(chosen),
+               "train_pairs": len(train), "val_pairs": len(val), "max_metric_calls": max_metric_calls}
+    (out / "optimize.json").write_text(json.dumps(summary, indent=2))
+    return summary
 
 
 # --------------------------------------------------------------------------------------------------
@@ -175,6 +233,8 @@ def _row(rec: Mapping[str, Any], state: Mapping[str, Any], verifier: str, wall: 
         "n_constraints": rec.get("n_constraints"), "verifier": verifier, "label": rec["verdict"],
         "predicted": status if status in ("sat", "unsat", "unknown") else None, "status": status,
         "reason": state.get("reason", ""), "labels": rec.get("labels"),
+        "constraints": [{k: c.get(k) for k in ("id", "type", "params", "summary")} for c in rec.get("constraints") or []],
+        "decomposition": [{"id": c["id"], "summary": c["summary"]} for c in state.get("constraints") or []],
         "values": {cid: r.get("value") for cid, r in results.items()} if results else None,
         "methods": {cid: r.get("method") for cid, r in results.items()} if results else None,
         "violated": [v["id"] for v in decision.get("violated") or []],
@@ -214,7 +274,7 @@ def evaluate(data: Path, verifiers: Iterable[str], config: VerifyConfig, out: Pa
     out.mkdir(parents=True, exist_ok=True)
     user_checkers = load_checkers(config)
     metrics: dict[str, Any] = {}
-    needs = replace(config, verifier="nsvif" if any(v != "judge" for v in verifiers) else "judge")
+    needs = replace(config, verifier="nsvif" if any(v not in WHOLE_INSTRUCTION_JUDGES for v in verifiers) else "judge")
     with Backends(needs, out, backend=backend, backends=backends, notify=notify) as handles:
         record_ = config_record("vifbench-eval", needs, handles,
                                 verifiers=verifiers, data=str(data), data_sha256=sha(json.dumps(records, sort_keys=True)),
@@ -230,10 +290,12 @@ def evaluate(data: Path, verifiers: Iterable[str], config: VerifyConfig, out: Pa
             done = {r["id"] for r in rows}
             pending = [rec for rec in records if rec["id"] not in done]
 
+            memory = VerifierMemory()  # the formulation and checkers of an instruction serve all its responses
+
             def one(rec: Mapping[str, Any], vconfig: VerifyConfig = vconfig, verifier: str = verifier,
-                    results_path: Path = results_path) -> dict[str, Any]:
+                    results_path: Path = results_path, memory: VerifierMemory = memory) -> dict[str, Any]:
                 runtime = make_runtime(vconfig, handles, tracer, tag={"item": rec["id"], "verifier": verifier},
-                                       user_checkers=user_checkers)
+                                       user_checkers=user_checkers, memory=memory)
                 start = time.perf_counter()
                 try:
                     state = run_graph(runtime, initial_state(rec["instruction"], rec["output"]))
@@ -278,14 +340,26 @@ def _num(value: float | None, digits: int = 1) -> str:
 def report_markdown(report: Mapping[str, Any]) -> str:
     verifiers = report["verifiers"]
     lines = [f"# VifBench evaluation ({report['pairs']} pairs from {report['data']})", ""]
-    lines += ["## Table 2 — verification quality (positive class: sat; FP/FN as a share of all pairs)", "",
-              "| verifier | pairs | F1 | precision | recall | pass@1 | FP | FN | undecided | constraint acc. |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += ["## Table 2 — verification quality (positive class: sat; pass@1, FP and FN over the decided pairs; "
+              "unknown: no verdict, a share of all pairs)", "",
+              "| verifier | pairs | F1 | precision | recall | pass@1 | FP | FN | unknown | constraints aligned | "
+              "constraint acc. | constraint unknown |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, m in verifiers.items():
         o, c = m["overall"], m["constraints"]
         lines.append(f"| {name} | {o['n']} | {_pct(o['f1'])} | {_pct(o['precision'])} | {_pct(o['recall'])} | "
-                     f"{_pct(o['pass_at_1'])} | {_pct(o['fp_rate'])} | {_pct(o['fn_rate'])} | {o['undecided']} | "
-                     f"{_pct(c['accuracy'])} |")
+                     f"{_pct(o['pass_at_1'])} | {_pct(o['fp_rate'])} | {_pct(o['fn_rate'])} | {_pct(o['unknown_share'])} | "
+                     f"{_pct(c.get('aligned_share'))} | {_pct(c.get('accuracy'))} | {_pct(c.get('unknown_share'))} |")
+    types = sorted({t for m in verifiers.values() for t in m["constraints"].get("by_type", {})})
+    if types:
+        lines += ["", "## Constraint level by type — FP / FN (shares of the decided, aligned constraints)", "",
+                  "| type | " + " | ".join(verifiers) + " |", "|---|" + "---:|" * len(verifiers)]
+        for constraint_type in types:
+            cells = []
+            for m in verifiers.values():
+                e = m["constraints"]["by_type"].get(constraint_type)
+                cells.append(f"{_pct(e['fp_rate'])} / {_pct(e['fn_rate'])}" if e else "—")
+            lines.append(f"| {constraint_type} | " + " | ".join(cells) + " |")
     groups = [g for g in GROUP_ORDER if any(g in m["groups"] for m in verifiers.values())]
     groups += sorted({g for m in verifiers.values() for g in m["groups"]} - set(groups))
     lines += ["", "## Table 3 — by complexity group (number of constraints): F1 / pass@1", "",
@@ -309,4 +383,4 @@ def report_markdown(report: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["DATA_FILE", "evaluate", "generate_data", "read_data", "report_markdown"]
+__all__ = ["DATA_FILE", "evaluate", "generate_data", "import_ifeval", "optimize_judge", "read_data", "report_markdown"]

@@ -7,7 +7,9 @@ and trusted collect code hands it to ``check`` as its only argument. The checker
 any other way, cannot change it (it holds a copy in another process; the text the verdict is
 computed over is the caller's own string), and cannot make the harness check some other text:
 collect verifies the SHA-256 of what it passes against the caller's hash. The return value must be
-exactly ``True`` or ``False``; anything else (``"yes"``, ``1``, ``None``, a modified text) is a
+exactly ``True`` or ``False``; a program may also define ``spans(response) -> list[str]``, the
+parts of the response its result rests on (the forbidden words found, the sentences over a limit),
+which the explanation quotes — optional, and never an error. Anything else (``"yes"``, ``1``, ``None``, a modified text) is a
 ``type`` error that the checking agent reflects on, as are crashes, timeouts and missing
 definitions. What goes back to the checking agent (error message, printed output) is capped and
 never contains the response: any stretch of it that also occurs in the response is cut out
@@ -69,7 +71,15 @@ def collect(ns, submitted):
     if type(value) is not bool:
         raise ProgramError("type", f"check(response) returned {{_describe(value)}}; it must return True or False "
                            "(a bool), nothing else")
-    return {{"value": value}}
+    found = []
+    spans = ns.get("spans")
+    if callable(spans):  # optional: the parts of the response the result rests on; a failure here is no error
+        try:
+            listed = spans(text)
+            found = [str(s)[:500] for s in listed][:20] if isinstance(listed, (list, tuple)) else []
+        except Exception:
+            found = []
+    return {{"value": value, "spans": found}}
 '''
 
 
@@ -88,10 +98,11 @@ class CheckerRun:
     line: int | None = None
     seconds: float = 0.0
     stdout: str = ""
+    spans: tuple[str, ...] = ()  # the parts of the response the result rests on, when the checker names them
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "value": self.value, "error_kind": self.error_kind, "message": self.message,
-                "line": self.line, "seconds": round(self.seconds, 4), "stdout": self.stdout}
+        return {"ok": self.ok, "value": self.value, "spans": list(self.spans), "error_kind": self.error_kind,
+                "message": self.message, "line": self.line, "seconds": round(self.seconds, 4), "stdout": self.stdout}
 
     def describe(self) -> str:
         return f"returned {self.value}" if self.ok else f"[{self.error_kind}] {self.message}"
@@ -107,7 +118,8 @@ def run_checker_code(code: str, response: str, *, limits: SandboxLimits = CHECKE
     if result.ok:
         data = result.result
         if isinstance(data, dict) and type(data.get("value")) is bool:
-            return CheckerRun(True, data["value"], seconds=result.duration, stdout=stdout)
+            spans = tuple(str(span) for span in data.get("spans") or [] if isinstance(span, str))
+            return CheckerRun(True, data["value"], seconds=result.duration, stdout=stdout, spans=spans)
         return CheckerRun(False, None, "type", "the checker's result could not be read", seconds=result.duration)
     if result.error_kind == "internal":  # fail closed: no verdict without the sandbox, and no reflection on it
         raise SandboxError(result.message)

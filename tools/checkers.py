@@ -10,10 +10,16 @@ Conventions every checker shares (the instruction text of a VifBench item states
 
 - **words**: maximal runs of letters and digits, joined by inner apostrophes or hyphens
   (``WORD_RE``); compared case-insensitively.
-- **title**: the first non-empty line, when it is wrapped in double angular brackets, ``<<Title>>``.
-- **subsection title**: a line starting with ``#`` (e.g. ``## Part One``); it opens a subsection.
+- **title**: the first non-empty line, when it starts with exactly one ``#`` (``# My Title``), as in
+  the Nsvif paper's VifBench (Table 5).
+- **subsection title**: a line starting with more than one ``#`` (``## Part One``); it opens a
+  subsection. A subsection-title constraint names the titles the response must use.
 - **body**: the response without its title line and subsection-title lines. Word counts, sentences,
-  tone, topic and first/last words are measured on the body; keywords anywhere in the response.
+  tone, topic and first/last words are measured on the body.
+- **keywords**: matched anywhere in the response, case-insensitively, as substrings (the paper's
+  meaning: "cat" is included in "Category").
+- **total word count**: "around N" words means within ``word_tolerance(N)`` = max(3, 10 % of N,
+  rounded) of N.
 - **sentences**: body text split after ``.``, ``!`` or ``?`` and at blank lines; a piece without
   words is not a sentence.
 - **subsections**: the body split at subsection titles; text before the first title (if it has
@@ -24,19 +30,22 @@ lexicon-based (a tone or topic is the category whose marker words occur most oft
 is exact on the generator's sentence banks and only a heuristic on free text.
 
 ``standalone_source(type, params)`` writes a reference checker as a self-contained program defining
-``check(response) -> bool`` — the kind of program the checking agent is asked to write.
+``check(response) -> bool`` (and, where ``SPAN_FUNCTIONS`` has one, ``spans(response)``: the words,
+sentences or lines the result rests on) — the kind of program the checking agent is asked to write.
 """
 
 from __future__ import annotations
 
+import ast
 import inspect
 import re
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’-][A-Za-z0-9]+)*")
-TITLE_RE = re.compile(r"^\s*<<[^<>\n]*[^<>\s][^<>\n]*>>\s*$")
-HEADING_RE = re.compile(r"^\s*#+\s*\S")
+TITLE_RE = re.compile(r"^\s*#(?!#)\s*\S")
+HEADING_RE = re.compile(r"^\s*##+\s*\S")
 SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
 
 TONE_LEXICON: dict[str, tuple[str, ...]] = {
@@ -53,8 +62,18 @@ TOPIC_LEXICON: dict[str, tuple[str, ...]] = {
     "sports": ("football", "marathon", "tennis", "basketball", "swimming", "cycling", "goalkeeper", "stadium"),
     "travel": ("airport", "passport", "luggage", "hotel", "suitcase", "journey", "voyage", "itinerary"),
     "health": ("doctor", "vitamins", "clinic", "sleep", "exercise", "nurse", "medicine", "therapy"),
+    "music": ("guitar", "concert", "piano", "orchestra", "melody", "drummer", "album", "choir"),
+    "art": ("painting", "sculpture", "canvas", "gallery", "sketch", "portrait", "museum", "easel"),
+    "science": ("experiment", "laboratory", "microscope", "telescope", "molecule", "physics", "chemistry", "hypothesis"),
+    "history": ("castle", "empire", "medieval", "archive", "pharaoh", "revolution", "dynasty", "manuscript"),
+    "education": ("classroom", "teacher", "homework", "exam", "textbook", "tutor", "semester", "graduation"),
+    "finance": ("budget", "savings", "investment", "mortgage", "taxes", "salary", "loan", "pension"),
+    "fashion": ("jacket", "dress", "sneakers", "scarf", "boutique", "runway", "wardrobe", "necklace"),
+    "weather": ("rain", "thunderstorm", "fog", "sunshine", "snowfall", "breeze", "forecast", "drizzle"),
+    "animals": ("puppy", "kitten", "parrot", "rabbit", "horse", "hamster", "tortoise", "dolphin"),
 }
-RELATIONS = ("at most", "at least")
+RELATIONS = ("at most", "at least")  # words per sentence
+TOLERANCE_SHARE, TOLERANCE_MIN = 0.10, 3  # total word count: "around N" = N ± max(3, 10 % of N)
 PARITIES = ("even", "odd")
 
 
@@ -68,10 +87,10 @@ def words(text):
 
 
 def title_of(text):
-    """The title (without the brackets) when the first non-empty line is <<...>>, else None."""
+    """The title (without the ``#``) when the first non-empty line starts with exactly one ``#``, else None."""
     for line in text.splitlines():
         if line.strip():
-            return line.strip()[2:-2].strip() if TITLE_RE.match(line) else None
+            return line.strip()[1:].strip() if TITLE_RE.match(line) else None
     return None
 
 
@@ -145,9 +164,19 @@ def compare(value, relation, limit):
     raise ValueError(f"unknown relation {relation!r}; expected 'at most' or 'at least'")
 
 
-def has_word(text, word):
-    target = word.lower()
-    return any(w.lower() == target for w in words(text))
+def has_keyword(text, keyword):
+    """The keyword occurs in ``text``, in any case, also inside a longer word."""
+    return keyword.lower() in text.lower()
+
+
+def word_tolerance(target):
+    """How far a total word count may be from N and still be "around N"."""
+    return max(TOLERANCE_MIN, round(TOLERANCE_SHARE * target))
+
+
+def subsection_titles(text):
+    """The subsection titles of the response, in order (without the ``#``)."""
+    return [line.strip().lstrip("#").strip() for line in text.splitlines() if HEADING_RE.match(line)]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -205,29 +234,31 @@ def check_writing_topic(response, topic):
     return dominant_category(body_text(response), TOPIC_LEXICON) == topic
 
 
-@checker("keyword_inclusion", description="The response contains every one of the given keywords (whole words, any case).",
+@checker("keyword_inclusion", description="The response contains every one of the given keywords (any case, also inside words).",
          params={"keywords": "list of words"})
 def check_keyword_inclusion(response, keywords):
-    return all(has_word(response, keyword) for keyword in keywords)
+    return all(has_keyword(response, keyword) for keyword in keywords)
 
 
-@checker("keyword_exclusion", description="The response contains none of the given words (whole words, any case).",
+@checker("keyword_exclusion", description="The response contains none of the given keywords (any case, also inside words).",
          params={"keywords": "list of words"})
 def check_keyword_exclusion(response, keywords):
-    return not any(has_word(response, keyword) for keyword in keywords)
+    return not any(has_keyword(response, keyword) for keyword in keywords)
 
 
-@checker("response_title", description="The response starts with a title wrapped in double angular brackets, like <<Title>>.")
+@checker("response_title", description="The response starts with a title: a first line starting with exactly one '#'.")
 def check_response_title(response):
     return title_of(response) is not None
 
 
 @checker("subsection_titles",
-         description="The body is divided into exactly `count` subsections, each opened by a title line starting with '#'.",
-         params={"count": "number of subsections"})
-def check_subsection_titles(response, count):
+         description="The body is divided into subsections with exactly the given titles, in order, each on a line "
+                     "starting with '##' (no text before the first one).",
+         params={"titles": "list of subsection titles"})
+def check_subsection_titles(response, titles):
     parts = subsections(response)
-    return all(title is not None for title, _ in parts) and len(parts) == count
+    return (all(title is not None for title, _ in parts)
+            and [t.lower() for t in subsection_titles(response)] == [t.lower() for t in titles])
 
 
 @checker("words_per_sentence", description="Every sentence of the body has at most / at least `limit` words.",
@@ -243,10 +274,10 @@ def check_word_count_parity(response, parity):
     return len(words(body_text(response))) % 2 == (0 if parity == "even" else 1)
 
 
-@checker("total_word_count", description="The body has at most / at least `limit` words in total.",
-         params={"relation": "'at most' or 'at least'", "limit": "number of words"})
-def check_total_word_count(response, relation, limit):
-    return compare(len(words(body_text(response))), relation, limit)
+@checker("total_word_count", description="The body has around `target` words in total (within max(3, 10 %)).",
+         params={"target": "number of words"})
+def check_total_word_count(response, target):
+    return abs(len(words(body_text(response))) - target) <= word_tolerance(target)
 
 
 @checker("same_start_end_word", description="The body starts and ends with the same word (any case).")
@@ -261,6 +292,31 @@ def check_subsections_same_start_end_word(response):
     bodies = [words(body) for _, body in subsections(response)]
     bodies = [found for found in bodies if found]
     return bool(bodies) and all(found[0].lower() == found[-1].lower() for found in bodies)
+
+
+# --------------------------------------------------------------------------------------------------
+# Spans: the parts of a response a checker's result rests on (quoted in the verifier's explanation)
+
+
+def spans_keywords(response, keywords):
+    """The words holding the keywords (wanted or forbidden)."""
+    return [w for w in words(response) if any(k.lower() in w.lower() for k in keywords)]
+
+
+def spans_words_per_sentence(response, relation, limit):
+    """The sentences that break the limit."""
+    return [s for s in sentences(response) if not compare(len(words(s)), relation, limit)]
+
+
+def spans_subsection_titles(response, titles):
+    """The subsection title lines."""
+    return [line.strip() for line in response.splitlines() if HEADING_RE.match(line)]
+
+
+SPAN_FUNCTIONS: dict[str, Callable[..., list]] = {
+    "keyword_inclusion": spans_keywords, "keyword_exclusion": spans_keywords,
+    "words_per_sentence": spans_words_per_sentence, "subsection_titles": spans_subsection_titles,
+}
 
 
 REFERENCE_CHECKERS: dict[str, Callable[..., bool]] = {
@@ -284,7 +340,7 @@ def reference_check(constraint_type: str, response: str, params: Mapping[str, An
 
 
 _HELPERS = (words, title_of, body_lines, body_text, sentences, subsections, category_counts, dominant_category,
-            compare, has_word)
+            compare, has_keyword, word_tolerance, subsection_titles)
 
 
 def _needed(source: str, available: Mapping[str, str]) -> list[str]:
@@ -298,6 +354,16 @@ def _needed(source: str, available: Mapping[str, str]) -> list[str]:
                 found.add(name)
                 pending.append(body)
     return [name for name in available if name in found]
+
+
+def _compact(fn: Callable[..., Any]) -> str:
+    """The source of ``fn`` without decorators, docstring and comments (what a program needs)."""
+    node = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    node.decorator_list = []
+    if node.body and isinstance(node.body[0], ast.Expr) and isinstance(getattr(node.body[0], "value", None), ast.Constant) \
+            and isinstance(node.body[0].value.value, str):
+        node.body = node.body[1:] or [ast.Pass()]
+    return ast.unparse(node) + "\n"
 
 
 def standalone_source(constraint_type: str, params: Mapping[str, Any]) -> str:
@@ -314,11 +380,16 @@ def standalone_source(constraint_type: str, params: Mapping[str, Any]) -> str:
         "TITLE_RE": f"TITLE_RE = re.compile({TITLE_RE.pattern!r})",
         "HEADING_RE": f"HEADING_RE = re.compile({HEADING_RE.pattern!r})",
         "SENTENCE_SPLIT_RE": f"SENTENCE_SPLIT_RE = re.compile({SENTENCE_SPLIT_RE.pattern!r})",
+        "TOLERANCE_SHARE": f"TOLERANCE_SHARE, TOLERANCE_MIN = {TOLERANCE_SHARE!r}, {TOLERANCE_MIN!r}",
+        "TOLERANCE_MIN": "",
         "TONE_LEXICON": f"TONE_LEXICON = {dict(TONE_LEXICON)!r}",
         "TOPIC_LEXICON": f"TOPIC_LEXICON = {dict(TOPIC_LEXICON)!r}",
     }
-    helpers = {helper.__name__: inspect.getsource(helper) for helper in _HELPERS}
-    body = "def " + inspect.getsource(fn).split("\ndef ", 1)[1]  # without the decorator lines
+    helpers = {helper.__name__: _compact(helper) for helper in _HELPERS}
+    body = _compact(fn)
+    span_fn = SPAN_FUNCTIONS.get(constraint_type)
+    if span_fn is not None:
+        body += "\n\n" + _compact(span_fn)
     functions = _needed(body, helpers)
     code_so_far = body + "".join(helpers[name] for name in functions)
     parts = ["import re", "\n".join(constants[name] for name in _needed(code_so_far, constants))]
@@ -327,6 +398,8 @@ def standalone_source(constraint_type: str, params: Mapping[str, Any]) -> str:
     arguments = ", ".join(f"{key}={value!r}" for key, value in dict(params).items())
     call = f"{fn.__name__}(response{', ' + arguments if arguments else ''})"
     parts.append(f"def check(response):\n    return bool({call})\n")
+    if span_fn is not None:
+        parts.append(f"def spans(response):\n    return {span_fn.__name__}(response{', ' + arguments if arguments else ''})\n")
     return "\n\n".join(part.rstrip() + "\n" for part in parts if part.strip())
 
 
@@ -336,6 +409,7 @@ __all__ = [
     "LOGIC_TYPES",
     "PARITIES",
     "REFERENCE_CHECKERS",
+    "SPAN_FUNCTIONS",
     "RELATIONS",
     "SEMANTIC_TYPES",
     "TONE_LEXICON",
@@ -344,9 +418,12 @@ __all__ = [
     "body_text",
     "checker",
     "reference_check",
+    "has_keyword",
     "sentences",
     "standalone_source",
+    "subsection_titles",
     "subsections",
+    "word_tolerance",
     "title_of",
     "words",
 ]

@@ -28,7 +28,13 @@ assumptions → ``unsat``; the negated formula unsat with them → ``sat``; othe
 - ``to_fix``: a cheapest set of constraints whose truth must change for the formula to hold
   (Z3 ``Optimize``, one weighted soft constraint per result; changing a violated constraint is
   cheaper than changing a condition) — what the feedback loop asks for.
+- ``core_unique``: whether that core is the only minimal reason (when three requirements fail
+  independently, each is a minimal reason on its own and no single one is "the" reason);
+- ``alternatives``: false XOR / IFF requirements whose constraints are each enough to change.
 For ``sat`` the ``core`` is a minimal set of results that makes the formula true whatever the others.
+
+:func:`contradiction` finds the requirements of a formula that no response can meet (before any
+response is checked).
 """
 
 from __future__ import annotations
@@ -312,6 +318,9 @@ class Decision:
     formula: str = ""
     seconds: float = 0.0
     extra: Mapping[str, Any] = field(default_factory=dict)
+    core_unique: bool = False  # the core is the only minimal reason (every minimal reason contains all of it)
+    alternatives: tuple[tuple[str, str, tuple[str, ...]], ...] = ()  # (requirement, xor | iff, its constraints):
+    #                                                                   changing any one of them is enough
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -325,6 +334,8 @@ class Decision:
             "undetermined": list(self.undetermined),
             "formula": self.formula,
             "seconds": self.seconds,
+            "core_unique": self.core_unique,
+            "alternatives": [{"requirement": text, "op": op, "ids": list(names)} for text, op, names in self.alternatives],
         }
 
 
@@ -363,11 +374,17 @@ def decide(composition: Composition, values: Mapping[str, bool | None]) -> Decis
                 core = rest
         return tuple(sorted(core, key=ids.index))
 
+    def unique(extra: Any, core: tuple[str, ...]) -> bool:
+        """No minimal reason avoids any member of ``core``: without it, the other results do not force it."""
+        return all(not unsat_with(extra, [n for n in known if n != name]) for name in core)
+
     values_out = {name: values.get(name) for name in ids}
     index_values = {i: values_out[name] for i, name in enumerate(ids, start=1)}
+    alternatives: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     if unsat_with(formula, list(known)):
         verdict = "unsat"
         core = minimal_core(formula)
+        core_unique = unique(formula, core)
         completion = _completion(composition.expr, index_values, ids)
         violated, conditions = _blame(composition.expr, completion, ids)
         violated = tuple(item for item in violated if item[0] not in undetermined)
@@ -375,15 +392,55 @@ def decide(composition: Composition, values: Mapping[str, bool | None]) -> Decis
         falsified = tuple(composition.render(part) for part in composition.parts
                           if evaluate3(part, completion) is False)
         to_fix = _correction(formula, known, ids, {name for name, _ in violated})
+        alternatives = tuple((composition.render(part), *found) for part in composition.parts
+                             if evaluate3(part, completion) is False
+                             for found in [_alternative(part, ids, undetermined)] if found)
     elif unsat_with(z3.Not(formula), list(known)):
         verdict = "sat"
         core = minimal_core(z3.Not(formula))
+        core_unique = unique(z3.Not(formula), core)
         violated, conditions, falsified, to_fix = (), (), (), ()
     else:
         verdict = "unknown"
-        core, violated, conditions, falsified, to_fix = (), (), (), (), ()
+        core, violated, conditions, falsified, to_fix, core_unique = (), (), (), (), (), False
     return Decision(verdict, values_out, core, violated, conditions, falsified, to_fix, undetermined,
-                    composition.text(), round(time.perf_counter() - start, 6))
+                    composition.text(), round(time.perf_counter() - start, 6), core_unique=core_unique,
+                    alternatives=alternatives)
+
+
+def _alternative(part: Expr, ids: Sequence[str], undetermined: Sequence[str]) -> tuple[str, tuple[str, ...]] | None:
+    """(xor | iff, its constraints) for a false XOR / IFF requirement over plain constraints (NOT IFF
+    reads as XOR, NOT XOR as IFF): changing any one of them makes it true, so none of them alone is
+    "the" violation."""
+    negated = isinstance(part, Op) and part.op == "not"
+    inner = part.args[0] if negated else part
+    if not (isinstance(inner, Op) and inner.op in ("xor", "iff") and all(isinstance(a, Var) for a in inner.args)):
+        return None
+    names = tuple(ids[a.index - 1] for a in inner.args)
+    if any(name in undetermined for name in names):
+        return None
+    op = inner.op if not negated else {"xor": "iff", "iff": "xor"}[inner.op]
+    return op, names
+
+
+@_serialised
+def contradiction(composition: Composition) -> tuple[str, ...]:
+    """The requirements of a formula no response can meet — a minimal set of them that already
+    conflicts, as text — or () when some response can meet them all."""
+    solver = z3.Solver()
+    trackers = []
+    for number, part in enumerate(composition.parts):
+        tracker = z3.Bool(f"__requirement_{number}")
+        solver.add(z3.Implies(tracker, to_z3(part, composition.ids)))
+        trackers.append(tracker)
+    if solver.check(*trackers) != z3.unsat:
+        return ()
+    core = [int(str(t).rsplit("_", 1)[1]) for t in solver.unsat_core()]
+    for number in list(core):
+        rest = [n for n in core if n != number]
+        if solver.check(*[trackers[n] for n in rest]) == z3.unsat:
+            core = rest
+    return tuple(composition.render(composition.parts[n]) for n in sorted(core))
 
 
 def _completion(expr: Expr, values: Mapping[int, bool | None], ids: Sequence[str], limit: int = 12) -> dict[int, bool | None]:
@@ -499,5 +556,6 @@ def _blame(expr: Expr, values: Mapping[int, bool | None], ids: Sequence[str]):
     return blamed, because
 
 
-__all__ = ["Composition", "CompositionError", "Decision", "VERDICTS", "decide", "evaluate3", "parse_composition",
+__all__ = ["Composition", "CompositionError", "Decision", "VERDICTS", "contradiction", "decide", "evaluate3",
+           "parse_composition",
            "render", "to_z3"]

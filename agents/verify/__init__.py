@@ -1,24 +1,29 @@
 """The instruction-following verifier's agents (Nsvif design, DESIGN §11).
 
-- ``formulation``: instruction → constraints + their composition (a formula, read as data);
-- ``checking``: per constraint, logic / semantic classification, a checking plan, checker code and
-  self-reflection on failures (the code runs in the sandbox, on the response passed as data);
-- ``judge``: the per-constraint LLM judge (semantic constraints, fallbacks, Nsvif-Neu) and the
-  two-shot LLM-as-judge baseline;
+- ``formulation``: instruction → constraints tagged logic / semantic + their composition (a formula,
+  read as data);
+- ``checking``: checker code for every logic constraint in one request, each with examples it must
+  accept and reject (its self-test), and self-reflection on failures (the code runs in the sandbox, on
+  the response passed as data);
+- ``judge``: the constraint judge (semantic constraints, fallbacks, Nsvif-Neu; all of a response's in
+  one request) and the two-shot LLM-as-judge baseline;
 - ``writer``: responses for the feedback loop and for LLM-written VifBench data;
 - ``explanation``: the verdict and its evidence in words;
-- ``oracle``: scripted chat models (a handler-based model; the VifBench ground-truth oracle);
+- ``scripted_llm``: scripted chat models (a handler-based model; the VifBench ground-truth oracle and its
+  flawed variant);
 - ``prompts``: every prompt.
 """
 
-from autonesy.agents.verify.checking import CheckingAgent, Plan, extract_code, parse_plan
-from autonesy.agents.verify.explanation import evidence, explain
+from autonesy.agents.verify.checking import CheckingAgent, Draft, extract_code, parse_checkers
+from autonesy.agents.verify.explanation import evidence, explain, explain_contradiction
 from autonesy.agents.verify.formulation import Formulation, FormulationAgent, FormulationError, parse_formulation
-from autonesy.agents.verify.judge import Judgement, JudgeAgent, parse_judgement
-from autonesy.agents.verify.oracle import HandlerChatModel, VifBenchOracle, oracle_chat_model
+from autonesy.agents.verify.judge import Judgement, JudgeAgent, parse_judgement, parse_judgements
+from autonesy.agents.verify.scripted_llm import (FlawedVifBenchLLM, HandlerChatModel, VifBenchOracle, flawed_chat_model,
+                                                 oracle_chat_model)
 from autonesy.agents.verify.prompts import SYSTEM, role_of
 from autonesy.agents.verify.writer import WriterAgent, extract_response
 
-__all__ = ["SYSTEM", "CheckingAgent", "Formulation", "FormulationAgent", "FormulationError", "HandlerChatModel",
-           "Judgement", "JudgeAgent", "Plan", "VifBenchOracle", "WriterAgent", "evidence", "explain", "extract_code",
-           "extract_response", "oracle_chat_model", "parse_formulation", "parse_judgement", "parse_plan", "role_of"]
+__all__ = ["SYSTEM", "CheckingAgent", "FlawedVifBenchLLM", "Formulation", "FormulationAgent", "FormulationError",
+           "HandlerChatModel", "flawed_chat_model",
+           "Judgement", "JudgeAgent", "Draft", "VifBenchOracle", "WriterAgent", "evidence", "explain", "explain_contradiction", "extract_code",
+           "extract_response", "oracle_chat_model", "parse_formulation", "parse_checkers", "parse_judgement", "parse_judgements", "role_of"]

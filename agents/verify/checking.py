@@ -1,15 +1,16 @@
-"""The checking agent, per constraint: classify (logic / semantic), plan, and write checker code.
+"""The checking agent: the checkers of every logic constraint of an instruction, in one request.
 
-- ``plan``: one request; the answer's ``<plan>`` block holds ``type``, ``summary``, ``input``,
-  ``output``, ``behaviour``, and for semantic constraints the ``question`` a judge must answer (the
-  tailored judge prompt). When user checkers are offered, ``checker`` / ``arguments`` name one of them
-  and its arguments (JSON) — the agent's way of preferring a user checker for a matching constraint.
-- ``write`` / ``reflect``: the program defining ``check(response) -> bool``, read from the last
-  ```` ```python ```` block. The agent never sees the response: it is handed to ``check`` in the sandbox
-  (:mod:`autonesy.tools.checker_run`).
+- ``write``: one request listing the logic constraints; the answer has, per constraint, a section
+  ``### C<k>`` with the program defining ``check(response) -> bool`` (the last ```` ```python ````
+  block of the section) and ``examples: {"accept": [...], "reject": [...]}`` — responses the program
+  must accept and reject, run before the program is trusted (the self-test) — or, when user checkers
+  are offered, ``user checker: NAME {json arguments}``.
+- ``reflect``: one request for one constraint whose program failed (crashed, returned no bool, or
+  disagreed with its own examples), answered with the corrected program.
 
-A plan that cannot be read falls back to ``semantic`` with the summary as the judge's question
-(``note`` says so) — a judge can always answer; a missing program is a failed round like a crash.
+The agent never sees the response: it is handed to ``check`` in the sandbox
+(:mod:`autonesy.tools.checker_run`). A section that cannot be read is a draft without code — a failed
+round like a crash, reflected on.
 """
 
 from __future__ import annotations
@@ -17,90 +18,40 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from autonesy.agents.llm import ChatBackend
 from autonesy.agents.policies import AgentTurn
 from autonesy.agents.verify.ask import ask
-from autonesy.agents.verify.prompts import checker_prompt, plan_prompt, reflection_prompt
+from autonesy.agents.verify.prompts import checkers_prompt, reflection_prompt
 
-KINDS = ("logic", "semantic")
-_PLAN_BLOCK = re.compile(r"<\s*plan\s*>(.*?)(?:<\s*/\s*plan\s*>|\Z)", re.IGNORECASE | re.DOTALL)
-_FIELD = re.compile(r"^\s*[-*]?\s*\**(type|kind|summary|input|output|behaviou?r|checker|arguments|question)\**\s*:\s*(.*)$",
-                    re.IGNORECASE)
 _CODE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)```", re.IGNORECASE | re.DOTALL)
+_SECTION = re.compile(r"^\s*#{2,4}\s*\**\s*(C[1-9][0-9]*)\b.*$", re.MULTILINE)
+_EXAMPLES = re.compile(r"^\s*[-*]?\s*\**examples\**\s*:\s*(\{.*\})\s*$", re.IGNORECASE | re.MULTILINE)
+_USER = re.compile(r"^\s*[-*]?\s*\**user checker\**\s*:\s*`?([A-Za-z_][\w.]*)`?\s*(\{.*\})?\s*`?\s*$",
+                   re.IGNORECASE | re.MULTILINE)
+NO_CODE = "the answer holds no ```python block defining check(response) for this constraint"
 
 
 @dataclass
-class Plan:
-    kind: str  # logic | semantic
-    summary: str = ""
-    input: str = ""
-    output: str = ""
-    behaviour: str = ""
-    question: str = ""
+class Draft:
+    """What the agent wrote for one constraint."""
+
+    code: str | None = None
+    accept: list[str] = field(default_factory=list)
+    reject: list[str] = field(default_factory=list)
     checker: str | None = None  # a user checker's name
     arguments: dict[str, Any] = field(default_factory=dict)
     note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.kind, "summary": self.summary, "input": self.input, "output": self.output,
-                "behaviour": self.behaviour, "question": self.question, "checker": self.checker,
+        return {"code": self.code, "accept": self.accept, "reject": self.reject, "checker": self.checker,
                 "arguments": self.arguments, "note": self.note}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Plan":
-        return cls(data.get("type", "semantic"), data.get("summary", ""), data.get("input", ""),
-                   data.get("output", ""), data.get("behaviour", ""), data.get("question", ""), data.get("checker"),
-                   dict(data.get("arguments") or {}), data.get("note", ""))
-
-
-def default_question(summary: str) -> str:
-    return f"Does the response satisfy this constraint: {summary.strip()}"
-
-
-def parse_plan(text: str, summary: str, user_checkers: Iterable[str] = ()) -> Plan:
-    """Read a ``<plan>`` block; unreadable or incomplete plans get safe defaults (see ``note``)."""
-    blocks = _PLAN_BLOCK.findall(text or "")
-    fields: dict[str, str] = {}
-    if blocks:
-        current = None
-        for line in blocks[-1].splitlines():
-            match = _FIELD.match(line)
-            if match:
-                current = match.group(1).lower().replace("behavior", "behaviour").replace("kind", "type")
-                fields[current] = match.group(2).strip()
-            elif current and line.strip():
-                fields[current] += " " + line.strip()
-    notes = []
-    kind = fields.get("type", "").strip().strip("*`'\"").lower()
-    kind = next((k for k in KINDS if kind.startswith(k)), None)
-    if kind is None:
-        notes.append("no readable plan type; judged as a semantic constraint")
-        kind = "semantic"
-    plan = Plan(kind, fields.get("summary") or summary, fields.get("input", ""), fields.get("output", ""),
-                fields.get("behaviour", ""), fields.get("question", ""))
-    if kind == "semantic" and not plan.question:
-        plan.question = default_question(summary)
-    name = (fields.get("checker") or "").strip().strip("`'\"*")
-    name = re.split(r"[\s(]", name, maxsplit=1)[0] if name else ""
-    known = set(user_checkers)
-    if name and name.lower() not in ("none", "no", "n/a", "-") and name in known:
-        plan.checker = name
-        raw = fields.get("arguments", "").strip().strip("`")
-        if raw and raw.lower() not in ("none", "{}"):
-            try:
-                arguments = json.loads(raw)
-            except ValueError:
-                arguments = None
-            if isinstance(arguments, dict):
-                plan.arguments = arguments
-            else:
-                notes.append(f"the arguments for {name} are not a JSON object")
-    elif name and name.lower() not in ("none", "no", "n/a", "-"):
-        notes.append(f"unknown user checker {name!r} ignored")
-    plan.note = "; ".join(notes)
-    return plan
+    def from_dict(cls, data: Mapping[str, Any]) -> "Draft":
+        return cls(data.get("code"), list(data.get("accept") or []), list(data.get("reject") or []),
+                   data.get("checker"), dict(data.get("arguments") or {}), data.get("note", ""))
 
 
 def extract_code(text: str) -> str | None:
@@ -117,7 +68,55 @@ def extract_code(text: str) -> str | None:
     return None
 
 
-NO_CODE = "the answer holds no ```python block defining check(response)"
+def _examples(section: str) -> tuple[list[str], list[str], str]:
+    found = _EXAMPLES.findall(section)
+    if not found:
+        return [], [], "no examples to self-test the program on"
+    try:
+        data = json.loads(found[-1])
+    except ValueError:
+        return [], [], "the examples are not JSON"
+    if not isinstance(data, dict):
+        return [], [], "the examples are not a JSON object"
+    accept = [x for x in data.get("accept") or [] if isinstance(x, str)]
+    reject = [x for x in data.get("reject") or [] if isinstance(x, str)]
+    return accept, reject, ""
+
+
+def parse_checkers(text: str, ids: Sequence[str], user_checkers: Iterable[str] = ()) -> dict[str, Draft]:
+    """A draft per constraint id; sections are found by their ``### C<k>`` heading (a single requested
+    constraint may also be answered without one)."""
+    text = text or ""
+    known = set(user_checkers)
+    marks = [(m.group(1), m.start(), m.end()) for m in _SECTION.finditer(text)]
+    sections: dict[str, str] = {}
+    for number, (cid, _, end) in enumerate(marks):
+        stop = marks[number + 1][1] if number + 1 < len(marks) else len(text)
+        sections.setdefault(cid, text[end:stop])
+    if not marks and len(ids) == 1:
+        sections[ids[0]] = text
+    drafts = {}
+    for cid in ids:
+        section = sections.get(cid)
+        if section is None:
+            drafts[cid] = Draft(note=f"the answer has no section ### {cid}")
+            continue
+        user = _USER.search(section)
+        if user and user.group(1) in known:
+            try:
+                arguments = json.loads(user.group(2)) if user.group(2) else {}
+            except ValueError:
+                arguments = None
+            if isinstance(arguments, dict):
+                drafts[cid] = Draft(checker=user.group(1), arguments=arguments)
+                continue
+            drafts[cid] = Draft(note=f"the arguments for {user.group(1)} are not a JSON object")
+            continue
+        accept, reject, note = _examples(section)
+        if user:
+            note = "; ".join(filter(None, [f"unknown user checker {user.group(1)!r} ignored", note]))
+        drafts[cid] = Draft(extract_code(section), accept, reject, note=note)
+    return drafts
 
 
 class CheckingAgent:
@@ -128,24 +127,20 @@ class CheckingAgent:
         self.wall_seconds = wall_seconds
         self.params = params
 
-    def plan(self, instruction: str, cid: str, summary: str) -> tuple[AgentTurn, Plan]:
-        turn = ask(self.backend, "plan", plan_prompt(instruction, cid, summary, self.user_checkers), cid, **self.params)
+    def write(self, instruction: str, constraints: Sequence[tuple[str, str]]) -> tuple[AgentTurn, dict[str, Draft]]:
+        """Drafts for ``constraints`` ((id, summary) pairs); on an LLM error, none (the turn says why)."""
+        prompt = checkers_prompt(instruction, constraints, self.user_checkers, self.wall_seconds)
+        ids = [cid for cid, _ in constraints]
+        turn = ask(self.backend, "checker", prompt, ",".join(ids), **self.params)
         if turn.error is not None:
-            return turn, Plan("semantic", summary, question=default_question(summary),
-                              note=f"LLM error while planning ({turn.error.kind}); judged as semantic")
-        return turn, parse_plan(turn.text, summary, [c.name for c in self.user_checkers])
+            return turn, {}
+        return turn, parse_checkers(turn.text, ids, [c.name for c in self.user_checkers])
 
-    def write(self, instruction: str, cid: str, summary: str, plan: Plan) -> tuple[AgentTurn, str | None]:
-        prompt = checker_prompt(instruction, cid, summary, plan.to_dict(), self.wall_seconds)
-        turn = ask(self.backend, "checker", prompt, f"{cid}:0", **self.params)
-        return turn, None if turn.error else extract_code(turn.text)
-
-    def reflect(self, instruction: str, cid: str, summary: str, plan: Plan, code: str, failure: str,
+    def reflect(self, instruction: str, cid: str, summary: str, code: str, failure: str,
                 round_number: int) -> tuple[AgentTurn, str | None]:
-        prompt = reflection_prompt(instruction, cid, summary, plan.to_dict(), code, failure, round_number,
-                                   self.wall_seconds)
+        prompt = reflection_prompt(instruction, cid, summary, code, failure, round_number, self.wall_seconds)
         turn = ask(self.backend, "reflection", prompt, f"{cid}:{round_number}", **self.params)
         return turn, None if turn.error else extract_code(turn.text)
 
 
-__all__ = ["CheckingAgent", "KINDS", "NO_CODE", "Plan", "default_question", "extract_code", "parse_plan"]
+__all__ = ["CheckingAgent", "Draft", "NO_CODE", "extract_code", "parse_checkers"]

@@ -7,6 +7,7 @@ reasoning), the conditions that made it required, Z3's minimal reason, and what 
 
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import Any, Mapping, Sequence
 
@@ -18,6 +19,19 @@ def _short(text: str, limit: int = REASONING_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+SPAN_LIMIT = 3
+
+
+def _spans(result: Mapping[str, Any]) -> str:
+    """The parts of the response the checker's result rests on (words, sentences, lines), quoted."""
+    spans = result.get("spans") or []
+    if not spans:
+        return ""
+    shown = "; ".join(repr(_short(span, 160)) for span in spans[:SPAN_LIMIT])
+    more = f" (and {len(spans) - SPAN_LIMIT} more)" if len(spans) > SPAN_LIMIT else ""
+    return f", because of: {shown}{more}"
+
+
 def evidence(result: Mapping[str, Any], *, with_code: bool = True) -> str:
     """How one constraint's value was obtained, in one or more lines."""
     method = result.get("method")
@@ -25,14 +39,15 @@ def evidence(result: Mapping[str, Any], *, with_code: bool = True) -> str:
     if method == "checker":
         rounds = result.get("reflections", 0)
         after = f" (after {rounds} self-reflection round{'s' if rounds != 1 else ''})" if rounds else ""
-        text = f"checked by generated code{after}: check(response) returned {value}"
+        text = f"checked by generated code{after}: check(response) returned {value}" + _spans(result)
         if with_code and result.get("code"):
             text += "\n" + textwrap.indent(result["code"].rstrip(), "      ")
         return text
     if method == "user_checker":
         args = result.get("arguments") or {}
         shown = ", ".join(f"{k}={v!r}" for k, v in args.items())
-        return f"checked by the user checker {result.get('checker')}(response{', ' + shown if shown else ''}): returned {value}"
+        return (f"checked by the user checker {result.get('checker')}(response{', ' + shown if shown else ''}): "
+                f"returned {value}" + _spans(result))
     if method == "judge":
         return f"judged by the LLM: {_short(result.get('reasoning', ''))}"
     if method == "judge_fallback":
@@ -56,9 +71,9 @@ def explain(decision: Mapping[str, Any], constraints: Sequence[Mapping[str, str]
     if verdict == "sat":
         lines.append("Verdict: sat — the response follows the instruction.")
         core = decision.get("core") or []
-        if core:
+        if core and decision.get("core_unique"):
             values = decision.get("values") or {}
-            lines.append("Decided by (Z3, a minimal set of results that makes the formula true): "
+            lines.append("Decided by (Z3, the only minimal set of results that makes the formula true): "
                          + ", ".join(f"{cid} = {str(values.get(cid)).lower()}" for cid in core) + ".")
         unmet = [cid for cid, value in (decision.get("values") or {}).items() if value is False]
         if unmet:
@@ -75,18 +90,29 @@ def explain(decision: Mapping[str, Any], constraints: Sequence[Mapping[str, str]
     if parts:
         lines.append("Requirement(s) of the formula that are false: " + "; ".join(parts) + ".")
     lines.append("Violated constraints:")
+    values = decision.get("values") or {}
+    grouped = {cid for item in decision.get("alternatives") or [] for cid in item["ids"]}
+    for item in decision.get("alternatives") or []:
+        rule = ("exactly one of them must hold" if item["op"] == "xor" and len(item["ids"]) == 2
+                else "an odd number of them must hold" if item["op"] == "xor" else "both or neither must hold")
+        states = " and ".join(f"{_label(cid, summaries)} {'holds' if values.get(cid) else 'does not hold'}"
+                              for cid in item["ids"])
+        lines.append(f"- \"{item['requirement']}\" is false: {states}; {rule}, so change one of them (not all).")
+        for cid in item["ids"]:
+            lines.append(f"  - {cid}: {evidence(results.get(cid, {}), with_code=with_code)}")
     for item in decision.get("violated") or []:
         cid, value = item["id"], item["value"]
+        if cid in grouped:
+            continue
         state = "holds, but the instruction requires that it does not" if value else "does not hold"
         lines.append(f"- {_label(cid, summaries)} {state}; {evidence(results.get(cid, {}), with_code=with_code)}")
-    conditions = decision.get("conditions") or []
+    conditions = [item for item in decision.get("conditions") or [] if item["id"] not in grouped]
     if conditions:
         lines.append("They are required because: " + "; ".join(
             f"{_label(item['id'], summaries)} {'holds' if item['value'] else 'does not hold'} "
             f"({evidence(results.get(item['id'], {}), with_code=False).split(':')[0]})" for item in conditions) + ".")
     core = decision.get("core") or []
-    if core:
-        values = decision.get("values") or {}
+    if core and decision.get("core_unique"):  # with several independent failures no single one is "the" reason
         lines.append("Minimal reason (Z3 unsat core): " + ", ".join(f"{cid} = {str(values.get(cid)).lower()}" for cid in core) + ".")
     fixes = decision.get("to_fix") or []
     if fixes:
@@ -95,4 +121,18 @@ def explain(decision: Mapping[str, Any], constraints: Sequence[Mapping[str, str]
     return "\n".join(lines)
 
 
-__all__ = ["evidence", "explain"]
+
+
+def explain_contradiction(conflict: Sequence[str], constraints: Sequence[Mapping[str, str]]) -> str:
+    """Why no response can follow the instruction: the requirements that contradict each other."""
+    summaries = {c["id"]: c["summary"] for c in constraints}
+    named = sorted({cid for text in conflict for cid in re.findall(r"\bC[1-9][0-9]*\b", text)},
+                   key=lambda cid: int(cid[1:]))
+    lines = ["Contradictory instruction — no response can follow it: these requirements cannot all hold: "
+             + "; ".join(conflict) + ".", "Where:"]
+    lines += [f"- {_label(cid, summaries)}" for cid in named]
+    lines.append("Nothing was checked; change the instruction so that its requirements can hold together.")
+    return "\n".join(lines)
+
+
+__all__ = ["evidence", "explain", "explain_contradiction"]

@@ -1,10 +1,13 @@
-"""The formulation agent: instruction → constraints (one-line summaries) + their composition as a formula.
+"""The formulation agent: instruction → constraints (one-line summaries, each tagged logic or semantic) +
+their composition as a formula.
 
-The answer is read as data: the ``<constraints>`` block gives ``C<k>: summary`` lines, the
+The answer is read as data: the ``<constraints>`` block gives ``C<k> [logic|semantic]: summary`` lines
+(the tag routes the constraint: code for logic, the judge for semantic — no separate request), the
 ``<formula>`` block a formula in the composition language of :mod:`autonesy.tools.verify_solver`
 (NAT notation or SMT-LIB), parsed there — nothing the LLM writes is executed. A problem (no block,
 badly numbered constraints, a formula that does not parse, a constraint the formula never uses) is
-a :class:`FormulationError` whose message goes back to the agent for another try.
+a :class:`FormulationError` whose message goes back to the agent for another try. A line without a
+tag is read as semantic (a judge can always answer) and noted.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from autonesy.tools.verify_solver import Composition, CompositionError, parse_co
 
 _BLOCK = {name: re.compile(rf"<\s*{name}\s*>(.*?)<\s*/\s*{name}\s*>", re.IGNORECASE | re.DOTALL)
           for name in ("constraints", "formula")}
-_LINE = re.compile(r"^\s*(?:[-*]\s*)?\**\s*(C[1-9][0-9]*)\s*\**\s*[:.)-]\s*(.+?)\s*$")
+_LINE = re.compile(r"^\s*(?:[-*]\s*)?\**\s*(C[1-9][0-9]*)\s*\**\s*(?:[\[(]\s*\**(logic|semantic)\**\s*[\])])?\s*\**"
+                   r"\s*[:.)-]\s*(?:[\[(]\s*(logic|semantic)\s*[\])]\s*)?(.+?)\s*$", re.IGNORECASE)
 _FENCE = re.compile(r"^```[a-zA-Z0-9]*\s*$|^```\s*$")
 
 
@@ -33,13 +37,17 @@ class FormulationError(ValueError):
 class Formulation:
     constraints: tuple[tuple[str, str], ...]  # (id, one-line summary)
     composition: Composition
+    kinds: tuple[str, ...] = ()  # logic | semantic, per constraint
+    note: str = ""
 
     @property
     def ids(self) -> tuple[str, ...]:
         return tuple(cid for cid, _ in self.constraints)
 
     def to_state(self) -> dict[str, Any]:
-        return {"constraints": [{"id": cid, "summary": summary} for cid, summary in self.constraints],
+        kinds = self.kinds or ("semantic",) * len(self.constraints)
+        return {"constraints": [{"id": cid, "summary": summary, "kind": kind}
+                                for (cid, summary), kind in zip(self.constraints, kinds)],
                 "formula": self.composition.source}
 
 
@@ -56,13 +64,20 @@ def parse_formulation(text: str) -> Formulation:
     if block is None:
         raise FormulationError("the answer has no <constraints> … </constraints> block")
     constraints: list[tuple[str, str]] = []
+    kinds: list[str] = []
+    untagged: list[str] = []
     for line in block.splitlines():
         if not line.strip():
             continue
         match = _LINE.match(line)
         if not match:
-            raise FormulationError(f"cannot read the constraint line {line.strip()!r}; write each as \"C<number>: summary\"")
-        constraints.append((match.group(1), match.group(2)))
+            raise FormulationError(f"cannot read the constraint line {line.strip()!r}; write each as "
+                                   "\"C<number> [logic|semantic]: summary\"")
+        cid, tag, summary = match.group(1), match.group(2) or match.group(3), match.group(4)
+        constraints.append((cid, summary))
+        kinds.append((tag or "semantic").lower())
+        if tag is None:
+            untagged.append(cid)
     if not constraints:
         raise FormulationError("the <constraints> block lists no constraint")
     ids = [cid for cid, _ in constraints]
@@ -80,12 +95,14 @@ def parse_formulation(text: str) -> Formulation:
     if unused:
         raise FormulationError(f"the formula does not use {', '.join(unused)}; every constraint must appear in it "
                                "(or drop the constraint)")
-    return Formulation(tuple(constraints), composition)
+    note = f"no logic/semantic tag for {', '.join(untagged)}: judged as semantic" if untagged else ""
+    return Formulation(tuple(constraints), composition, tuple(kinds), note)
 
 
 def formulation_from_state(constraints: list[dict[str, str]], formula: str) -> Formulation:
     ids = [c["id"] for c in constraints]
-    return Formulation(tuple((c["id"], c["summary"]) for c in constraints), parse_composition(formula, ids))
+    return Formulation(tuple((c["id"], c["summary"]) for c in constraints), parse_composition(formula, ids),
+                       tuple(c.get("kind", "semantic") for c in constraints))
 
 
 class FormulationAgent:

@@ -10,7 +10,7 @@ from typing import Any
 from autonesy.agents.llm import ChatBackend
 from autonesy.agents.policies import AgentTurn
 from autonesy.agents.verify.ask import ask
-from autonesy.agents.verify.prompts import rewrite_prompt, violating_writer_prompt, writer_prompt
+from autonesy.agents.verify.prompts import rewrite_prompt, writer_prompt
 
 _RESPONSE = re.compile(r"<\s*response\s*>\n?(.*?)\n?<\s*/\s*response\s*>", re.IGNORECASE | re.DOTALL)
 
@@ -37,11 +37,6 @@ class WriterAgent:
     def rewrite(self, instruction: str, previous: str, feedback: str | None, *, salt: str = "") -> tuple[AgentTurn, str | None]:
         """``feedback`` is the verifier's explanation, or None to pass on the verdict only."""
         prompt = rewrite_prompt(instruction, previous, feedback)
-        return self._answer(ask(self.backend, "writer", prompt, salt, **self.params))
-
-    def violate(self, instruction: str, break_these: list[str], keep_these: list[str], *,
-                salt: str = "") -> tuple[AgentTurn, str | None]:
-        prompt = violating_writer_prompt(instruction, break_these, keep_these)
         return self._answer(ask(self.backend, "writer", prompt, salt, **self.params))
 
 

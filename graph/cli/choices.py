@@ -10,7 +10,7 @@ DETAIL_LEVELS = ("detailed", "not-detailed")  # autonesy.tasks.task.DETAIL_LEVEL
 POLICIES = ("zs", "zs-cot", "oracle-feedback", "expert")  # autonesy.agents.policies.POLICIES
 EXECUTORS = ("local", "process", "ray")  # autonesy.graph.sweep.EXECUTORS
 REPORT_FORMATS = ("md", "latex", "csv")  # autonesy.graph.report.REPORT_FORMATS
-VERIFIERS = ("nsvif", "nsvif-neu", "judge")  # autonesy.graph.verify.VERIFIERS
+VERIFIERS = ("nsvif", "nsvif-neu", "judge", "gepa-cot", "conv-cot")  # autonesy.graph.verify.VERIFIERS
 FEEDBACK_MODES = ("explanation", "boolean")  # autonesy.graph.verify.FEEDBACK_MODES
 
 

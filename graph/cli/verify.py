@@ -6,7 +6,8 @@ sat response), 2 an error — a one-line message, or a verdict that could not be
 
 ``--llm`` takes every spec the formalization pipeline takes, plus ``oracle`` (``vifbench eval``: the
 scripted VifBench ground-truth model built from the evaluated data — the verifier's self-test) and
-``oracle:DATA.jsonl`` (the same, from a data file, for any command).
+``oracle:DATA.jsonl`` (the same, from a data file, for any command), and ``flawed`` / ``flawed:DATA.jsonl``
+(the oracle with the failure modes the Nsvif paper reports — the scripted run that tells verifiers apart).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from autonesy.graph.cli.common import (
 )
 from autonesy.tools.config import CHECKER_TIMEOUT_S
 
-VERIFY_LLM_HELP = LLM_HELP.replace(" (default:", " | oracle:DATA.jsonl (default:")
+VERIFY_LLM_HELP = LLM_HELP.replace(" (default:", " | oracle:DATA.jsonl | flawed:DATA.jsonl (default:")
+SCRIPTED_SPECS = ("oracle", "flawed")
 CHECKERS_HELP = "User checker module: FILE.py, MODULE or MODULE:FUNCTION (repeatable)."
 
 
@@ -44,27 +46,32 @@ def _read(path: Path, what: str) -> str:
         raise UserError(f"the {what} file {path} is a directory") from None
 
 
-def oracle_backend(records: list[dict[str, Any]]):
-    """The scripted VifBench ground-truth model answering from ``records``, as a chat backend."""
+def oracle_backend(records: list[dict[str, Any]], kind: str = "oracle"):
+    """A scripted VifBench model answering from ``records`` (``oracle``: the ground truth; ``flawed``:
+    the ground truth with the paper's failure modes), as a chat backend."""
     from autonesy.agents.llm import LangChainChatBackend
-    from autonesy.agents.verify import oracle_chat_model
+    from autonesy.agents.verify import flawed_chat_model, oracle_chat_model
 
-    return LangChainChatBackend(oracle_chat_model(records), "oracle", "vifbench-oracle", retries=1)
+    try:
+        model = oracle_chat_model(records) if kind == "oracle" else flawed_chat_model(records)
+    except (ValueError, KeyError) as error:
+        raise UserError(f"'--llm {kind}' answers from VifBench records only ({error})") from None
+    return LangChainChatBackend(model, kind, model.model_name, retries=1)
 
 
 def _special(spec: str | None, records: list[dict[str, Any]] | None = None):
-    """A backend for the ``oracle`` specs; None for every other spec (resolved by ``backend_from_spec``)."""
-    if spec is None:
+    """A backend for the scripted specs (``oracle``, ``flawed``, with ``:DATA.jsonl``); None for every
+    other spec (resolved by ``backend_from_spec``)."""
+    if spec is None or not _is_special(spec):
         return None
-    if spec == "oracle":
+    kind, _, path = spec.partition(":")
+    if not path:
         if records is None:
-            raise UserError("'--llm oracle' answers from the evaluated data; elsewhere write oracle:DATA.jsonl")
-        return oracle_backend(records)
-    if spec.startswith("oracle:"):
-        from autonesy.graph.vifbench import read_data
+            raise UserError(f"'--llm {kind}' answers from the evaluated data; elsewhere write {kind}:DATA.jsonl")
+        return oracle_backend(records, kind)
+    from autonesy.graph.vifbench import read_data
 
-        return oracle_backend(read_data(Path(spec[len("oracle:") :])))
-    return None
+    return oracle_backend(read_data(Path(path)), kind)
 
 
 def _role_backends(specs: dict[str, str | None], records=None) -> dict[str, Any]:
@@ -79,7 +86,12 @@ def _role_backends(specs: dict[str, str | None], records=None) -> dict[str, Any]
 
 
 def _is_special(spec: str | None) -> bool:
-    return spec is not None and (spec == "oracle" or spec.startswith("oracle:"))
+    return spec is not None and spec.partition(":")[0] in SCRIPTED_SPECS
+
+
+def _config_llm(llm: str | None) -> str | None:
+    """What the run records as its LLM: a scripted spec by its kind (never a data path)."""
+    return llm.partition(":")[0] if llm is not None and _is_special(llm) else llm
 
 
 def _verifiers(values: list[str]) -> list[str]:
@@ -171,7 +183,7 @@ def verify(
         given = _role_backends(specs)
         config = VerifyConfig(
             verifier=verifier,
-            llm="oracle" if _is_special(llm) else llm,
+            llm=_config_llm(llm),
             formulation_llm=formulation_llm,
             checker_llm=checker_llm,
             judge_llm=judge_llm,
@@ -216,7 +228,7 @@ def follow(
         given = _role_backends(specs)
         config = VerifyConfig(
             verifier=verifier,
-            llm="oracle" if _is_special(llm) else llm,
+            llm=_config_llm(llm),
             judge_llm=judge_llm,
             writer_llm=writer_llm,
             checkers=list(checkers),
@@ -293,16 +305,20 @@ def evaluate(
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N pairs."),
     workers: int = typer.Option(1, "--workers", min=1, help="Verifications run at the same time."),
     llm_timeout: float = llm_timeout_option(),
+    judge_guidance: Path | None = typer.Option(
+        None, "--judge-guidance", help="gepa-cot: the CoT judge's optimised guidance (a text file)."
+    ),
     as_json: bool = json_option(),
 ) -> None:
-    """Score verifiers on labelled pairs: F1, precision, recall, pass@1, FP/FN, per complexity group, cost."""
+    """Score verifiers on labelled pairs: F1, precision, recall, pass@1, FP/FN, per constraint count, cost."""
     from autonesy.graph.verify_run import VerifyConfig
     from autonesy.graph.vifbench import evaluate as run_eval
     from autonesy.graph.vifbench import read_data, report_markdown
 
     with user_errors(1):
         names = _verifiers(verifier)
-        records = read_data(data, limit) if "oracle" in (llm, formulation_llm, checker_llm, judge_llm) else None
+        scripted = set(SCRIPTED_SPECS) & {llm, formulation_llm, checker_llm, judge_llm}
+        records = read_data(data, limit) if scripted else None
         specs = {
             "formulation": formulation_llm or llm,
             "checker": checker_llm or llm,
@@ -311,13 +327,14 @@ def evaluate(
         }
         given = _role_backends(specs, records)
         config = VerifyConfig(
-            llm="oracle" if _is_special(llm) else llm,
+            llm=_config_llm(llm),
             formulation_llm=formulation_llm,
             checker_llm=checker_llm,
             judge_llm=judge_llm,
             checkers=list(checkers),
             max_reflections=max_reflections,
             llm_timeout_s=llm_timeout,
+            judge_guidance=_read(judge_guidance, "judge guidance") if judge_guidance else None,
         )
         report = run_eval(
             data, names, config, out, backends=given, limit=limit, workers=workers, notify=progress_printer(as_json)
@@ -329,10 +346,54 @@ def evaluate(
     say(f"files: {report['out']}")
 
 
+def import_ifeval(
+    out: Path = typer.Option(..., "--out", help="Directory for vifbench.jsonl and stats.json."),
+    source: Path | None = typer.Option(
+        None, "--source", help="Labelled IFEval rows (default: the shipped GPT-4 file)."
+    ),
+) -> None:
+    """IFEval's 541 prompts with GPT-4's responses, labelled by IFEval's checkers (Apache-2.0)."""
+    from autonesy.graph.vifbench import import_ifeval as run_import
+
+    with user_errors(1):
+        summary = run_import(out, source)
+    print_json(summary)
+
+
+def optimize_judge(
+    data: Path = typer.Option(..., "--data", help="Labelled pairs; the first half of their instructions is used."),
+    out: Path = typer.Option(..., "--out", help="Directory for guidance.txt."),
+    llm: str | None = typer.Option(None, "--llm", help="The judge's LLM. " + LLM_HELP),
+    reflection_llm: str | None = typer.Option(
+        None, "--reflection-llm", help="GEPA's reflection LLM (default: --llm)."
+    ),
+    max_metric_calls: int = typer.Option(60, "--max-metric-calls", min=1),
+) -> None:
+    """GEPA-CoT: optimise the CoT judge's guidance with DSPy's GEPA (optional extra 'gepa')."""
+    from autonesy.agents.llm import backend_from_spec, default_llm_spec
+    from autonesy.graph.vifbench import optimize_judge as run_optimize
+    from autonesy.graph.vifbench import read_data
+
+    with user_errors(1):
+        records = read_data(data) if _is_special(llm) or _is_special(reflection_llm) else None
+        judge = _special(llm, records) or backend_from_spec(llm or default_llm_spec())
+        reflection = _special(reflection_llm, records) or (
+            backend_from_spec(reflection_llm) if reflection_llm else None
+        )
+        result = run_optimize(
+            data, out, backend=judge, reflection_backend=reflection, max_metric_calls=max_metric_calls
+        )
+    print_json(result)
+
+
 def register(app: typer.Typer) -> None:
     app.command("verify")(verify)
     app.command("follow")(follow)
     vifbench_app = typer.Typer(help="VifBench-style labelled data and verifier evaluation.", no_args_is_help=True)
     vifbench_app.command("generate")(generate)
     vifbench_app.command("eval")(evaluate)
+    vifbench_app.command("optimize-judge")(optimize_judge)
+    import_app = typer.Typer(help="Labelled data from other benchmarks, as VifBench records.", no_args_is_help=True)
+    import_app.command("ifeval")(import_ifeval)
+    vifbench_app.add_typer(import_app, name="import")
     app.add_typer(vifbench_app, name="vifbench")

@@ -11,7 +11,9 @@ A sentence is ``[lead,] subject [truly] predicate [near the NOUN] [trail].`` whe
   neutral adverbs that open or close a sentence (for the same-first-and-last-word constraints),
   ``FILLER`` one neutral word inserted to change a count by one.
 
-No bank word is a marker of another category, a noun, an edge word or the filler (a test checks it).
+No bank word is a marker of another category, an edge word or the filler, and no noun occurs in a bank
+phrase even inside a word (keywords are matched as case-insensitive substrings; a test checks it).
+There are 15 topics (the paper's number) and 5 tones.
 """
 
 from __future__ import annotations
@@ -80,6 +82,96 @@ SUBJECTS: dict[str, tuple[str, ...]] = {
         "the medicine in the cabinet",
         "the therapy sessions at the centre",
     ),
+    "music": (
+        "the old guitar",
+        "the spring concert",
+        "the upright piano upstairs",
+        "the school orchestra rehearsal",
+        "that simple melody again",
+        "the drummer in the band",
+        "the new album from them",
+        "the choir at the village church",
+    ),
+    "art": (
+        "the large painting",
+        "the bronze sculpture",
+        "the blank canvas upstairs",
+        "the small gallery downtown",
+        "my quick pencil sketch",
+        "the portrait of my grandmother",
+        "the museum across the square",
+        "the easel in the back room",
+    ),
+    "science": (
+        "the latest experiment",
+        "the university laboratory",
+        "the old brass microscope",
+        "the borrowed backyard telescope",
+        "every molecule we studied",
+        "the physics course this week",
+        "the chemistry set from school",
+        "the hypothesis in her final paper",
+    ),
+    "history": (
+        "the ruined castle",
+        "the roman empire",
+        "the medieval town walls",
+        "the city archive records",
+        "the pharaoh exhibit downstairs",
+        "the revolution of the workers",
+        "the dynasty that ruled here",
+        "the manuscript found in the cellar",
+    ),
+    "education": (
+        "the bright classroom",
+        "my geography teacher",
+        "the weekend homework assignment",
+        "the final exam results",
+        "the heavy maths textbook",
+        "the tutor from next door",
+        "the semester ahead of us",
+        "the graduation ceremony in the park",
+    ),
+    "finance": (
+        "the household budget",
+        "my holiday savings",
+        "the small investment fund",
+        "our new mortgage payment",
+        "the quarterly taxes due",
+        "the salary at the firm",
+        "the loan from the bank",
+        "the pension my aunt saved for",
+    ),
+    "fashion": (
+        "the leather jacket",
+        "the silk dress",
+        "my new white sneakers",
+        "the woollen scarf again",
+        "the little boutique nearby",
+        "the runway show in Milan",
+        "the wardrobe in my room",
+        "the necklace from the flea market",
+    ),
+    "weather": (
+        "the heavy rain",
+        "the evening thunderstorm",
+        "the thick morning fog",
+        "the warm afternoon sunshine",
+        "the first snowfall here",
+        "the breeze off the sea",
+        "the forecast for the weekend",
+        "the drizzle on the kitchen window",
+    ),
+    "animals": (
+        "the playful puppy",
+        "the tiny kitten",
+        "the talking green parrot",
+        "the white rabbit outside",
+        "the old farm horse",
+        "the hamster in the cage",
+        "the tortoise in the garden",
+        "the dolphin we saw last summer",
+    ),
 }
 
 PREDICATES: dict[str, tuple[str, ...]] = {
@@ -137,7 +229,7 @@ PREDICATES: dict[str, tuple[str, ...]] = {
 
 NOUNS = (
     "lantern", "ribbon", "compass", "teapot", "blanket", "umbrella", "mirror", "candle",
-    "notebook", "basket", "ladder", "violin", "pillow", "kettle", "anchor", "feather",
+    "notebook", "thimble", "ladder", "violin", "pillow", "kettle", "anchor", "feather",
 )
 EDGE_WORDS = ("today", "tonight", "lately", "honestly", "frankly", "anyway", "meanwhile", "somehow")
 FILLER = "truly"

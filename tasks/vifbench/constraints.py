@@ -1,5 +1,8 @@
-"""VifBench constraints and instructions: the eleven constraint types, their wording, and the
-composition of several constraints into one instruction (¬, ∧, ∨, ⇒, ⇔) as text and as a formula.
+"""VifBench constraints and instructions: the constraint types, their wording, and the composition of
+several constraints into one instruction (¬, ∧, ∨, ⇒, ⇔) as text and as a formula.
+
+The meanings follow the Nsvif paper's VifBench as far as its Table 5 is known here: "#" titles, named
+"##" subsection titles, case-insensitive substring keywords, "around N" words (a stated tolerance).
 
 An instruction is a conjunction of *requirements*; each requirement is one constraint, its negation,
 or two constraints joined by OR, IMPLIES or IFF. The formula is written in the composition language
@@ -17,9 +20,10 @@ from autonesy.tools.formats.expr import Expr, Op, Var, conj
 
 PART_OPS = ("lit", "not", "or", "implies", "iff")
 CONVENTIONS = (
-    "Conventions: a title is a first line written as <<Title>>; a subsection title is a line starting with "
-    '"## "; words, sentences and the first and last words are counted in the text without the title and '
-    "the subsection title lines."
+    'Conventions: a title is a first line starting with exactly one "#" (such as "# My Title"); a subsection '
+    'title is a line starting with "##"; words, sentences and the first and last words are counted in the text '
+    "without the title and the subsection title lines; keywords count in any case, also inside longer words; "
+    '"around N words" means within 10 % of N (at least 3 words either way).'
 )
 
 
@@ -44,17 +48,18 @@ def clause(constraint_type: str, params: Mapping[str, Any]) -> str:
         return (f"the response does not use the word {_quoted(kws)}" if len(kws) == 1
                 else f"the response uses none of the words {_quoted(kws)}")
     if constraint_type == "response_title":
-        return "the response has a title wrapped in double angular brackets, such as <<Title>>"
+        return 'the response has a title on its first line, starting with a single "#"'
     if constraint_type == "subsection_titles":
-        count = p["count"]
-        what = "exactly one subsection" if count == 1 else f"exactly {count} subsections"
-        return f"the response is divided into {what}, each opened by a title line starting with \"## \""
+        titles = list(p["titles"])
+        named = f"the subsection title {_quoted(titles)}" if len(titles) == 1 else \
+            f"the subsection titles {_quoted(titles)}, in this order"
+        return f'the response uses {named}, each on a line starting with "##"'
     if constraint_type == "words_per_sentence":
         return f"every sentence has {p['relation']} {p['limit']} words"
     if constraint_type == "word_count_parity":
         return f"the response has an {p['parity']} number of words"
     if constraint_type == "total_word_count":
-        return f"the response has {p['relation']} {p['limit']} words in total"
+        return f"the response has around {p['target']} words in total"
     if constraint_type == "same_start_end_word":
         return "the response starts and ends with the same word"
     if constraint_type == "subsections_same_start_end_word":
@@ -173,6 +178,27 @@ class Instruction:
 
         values = {i: bool(labels[cid]) for i, cid in enumerate(self.ids, start=1)}
         return "sat" if evaluate(self.expr(), values) else "unsat"
+
+    def unmet(self, labels: Mapping[str, bool]) -> list[str]:
+        """The requirements the labels leave false, as the instruction words them (the checkers' messages
+        a writer gets to repair a response)."""
+        from autonesy.tools.formats.expr import evaluate
+
+        index = {cid: i for i, cid in enumerate(self.ids, start=1)}
+        values = {index[cid]: bool(labels[cid]) for cid in self.ids}
+        by_id = self.by_id
+        return [part.sentence(by_id) for part in self.parts if not evaluate(part.expr(index), values)]
+
+    def omissions(self) -> list["Instruction"]:
+        """The instruction without one requirement over a logic constraint, for each such requirement —
+        what a writer is given to produce an unsat response (the paper's §4)."""
+        found = []
+        for part in self.parts:
+            if any(self.by_id[cid].kind == "logic" for cid in part.args):
+                kept = tuple(p for p in self.parts if p is not part)
+                used = {cid for p in kept for cid in p.args}
+                found.append(Instruction(tuple(c for c in self.constraints if c.id in used), kept))
+        return found
 
     def to_dict(self) -> dict[str, Any]:
         return {"constraints": [c.to_dict() for c in self.constraints], "parts": [p.to_dict() for p in self.parts],

@@ -2,8 +2,11 @@
 
 For every instruction (deterministic in ``seed`` and its index):
 
-1. draw ``n`` constraint types (distinct; ``n`` cycles through the complexity groups ``2-3``, ``4-5``,
-   ``6-7``, ``8-10``) and compose them into requirements (a constraint, NOT, OR, IMPLIES, IFF);
+1. draw ``n`` constraint types (distinct: each type at most once; at least one semantic and one logic
+   type; ``n`` cycles through 2 … 10, one complexity group per count, as the paper reports them) and
+   compose them into requirements (a constraint, NOT, OR, IMPLIES, IFF) — a draw from the Cartesian
+   product of type combinations and compositions, at most ``MAX_PER_COUNT`` (100) per count as the
+   paper's §4 caps it;
 2. synthesise a *base* text from the sentence banks (:mod:`.banks`) and choose every constraint's
    parameters so that the base satisfies all of them (keywords among the words it uses, limits
    around its counts, its tone and topic, …);
@@ -17,8 +20,9 @@ For every instruction (deterministic in ``seed`` and its index):
    formula. A mutation that also flipped another constraint is retried; when no clean variant is
    found, any variant with the wanted verdict is kept (``clean: false``).
 
-So every instruction has one ``sat`` and one ``unsat`` output: the data is balanced per group. An
-LLM may write the outputs instead (``autonesy.graph.vifbench``); they are labelled the same way.
+So every instruction has one ``sat`` and one ``unsat`` output: the data is balanced per constraint
+count. These outputs are *synthetic* (``source: synthetic``); an LLM may write them instead
+(``autonesy.graph.vifbench``), labelled the same way.
 """
 
 from __future__ import annotations
@@ -33,10 +37,12 @@ from typing import Any, Iterable, Mapping
 from autonesy.tasks.vifbench.banks import (EDGE_WORDS, FILLER, NOUNS, PREDICATE_LENGTHS, PREDICATES, SECTION_NAMES,
                                            SUBJECT_LENGTHS, SUBJECTS, TITLES)
 from autonesy.tasks.vifbench.constraints import Constraint, Instruction, Part
-from autonesy.tools.checkers import CONSTRAINT_TYPES, body_text, sentences, words
+from autonesy.tools.checkers import (CONSTRAINT_TYPES, LOGIC_TYPES, SEMANTIC_TYPES, body_text, sentences, word_tolerance,
+                                     words)
 from autonesy.tools.formats.expr import evaluate
 
-GROUPS: tuple[tuple[str, int, int], ...] = (("2-3", 2, 3), ("4-5", 4, 5), ("6-7", 6, 7), ("8-10", 8, 10))
+GROUPS: tuple[tuple[str, int, int], ...] = tuple((str(n), n, n) for n in range(2, 11))  # one per constraint count
+MAX_PER_COUNT = 100
 MAX_TRIES = 40
 
 
@@ -98,7 +104,7 @@ class Document:
     def render(self) -> str:
         lines: list[str] = []
         if self.title:
-            lines += [f"<<{self.title}>>", ""]
+            lines += [f"# {self.title}", ""]
         for section in self.sections:
             if section.title:
                 lines.append(f"## {section.title}")
@@ -119,11 +125,12 @@ def base_document(types: Iterable[str], rng: random.Random) -> Document:
     tone = rng.choice(sorted(PREDICATES))
     headings = bool(types & {"subsection_titles", "subsections_same_start_end_word"}) or rng.random() < 0.3
     count = rng.randint(1, 4) if headings else 1
+    names = rng.sample(SECTION_NAMES, count)
     sections = []
     for k in range(count):
         size = rng.randint(2, 4) if headings else rng.randint(3, 6)
         sentences_ = [Sentence(rng.randrange(7), rng.randrange(7), topic, tone) for _ in range(size)]
-        sections.append(Section(SECTION_NAMES[k] if headings else None, sentences_))
+        sections.append(Section(names[k] if headings else None, sentences_))
     doc = Document(rng.choice(TITLES) if ("response_title" in types or rng.random() < 0.5) else None, sections)
     every = doc.all_sentences()
     with_tail = rng.sample(every, min(len(every), max(3, len(every) // 2)))
@@ -158,12 +165,12 @@ def choose_params(constraint_type: str, doc: Document, rng: random.Random, taken
         taken.update(chosen)
         return {"keywords": chosen}
     if constraint_type == "keyword_exclusion":
-        absent = sorted(set(NOUNS) - set(doc.tails()) - taken)
+        absent = sorted(n for n in set(NOUNS) - taken if n not in text.lower())
         chosen = rng.sample(absent, rng.randint(1, min(3, len(absent))))
         taken.update(chosen)
         return {"keywords": chosen}
     if constraint_type == "subsection_titles":
-        return {"count": len(doc.sections)}
+        return {"titles": [section.title for section in doc.sections]}
     if constraint_type == "words_per_sentence":
         if rng.random() < 0.5:
             return {"relation": "at most", "limit": max(stats["lengths"]) + rng.randint(0, 2)}
@@ -171,9 +178,10 @@ def choose_params(constraint_type: str, doc: Document, rng: random.Random, taken
     if constraint_type == "word_count_parity":
         return {"parity": "even" if stats["total"] % 2 == 0 else "odd"}
     if constraint_type == "total_word_count":
-        if rng.random() < 0.5:
-            return {"relation": "at most", "limit": stats["total"] + rng.randint(0, 8)}
-        return {"relation": "at least", "limit": max(1, stats["total"] - rng.randint(0, 8))}
+        target = max(5, round(stats["total"] / 5) * 5)  # a round number near the count
+        while abs(stats["total"] - target) > word_tolerance(target):
+            target += 1 if target < stats["total"] else -1
+        return {"target": target}
     return {}  # response_title, same_start_end_word, subsections_same_start_end_word
 
 
@@ -217,8 +225,11 @@ def mutate(doc: Document, constraint: Constraint, instruction: Instruction, rng:
         doc.title = None
     elif kind == "subsection_titles":
         choice = rng.random()
-        if choice < 0.6 or len(doc.sections) == 1:
+        if choice < 0.3:
             doc.sections[0].title = None  # the first subsection loses its title
+        elif choice < 0.6 or len(doc.sections) == 1:  # a title other than the given one
+            section = rng.choice(doc.sections)
+            section.title = rng.choice([n for n in SECTION_NAMES if n not in {s.title for s in doc.sections}])
         elif choice < 0.8:  # one more titled subsection, edges kept
             last = doc.sections[-1]
             model = rng.choice(every)
@@ -246,15 +257,17 @@ def mutate(doc: Document, constraint: Constraint, instruction: Instruction, rng:
         s = rng.choice(every)
         s.filler = not s.filler
     elif kind == "total_word_count":
-        limit = params["limit"]
-        if params["relation"] == "at most":
-            while len(words(body_text(doc.render()))) <= limit:
+        target = params["target"]
+        high = target + word_tolerance(target)
+        low = target - word_tolerance(target)
+        if rng.random() < 0.5 or not _middle_positions(doc):  # well over the target
+            while len(words(body_text(doc.render()))) <= high:
                 section = rng.choice(doc.sections)
                 model = rng.choice(every)
                 new = Sentence(model.subject, model.predicate, model.topic, model.tone)
                 section.sentences.insert(max(1, len(section.sentences) - 1), new)
-        else:
-            while len(words(body_text(doc.render()))) >= limit:
+        else:  # well under it
+            while len(words(body_text(doc.render()))) >= low:
                 positions = _middle_positions(doc)
                 if not positions:
                     break
@@ -304,8 +317,15 @@ def compose(ids: list[str], rng: random.Random) -> list[Part]:
     return parts
 
 
+def draw_types(n: int, rng: random.Random) -> list[str]:
+    """``n`` distinct constraint types, at least one semantic and one logic, in random order."""
+    semantic, logic = rng.choice(SEMANTIC_TYPES), rng.choice(LOGIC_TYPES)
+    rest = rng.sample([t for t in CONSTRAINT_TYPES if t not in (semantic, logic)], n - 2)
+    return rng.sample([semantic, logic, *rest], n)
+
+
 def make_instruction(n: int, rng: random.Random) -> tuple[Instruction, Document]:
-    types = rng.sample(CONSTRAINT_TYPES, n)
+    types = draw_types(n, rng)
     ids = [f"C{i}" for i in range(1, n + 1)]
     parts = compose(ids, rng)
     doc = base_document(types, rng)
@@ -376,7 +396,11 @@ def record(item_id: str, instruction_id: str, instruction: Instruction, output: 
 
 
 def constraint_counts(count: int, rng: random.Random) -> list[int]:
-    """``count`` constraint numbers cycling through the complexity groups (balanced groups)."""
+    """``count`` constraint numbers cycling through the complexity groups (balanced groups); at most
+    ``MAX_PER_COUNT`` instructions per count."""
+    if -(-count // len(GROUPS)) > MAX_PER_COUNT:
+        raise ValueError(f"at most {MAX_PER_COUNT} instructions per constraint count "
+                         f"({MAX_PER_COUNT * len(GROUPS)} in all), as in the paper")
     return [rng.randint(low, high) for k in range(count) for _, low, high in [GROUPS[k % len(GROUPS)]]]
 
 
@@ -439,5 +463,6 @@ def label_distribution(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[s
     return out
 
 
-__all__ = ["GROUPS", "Document", "GeneratedItem", "base_document", "compose", "constraint_counts", "generate",
+__all__ = ["GROUPS", "MAX_PER_COUNT", "Document", "GeneratedItem", "base_document", "compose", "constraint_counts",
+           "draw_types", "generate",
            "generate_instruction", "group_of", "label_distribution", "make_instruction", "realize", "record"]

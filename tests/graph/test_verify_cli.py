@@ -104,7 +104,24 @@ def test_generate_with_an_llm_writer_labels_its_outputs(data, tmp_path):
                     f"oracle:{out / 'vifbench.jsonl'}", "--json")
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output)
-    assert summary["sources"] == {"llm": 4} and summary["llm"] == "oracle@vifbench-oracle"
+    assert summary["llm"] == "oracle@vifbench-oracle" and sum(summary["sources"].values()) == 4
     written = [json.loads(line) for line in (tmp_path / "llm" / "vifbench.jsonl").read_text().splitlines()]
     assert [r["verdict"] for r in written] == [r["verdict"] for r in records]
     assert [r["labels"] for r in written] == [r["labels"] for r in records]
+    from autonesy.tasks.vifbench import Instruction
+
+    for new, old in zip(written, records):
+        followed = [reduced for reduced in Instruction.from_dict(old).omissions()
+                    if not reduced.unmet({cid: old["labels"][cid] for cid in reduced.ids})]
+        # sat responses are written for the instruction; an unsat one for it without one logic requirement,
+        # which only works when the violation is confined to such a requirement
+        expected = "llm" if old["verdict"] == "sat" or followed else "synthetic-fallback"
+        assert new["source"] == expected, new["id"]
+
+
+def test_vifbench_import_ifeval(tmp_path):
+    result = invoke("vifbench", "import", "ifeval", "--out", tmp_path / "ifeval")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["pairs"] == 541
+    bad = invoke("vifbench", "import", "ifeval", "--out", tmp_path / "x", "--source", tmp_path / "missing.jsonl")
+    assert bad.exit_code == 1 and "cannot read the IFEval data" in bad.output and "Traceback" not in bad.output

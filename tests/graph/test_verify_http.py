@@ -24,9 +24,9 @@ def test_verify_over_http_sat_unsat_and_no_key_anywhere(tmp_path, monkeypatch):
                                          str(tmp_path / name), "--json"])
             assert result.exit_code == code, result.output
             summary = json.loads(result.output)
-            assert summary["verdict"] == name and summary["llm_calls"] == 9
-            assert summary["prompt_tokens"] == 900 and summary["completion_tokens"] == 180
-        assert server.count == 18
+            assert summary["verdict"] == name and summary["llm_calls"] == 3
+            assert summary["prompt_tokens"] == 300 and summary["completion_tokens"] == 60
+        assert server.count == 6
         sent = [r["json"]["messages"] for r in server.requests]
         assert all(m[0]["role"] == "system" for m in sent)
         # the response reaches the server only inside judge prompts, verbatim
@@ -40,7 +40,7 @@ def test_verify_over_http_sat_unsat_and_no_key_anywhere(tmp_path, monkeypatch):
         if path.is_file():
             assert SECRET.encode() not in path.read_bytes(), path
     shown = runner.invoke(app, ["trace", str(tmp_path / "unsat")])
-    assert shown.exit_code == 0 and "unsat" in shown.output and "LLM calls: 9" in shown.output
+    assert shown.exit_code == 0 and "unsat" in shown.output and "LLM calls: 3" in shown.output
 
 
 def test_an_endpoint_failure_is_exit_2(tmp_path):

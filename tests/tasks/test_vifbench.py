@@ -13,7 +13,7 @@ from autonesy.tools.verify_solver import decide, parse_composition
 
 @pytest.fixture(scope="module")
 def records():
-    return generate(24, seed=7)
+    return generate(27, seed=7)  # three instructions per constraint count 2 … 10
 
 
 def test_sentence_banks_keep_counts_and_markers_apart():
@@ -34,20 +34,30 @@ def test_sentence_banks_keep_counts_and_markers_apart():
 
 
 def test_generation_is_deterministic_by_seed(records):
-    assert generate(24, seed=7) == records
+    assert generate(27, seed=7) == records
     assert generate(3, seed=8) != generate(3, seed=7)[:6]
 
 
 def test_balanced_sat_and_unsat_per_group(records):
-    assert len(records) == 48
+    assert len(records) == 54
     by_group = Counter((r["group"], r["verdict"]) for r in records)
+    assert [name for name, _, _ in GROUPS] == [str(n) for n in range(2, 11)]  # results per constraint count
     for name, _, _ in GROUPS:
-        assert by_group[(name, "sat")] == by_group[(name, "unsat")] == 6
+        assert by_group[(name, "sat")] == by_group[(name, "unsat")] == 3
     pairs = Counter(r["instruction_id"] for r in records)
     assert set(pairs.values()) == {2}
     assert all(2 <= r["n_constraints"] <= 10 and r["group"] == group_of(r["n_constraints"]) for r in records)
     assert {c["type"] for r in records for c in r["constraints"]} == set(CONSTRAINT_TYPES)
     assert {p["op"] for r in records for p in r["parts"]} == {"lit", "not", "or", "implies", "iff"}
+    for r in records:  # the paper: each type once, at least one semantic and one logic constraint
+        types = [c["type"] for c in r["constraints"]]
+        assert len(set(types)) == len(types)
+        assert {c["kind"] for c in r["constraints"]} == {"logic", "semantic"}
+
+
+def test_at_most_100_instructions_per_constraint_count():
+    with pytest.raises(ValueError, match="at most 100 instructions per constraint count"):
+        generate(901)
 
 
 def test_labels_are_the_reference_checkers_and_the_verdict_follows_the_formula(records):
@@ -75,8 +85,8 @@ def test_unsat_outputs_violate_few_constraints(records):
 
 def test_label_distribution(records):
     table = label_distribution(records)
-    assert list(table) == ["2-3", "4-5", "6-7", "8-10", "all"]
+    assert list(table) == [str(n) for n in range(2, 11)] + ["all"]
     total = table["all"]
-    assert total["outputs"] == 48 and total["sat"] == total["unsat"] == 24 and total["instructions"] == 24
+    assert total["outputs"] == 54 and total["sat"] == total["unsat"] == 27 and total["instructions"] == 27
     assert total["labels_true"] + total["labels_false"] == sum(r["n_constraints"] for r in records)
     assert sum(v["true"] + v["false"] for v in total["by_type"].values()) == total["labels_true"] + total["labels_false"]

@@ -9,7 +9,7 @@ from autonesy.tools.checkers import (CONSTRAINT_TYPES, LOGIC_TYPES, SEMANTIC_TYP
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.user_checkers import UserCheckerError, load_spec, load_user_checkers
 
-TEXT = """<<Field Notes>>
+TEXT = """# Field Notes
 
 ## Part One
 Today, the quiet forest makes me feel hopeful near the lantern today.
@@ -21,7 +21,7 @@ QUICK = SandboxLimits(cpu_seconds=1, wall_seconds=1)
 
 
 def test_text_conventions():
-    assert title_of(TEXT) == "Field Notes" and title_of("Hello\n<<x>>") is None
+    assert title_of(TEXT) == "Field Notes" and title_of("Hello\n# x") is None and title_of("## Not a title\nx") is None
     assert words("It's a well-known fact, isn't it?") == ["It's", "a", "well-known", "fact", "isn't", "it"]
     assert sentences(TEXT) == ["Today, the quiet forest makes me feel hopeful near the lantern today.",
                                "Lately, the winding river points to brighter days.",
@@ -39,16 +39,22 @@ def test_text_conventions():
     ("keyword_inclusion", {"keywords": ["lantern", "kettle"]}, False),
     ("keyword_exclusion", {"keywords": ["kettle"]}, True),
     ("keyword_exclusion", {"keywords": ["field"]}, False),  # keywords count anywhere, the title included
+    ("keyword_inclusion", {"keywords": ["FOREST", "wind"]}, True),  # any case, inside a word ("winding")
+    ("keyword_exclusion", {"keywords": ["wind"]}, False),
     ("response_title", {}, True),
-    ("subsection_titles", {"count": 2}, True),
-    ("subsection_titles", {"count": 3}, False),
+    ("subsection_titles", {"titles": ["Part One", "Part Two"]}, True),
+    ("subsection_titles", {"titles": ["part one", "part two"]}, True),
+    ("subsection_titles", {"titles": ["Part One"]}, False),
+    ("subsection_titles", {"titles": ["Part Two", "Part One"]}, False),
     ("words_per_sentence", {"relation": "at most", "limit": 12}, True),
     ("words_per_sentence", {"relation": "at least", "limit": 7}, True),
     ("words_per_sentence", {"relation": "at least", "limit": 8}, False),
     ("word_count_parity", {"parity": "odd"}, True),
-    ("total_word_count", {"relation": "at most", "limit": 27}, True),
-    ("total_word_count", {"relation": "at most", "limit": 26}, False),
-    ("total_word_count", {"relation": "at least", "limit": 27}, True),
+    ("total_word_count", {"target": 27}, True),  # the body has 27 words; "around N" is N ± max(3, 10 %)
+    ("total_word_count", {"target": 30}, True),
+    ("total_word_count", {"target": 31}, False),
+    ("total_word_count", {"target": 24}, True),
+    ("total_word_count", {"target": 23}, False),
     ("same_start_end_word", {}, False),  # "Today" … "lately"
     ("subsections_same_start_end_word", {}, True),
 ])
@@ -130,3 +136,17 @@ def test_user_checkers_from_a_file_a_module_and_a_function(tmp_path):
                           ("autonesy.tools.checkers:nothing", "has no function"), ("json", "holds no checker")]:
         with pytest.raises(UserCheckerError, match=message):
             load_spec(spec)
+
+
+def test_reference_programs_name_the_spans_their_result_rests_on():
+    from autonesy.tools.checker_run import run_checker_code
+    from autonesy.tools.checkers import standalone_source
+
+    run = run_checker_code(standalone_source("keyword_exclusion", {"keywords": ["cheap"]}), "Cheap, and cheap again.")
+    assert run.ok and run.value is False and run.spans == ("Cheap", "cheap")
+    run = run_checker_code(standalone_source("words_per_sentence", {"relation": "at most", "limit": 3}),
+                           "One two. One two three four. Fine.")
+    assert run.spans == ("One two three four.",)
+    broken = "def check(response):\n    return True\n\ndef spans(response):\n    return 1 / 0\n"
+    run = run_checker_code(broken, "text")  # a failing spans() is no error: the result stands
+    assert run.ok and run.value is True and run.spans == ()

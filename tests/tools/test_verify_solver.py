@@ -120,3 +120,81 @@ def test_decide_is_safe_from_many_threads():
         verdicts = list(pool.map(lambda values: decide(composition, values).verdict, cases))
     expected = ["sat" if (not (v["C2"] or not v["C3"])) or v["C4"] else "unsat" for v in cases]
     assert verdicts == expected
+
+
+# -- feedback a writer can act on -----------------------------------------------------------------------
+
+from autonesy.agents.verify.explanation import explain  # noqa: E402
+from autonesy.tools.verify_solver import contradiction  # noqa: E402
+
+THREE = ["C1", "C2", "C3"]
+ATOMS = st.sampled_from([Var(1), Var(2), Var(3)])
+FORMULAS = st.recursive(ATOMS, lambda inner: st.one_of(
+    inner.map(lambda a: Op("not", (a,))),
+    st.tuples(st.sampled_from(["and", "or", "implies", "iff", "xor"]), inner, inner).map(lambda t: Op(t[0], t[1:]))),
+    max_leaves=5)
+VALUES = st.fixed_dictionaries({cid: st.booleans() for cid in THREE})
+
+
+def _forced_false(text, literals):
+    """Brute force: the literals (name → value) make the formula false whatever the other constraints are."""
+    expr = parse_composition(text, THREE).expr
+    free = [c for c in THREE if c not in literals]
+    for filling in itertools.product((True, False), repeat=len(free)):
+        values = {**literals, **dict(zip(free, filling))}
+        if evaluate(expr, {i: values[c] for i, c in enumerate(THREE, start=1)}):
+            return False
+    return True
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(FORMULAS, min_size=1, max_size=3), VALUES)
+def test_the_fix_works_and_a_minimal_reason_is_shown_only_when_it_is_the_only_one(parts, values):
+    text = "\n".join(render(p, THREE) for p in parts)
+    composition = parse_composition(text, THREE)
+    if contradiction(composition):
+        return
+    decision = decide(composition, values)
+    if decision.verdict != "unsat":
+        return
+    fixed = {**values, **dict(decision.to_fix)}
+    assert decide(composition, fixed).verdict == "sat"  # following "To follow the instruction, change" works
+    minimal = [set(s) for k in range(1, 4) for s in itertools.combinations(THREE, k)
+               if _forced_false(text, {c: values[c] for c in s})
+               and not any(_forced_false(text, {c: values[c] for c in s if c != d}) for d in s)]
+    assert decision.core_unique == (len(minimal) == 1)
+    assert set(decision.core) in minimal
+    for requirement, op, names in decision.alternatives:  # XOR / IFF: changing any one of them is enough
+        part = parse_composition(requirement, THREE)
+        for name in names:
+            flipped = {**values, name: not values[name]}
+            assert decide(part, flipped).verdict == "sat"
+
+
+def test_an_xor_of_two_present_keywords_asks_to_drop_one_not_both():
+    constraints = [{"id": "C1", "summary": 'The response contains the word "cat".'},
+                   {"id": "C2", "summary": 'The response contains the word "dog".'},
+                   {"id": "C3", "summary": "The response has a title."}]
+    decision = decide(parse_composition("C1 XOR C2\nC3", THREE), {"C1": True, "C2": True, "C3": True}).to_dict()
+    text = explain(decision, constraints, {})
+    assert "exactly one of them must hold, so change one of them (not all)" in text
+    assert "requires that it does not" not in text
+    assert len(decision["to_fix"]) == 1
+
+
+def test_three_independent_failures_have_no_single_minimal_reason():
+    constraints = [{"id": c, "summary": f"Constraint {c}."} for c in THREE]
+    many = decide(parse_composition("C1\nC2\nC3", THREE), {"C1": False, "C2": False, "C3": False}).to_dict()
+    one = decide(parse_composition("C1\nC2\nC3", THREE), {"C1": False, "C2": True, "C3": True}).to_dict()
+    assert not many["core_unique"] and "Minimal reason" not in explain(many, constraints, {})
+    assert one["core_unique"] and "Minimal reason (Z3 unsat core): C1 = false." in explain(one, constraints, {})
+
+
+@pytest.mark.parametrize("text, conflict", [
+    ("C2 AND NOT C2\nC1", ("C2", "NOT C2")),
+    ("C1 IMPLIES C2\nC1\nNOT C2\nC3", ("C1 IMPLIES C2", "C1", "NOT C2")),
+    ("C1 XOR C2\nC1 IFF C2", ("C1 XOR C2", "C1 IFF C2")),
+    ("C1 XOR C2\nC3", ()),
+])
+def test_contradictions_are_found_before_any_response(text, conflict):
+    assert contradiction(parse_composition(text, THREE)) == conflict
