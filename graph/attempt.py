@@ -20,7 +20,7 @@ from langgraph.graph import END, START, StateGraph
 from autonesy.agents.policies import AgentTurn, AttemptSpec, Policy
 from autonesy.graph.trace import Tracer, change_summary, traced_node
 from autonesy.tools.cnf import parse_dimacs, to_dimacs
-from autonesy.tools.compile import CompilationBudgetExceeded, compile_to_sdd
+from autonesy.tools.compile import CompilationBudgetExceeded, compile_formula
 from autonesy.tools.formats import convert
 from autonesy.tools.metrics import score_formula
 from autonesy.tools.oracle_test import oracle_test
@@ -180,7 +180,7 @@ def build_attempt_graph(rt: AttemptRuntime, checkpointer=None):
     def compile_node(state: AttemptState) -> dict[str, Any]:
         cnf = parse_dimacs(state["dimacs"])
         try:
-            sdd = compile_to_sdd(cnf, time_limit_s=rt.compile_time_limit_s)
+            sdd = compile_formula(cnf, time_limit_s=rt.compile_time_limit_s)
         except CompilationBudgetExceeded as error:
             return {"compiled": {"ok": False, "note": str(error)}}
         sdd_path, vtree_path = sdd.save(rt.run_dir, "formula")

@@ -1,6 +1,10 @@
 """CNF → SDD with PySDD, under a time and size budget, auxiliaries existentially quantified.
 
-Vtree choice: a balanced vtree over the natural variable order (task variables first, then the
+A formula whose projected models were enumerated (a few thousand at most) is built straight from
+them (:func:`compile_from_models`): bottom-up along the vtree, each node's models grouped by their
+left part, which costs a fraction of conjoining clauses and needs no auxiliaries at all.
+
+Vtree choice for clauses: a balanced vtree over the natural variable order (task variables first, then the
 auxiliaries in creation order), with PySDD's dynamic vtree minimisation switched on. Encoders
 number auxiliaries next to the task variables they serve, so the natural order keeps related
 variables close; minimisation repairs the rest. Clauses are conjoined one at a time, and the budget
@@ -13,14 +17,18 @@ import time
 from array import array
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable, Sequence
 
 import numpy as np
 from pysdd.sdd import SddManager, SddNode, Vtree
 
 from autonesy.tools.cnf import CNF
+from autonesy.tools.enumeration import CountTimedOut, EnumerationCapReached, enumerate_models
 
 DEFAULT_TIME_LIMIT_S = 60.0
 DEFAULT_SIZE_LIMIT = 5_000_000
+MODELS_ROUTE_CAP = 2_000  # up to this many projected models, build from the models
+MODELS_ROUTE_MAX_S = 1.0  # and give their enumeration at most this long (a fifth of the limit at most)
 VTREE_TYPES = ("balanced", "right", "left", "vertical")
 
 
@@ -109,6 +117,78 @@ def compile_to_sdd(
         formula.deref()
         formula = projected
     return CompiledSDD(manager, formula, cnf.num_task_vars, vtree_type, time.perf_counter() - start)
+
+
+def compile_formula(
+    cnf: CNF,
+    *,
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S,
+    size_limit: int = DEFAULT_SIZE_LIMIT,
+    vtree_type: str = "balanced",
+) -> CompiledSDD:
+    """The cheapest exact route: from the enumerated models when there are few, else from the clauses."""
+    start = time.perf_counter()
+    try:
+        models = enumerate_models(cnf, MODELS_ROUTE_CAP, min(MODELS_ROUTE_MAX_S, 0.2 * time_limit_s))
+    except (EnumerationCapReached, CountTimedOut):
+        left = time_limit_s - (time.perf_counter() - start)
+        return compile_to_sdd(cnf, time_limit_s=left, size_limit=size_limit, vtree_type=vtree_type)
+    sdd = compile_from_models(models, cnf.num_task_vars, vtree_type)
+    sdd.seconds = time.perf_counter() - start
+    return sdd
+
+
+def compile_from_models(models: Iterable[Sequence[int]], num_task_vars: int, vtree_type: str = "balanced") -> CompiledSDD:
+    """The SDD whose models are exactly ``models`` (0/1 rows over the task variables 1..N)."""
+    if vtree_type not in VTREE_TYPES:
+        raise ValueError(f"unknown vtree type {vtree_type!r}; choose one of {', '.join(VTREE_TYPES)}")
+    start = time.perf_counter()
+    vtree = Vtree(var_count=num_task_vars, var_order=list(range(1, num_task_vars + 1)), vtree_type=vtree_type)
+    manager = SddManager.from_vtree(vtree)
+    manager.auto_gc_and_minimize_off()
+    rows = frozenset(tuple(int(v) for v in row) for row in models)
+    if any(len(row) != num_task_vars for row in rows):
+        raise ValueError(f"every model needs {num_task_vars} values")
+    built: dict[tuple[int, int, frozenset], SddNode] = {}
+
+    def build(node: Vtree, offset: int, part: frozenset) -> SddNode:
+        """The SDD over ``node``'s variables (from column ``offset`` of a row on) true exactly on ``part``."""
+        if not part:
+            return manager.false()
+        key = (offset, node.var_count(), part)  # a vtree node is its span of in-order columns
+        if key in built:
+            return built[key]
+        if node.is_leaf():
+            values = {row[0] for row in part}
+            result = manager.true() if len(values) == 2 else manager.literal(node.var() if 1 in values else -node.var())
+        else:
+            split = node.left().var_count()
+            by_left: dict[tuple, set] = {}
+            for row in part:
+                by_left.setdefault(row[:split], set()).add(row[split:])
+            by_right: dict[frozenset, set] = {}
+            for left_part, right_parts in by_left.items():
+                by_right.setdefault(frozenset(right_parts), set()).add(left_part)
+            result = manager.false()
+            for right_parts, left_parts in by_right.items():
+                prime = build(node.left(), offset, frozenset(left_parts))
+                result = result | (prime & build(node.right(), offset + split, frozenset(right_parts)))
+        built[key] = result
+        return result
+
+    root = manager.vtree()
+    order = _in_order_vars(root)
+    permuted = frozenset(tuple(row[v - 1] for v in order) for row in rows)
+    node = build(root, 0, permuted)
+    node.ref()
+    return CompiledSDD(manager, node, num_task_vars, vtree_type, time.perf_counter() - start)
+
+
+def _in_order_vars(node: Vtree) -> list[int]:
+    """The variables of a vtree, left to right (the column order :func:`compile_from_models` splits on)."""
+    if node.is_leaf():
+        return [node.var()]
+    return _in_order_vars(node.left()) + _in_order_vars(node.right())
 
 
 def global_model_count(node: SddNode, num_vars: int) -> int:

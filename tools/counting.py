@@ -18,25 +18,24 @@ import os
 import pickle
 import select
 import signal
-import threading
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 import pyapproxmc
 import pyganak
-from pysat.solvers import Solver
-
 from autonesy.tools.cnf import CNF
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_to_sdd
+from autonesy.tools.enumeration import CountTimedOut, EnumerationCapReached, Model, enumerate_models
+
+__all__ = ["COUNT_METHODS", "ApproxMCSettings", "CountTimedOut", "CounterFailed", "EnumerationCapReached",
+           "ModelCount", "count_models", "enumerate_models"]
 
 COUNT_METHODS = ("auto", "enumeration", "sdd", "ganak", "approxmc")
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 1.0  # enumeration gets at most this long, and at most a fifth of the limit
 AUTO_GANAK_SHARE = 0.6  # of what is left after enumeration; the SDD then gets most of the rest
-
-Model = tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -62,54 +61,8 @@ class ApproxMCSettings:
     seed: int = 1
 
 
-class EnumerationCapReached(RuntimeError):
-    pass
-
-
-class CountTimedOut(TimeoutError):
-    """A count ran out of its time limit; ``method`` is the route (``auto`` when all of them did)."""
-
-    def __init__(self, method: str, time_limit_s: float, tried: tuple[str, ...] = ()):
-        self.method, self.time_limit_s, self.tried = method, time_limit_s, tried
-        detail = f" (tried: {'; '.join(tried)})" if tried else ""
-        super().__init__(f"{method} count timed out after {time_limit_s:g} s{detail}")
-
-
 class CounterFailed(RuntimeError):
     """A native counter crashed or raised; the message carries its error."""
-
-
-def enumerate_models(cnf: CNF, cap: int | None = None, time_limit_s: float | None = None) -> list[Model]:
-    """All assignments of the task variables that extend to a model, as 0/1 tuples (unordered).
-
-    Raises :class:`EnumerationCapReached` when there are more than ``cap``, and
-    :class:`CountTimedOut` when ``time_limit_s`` passes first.
-    """
-    n = cnf.num_task_vars
-    models: list[Model] = []
-    # Glucose, unlike CaDiCaL, can be interrupted; a tautology per task variable makes it report all of them.
-    with Solver(name="glucose4", bootstrap_with=[list(c) for c in cnf.clauses]) as solver:
-        for var in cnf.task_vars:
-            solver.add_clause([var, -var])
-        timer = threading.Timer(time_limit_s, solver.interrupt) if time_limit_s is not None else None
-        if timer is not None:
-            timer.start()
-        try:
-            while True:
-                satisfiable = solver.solve_limited(expect_interrupt=timer is not None)
-                if satisfiable is None:
-                    raise CountTimedOut("enumeration", time_limit_s or 0.0)
-                if not satisfiable:
-                    return models
-                model = solver.get_model()
-                values = tuple(1 if model[i - 1] > 0 else 0 for i in range(1, n + 1))
-                models.append(values)
-                if cap is not None and len(models) > cap:
-                    raise EnumerationCapReached(f"more than {cap} models")
-                solver.add_clause([-i if v else i for i, v in zip(range(1, n + 1), values)])
-        finally:
-            if timer is not None:
-                timer.cancel()
 
 
 def count_by_enumeration(

@@ -30,17 +30,9 @@ from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any, Iterable
 
-from pysat.solvers import Solver
-
 from autonesy.tools.cnf import CNF
-from autonesy.tools.counting import (
-    DEFAULT_TIME_LIMIT_S,
-    ApproxMCSettings,
-    CountTimedOut,
-    Model,
-    ModelCount,
-    count_models,
-)
+from autonesy.tools.counting import DEFAULT_TIME_LIMIT_S, ApproxMCSettings, ModelCount, count_models
+from autonesy.tools.enumeration import count_extensible
 
 RELATIONS = ("equal", "permissive", "strict", "incomparable")
 TRUTH_CACHE_SIZE = 64
@@ -181,26 +173,6 @@ def _overlap(candidate: CNF, truth: CNF, n_candidate: ModelCount, n_truth: Model
 
 def _derived(source: ModelCount, how: str, start: float) -> ModelCount:
     return ModelCount(source.value, how, source.exact, time.perf_counter() - start)
-
-
-def count_extensible(models: Iterable[Model], cnf: CNF, time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> int:
-    """How many task-variable assignments in ``models`` extend to a model of ``cnf`` (SAT under assumptions)."""
-    found = 0
-    with Solver(name="glucose4", bootstrap_with=[list(c) for c in cnf.clauses]) as solver:
-        for var in cnf.task_vars:  # declares every task variable, so any assumption is about a known one
-            solver.add_clause([var, -var])
-        timer = threading.Timer(time_limit_s, solver.interrupt)
-        timer.start()
-        try:
-            for model in models:
-                assumptions = [i if v else -i for i, v in enumerate(model, start=1)]
-                satisfiable = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
-                if satisfiable is None:
-                    raise CountTimedOut("model-check", time_limit_s)
-                found += bool(satisfiable)
-        finally:
-            timer.cancel()
-    return found
 
 
 def syntax_error_rate(accepted: Iterable[bool]) -> float:
