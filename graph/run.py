@@ -142,18 +142,18 @@ def run_attempt(
         # WAL (set by the saver) + NORMAL: a commit survives the process being killed, without an fsync each
         connection.execute("PRAGMA synchronous=NORMAL")
         try:
-            graph = build_attempt_graph(runtime, SqliteSaver(connection))
+            graph = build_attempt_graph(SqliteSaver(connection))
             snapshot = graph.get_state(THREAD)
             if snapshot.values and not snapshot.next:
                 state = snapshot.values  # finished before: nothing to do
             elif snapshot.next:
                 tracer.event("resumed", next=list(snapshot.next))
-                state = graph.invoke(None, THREAD)
+                state = graph.invoke(None, THREAD, context=runtime)
             else:
                 initial: AttemptState = {"status": "running", "repair_round": 0, "semantic_round": 0,
                                          "autofixes": [], "llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
                                          "llm_seconds": 0.0}
-                state = graph.invoke(initial, THREAD)
+                state = graph.invoke(initial, THREAD, context=runtime)
         finally:
             connection.close()
         summary = _summary(config, task, run_dir, state)

@@ -86,11 +86,13 @@ def score_formula(
     method: str = "auto",
     approxmc: ApproxMCSettings = ApproxMCSettings(),
     time_limit_s: float = DEFAULT_TIME_LIMIT_S,
+    candidate_count: ModelCount | None = None,
 ) -> FormulaScore:
     """Score ``candidate`` against ``truth`` (both over the same N task variables).
 
     Each of the three counts gets ``time_limit_s``; one running out raises
-    :class:`~autonesy.tools.counting.CountTimedOut`.
+    :class:`~autonesy.tools.counting.CountTimedOut`. ``candidate_count``, when the caller already
+    knows it exactly (the pipeline's compiled circuit), is used instead of counting again.
     """
     if candidate.num_task_vars != truth.num_task_vars:
         raise ValueError(
@@ -100,8 +102,12 @@ def score_formula(
     def count(cnf: CNF) -> ModelCount:
         return count_models(cnf, method, approxmc=approxmc, time_limit_s=time_limit_s)
 
-    truth_count = _cached_truth_count(truth, (method, approxmc, time_limit_s), count)
-    candidate_count = truth_count if candidate == truth else count(candidate)
+    settings = (method, approxmc, time_limit_s)
+    if candidate == truth and candidate_count is not None and candidate_count.exact:
+        _remember_truth_count(truth, settings, candidate_count)
+    truth_count = _cached_truth_count(truth, settings, count)
+    if candidate_count is None:
+        candidate_count = truth_count if candidate == truth else count(candidate)
     counts: dict[str, ModelCount] = {
         "candidate": candidate_count,
         "truth": truth_count,
@@ -141,11 +147,15 @@ def _cached_truth_count(truth: CNF, settings: Any, count) -> ModelCount:
             _truth_counts.move_to_end(key)
             return _truth_counts[key]
     result = count(truth)
+    _remember_truth_count(truth, settings, result)
+    return result
+
+
+def _remember_truth_count(truth: CNF, settings: Any, result: ModelCount) -> None:
     with _truth_lock:
-        _truth_counts[key] = result
+        _truth_counts[(truth, settings)] = result
         while len(_truth_counts) > TRUTH_CACHE_SIZE:
             _truth_counts.popitem(last=False)
-    return result
 
 
 def _clause_set(cnf: CNF) -> set[frozenset[int]]:
