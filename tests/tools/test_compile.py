@@ -95,3 +95,22 @@ def test_counts_do_not_wrap_around_at_64_variables():
 def test_count_above_two_to_the_64():
     cnf = CNF(100, (tuple(range(1, 101)),))  # at least one of 100
     assert compile_to_sdd(cnf).model_count() == 2**100 - 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(cnfs(max_task_vars=7, max_aux=4, max_clauses=14))
+def test_compile_formula_is_the_projection_by_whichever_route(cnf):
+    from autonesy.tools.compile import compile_formula
+
+    sdd = compile_formula(cnf)
+    rows = np.array(list(itertools.product((0, 1), repeat=cnf.num_task_vars)), dtype=bool)
+    assert {tuple(int(v) for v in row) for row in rows[sdd.evaluate(rows)]} == projected_models(cnf)
+
+
+def test_compile_formula_takes_the_clause_route_for_many_models(monkeypatch):
+    import autonesy.tools.compile as compile_module
+
+    monkeypatch.setattr(compile_module, "MODELS_ROUTE_CAP", 4)
+    cnf = CNF(6, ((1, 2), (-3, 7), (7, 4)), 7)
+    sdd = compile_module.compile_formula(cnf)
+    assert sdd.model_count() == len(projected_models(cnf))
