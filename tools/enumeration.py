@@ -8,6 +8,7 @@ enumerations are remembered per CNF, so an answer's models are enumerated once p
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from typing import Iterable
 
@@ -40,6 +41,7 @@ class _InterruptibleSolver:
         for var in cnf.task_vars:  # a tautology declares the variable, so models and assumptions cover it
             self.solver.add_clause([var, -var])
         self.time_limit_s, self.what = time_limit_s, what
+        self.deadline = time.monotonic() + time_limit_s if time_limit_s is not None else None
         self.timer = threading.Timer(time_limit_s, self.solver.interrupt) if time_limit_s is not None else None
 
     def __enter__(self) -> "_InterruptibleSolver":
@@ -53,6 +55,9 @@ class _InterruptibleSolver:
         self.solver.delete()
 
     def solve(self, assumptions: list[int] = ()) -> bool:
+        # The deadline is checked here too: an interrupt that lands between two calls is not kept by Glucose.
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise CountTimedOut(self.what, self.time_limit_s or 0.0)
         satisfiable = self.solver.solve_limited(assumptions=assumptions, expect_interrupt=self.timer is not None)
         if satisfiable is None:
             raise CountTimedOut(self.what, self.time_limit_s or 0.0)

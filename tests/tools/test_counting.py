@@ -100,3 +100,12 @@ def test_enumeration_keeps_its_models_for_reuse():
     result = count_models(CNF(3, ((1, 2),)))
     assert result.method == "enumeration" and set(result.models) == projected_models(CNF(3, ((1, 2),)))
     assert "models" not in result.to_dict()
+
+
+def test_enumeration_stops_at_its_limit_even_between_solver_calls():
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(CountTimedOut):
+        enumerate_models(CNF(22, ()), time_limit_s=0.3)  # 4 million easy models: the time goes between calls
+    assert time.perf_counter() - start < 2.0
