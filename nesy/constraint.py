@@ -49,6 +49,7 @@ from autonesy.tools.compile import (
     CompiledSDD,
     compile_from_models,
     compile_to_sdd,
+    sdd_postorder,
 )
 from autonesy.tools.enumeration import CountTimedOut, EnumerationCapReached, enumerate_models
 
@@ -195,11 +196,7 @@ def sdd_to_cirkit(node, num_vars: int, literal_factory=None, pad_arities: bool =
 
     converted: dict[int, int] = {}
     used_vars: set[int] = set()
-    stack = [(node, False)]
-    while stack:
-        current, expanded = stack.pop()
-        if current.id in converted:
-            continue
+    for current in sdd_postorder(node):
         if current.is_true():
             converted[current.id] = TRUE
         elif current.is_false():
@@ -207,11 +204,6 @@ def sdd_to_cirkit(node, num_vars: int, literal_factory=None, pad_arities: bool =
         elif current.is_literal():
             converted[current.id] = leaf(current.literal)
             used_vars.add(abs(current.literal))
-        elif not expanded:
-            stack.append((current, True))
-            for prime, sub in current.elements():
-                stack.append((prime, False))
-                stack.append((sub, False))
         else:
             elements: list[int] = []
             is_true = False
@@ -305,19 +297,9 @@ _CACHE_LIMIT = 64
 def sdd_height(node) -> int:
     """Longest chain of decision nodes from the root to a literal (0 for literals and constants)."""
     heights: dict[int, int] = {}
-    stack = [(node, False)]
-    while stack:
-        current, expanded = stack.pop()
-        if current.id in heights:
-            continue
-        if not current.is_decision():
-            heights[current.id] = 0
-        elif not expanded:
-            stack.append((current, True))
-            for prime, sub in current.elements():
-                stack.extend(((prime, False), (sub, False)))
-        else:
-            heights[current.id] = 1 + max(max(heights[p.id], heights[s.id]) for p, s in current.elements())
+    for current in sdd_postorder(node):
+        heights[current.id] = (1 + max(max(heights[p.id], heights[s.id]) for p, s in current.elements())
+                               if current.is_decision() else 0)
     return heights[node.id]
 
 

@@ -205,6 +205,26 @@ def _in_order_vars(node: Vtree) -> list[int]:
     return _in_order_vars(node.left()) + _in_order_vars(node.right())
 
 
+def sdd_postorder(node: SddNode) -> list[SddNode]:
+    """Every distinct node of an SDD, each after its primes and subs (the one traversal all passes use)."""
+    order: list[SddNode] = []
+    emitted: set[int] = set()
+    stack: list[tuple[SddNode, bool]] = [(node, False)]
+    while stack:
+        current, children_done = stack.pop()
+        if current.id in emitted:
+            continue
+        if children_done or not current.is_decision():
+            emitted.add(current.id)
+            order.append(current)
+            continue
+        stack.append((current, True))
+        for prime, sub in current.elements():
+            stack.append((prime, False))
+            stack.append((sub, False))
+    return order
+
+
 def global_model_count(node: SddNode, num_vars: int) -> int:
     """Models of ``node`` over all ``num_vars`` manager variables, exactly (arbitrary precision)."""
     counts: dict[int, int] = {}
@@ -221,20 +241,10 @@ def global_model_count(node: SddNode, num_vars: int) -> int:
         return 0
     if node.is_true():
         return 1 << num_vars
-    stack: list[tuple[SddNode, bool]] = [(node, False)]
-    while stack:
-        current, children_done = stack.pop()
-        if current.id in counts:
-            continue
+    for current in sdd_postorder(node):
         if current.is_literal():
             counts[current.id] = 1
-        elif not children_done:
-            stack.append((current, True))
-            for prime, sub in current.elements():
-                for child in (prime, sub):
-                    if child.is_decision() or child.is_literal():
-                        stack.append((child, False))
-        else:
+        elif current.is_decision():
             vtree = current.vtree()
             left, right = vtree.left().var_count(), vtree.right().var_count()
             counts[current.id] = sum(relative(prime, left) * relative(sub, right) for prime, sub in current.elements())
@@ -256,11 +266,7 @@ def evaluate_sdd(node: SddNode, assignments: np.ndarray, num_task_vars: int) -> 
     columns = np.ascontiguousarray(packed.T).view(np.uint64)  # (N, words)
     words = columns.shape[1]
     values: dict[int, np.ndarray] = {}
-    stack: list[tuple[SddNode, bool]] = [(node, False)]
-    while stack:
-        current, children_done = stack.pop()
-        if current.id in values:
-            continue
+    for current in sdd_postorder(node):
         if current.is_true():
             values[current.id] = np.full(words, np.iinfo(np.uint64).max, dtype=np.uint64)
         elif current.is_false():
@@ -271,11 +277,6 @@ def evaluate_sdd(node: SddNode, assignments: np.ndarray, num_task_vars: int) -> 
                 raise ValueError(f"SDD still mentions auxiliary variable {abs(lit)}; quantify it first")
             column = columns[abs(lit) - 1]
             values[current.id] = column if lit > 0 else ~column
-        elif not children_done:
-            stack.append((current, True))
-            for prime, sub in current.elements():
-                stack.append((prime, False))
-                stack.append((sub, False))
         else:
             result = np.zeros(words, dtype=np.uint64)
             for prime, sub in current.elements():
