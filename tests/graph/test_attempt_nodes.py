@@ -74,3 +74,16 @@ def test_evaluate_uses_the_compiled_count(tmp_path, monkeypatch):
     assert update["metrics"]["relation"] == "equal" and update["metrics"]["counts"]["candidate"]["method"] == "sdd"
     assert counted == []  # the candidate is the ground truth: its compiled count serves as both
     assert isinstance(attempt.accepted_cnf(dimacs), type(task.ground_truth))
+
+
+def test_evaluate_records_a_count_that_timed_out(tmp_path, monkeypatch):
+    from autonesy.tools.counting import CountTimedOut
+
+    def timed_out(*args, **kwargs):
+        raise CountTimedOut("auto", 60.0)
+
+    monkeypatch.setattr(attempt, "score_formula", timed_out)
+    task = get_task("fashion")
+    update = attempt.evaluate({"dimacs": to_dimacs(task.ground_truth, task.names)}, runtime(tmp_path))
+    assert update["status"] == "accepted" and update["metrics"]["count_method"] == "timed out"
+    assert "timed out after 60 s" in update["metrics"]["note"]
