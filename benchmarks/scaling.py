@@ -8,6 +8,9 @@ task files with ``--out``:
   ends touch one chosen edge, every other cell none or two) plus reachability: r(v, t) — cell v is
   reached from the start within t steps along chosen edges — defined by Tseitin clauses, and every
   cell with a chosen edge reached within k² − 1 steps, which rules out detached cycles.
+- ``grid-cycles k``: the same paths encoded as the Warcraft task does, without auxiliaries: the
+  degree constraints plus one clause per simple cycle of the grid (13, 213 and 9,349 cycles for
+  k = 3, 4, 5; 1.2 million for k = 6, so the ladder stops at 5).
 - ``sudoku n``: n × n Sudoku (boxes 2 × 2, 2 × 3, 3 × 3), one-hot cells: n³ variables, 729 for 9 × 9.
 - ``exactly-k n``: exactly n/2 of n variables (sequential counter: auxiliaries).
 
@@ -18,7 +21,8 @@ labels that satisfy the constraint). Every step has a time limit (``--limit``, 6
 through :mod:`autonesy.tools.counting`'s own limits, the NeSy step in a forked child that is killed.
 A method that fails at one size is not tried at larger sizes of the same family.
 
-    python benchmarks/scaling.py [--quick] [--limit 60] [--families grid-path,sudoku,exactly-k] [--out DIR] [--json OUT]
+    python benchmarks/scaling.py [--quick] [--limit 60] [--families grid-path,grid-cycles,sudoku,exactly-k]
+                                 [--out DIR] [--json OUT]
 """
 
 from __future__ import annotations
@@ -41,13 +45,15 @@ COUNT_METHODS = ("enumeration", "ganak", "sdd", "approxmc")
 ENUMERATION_CAP = 100_000
 LADDERS = {
     "grid-path": (2, 3, 4, 5, 6, 8, 12),
+    "grid-cycles": (2, 3, 4, 5),
     "sudoku": (4, 6, 9),
     "exactly-k": (10, 20, 50, 100, 200),
 }
-QUICK = {"grid-path": (2, 3, 4, 5), "sudoku": (4, 6), "exactly-k": (10, 20, 50)}
+QUICK = {"grid-path": (2, 3, 4), "grid-cycles": (2, 3, 4), "sudoku": (4, 6), "exactly-k": (10, 20, 50)}
 
 
-def grid_path(k: int) -> CNF:
+def _grid_degrees(k: int):
+    """A k × k grid's cells and edges, and a builder holding its path degree constraints."""
     cells = list(itertools.product(range(k), range(k)))
     edges = [((r, c), (r, c + 1)) for r in range(k) for c in range(k - 1)] + [
         ((r, c), (r + 1, c)) for r in range(k - 1) for c in range(k)]
@@ -56,15 +62,45 @@ def grid_path(k: int) -> CNF:
     for index, (a, b) in enumerate(edges, start=1):
         incident[a].append(index)
         incident[b].append(index)
-    start, goal = cells[0], cells[-1]
     for cell, lits in incident.items():
-        if cell in (start, goal):
+        if cell in (cells[0], cells[-1]):
             builder.exactly_one(lits)
             continue
         for edge in lits:
             builder.implies([edge], [other for other in lits if other != edge])
         for triple in itertools.combinations(lits, 3):
             builder.add([-e for e in triple])
+    return cells, edges, incident, builder
+
+
+def grid_cycles(k: int) -> CNF:
+    cells, edges, _, builder = _grid_degrees(k)
+    index = {frozenset(edge): i for i, edge in enumerate(edges, start=1)}
+    neighbours = {cell: [] for cell in cells}
+    for a, b in edges:
+        neighbours[a].append(b)
+        neighbours[b].append(a)
+    cycles: set[frozenset[int]] = set()
+
+    def extend(origin, path) -> None:  # each cycle from its smallest cell, through larger cells only
+        for nxt in neighbours[path[-1]]:
+            if nxt == origin and len(path) >= 4:
+                cycles.add(frozenset(index[frozenset(p)] for p in zip(path, path[1:] + [origin])))
+            elif nxt > origin and nxt not in path:
+                path.append(nxt)
+                extend(origin, path)
+                path.pop()
+
+    for origin in cells:
+        extend(origin, [origin])
+    for cycle in sorted(cycles, key=sorted):
+        builder.add([-e for e in sorted(cycle)])
+    return builder.cnf()
+
+
+def grid_path(k: int) -> CNF:
+    cells, edges, incident, builder = _grid_degrees(k)
+    start = cells[0]
     steps = k * k - 1
     previous = {cell: None for cell in cells}  # r(v, t - 1) as a literal; None = false (t = 0, v ≠ start)
     start_true = builder.new_var()
@@ -113,7 +149,7 @@ def exactly_half(n: int) -> CNF:
     return ClauseBuilder(n).exactly(list(range(1, n + 1)), n // 2).cnf()
 
 
-BUILDERS = {"grid-path": grid_path, "sudoku": sudoku, "exactly-k": exactly_half}
+BUILDERS = {"grid-path": grid_path, "grid-cycles": grid_cycles, "sudoku": sudoku, "exactly-k": exactly_half}
 
 
 def count_row(cnf: CNF, methods: list[str], limit: float) -> dict:
