@@ -122,7 +122,7 @@ class Expert(Policy):
     uses_llm: ClassVar[bool] = False
 
     def formalize(self, spec: AttemptSpec) -> AgentTurn:
-        from autonesy.tools.formats.reference import reference_formalization
+        from autonesy.tasks.reference import reference_formalization
 
         prompt = formalizer_prompt(spec.task, spec.format, self.style(spec), spec.detail)
         return AgentTurn("formalizer", prompt.messages(), text=reference_formalization(spec.task, spec.format))

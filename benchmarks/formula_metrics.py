@@ -1,11 +1,12 @@
 """Time to score each task's ground truth and two perturbations of it, by counting method, side by side.
 
-For every task: the ground truth against itself, with one clause dropped, and with one clause
-added (a deterministic choice that changes the model set). Each is scored with exact SDD counting,
-with the automatic exact hybrid (enumeration → SDD → Ganak) and with ApproxMC; the table reports
-seconds, the time ratio ApproxMC / exact, and ApproxMC's relative error on the candidate count.
+For every task: the ground truth against itself, with one clause dropped, with one clause added
+(a deterministic choice that changes the model set), and with both at once ("swap-1": neither
+clause set contains the other, so the overlap must really be counted). Each is scored with every
+counting method, each method starting with an empty ground-truth cache; the table reports seconds
+per score, the time ratio ApproxMC / auto, and ApproxMC's relative error on the candidate count.
 
-    python benchmarks/formula_metrics.py [--tasks a,b] [--json OUT]
+    python benchmarks/formula_metrics.py [--tasks a,b] [--methods auto,ganak,sdd,approxmc] [--json OUT]
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from autonesy.tools.cnf import CNF
 from autonesy.tools.counting import count_models
 from autonesy.tools.metrics import score_formula
 
-METHODS = ("sdd", "auto", "approxmc")
+METHODS = ("auto", "ganak", "sdd", "approxmc")
 
 
 def perturbations(truth: CNF, seed: int = 0) -> dict[str, CNF]:
@@ -40,36 +41,49 @@ def perturbations(truth: CNF, seed: int = 0) -> dict[str, CNF]:
         added = truth.with_clauses(clauses + [clause])
         if 0 < count_models(added).value < base:
             break
-    return {"self": truth, "drop-1": dropped, "add-1": added}
+    swapped = dropped.with_clauses(dropped.clauses + (clause,))
+    return {"self": truth, "drop-1": dropped, "add-1": added, "swap-1": swapped}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", default=",".join(TASK_NAMES))
+    parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--json", dest="json_out")
     args = parser.parse_args()
+    methods = args.methods.split(",")
+    names = args.tasks.split(",")
+    variants = {name: perturbations(get_task(name).ground_truth) for name in names}
     rows = []
-    header = f"{'task':13} {'variant':7} {'models':>22} " + " ".join(f"{m + ' s':>10}" for m in METHODS) + f" {'approx/sdd':>10} {'approx err':>10}"
-    print(header)
-    totals = dict.fromkeys(METHODS, 0.0)
-    for name in args.tasks.split(","):
+    print(f"{'task':13} {'variant':7} {'models':>14} " + " ".join(f"{m + ' s':>10}" for m in methods)
+          + f" {'approx/auto':>11} {'approx err':>10}  auto used")
+    totals = dict.fromkeys(methods, 0.0)
+    for name in names:
         truth = get_task(name).ground_truth
-        for variant, candidate in perturbations(truth).items():
+        for variant, candidate in variants[name].items():
             row = {"task": name, "variant": variant}
-            for method in METHODS:
+            for method in methods:
                 start = time.perf_counter()
                 score = score_formula(candidate, truth, method)
                 row[method] = time.perf_counter() - start
                 totals[method] += row[method]
                 row[f"{method}_count"] = score.candidate_count
                 row[f"{method}_used"] = score.count_method
-            exact = row["sdd_count"]
-            row["approx_rel_error"] = abs(row["approxmc_count"] - exact) / max(exact, 1)
-            row["approx_over_sdd"] = row["approxmc"] / row["sdd"]
+                row[f"{method}_exact"] = score.exact
+            exact = row[f"{methods[0]}_count"]
+            if "approxmc" in methods and "auto" in methods:
+                row["approx_rel_error"] = abs(row["approxmc_count"] - exact) / max(exact, 1)
+                row["approx_over_auto"] = row["approxmc"] / row["auto"]
             rows.append(row)
-            print(f"{name:13} {variant:7} {exact:>22,} " + " ".join(f"{row[m]:>10.3f}" for m in METHODS)
-                  + f" {row['approx_over_sdd']:>10.2f} {row['approx_rel_error']:>10.3f}")
+            print(f"{name:13} {variant:7} {exact:>14,} " + " ".join(f"{row[m]:>10.3f}" for m in methods)
+                  + f" {row.get('approx_over_auto', float('nan')):>11.2f} {row.get('approx_rel_error', float('nan')):>10.3f}"
+                  + f"  {row.get('auto_used', '')}", flush=True)
     print("total seconds: " + ", ".join(f"{m} {t:.2f}" for m, t in totals.items()))
+    for variant in ("self", "drop-1", "add-1", "swap-1"):
+        part = {m: sum(r[m] for r in rows if r["variant"] == variant) for m in methods}
+        print(f"  {variant:7}: " + ", ".join(f"{m} {t:.2f}" for m, t in part.items()))
+    inexact = [f"{r['task']}/{r['variant']}" for r in rows if "auto" in methods and not r["auto_exact"]]
+    print(f"auto exact everywhere: {not inexact}" + (f" (inexact: {', '.join(inexact)})" if inexact else ""))
     if args.json_out:
         with open(args.json_out, "w") as handle:
             json.dump({"rows": rows, "totals": totals}, handle, indent=2)

@@ -1,29 +1,37 @@
 """The formalization attempt as a LangGraph state machine (DESIGN §2).
 
-    formalize ─▶ check_syntax ─┬─ ok ─────────────────────────▶ oracle_test ─┬─▶ compile ─▶ evaluate ─▶ (train)
-                               └─ error ─▶ autofix ─┬─ ok ──────▲            └─ fails, rounds left ─▶ semantic_repair ─▶ check_syntax
-                                                    └─ error ─▶ repair ─▶ check_syntax   (or rejected: [[OK]], LLM error, rounds used)
+    formalize ─▶ check_syntax ─┬─ ok (autofix included) ─▶ oracle_test ─┬─▶ compile ─▶ evaluate ─▶ (train)
+                               │                                        └─ fails, rounds left ─▶ semantic_repair ─▶ check_syntax
+                               └─ error ─▶ repair ─▶ check_syntax   (or rejected: [[OK]], LLM error, rounds used)
 
-Nodes only call agents (policies) and tools; the state is plain JSON data (checkpointed by
-LangGraph's SQLite saver). Loops stop on counters kept in the state, never on the recursion limit.
+Nodes are module-level functions of the state and the run's :class:`AttemptRuntime`, which LangGraph
+hands them as its runtime context (``context_schema``), so the graph is compiled once per process
+and each node can be called alone. Nodes only call agents (policies) and tools; the state is plain
+JSON data (checkpointed by LangGraph's SQLite saver). Each answer is converted once per round
+(autofix included); the accepted DIMACS is parsed once per process. Loops stop on counters kept
+in the state, never on the recursion limit.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
 import numpy as np
 from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
 
 from autonesy.agents.policies import AgentTurn, AttemptSpec, Policy
 from autonesy.graph.trace import Tracer, change_summary, traced_node
-from autonesy.tools.cnf import parse_dimacs, to_dimacs
-from autonesy.tools.compile import CompilationBudgetExceeded, compile_to_sdd
-from autonesy.tools.formats import convert
+from autonesy.tools.cnf import CNF, parse_dimacs, to_dimacs
+from autonesy.tools.compile import CompilationBudgetExceeded, compile_formula
+from autonesy.tools.counting import CountTimedOut, ModelCount
+from autonesy.tools.formats import FormatError, convert
+from autonesy.tools.formats.extract import extract
 from autonesy.tools.metrics import score_formula
-from autonesy.tools.oracle_test import oracle_test
+from autonesy.tasks.oracle_test import oracle_test
 
 
 class AttemptState(TypedDict, total=False):
@@ -101,143 +109,180 @@ def _llm_failure(turn: AgentTurn) -> dict[str, Any]:
     return {"status": "rejected", "reason": f"LLM error ({error.kind}): {error}"}
 
 
-def build_attempt_graph(rt: AttemptRuntime, checkpointer=None):
-    spec, task, policy, tracer = rt.spec, rt.spec.task, rt.policy, rt.tracer
+@functools.lru_cache(maxsize=8)
+def accepted_cnf(dimacs: str) -> CNF:
+    """The accepted formula, parsed once: several nodes read it, the state keeps it as DIMACS text."""
+    return parse_dimacs(dimacs)
 
-    def traced(name: str, node):
-        return traced_node(tracer.event, name, node)
 
-    def formalize(state: AttemptState) -> dict[str, Any]:
-        turn = policy.formalize(spec)
-        tracer.agent_turn(turn)
-        if turn.error:
-            return {**_usage(state, turn), **_llm_failure(turn)}
-        return {**_usage(state, turn), "answer": turn.text, "status": "running"}
+def formalize(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    turn = rt.policy.formalize(rt.spec)
+    rt.tracer.agent_turn(turn)
+    if turn.error:
+        return {**_usage(state, turn), **_llm_failure(turn)}
+    return {**_usage(state, turn), "answer": turn.text, "status": "running"}
 
-    def check_syntax(state: AttemptState) -> dict[str, Any]:
-        conversion = convert(state["answer"], spec.format, task.names, autofix=False)
-        if conversion.ok:
-            return {"source": conversion.source, "error": None, "dimacs": to_dimacs(conversion.cnf, task.names),
-                    "autofixes": state.get("autofixes", []) + list(conversion.autofixes)}
-        error = {"kind": conversion.error.kind, "message": str(conversion.error)}
-        tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
-        return {"source": conversion.source, "error": error, "dimacs": None}
 
-    def autofix(state: AttemptState) -> dict[str, Any]:
-        if not policy.autofix:
-            return {}
-        conversion = convert(state["answer"], spec.format, task.names, autofix=True)
-        if not conversion.ok or not conversion.autofixes:
-            return {}
-        tracer.event("autofix", fixes=list(conversion.autofixes))
+def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    """Convert the answer once: the autofix (when the policy allows it) is part of the same conversion."""
+    task = rt.spec.task
+    conversion = convert(state["answer"], rt.spec.format, task.names, autofix=rt.policy.autofix)
+    if conversion.ok:
+        fixes = conversion.autofixes[len(_extraction_notes(state["answer"])):]
+        if fixes:
+            rt.tracer.event("autofix", fixes=list(conversion.autofixes))
         return {"source": conversion.source, "error": None, "dimacs": to_dimacs(conversion.cnf, task.names),
                 "autofixes": state.get("autofixes", []) + list(conversion.autofixes)}
+    error = {"kind": conversion.error.kind, "message": str(conversion.error)}
+    rt.tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
+    return {"source": conversion.source, "error": error, "dimacs": None}
 
-    def repair(state: AttemptState) -> dict[str, Any]:
-        round_number = state.get("repair_round", 0) + 1
-        turn = policy.repair(spec, state.get("source", ""), state["error"]["message"], round_number)
-        tracer.agent_turn(turn, round=round_number)
-        update: dict[str, Any] = {**_usage(state, turn), "repair_round": round_number}
-        if turn.error:
-            verdict, changed = "llm_error", ""
-            update.update(_llm_failure(turn))
-        else:
-            verdict = turn.verdict.verdict
-            if verdict == "ok":
-                update.update(status="rejected", reason="the repair agent answered [[OK]] on a formula with a syntax error")
-                changed = ""
-            elif verdict == "fixed":
-                new = convert(turn.verdict.answer, spec.format, task.names, autofix=False).source
-                changed = change_summary(state.get("source", ""), new)
-                update["answer"] = turn.verdict.answer
-            else:
-                changed = ""
-        tracer.event("repair_round", round=round_number, error_kind=state["error"]["kind"],
-                     error=state["error"]["message"], verdict=verdict,
-                     note=turn.verdict.note if turn.verdict else "", changed=changed)
-        return update
 
-    def reject_syntax(state: AttemptState) -> dict[str, Any]:
-        return {"status": "rejected",
-                "reason": f"syntax error after {state.get('repair_round', 0)} repair rounds: {state['error']['kind']}"}
+def _extraction_notes(answer: str) -> tuple[str, ...]:
+    try:
+        return extract(answer).notes
+    except FormatError:
+        return ()
 
-    def run_oracle_test(state: AttemptState) -> dict[str, Any]:
-        cnf = parse_dimacs(state["dimacs"])
-        result = oracle_test(cnf, task, rt.labels)
-        return {"oracle_test": {**result.to_dict(), "feedback": result.feedback()}}
 
-    def semantic_repair(state: AttemptState) -> dict[str, Any]:
-        round_number = state.get("semantic_round", 0) + 1
-        turn = policy.semantic_repair(spec, state.get("source", ""), state["oracle_test"]["feedback"], round_number)
-        tracer.agent_turn(turn, semantic_round=round_number)
-        update: dict[str, Any] = {**_usage(state, turn), "semantic_round": round_number}
-        if turn.error:
-            return {**update, **_llm_failure(turn)}
-        tracer.event("semantic_round", round=round_number,
-                     counterexamples=len(state["oracle_test"]["counterexamples"]))
-        return {**update, "answer": turn.text}
+def _block_source(answer: str) -> str:
+    """The formula text of an answer without running it (for diffs between rounds)."""
+    try:
+        return extract(answer).source
+    except FormatError:
+        return ""
 
-    def compile_node(state: AttemptState) -> dict[str, Any]:
-        cnf = parse_dimacs(state["dimacs"])
-        try:
-            sdd = compile_to_sdd(cnf, time_limit_s=rt.compile_time_limit_s)
-        except CompilationBudgetExceeded as error:
-            return {"compiled": {"ok": False, "note": str(error)}}
-        sdd_path, vtree_path = sdd.save(rt.run_dir, "formula")
-        return {"compiled": {"ok": True, "sdd": sdd_path.name, "vtree": vtree_path.name, "size": sdd.size,
-                             "model_count": str(sdd.model_count()), "seconds": sdd.seconds}}
 
-    def evaluate(state: AttemptState) -> dict[str, Any]:
-        if not task.has_ground_truth:
-            return {"status": "accepted", "metrics": None}
-        score = score_formula(parse_dimacs(state["dimacs"]), task.ground_truth)
-        return {"status": "accepted", "metrics": json_safe(score.to_dict())}
+def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    round_number = state.get("repair_round", 0) + 1
+    turn = rt.policy.repair(rt.spec, state.get("source", ""), state["error"]["message"], round_number)
+    rt.tracer.agent_turn(turn, round=round_number)
+    update: dict[str, Any] = {**_usage(state, turn), "repair_round": round_number}
+    changed = ""
+    if turn.error:
+        verdict = "llm_error"
+        update.update(_llm_failure(turn))
+    else:
+        verdict = turn.verdict.verdict
+        if verdict == "ok":
+            update.update(status="rejected", reason="the repair agent answered [[OK]] on a formula with a syntax error")
+        elif verdict == "fixed":
+            changed = change_summary(state.get("source", ""), _block_source(turn.verdict.answer))
+            update["answer"] = turn.verdict.answer
+    rt.tracer.event("repair_round", round=round_number, error_kind=state["error"]["kind"],
+                    error=state["error"]["message"], verdict=verdict,
+                    note=turn.verdict.note if turn.verdict else "", changed=changed)
+    return update
 
-    def train(state: AttemptState) -> dict[str, Any]:
-        from autonesy.nesy.evaluate import train_and_evaluate
-        from autonesy.nesy.trainer import TrainConfig
 
-        request = rt.training
-        result = train_and_evaluate(task, parse_dimacs(state["dimacs"]), request.data, methods=request.methods,
-                                    seeds=request.seeds, epochs=request.epochs, progress=request.progress,
-                                    config=TrainConfig(threads=request.threads), formula_score=state.get("metrics"))
-        return {"downstream": json_safe(result)}
+def reject_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    return {"status": "rejected",
+            "reason": f"syntax error after {state.get('repair_round', 0)} repair rounds: {state['error']['kind']}"}
 
-    def after_evaluate(state: AttemptState) -> str:
-        return "train" if rt.training is not None and task.has_ground_truth else END
 
-    def after_formalize(state: AttemptState) -> str:
-        return END if state.get("status") == "rejected" else "check_syntax"
+def run_oracle_test(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    result = oracle_test(accepted_cnf(state["dimacs"]), rt.spec.task, rt.labels)
+    return {"oracle_test": {**result.to_dict(), "feedback": result.feedback()}}
 
-    def after_check(state: AttemptState) -> str:
-        return "oracle_test" if state.get("dimacs") else "autofix"
 
-    def after_autofix(state: AttemptState) -> str:
-        if state.get("dimacs"):
-            return "oracle_test"
-        if state.get("repair_round", 0) < policy.max_repairs:
-            return "repair"
-        return "reject_syntax"
+def semantic_repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    round_number = state.get("semantic_round", 0) + 1
+    turn = rt.policy.semantic_repair(rt.spec, state.get("source", ""), state["oracle_test"]["feedback"], round_number)
+    rt.tracer.agent_turn(turn, semantic_round=round_number)
+    update: dict[str, Any] = {**_usage(state, turn), "semantic_round": round_number}
+    if turn.error:
+        return {**update, **_llm_failure(turn)}
+    rt.tracer.event("semantic_round", round=round_number,
+                    counterexamples=len(state["oracle_test"]["counterexamples"]))
+    return {**update, "answer": turn.text}
 
-    def after_repair(state: AttemptState) -> str:
-        return END if state.get("status") == "rejected" else "check_syntax"
 
-    def after_oracle(state: AttemptState) -> str:
-        result = state.get("oracle_test") or {}
-        if not result.get("passed", True) and state.get("semantic_round", 0) < policy.semantic_rounds:
-            return "semantic_repair"
-        return "compile"
+def compile_node(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    try:
+        sdd = compile_formula(accepted_cnf(state["dimacs"]), time_limit_s=rt.compile_time_limit_s)
+    except CompilationBudgetExceeded as error:
+        return {"compiled": {"ok": False, "note": str(error)}}
+    sdd_path, vtree_path = sdd.save(rt.run_dir, "formula")
+    return {"compiled": {"ok": True, "sdd": sdd_path.name, "vtree": vtree_path.name, "size": sdd.size,
+                         "model_count": str(sdd.model_count()), "seconds": sdd.seconds}}
 
-    graph = StateGraph(AttemptState)
-    for name, node in [("formalize", formalize), ("check_syntax", check_syntax), ("autofix", autofix),
-                       ("repair", repair), ("reject_syntax", reject_syntax), ("oracle_test", run_oracle_test),
-                       ("semantic_repair", semantic_repair), ("compile", compile_node), ("evaluate", evaluate),
-                       ("train", train)]:
-        graph.add_node(name, traced(name, node))
+
+def evaluate(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    """Score against the ground truth; the compiled circuit's exact count is the candidate's count."""
+    task = rt.spec.task
+    if not task.has_ground_truth:
+        return {"status": "accepted", "metrics": None}
+    compiled = state.get("compiled") or {}
+    known = (ModelCount(int(compiled["model_count"]), "sdd", True, compiled["seconds"])
+             if compiled.get("ok") else None)
+    try:
+        score = score_formula(accepted_cnf(state["dimacs"]), task.ground_truth, candidate_count=known)
+    except CountTimedOut as error:  # the formula stands; only its score is missing
+        return {"status": "accepted", "metrics": {"count_method": "timed out", "exact": False, "note": str(error)}}
+    return {"status": "accepted", "metrics": json_safe(score.to_dict())}
+
+
+def train(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    from autonesy.nesy.evaluate import train_and_evaluate
+    from autonesy.nesy.trainer import TrainConfig
+
+    request = rt.training
+    result = train_and_evaluate(rt.spec.task, accepted_cnf(state["dimacs"]), request.data, methods=request.methods,
+                                seeds=request.seeds, epochs=request.epochs, progress=request.progress,
+                                config=TrainConfig(threads=request.threads), formula_score=state.get("metrics"))
+    return {"downstream": json_safe(result)}
+
+
+def after_formalize(state: AttemptState) -> str:
+    return END if state.get("status") == "rejected" else "check_syntax"
+
+
+def after_check(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
+    if state.get("dimacs"):
+        return "oracle_test"
+    if state.get("repair_round", 0) < runtime.context.policy.max_repairs:
+        return "repair"
+    return "reject_syntax"
+
+
+def after_repair(state: AttemptState) -> str:
+    return END if state.get("status") == "rejected" else "check_syntax"
+
+
+def after_oracle(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
+    result = state.get("oracle_test") or {}
+    if not result.get("passed", True) and state.get("semantic_round", 0) < runtime.context.policy.semantic_rounds:
+        return "semantic_repair"
+    return "compile"
+
+
+def after_evaluate(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
+    return "train" if runtime.context.training is not None and runtime.context.spec.task.has_ground_truth else END
+
+
+NODES = {"formalize": formalize, "check_syntax": check_syntax, "repair": repair, "reject_syntax": reject_syntax,
+         "oracle_test": run_oracle_test, "semantic_repair": semantic_repair, "compile": compile_node,
+         "evaluate": evaluate, "train": train}
+
+
+def _traced(name: str, node):
+    """The node as LangGraph calls it: with the run's runtime context, timed into the run's trace."""
+
+    def run(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> dict[str, Any]:
+        rt = runtime.context
+        return traced_node(rt.tracer.event, name, lambda s: node(s, rt))(state)
+
+    return run
+
+
+@functools.cache
+def _compiled_graph():
+    graph = StateGraph(AttemptState, context_schema=AttemptRuntime)
+    for name, node in NODES.items():
+        graph.add_node(name, _traced(name, node))
     graph.add_edge(START, "formalize")
     graph.add_conditional_edges("formalize", after_formalize, ["check_syntax", END])
-    graph.add_conditional_edges("check_syntax", after_check, ["oracle_test", "autofix"])
-    graph.add_conditional_edges("autofix", after_autofix, ["oracle_test", "repair", "reject_syntax"])
+    graph.add_conditional_edges("check_syntax", after_check, ["oracle_test", "repair", "reject_syntax"])
     graph.add_conditional_edges("repair", after_repair, ["check_syntax", END])
     graph.add_edge("reject_syntax", END)
     graph.add_conditional_edges("oracle_test", after_oracle, ["semantic_repair", "compile"])
@@ -245,4 +290,12 @@ def build_attempt_graph(rt: AttemptRuntime, checkpointer=None):
     graph.add_edge("compile", "evaluate")
     graph.add_conditional_edges("evaluate", after_evaluate, ["train", END])
     graph.add_edge("train", END)
-    return graph.compile(checkpointer=checkpointer)
+    return graph.compile()
+
+
+def build_attempt_graph(checkpointer=None):
+    """The attempt graph with ``checkpointer``; invoke it with ``context=AttemptRuntime(...)``.
+
+    The graph itself is compiled once per process; each run only attaches its checkpointer.
+    """
+    return _compiled_graph().copy({"checkpointer": checkpointer})

@@ -145,18 +145,18 @@ def run_attempt(
         # WAL (set by the saver) + NORMAL: a commit survives the process being killed, without an fsync each
         connection.execute("PRAGMA synchronous=NORMAL")
         try:
-            graph = build_attempt_graph(runtime, data_checkpointer(connection))
+            graph = build_attempt_graph(data_checkpointer(connection))
             snapshot = graph.get_state(THREAD)
             if snapshot.values and not snapshot.next:
                 state = snapshot.values  # finished before: nothing to do
             elif snapshot.next:
                 tracer.event("resumed", next=list(snapshot.next))
-                state = graph.invoke(None, THREAD)
+                state = graph.invoke(None, THREAD, context=runtime)
             else:
                 initial: AttemptState = {"status": "running", "repair_round": 0, "semantic_round": 0,
                                          "autofixes": [], "llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
                                          "llm_seconds": 0.0}
-                state = graph.invoke(initial, THREAD)
+                state = graph.invoke(initial, THREAD, context=runtime)
         except CheckpointError as error:  # a crafted or foreign checkpoints.sqlite: one line, nothing ran
             raise RunError(f"{run_dir}: {error}") from None
         finally:

@@ -16,9 +16,13 @@ The layer has no parameters: the circuit stays frozen whatever the optimiser doe
 ``LOG_CLAMP_MIN ≈ −708.4`` (log of the smallest normal float64). With confident wrong logits a
 sub-circuit's value goes below that and log Z_x is silently wrong (PROBES.md: all logits 250 on
 exactly-one give −42.3 instead of −1.386). :data:`NOCLAMP` registers ``lse-sum-noclamp``, identical
-to ``lse-sum`` without the clamps. Its sum layers still go through cirkit's log-sum-exp einsum,
-whose ``safelog`` clamps only an exactly-zero linear sum — which cannot happen on finite logits with
-unit weights (the largest term contributes exp(0) · 1).
+to ``lse-sum`` without the clamps. Its sum layers use a lighter log-sum-exp einsum than cirkit's: the
+shift by the maximum is detached (log Σ exp(x − m) + m is the same for every m, so the shift's
+gradient is zero and back-propagating through ``amax`` only costs time) and the result is not
+clamped (``log`` instead of ``safelog``): an exactly-zero linear sum cannot happen on finite logits
+with unit weights, since the largest term contributes exp(0) · 1, and on indicator evidence it is
+the −∞ the satisfiability test wants. Exact: Δ log Z = 0 and the same gradients as cirkit's einsum
+(tests/nesy/test_spl.py), at 10–40 % less forward + backward time (benchmarks/nesy_step.py).
 
 The compilation rule is dispatched on the function's type annotations, so this module must not use
 ``from __future__ import annotations``.
@@ -96,6 +100,15 @@ class LSESumNoClampSemiring(LSESumSemiring):
     @classmethod
     def mul(cls, *xs: torch.Tensor) -> torch.Tensor:
         return functools.reduce(torch.add, xs)
+
+    @classmethod
+    def apply_reduce(cls, func, *xs: torch.Tensor, dim: int, keepdim: bool) -> torch.Tensor:
+        """log func(exp x...) with a detached shift by the maximum and no clamp (module docstring)."""
+        with torch.no_grad():  # finite even for an all −∞ input, so that x − m is −∞ and not NaN
+            shifts = [torch.amax(x, dim=dim, keepdim=True).clamp_min(torch.finfo(x.dtype).min) for x in xs]
+        linear = func(*[torch.exp(x - m) for x, m in zip(xs, shifts)])
+        shift = functools.reduce(torch.add, shifts)
+        return torch.log(linear) + (shift if keepdim else shift.squeeze(dim))
 
 
 @functools.cache

@@ -43,7 +43,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from autonesy.tools.cnf import CNF
-from autonesy.tools.compile import DEFAULT_TIME_LIMIT_S, CompilationBudgetExceeded, CompiledSDD, compile_to_sdd
+from autonesy.tools.compile import (
+    DEFAULT_TIME_LIMIT_S,
+    CompilationBudgetExceeded,
+    CompiledSDD,
+    compile_from_models,
+    compile_to_sdd,
+    sdd_postorder,
+)
+from autonesy.tools.enumeration import CountTimedOut, EnumerationCapReached, enumerate_models
 from autonesy.tools.errors import AutonesyError
 
 if TYPE_CHECKING:
@@ -60,6 +68,7 @@ class Constraint:
 
     sdd: CompiledSDD
     name: str = ""
+    choice: dict = field(default_factory=dict)  # the SDDs compared when it was compiled (compile_for_circuits)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -188,11 +197,7 @@ def sdd_to_cirkit(node, num_vars: int, literal_factory=None, pad_arities: bool =
 
     converted: dict[int, int] = {}
     used_vars: set[int] = set()
-    stack = [(node, False)]
-    while stack:
-        current, expanded = stack.pop()
-        if current.id in converted:
-            continue
+    for current in sdd_postorder(node):
         if current.is_true():
             converted[current.id] = TRUE
         elif current.is_false():
@@ -200,11 +205,6 @@ def sdd_to_cirkit(node, num_vars: int, literal_factory=None, pad_arities: bool =
         elif current.is_literal():
             converted[current.id] = leaf(current.literal)
             used_vars.add(abs(current.literal))
-        elif not expanded:
-            stack.append((current, True))
-            for prime, sub in current.elements():
-                stack.append((prime, False))
-                stack.append((sub, False))
         else:
             elements: list[int] = []
             is_true = False
@@ -298,20 +298,16 @@ _CACHE_LIMIT = 64
 def sdd_height(node) -> int:
     """Longest chain of decision nodes from the root to a literal (0 for literals and constants)."""
     heights: dict[int, int] = {}
-    stack = [(node, False)]
-    while stack:
-        current, expanded = stack.pop()
-        if current.id in heights:
-            continue
-        if not current.is_decision():
-            heights[current.id] = 0
-        elif not expanded:
-            stack.append((current, True))
-            for prime, sub in current.elements():
-                stack.extend(((prime, False), (sub, False)))
-        else:
-            heights[current.id] = 1 + max(max(heights[p.id], heights[s.id]) for p, s in current.elements())
+    for current in sdd_postorder(node):
+        heights[current.id] = (1 + max(max(heights[p.id], heights[s.id]) for p, s in current.elements())
+                               if current.is_decision() else 0)
     return heights[node.id]
+
+
+CIRCUIT_VTREES = ("balanced", "right", "vertical")
+MODEL_VTREES = ("balanced", "right")  # a vertical vtree blows up on model sets (sudoku: 226,399 nodes)
+MODELS_CAP = 2_000  # up to this many models the candidates are built from the models (no clause blow-up)
+NODES_PER_LITERAL = 50  # size budget of an unminimised candidate, relative to the formula
 
 
 def circuit_cost(sdd: CompiledSDD) -> float:
@@ -320,27 +316,43 @@ def circuit_cost(sdd: CompiledSDD) -> float:
     return sdd_height(sdd.node) + sdd.size / 250
 
 
-def compile_for_circuits(formula: CNF, *, time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> CompiledSDD:
-    """An SDD of ``formula`` shaped for fast batched evaluation.
+def compile_for_circuits(formula: CNF, *, time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> tuple[CompiledSDD, dict]:
+    """An SDD of ``formula`` shaped for fast batched evaluation, and the comparison that chose it.
 
     PySDD's vtree minimisation (our default for counting) minimises *size* and tends towards deep,
     right-linear vtrees: the exactly-one over 100 classes compiles to 427 elements but 90 levels,
     and KLay and cirkit pay a fixed cost per level (152 ms and 110 ms per forward + backward at
     B = 256 against 7.5 ms and 11 ms for the 824-element, 7-level SDD of a balanced vtree without
-    minimisation). So both are compiled — the unminimised one under a tight budget — and the one of
-    lower :func:`circuit_cost` is kept.
+    minimisation). So the unminimised SDDs of a balanced, a right-linear and a vertical vtree are
+    compared with the minimised one by :func:`circuit_cost` (height and size, measured on each), and
+    the cheapest is kept. A formula with at most ``MODELS_CAP`` models has its candidates (balanced
+    and right-linear) built from the models (:func:`~autonesy.tools.compile.compile_from_models`); otherwise each unminimised
+    candidate is compiled from the clauses under a size budget of ``NODES_PER_LITERAL`` nodes per
+    literal of the formula. Candidates that overflow are reported in the returned comparison, never
+    dropped silently.
     """
-    minimised = compile_to_sdd(formula, time_limit_s=time_limit_s)
+    budget = NODES_PER_LITERAL * max(1, sum(len(c) for c in formula.clauses))
+    candidates: dict[str, CompiledSDD] = {}
+    choice: dict = {"candidates": {}}
     try:
-        balanced = compile_to_sdd(
-            formula,
-            minimize=False,
-            time_limit_s=min(10.0, time_limit_s),
-            size_limit=max(4 * minimised.size, 10_000),
-        )
-    except CompilationBudgetExceeded:
-        return minimised
-    return balanced if circuit_cost(balanced) < circuit_cost(minimised) else minimised
+        models = enumerate_models(formula, MODELS_CAP, min(5.0, time_limit_s / 4))
+    except (EnumerationCapReached, CountTimedOut):
+        models = None
+        candidates["minimised"] = compile_to_sdd(formula, time_limit_s=time_limit_s)
+    for vtree in CIRCUIT_VTREES if models is None else MODEL_VTREES:
+        try:
+            if models is not None:
+                candidates[vtree] = compile_from_models(models, formula.num_task_vars, vtree)
+            else:
+                candidates[vtree] = compile_to_sdd(formula, minimize=False, vtree_type=vtree,
+                                                   time_limit_s=min(10.0, time_limit_s), size_limit=budget)
+        except CompilationBudgetExceeded as error:
+            choice["candidates"][vtree] = {"overflow": str(error)}
+    for name, sdd in candidates.items():
+        choice["candidates"][name] = {"size": sdd.size, "height": sdd_height(sdd.node), "cost": circuit_cost(sdd),
+                                      "seconds": sdd.seconds}
+    choice["chosen"] = min(candidates, key=lambda name: circuit_cost(candidates[name]))
+    return candidates[choice["chosen"]], choice
 
 
 def constraint_for(
@@ -355,7 +367,8 @@ def constraint_for(
         hit = _CACHE.get(key)
     if hit is not None:
         return hit
-    constraint = Constraint(compile_for_circuits(formula, time_limit_s=time_limit_s), name=name)
+    sdd, choice = compile_for_circuits(formula, time_limit_s=time_limit_s)
+    constraint = Constraint(sdd, name=name, choice=choice)
     with _CACHE_LOCK:
         if len(_CACHE) >= _CACHE_LIMIT:
             _CACHE.pop(next(iter(_CACHE)))

@@ -133,8 +133,11 @@ def _probes(task: Task, member: _Membership, label_rows, samples: int, rng: rand
     """Distinct assignments to ask the oracle about, each with where it came from."""
     seen: dict[tuple[int, ...], str] = {}
     valid: list[tuple[int, ...]] = []
-    if task.enumerate_valid is not None:  # reservoir sample: the valid set may be large
-        for index, row in enumerate(task.enumerate_valid()):
+    rows = task.enumerate_valid() if task.enumerate_valid is not None else ()
+    if isinstance(rows, np.ndarray):  # a materialised valid set: sample its row indices
+        valid = [tuple(int(v) for v in rows[i]) for i in sorted(rng.sample(range(len(rows)), min(samples, len(rows))))]
+    else:  # reservoir sample: the valid set may be large
+        for index, row in enumerate(rows):
             if len(valid) < samples:
                 valid.append(tuple(int(v) for v in row))
             elif (slot := rng.randrange(index + 1)) < samples:

@@ -1,6 +1,10 @@
 """CNF → SDD with PySDD, under a time and size budget, auxiliaries existentially quantified.
 
-Vtree choice: a balanced vtree over the natural variable order (task variables first, then the
+A formula whose projected models were enumerated (a few thousand at most) is built straight from
+them (:func:`compile_from_models`): bottom-up along the vtree, each node's models grouped by their
+left part, which costs a fraction of conjoining clauses and needs no auxiliaries at all.
+
+Vtree choice for clauses: a balanced vtree over the natural variable order (task variables first, then the
 auxiliaries in creation order), with PySDD's dynamic vtree minimisation switched on. Encoders
 number auxiliaries next to the task variables they serve, so the natural order keeps related
 variables close; minimisation repairs the rest. Clauses are conjoined one at a time, and the budget
@@ -13,6 +17,7 @@ import time
 from array import array
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable, Sequence
 
 import numpy as np
 from pysdd.sdd import SddManager, SddNode, Vtree
@@ -20,9 +25,13 @@ from pysdd.sdd import SddManager, SddNode, Vtree
 from autonesy.tools.cnf import CNF
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S
 from autonesy.tools.errors import AutonesyError
+from autonesy.tools.enumeration import CountTimedOut, EnumerationCapReached, enumerate_models
 
 DEFAULT_TIME_LIMIT_S = COMPILE_TIME_LIMIT_S
 DEFAULT_SIZE_LIMIT = 5_000_000
+MODELS_ROUTE_CAP = 2_000  # up to this many projected models, build from the models
+MODELS_ROUTE_MAX_S = 1.0  # and give their enumeration at most this long (a fifth of the limit at most)
+NO_MINIMIZE_NODES_PER_LITERAL = 10  # budget of the first, unminimised try at the clauses
 VTREE_TYPES = ("balanced", "right", "left", "vertical")
 
 
@@ -113,6 +122,111 @@ def compile_to_sdd(
     return CompiledSDD(manager, formula, cnf.num_task_vars, vtree_type, time.perf_counter() - start)
 
 
+def compile_formula(
+    cnf: CNF,
+    *,
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S,
+    size_limit: int = DEFAULT_SIZE_LIMIT,
+    vtree_type: str = "balanced",
+) -> CompiledSDD:
+    """The cheapest exact route: from the enumerated models when there are few, else from the clauses.
+
+    The clauses are first conjoined without vtree minimisation under a small size budget (ten nodes
+    per literal; most formulas fit, in a fraction of the time), and only then with minimisation.
+    """
+    start = time.perf_counter()
+    try:
+        models = enumerate_models(cnf, MODELS_ROUTE_CAP, min(MODELS_ROUTE_MAX_S, 0.2 * time_limit_s))
+    except (EnumerationCapReached, CountTimedOut):
+        return _compile_clauses_cheapest_first(cnf, start + time_limit_s, size_limit, vtree_type)
+    sdd = compile_from_models(models, cnf.num_task_vars, vtree_type)
+    sdd.seconds = time.perf_counter() - start
+    return sdd
+
+
+def _compile_clauses_cheapest_first(cnf: CNF, deadline: float, size_limit: int, vtree_type: str) -> CompiledSDD:
+    small = min(size_limit, NO_MINIMIZE_NODES_PER_LITERAL * max(1, sum(len(c) for c in cnf.clauses)))
+    try:
+        return compile_to_sdd(cnf, time_limit_s=deadline - time.perf_counter(), size_limit=small,
+                              vtree_type=vtree_type, minimize=False)
+    except CompilationBudgetExceeded:
+        return compile_to_sdd(cnf, time_limit_s=deadline - time.perf_counter(), size_limit=size_limit,
+                              vtree_type=vtree_type)
+
+
+def compile_from_models(models: Iterable[Sequence[int]], num_task_vars: int, vtree_type: str = "balanced") -> CompiledSDD:
+    """The SDD whose models are exactly ``models`` (0/1 rows over the task variables 1..N)."""
+    if vtree_type not in VTREE_TYPES:
+        raise ValueError(f"unknown vtree type {vtree_type!r}; choose one of {', '.join(VTREE_TYPES)}")
+    start = time.perf_counter()
+    vtree = Vtree(var_count=num_task_vars, var_order=list(range(1, num_task_vars + 1)), vtree_type=vtree_type)
+    manager = SddManager.from_vtree(vtree)
+    manager.auto_gc_and_minimize_off()
+    rows = frozenset(tuple(int(v) for v in row) for row in models)
+    if any(len(row) != num_task_vars for row in rows):
+        raise ValueError(f"every model needs {num_task_vars} values")
+    built: dict[tuple[int, int, frozenset], SddNode] = {}
+
+    def build(node: Vtree, offset: int, part: frozenset) -> SddNode:
+        """The SDD over ``node``'s variables (from column ``offset`` of a row on) true exactly on ``part``."""
+        if not part:
+            return manager.false()
+        key = (offset, node.var_count(), part)  # a vtree node is its span of in-order columns
+        if key in built:
+            return built[key]
+        if node.is_leaf():
+            values = {row[0] for row in part}
+            result = manager.true() if len(values) == 2 else manager.literal(node.var() if 1 in values else -node.var())
+        else:
+            split = node.left().var_count()
+            by_left: dict[tuple, set] = {}
+            for row in part:
+                by_left.setdefault(row[:split], set()).add(row[split:])
+            by_right: dict[frozenset, set] = {}
+            for left_part, right_parts in by_left.items():
+                by_right.setdefault(frozenset(right_parts), set()).add(left_part)
+            result = manager.false()
+            for right_parts, left_parts in by_right.items():
+                prime = build(node.left(), offset, frozenset(left_parts))
+                result = result | (prime & build(node.right(), offset + split, frozenset(right_parts)))
+        built[key] = result
+        return result
+
+    root = manager.vtree()
+    order = _in_order_vars(root)
+    permuted = frozenset(tuple(row[v - 1] for v in order) for row in rows)
+    node = build(root, 0, permuted)
+    node.ref()
+    return CompiledSDD(manager, node, num_task_vars, vtree_type, time.perf_counter() - start)
+
+
+def _in_order_vars(node: Vtree) -> list[int]:
+    """The variables of a vtree, left to right (the column order :func:`compile_from_models` splits on)."""
+    if node.is_leaf():
+        return [node.var()]
+    return _in_order_vars(node.left()) + _in_order_vars(node.right())
+
+
+def sdd_postorder(node: SddNode) -> list[SddNode]:
+    """Every distinct node of an SDD, each after its primes and subs (the one traversal all passes use)."""
+    order: list[SddNode] = []
+    emitted: set[int] = set()
+    stack: list[tuple[SddNode, bool]] = [(node, False)]
+    while stack:
+        current, children_done = stack.pop()
+        if current.id in emitted:
+            continue
+        if children_done or not current.is_decision():
+            emitted.add(current.id)
+            order.append(current)
+            continue
+        stack.append((current, True))
+        for prime, sub in current.elements():
+            stack.append((prime, False))
+            stack.append((sub, False))
+    return order
+
+
 def global_model_count(node: SddNode, num_vars: int) -> int:
     """Models of ``node`` over all ``num_vars`` manager variables, exactly (arbitrary precision)."""
     counts: dict[int, int] = {}
@@ -129,20 +243,10 @@ def global_model_count(node: SddNode, num_vars: int) -> int:
         return 0
     if node.is_true():
         return 1 << num_vars
-    stack: list[tuple[SddNode, bool]] = [(node, False)]
-    while stack:
-        current, children_done = stack.pop()
-        if current.id in counts:
-            continue
+    for current in sdd_postorder(node):
         if current.is_literal():
             counts[current.id] = 1
-        elif not children_done:
-            stack.append((current, True))
-            for prime, sub in current.elements():
-                for child in (prime, sub):
-                    if child.is_decision() or child.is_literal():
-                        stack.append((child, False))
-        else:
+        elif current.is_decision():
             vtree = current.vtree()
             left, right = vtree.left().var_count(), vtree.right().var_count()
             counts[current.id] = sum(relative(prime, left) * relative(sub, right) for prime, sub in current.elements())
@@ -164,11 +268,7 @@ def evaluate_sdd(node: SddNode, assignments: np.ndarray, num_task_vars: int) -> 
     columns = np.ascontiguousarray(packed.T).view(np.uint64)  # (N, words)
     words = columns.shape[1]
     values: dict[int, np.ndarray] = {}
-    stack: list[tuple[SddNode, bool]] = [(node, False)]
-    while stack:
-        current, children_done = stack.pop()
-        if current.id in values:
-            continue
+    for current in sdd_postorder(node):
         if current.is_true():
             values[current.id] = np.full(words, np.iinfo(np.uint64).max, dtype=np.uint64)
         elif current.is_false():
@@ -179,11 +279,6 @@ def evaluate_sdd(node: SddNode, assignments: np.ndarray, num_task_vars: int) -> 
                 raise ValueError(f"SDD still mentions auxiliary variable {abs(lit)}; quantify it first")
             column = columns[abs(lit) - 1]
             values[current.id] = column if lit > 0 else ~column
-        elif not children_done:
-            stack.append((current, True))
-            for prime, sub in current.elements():
-                stack.append((prime, False))
-                stack.append((sub, False))
         else:
             result = np.zeros(words, dtype=np.uint64)
             for prime, sub in current.elements():

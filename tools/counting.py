@@ -1,30 +1,41 @@
-"""Model counting projected onto the task variables, recording how each number was obtained.
+"""Model counting projected onto the task variables, under a time limit, recording how each number was obtained.
 
 Methods: ``enumeration`` (SAT with blocking clauses; exact and fastest for small model sets),
-``sdd`` (compile with PySDD, exact), ``ganak`` (exact projected counter), ``approxmc`` (ApproxMC,
-(ε, δ)-approximate, projected). ``auto`` enumerates up to a cap, then compiles the SDD under a
-budget, then asks Ganak, and falls back to ApproxMC only when all exact routes fail.
+``ganak`` (exact projected counter), ``sdd`` (compile with PySDD, exact), ``approxmc`` (ApproxMC,
+(ε, δ)-approximate, projected). ``auto`` goes by measured cost on the task catalogue
+(benchmarks/formula_metrics.py): enumeration up to a small cap and a short time share, then Ganak,
+then the SDD, and ApproxMC only when every exact route failed or ran out of time.
+
+Every count has a time limit. Enumeration runs in this process and is stopped through the SAT
+solver's interrupt; the native counters (Ganak, PySDD, ApproxMC) offer no limit of their own, so they
+run in a forked child that is killed when the limit passes. A count that runs out of time raises
+:class:`CountTimedOut`, which says which methods were tried and for how long.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import sys
-import threading
+import pickle
+import select
+import signal
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import pyapproxmc
 import pyganak
-from pysat.solvers import Solver
-
 from autonesy.tools.cnf import CNF
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_to_sdd
+from autonesy.tools.enumeration import CountTimedOut, EnumerationCapReached, Model, enumerate_models
+
+__all__ = ["COUNT_METHODS", "ApproxMCSettings", "CountTimedOut", "CounterFailed", "EnumerationCapReached",
+           "ModelCount", "count_models", "enumerate_models"]
 
 COUNT_METHODS = ("auto", "enumeration", "sdd", "ganak", "approxmc")
 DEFAULT_ENUMERATION_CAP = 2_000
+DEFAULT_TIME_LIMIT_S = 60.0
+AUTO_ENUMERATION_MAX_S = 1.0  # enumeration gets at most this long, and at most a fifth of the limit
+AUTO_GANAK_SHARE = 0.6  # of what is left after enumeration; the SDD then gets most of the rest
 
 
 @dataclass(frozen=True)
@@ -34,9 +45,13 @@ class ModelCount:
     exact: bool
     seconds: float
     params: dict[str, Any] = field(default_factory=dict)
+    models: tuple[Model, ...] | None = field(default=None, repr=False, compare=False)
+    """The projected models themselves when the count enumerated them (reused by the metrics)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        del data["models"]
+        return data
 
 
 @dataclass(frozen=True)
@@ -46,76 +61,110 @@ class ApproxMCSettings:
     seed: int = 1
 
 
-class EnumerationCapReached(RuntimeError):
-    pass
+class CounterFailed(RuntimeError):
+    """A native counter crashed or raised; the message carries its error."""
 
 
-def enumerate_models(cnf: CNF, cap: int | None = None) -> list[tuple[int, ...]]:
-    """All assignments of the task variables that extend to a model, as 0/1 tuples (unordered).
+def count_by_enumeration(
+    cnf: CNF, cap: int | None = DEFAULT_ENUMERATION_CAP, time_limit_s: float | None = DEFAULT_TIME_LIMIT_S
+) -> ModelCount:
+    start = time.perf_counter()
+    models = enumerate_models(cnf, cap, time_limit_s)
+    return ModelCount(len(models), "enumeration", True, time.perf_counter() - start, {"cap": cap}, tuple(models))
 
-    Raises :class:`EnumerationCapReached` when there are more than ``cap``.
+
+def _run_killable(method: str, work: Callable[..., Any], args: tuple, time_limit_s: float) -> Any:
+    """``work(*args)`` in a forked child, killed once ``time_limit_s`` has passed.
+
+    The child only runs native counting code on data it already holds, writes one pickled result
+    to a pipe and leaves with ``os._exit``; its standard output goes to /dev/null (the counters
+    print progress lines from C++).
     """
-    n = cnf.num_task_vars
-    models: list[tuple[int, ...]] = []
-    with Solver(name="cadical195", bootstrap_with=[list(c) for c in cnf.clauses]) as solver:
-        # CaDiCaL needs every task variable mentioned to report it: a tautology per variable does that.
-        for var in cnf.task_vars:
-            solver.add_clause([var, -var])
-        while solver.solve():
-            model = solver.get_model()
-            values = tuple(1 if model[i - 1] > 0 else 0 for i in range(1, n + 1))
-            models.append(values)
-            if cap is not None and len(models) > cap:
-                raise EnumerationCapReached(f"more than {cap} models")
-            solver.add_clause([-(i) if v else i for i, v in zip(range(1, n + 1), values)])
-    return models
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child
+        try:
+            os.close(read_end)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            try:
+                payload = pickle.dumps(("ok", work(*args)))
+            except BaseException as error:  # noqa: BLE001 - everything goes back to the parent as text
+                payload = pickle.dumps(("error", (type(error).__name__, str(error))))
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(write_end, view):]
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    deadline = time.monotonic() + time_limit_s
+    chunks: list[bytes] = []
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([read_end], [], [], remaining)[0]:
+                os.kill(pid, signal.SIGKILL)
+                raise CountTimedOut(method, time_limit_s)
+            chunk = os.read(read_end, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read_end)
+        os.waitpid(pid, 0)
+    if not chunks:
+        raise CounterFailed(f"{method} counter died without an answer")
+    status, value = pickle.loads(b"".join(chunks))
+    if status != "ok":
+        kind, message = value
+        if kind == CompilationBudgetExceeded.__name__:
+            raise CompilationBudgetExceeded(message)
+        raise CounterFailed(f"{method} counter failed: {kind}: {message}")
+    return value
 
 
-def count_by_enumeration(cnf: CNF, cap: int | None = DEFAULT_ENUMERATION_CAP) -> ModelCount:
-    start = time.perf_counter()
-    models = enumerate_models(cnf, cap)
-    return ModelCount(len(models), "enumeration", True, time.perf_counter() - start, {"cap": cap})
-
-
-def count_by_sdd(cnf: CNF, time_limit_s: float = 60.0, size_limit: int = 5_000_000) -> ModelCount:
-    start = time.perf_counter()
+def _sdd_count(cnf: CNF, time_limit_s: float, size_limit: int) -> tuple[int, dict[str, Any]]:
     sdd = compile_to_sdd(cnf, time_limit_s=time_limit_s, size_limit=size_limit)
-    value = sdd.model_count()
-    params = {"vtree": sdd.vtree_type, "sdd_size": sdd.size}
+    return sdd.model_count(), {"vtree": sdd.vtree_type, "sdd_size": sdd.size}
+
+
+def count_by_sdd(
+    cnf: CNF, time_limit_s: float = DEFAULT_TIME_LIMIT_S, size_limit: int = 5_000_000
+) -> ModelCount:
+    """Exact count through an SDD; raises :class:`CompilationBudgetExceeded` on a size overflow."""
+    start = time.perf_counter()
+    value, params = _run_killable("sdd", _sdd_count, (cnf, time_limit_s, size_limit), time_limit_s)
     return ModelCount(value, "sdd", True, time.perf_counter() - start, params)
 
 
-_STDOUT_LOCK = threading.Lock()  # fd 1 is process-wide: two threads swapping it must not interleave
+def _ganak_count(cnf: CNF) -> int:
+    counter = pyganak.Counter(seed=0)
+    counter.add_clauses([list(c) for c in cnf.clauses])
+    # Declaring the sampling set extends the variable universe, so unmentioned task variables count as free.
+    counter.set_sampling_set(list(cnf.task_vars))
+    return int(counter.count())
 
 
-@contextlib.contextmanager
-def _native_stdout_silenced():
-    with _STDOUT_LOCK:
-        sys.stdout.flush()
-        saved = os.dup(1)
-        try:
-            with open(os.devnull, "wb") as devnull:
-                os.dup2(devnull.fileno(), 1)
-            yield
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
-
-
-def count_by_ganak(cnf: CNF) -> ModelCount:
+def count_by_ganak(cnf: CNF, time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> ModelCount:
     start = time.perf_counter()
     if any(len(c) == 0 for c in cnf.clauses):
         return ModelCount(0, "ganak", True, time.perf_counter() - start)
-    counter = pyganak.Counter(seed=0)
+    value = _run_killable("ganak", _ganak_count, (cnf,), time_limit_s)
+    return ModelCount(value, "ganak", True, time.perf_counter() - start)
+
+
+def _approxmc_count(cnf: CNF, settings: ApproxMCSettings) -> int:
+    counter = pyapproxmc.Counter(epsilon=settings.epsilon, delta=settings.delta, seed=settings.seed)
     counter.add_clauses([list(c) for c in cnf.clauses])
-    counter.set_sampling_set(list(cnf.task_vars))
-    # Declaring the sampling set extends the variable universe, so unmentioned task variables count as free.
-    with _native_stdout_silenced():  # Ganak prints progress lines from C++
-        value = counter.count()
-    return ModelCount(int(value), "ganak", True, time.perf_counter() - start)
+    counter.add_clauses([[v, cnf.num_vars + v] for v in cnf.task_vars])
+    cells, hashes = counter.count(list(cnf.task_vars))
+    return cells * 2**hashes
 
 
-def count_by_approxmc(cnf: CNF, settings: ApproxMCSettings = ApproxMCSettings()) -> ModelCount:
+def count_by_approxmc(
+    cnf: CNF, settings: ApproxMCSettings = ApproxMCSettings(), time_limit_s: float = DEFAULT_TIME_LIMIT_S
+) -> ModelCount:
     """ApproxMC projected on the task variables.
 
     pyapproxmc 4.4 under-counts when preprocessing leaves a projection variable in no clause
@@ -127,55 +176,62 @@ def count_by_approxmc(cnf: CNF, settings: ApproxMCSettings = ApproxMCSettings())
     params = asdict(settings)
     if any(len(c) == 0 for c in cnf.clauses):
         return ModelCount(0, "approxmc", False, time.perf_counter() - start, params)
-    counter = pyapproxmc.Counter(epsilon=settings.epsilon, delta=settings.delta, seed=settings.seed)
-    counter.add_clauses([list(c) for c in cnf.clauses])
-    counter.add_clauses([[v, cnf.num_vars + v] for v in cnf.task_vars])
-    cells, hashes = counter.count(list(cnf.task_vars))
-    return ModelCount(cells * 2**hashes, "approxmc", False, time.perf_counter() - start, params)
+    value = _run_killable("approxmc", _approxmc_count, (cnf, settings), time_limit_s)
+    return ModelCount(value, "approxmc", False, time.perf_counter() - start, params)
 
 
 def count_models(
     cnf: CNF,
     method: str = "auto",
     *,
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S,
     enumeration_cap: int = DEFAULT_ENUMERATION_CAP,
-    sdd_time_limit_s: float = 10.0,
     approxmc: ApproxMCSettings = ApproxMCSettings(),
 ) -> ModelCount:
-    """Count models of ``cnf`` projected on its task variables with the chosen method."""
+    """Count models of ``cnf`` projected on its task variables with the chosen method.
+
+    Raises :class:`CountTimedOut` when ``time_limit_s`` passes before an answer.
+    """
     if method not in COUNT_METHODS:
         raise ValueError(f"unknown count method {method!r}; choose one of {', '.join(COUNT_METHODS)}")
     if method == "enumeration":
-        return count_by_enumeration(cnf, cap=None)
+        return count_by_enumeration(cnf, cap=None, time_limit_s=time_limit_s)
     if method == "sdd":
-        return count_by_sdd(cnf, sdd_time_limit_s)
+        return count_by_sdd(cnf, time_limit_s)
     if method == "ganak":
-        return count_by_ganak(cnf)
+        return count_by_ganak(cnf, time_limit_s)
     if method == "approxmc":
-        return count_by_approxmc(cnf, approxmc)
+        return count_by_approxmc(cnf, approxmc, time_limit_s)
+    return _count_auto(cnf, time_limit_s, enumeration_cap, approxmc)
+
+
+def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSettings) -> ModelCount:
     start = time.perf_counter()
+    deadline = start + time_limit_s
     tried: list[str] = []
-    try:
-        result = count_by_enumeration(cnf, enumeration_cap)
-    except EnumerationCapReached:
-        tried.append(f"enumeration (over {enumeration_cap} models)")
-    else:
-        return result
-    try:
-        result = count_by_sdd(cnf, sdd_time_limit_s)
-    except CompilationBudgetExceeded as error:
-        tried.append(f"sdd ({error})")
-    else:
-        return _note_fallbacks(result, tried, start)
-    try:
-        result = count_by_ganak(cnf)
-    except Exception as error:  # Ganak is a native solver; any failure sends us to ApproxMC
-        tried.append(f"ganak ({error})")
-    else:
-        return _note_fallbacks(result, tried, start)
-    return _note_fallbacks(count_by_approxmc(cnf, approxmc), tried, start)
 
+    def left() -> float:
+        return deadline - time.perf_counter()
 
-def _note_fallbacks(result: ModelCount, tried: list[str], start: float) -> ModelCount:
-    params = dict(result.params, fallbacks=tried) if tried else result.params
-    return ModelCount(result.value, result.method, result.exact, time.perf_counter() - start, params)
+    routes: list[tuple[str, Callable[[], ModelCount]]] = [
+        ("enumeration", lambda: count_by_enumeration(cnf, cap, min(AUTO_ENUMERATION_MAX_S, 0.2 * left()))),
+        ("ganak", lambda: count_by_ganak(cnf, AUTO_GANAK_SHARE * left())),
+        ("sdd", lambda: count_by_sdd(cnf, 0.75 * left())),
+        ("approxmc", lambda: count_by_approxmc(cnf, approxmc, left())),
+    ]
+    for name, route in routes:
+        if left() <= 0:
+            break
+        try:
+            result = route()
+        except EnumerationCapReached:
+            tried.append(f"enumeration (over {cap} models)")
+        except (CountTimedOut, CompilationBudgetExceeded, CounterFailed) as error:
+            tried.append(f"{name} ({error})")
+        else:
+            if not tried:
+                return result
+            params = dict(result.params, fallbacks=tried)
+            return ModelCount(result.value, result.method, result.exact, time.perf_counter() - start, params,
+                              result.models)
+    raise CountTimedOut("auto", time_limit_s, tuple(tried))

@@ -8,6 +8,11 @@ is the intersection of the two projections) — and no CNF with auxiliaries is e
 
 With exact counts, FP = 0 ⟺ φ̂ ⊆ φ* and FN = 0 ⟺ φ* ⊆ φ̂, which gives the relation exactly.
 
+The overlap is rarely counted from scratch: when one formula's clauses are a subset of the other's,
+the smaller clause set is entailed and TP is the other side's count; when one side's models were
+enumerated, TP is how many of them extend to a model of the other side (a SAT call each). The ground
+truth's count is cached per CNF, so the attempts of a task count it once.
+
 Degenerate cases (documented values):
 - precision = TP/(TP+FP); when φ̂ admits nothing, precision is 1 if φ* admits nothing too, else 0;
 - recall = TP/(TP+FN); when φ* admits nothing, recall is 1 if φ̂ admits nothing too, else 0;
@@ -18,14 +23,19 @@ Degenerate cases (documented values):
 
 from __future__ import annotations
 
+import threading
+import time
+from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any, Iterable
 
 from autonesy.tools.cnf import CNF
-from autonesy.tools.counting import ApproxMCSettings, ModelCount, count_models
+from autonesy.tools.counting import DEFAULT_TIME_LIMIT_S, ApproxMCSettings, ModelCount, count_models
+from autonesy.tools.enumeration import count_extensible
 
 RELATIONS = ("equal", "permissive", "strict", "incomparable")
+TRUTH_CACHE_SIZE = 64
 
 
 @dataclass(frozen=True)
@@ -75,16 +85,33 @@ def score_formula(
     truth: CNF,
     method: str = "auto",
     approxmc: ApproxMCSettings = ApproxMCSettings(),
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S,
+    candidate_count: ModelCount | None = None,
 ) -> FormulaScore:
-    """Score ``candidate`` against ``truth`` (both over the same N task variables)."""
+    """Score ``candidate`` against ``truth`` (both over the same N task variables).
+
+    Each of the three counts gets ``time_limit_s``; one running out raises
+    :class:`~autonesy.tools.counting.CountTimedOut`. ``candidate_count``, when the caller already
+    knows it exactly (the pipeline's compiled circuit), is used instead of counting again.
+    """
     if candidate.num_task_vars != truth.num_task_vars:
         raise ValueError(
             f"candidate has {candidate.num_task_vars} task variables, the ground truth {truth.num_task_vars}"
         )
+
+    def count(cnf: CNF) -> ModelCount:
+        return count_models(cnf, method, approxmc=approxmc, time_limit_s=time_limit_s)
+
+    settings = (method, approxmc, time_limit_s)
+    if candidate == truth and candidate_count is not None and candidate_count.exact:
+        _remember_truth_count(truth, settings, candidate_count)
+    truth_count = _cached_truth_count(truth, settings, count)
+    if candidate_count is None:
+        candidate_count = truth_count if candidate == truth else count(candidate)
     counts: dict[str, ModelCount] = {
-        "candidate": count_models(candidate, method, approxmc=approxmc),
-        "truth": count_models(truth, method, approxmc=approxmc),
-        "both": count_models(truth.conjoin(candidate), method, approxmc=approxmc),
+        "candidate": candidate_count,
+        "truth": truth_count,
+        "both": _overlap(candidate, truth, candidate_count, truth_count, count, time_limit_s),
     }
     total = 1 << truth.num_task_vars
     n_candidate, n_truth = counts["candidate"].value, counts["truth"].value
@@ -106,6 +133,56 @@ def score_formula(
         count_method="+".join(methods),
         counts={name: c.to_dict() for name, c in counts.items()},
     )
+
+
+_truth_counts: OrderedDict[tuple[CNF, Any], ModelCount] = OrderedDict()
+_truth_lock = threading.Lock()
+
+
+def _cached_truth_count(truth: CNF, settings: Any, count) -> ModelCount:
+    """The ground truth's count, once per (CNF, counting settings); the CNF's own hash keys it."""
+    key = (truth, settings)
+    with _truth_lock:
+        if key in _truth_counts:
+            _truth_counts.move_to_end(key)
+            return _truth_counts[key]
+    result = count(truth)
+    _remember_truth_count(truth, settings, result)
+    return result
+
+
+def _remember_truth_count(truth: CNF, settings: Any, result: ModelCount) -> None:
+    with _truth_lock:
+        _truth_counts[(truth, settings)] = result
+        while len(_truth_counts) > TRUTH_CACHE_SIZE:
+            _truth_counts.popitem(last=False)
+
+
+def _clause_set(cnf: CNF) -> set[frozenset[int]]:
+    return {frozenset(clause) for clause in cnf.clauses}
+
+
+def _overlap(candidate: CNF, truth: CNF, n_candidate: ModelCount, n_truth: ModelCount, count,
+             time_limit_s: float) -> ModelCount:
+    """MC(φ* ∧ φ̂) by the cheapest sound route (see the module docstring)."""
+    start = time.perf_counter()
+    candidate_clauses, truth_clauses = _clause_set(candidate), _clause_set(truth)
+    # A clause subset is entailed: every model of the larger set, auxiliaries included, satisfies it.
+    if candidate_clauses <= truth_clauses:
+        return _derived(n_truth, "subset", start)
+    if truth_clauses <= candidate_clauses:
+        return _derived(n_candidate, "subset", start)
+    sides = [(n_candidate, truth), (n_truth, candidate)]
+    enumerated = [(side.models, other) for side, other in sides if side.models is not None]
+    if enumerated:
+        models, other = min(enumerated, key=lambda pair: len(pair[0]))
+        value = count_extensible(models, other, time_limit_s)
+        return ModelCount(value, "model-check", True, time.perf_counter() - start)
+    return count(truth.conjoin(candidate))
+
+
+def _derived(source: ModelCount, how: str, start: float) -> ModelCount:
+    return ModelCount(source.value, how, source.exact, time.perf_counter() - start)
 
 
 def syntax_error_rate(accepted: Iterable[bool]) -> float:

@@ -15,6 +15,7 @@ there are no pattern or label variables.
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -168,8 +169,12 @@ def _values_with_pattern(num_prims: int, pattern: str) -> list[tuple[int, ...]]:
     return tuples
 
 
-def _kandinsky_valid(num_prims: int) -> list[list[int]]:
-    """The valid set by construction: pick the four patterns first, then every image showing them."""
+@functools.cache
+def _kandinsky_valid(num_prims: int) -> np.ndarray:
+    """The valid set by construction: pick the four patterns first, then every image showing them.
+
+    One (rows, variables) 0/1 array, built once: kand-logic has 401,841 rows, too many for lists.
+    """
     names = PATTERNS[num_prims]
     blocks = []
     for shape1, shape2, colour1, colour2 in itertools.product(names, repeat=4):
@@ -185,7 +190,9 @@ def _kandinsky_valid(num_prims: int) -> list[list[int]]:
         values[:, 2 * num_prims :: 2] = s2
         values[:, 2 * num_prims + 1 :: 2] = c2
         blocks.append(np.eye(3, dtype=np.int8)[values].reshape(len(values), -1))
-    return np.concatenate(blocks).tolist()
+    valid = np.concatenate(blocks)
+    valid.flags.writeable = False  # shared by every caller
+    return valid
 
 
 def _kandinsky_oracle(num_prims: int):

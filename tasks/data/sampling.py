@@ -29,7 +29,7 @@ import numpy as np
 from autonesy.tasks.data.store import DataError
 from autonesy.tasks.registry import get_task
 from autonesy.tasks.task import Task, TaskError
-from autonesy.tools.compile import CompiledSDD, compile_to_sdd
+from autonesy.tools.compile import CompiledSDD, compile_to_sdd, sdd_postorder
 
 
 @lru_cache(maxsize=None)
@@ -95,11 +95,7 @@ def sample_models(sdd: CompiledSDD, n: int, rng: np.random.Generator, probs: np.
     vtree_vars = _VtreeVars(num)
     weight: dict[int, float] = {}
     order: list = []  # decision nodes, children before parents
-    stack = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        if node.id in weight:
-            continue
+    for node in sdd_postorder(root):
         if node.is_true():
             weight[node.id] = 1.0
         elif node.is_false():
@@ -107,11 +103,6 @@ def sample_models(sdd: CompiledSDD, n: int, rng: np.random.Generator, probs: np.
         elif node.is_literal():
             lit = node.literal
             weight[node.id] = p[lit] if lit > 0 else 1.0 - p[-lit]
-        elif not done:
-            stack.append((node, True))
-            for prime, sub in node.elements():
-                stack.append((prime, False))
-                stack.append((sub, False))
         else:
             weight[node.id] = sum(weight[a.id] * weight[b.id] for a, b in node.elements())
             order.append(node)

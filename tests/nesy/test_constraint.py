@@ -9,6 +9,7 @@ from autonesy.nesy.constraint import UnsatisfiableConstraint, constraint_for
 from autonesy.nesy.sl import SemanticLoss
 from autonesy.nesy.spl import SPL
 from autonesy.tools.cnf import CNF
+from bruteforce import projected_models
 from nesy_reference import all_assignments, brute_log_z, brute_map, valid_mask
 
 TRIVIAL = {
@@ -68,3 +69,28 @@ def test_circuit_leaves_and_weights_are_frozen():
     SPL(c).log_partition(logits).sum().backward()
     assert logits.grad is not None and torch.isfinite(logits.grad).all()
     assert all(p.grad is None for p in circuit.parameters())
+
+
+@pytest.mark.parametrize("many_models", [False, True])
+def test_circuit_sdd_is_chosen_among_vtrees_and_the_comparison_is_kept(monkeypatch, many_models):
+    import autonesy.nesy.constraint as constraint_module
+
+    if many_models:  # force the clause route
+        monkeypatch.setattr(constraint_module, "MODELS_CAP", 2)
+    cnf = CNF(8, tuple((i, i + 1) for i in range(1, 8)) + ((-1, -8),), 8)
+    sdd, choice = constraint_module.compile_for_circuits(cnf)
+    expected = {"balanced", "right"} | ({"vertical", "minimised"} if many_models else set())
+    assert set(choice["candidates"]) == expected
+    costs = {k: v["cost"] for k, v in choice["candidates"].items() if "cost" in v}
+    assert choice["chosen"] == min(costs, key=costs.get)
+    assert sdd.model_count() == len(projected_models(cnf))
+
+
+def test_an_overflowing_candidate_is_reported(monkeypatch):
+    import autonesy.nesy.constraint as constraint_module
+
+    monkeypatch.setattr(constraint_module, "MODELS_CAP", 2)
+    monkeypatch.setattr(constraint_module, "NODES_PER_LITERAL", 0)
+    sdd, choice = constraint_module.compile_for_circuits(CNF(6, ((1, 2, 3), (-4, 5), (6, -1)), 6))
+    assert choice["chosen"] == "minimised"
+    assert all("overflow" in choice["candidates"][v] for v in ("balanced", "right", "vertical"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
@@ -151,3 +152,47 @@ def test_cardinality_encodings_with_auxiliaries():
         assert torch.allclose(spl.log_partition(logits), brute_log_z(logits, Y, valid), atol=1e-10)
         assert torch.equal(spl.predict(logits), brute_map(logits, Y, valid))
         assert spl.satisfies(Y).tolist() == valid.tolist()
+
+
+@functools.cache
+def _cirkit_einsum_pipeline():
+    """The unclamped semiring as it was: cirkit's own log-sum-exp einsum (max not detached, safelog)."""
+    from cirkit.backend.torch.semiring import LSESumSemiring, SemiringImpl, SumProductSemiring
+    from cirkit.backend.torch.utils import safelog
+    from cirkit.pipeline import PipelineContext
+
+    from autonesy.nesy.cirkit_ext import LSESumNoClampSemiring, compile_logit_literal
+
+    class CirkitEinsum(LSESumNoClampSemiring):
+        apply_reduce = classmethod(LSESumSemiring.apply_reduce.__func__)
+
+    name = "lse-sum-noclamp-cirkit-einsum"
+    SemiringImpl.register(name)(CirkitEinsum)
+    CirkitEinsum.register_map_from(LSESumSemiring)(lambda x: x)
+    CirkitEinsum.register_map_from(SumProductSemiring)(safelog)
+    ctx = PipelineContext(backend="torch", semiring=name, fold=True, optimize=False)
+    ctx.add_layer_compilation_rule(compile_logit_literal)
+    return ctx
+
+
+@SETTINGS
+@given(formulas, st.integers(0, 2**31 - 1))
+def test_detached_max_einsum_equals_cirkits_value_and_gradient(cnf, seed):
+    Y, valid, sat = satisfiable_case(cnf)
+    if not sat:
+        return
+    constraint = constraint_for(cnf)
+    ours = constraint.cirkit_circuit().double()
+    theirs = _cirkit_einsum_pipeline().compile(constraint.cirkit_symbolic()).double()
+    g = torch.Generator().manual_seed(seed)
+    base = torch.randn(7, cnf.num_task_vars, generator=g, dtype=torch.float64) * 5
+    values, grads = [], []
+    for circuit in (ours, theirs):
+        logits = base.clone().requires_grad_()
+        log_z = circuit(logits).reshape(-1)
+        log_z.sum().backward()
+        values.append(log_z.detach())
+        grads.append(logits.grad)
+    assert torch.equal(values[0], values[1]) or (values[0] - values[1]).abs().max() <= 1e-13
+    assert (grads[0] - grads[1]).abs().max() <= 1e-12
+    assert (values[0] - brute_log_z(base, Y, valid)).abs().max() <= 1e-10

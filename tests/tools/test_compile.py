@@ -2,9 +2,9 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, settings, strategies as st
 
-from autonesy.tools.compile import VTREE_TYPES, compile_to_sdd
+from autonesy.tools.compile import VTREE_TYPES, compile_from_models, compile_to_sdd
 from autonesy.tools.cnf import CNF
 from bruteforce import cnfs, projected_models
 
@@ -17,6 +17,42 @@ def test_sdd_is_the_projection_of_the_cnf(cnf):
     expected = projected_models(cnf)
     assert {tuple(int(v) for v in row) for row in rows[sdd.evaluate(rows)]} == expected
     assert sdd.model_count() == len(expected)
+
+
+@st.composite
+def model_sets(draw):
+    n = draw(st.integers(1, 7))
+    rows = st.tuples(*[st.integers(0, 1)] * n)
+    return n, draw(st.sets(rows, max_size=2**n))
+
+
+@settings(max_examples=80, deadline=None)
+@given(model_sets(), st.sampled_from(VTREE_TYPES))
+def test_sdd_from_models_holds_exactly_those_models(case, vtree):
+    n, models = case
+    sdd = compile_from_models(models, n, vtree)
+    rows = np.array(list(itertools.product((0, 1), repeat=n)), dtype=bool)
+    assert {tuple(int(v) for v in row) for row in rows[sdd.evaluate(rows)]} == models
+    assert sdd.model_count() == len(models)
+
+
+@settings(max_examples=30, deadline=None)
+@given(cnfs())
+def test_sdd_from_models_is_the_clause_compilation(cnf):
+    # Canonical for one vtree: building from the models gives the very SDD that conjoining clauses gives.
+    from_models = compile_from_models(projected_models(cnf), cnf.num_task_vars)
+    from_clauses = compile_to_sdd(cnf, minimize=False)
+    quantified = compile_to_sdd(CNF(cnf.num_task_vars, tuple(_dnf_free(cnf)), cnf.num_task_vars), minimize=False)
+    assert from_models.model_count() == from_clauses.model_count() == quantified.model_count()
+    assert from_models.size == quantified.size
+
+
+def _dnf_free(cnf):
+    """The projection as clauses over the task variables only: one blocking clause per non-model."""
+    models = projected_models(cnf)
+    for row in itertools.product((0, 1), repeat=cnf.num_task_vars):
+        if row not in models:
+            yield tuple(-(i + 1) if v else i + 1 for i, v in enumerate(row))
 
 
 @pytest.mark.parametrize("vtree", VTREE_TYPES)
@@ -59,3 +95,22 @@ def test_counts_do_not_wrap_around_at_64_variables():
 def test_count_above_two_to_the_64():
     cnf = CNF(100, (tuple(range(1, 101)),))  # at least one of 100
     assert compile_to_sdd(cnf).model_count() == 2**100 - 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(cnfs(max_task_vars=7, max_aux=4, max_clauses=14))
+def test_compile_formula_is_the_projection_by_whichever_route(cnf):
+    from autonesy.tools.compile import compile_formula
+
+    sdd = compile_formula(cnf)
+    rows = np.array(list(itertools.product((0, 1), repeat=cnf.num_task_vars)), dtype=bool)
+    assert {tuple(int(v) for v in row) for row in rows[sdd.evaluate(rows)]} == projected_models(cnf)
+
+
+def test_compile_formula_takes_the_clause_route_for_many_models(monkeypatch):
+    import autonesy.tools.compile as compile_module
+
+    monkeypatch.setattr(compile_module, "MODELS_ROUTE_CAP", 4)
+    cnf = CNF(6, ((1, 2), (-3, 7), (7, 4)), 7)
+    sdd = compile_module.compile_formula(cnf)
+    assert sdd.model_count() == len(projected_models(cnf))

@@ -7,6 +7,7 @@ from autonesy.tools.cnf import CNF
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_to_sdd
 from autonesy.tools.counting import (
     ApproxMCSettings,
+    CountTimedOut,
     EnumerationCapReached,
     count_models,
     enumerate_models,
@@ -49,7 +50,7 @@ def test_approxmc_xor_pitfall_is_worked_around():
 def test_auto_falls_back_when_enumeration_cap_is_hit():
     cnf = CNF(16, ((1, 2),))
     result = count_models(cnf, "auto", enumeration_cap=10)
-    assert result.value == 3 * 2**14 and result.method == "sdd"
+    assert result.value == 3 * 2**14 and result.method == "ganak"
     assert "enumeration" in result.params["fallbacks"][0]
 
 
@@ -69,3 +70,42 @@ def test_sdd_size_budget_overflow_is_reported():
     cnf = CNF(40, tuple(tuple(c) for c in CardEnc.equals(lits=list(range(1, 41)), bound=20, top_id=40).clauses))
     with pytest.raises(CompilationBudgetExceeded, match="size budget"):
         compile_to_sdd(cnf, size_limit=50)
+
+
+def _pigeonhole(holes: int) -> CNF:
+    from pysat.examples.genhard import PHP
+
+    formula = PHP(holes)
+    return CNF(formula.nv, tuple(tuple(c) for c in formula.clauses))
+
+
+@pytest.mark.parametrize("method", ["enumeration", "ganak", "sdd", "approxmc", "auto"])
+def test_every_method_stops_at_its_time_limit(method):
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(CountTimedOut) as raised:
+        count_models(_pigeonhole(10), method, time_limit_s=0.5)  # unsatisfiable and hard for all of them
+    assert time.perf_counter() - start < 3.0
+    assert raised.value.method == method and raised.value.time_limit_s == 0.5
+    if method == "auto":
+        assert raised.value.tried and raised.value.tried[0].startswith("enumeration")
+
+
+def test_a_count_within_its_limit_is_unaffected():
+    assert count_models(CNF(20, ((1, 2),)), "ganak", time_limit_s=30).value == 3 * 2**18
+
+
+def test_enumeration_keeps_its_models_for_reuse():
+    result = count_models(CNF(3, ((1, 2),)))
+    assert result.method == "enumeration" and set(result.models) == projected_models(CNF(3, ((1, 2),)))
+    assert "models" not in result.to_dict()
+
+
+def test_enumeration_stops_at_its_limit_even_between_solver_calls():
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(CountTimedOut):
+        enumerate_models(CNF(22, ()), time_limit_s=0.3)  # 4 million easy models: the time goes between calls
+    assert time.perf_counter() - start < 2.0

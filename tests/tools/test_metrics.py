@@ -78,3 +78,55 @@ def test_syntax_error_rate():
     assert syntax_error_rate([True, False, False, True]) == 0.5
     with pytest.raises(ValueError):
         syntax_error_rate([])
+
+
+def _subset_pair():
+    """A random formula and a random sub-list of its clauses (either may play the candidate)."""
+    return cnfs().flatmap(
+        lambda cnf: st.lists(st.booleans(), min_size=len(cnf.clauses), max_size=len(cnf.clauses)).map(
+            lambda keep: (cnf, cnf.with_clauses([c for c, k in zip(cnf.clauses, keep) if k]))
+        )
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(_subset_pair(), st.booleans(), st.sampled_from(["auto", "ganak"]))
+def test_clause_subset_shortcut_matches_brute_force(pair, swap, method):
+    whole, part = pair
+    candidate, truth = (part, whole) if swap else (whole, part)
+    got = score_formula(candidate, truth, method)
+    cand, true = projected_models(candidate), projected_models(truth)
+    assert (got.tp, got.fp, got.fn) == (len(cand & true), len(cand - true), len(true - cand))
+    assert got.counts["both"]["method"] == "subset"
+
+
+def test_enumerated_models_are_checked_against_a_formula_with_auxiliaries():
+    truth = CNF(3, ((1, 4), (-4, 2), (3, -1)), 4)  # ∃a. (x1 ∨ a) ∧ (¬a ∨ x2) ∧ (x3 ∨ ¬x1)
+    candidate = CNF(3, ((2,),))
+    got = score_formula(candidate, truth)
+    cand, true = projected_models(candidate), projected_models(truth)
+    assert got.counts["both"]["method"] == "model-check"
+    assert (got.tp, got.fp, got.fn) == (len(cand & true), len(cand - true), len(true - cand))
+
+
+def test_ground_truth_is_counted_once_per_cnf(monkeypatch):
+    import autonesy.tools.metrics as metrics
+
+    counted = []
+    real = metrics.count_models
+    monkeypatch.setattr(metrics, "count_models", lambda cnf, *a, **k: counted.append(cnf) or real(cnf, *a, **k))
+    truth = CNF(4, ((1, 2), (-3, 4), (1, -4)))
+    for candidate in (CNF(4, ((1,),)), CNF(4, ((2, 3),)), CNF(4, ((-1, 2),))):
+        score_formula(candidate, truth, "ganak", time_limit_s=17.0)
+    assert counted.count(truth) == 1
+
+
+def test_a_count_that_runs_out_of_time_says_so():
+    from pysat.examples.genhard import PHP
+
+    from autonesy.tools.counting import CountTimedOut
+
+    hard = PHP(10)
+    candidate = CNF(hard.nv, tuple(tuple(c) for c in hard.clauses))
+    with pytest.raises(CountTimedOut, match="timed out"):
+        score_formula(candidate, CNF(hard.nv, ()), "auto", time_limit_s=0.5)

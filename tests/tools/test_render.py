@@ -1,5 +1,5 @@
 """Rendering formulas as answer text (tools/formats/render.py) and the tasks' reference formalizations
-(tools/formats/reference.py): what is rendered converts back to a formula with the same models on
+(tasks/reference.py): what is rendered converts back to a formula with the same models on
 the task variables, and every task's reference scores `equal` (F1 = 1) against its ground truth in
 every format."""
 

@@ -1,0 +1,110 @@
+"""The projected models of a CNF by SAT enumeration, and checks of given assignments against a CNF.
+
+Both are SAT calls on Glucose, which (unlike CaDiCaL) can be interrupted, so each has a time limit.
+Small model sets are what the counter, the formula metrics and the compiler share: the last few
+enumerations are remembered per CNF, so an answer's models are enumerated once per attempt.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from typing import Iterable
+
+from pysat.solvers import Solver
+
+from autonesy.tools.cnf import CNF
+
+Model = tuple[int, ...]
+RECENT_ENUMERATIONS = 8
+
+
+class EnumerationCapReached(RuntimeError):
+    pass
+
+
+class CountTimedOut(TimeoutError):
+    """A count ran out of its time limit; ``method`` is the route (``auto`` when all of them did)."""
+
+    def __init__(self, method: str, time_limit_s: float, tried: tuple[str, ...] = ()):
+        self.method, self.time_limit_s, self.tried = method, time_limit_s, tried
+        detail = f" (tried: {'; '.join(tried)})" if tried else ""
+        super().__init__(f"{method} count timed out after {time_limit_s:g} s{detail}")
+
+
+class _InterruptibleSolver:
+    """Glucose over ``cnf`` with every task variable declared, interrupted once ``time_limit_s`` passes."""
+
+    def __init__(self, cnf: CNF, time_limit_s: float | None, what: str):
+        self.solver = Solver(name="glucose4", bootstrap_with=[list(c) for c in cnf.clauses])
+        for var in cnf.task_vars:  # a tautology declares the variable, so models and assumptions cover it
+            self.solver.add_clause([var, -var])
+        self.time_limit_s, self.what = time_limit_s, what
+        self.deadline = time.monotonic() + time_limit_s if time_limit_s is not None else None
+        self.timer = threading.Timer(time_limit_s, self.solver.interrupt) if time_limit_s is not None else None
+
+    def __enter__(self) -> "_InterruptibleSolver":
+        if self.timer is not None:
+            self.timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        self.solver.delete()
+
+    def solve(self, assumptions: list[int] = ()) -> bool:
+        # The deadline is checked here too: an interrupt that lands between two calls is not kept by Glucose.
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise CountTimedOut(self.what, self.time_limit_s or 0.0)
+        satisfiable = self.solver.solve_limited(assumptions=assumptions, expect_interrupt=self.timer is not None)
+        if satisfiable is None:
+            raise CountTimedOut(self.what, self.time_limit_s or 0.0)
+        return satisfiable
+
+
+_recent: OrderedDict[tuple[CNF, int | None], list[Model] | None] = OrderedDict()  # None: over the cap
+_recent_lock = threading.Lock()
+
+
+def enumerate_models(cnf: CNF, cap: int | None = None, time_limit_s: float | None = None) -> list[Model]:
+    """All assignments of the task variables that extend to a model, as 0/1 tuples (unordered).
+
+    Raises :class:`EnumerationCapReached` when there are more than ``cap``, and
+    :class:`CountTimedOut` when ``time_limit_s`` passes first.
+    """
+    key = (cnf, cap)
+    with _recent_lock:
+        if key in _recent:
+            _recent.move_to_end(key)
+            models = _recent[key]
+            if models is None:
+                raise EnumerationCapReached(f"more than {cap} models")
+            return list(models)
+    n = cnf.num_task_vars
+    found: list[Model] = []
+    with _InterruptibleSolver(cnf, time_limit_s, "enumeration") as sat:
+        while sat.solve():
+            model = sat.solver.get_model()
+            values = tuple(1 if model[i - 1] > 0 else 0 for i in range(1, n + 1))
+            found.append(values)
+            if cap is not None and len(found) > cap:
+                _remember(key, None)
+                raise EnumerationCapReached(f"more than {cap} models")
+            sat.solver.add_clause([-i if v else i for i, v in zip(range(1, n + 1), values)])
+    _remember(key, found)
+    return list(found)
+
+
+def _remember(key: tuple[CNF, int | None], models: list[Model] | None) -> None:
+    with _recent_lock:
+        _recent[key] = models
+        while len(_recent) > RECENT_ENUMERATIONS:
+            _recent.popitem(last=False)
+
+
+def count_extensible(models: Iterable[Model], cnf: CNF, time_limit_s: float | None = None) -> int:
+    """How many task-variable assignments in ``models`` extend to a model of ``cnf`` (SAT under assumptions)."""
+    with _InterruptibleSolver(cnf, time_limit_s, "model-check") as sat:
+        return sum(sat.solve([i if v else -i for i, v in enumerate(model, start=1)]) for model in models)
