@@ -65,6 +65,18 @@ def test_render_cnf_round_trips(fmt, cnf):
     _check_cnf_round_trip(fmt, cnf)
 
 
+def test_simplify_memo_survives_reused_ids_of_temporaries():
+    # iff(a, a, iff(a, a, a)): expanding the inner n-ary iff makes temporaries whose ids Python
+    # reuses; a memo keyed by bare ids returned another expression's result (found by hypothesis).
+    a = Var(1)
+    formula = (1, [Op("iff", (a, a, Op("iff", (a, a, a))))])
+    for fmt in ("dimacs", "nat"):
+        _check_expression_round_trip(fmt, formula)
+    b = Var(2)
+    nested = (2, [Op("iff", (a, b, Op("iff", (b, a, Op("iff", (a, a, b)))))), Op("iff", (b, b, a, a))])
+    _check_expression_round_trip("dimacs", nested)
+
+
 # Each example of a Python format runs a sandboxed program (about a second for CPMpy): a few by
 # default, more in the slow suite.
 @pytest.mark.parametrize("fmt", PYTHON_FORMATS)

@@ -252,16 +252,16 @@ def _conjuncts(expr: Expr) -> list[Expr]:
     return [expr]
 
 
-def simplify(expr: Expr, num_task_vars: int, memo: dict[int, Expr] | None = None) -> Expr:
+def simplify(expr: Expr, num_task_vars: int, memo: dict[int, tuple[Expr, Expr]] | None = None) -> Expr:
     """An equivalent expression without constants (unless it is one), double negations, one-operand
     connectives or equivalences of more than two operands; nested ``and``/``or`` are flattened.
     ``ValueError`` for a variable outside 1..``num_task_vars``."""
     memo = {} if memo is None else memo
-    key = id(expr)
-    if key in memo:
-        return memo[key]
+    hit = memo.get(id(expr))
+    if hit is not None and hit[0] is expr:  # keyed by id for shared sub-trees; the entry keeps expr alive,
+        return hit[1]  # so a temporary's id is never reused for another expression while memo lives
     result = _simplify(expr, num_task_vars, memo)
-    memo[key] = result
+    memo[id(expr)] = (expr, result)
     return result
 
 
@@ -273,7 +273,7 @@ def _not(e: Expr) -> Expr:
     return Op("not", (e,))
 
 
-def _simplify(expr: Expr, n: int, memo: dict[int, Expr]) -> Expr:
+def _simplify(expr: Expr, n: int, memo: dict[int, tuple[Expr, Expr]]) -> Expr:
     if isinstance(expr, Var):
         if not 1 <= expr.index <= n:
             raise ValueError(f"variable index {expr.index} outside 1..{n}")
