@@ -374,7 +374,3 @@ def constraint_for(
             _CACHE.pop(next(iter(_CACHE)))
         return _CACHE.setdefault(key, constraint)
 
-
-def clear_cache() -> None:
-    with _CACHE_LOCK:
-        _CACHE.clear()

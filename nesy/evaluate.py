@@ -115,16 +115,12 @@ def train_and_evaluate(
 ) -> dict[str, Any]:
     """Train on ``formula`` and on the task's ground truth; JSON-serialisable results.
 
-    ``task``: a :class:`~autonesy.tasks.task.Task` or a catalogue name. ``formula``: the accepted CNF
+    ``task``: a :class:`~autonesy.tasks.task.Task` (nesy/ knows no catalogue: the caller resolves names). ``formula``: the accepted CNF
     (None: ground truth and baseline only). ``data``: see :meth:`Arrays.from_any`. ``seeds``: a count
     (seeds 0..n-1) or explicit seeds. ``epochs`` overrides ``config.epochs``. ``formula_score``: the
     formula's :class:`~autonesy.tools.metrics.FormulaScore` (or its dict) when already computed.
     """
     start = time.perf_counter()
-    if isinstance(task, str):
-        from autonesy.tasks.registry import load_task
-
-        task = load_task(task)
     truth_cnf = task.ground_truth
     arrays = Arrays.from_any(data)
     if arrays.num_outputs != task.num_vars:

@@ -10,7 +10,6 @@ from typing import Iterable, Sequence
 
 from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
-from pysat.pb import PBEnc
 
 from autonesy.tools.cnf import CNF
 
@@ -38,11 +37,6 @@ class ClauseBuilder:
 
     def at_least(self, lits: Sequence[int], k: int, encoding: int = EncType.seqcounter) -> "ClauseBuilder":
         self._card(CardEnc.atleast, lits, k, encoding)
-        return self
-
-    def pb_equals(self, lits: Sequence[int], weights: Sequence[int], bound: int) -> "ClauseBuilder":
-        formula = PBEnc.equals(lits=list(lits), weights=list(weights), bound=bound, vpool=self.pool)
-        self.clauses.extend(formula.clauses)
         return self
 
     def implies(self, antecedent: Iterable[int], consequent: Iterable[int]) -> "ClauseBuilder":

@@ -141,8 +141,3 @@ def parse_dimacs(text: str, num_task_vars: int | None = None) -> CNF:
 def read_dimacs(path: str | Path, num_task_vars: int | None = None) -> CNF:
     return parse_dimacs(Path(path).read_text(), num_task_vars)
 
-
-def write_dimacs(cnf: CNF, path: str | Path, names: Sequence[str] | None = None) -> Path:
-    path = Path(path)
-    path.write_text(to_dimacs(cnf, names))
-    return path

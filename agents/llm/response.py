@@ -102,9 +102,6 @@ class LLMResponse:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True)
-
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LLMResponse:
         """Rebuild from ``to_dict`` output; unknown keys are ignored, ``text`` is required."""
