@@ -24,7 +24,8 @@ Messages on the result pipe (one JSON object per line):
     {"event": "started"}                                    the program is about to run (wall clock starts)
     {"event": "violation", "what": ..., "line": ...}        as soon as the program tries something forbidden
     {"event": "result", "exit": {"signal": n | null, "code": n | null, "cpu": s}, "timings": ..., "isolation": ...,
-     "report": REPORT}
+     "report_follows": true}
+    REPORT                                                  on the next line, as the program's process wrote it
 REPORT (from the program's process, or this one's own):
     {"status": "ok", "result": ...}
     {"status": "error", "kind": ..., "message": ..., "line": ..., "exception": ..., "name": ...}
@@ -585,8 +586,11 @@ def main():
     _send(result_fd, {"event": "started"})
     exit_info, report = _relay(read_end, result_fd, token, pid, job)
     timings["program"] = round(time.perf_counter() - t, 4)
-    head = json.dumps({"event": "result", "timings": timings, "isolation": isolation, "exit": exit_info})
-    _write_all(result_fd, head[:-1].encode() + b',"report":' + report + b"}\n")
+    # The report goes on a line of its own, unparsed: spliced into this line, a program's report such
+    # as ``1},"isolation":{...`` would add keys of its own to what this process vouches for.
+    head = json.dumps({"event": "result", "timings": timings, "isolation": isolation, "exit": exit_info,
+                       "report_follows": True})
+    _write_all(result_fd, head.encode() + b"\n" + report + b"\n")
 
 
 if __name__ == "__main__":

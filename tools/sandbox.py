@@ -51,7 +51,9 @@ from __future__ import annotations
 import atexit
 import functools
 import json
+import math
 import os
+import re
 import selectors
 import shutil
 import signal
@@ -551,11 +553,9 @@ class _Capture:
     def messages(self) -> tuple[list[dict], dict | None]:
         """The harness's reports, parsed with bounds; anything malformed is skipped, never raised."""
         violations, final = [], None
-        for raw in bytes(self.res).split(b"\n"):
+        lines = iter(bytes(self.res).split(b"\n"))
+        for raw in lines:
             message = _parse_bounded(raw) if raw.strip() else None
-            if message is None and raw.startswith(b'{"event": "result"'):
-                final = {"report": {"status": "error", "kind": "type", "message": (
-                    f"the result is not plain JSON data nested at most {MAX_RESULT_DEPTH - 3} levels deep")}}
             if not isinstance(message, dict):
                 continue
             if message.get("event") == "violation" and len(violations) < 20:
@@ -564,13 +564,22 @@ class _Capture:
                                    "line": line if type(line) is int else None})
             elif message.get("event") == "result":
                 final = message
+                if message.get("report_follows") is True:  # the program's report: its own line, never spliced in
+                    raw = next(lines, b"")
+                    report = _parse_bounded(raw)
+                    if isinstance(report, dict) and report.get("status") == "ok" and not _valid_unicode(raw, report):
+                        report = None  # a result with a lone surrogate cannot be written to a trace or cache
+                    final["report"] = report if isinstance(report, dict) else {
+                        "status": "error", "kind": "type", "message": (
+                            f"the result is not plain JSON data (finite numbers, valid Unicode text) nested at "
+                            f"most {MAX_RESULT_DEPTH - 1} levels deep")}
         return violations, final
 
 
 def _parse_bounded(raw: bytes) -> Any:
     """JSON from the sandbox: None unless it parses within the nesting bound (never raises)."""
     try:
-        value = json.loads(raw)
+        value = json.loads(raw, parse_constant=_refuse, parse_float=_finite)
     except (ValueError, RecursionError, MemoryError):
         return None
     stack = [(value, 1)] if isinstance(value, (list, dict)) else []
@@ -584,9 +593,35 @@ def _parse_bounded(raw: bytes) -> Any:
     return value
 
 
+_LONE_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # any surrogate escape; pairs are checked after parsing
+
+
+def _valid_unicode(raw: bytes, report: dict) -> bool:
+    if not _LONE_SURROGATE_ESCAPE.search(raw):  # the common case: no surrogate escape at all
+        return True
+    try:
+        json.dumps(report.get("result"), ensure_ascii=False).encode("utf-8")
+    except (ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
+        return False
+    return True
+
+
+def _refuse(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON data")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999: a result must survive json.dumps(allow_nan=False) downstream
+        raise ValueError(f"{text[:20]} is not a finite number")
+    return value
+
+
 def _text(value: Any, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """A report's text as valid UTF-8 (lone surrogates replaced: it is written to traces and caches), capped."""
     text = value if isinstance(value, str) else ""
-    return text if len(text) <= limit else text[: limit - 20] + " ... (cut)"
+    text = text if len(text) <= limit else text[: limit - 20] + " ... (cut)"
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, duration: float) -> SandboxResult:

@@ -34,7 +34,8 @@ SECRET = "sk-canary-7f3a9c0e1d"
 NESTED_RUN = "AUTONESY_HOSTILE_NESTED"
 # cases about parsing untrusted data in the caller: the same for every caller, not re-run unprivileged
 CALLER_INDEPENDENT = ("scrub", "far_auxiliary", "forged_cpmpy_header", "exclusive_pairs", "smtlib", "identifiers",
-                      "fails_closed", "fail_closed", "cli_prints")
+                      "fails_closed", "fail_closed", "cli_prints", "dimacs_number", "nat_chain", "composition_chain",
+                      "crafted_run")
 
 
 @pytest.fixture(autouse=True)
@@ -464,3 +465,90 @@ def test_too_old_bubblewrap_fails_closed(monkeypatch, tmp_path: Path):
     monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: str(fake))
     result = run_program("result = 1")
     assert result.error_kind == "internal" and "0.7 or newer" in result.message and "0.6.1" in result.message
+
+
+# --- red team (second pass) ----------------------------------------------------------------------------
+
+# The program finds the harness's token and result pipe through its frames (documented as possible)
+# and writes a final message of its own, then ends the interpreter.
+FRAME_FORGE = ("import sys, os\nf = sys._getframe()\nwhile f:\n"
+               "    if 'token' in f.f_locals and 'channel' in f.f_locals:\n"
+               "        tok, ch = f.f_locals['token'], f.f_locals['channel']\n    f = f.f_back\n"
+               "os.write(ch, b'R ' + tok + b' ' + PAYLOAD + b'\\n')\nos._exit(0)\n")
+
+
+def test_a_forged_report_cannot_add_what_the_harness_vouches_for():
+    # spliced into the harness's line, this report would have replaced its isolation and exit fields
+    payload = b'{"status":"ok","result":true},"isolation":{"backend":"none"},"exit":{"signal":null,"code":0}'
+    result = run(f"PAYLOAD = {payload!r}\n" + FRAME_FORGE, hook=False)
+    assert not result.ok and result.error_kind == "type" and result.result is None
+    assert result.isolation["backend"].startswith("bubblewrap")
+
+
+@pytest.mark.parametrize("value", [b"1e999", b"-1e999", b"NaN", b"Infinity", b'["\\ud800"]', b'{"\\udfff": 1}'])
+def test_non_finite_numbers_and_lone_surrogates_are_not_results(value: bytes):
+    # json.dumps(allow_nan=False) of a trace or a lone surrogate written as UTF-8 would crash the caller later
+    payload = b'{"status":"ok","result":' + value + b"}"
+    result = run(f"PAYLOAD = {payload!r}\n" + FRAME_FORGE, hook=False)
+    assert not result.ok and result.error_kind == "type" and result.result is None
+
+
+def test_lone_surrogates_in_texts_reach_the_caller_as_valid_utf8():
+    result = run("result = '\\ud800'")
+    assert result.error_kind == "type"
+    result = run("print('out \\udc80')\nraise ValueError('bad \\ud800 text')")
+    assert result.error_kind == "runtime" and "bad ? text" in result.message
+    for text in (result.message, result.stdout, result.stderr):
+        text.encode("utf-8")
+    result = run("result = ['ok \\U0001F600', 1.5]")  # a valid pair (escaped on the pipe) is fine
+    assert result.ok and result.result == ["ok \U0001F600", 1.5]
+
+
+@pytest.mark.parametrize("text", ["p cnf 3 1\n1 " + "9" * 5000 + " 0\n", "p cnf " + "9" * 5000 + " 1\n1 0\n",
+                                  "p cnf ² 1\n1 0\n", "p cnf 3 1\n1 ² 0\n", "p cnf 3 1\n-" + "9" * 19 + " 0\n"])
+def test_dimacs_numbers_too_long_or_not_ascii_are_format_errors(text: str):
+    # int() refuses over 4300 digits and some Unicode digits with a ValueError, not a FormatError
+    with pytest.raises(FormatError) as caught:
+        dimacs.parse(text, ["a", "b", "c"])
+    assert caught.value.kind in ("out_of_range", "header", "syntax") and len(str(caught.value)) < 1000
+
+
+@pytest.mark.parametrize("op", ["AND", "OR", "XOR"])
+def test_a_long_nat_chain_parses_in_linear_time(op: str):
+    from autonesy.tools.formats import nat
+
+    start = time.monotonic()  # 10^5 operands took > 190 s when each step copied the chain so far
+    exprs = nat.parse_expressions(f" {op} ".join(["a", "b"] * 50_000), ["a", "b"])
+    assert len(exprs) == 1 and len(exprs[0].args) == 100_000
+    assert time.monotonic() - start < 60
+
+
+@pytest.mark.parametrize("text", [" IFF ".join(["C1"] * 20_000), " IMPLIES ".join(["C1", "C2"] * 10_000),
+                                  "(assert (=> " + "C1 " * 60_000 + "))", "(assert " + "(ite C1 C2 " * 150 + "C1" + ")" * 151,
+                                  "C1 AND " * 40_000 + "C2"])
+def test_a_composition_chain_nested_past_the_bound_is_refused(text: str):
+    # each operand of an IFF/IMPLIES chain nests one level: render/z3 would hit RecursionError in the caller
+    with pytest.raises(CompositionError) as caught:
+        parse_composition(text, ("C1", "C2")).text()
+    assert "\n" not in str(caught.value)
+
+
+def test_a_crafted_run_directory_is_read_as_data(tmp_path: Path):
+    from autonesy.graph.trace import Tracer, attempt_report, error_taxonomy
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    lines = [b"[" * 100_000 + b"]" * 100_000, b"\xff\xfe not utf-8", b"[]", b"5", b'"text"', b'{"event": 5}',
+             b'{"event": "repair_round", "error": 7, "round": "x", "verdict": [1]}',
+             b'{"event": "syntax_error", "kind": 3}', b'{"event": "syntax_error", "kind": "syntax"}',
+             b'{"event": "autofix", "fixes": 9}', b'{"event": "autofix", "fixes": ["a", 1]}',
+             b'{"event": "outcome", "status": {"x": 1}, "reason": null}']
+    (run_dir / "trace.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    for config in (b"[" * 100_000, b"[1, 2]", b'{"format": ["x"], "llm": {"a": 1}}'):
+        (run_dir / "config.json").write_bytes(config)
+        report = attempt_report(run_dir)
+        assert report["rounds"][0]["error"] == "" and report["autofixes"] == ["a", "1"]
+        assert len(error_taxonomy([report, report])) == 2
+    tracer = Tracer(tmp_path / "written")
+    tracer.event("repair_round", error="lone \ud800 surrogate")  # from a program's error text
+    assert "lone ? surrogate" in (tmp_path / "written" / "trace.jsonl").read_text(encoding="utf-8")
