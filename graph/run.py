@@ -100,11 +100,16 @@ def _write_config(run_dir: Path, config: RunConfig, task: Task, backend: ChatBac
     record = {**asdict(config), "task": task.name, "task_spec": config.task,
               "llm": backend.label if backend else config.llm}
     if path.is_file():
-        previous = json.loads(path.read_text())
+        try:  # the directory may come from someone else: a crafted file is an error line, not a traceback
+            previous = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        except (ValueError, RecursionError):
+            previous = None
+        if not isinstance(previous, dict):
+            raise RunError(f"{run_dir}/config.json is not a run configuration; choose another --out")
         keys = ("task", "format", "prompt", "detail", "policy", "llm", "max_repairs")
         if any(previous.get(k) != record.get(k) for k in keys):
-            raise RunError(f"{run_dir} holds a different run ({', '.join(f'{k}={previous.get(k)}' for k in keys)}); "
-                           "choose another --out")
+            shown = ", ".join(f"{k}={str(previous.get(k))[:80]}" for k in keys)
+            raise RunError(f"{run_dir} holds a different run ({shown}); choose another --out")
         return
     record["versions"] = package_versions()
     record["started"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")

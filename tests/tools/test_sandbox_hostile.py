@@ -8,6 +8,7 @@ As root (CI) the whole file runs a second time as an unprivileged user
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import shutil
@@ -35,7 +36,7 @@ NESTED_RUN = "AUTONESY_HOSTILE_NESTED"
 # cases about parsing untrusted data in the caller: the same for every caller, not re-run unprivileged
 CALLER_INDEPENDENT = ("scrub", "far_auxiliary", "forged_cpmpy_header", "exclusive_pairs", "smtlib", "identifiers",
                       "fails_closed", "fail_closed", "cli_prints", "dimacs_number", "nat_chain", "composition_chain",
-                      "crafted_run")
+                      "crafted_run", "sweep_files")
 
 
 @pytest.fixture(autouse=True)
@@ -552,3 +553,16 @@ def test_a_crafted_run_directory_is_read_as_data(tmp_path: Path):
     tracer = Tracer(tmp_path / "written")
     tracer.event("repair_round", error="lone \ud800 surrogate")  # from a program's error text
     assert "lone ? surrogate" in (tmp_path / "written" / "trace.jsonl").read_text(encoding="utf-8")
+
+
+def test_sweep_files_never_hold_an_llm_url_password(tmp_path: Path):
+    from autonesy.graph import sweep
+
+    specs = [sweep.SweepSpec(tasks=("warcraft",), formats=("nat",), prompts=("zs",), details=("detailed",),
+                             llms=(f"http://user:{password}@127.0.0.1:9/v1@model",)) for password in (SECRET, "other")]
+    jobs, others = sweep.expand(specs[0]), sweep.expand(specs[1])
+    assert SECRET in jobs[0]["config"]["llm"]  # the worker still gets the spec it needs
+    assert [j["attempt_id"] for j in jobs] == [j["attempt_id"] for j in others]  # no hash of the password either
+    sweep._record_grid(tmp_path, specs[0], jobs)
+    written = json.dumps([sweep.public_job(job) for job in jobs]) + (tmp_path / sweep.SWEEP_FILE).read_text()
+    assert SECRET not in written and "user:***@127.0.0.1" in written
