@@ -566,3 +566,14 @@ def test_sweep_files_never_hold_an_llm_url_password(tmp_path: Path):
     sweep._record_grid(tmp_path, specs[0], jobs)
     written = json.dumps([sweep.public_job(job) for job in jobs]) + (tmp_path / sweep.SWEEP_FILE).read_text()
     assert SECRET not in written and "user:***@127.0.0.1" in written
+
+
+def test_the_program_cannot_change_the_limits_of_the_harness():
+    # a non-root caller's program has the harness's uid: prlimit on it (or on PID 1) would kill it, and a
+    # sandbox that dies without a report reads as "sandbox unavailable", which stops the caller's run
+    code = ("import resource, os\nout = {}\nfor pid in (1, os.getppid()):\n    try:\n"
+            "        resource.prlimit(pid, resource.RLIMIT_CPU, (0, 0))\n        out[pid] = 'changed'\n"
+            "    except OSError as e:\n        out[pid] = type(e).__name__\n"
+            "resource.prlimit(0, resource.RLIMIT_NOFILE, (100, 100))\nresult = out")
+    result = run(code, hook=False)
+    assert result.ok and "changed" not in result.result.values(), result
