@@ -36,7 +36,7 @@ NESTED_RUN = "AUTONESY_HOSTILE_NESTED"
 # cases about parsing untrusted data in the caller: the same for every caller, not re-run unprivileged
 CALLER_INDEPENDENT = ("scrub", "far_auxiliary", "forged_cpmpy_header", "exclusive_pairs", "smtlib", "identifiers",
                       "fails_closed", "fail_closed", "cli_prints", "dimacs_number", "nat_chain", "composition_chain",
-                      "crafted_run", "sweep_files")
+                      "crafted_run", "sweep_files", "cnf_counts")
 
 
 @pytest.fixture(autouse=True)
@@ -577,3 +577,18 @@ def test_the_program_cannot_change_the_limits_of_the_harness():
             "resource.prlimit(0, resource.RLIMIT_NOFILE, (100, 100))\nresult = out")
     result = run(code, hook=False)
     assert result.ok and "changed" not in result.result.values(), result
+
+
+@pytest.mark.parametrize("text", ["c task_vars ²\np cnf 3 1\n1 0\n", "c task_vars " + "9" * 5000 + "\np cnf 3 1\n1 0\n",
+                                  "p cnf " + "9" * 5000 + " 1\n1 0\n", "p cnf 3 1\n-" + "9" * 50_000 + " 0\n",
+                                  "p cnf 3 1\n" + "x" * 100_000 + " 0\n"])
+def test_cnf_counts_too_long_or_not_ascii_are_clean_errors(text: str):
+    # a CNF file, or the DIMACS a forged CPMpy result carries: int() raised ValueError in the caller
+    from autonesy.tools.cnf import DimacsError, parse_dimacs
+
+    with pytest.raises(DimacsError) as caught:
+        parse_dimacs(text)
+    assert len(str(caught.value)) < 200
+    with pytest.raises(FormatError) as caught:
+        cpmpy_program.reindex({"dimacs": text, "task_ids": {"a": [1]}}, ["a"])
+    assert caught.value.kind == "type"
