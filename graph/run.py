@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import platform
 import sqlite3
 import time
@@ -95,6 +96,20 @@ def default_run_dir(config: RunConfig, task: Task) -> Path:
     return Path("runs") / task.name / f"{config.format}-{config.policy}-{config.detail}-{stamp}"
 
 
+def first_link(run_dir: Path) -> str | None:
+    """A symbolic link inside the run directory, if any. A directory to resume may come from someone
+    else, and a link in it (``answer.txt`` → ``~/.bashrc``, the answer replayed from its own cache)
+    would make the run write outside it."""
+    for parent, dirs, files in os.walk(run_dir):  # links are listed, never followed
+        for name in (*dirs, *files):
+            if os.path.islink(os.path.join(parent, name)):
+                return os.path.join(parent, name)
+    return None
+
+
+LINK_REFUSED = "{} is a symbolic link; a run directory holds plain files only (nothing was run)"
+
+
 def _write_config(run_dir: Path, config: RunConfig, task: Task, backend: ChatBackend | None) -> None:
     path = run_dir / "config.json"
     record = {**asdict(config), "task": task.name, "task_spec": config.task,
@@ -131,6 +146,8 @@ def run_attempt(
     task.descriptions.get(config.detail)  # validates the detail level
     run_dir = Path(run_dir) if run_dir else default_run_dir(config, task)
     run_dir.mkdir(parents=True, exist_ok=True)
+    if (link := first_link(run_dir)) is not None:
+        raise RunError(LINK_REFUSED.format(link))
     owns_backend = backend is None and config.policy != "expert"
     if owns_backend:
         cache = ResponseCache(run_dir / "llm_cache.sqlite")

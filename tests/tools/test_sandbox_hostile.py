@@ -36,7 +36,7 @@ NESTED_RUN = "AUTONESY_HOSTILE_NESTED"
 # cases about parsing untrusted data in the caller: the same for every caller, not re-run unprivileged
 CALLER_INDEPENDENT = ("scrub", "far_auxiliary", "forged_cpmpy_header", "exclusive_pairs", "smtlib", "identifiers",
                       "fails_closed", "fail_closed", "cli_prints", "dimacs_number", "nat_chain", "composition_chain",
-                      "crafted_run", "sweep_files", "cnf_counts")
+                      "crafted_run", "sweep_files", "cnf_counts", "resumed_run")
 
 
 @pytest.fixture(autouse=True)
@@ -592,3 +592,28 @@ def test_cnf_counts_too_long_or_not_ascii_are_clean_errors(text: str):
     with pytest.raises(FormatError) as caught:
         cpmpy_program.reindex({"dimacs": text, "task_ids": {"a": [1]}}, ["a"])
     assert caught.value.kind == "type"
+
+
+@pytest.mark.parametrize("link", ["answer.txt", "summary.json", "trace.jsonl", "checkers"])
+def test_a_resumed_run_directory_with_a_link_out_writes_nothing(tmp_path: Path, canary: Path, link: str):
+    # a received run directory: answer.txt -> ~/.bashrc, the answer replayed from its own llm_cache.sqlite
+    from autonesy.graph.run import RunConfig, RunError, run_attempt
+    from autonesy.graph.verify_run import VerifyConfig, VerifyError, verify_output
+
+    run_dir = tmp_path / "received"
+    run_dir.mkdir()
+    (run_dir / link).symlink_to(canary if "." in link else canary.parent)
+    with pytest.raises(RunError, match="symbolic link"):
+        run_attempt(RunConfig(task="fashion", format="dimacs", policy="expert"), run_dir)
+    with pytest.raises(VerifyError, match="symbolic link"):
+        verify_output("an instruction", "a response", VerifyConfig(), run_dir)
+    assert canary.read_text() == "alive" and sorted(p.name for p in canary.parent.iterdir()) == ["canary.txt", "received"]
+
+
+@pytest.mark.parametrize("config", [b"[" * 100_000, b"[1]", b"\xff{"])
+def test_a_resumed_run_directory_with_a_crafted_config_is_one_error(tmp_path: Path, config: bytes):
+    from autonesy.graph.run import RunConfig, RunError, run_attempt
+
+    (tmp_path / "config.json").write_bytes(config)
+    with pytest.raises(RunError, match="not a run configuration"):
+        run_attempt(RunConfig(task="fashion", format="dimacs", policy="expert"), tmp_path)
