@@ -36,7 +36,7 @@ NESTED_RUN = "AUTONESY_HOSTILE_NESTED"
 # cases about parsing untrusted data in the caller: the same for every caller, not re-run unprivileged
 CALLER_INDEPENDENT = ("scrub", "far_auxiliary", "forged_cpmpy_header", "exclusive_pairs", "smtlib", "identifiers",
                       "fails_closed", "fail_closed", "cli_prints", "dimacs_number", "nat_chain", "composition_chain",
-                      "crafted_run", "sweep_files", "cnf_counts", "resumed_run")
+                      "crafted_run", "sweep_files", "cnf_counts", "resumed_run", "crafted_llm")
 
 
 @pytest.fixture(autouse=True)
@@ -617,3 +617,25 @@ def test_a_resumed_run_directory_with_a_crafted_config_is_one_error(tmp_path: Pa
     (tmp_path / "config.json").write_bytes(config)
     with pytest.raises(RunError, match="not a run configuration"):
         run_attempt(RunConfig(task="fashion", format="dimacs", policy="expert"), tmp_path)
+
+
+def test_a_crafted_llm_cache_and_replay_trace_are_read_as_data(tmp_path: Path):
+    import sqlite3
+
+    from autonesy.agents.llm import ResponseCache
+    from autonesy.agents.llm.replay import read_recorded_calls
+
+    cache = ResponseCache(tmp_path / "llm_cache.sqlite")
+    rows = {"deep": "[" * 100_000, "blob": b"\x00\xff", "number": 7, "list": "[]",
+            "typed": '{"text": "a \\ud800", "prompt_tokens": "many", "completion_tokens": true, "model": [1], '
+                     '"latency_s": "x", "attempts": null}'}
+    with sqlite3.connect(tmp_path / "llm_cache.sqlite") as con:
+        con.executemany("INSERT INTO responses VALUES ('e', 'm', ?, ?, 0)", list(rows.items()))
+    for key in ("deep", "blob", "number", "list"):
+        assert cache.get("e", "m", key) is None
+    typed = cache.get("e", "m", "typed")  # wrong types dropped: tokens add up, the text is valid UTF-8
+    assert typed.text == "a ?" and typed.total_tokens is None and typed.model == "" and typed.attempts == 1
+    trace = tmp_path / "trace.jsonl"
+    trace.write_bytes(b"\n".join([b"\xff\xfe", b"[" * 100_000, b'{"event": "llm_call", "prompt_hash": "h", '
+                                   b'"response": {"text": "ok", "prompt_tokens": "x"}}']))
+    assert [(key, r.text, r.prompt_tokens) for key, r in read_recorded_calls(trace)] == [("h", "ok", None)]
