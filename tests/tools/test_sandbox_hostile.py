@@ -36,7 +36,7 @@ NESTED_RUN = "AUTONESY_HOSTILE_NESTED"
 # cases about parsing untrusted data in the caller: the same for every caller, not re-run unprivileged
 CALLER_INDEPENDENT = ("scrub", "far_auxiliary", "forged_cpmpy_header", "exclusive_pairs", "smtlib", "identifiers",
                       "fails_closed", "fail_closed", "cli_prints", "dimacs_number", "nat_chain", "composition_chain",
-                      "crafted_run", "sweep_files", "cnf_counts", "resumed_run", "crafted_llm")
+                      "crafted_run", "sweep_files", "cnf_counts", "resumed_run", "crafted_llm", "task_file_modules")
 
 
 @pytest.fixture(autouse=True)
@@ -639,3 +639,18 @@ def test_a_crafted_llm_cache_and_replay_trace_are_read_as_data(tmp_path: Path):
     trace.write_bytes(b"\n".join([b"\xff\xfe", b"[" * 100_000, b'{"event": "llm_call", "prompt_hash": "h", '
                                    b'"response": {"text": "ok", "prompt_tokens": "x"}}']))
     assert [(key, r.text, r.prompt_tokens) for key, r in read_recorded_calls(trace)] == [("h", "ok", None)]
+
+
+@pytest.mark.parametrize("spec, decoy", [("os:abort", None), ("os:abort", "os.py"), ("faulthandler:_sigsegv", None),
+                                         ("os.path:exists", "os.py"), ("../evil:f", None), ("builtins:input", None)])
+def test_task_file_modules_are_only_those_beside_it(tmp_path: Path, spec: str, decoy: str | None):
+    # a received task file naming an installed (or already loaded) module's function would run it in the caller
+    from autonesy.tasks.taskfile import TaskFileError, load_task_file
+
+    if decoy:
+        (tmp_path / decoy).write_text("def abort():\n    return True\n")
+    path = tmp_path / "t.toml"
+    path.write_text('name = "t"\n[[variables]]\nname = "a"\nmeaning = "a"\n'
+                    f'[descriptions]\ndetailed = "d"\nnot_detailed = "d"\n[oracle]\nfunction = "{spec}"\n')
+    with pytest.raises(TaskFileError, match="module"):
+        load_task_file(path)
