@@ -71,6 +71,7 @@ WORKDIR = "/sandbox"  # the private tmpfs: working directory, HOME and TMPDIR of
 UID_BASE = 1_900_000_000  # root caller: program uid = UID_BASE + pid, above systemd's container range, below 2**31
 WORK_BYTES = 256 << 20  # size of the private tmpfs (all files the program writes, together)
 MAX_RESULT_DEPTH = 64  # nesting of any JSON the caller parses from the sandbox
+MAX_RESULT_CONTAINERS = 2_000_000  # lists and dicts in a result: 16 MiB of "{}," would cost the caller ~0.8 GiB
 MAX_MESSAGE_CHARS = 20_000  # any text field of a report (messages are for an LLM; longer is noise)
 AUDIT_HOOK = True  # the second layer; tests turn it off to show that the OS layer holds on its own
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
@@ -566,6 +567,10 @@ class _Capture:
                 final = message
                 if message.get("report_follows") is True:  # the program's report: its own line, never spliced in
                     raw = next(lines, b"")
+                    if raw.count(b"[") + raw.count(b"{") > MAX_RESULT_CONTAINERS:  # before building them
+                        final["report"] = {"status": "error", "kind": "too_large", "message": (
+                            f"the result holds more than {MAX_RESULT_CONTAINERS:,} lists and dicts")}
+                        continue
                     report = _parse_bounded(raw)
                     if isinstance(report, dict) and report.get("status") == "ok" and not _valid_unicode(raw, report):
                         report = None  # a result with a lone surrogate cannot be written to a trace or cache

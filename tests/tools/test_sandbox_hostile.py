@@ -654,3 +654,11 @@ def test_task_file_modules_are_only_those_beside_it(tmp_path: Path, spec: str, d
                     f'[descriptions]\ndetailed = "d"\nnot_detailed = "d"\n[oracle]\nfunction = "{spec}"\n')
     with pytest.raises(TaskFileError, match="module"):
         load_task_file(path)
+
+
+def test_a_result_of_millions_of_empty_containers_is_refused_before_parsing():
+    # 16 MiB of "{}," parsed would cost the caller ~0.8 GiB and many seconds
+    result = run("result = [{}] * 5_000_000", limits=SandboxLimits(wall_seconds=20, cpu_seconds=20))
+    assert result.error_kind == "too_large" and "lists and dicts" in result.message and result.result is None
+    result = run("result = [[1, -2]] * 100_000")
+    assert result.ok and len(result.result) == 100_000
