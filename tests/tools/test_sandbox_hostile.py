@@ -36,7 +36,7 @@ NESTED_RUN = "AUTONESY_HOSTILE_NESTED"
 # cases about parsing untrusted data in the caller: the same for every caller, not re-run unprivileged
 CALLER_INDEPENDENT = ("scrub", "far_auxiliary", "forged_cpmpy_header", "exclusive_pairs", "smtlib", "identifiers",
                       "fails_closed", "fail_closed", "cli_prints", "dimacs_number", "nat_chain", "composition_chain",
-                      "crafted_run", "sweep_files", "cnf_counts", "resumed_run", "crafted_llm", "task_file_modules")
+                      "crafted_run", "sweep_files", "cnf_counts", "resumed_run", "crafted_llm", "task_file_modules", "crafted_results")
 
 
 @pytest.fixture(autouse=True)
@@ -662,3 +662,33 @@ def test_a_result_of_millions_of_empty_containers_is_refused_before_parsing():
     assert result.error_kind == "too_large" and "lists and dicts" in result.message and result.result is None
     result = run("result = [[1, -2]] * 100_000")
     assert result.ok and len(result.result) == 100_000
+
+
+ROW = {"attempt_id": "a", "task_spec": "fashion", "llm": "x", "format": "nat", "prompt": "zs", "detail": "detailed",
+       "policy": "zs"}
+
+
+@pytest.mark.parametrize("files", [
+    {"r/summary.json": b"[]", "r/config.json": b"{}"}, {"r/summary.json": b"[" * 100_000},
+    {"r/summary.json": b'{"reason": {"a": 1}, "autofixes": 5, "llm_seconds": "x"}', "r/config.json": b"{}"},
+    {"results.jsonl": b"[]\n" + b"[" * 100_000 + b'\n{"a": 1}'},
+    {"r/downstream.json": b"[]"}, {"r/downstream.json": b'{"results": {"spl": {"formula": {"per_seed": [5]}}}}'},
+])
+def test_crafted_results_are_one_report_error(tmp_path: Path, files: dict):
+    from autonesy.graph.report import ReportError, build_report
+
+    for name, data in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    with pytest.raises(ReportError) as caught:
+        build_report([tmp_path], tmp_path / "report", plots=False)
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 500
+
+
+def test_crafted_results_rows_of_wrong_types_are_emptied(tmp_path: Path):
+    from autonesy.graph.report import build_report
+
+    rows = [{**ROW, "status": 5, "f1": "x", "autofixes": 3, "repair_rounds": "many", "tp": 10 ** 400, "model": [1]},
+            {**ROW, "attempt_id": "b", "status": "accepted", "f1": 0.5, "task": "fashion", "model": "m"}]
+    (tmp_path / "results.jsonl").write_text("\n".join(json.dumps(row) for row in rows))
+    assert "| nat |" in build_report([tmp_path], tmp_path / "report", plots=False).render("md")
