@@ -23,7 +23,7 @@ entries. Nothing is ever unpickled on either side.
 Messages on the result pipe (one JSON object per line):
     {"event": "started"}                                    the program is about to run (wall clock starts)
     {"event": "violation", "what": ..., "line": ...}        as soon as the program tries something forbidden
-    {"event": "result", "exit": {"signal": n | null, "code": n | null, "cpu": s}, "timings": ..., "isolation": ...,
+    {"event": "result", "exit": {"signal": n | null, "code": n | null, "cpu": s, "program_ran": bool}, "timings": ..., "isolation": ...,
      "report_follows": true}
     REPORT                                                  on the next line, as the program's process wrote it
 REPORT (from the program's process, or this one's own):
@@ -438,6 +438,7 @@ def _program_outcome(job, channel, token, libc, sandbox_uid):
         sys.addaudithook(_make_hook(violations, send_violation))
     reserve = bytearray(4 << 20)  # released on MemoryError so the report can still be written
     exited = None
+    write_all(channel, b"S\n")  # from here on, what this process reports may be the program's choice
     try:
         exec(program, namespace)
     except SystemExit as exc:
@@ -492,7 +493,7 @@ def _relay(channel, result_fd, token, pid, job):
     deadline = time.monotonic() + float(job["limits"]["wall_seconds"]) + 5.0
     buffer = bytearray()
     final = None
-    forged = too_large = False
+    forged = too_large = ran = False
     open_ = True
     while open_:
         left = deadline - time.monotonic()
@@ -521,6 +522,8 @@ def _relay(channel, result_fd, token, pid, job):
                     continue
                 _send(result_fd, {"event": "violation", "what": what,
                                   "line": where if isinstance(where, int) else None})
+            elif line == b"S" and not ran:
+                ran = True
             elif line.startswith(b"R " + token + b" ") and final is None:
                 final = line[len(token) + 3:]
             else:
@@ -532,7 +535,7 @@ def _relay(channel, result_fd, token, pid, job):
     _, status, usage = os.wait4(pid, 0)
     exit_info = {"signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
                  "code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-                 "cpu": round(usage.ru_utime + usage.ru_stime, 3)}
+                 "cpu": round(usage.ru_utime + usage.ru_stime, 3), "program_ran": ran}
     if too_large:
         own = {"status": "error", "kind": "too_large",
                "message": f"the result is larger than {job['limits']['result_bytes']} bytes"}

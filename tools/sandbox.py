@@ -678,6 +678,8 @@ def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, durat
     if report.get("status") == "error":
         kind = report.get("kind")  # one of ERROR_KINDS, or a kind of the caller's collect code
         kind = kind if isinstance(kind, str) and kind.isidentifier() and len(kind) <= 40 else "runtime"
+        if kind == "internal" and exit_info.get("program_ran") is not False:  # "the sandbox cannot run" would stop
+            kind = "runtime"  # the caller's whole run: once the program ran, it could have chosen this report
         line = report.get("line")
         return fail(kind, _text(report.get("message")) or "the program failed", line=line if type(line) is int else None,
                     exception=_text(report.get("exception"), 100) or None, name=_text(report.get("name"), 200) or None)
