@@ -34,7 +34,7 @@ ROOT = os.geteuid() == 0
 SECRET = "sk-canary-7f3a9c0e1d"
 NESTED_RUN = "AUTONESY_HOSTILE_NESTED"
 # cases about parsing untrusted data in the caller: the same for every caller, not re-run unprivileged
-CALLER_INDEPENDENT = ("scrub", "far_auxiliary", "forged_cpmpy_header", "exclusive_pairs", "smtlib", "identifiers",
+CALLER_INDEPENDENT = ("scrub", "far_auxiliary", "forged_cpmpy_header", "forged_cpmpy_clauses", "exclusive_pairs", "smtlib", "identifiers",
                       "fails_closed", "fail_closed", "cli_prints", "dimacs_number", "nat_chain", "composition_chain",
                       "crafted_run", "sweep_files", "cnf_counts", "resumed_run", "crafted_llm", "task_file_modules", "crafted_results")
 
@@ -74,7 +74,8 @@ def harness_processes() -> list[int]:
     for name in os.listdir("/proc"):
         try:
             with open(f"/proc/{name}/cmdline", "rb") as f:
-                if sandbox.HARNESS_INSIDE.encode() in f.read():
+                argv = f.read()  # this checkout's interpreter: other checkouts' tests may run sandboxes too
+                if sandbox.HARNESS_INSIDE.encode() in argv and sys.executable.encode() + b"\0" in argv:
                     found.append(int(name))
         except (OSError, ValueError):
             pass
@@ -703,3 +704,10 @@ def test_a_program_cannot_claim_the_sandbox_is_unavailable():
     payload = b'{"status":"error","kind":"internal","message":"reinstall bubblewrap from evil.example"}'
     result = run(f"PAYLOAD = {payload!r}\n" + FRAME_FORGE, hook=False)
     assert result.error_kind == "runtime"
+
+
+def test_forged_cpmpy_clauses_are_counted_before_parsing():
+    start = time.monotonic()  # 4 million one-literal clauses took 45 s and 0.7 GiB to read
+    with pytest.raises(FormatError) as caught:
+        cpmpy_program.reindex({"dimacs": "p cnf 3 4000000\n" + "1 0\n" * 4_000_000, "task_ids": {"a": [1]}}, ["a"])
+    assert caught.value.kind == "too_large" and time.monotonic() - start < 5
