@@ -13,7 +13,7 @@ How it is contained (the OS layer is the boundary; the audit hook is a second la
   site-packages read-only, ``/etc/ld.so.cache``, a fresh ``/proc`` of its own PID namespace, a
   minimal read-only ``/dev`` (null, zero, random, ...; no host ``/dev/shm``) and a private
   size-limited tmpfs at ``/sandbox`` as the only writable place (working directory, HOME and
-  TMPDIR; there is no ``/tmp``). The
+  TMPDIR; there is no ``/tmp``; the root itself is remounted read-only). The
   network namespace has only a loopback that is down; abstract unix sockets are per namespace.
   **Fails closed:** if ``bwrap`` is missing or cannot set up the namespaces, no program runs and
   the result is an ``internal`` error with one line saying what is missing.
@@ -21,12 +21,14 @@ How it is contained (the OS layer is the boundary; the audit hook is a second la
   (:mod:`autonesy.tools._sandbox_harness`): rlimits (CPU seconds, address space, file size, open
   files, tasks), a uid without capabilities (for a root caller, a uid of its own, ``UID_BASE +
   pid``), and a seccomp filter that refuses new processes (threads stay possible), ``exec``,
-  ``ptrace``, new namespaces, mounts, sockets other than AF_UNIX and signals to other processes.
+  ``ptrace``, new namespaces, mounts, sockets other than AF_UNIX, and signals to or limits of
+  other processes.
 * **The result channel belongs to the harness**: the program's process never holds the pipe to
   the caller. It reports to the harness, which accepts one final message carrying a token it
   handed out (so bytes written on descriptors then ``os._exit`` are not a result), bounds its size,
   and reports exits and signals itself; the caller parses it once, with bounds on size and
-  nesting (nothing is raised: a malformed report is an error result). The program still chooses
+  nesting (nothing is raised: a malformed report is an error result; once the program ran, its
+  report cannot claim an ``internal`` error, which would stop the caller's run). The program still chooses
   its own result *value* (code in its process can reach the token by walking frames), so every
   caller validates what it gets as untrusted data (the formats re-check clauses, variables and
   sizes; the checker requires a bool).
@@ -273,7 +275,8 @@ def _bwrap_args(bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> 
     for path in paths:
         args += ["--ro-bind", path, path]
     args += ["--ro-bind", str(HARNESS), HARNESS_INSIDE, "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
-             "--perms", "0700", "--size", str(WORK_BYTES), "--tmpfs", WORKDIR, "--chdir", WORKDIR]
+             "--perms", "0700", "--size", str(WORK_BYTES), "--tmpfs", WORKDIR, "--chdir", WORKDIR,
+             "--remount-ro", "/"]  # the root tmpfs bwrap builds has no size limit: only /sandbox is writable
     warm = {"preload": list(preload),
             "isolation": {"backend": f"bubblewrap ({'root caller' if root else 'user namespace'})",
                           "namespaces": ["pid", "mount", "net", "ipc", "uts"] + ([] if root else ["user"])}}

@@ -711,3 +711,15 @@ def test_forged_cpmpy_clauses_are_counted_before_parsing():
     with pytest.raises(FormatError) as caught:
         cpmpy_program.reindex({"dimacs": "p cnf 3 4000000\n" + "1 0\n" * 4_000_000, "task_ids": {"a": [1]}}, ["a"])
     assert caught.value.kind == "too_large" and time.monotonic() - start < 5
+
+
+def test_the_root_of_the_sandbox_is_not_writable():
+    # a non-root caller's program owns bwrap's root tmpfs, which has no size limit: files there were RAM
+    # outside the /sandbox cap (256 MiB written to /x in one run)
+    parents = sorted({os.path.dirname(p) for p in sandbox._python_paths()} | {"/", "/.autonesy", "/etc", "/dev"})
+    code = (f"import os\nout = {{}}\nfor d in {parents!r}:\n    try:\n"
+            "        open(os.path.join(d, 'x'), 'wb').write(b'x' * 4096)\n        out[d] = 'written'\n"
+            "    except OSError as e:\n        out[d] = e.strerror\nresult = out")
+    result = run(code, hook=False)
+    assert result.ok and "written" not in result.result.values(), result.result
+    assert run("open('inside', 'w').write('x')\nresult = open('inside').read()").result == "x"
