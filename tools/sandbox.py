@@ -8,7 +8,9 @@ How it is contained (the OS layer is the boundary; the audit hook is a second la
 
 * **bubblewrap** (``bwrap``, Debian/Ubuntu package ``bubblewrap``) starts every sandbox in new
   PID, mount, network, IPC, UTS and cgroup namespaces (plus a user namespace for a non-root
-  caller), in a new session, with an allow-listed environment (no API keys, no HOME of the
+  caller), with the harness as PID 1 (``--as-pid-1``: bubblewrap's own PID 1 would be a process
+  of the program's uid, without the filter or limits, that it could write through ``/proc/1/mem``),
+  in a new session, with an allow-listed environment (no API keys, no HOME of the
   caller). The filesystem it sees is built from nothing: ``/usr`` and the interpreter's prefix and
   site-packages read-only, ``/etc/ld.so.cache``, a fresh ``/proc`` of its own PID namespace, a
   minimal read-only ``/dev`` (null, zero, random, ...; no host ``/dev/shm``) and a private
@@ -251,7 +253,7 @@ def _bwrap_version(path: str) -> tuple[int, ...]:
 def _bwrap_args(bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> list[str]:
     """The namespaces, the read-only view and the tmpfs; the harness runs as the sandbox's command."""
     root = os.geteuid() == 0
-    args = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+    args = [bwrap, "--unshare-pid", "--as-pid-1", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--new-session", "--hostname", "sandbox", "--clearenv"]
     if not root:  # a root caller keeps the capabilities the harness needs to give the program its own uid
         args += ["--unshare-user"] + (["--disable-userns"] if _bwrap_version(bwrap) >= (0, 8) else [])

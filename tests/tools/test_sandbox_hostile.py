@@ -723,3 +723,15 @@ def test_the_root_of_the_sandbox_is_not_writable():
     result = run(code, hook=False)
     assert result.ok and "written" not in result.result.values(), result.result
     assert run("open('inside', 'w').write('x')\nresult = open('inside').read()").result == "x"
+
+
+def test_no_process_of_the_namespace_can_be_written_through_proc():
+    # a non-root caller's program shares its uid with bubblewrap's PID 1, which ran without the seccomp
+    # filter or the limits: /proc/1/mem opened read-write was code execution outside both
+    code = ("import os\nout = {}\nfor pid in os.listdir('/proc'):\n    if not pid.isdigit() or int(pid) == os.getpid():\n"
+            "        continue\n    for name in ('mem', 'environ', 'fd/1'):\n        try:\n"
+            "            os.close(os.open(f'/proc/{pid}/{name}', os.O_RDWR if name == 'mem' else os.O_RDONLY))\n"
+            "            out[pid + '/' + name] = 'opened'\n        except OSError as e:\n"
+            "            out[pid + '/' + name] = e.strerror\nresult = out")
+    result = run(code, hook=False)
+    assert result.ok and result.result and "opened" not in result.result.values(), result.result
