@@ -106,28 +106,67 @@ def load_results(paths: Iterable[str | Path]) -> tuple[list[dict[str, Any]], lis
     for path in map(Path, paths):
         if not path.exists():
             raise ReportError(f"{path}: no such file or directory")
-        found: list[dict[str, Any]] = []
-        if path.is_file():
-            found = sweep_module.read_results(path)
-        elif (path / sweep_module.RESULTS_JSONL).is_file():
-            found = sweep_module.read_results(path)
-        elif (path / sweep_module.ATTEMPTS_DIR).is_dir():
-            found = sweep_module.collect_rows(path)
-        else:
-            for summary in sorted(path.rglob("summary.json")):
-                row = _row_from_run_dir(summary.parent)
-                if row is not None:
-                    found.append(row)
-        for row in found:
+        try:  # results a user received: anything malformed is one error line naming the path
+            found, more = _results_in(path)
+        except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as error:
+            raise ReportError(f"{path}: cannot be read as results ({type(error).__name__}: {str(error)[:100]}); "
+                              "is it damaged or from another program?") from None
+        for row in filter(None, map(_checked_row, found)):
             rows.setdefault(row["attempt_id"], row)
-        if path.is_dir():
-            for file in sorted(path.rglob(DOWNSTREAM_FILE)):
-                downstream.extend(json.loads(line) for line in file.read_text().splitlines() if line.strip())
-            for file in sorted(path.rglob(TRAINING_FILE)):
-                downstream.extend(rows_from_training(json.loads(file.read_text()), file.parent))
+        downstream.extend(row for row in more if isinstance(row, dict))
     if not rows and not downstream:
         raise ReportError("no results found (expected sweep directories, results.jsonl files or run directories)")
     return sorted(rows.values(), key=sweep_module.order_key), downstream
+
+
+_KEY_FIELDS = ("attempt_id", "task_spec", "llm", "format", "prompt", "detail", "policy")
+_NUMBER_FIELDS = {"num_vars", "repeat", "max_repairs", "repair_rounds", "semantic_rounds", "n_autofixes", "llm_calls",
+                  "prompt_tokens", "completion_tokens", "llm_seconds", "wall_seconds", "sdd_size", "f1", "precision",
+                  "recall", "mc_ratio", "tp", "fp", "fn", "tn"}
+_FLAG_FIELDS = {"syntax_error", "llm_error", "oracle_passed", "compiled", "exact"}
+
+
+def _checked_row(row: Any) -> dict[str, Any] | None:
+    """A results row from disk with each field of the type ``attempt_row`` writes (others emptied);
+    None without the fields that identify the attempt."""
+    if not isinstance(row, dict) or not all(isinstance(row.get(key), str) for key in _KEY_FIELDS):
+        return None
+    checked: dict[str, Any] = {}
+    for key in sweep_module.ROW_FIELDS:
+        value = row.get(key)
+        if key in _NUMBER_FIELDS:
+            fits = type(value) is int or (type(value) is float and math.isfinite(value))
+        elif key in _FLAG_FIELDS:
+            fits = type(value) is bool
+        elif key == "autofixes":
+            fits = isinstance(value, list) and all(isinstance(item, str) for item in value)
+        else:
+            fits = isinstance(value, str)
+        checked[key] = value if fits else ([] if key == "autofixes" else None)
+    return checked
+
+
+def _results_in(path: Path) -> tuple[list[Any], list[Any]]:
+    """(attempt rows, downstream rows) of one sweep directory, results file or folder of runs, unchecked."""
+    downstream: list[Any] = []
+    found: list[Any] = []
+    if path.is_file():
+        found = sweep_module.read_results(path)
+    elif (path / sweep_module.RESULTS_JSONL).is_file():
+        found = sweep_module.read_results(path)
+    elif (path / sweep_module.ATTEMPTS_DIR).is_dir():
+        found = sweep_module.collect_rows(path)
+    else:
+        for summary in sorted(path.rglob("summary.json")):
+            row = _row_from_run_dir(summary.parent)
+            if row is not None:
+                found.append(row)
+    if path.is_dir():
+        for file in sorted(path.rglob(DOWNSTREAM_FILE)):
+            downstream.extend(json.loads(line) for line in file.read_text().splitlines() if line.strip())
+        for file in sorted(path.rglob(TRAINING_FILE)):
+            downstream.extend(rows_from_training(json.loads(file.read_text()), file.parent))
+    return found, downstream
 
 
 def rows_from_training(result: Mapping[str, Any], run_dir: Path | None = None) -> list[dict[str, Any]]:

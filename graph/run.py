@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import platform
 import sqlite3
 import time
@@ -97,16 +98,35 @@ def default_run_dir(config: RunConfig, task: Task) -> Path:
     return Path("runs") / task.name / f"{config.format}-{config.policy}-{config.detail}-{stamp}"
 
 
+def first_link(run_dir: Path) -> str | None:
+    """A symbolic link inside the run directory, if any. A directory to resume may come from someone
+    else, and a link in it (``answer.txt`` → ``~/.bashrc``, the answer replayed from its own cache)
+    would make the run write outside it."""
+    for parent, dirs, files in os.walk(run_dir):  # links are listed, never followed
+        for name in (*dirs, *files):
+            if os.path.islink(os.path.join(parent, name)):
+                return os.path.join(parent, name)
+    return None
+
+
+LINK_REFUSED = "{} is a symbolic link; a run directory holds plain files only (nothing was run)"
+
+
 def _write_config(run_dir: Path, config: RunConfig, task: Task, backend: ChatBackend | None) -> None:
     path = run_dir / "config.json"
     record = {**asdict(config), "task": task.name, "task_spec": config.task,
               "llm": backend.label if backend else config.llm}
     if path.is_file():
-        previous = json.loads(path.read_text())
+        try:  # the directory may come from someone else: a crafted file is an error line, not a traceback
+            previous = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        except (ValueError, RecursionError):
+            previous = None
+        if not isinstance(previous, dict):
+            raise RunError(f"{run_dir}/config.json is not a run configuration; choose another --out")
         keys = ("task", "format", "prompt", "detail", "policy", "llm", "max_repairs")
         if any(previous.get(k) != record.get(k) for k in keys):
-            raise RunError(f"{run_dir} holds a different run ({', '.join(f'{k}={previous.get(k)}' for k in keys)}); "
-                           "choose another --out")
+            shown = ", ".join(f"{k}={str(previous.get(k))[:80]}" for k in keys)
+            raise RunError(f"{run_dir} holds a different run ({shown}); choose another --out")
         return
     record["versions"] = package_versions()
     record["started"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
@@ -128,6 +148,8 @@ def run_attempt(
     task.descriptions.get(config.detail)  # validates the detail level
     run_dir = Path(run_dir) if run_dir else default_run_dir(config, task)
     run_dir.mkdir(parents=True, exist_ok=True)
+    if (link := first_link(run_dir)) is not None:
+        raise RunError(LINK_REFUSED.format(link))
     owns_backend = backend is None and config.policy != "expert"
     if owns_backend:
         cache = ResponseCache(run_dir / "llm_cache.sqlite")

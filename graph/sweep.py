@@ -62,7 +62,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from autonesy.agents.llm import ChatBackend, LLMResponse, ResponseCache, backend_from_spec, default_llm_spec
+from autonesy.agents.llm import ChatBackend, LLMResponse, ResponseCache, backend_from_spec, default_llm_spec, redact_spec
 from autonesy.agents.policies import POLICIES
 from autonesy.agents.prompts import PROMPT_STYLES
 from autonesy.graph.run import RunConfig, RunError, run_attempt
@@ -237,7 +237,7 @@ def model_name(llm: str) -> str:
 def attempt_identity(config: RunConfig, repeat: int) -> dict[str, Any]:
     """What makes two attempts the same: everything that can change the outcome (not the timeout)."""
     return {"task": config.task, "format": config.format, "prompt": config.prompt, "detail": config.detail,
-            "policy": config.policy, "llm": config.llm or EXPERT, "max_repairs": config.max_repairs,
+            "policy": config.policy, "llm": redact_spec(config.llm) or EXPERT, "max_repairs": config.max_repairs,
             "max_tokens": config.max_tokens, "compile_time_limit_s": config.compile_time_limit_s,
             "repeat": repeat}
 
@@ -385,7 +385,7 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
     config = job["config"]
     row: dict[str, Any] = dict.fromkeys(ROW_FIELDS)
     row.update(attempt_id=job["attempt_id"], task_spec=config["task"], benchmark=benchmark_of(config["task"]),
-               llm=job["llm"], model=model_name(job["llm"]), format=config["format"], prompt=config["prompt"],
+               llm=redact_spec(job["llm"]), model=model_name(job["llm"]), format=config["format"], prompt=config["prompt"],
                detail=config["detail"], policy=config["policy"], repeat=job.get("repeat", 0),
                max_repairs=config["max_repairs"], run_dir=f"{ATTEMPTS_DIR}/{job['attempt_id']}", autofixes=[])
     row["task"] = job.get("task") or _task_name(config["task"])
@@ -667,6 +667,7 @@ def _record_grid(out: Path, spec: SweepSpec, jobs: list[dict[str, Any]]) -> None
     path = out / SWEEP_FILE
     data = _read_json(path) or {"grids": []}
     grid = {k: v for k, v in spec.to_dict().items() if k != "llm_timeout_s"}
+    grid["llms"] = [redact_spec(llm) for llm in grid["llms"]]
     if not any(entry.get("grid") == grid for entry in data["grids"]):
         data["grids"].append({"grid": grid, "attempts": len(jobs), "first_run": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
         _write_json(path, data)
@@ -710,7 +711,7 @@ def run_sweep(
             path = out / ATTEMPTS_DIR / job["attempt_id"] / JOB_FILE
             if not path.is_file():
                 path.parent.mkdir(parents=True, exist_ok=True)
-                _write_json(path, job)
+                _write_json(path, public_job(job))
         pending = [job for job in jobs if not (out / ATTEMPTS_DIR / job["attempt_id"] / "summary.json").is_file()]
         state = Progress(total=len(jobs), skipped=len(jobs) - len(pending))
         own_backends: dict[str, ChatBackend] = {}
@@ -728,6 +729,11 @@ def run_sweep(
                 backend.close()
             rows = write_results(out)
     return SweepResult(out, rows, state, time.perf_counter() - start)
+
+
+def public_job(job: Mapping[str, Any]) -> dict[str, Any]:
+    """The job as written to disk: a password in its LLM spec redacted (the worker gets the job itself)."""
+    return {**job, "llm": redact_spec(job["llm"]), "config": {**job["config"], "llm": redact_spec(job["config"]["llm"])}}
 
 
 def _record_crash(out: Path, job: Mapping[str, Any], error: BaseException) -> dict[str, Any]:

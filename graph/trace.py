@@ -40,7 +40,7 @@ class Tracer:
         line = json.dumps({"event": event, "time": time.time(), **fields}, default=str, ensure_ascii=False)
         for secret in self.secrets:
             line = line.replace(secret, "***")
-        with self.path.open("a", encoding="utf-8") as handle:
+        with self.path.open("a", encoding="utf-8", errors="replace") as handle:  # a lone surrogate is not UTF-8
             handle.write(line + "\n")  # closed at once: a killed process loses no event
 
     def agent_turn(self, turn: AgentTurn, **fields: Any) -> None:
@@ -71,13 +71,27 @@ def read_trace(run_dir: str | Path) -> list[dict[str, Any]]:
     path = Path(run_dir) / TRACE_FILE
     if not path.is_file():
         raise FileNotFoundError(f"{run_dir}: no {TRACE_FILE} (not a run directory?)")
-    events = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    events = []  # a run directory may come from someone else: any line that is not an event is skipped
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
-            events.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue  # a line cut by a crash
+            event = json.loads(line)
+        except (ValueError, RecursionError):  # a line cut by a crash, or crafted (nested a million deep)
+            continue
+        if isinstance(event, dict) and isinstance(event.get("event"), str):
+            events.append(event)
     return events
+
+
+def _read_config(run_dir: Path) -> dict[str, Any]:
+    try:
+        config = json.loads((run_dir / "config.json").read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return config if isinstance(config, dict) else {}
+
+
+def _label(value: Any) -> str | None:
+    return value if isinstance(value, str) or value is None else str(value)[:200]
 
 
 def change_summary(before: str, after: str) -> str:
@@ -104,21 +118,25 @@ def find_run_dirs(paths: Iterable[str | Path]) -> list[Path]:
 def attempt_report(run_dir: Path) -> dict[str, Any]:
     """One attempt's repair loop, readably: rounds with their errors and verdicts, autofixes, outcome."""
     events = read_trace(run_dir)
-    config = json.loads((run_dir / "config.json").read_text()) if (run_dir / "config.json").is_file() else {}
-    rounds = [e for e in events if e["event"] == "repair_round"]
+    config = _read_config(run_dir)
+    rounds = [{**e, "round": e.get("round") if type(e.get("round")) is int else None,
+               "error": e.get("error") if isinstance(e.get("error"), str) else "",
+               "error_kind": _label(e.get("error_kind")), "verdict": _label(e.get("verdict")),
+               "changed": _label(e.get("changed"))} for e in events if e["event"] == "repair_round"]
     outcome = next((e for e in reversed(events) if e["event"] == "outcome"), {})
     return {
         "run_dir": str(run_dir),
-        "task": config.get("task"),
-        "format": config.get("format"),
-        "model": config.get("llm"),
-        "policy": config.get("policy"),
+        "task": _label(config.get("task")),
+        "format": _label(config.get("format")),
+        "model": _label(config.get("llm")),
+        "policy": _label(config.get("policy")),
         "syntax_errors": [e for e in events if e["event"] == "syntax_error"],
         "rounds": rounds,
-        "autofixes": [fix for e in events if e["event"] == "autofix" for fix in e.get("fixes", [])],
+        "autofixes": [_label(fix) for e in events if e["event"] == "autofix" and isinstance(e.get("fixes"), list)
+                      for fix in e["fixes"]],
         "llm_calls": sum(1 for e in events if e["event"] == LLM_CALL_EVENT),
-        "status": outcome.get("status", "unfinished"),
-        "reason": outcome.get("reason", ""),
+        "status": _label(outcome.get("status", "unfinished")),
+        "reason": _label(outcome.get("reason", "")),
     }
 
 
@@ -127,5 +145,5 @@ def error_taxonomy(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
     counts: Counter[tuple[str, str, str]] = Counter()
     for report in reports:
         for error in report["syntax_errors"]:
-            counts[(report["format"] or "?", report["model"] or "?", error.get("kind", "?"))] += 1
+            counts[(report["format"] or "?", report["model"] or "?", _label(error.get("kind", "?")) or "?")] += 1
     return [{"format": f, "model": m, "error_kind": k, "count": c} for (f, m, k), c in sorted(counts.items())]

@@ -28,7 +28,7 @@ from autonesy.agents.llm import (LOCAL_NOTICE, ChatBackend, ResponseCache, backe
                                  redact_spec)
 from autonesy.agents.verify import CheckingAgent, FormulationAgent, JudgeAgent, WriterAgent
 from autonesy.graph.checkpoint_store import data_checkpointer
-from autonesy.graph.run import package_versions
+from autonesy.graph.run import LINK_REFUSED, first_link, package_versions
 from autonesy.graph.trace import Tracer
 from autonesy.graph.verify import (FEEDBACK_MODES, RECURSION_LIMIT, VERIFIERS, WHOLE_INSTRUCTION_JUDGES, VerifierMemory,
                                    VerifyAgents, VerifyRuntime, build_verify_graph, initial_state)
@@ -184,9 +184,10 @@ def _write_config(run_dir: Path, record: dict[str, Any], keys: tuple[str, ...]) 
     path = run_dir / "config.json"
     if path.is_file():
         try:
-            previous = json.loads(path.read_text())
-        except ValueError:
+            previous = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        except (ValueError, RecursionError):
             previous = {}
+        previous = previous if isinstance(previous, dict) else {}
         if any(previous.get(k) != record.get(k) for k in keys):
             raise VerifyError(f"{run_dir} holds a different run; choose another --out")
         return
@@ -270,6 +271,8 @@ def verify_output(instruction: str, output: str | None, config: VerifyConfig, ru
     kind = "follow" if follow else "verify"
     run_dir = Path(run_dir) if run_dir else default_run_dir(kind, config.verifier)
     run_dir.mkdir(parents=True, exist_ok=True)
+    if (link := first_link(run_dir)) is not None:
+        raise VerifyError(LINK_REFUSED.format(link))
     user_checkers = load_checkers(config)
     start = time.perf_counter()
     with Backends(config, run_dir, backend=backend, backends=backends, notify=notify) as handles:

@@ -33,6 +33,7 @@ from autonesy.tools.cnf import CNF, DimacsError, from_pysat, read_dimacs
 
 
 TASK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")  # as the catalogue's: no "/", ".", spaces
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 class TaskFileError(TaskError):
     """A task file that cannot be loaded; the message names the file and the field."""
@@ -99,9 +100,17 @@ def _variables(entries: Any, where: str) -> tuple[Variable, ...]:
 
 
 def _import(spec: str, base: Path, where: str) -> Callable:
+    """``module:function`` from a module beside the task file, never one installed or already loaded:
+    a received task file must not reach ``os:abort`` or ``faulthandler:_sigsegv`` (the modules beside
+    it run as the user's code, see the README's security model)."""
     module_name, _, attribute = spec.partition(":")
-    if not module_name or not attribute:
-        raise TaskFileError(f"{where}: {spec!r} must look like 'module:function'")
+    if not _MODULE.fullmatch(module_name) or not attribute.isidentifier() or attribute.startswith("_"):
+        raise TaskFileError(f"{where}: {spec[:80]!r} must look like 'module:function'")
+    base = base.resolve()
+    top = module_name.split(".")[0]
+    if not ((base / f"{top}.py").is_file() or (base / top / "__init__.py").is_file()):
+        raise TaskFileError(f"{where}: cannot import module {module_name!r}: a task file names only modules beside "
+                            f"it ({base}), not installed ones")
     sys.path.insert(0, str(base))
     try:
         module = importlib.import_module(module_name)
@@ -109,6 +118,10 @@ def _import(spec: str, base: Path, where: str) -> Callable:
         raise TaskFileError(f"{where}: cannot import module {module_name!r} ({type(error).__name__}: {error})") from None
     finally:
         sys.path.remove(str(base))
+    origin = getattr(module, "__file__", None)
+    if not origin or not Path(origin).resolve().is_relative_to(base):
+        raise TaskFileError(f"{where}: cannot import module {module_name!r}: a module of that name is already loaded "
+                            "from elsewhere; rename the task's module")
     function = getattr(module, attribute, None)
     if not callable(function):
         raise TaskFileError(f"{where}: module {module_name!r} has no function {attribute!r}")

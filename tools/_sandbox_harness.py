@@ -8,7 +8,7 @@ program's process**, which:
 
     sets the resource limits, drops to the sandbox uid (root caller: a uid of its own), installs a
     seccomp filter (no new processes, no exec, no ptrace, no namespaces, no sockets but AF_UNIX,
-    no signals to other processes, no memfd: RAM outside both the memory limit and the tmpfs), compiles and runs the trusted ``setup``, installs the audit
+    no signals to other processes, no limits of other processes, no memfd: RAM outside both the memory limit and the tmpfs), compiles and runs the trusted ``setup``, installs the audit
     hook (a second layer with clear messages), runs the untrusted program and the trusted
     ``collect``, and reports on a private pipe to this process.
 
@@ -23,8 +23,9 @@ entries. Nothing is ever unpickled on either side.
 Messages on the result pipe (one JSON object per line):
     {"event": "started"}                                    the program is about to run (wall clock starts)
     {"event": "violation", "what": ..., "line": ...}        as soon as the program tries something forbidden
-    {"event": "result", "exit": {"signal": n | null, "code": n | null, "cpu": s}, "timings": ..., "isolation": ...,
-     "report": REPORT}
+    {"event": "result", "exit": {"signal": n | null, "code": n | null, "cpu": s, "program_ran": bool}, "timings": ..., "isolation": ...,
+     "report_follows": true}
+    REPORT                                                  on the next line, as the program's process wrote it
 REPORT (from the program's process, or this one's own):
     {"status": "ok", "result": ...}
     {"status": "error", "kind": ..., "message": ..., "line": ..., "exception": ..., "name": ...}
@@ -96,7 +97,7 @@ def _program_line(tb_or_frame=None):
 
 # --- seccomp ---------------------------------------------------------------------------------------
 
-# (audit arch, syscalls refused with EPERM, clone, clone3, socket, kill, tkill, tgkill)
+# (audit arch, syscalls refused with EPERM, those whose arguments are checked)
 _SYSCALLS = {
     "x86_64": (0xC000003E, {
         "fork": 57, "vfork": 58, "execve": 59, "execveat": 322, "ptrace": 101, "process_vm_readv": 310,
@@ -108,7 +109,7 @@ _SYSCALLS = {
         "kcmp": 312, "fsopen": 430, "fsmount": 432, "open_tree": 428, "move_mount": 429, "personality": 135,
         "tkill": 200, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297, "syslog": 103, "process_madvise": 440,
         "migrate_pages": 256, "move_pages": 279, "memfd_create": 319, "memfd_secret": 447,
-    }, {"clone": 56, "clone3": 435, "socket": 41, "socketpair": 53, "kill": 62, "tgkill": 234}),
+    }, {"clone": 56, "clone3": 435, "socket": 41, "socketpair": 53, "kill": 62, "tgkill": 234, "prlimit64": 302}),
     "aarch64": (0xC00000B7, {
         "execve": 221, "execveat": 281, "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271,
         "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51,
@@ -119,7 +120,7 @@ _SYSCALLS = {
         "open_tree": 428, "move_mount": 429, "personality": 92, "tkill": 130, "rt_sigqueueinfo": 138,
         "rt_tgsigqueueinfo": 240, "syslog": 116, "process_madvise": 440, "migrate_pages": 238, "move_pages": 239,
         "memfd_create": 279, "memfd_secret": 447,
-    }, {"clone": 220, "clone3": 435, "socket": 198, "socketpair": 199, "kill": 129, "tgkill": 131}),
+    }, {"clone": 220, "clone3": 435, "socket": 198, "socketpair": 199, "kill": 129, "tgkill": 131, "prlimit64": 261}),
 }
 _LD_W_ABS, _JEQ, _JSET, _JGE, _RET = 0x20, 0x15, 0x45, 0x35, 0x06
 _ALLOW, _KILL = 0x7FFF0000, 0x80000000
@@ -146,6 +147,10 @@ def _seccomp_program(machine, own_pid):
         rules.append((special[name], [arg0(), ins(_JEQ, _AF_UNIX, 0, 1), ins(_RET, _ALLOW), ins(_RET, _EPERM)]))
     for name in ("kill", "tgkill"):
         rules.append((special[name], [arg0(), ins(_JEQ, own_pid, 0, 1), ins(_RET, _ALLOW), ins(_RET, _EPERM)]))
+    # Limits of itself only (pid 0 or its own): a non-root caller's program shares the harness's uid,
+    # and prlimit on the harness or on PID 1 would kill them.
+    rules.append((special["prlimit64"], [arg0(), ins(_JEQ, 0, 1, 0), ins(_JEQ, own_pid, 0, 1), ins(_RET, _ALLOW),
+                                         ins(_RET, _EPERM)]))
     prog = [ins(_LD_W_ABS, 4), ins(_JEQ, arch, 1, 0), ins(_RET, _KILL), ins(_LD_W_ABS, 0)]
     if machine == "x86_64":  # the x32 ABI reuses numbers with bit 30 set
         prog += [ins(_JGE, 0x40000000, 0, 1), ins(_RET, _EPERM)]
@@ -433,6 +438,7 @@ def _program_outcome(job, channel, token, libc, sandbox_uid):
         sys.addaudithook(_make_hook(violations, send_violation))
     reserve = bytearray(4 << 20)  # released on MemoryError so the report can still be written
     exited = None
+    write_all(channel, b"S\n")  # from here on, what this process reports may be the program's choice
     try:
         exec(program, namespace)
     except SystemExit as exc:
@@ -487,7 +493,7 @@ def _relay(channel, result_fd, token, pid, job):
     deadline = time.monotonic() + float(job["limits"]["wall_seconds"]) + 5.0
     buffer = bytearray()
     final = None
-    forged = too_large = False
+    forged = too_large = ran = False
     open_ = True
     while open_:
         left = deadline - time.monotonic()
@@ -516,6 +522,8 @@ def _relay(channel, result_fd, token, pid, job):
                     continue
                 _send(result_fd, {"event": "violation", "what": what,
                                   "line": where if isinstance(where, int) else None})
+            elif line == b"S" and not ran:
+                ran = True
             elif line.startswith(b"R " + token + b" ") and final is None:
                 final = line[len(token) + 3:]
             else:
@@ -527,7 +535,7 @@ def _relay(channel, result_fd, token, pid, job):
     _, status, usage = os.wait4(pid, 0)
     exit_info = {"signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
                  "code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-                 "cpu": round(usage.ru_utime + usage.ru_stime, 3)}
+                 "cpu": round(usage.ru_utime + usage.ru_stime, 3), "program_ran": ran}
     if too_large:
         own = {"status": "error", "kind": "too_large",
                "message": f"the result is larger than {job['limits']['result_bytes']} bytes"}
@@ -585,8 +593,11 @@ def main():
     _send(result_fd, {"event": "started"})
     exit_info, report = _relay(read_end, result_fd, token, pid, job)
     timings["program"] = round(time.perf_counter() - t, 4)
-    head = json.dumps({"event": "result", "timings": timings, "isolation": isolation, "exit": exit_info})
-    _write_all(result_fd, head[:-1].encode() + b',"report":' + report + b"}\n")
+    # The report goes on a line of its own, unparsed: spliced into this line, a program's report such
+    # as ``1},"isolation":{...`` would add keys of its own to what this process vouches for.
+    head = json.dumps({"event": "result", "timings": timings, "isolation": isolation, "exit": exit_info,
+                       "report_follows": True})
+    _write_all(result_fd, head.encode() + b"\n" + report + b"\n")
 
 
 if __name__ == "__main__":

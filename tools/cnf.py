@@ -84,6 +84,13 @@ def to_dimacs(cnf: CNF, names: Sequence[str] | None = None, comments: Iterable[s
 _HEADER = re.compile(r"^p\s+cnf\s+(\d+)\s+(\d+)\s*$")
 
 
+def _count(text: str, lineno: int) -> int:
+    """A count from a header or comment: ASCII digits, at most 18 (int() refuses '²' and > 4300 digits)."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 18):
+        raise DimacsError(f"line {lineno}: {text[:30]!r} is not a count (at most 18 digits)")
+    return int(text)
+
+
 def parse_dimacs(text: str, num_task_vars: int | None = None) -> CNF:
     """Strict DIMACS reader for trusted files (ground truths, exports, fixtures).
 
@@ -103,13 +110,13 @@ def parse_dimacs(text: str, num_task_vars: int | None = None) -> CNF:
             comments.append(line[1:].strip())
             parts = line.split()
             if len(parts) == 3 and parts[1] == "task_vars" and parts[2].isdigit():
-                declared_task_vars = int(parts[2])
+                declared_task_vars = _count(parts[2], lineno)
             continue
         if line.startswith("p"):
             match = _HEADER.match(line)
             if match is None or header is not None:
-                raise DimacsError(f"line {lineno}: expected one header 'p cnf VARS CLAUSES', got {line!r}")
-            header = (int(match.group(1)), int(match.group(2)))
+                raise DimacsError(f"line {lineno}: expected one header 'p cnf VARS CLAUSES', got {line[:80]!r}")
+            header = (_count(match.group(1), lineno), _count(match.group(2), lineno))
             continue
         if header is None:
             raise DimacsError(f"line {lineno}: clause before the 'p cnf' header")
@@ -117,12 +124,12 @@ def parse_dimacs(text: str, num_task_vars: int | None = None) -> CNF:
             try:
                 lit = int(token)
             except ValueError:
-                raise DimacsError(f"line {lineno}: {token!r} is not an integer literal") from None
+                raise DimacsError(f"line {lineno}: {token[:40]!r} is not an integer literal") from None
             if lit == 0:
                 clauses.append(tuple(current))
                 current = []
             elif abs(lit) > header[0]:
-                raise DimacsError(f"line {lineno}: literal {lit} exceeds the {header[0]} declared variables")
+                raise DimacsError(f"line {lineno}: literal {token[:40]} exceeds the {header[0]} declared variables")
             else:
                 current.append(lit)
     if header is None:

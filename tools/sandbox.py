@@ -8,12 +8,14 @@ How it is contained (the OS layer is the boundary; the audit hook is a second la
 
 * **bubblewrap** (``bwrap``, Debian/Ubuntu package ``bubblewrap``) starts every sandbox in new
   PID, mount, network, IPC, UTS and cgroup namespaces (plus a user namespace for a non-root
-  caller), in a new session, with an allow-listed environment (no API keys, no HOME of the
+  caller), with the harness as PID 1 (``--as-pid-1``: bubblewrap's own PID 1 would be a process
+  of the program's uid, without the filter or limits, that it could write through ``/proc/1/mem``),
+  in a new session, with an allow-listed environment (no API keys, no HOME of the
   caller). The filesystem it sees is built from nothing: ``/usr`` and the interpreter's prefix and
   site-packages read-only, ``/etc/ld.so.cache``, a fresh ``/proc`` of its own PID namespace, a
   minimal read-only ``/dev`` (null, zero, random, ...; no host ``/dev/shm``) and a private
   size-limited tmpfs at ``/sandbox`` as the only writable place (working directory, HOME and
-  TMPDIR; there is no ``/tmp``). The
+  TMPDIR; there is no ``/tmp``; the root itself is remounted read-only). The
   network namespace has only a loopback that is down; abstract unix sockets are per namespace.
   **Fails closed:** if ``bwrap`` is missing or cannot set up the namespaces, no program runs and
   the result is an ``internal`` error with one line saying what is missing.
@@ -21,12 +23,14 @@ How it is contained (the OS layer is the boundary; the audit hook is a second la
   (:mod:`autonesy.tools._sandbox_harness`): rlimits (CPU seconds, address space, file size, open
   files, tasks), a uid without capabilities (for a root caller, a uid of its own, ``UID_BASE +
   pid``), and a seccomp filter that refuses new processes (threads stay possible), ``exec``,
-  ``ptrace``, new namespaces, mounts, sockets other than AF_UNIX and signals to other processes.
+  ``ptrace``, new namespaces, mounts, sockets other than AF_UNIX, and signals to or limits of
+  other processes.
 * **The result channel belongs to the harness**: the program's process never holds the pipe to
   the caller. It reports to the harness, which accepts one final message carrying a token it
   handed out (so bytes written on descriptors then ``os._exit`` are not a result), bounds its size,
   and reports exits and signals itself; the caller parses it once, with bounds on size and
-  nesting (nothing is raised: a malformed report is an error result). The program still chooses
+  nesting (nothing is raised: a malformed report is an error result; once the program ran, its
+  report cannot claim an ``internal`` error, which would stop the caller's run). The program still chooses
   its own result *value* (code in its process can reach the token by walking frames), so every
   caller validates what it gets as untrusted data (the formats re-check clauses, variables and
   sizes; the checker requires a bool).
@@ -51,7 +55,9 @@ from __future__ import annotations
 import atexit
 import functools
 import json
+import math
 import os
+import re
 import selectors
 import shutil
 import signal
@@ -71,6 +77,7 @@ WORKDIR = "/sandbox"  # the private tmpfs: working directory, HOME and TMPDIR of
 UID_BASE = 1_900_000_000  # root caller: program uid = UID_BASE + pid, above systemd's container range, below 2**31
 WORK_BYTES = 256 << 20  # size of the private tmpfs (all files the program writes, together)
 MAX_RESULT_DEPTH = 64  # nesting of any JSON the caller parses from the sandbox
+MAX_RESULT_CONTAINERS = 2_000_000  # lists and dicts in a result: 16 MiB of "{}," would cost the caller ~0.8 GiB
 MAX_MESSAGE_CHARS = 20_000  # any text field of a report (messages are for an LLM; longer is noise)
 AUDIT_HOOK = True  # the second layer; tests turn it off to show that the OS layer holds on its own
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
@@ -248,7 +255,7 @@ def _bwrap_version(path: str) -> tuple[int, ...]:
 def _bwrap_args(bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> list[str]:
     """The namespaces, the read-only view and the tmpfs; the harness runs as the sandbox's command."""
     root = os.geteuid() == 0
-    args = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+    args = [bwrap, "--unshare-pid", "--as-pid-1", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--new-session", "--hostname", "sandbox", "--clearenv"]
     if not root:  # a root caller keeps the capabilities the harness needs to give the program its own uid
         args += ["--unshare-user"] + (["--disable-userns"] if _bwrap_version(bwrap) >= (0, 8) else [])
@@ -272,7 +279,8 @@ def _bwrap_args(bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> 
     for path in paths:
         args += ["--ro-bind", path, path]
     args += ["--ro-bind", str(HARNESS), HARNESS_INSIDE, "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
-             "--perms", "0700", "--size", str(WORK_BYTES), "--tmpfs", WORKDIR, "--chdir", WORKDIR]
+             "--perms", "0700", "--size", str(WORK_BYTES), "--tmpfs", WORKDIR, "--chdir", WORKDIR,
+             "--remount-ro", "/"]  # the root tmpfs bwrap builds has no size limit: only /sandbox is writable
     warm = {"preload": list(preload),
             "isolation": {"backend": f"bubblewrap ({'root caller' if root else 'user namespace'})",
                           "namespaces": ["pid", "mount", "net", "ipc", "uts"] + ([] if root else ["user"])}}
@@ -553,11 +561,9 @@ class _Capture:
     def messages(self) -> tuple[list[dict], dict | None]:
         """The harness's reports, parsed with bounds; anything malformed is skipped, never raised."""
         violations, final = [], None
-        for raw in bytes(self.res).split(b"\n"):
+        lines = iter(bytes(self.res).split(b"\n"))
+        for raw in lines:
             message = _parse_bounded(raw) if raw.strip() else None
-            if message is None and raw.startswith(b'{"event": "result"'):
-                final = {"report": {"status": "error", "kind": "type", "message": (
-                    f"the result is not plain JSON data nested at most {MAX_RESULT_DEPTH - 3} levels deep")}}
             if not isinstance(message, dict):
                 continue
             if message.get("event") == "violation" and len(violations) < 20:
@@ -566,13 +572,26 @@ class _Capture:
                                    "line": line if type(line) is int else None})
             elif message.get("event") == "result":
                 final = message
+                if message.get("report_follows") is True:  # the program's report: its own line, never spliced in
+                    raw = next(lines, b"")
+                    if raw.count(b"[") + raw.count(b"{") > MAX_RESULT_CONTAINERS:  # before building them
+                        final["report"] = {"status": "error", "kind": "too_large", "message": (
+                            f"the result holds more than {MAX_RESULT_CONTAINERS:,} lists and dicts")}
+                        continue
+                    report = _parse_bounded(raw)
+                    if isinstance(report, dict) and report.get("status") == "ok" and not _valid_unicode(raw, report):
+                        report = None  # a result with a lone surrogate cannot be written to a trace or cache
+                    final["report"] = report if isinstance(report, dict) else {
+                        "status": "error", "kind": "type", "message": (
+                            f"the result is not plain JSON data (finite numbers, valid Unicode text) nested at "
+                            f"most {MAX_RESULT_DEPTH - 1} levels deep")}
         return violations, final
 
 
 def _parse_bounded(raw: bytes) -> Any:
     """JSON from the sandbox: None unless it parses within the nesting bound (never raises)."""
     try:
-        value = json.loads(raw)
+        value = json.loads(raw, parse_constant=_refuse, parse_float=_finite)
     except (ValueError, RecursionError, MemoryError):
         return None
     stack = [(value, 1)] if isinstance(value, (list, dict)) else []
@@ -586,9 +605,35 @@ def _parse_bounded(raw: bytes) -> Any:
     return value
 
 
+_LONE_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # any surrogate escape; pairs are checked after parsing
+
+
+def _valid_unicode(raw: bytes, report: dict) -> bool:
+    if not _LONE_SURROGATE_ESCAPE.search(raw):  # the common case: no surrogate escape at all
+        return True
+    try:
+        json.dumps(report.get("result"), ensure_ascii=False).encode("utf-8")
+    except (ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
+        return False
+    return True
+
+
+def _refuse(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON data")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999: a result must survive json.dumps(allow_nan=False) downstream
+        raise ValueError(f"{text[:20]} is not a finite number")
+    return value
+
+
 def _text(value: Any, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """A report's text as valid UTF-8 (lone surrogates replaced: it is written to traces and caches), capped."""
     text = value if isinstance(value, str) else ""
-    return text if len(text) <= limit else text[: limit - 20] + " ... (cut)"
+    text = text if len(text) <= limit else text[: limit - 20] + " ... (cut)"
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, duration: float) -> SandboxResult:
@@ -640,6 +685,8 @@ def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, durat
     if report.get("status") == "error":
         kind = report.get("kind")  # one of ERROR_KINDS, or a kind of the caller's collect code
         kind = kind if isinstance(kind, str) and kind.isidentifier() and len(kind) <= 40 else "runtime"
+        if kind == "internal" and exit_info.get("program_ran") is not False:  # "the sandbox cannot run" would stop
+            kind = "runtime"  # the caller's whole run: once the program ran, it could have chosen this report
         line = report.get("line")
         return fail(kind, _text(report.get("message")) or "the program failed", line=line if type(line) is int else None,
                     exception=_text(report.get("exception"), 100) or None, name=_text(report.get("name"), 200) or None)

@@ -131,10 +131,12 @@ def parse_composition(source: str, ids: Sequence[str]) -> Composition:
     text = (source or "").strip()
     if not text:
         raise CompositionError("the formula is empty; write it over " + ", ".join(ids))
+    if len(text) > SMTLIB_MAX_CHARS:
+        raise CompositionError(f"the formula is longer than {SMTLIB_MAX_CHARS:,} characters")
     if text.startswith("("):
         if re.search(r"\(\s*(assert|declare-|define-|include|eval|echo|exit|reset)", text):
             expr = _parse_smtlib(text, ids)
-            return Composition(text, ids, tuple(_top_conjuncts(expr)))
+            return Composition(text, ids, _bounded(_top_conjuncts(expr)))
     try:
         exprs = parse_expressions(text, list(ids))
     except FormatError as error:
@@ -143,7 +145,22 @@ def parse_composition(source: str, ids: Sequence[str]) -> Composition:
     if not exprs:
         raise CompositionError("the formula is empty; write it over " + ", ".join(ids))
     parts = [part for expr in exprs for part in _top_conjuncts(expr)]
-    return Composition(text, ids, tuple(parts))
+    return Composition(text, ids, _bounded(parts))
+
+
+def _bounded(parts: list[Expr]) -> tuple[Expr, ...]:
+    """The parts, unless one nests deeper than the recursive readers (render, z3, blame) can go:
+    chains such as ``C1 IFF C1 IFF …`` or ``(=> C1 C1 …)`` nest one level per operand."""
+    for part in parts:
+        stack = [(part, 1)]
+        while stack:
+            expr, depth = stack.pop()
+            if depth > SMTLIB_MAX_DEPTH:
+                raise CompositionError(f"the formula is nested more than {SMTLIB_MAX_DEPTH} levels deep (a long "
+                                       "IFF/IMPLIES chain nests one level per operand); write it as several requirements")
+            if isinstance(expr, Op):
+                stack.extend((arg, depth + 1) for arg in expr.args)
+    return tuple(parts)
 
 
 SMTLIB_MAX_CHARS = 200_000

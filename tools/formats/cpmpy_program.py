@@ -161,10 +161,15 @@ def parse(
     return reindex(data, names)
 
 
+MAX_CLAUSES = 2_000_000  # as the sandbox's bound on lists in a result (PySAT's clauses)
+
+
 def reindex(data: Any, names: Sequence[str]) -> CNF:
     """Renumber the sandbox's DIMACS: task variables 1..N in task order, all others N+1.. in order."""
     if not isinstance(data, dict) or not isinstance(data.get("dimacs"), str) or not isinstance(data.get("task_ids"), dict):
         raise FormatError("type", "the CPMpy conversion did not return DIMACS text and a variable map")
+    if data["dimacs"].count("\n") > MAX_CLAUSES:  # before building them: 16 MiB of "1 0" lines cost ~0.7 GiB, 45 s
+        raise FormatError("too_large", f"the CPMpy model's CNF has more than {MAX_CLAUSES:,} clauses")
     try:
         raw = parse_dimacs(data["dimacs"], num_task_vars=0)
     except DimacsError as exc:

@@ -48,7 +48,8 @@ p cnf 3 2
 2 3 0"""
 
 DEFAULT_MAX_AUX = 1_000_000  # default max_var is N + this, as for the Python formats
-_INTEGER = re.compile(r"^[+-]?\d+$")
+_INTEGER = re.compile(r"^[+-]?[0-9]+$")  # ASCII digits: int() refuses some Unicode digits (²)
+MAX_DIGITS = 18  # a longer literal is above any variable bound (and int() refuses over 4300 digits)
 
 
 def _show(line: str, width: int = 120) -> str:
@@ -69,7 +70,7 @@ def parse_header(stripped: str) -> tuple[int, int] | None:
     parts = stripped.split()
     if len(parts) != 4 or parts[0].lower() != "p" or parts[1].lower() != "cnf":
         return None
-    if not (parts[2].isdigit() and parts[3].isdigit()):
+    if not all(re.fullmatch(f"[0-9]{{1,{MAX_DIGITS}}}", part) for part in parts[2:]):
         return None
     return int(parts[2]), int(parts[3])
 
@@ -128,6 +129,13 @@ def parse(source: str, names: Sequence[str], *, max_var: int | None = None, **_l
                     "integers ending with 0 (3 means variable 3 is true, -3 that it is false); variables "
                     "are written by their index, not their name; comments go on their own line "
                     "starting with 'c'.",
+                    line=lineno,
+                )
+            if len(token.lstrip("+-")) > MAX_DIGITS:
+                raise FormatError(
+                    "out_of_range",
+                    f"literal {_show(token)} has {len(token.lstrip('+-')):,} digits, above the limit of {max_var:,} "
+                    f"variables. Task variables are 1..{n}; number auxiliary variables consecutively from {n + 1}.",
                     line=lineno,
                 )
             lit = int(token)

@@ -164,7 +164,7 @@ class _Build(Transformer):
         self.unknown: dict[str, tuple[int, int]] = {}
 
     def start(self, children: list[Expr]) -> list[Expr]:
-        return list(children)
+        return [_done(child) for child in children]
 
     def var(self, children: list[Token]) -> Expr:
         token = children[0]
@@ -181,14 +181,16 @@ class _Build(Transformer):
         return Const(False)
 
     def not_op(self, children: list[Expr]) -> Expr:
-        inner = children[0]
+        inner = _done(children[0])
         if isinstance(inner, Op) and inner.op == "not":  # NOT NOT x is x
             return inner.args[0]
         return Op("not", (inner,))
 
-    def _flat(self, op: str, left: Expr, right: Expr) -> Expr:
-        head = left.args if isinstance(left, Op) and left.op == op else (left,)
-        return Op(op, (*head, right))
+    def _flat(self, op: str, left: Expr, right: Expr) -> "_Chain":
+        if isinstance(left, _Chain) and left.op == op:
+            left.args.append(_done(right))  # in place: a chain of n operands costs n, not n²
+            return left
+        return _Chain(op, [_done(left), _done(right)])
 
     def and_op(self, children: list[Expr]) -> Expr:
         return self._flat("and", *children)
@@ -200,10 +202,22 @@ class _Build(Transformer):
         return self._flat("xor", *children)
 
     def implies_op(self, children: list[Expr]) -> Expr:
-        return Op("implies", (children[0], children[1]))
+        return Op("implies", (_done(children[0]), _done(children[1])))
 
     def iff_op(self, children: list[Expr]) -> Expr:
-        return Op("iff", (children[0], children[1]))
+        return Op("iff", (_done(children[0]), _done(children[1])))
+
+
+class _Chain:
+    """An AND/OR/XOR chain while the parser is still extending it (an Op once anything else uses it)."""
+
+    def __init__(self, op: str, args: list[Expr]) -> None:
+        self.op = op
+        self.args = args
+
+
+def _done(node: "Expr | _Chain") -> Expr:
+    return Op(node.op, tuple(node.args)) if isinstance(node, _Chain) else node
 
 
 _BUILD = _Build()
