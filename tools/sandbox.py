@@ -281,7 +281,7 @@ def _bwrap_args(bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> 
     args += ["--ro-bind", str(HARNESS), HARNESS_INSIDE, "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
              "--perms", "0700", "--size", str(WORK_BYTES), "--tmpfs", WORKDIR, "--chdir", WORKDIR,
              "--remount-ro", "/"]  # the root tmpfs bwrap builds has no size limit: only /sandbox is writable
-    warm = {"preload": list(preload),
+    warm = {"preload": list(preload), "caller": os.getpid(),  # the caller's pid: lets a test tell its own sandboxes
             "isolation": {"backend": f"bubblewrap ({'root caller' if root else 'user namespace'})",
                           "namespaces": ["pid", "mount", "net", "ipc", "uts"] + ([] if root else ["user"])}}
     return args + ["--", sys.executable, "-I", "-B", HARNESS_INSIDE, json.dumps(warm)]

@@ -74,8 +74,8 @@ def harness_processes() -> list[int]:
     for name in os.listdir("/proc"):
         try:
             with open(f"/proc/{name}/cmdline", "rb") as f:
-                argv = f.read()  # this checkout's interpreter: other checkouts' tests may run sandboxes too
-                if sandbox.HARNESS_INSIDE.encode() in argv and sys.executable.encode() + b"\0" in argv:
+                argv = f.read()  # this process's sandboxes: other test processes (xdist workers) run theirs too
+                if sandbox.HARNESS_INSIDE.encode() in argv and f'"caller": {os.getpid()},'.encode() in argv:
                     found.append(int(name))
         except (OSError, ValueError):
             pass
