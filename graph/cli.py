@@ -217,6 +217,7 @@ def run(
     prompt: str = typer.Option("zs-cot", "--prompt", help="zs or zs-cot."),
     detail: str = typer.Option("detailed", "--detail", help=f"One of: {', '.join(DETAIL_LEVELS)}."),
     policy: Optional[str] = typer.Option(None, "--policy", help=f"One of: {', '.join(POLICIES)} (default: the prompt style)."),
+    decoding: Optional[str] = typer.Option(None, "--decoding", help="free | grammar (decode under the format's answer grammar; default: grammar for the embedded model, else free)."),
     max_repairs: int = typer.Option(5, "--max-repairs", min=0, help="Syntax-repair rounds before rejecting."),
     out: Optional[Path] = typer.Option(None, "--out", help="Run directory (run again with the same one to resume)."),
     llm_timeout: float = typer.Option(120.0, "--llm-timeout", min=0.1, help="Seconds to wait for one LLM answer."),
@@ -231,7 +232,7 @@ def run(
         if (task_name is None) == (task_file is None):
             raise UserError("give exactly one of --task NAME or --task-file FILE")
         config = RunConfig(task=task_name or str(task_file), format=fmt, prompt=prompt, detail=detail,
-                           policy=policy, llm=llm, max_repairs=max_repairs, llm_timeout_s=llm_timeout)
+                           policy=policy, llm=llm, max_repairs=max_repairs, llm_timeout_s=llm_timeout, decoding=decoding)
         notify = (lambda message: None) if as_json else (lambda message: errors.print(message, markup=False))
         dataset = task_data(config.task, data_dir)
         training = None
@@ -255,7 +256,8 @@ def run(
 
 def _print_summary(summary: dict) -> None:
     status = "accepted" if summary["accepted"] else f"rejected — {summary['reason']}"
-    lines = [f"{summary['task']} · {summary['format']} · {summary['policy']} · {summary['detail']} · {summary['llm']}",
+    lines = [f"{summary['task']} · {summary['format']} · {summary['policy']} · {summary['detail']} · {summary['llm']}"
+             f" · {summary.get('decoding', 'free')} decoding",
              f"outcome: {status}",
              f"repair rounds: {summary['repair_rounds']}, semantic rounds: {summary['semantic_rounds']}, "
              f"autofixes: {', '.join(summary['autofixes']) or 'none'}",

@@ -21,7 +21,8 @@ def sweep(
     formats: List[str] = typer.Option(["all"], "--formats", help="all | comma list of dimacs, nat, pysat, cpmpy, sympy."),
     prompts: List[str] = typer.Option(["all"], "--prompts", help="all | comma list of zs, zs-cot."),
     details: List[str] = typer.Option(["both"], "--details", help="both | detailed | not-detailed."),
-    policy: Optional[str] = typer.Option(None, "--policy", help="expert | oracle-feedback (default: each prompt style's benchmark policy)."),
+    policy: Optional[str] = typer.Option(None, "--policy", help="expert | oracle-feedback | few-shot (default: each prompt style's benchmark policy)."),
+    decoding: Optional[str] = typer.Option(None, "--decoding", help="free | grammar (default: grammar for the embedded model, else free)."),
     repeats: int = typer.Option(1, "--repeats", min=1, help="Attempts per grid point (fresh LLM answers each)."),
     max_repairs: int = typer.Option(5, "--max-repairs", min=0, help="Syntax-repair rounds before rejecting."),
     concurrency: int = typer.Option(4, "--concurrency", min=1, help="Attempts running at once per LLM endpoint."),
@@ -40,7 +41,7 @@ def sweep(
     with user_errors():
         spec = SweepSpec(tasks=tuple(tasks), formats=tuple(formats), prompts=tuple(prompts), details=tuple(details),
                          llms=tuple(llm or ()), policy=policy, repeats=repeats, max_repairs=max_repairs,
-                         max_tokens=max_tokens, llm_timeout_s=llm_timeout)
+                         max_tokens=max_tokens, llm_timeout_s=llm_timeout, decoding=decoding)
         try:
             result = run_sweep(spec, out, executor=executor, concurrency=concurrency, labels_for=training_labels,
                                ray_address=ray_address, workers=workers, progress=not (quiet or as_json),

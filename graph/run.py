@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from autonesy.agents.llm import LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec, default_llm_spec
+from autonesy.agents.llm import LOCAL_NOTICE, ChatBackend, LLMError, ResponseCache, backend_from_spec, default_llm_spec
+from autonesy.agents.llm.guided import DECODING_MODES
 from autonesy.agents.policies import AttemptSpec, check_prompt_style, make_policy, POLICIES
 from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest, build_attempt_graph, json_safe
 from autonesy.graph.trace import Tracer
@@ -58,6 +59,7 @@ class RunConfig:
     compile_time_limit_s: float = 60.0
     llm_timeout_s: float = 120.0
     max_tokens: int | None = None  # None: the backend's default (the local model caps its own)
+    decoding: str | None = None  # free | grammar; default: grammar for the embedded model, else free
     extra: dict[str, Any] = field(default_factory=dict)
 
     def resolved(self) -> "RunConfig":
@@ -71,7 +73,16 @@ class RunConfig:
         if policy not in POLICIES:
             raise RunError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
         llm = None if policy == "expert" else (self.llm or default_llm_spec())
-        return RunConfig(**{**asdict(self), "policy": policy, "llm": llm})
+        decoding = self.decoding or default_decoding(llm)
+        if decoding not in DECODING_MODES:
+            raise RunError(f"unknown decoding {decoding!r}; choose one of {', '.join(DECODING_MODES)}")
+        return RunConfig(**{**asdict(self), "policy": policy, "llm": llm, "decoding": decoding})
+
+
+def default_decoding(llm: str | None) -> str:
+    """``grammar`` for the embedded model (whose server takes GBNF), ``free`` elsewhere (a server's
+    grammar support is only known when its config names it)."""
+    return "grammar" if llm is not None and (llm == "local" or llm.startswith("local:")) else "free"
 
 
 def package_versions() -> dict[str, str]:
@@ -100,8 +111,8 @@ def _write_config(run_dir: Path, config: RunConfig, task: Task, backend: ChatBac
               "llm": backend.label if backend else config.llm}
     if path.is_file():
         previous = json.loads(path.read_text())
-        keys = ("task", "format", "prompt", "detail", "policy", "llm", "max_repairs")
-        if any(previous.get(k) != record.get(k) for k in keys):
+        keys = ("task", "format", "prompt", "detail", "policy", "llm", "max_repairs", "decoding")
+        if any(previous.get(k, "free" if k == "decoding" else None) != record.get(k) for k in keys):
             raise RunError(f"{run_dir} holds a different run ({', '.join(f'{k}={previous.get(k)}' for k in keys)}); "
                            "choose another --out")
         return
@@ -133,9 +144,13 @@ def run_attempt(
         if config.llm == "local":
             notify(f"note: {LOCAL_NOTICE}")
     try:
+        policy = make_policy(config.policy, backend, max_repairs=config.max_repairs, decoding=config.decoding)
+        try:
+            policy.check_backend()  # a backend that cannot decode under a grammar says so before any call
+        except LLMError as error:
+            raise RunError(str(error)) from None
         _write_config(run_dir, config, task, backend)
         tracer = Tracer(run_dir)
-        policy = make_policy(config.policy, backend, max_repairs=config.max_repairs)
         spec = AttemptSpec(task, config.format, config.detail, config.prompt)
         runtime = AttemptRuntime(spec, policy, tracer, run_dir, labels, config.compile_time_limit_s, training)
         connection = sqlite3.connect(run_dir / "checkpoints.sqlite", check_same_thread=False)
@@ -176,6 +191,7 @@ def _summary(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any]
         "detail": config.detail,
         "policy": config.policy,
         "llm": config.llm,
+        "decoding": config.decoding,
         "status": state.get("status", "unfinished"),
         "accepted": state.get("status") == "accepted",
         "reason": state.get("reason", ""),

@@ -74,7 +74,7 @@ def _names(names: Sequence[str]) -> list[str]:
 
 def _name_token(g: Grammar, names: Sequence[str]) -> Ref:
     # Longest first: a recognizer that tries alternatives in order must not stop at a prefix.
-    return g.add("name", alt(*sorted(names, key=len, reverse=True)), token=True)
+    return g.add("name", alt(*sorted(names, key=len, reverse=True)), word=True)
 
 
 def _comment(g: Grammar, mark: str) -> Ref:
@@ -112,7 +112,7 @@ def _nat(g: Grammar, names: Sequence[str]) -> Ref:
     ops = {word: g.add(f"op-{word.lower()}", seq(f" {word}", after), token=True)
            for word in ("IFF", "IMPLIES", "OR", "XOR", "AND")}
     negation = g.add("op-not", Lit("NOT "), token=True)
-    constant = g.add("constant", alt("TRUE", "FALSE"), token=True)
+    constant = g.add("constant", alt("TRUE", "FALSE"), word=True)
     lpar = g.add("lpar", seq("(", opt(brk)), token=True)
     rpar = g.add("rpar", seq(opt(brk), ")"), token=True)
     levels = [("iff", "IFF"), ("implies", "IMPLIES"), ("or", "OR"), ("xor", "XOR"), ("and", "AND")]
@@ -173,7 +173,7 @@ def _cpmpy(g: Grammar, names: Sequence[str], max_aux: int) -> Ref:
     implies = g.add("implies", seq(".implies(", opt(brk)), token=True)
     equals = g.add("equals", Lit(" == "), token=True)
     tilde = g.add("tilde", Lit("~"), token=True)
-    constant = g.add("constant", alt("True", "False"), token=True)
+    constant = g.add("constant", alt("True", "False"), word=True)
     for suffix, atom in (("", name), ("-aux", alt(name, aux_ref))):
         e, operand = Ref(f"expr{suffix}"), Ref(f"operand{suffix}")
         g.add(f"operand{suffix}", alt(atom, seq(list_open, _items(e, comma), list_close), seq(lpar, e, rpar)))
@@ -190,7 +190,7 @@ def _sympy(g: Grammar, names: Sequence[str]) -> Ref:
     brk, comma = Ref("brk"), Ref("comma")
     rpar = g.add("rpar", seq(opt(brk), ")"), token=True)
     binary = g.add("binop", alt(" & ", " | ", " ^ "), token=True)
-    constant = g.add("constant", alt("true", "false"), token=True)
+    constant = g.add("constant", alt("true", "false"), word=True)
     tilde = g.add("tilde", Lit("~"), token=True)
 
     def opener(label: str, *functions: str) -> Ref:

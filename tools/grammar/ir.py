@@ -63,13 +63,18 @@ class Grammar:
     start: str
     rules: dict[str, Expr] = field(default_factory=dict)
     tokens: set[str] = field(default_factory=set)
+    words: set[str] = field(default_factory=set)  # tokens never followed by a letter, digit or "_"
 
-    def add(self, name: str, expr: Expr, *, token: bool = False) -> Ref:
+    def add(self, name: str, expr: Expr, *, token: bool = False, word: bool = False) -> Ref:
+        """Add a rule; ``word`` marks a token after which the grammar never allows an identifier
+        character (a lexer may then insist on that, so a name is not lexed as a prefix of another)."""
         if name in self.rules:
             raise ValueError(f"rule {name!r} defined twice")
         self.rules[name] = expr
-        if token:
+        if token or word:
             self.tokens.add(name)
+        if word:
+            self.words.add(name)
         return Ref(name)
 
     def check(self) -> "Grammar":

@@ -112,7 +112,11 @@ def to_lark(grammar: Grammar) -> str:
     grammar.check()
     lines = [f"start: {_lark_name(grammar.start, grammar)}"]
     for name, expr in grammar.rules.items():
-        lines.append(f"{_lark_name(name, grammar)}: {_lark(expr, grammar)}")
+        if name in grammar.words:  # one regex, whole words only
+            pattern = to_regex(grammar, name, depth=1).replace("/", "\\/")
+            lines.append(f"{_lark_name(name, grammar)}: /{pattern}(?![A-Za-z0-9_])/")
+        else:
+            lines.append(f"{_lark_name(name, grammar)}: {_lark(expr, grammar)}")
     return "\n".join(lines) + "\n"
 
 
