@@ -221,8 +221,8 @@ def run(
     max_repairs: int = typer.Option(5, "--max-repairs", min=0, help="Syntax-repair rounds before rejecting."),
     out: Optional[Path] = typer.Option(None, "--out", help="Run directory (run again with the same one to resume)."),
     llm_timeout: float = typer.Option(120.0, "--llm-timeout", min=0.1, help="Seconds to wait for one LLM answer."),
-    train: str = typer.Option("none", "--train", help="NeSy predictors to train on the accepted formula: spl,sl | spl | sl | none."),
-    seeds: int = typer.Option(5, "--seeds", min=1, help="Training seeds (with --train)."),
+    train: str = typer.Option("auto", "--train", help="NeSy predictors to train on the accepted formula: spl,sl | spl | sl | none | auto (the default: spl,sl on a short schedule with the embedded model, none otherwise)."),
+    seeds: Optional[int] = typer.Option(None, "--seeds", min=1, help="Training seeds (with --train; default 5, 1 with --train auto)."),
     epochs: Optional[int] = typer.Option(None, "--epochs", min=1, help="Training epochs (with --train; default: the trainer's)."),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="Data directory (default: $AUTONESY_DATA_DIR, else the user cache)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
@@ -235,6 +235,7 @@ def run(
                            policy=policy, llm=llm, max_repairs=max_repairs, llm_timeout_s=llm_timeout, decoding=decoding)
         notify = (lambda message: None) if as_json else (lambda message: errors.print(message, markup=False))
         dataset = task_data(config.task, data_dir)
+        train, seeds, epochs = resolve_training(train, seeds, epochs, config.resolved().llm, dataset is not None)
         training = None
         if train != "none":
             from autonesy.nesy.evaluate import parse_methods
@@ -252,6 +253,15 @@ def run(
         _print_json(summary)
         return
     _print_summary(summary)
+
+
+def resolve_training(train: str, seeds, epochs, llm, has_data: bool) -> tuple:
+    """``--train auto``: the main command (embedded model, a task with data) trains SPL and SL on a
+    short schedule (1 seed, 3 epochs) so it ends in minutes; anything else trains only when asked."""
+    if train == "auto":
+        main_job = has_data and llm is not None and (llm == "local" or llm.startswith("local:"))
+        return ("spl,sl", seeds or 1, epochs or 3) if main_job else ("none", seeds or 5, epochs)
+    return train, seeds or 5, epochs
 
 
 def _print_summary(summary: dict) -> None:

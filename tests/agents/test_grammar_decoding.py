@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from autonesy.agents.llm import LLMError, LLMResponse, backend_from_spec
 from autonesy.agents.llm.chat import ChatBackend
 from autonesy.agents.llm.guided import answer_text, check_decoding, guided_params
-from autonesy.agents.policies import AttemptSpec, example_tasks, make_policy
+from autonesy.agents.llm.spec import DEFAULT_MAX_TOKENS
+from autonesy.agents.policies import TOKENS_PER_LINE, AttemptSpec, example_tasks, make_policy
 from autonesy.graph.cli import app
 from autonesy.graph.run import RunConfig, RunError, run_attempt
 from autonesy.graph.trace import read_trace
@@ -99,7 +100,9 @@ def test_the_grammar_travels_in_the_http_body(tmp_path, dialect, field):
     sent = body
     for key in field:
         sent = sent[key]
-    assert sent == to_gbnf(answer_grammar("nat", task.names))
+    # The TOML backend's default budget of 4096 tokens bounds the block to 4096 / 16 lines.
+    assert sent == to_gbnf(answer_grammar("nat", task.names, max_lines=DEFAULT_MAX_TOKENS // TOKENS_PER_LINE))
+    assert body["max_tokens"] == DEFAULT_MAX_TOKENS
     summary = json.loads(result.output)
     assert summary["accepted"] and summary["decoding"] == "grammar"
     calls = [e for e in read_trace(tmp_path / "r") if e["event"] == "llm_call"]
@@ -124,6 +127,15 @@ def test_repair_loop_runs_for_what_the_grammar_cannot_rule_out(tmp_path):
     assert [e["error_kind"] for e in events if e["event"] == "repair_round"] == ["runtime"]
     assert [e["decoding"]["grammar"] for e in events if e["event"] == "llm_call"] == ["answer", "repair"]
     assert json.loads((tmp_path / "r" / "config.json").read_text())["decoding"] == "grammar"
+
+
+def test_token_budget_bounds_lines_and_reasoning():
+    task = load_task("fashion")
+    backend = Recorded(["<cnf>\nTRUE\n</cnf>"])
+    make_policy("zs-cot", backend, decoding="grammar", params={"max_tokens": 160}).formalize(
+        AttemptSpec(task, "nat", "detailed", "zs-cot"))
+    sent = backend.calls[0]["params"]["extra_body"]["grammar"]
+    assert sent == to_gbnf(answer_grammar("nat", task.names, reasoning_chars=160, max_lines=10))
 
 
 def test_zs_cot_grammar_allows_bounded_reasoning_and_zs_does_not():

@@ -81,6 +81,11 @@ def _comment(g: Grammar, mark: str) -> Ref:
     return g.add("comment", seq(mark, star(chars("\n<", negated=True)), "\n"), token=True)
 
 
+def _lines(item, lines: int | None, low: int = 0):
+    """``item`` repeated at least ``low`` times, and at most ``lines`` times when that is set."""
+    return Repeat(seq(item), low, lines)
+
+
 def _breaks(g: Grammar) -> Ref:
     """A line break and any indentation (inside brackets and after operators)."""
     return g.add("brk", seq("\n", star(" ")), token=True)
@@ -89,7 +94,7 @@ def _breaks(g: Grammar) -> Ref:
 # -- DIMACS ---------------------------------------------------------------------------------------
 
 
-def _dimacs(g: Grammar, names: Sequence[str], max_aux: int) -> Ref:
+def _dimacs(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None) -> Ref:
     n = len(names)
     comment = _comment(g, "c")
     literal = g.add("lit", seq(opt("-"), int_range(1, n + max_aux)), token=True)
@@ -99,13 +104,13 @@ def _dimacs(g: Grammar, names: Sequence[str], max_aux: int) -> Ref:
     end = g.add("end", Lit(" 0"), token=True)
     clause = g.add("clause", seq(separated(literal, Ref("sp")), end))
     line = g.add("clause-line", seq(separated(clause, Ref("sp")), Ref("nl")))
-    return g.add("body", seq(star(comment), header, star(alt(comment, line))))
+    return g.add("body", seq(_lines(comment, lines), header, _lines(alt(comment, line), lines)))
 
 
 # -- NAT ------------------------------------------------------------------------------------------
 
 
-def _nat(g: Grammar, names: Sequence[str]) -> Ref:
+def _nat(g: Grammar, names: Sequence[str], lines: int | None) -> Ref:
     name = _name_token(g, names)
     brk = _breaks(g)
     after = alt(" ", brk)
@@ -121,19 +126,19 @@ def _nat(g: Grammar, names: Sequence[str]) -> Ref:
     g.add("nat-not", alt(seq(negation, Ref("nat-not")), name, constant, seq(lpar, Ref("nat-iff"), rpar)))
     comment = _comment(g, "#")
     line = alt(comment, seq(Ref("nat-iff"), g.add("nl", Lit("\n"), token=True)))
-    return g.add("body", plus(line))
+    return g.add("body", _lines(line, lines, 1))
 
 
 # -- the Python formats ---------------------------------------------------------------------------
 
 
-def _items(item: Ref, comma: Ref):
-    return seq(separated(item, comma), opt(comma))
+def _items(item: Ref, comma: Ref, lines: int | None = None):
+    return seq(item, _lines(seq(comma, item), None if lines is None else lines - 1), opt(comma))
 
 
-def _program_list(g: Grammar, variable: str, item: Ref, suffix: str) -> Ref:
+def _program_list(g: Grammar, variable: str, item: Ref, suffix: str, lines: int | None) -> Ref:
     """``variable = [`` items ``]``: a bracketed list like any other (its items on their own lines or not)."""
-    return g.add(f"list{suffix}", seq(f"{variable} = [", opt(Ref("brk")), opt(_items(item, Ref("comma"))), "]\n"))
+    return g.add(f"list{suffix}", seq(f"{variable} = [", opt(Ref("brk")), opt(_items(item, Ref("comma"), lines)), "]\n"))
 
 
 def _python_head(g: Grammar) -> None:
@@ -142,7 +147,7 @@ def _python_head(g: Grammar) -> None:
     _comment(g, "#")
 
 
-def _pysat(g: Grammar, names: Sequence[str], max_aux: int) -> Ref:
+def _pysat(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None) -> Ref:
     _python_head(g)
     name = _name_token(g, names)
     aux = aux_name(names, PYSAT_RESERVED)
@@ -154,11 +159,11 @@ def _pysat(g: Grammar, names: Sequence[str], max_aux: int) -> Ref:
     for suffix, atom in (("", name), ("-aux", alt(name, aux_ref))):
         literal = g.add(f"lit{suffix}", seq(opt(g.add(f"minus{suffix}", Lit("-"), token=True)), atom))
         clause = g.add(f"clause{suffix}", seq("[", _items(literal, comma), "]"))
-        _program_list(g, "clauses", clause, suffix)
-    return g.add("body", seq(star(Ref("comment")), alt(Ref("list"), seq(declaration, Ref("list-aux")))))
+        _program_list(g, "clauses", clause, suffix, lines)
+    return g.add("body", seq(_lines(Ref("comment"), lines), alt(Ref("list"), seq(declaration, Ref("list-aux")))))
 
 
-def _cpmpy(g: Grammar, names: Sequence[str], max_aux: int) -> Ref:
+def _cpmpy(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None) -> Ref:
     _python_head(g)
     name = _name_token(g, names)
     aux = aux_name(names, CPMPY_RESERVED)
@@ -180,11 +185,11 @@ def _cpmpy(g: Grammar, names: Sequence[str], max_aux: int) -> Ref:
         g.add(f"expr{suffix}", alt(seq(tilde, operand), seq(operand, implies, e, rpar),
                                    seq(operand, equals, operand), operand))
         item = g.add(f"item{suffix}", alt(e, constant))
-        _program_list(g, "constraints", item, suffix)
-    return g.add("body", seq(star(Ref("comment")), alt(Ref("list"), seq(declaration, Ref("list-aux")))))
+        _program_list(g, "constraints", item, suffix, lines)
+    return g.add("body", seq(_lines(Ref("comment"), lines), alt(Ref("list"), seq(declaration, Ref("list-aux")))))
 
 
-def _sympy(g: Grammar, names: Sequence[str]) -> Ref:
+def _sympy(g: Grammar, names: Sequence[str], lines: int | None) -> Ref:
     _python_head(g)
     name = _name_token(g, names)
     brk, comma = Ref("brk"), Ref("comma")
@@ -207,23 +212,23 @@ def _sympy(g: Grammar, names: Sequence[str]) -> Ref:
     g.add("primary", alt(name, constant, call, seq(lpar, e, rpar)))
     g.add("unary", alt(seq(tilde, Ref("unary")), Ref("primary")))
     g.add("expr", separated(Ref("unary"), binary))
-    return g.add("body", seq(star(Ref("comment")), _program_list(g, "constraints", e, "")))
+    return g.add("body", seq(_lines(Ref("comment"), lines), _program_list(g, "constraints", e, "", lines)))
 
 
 # -- answers --------------------------------------------------------------------------------------
 
 
-def _block(g: Grammar, fmt: str, names: Sequence[str], max_aux: int) -> Ref:
+def _block(g: Grammar, fmt: str, names: Sequence[str], max_aux: int, lines: int | None) -> Ref:
     if fmt == "dimacs":
-        body = _dimacs(g, names, max_aux)
+        body = _dimacs(g, names, max_aux, lines)
     elif fmt == "nat":
-        body = _nat(g, names)
+        body = _nat(g, names, lines)
     elif fmt == "pysat":
-        body = _pysat(g, names, max_aux)
+        body = _pysat(g, names, max_aux, lines)
     elif fmt == "cpmpy":
-        body = _cpmpy(g, names, max_aux)
+        body = _cpmpy(g, names, max_aux, lines)
     elif fmt == "sympy":
-        body = _sympy(g, names)
+        body = _sympy(g, names, lines)
     else:
         raise ValueError(f"unknown format {fmt!r}; expected one of: {', '.join(FORMATS)}")
     open_tag = g.add("open-tag", Lit("<cnf>\n"), token=True)
@@ -232,14 +237,16 @@ def _block(g: Grammar, fmt: str, names: Sequence[str], max_aux: int) -> Ref:
 
 
 def answer_grammar(fmt: str, names: Sequence[str], *, reasoning_chars: int = 0,
-                   max_aux: int = DEFAULT_MAX_AUX) -> Grammar:
+                   max_aux: int = DEFAULT_MAX_AUX, max_lines: int | None = None) -> Grammar:
     """The answers the formalizer may give in ``fmt`` for a task with variables ``names``:
-    ``reasoning_chars`` of free text (0: none) and one ``<cnf>`` block."""
+    ``reasoning_chars`` of free text (0: none) and one ``<cnf>`` block. ``max_lines`` bounds the
+    block's clause/constraint/comment lines (each kind separately; list items in the Python formats),
+    so that a model cannot run past its token budget by adding lines forever."""
     names = _names(names)
     if max_aux < 1:
         raise ValueError("max_aux must be at least 1")
     g = Grammar("answer")
-    block = _block(g, fmt, names, max_aux)
+    block = _block(g, fmt, names, max_aux, max_lines)
     if reasoning_chars > 0:
         reasoning = g.add("reasoning", Repeat(chars("<", negated=True), 1, reasoning_chars), token=True)
         g.add("answer", seq(opt(reasoning), block))
@@ -248,10 +255,11 @@ def answer_grammar(fmt: str, names: Sequence[str], *, reasoning_chars: int = 0,
     return g.check()
 
 
-def repair_grammar(fmt: str, names: Sequence[str], *, max_aux: int = DEFAULT_MAX_AUX) -> Grammar:
+def repair_grammar(fmt: str, names: Sequence[str], *, max_aux: int = DEFAULT_MAX_AUX,
+                   max_lines: int | None = None) -> Grammar:
     """The repair agent's answers: ``[[OK]]``, or ``[[FIXED]]``, a line break and a block."""
     names = _names(names)
     g = Grammar("repair")
-    block = _block(g, fmt, names, max_aux)
+    block = _block(g, fmt, names, max_aux, max_lines)
     g.add("repair", alt("[[OK]]", seq("[[FIXED]]\n", block)))
     return g.check()
