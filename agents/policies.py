@@ -39,6 +39,7 @@ from autonesy.tools.grammar import Grammar, answer_grammar, repair_grammar, to_g
 DEFAULT_MAX_REPAIRS = 5
 DEFAULT_REASONING_CHARS = 1200  # zs-cot under a grammar: free text before the block, at most this long
 TOKENS_PER_LINE = 16  # under a grammar, a block has at most (token budget / this) lines of each kind
+GRAMMAR_DEPTH = 5  # bracket nesting allowed under a grammar: the deepest reference formalization (kand-logic, SymPy)
 DEFAULT_SHOTS = 2
 
 
@@ -126,16 +127,17 @@ class Policy:
         return int(budget) if budget else None
 
     def _grammar(self, spec: AttemptSpec, role: str) -> Grammar | None:
-        """The role's grammar. With a known token budget the block's lines are bounded by it, and
-        the reasoning by a quarter of it (about 4 characters a token), so a small model cannot
-        spend the budget before closing its block."""
+        """The role's grammar: nesting bounded by ``GRAMMAR_DEPTH`` (a finite language, which a weak
+        model must end); with a known token budget the block's lines are bounded by it, and the
+        reasoning by a quarter of it (about 4 characters a token), so a small model cannot spend the
+        budget before closing its block."""
         if self.decoding != "grammar":
             return None
         reasoning = self.reasoning_chars if role == "formalizer" and self.style(spec) == "zs-cot" else 0
         budget, lines = self._token_budget(), None
         if budget:
             reasoning, lines = min(reasoning, budget), max(4, budget // TOKENS_PER_LINE)
-        return _grammar(role, spec.format, tuple(spec.task.names), reasoning, lines)
+        return _grammar(role, spec.format, tuple(spec.task.names), reasoning, lines, GRAMMAR_DEPTH)
 
     def formalizer_prompt(self, spec: AttemptSpec) -> Prompt:
         return formalizer_prompt(spec.task, spec.format, self.style(spec), spec.detail)
@@ -156,10 +158,11 @@ class Policy:
 
 
 @functools.lru_cache(maxsize=64)
-def _grammar(role: str, fmt: str, names: tuple[str, ...], reasoning_chars: int, lines: int | None) -> Grammar:
+def _grammar(role: str, fmt: str, names: tuple[str, ...], reasoning_chars: int, lines: int | None,
+             depth: int) -> Grammar:
     if role == "repair":
-        return repair_grammar(fmt, names, max_lines=lines)
-    return answer_grammar(fmt, names, reasoning_chars=reasoning_chars, max_lines=lines)
+        return repair_grammar(fmt, names, max_lines=lines, max_depth=depth)
+    return answer_grammar(fmt, names, reasoning_chars=reasoning_chars, max_lines=lines, max_depth=depth)
 
 
 @dataclass

@@ -255,6 +255,12 @@ def run(
     _print_summary(summary)
 
 
+LOCAL_SUMMARY = ("this was the embedded smoke-test model (Gemma 3 270M): it shows every step works — formalize under "
+                 "the format's grammar, check, repair, compile, score against the expert formula, train SPL and SL "
+                 "— but its formulas are poor (see the F1 above). For real formalizations point --llm at a capable "
+                 "model (README: Pointing at your own LLM).")
+
+
 def resolve_training(train: str, seeds, epochs, llm, has_data: bool) -> tuple:
     """``--train auto``: the main command (embedded model, a task with data) trains SPL and SL on a
     short schedule (1 seed, 3 epochs) so it ends in minutes; anything else trains only when asked."""
@@ -300,6 +306,8 @@ def _print_summary(summary: dict) -> None:
         for row in rows[1:]:
             table.add_row(*row)
         console.print(table)
+    if (summary.get("llm") or "").startswith("local"):
+        console.print(f"note: {LOCAL_SUMMARY}", highlight=False, markup=False)
 
 
 @app.command("trace")

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from autonesy.agents.policies import GRAMMAR_DEPTH
 from autonesy.tasks.registry import TASK_NAMES, load_task
 from autonesy.tools.formats import convert
 from autonesy.tools.formats.reference import reference_formalization, reference_source
@@ -39,6 +40,8 @@ def test_reference_answers_are_inside_the_grammar(task_name, fmt):
     names = tuple(task.names)
     bare = f"<cnf>\n{reference_source(task, fmt)}</cnf>"
     assert recognizer(fmt, names).error(bare) is None
+    # ... and inside the bounded grammar the policies decode with (nesting depth GRAMMAR_DEPTH).
+    assert Recognizer(answer_grammar(fmt, names, max_depth=GRAMMAR_DEPTH)).error(bare) is None
     # With zs-cot the expert's full answer (a sentence, then the block) is inside the grammar too.
     assert recognizer(fmt, names, 2000).error(reference_formalization(task, fmt)) is None
 
@@ -89,8 +92,9 @@ def task_names(reserved: set[str]):
     return st.lists(ok, min_size=1, max_size=6, unique=True)
 
 
-def samples(fmt: str, names: list[str], seed: int, count: int, reasoning: int) -> list[str]:
-    grammar = answer_grammar(fmt, names, reasoning_chars=reasoning, max_aux=12)
+def samples(fmt: str, names: list[str], seed: int, count: int, reasoning: int, bounded: bool = False) -> list[str]:
+    bounds = {"max_depth": 2, "max_lines": 3} if bounded else {}
+    grammar = answer_grammar(fmt, names, reasoning_chars=reasoning, max_aux=12, **bounds)
     sampler, rng = Sampler(grammar, max_depth=7), random.Random(seed)
     texts = [sampler.sample(rng) for _ in range(count)]
     check = Recognizer(grammar)
@@ -100,17 +104,17 @@ def samples(fmt: str, names: list[str], seed: int, count: int, reasoning: int) -
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(names=task_names(set()), seed=st.integers(0, 2**32), reasoning=st.sampled_from([0, 30]))
-def test_sampled_nat_always_parses(names, seed, reasoning):
-    for text in samples("nat", names, seed, 5, reasoning):
+@given(names=task_names(set()), seed=st.integers(0, 2**32), reasoning=st.sampled_from([0, 30]), bounded=st.booleans())
+def test_sampled_nat_always_parses(names, seed, reasoning, bounded):
+    for text in samples("nat", names, seed, 5, reasoning, bounded):
         conversion = convert(text, "nat", names, autofix=False)
         assert conversion.ok, (conversion.error, text)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(names=task_names(set()), seed=st.integers(0, 2**32), reasoning=st.sampled_from([0, 30]))
-def test_sampled_dimacs_always_converts(names, seed, reasoning):
-    for text in samples("dimacs", names, seed, 5, reasoning):
+@given(names=task_names(set()), seed=st.integers(0, 2**32), reasoning=st.sampled_from([0, 30]), bounded=st.booleans())
+def test_sampled_dimacs_always_converts(names, seed, reasoning, bounded):
+    for text in samples("dimacs", names, seed, 5, reasoning, bounded):
         strict = convert(text, "dimacs", names, autofix=False)
         # The header's counts are what no context-free grammar can check; autofix rewrites them.
         assert strict.ok or strict.error.kind in ("header", "out_of_range"), (strict.error, text)
@@ -123,11 +127,11 @@ AUX_INDEX = re.compile(r"IndexError|out of bounds")
 @pytest.mark.parametrize("fmt", ["pysat", "cpmpy", "sympy"])
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                HealthCheck.function_scoped_fixture])
-@given(names=task_names(PYTHON_RESERVED), seed=st.integers(0, 2**32))
-def test_sampled_programs_always_run(fmt, names, seed):
+@given(names=task_names(PYTHON_RESERVED), seed=st.integers(0, 2**32), bounded=st.booleans())
+def test_sampled_programs_always_run(fmt, names, seed, bounded):
     """Every sampled program runs and converts, except an auxiliary index beyond the declared count
     (``aux[7]`` after ``shape=3``): the one runtime error the grammar leaves to the repair loop."""
-    for text in samples(fmt, names, seed, 3, 0):
+    for text in samples(fmt, names, seed, 3, 0, bounded):
         conversion = convert(text, fmt, names, autofix=False)
         if not conversion.ok:
             assert conversion.error.kind == "runtime" and AUX_INDEX.search(conversion.error.message), (

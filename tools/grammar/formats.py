@@ -39,7 +39,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from autonesy.tools.grammar.ir import (
-    Grammar, Lit, Ref, Repeat, alt, chars, int_range, opt, plus, separated, seq, star,
+    Grammar, Lit, Ref, Repeat, alt, chars, int_range, opt, seq, star,
 )
 
 FORMATS = ("dimacs", "nat", "pysat", "cpmpy", "sympy")
@@ -86,6 +86,19 @@ def _lines(item, lines: int | None, low: int = 0):
     return Repeat(seq(item), low, lines)
 
 
+def _chain(item, separator, longest: int | None):
+    """``item (separator item)*`` with at most ``longest`` items when that is set."""
+    return seq(item, Repeat(seq(separator, item), 0, None if longest is None else max(0, longest - 1)))
+
+
+def _levels(depth: int | None) -> list[tuple[str, str | None]]:
+    """(suffix of a nesting level, suffix of the level inside its brackets): one self-nested level
+    when ``depth`` is None, else levels 0..depth where the last has no brackets."""
+    if depth is None:
+        return [("", "")]
+    return [(f"-{k}", f"-{k + 1}" if k < depth else None) for k in range(depth + 1)]
+
+
 def _breaks(g: Grammar) -> Ref:
     """A line break and any indentation (inside brackets and after operators)."""
     return g.add("brk", seq("\n", star(" ")), token=True)
@@ -94,7 +107,7 @@ def _breaks(g: Grammar) -> Ref:
 # -- DIMACS ---------------------------------------------------------------------------------------
 
 
-def _dimacs(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None) -> Ref:
+def _dimacs(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, chain: int | None) -> Ref:
     n = len(names)
     comment = _comment(g, "c")
     literal = g.add("lit", seq(opt("-"), int_range(1, n + max_aux)), token=True)
@@ -102,15 +115,15 @@ def _dimacs(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None) -
     header = g.add("header", seq(g.add("p-cnf", Lit("p cnf "), token=True), count, g.add("sp", Lit(" "), token=True),
                                  count, g.add("nl", Lit("\n"), token=True)))
     end = g.add("end", Lit(" 0"), token=True)
-    clause = g.add("clause", seq(separated(literal, Ref("sp")), end))
-    line = g.add("clause-line", seq(separated(clause, Ref("sp")), Ref("nl")))
+    clause = g.add("clause", seq(_chain(literal, Ref("sp"), chain), end))
+    line = g.add("clause-line", seq(_chain(clause, Ref("sp"), chain), Ref("nl")))
     return g.add("body", seq(_lines(comment, lines), header, _lines(alt(comment, line), lines)))
 
 
 # -- NAT ------------------------------------------------------------------------------------------
 
 
-def _nat(g: Grammar, names: Sequence[str], lines: int | None) -> Ref:
+def _nat(g: Grammar, names: Sequence[str], lines: int | None, depth: int | None, chain: int | None) -> Ref:
     name = _name_token(g, names)
     brk = _breaks(g)
     after = alt(" ", brk)
@@ -121,11 +134,17 @@ def _nat(g: Grammar, names: Sequence[str], lines: int | None) -> Ref:
     lpar = g.add("lpar", seq("(", opt(brk)), token=True)
     rpar = g.add("rpar", seq(opt(brk), ")"), token=True)
     levels = [("iff", "IFF"), ("implies", "IMPLIES"), ("or", "OR"), ("xor", "XOR"), ("and", "AND")]
-    for (level, word), (lower, _) in zip(levels, levels[1:] + [("not", "")]):
-        g.add(f"nat-{level}", separated(Ref(f"nat-{lower}"), ops[word]))
-    g.add("nat-not", alt(seq(negation, Ref("nat-not")), name, constant, seq(lpar, Ref("nat-iff"), rpar)))
+    for at, inner in _levels(depth):
+        for (level, word), (lower, _) in zip(levels, levels[1:] + [("not", "")]):
+            g.add(f"nat-{level}{at}", _chain(Ref(f"nat-{lower}{at}"), ops[word], chain))
+        atoms = [name, constant] + ([] if inner is None else [seq(lpar, Ref(f"nat-iff{inner}"), rpar)])
+        if depth is None:
+            g.add("nat-not", alt(seq(negation, Ref("nat-not")), *atoms))
+        else:  # bounded: one NOT at most (NOT NOT x is x)
+            g.add(f"nat-not{at}", seq(opt(negation), alt(*atoms)))
+    top = "nat-iff" if depth is None else "nat-iff-0"
     comment = _comment(g, "#")
-    line = alt(comment, seq(Ref("nat-iff"), g.add("nl", Lit("\n"), token=True)))
+    line = alt(comment, seq(Ref(top), g.add("nl", Lit("\n"), token=True)))
     return g.add("body", _lines(line, lines, 1))
 
 
@@ -147,7 +166,7 @@ def _python_head(g: Grammar) -> None:
     _comment(g, "#")
 
 
-def _pysat(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None) -> Ref:
+def _pysat(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, chain: int | None) -> Ref:
     _python_head(g)
     name = _name_token(g, names)
     aux = aux_name(names, PYSAT_RESERVED)
@@ -158,12 +177,13 @@ def _pysat(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None) ->
     comma = Ref("comma")
     for suffix, atom in (("", name), ("-aux", alt(name, aux_ref))):
         literal = g.add(f"lit{suffix}", seq(opt(g.add(f"minus{suffix}", Lit("-"), token=True)), atom))
-        clause = g.add(f"clause{suffix}", seq("[", _items(literal, comma), "]"))
+        clause = g.add(f"clause{suffix}", seq("[", _items(literal, comma, chain), "]"))
         _program_list(g, "clauses", clause, suffix, lines)
     return g.add("body", seq(_lines(Ref("comment"), lines), alt(Ref("list"), seq(declaration, Ref("list-aux")))))
 
 
-def _cpmpy(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None) -> Ref:
+def _cpmpy(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, depth: int | None,
+           chain: int | None) -> Ref:
     _python_head(g)
     name = _name_token(g, names)
     aux = aux_name(names, CPMPY_RESERVED)
@@ -180,16 +200,21 @@ def _cpmpy(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None) ->
     tilde = g.add("tilde", Lit("~"), token=True)
     constant = g.add("constant", alt("True", "False"), word=True)
     for suffix, atom in (("", name), ("-aux", alt(name, aux_ref))):
-        e, operand = Ref(f"expr{suffix}"), Ref(f"operand{suffix}")
-        g.add(f"operand{suffix}", alt(atom, seq(list_open, _items(e, comma), list_close), seq(lpar, e, rpar)))
-        g.add(f"expr{suffix}", alt(seq(tilde, operand), seq(operand, implies, e, rpar),
-                                   seq(operand, equals, operand), operand))
-        item = g.add(f"item{suffix}", alt(e, constant))
+        for at, inner in _levels(depth):
+            e, operand = Ref(f"expr{suffix}{at}"), Ref(f"operand{suffix}{at}")
+            nested = [] if inner is None else [
+                seq(list_open, _items(Ref(f"expr{suffix}{inner}"), comma, chain), list_close),
+                seq(lpar, Ref(f"expr{suffix}{inner}"), rpar)]
+            g.add(f"operand{suffix}{at}", alt(atom, *nested))
+            implication = [] if inner is None else [seq(operand, implies, Ref(f"expr{suffix}{inner}"), rpar)]
+            g.add(f"expr{suffix}{at}", alt(seq(tilde, operand), *implication, seq(operand, equals, operand), operand))
+        top = Ref(f"expr{suffix}" if depth is None else f"expr{suffix}-0")
+        item = g.add(f"item{suffix}", alt(top, constant))
         _program_list(g, "constraints", item, suffix, lines)
     return g.add("body", seq(_lines(Ref("comment"), lines), alt(Ref("list"), seq(declaration, Ref("list-aux")))))
 
 
-def _sympy(g: Grammar, names: Sequence[str], lines: int | None) -> Ref:
+def _sympy(g: Grammar, names: Sequence[str], lines: int | None, depth: int | None, chain: int | None) -> Ref:
     _python_head(g)
     name = _name_token(g, names)
     brk, comma = Ref("brk"), Ref("comma")
@@ -205,30 +230,37 @@ def _sympy(g: Grammar, names: Sequence[str], lines: int | None) -> Ref:
     unary = opener("call-not", "Not")
     binary_call = opener("call-implies", "Implies")
     lpar = g.add("lpar", seq("(", opt(brk)), token=True)
-    e = Ref("expr")
-    call = alt(seq(nary, _items(e, comma), rpar),
-               seq(unary, e, opt(comma), rpar),
-               seq(binary_call, e, comma, e, opt(comma), rpar))
-    g.add("primary", alt(name, constant, call, seq(lpar, e, rpar)))
-    g.add("unary", alt(seq(tilde, Ref("unary")), Ref("primary")))
-    g.add("expr", separated(Ref("unary"), binary))
-    return g.add("body", seq(_lines(Ref("comment"), lines), _program_list(g, "constraints", e, "", lines)))
+    for at, inner in _levels(depth):
+        nested = []
+        if inner is not None:
+            e = Ref(f"expr{inner}")
+            nested = [seq(nary, _items(e, comma, chain), rpar), seq(unary, e, opt(comma), rpar),
+                      seq(binary_call, e, comma, e, opt(comma), rpar), seq(lpar, e, rpar)]
+        g.add(f"primary{at}", alt(name, constant, *nested))
+        if depth is None:
+            g.add("unary", alt(seq(tilde, Ref("unary")), Ref("primary")))
+        else:  # bounded: one ~ at most
+            g.add(f"unary{at}", seq(opt(tilde), Ref(f"primary{at}")))
+        g.add(f"expr{at}", _chain(Ref(f"unary{at}"), binary, chain))
+    top = Ref("expr" if depth is None else "expr-0")
+    return g.add("body", seq(_lines(Ref("comment"), lines), _program_list(g, "constraints", top, "", lines)))
 
 
 # -- answers --------------------------------------------------------------------------------------
 
 
-def _block(g: Grammar, fmt: str, names: Sequence[str], max_aux: int, lines: int | None) -> Ref:
+def _block(g: Grammar, fmt: str, names: Sequence[str], max_aux: int, lines: int | None, depth: int | None) -> Ref:
+    chain = None if depth is None else max(2, len(names))
     if fmt == "dimacs":
-        body = _dimacs(g, names, max_aux, lines)
+        body = _dimacs(g, names, max_aux, lines, chain)
     elif fmt == "nat":
-        body = _nat(g, names, lines)
+        body = _nat(g, names, lines, depth, chain)
     elif fmt == "pysat":
-        body = _pysat(g, names, max_aux, lines)
+        body = _pysat(g, names, max_aux, lines, chain)
     elif fmt == "cpmpy":
-        body = _cpmpy(g, names, max_aux, lines)
+        body = _cpmpy(g, names, max_aux, lines, depth, chain)
     elif fmt == "sympy":
-        body = _sympy(g, names, lines)
+        body = _sympy(g, names, lines, depth, chain)
     else:
         raise ValueError(f"unknown format {fmt!r}; expected one of: {', '.join(FORMATS)}")
     open_tag = g.add("open-tag", Lit("<cnf>\n"), token=True)
@@ -237,16 +269,19 @@ def _block(g: Grammar, fmt: str, names: Sequence[str], max_aux: int, lines: int 
 
 
 def answer_grammar(fmt: str, names: Sequence[str], *, reasoning_chars: int = 0,
-                   max_aux: int = DEFAULT_MAX_AUX, max_lines: int | None = None) -> Grammar:
+                   max_aux: int = DEFAULT_MAX_AUX, max_lines: int | None = None,
+                   max_depth: int | None = None) -> Grammar:
     """The answers the formalizer may give in ``fmt`` for a task with variables ``names``:
     ``reasoning_chars`` of free text (0: none) and one ``<cnf>`` block. ``max_lines`` bounds the
     block's clause/constraint/comment lines (each kind separately; list items in the Python formats),
-    so that a model cannot run past its token budget by adding lines forever."""
+    so that a model cannot run past its token budget by adding lines forever. ``max_depth`` bounds
+    bracket nesting (and, with it, chains to as many operands as there are task variables, and
+    negation to one ``NOT``/``~`` in a row): a finite language, which a weak model must end."""
     names = _names(names)
     if max_aux < 1:
         raise ValueError("max_aux must be at least 1")
     g = Grammar("answer")
-    block = _block(g, fmt, names, max_aux, max_lines)
+    block = _block(g, fmt, names, max_aux, max_lines, max_depth)
     if reasoning_chars > 0:
         reasoning = g.add("reasoning", Repeat(chars("<", negated=True), 1, reasoning_chars), token=True)
         g.add("answer", seq(opt(reasoning), block))
@@ -256,10 +291,10 @@ def answer_grammar(fmt: str, names: Sequence[str], *, reasoning_chars: int = 0,
 
 
 def repair_grammar(fmt: str, names: Sequence[str], *, max_aux: int = DEFAULT_MAX_AUX,
-                   max_lines: int | None = None) -> Grammar:
+                   max_lines: int | None = None, max_depth: int | None = None) -> Grammar:
     """The repair agent's answers: ``[[OK]]``, or ``[[FIXED]]``, a line break and a block."""
     names = _names(names)
     g = Grammar("repair")
-    block = _block(g, fmt, names, max_aux, max_lines)
+    block = _block(g, fmt, names, max_aux, max_lines, max_depth)
     g.add("repair", alt("[[OK]]", seq("[[FIXED]]\n", block)))
     return g.check()
