@@ -38,8 +38,9 @@ from autonesy.tools.grammar import Grammar, answer_grammar, repair_grammar, to_g
 
 DEFAULT_MAX_REPAIRS = 5
 DEFAULT_REASONING_CHARS = 1200  # zs-cot under a grammar: free text before the block, at most this long
-TOKENS_PER_LINE = 16  # under a grammar, a block has at most (token budget / this) lines of each kind
+TOKENS_PER_LINE = 32  # under a grammar, a block has at most (token budget / this) lines
 GRAMMAR_DEPTH = 5  # bracket nesting allowed under a grammar: the deepest reference formalization (kand-logic, SymPy)
+GRAMMAR_CHAIN = 8  # operands per chain, list or clause under a grammar (longer ones: more lines)
 DEFAULT_SHOTS = 2
 
 
@@ -137,7 +138,7 @@ class Policy:
         budget, lines = self._token_budget(), None
         if budget:
             reasoning, lines = min(reasoning, budget), max(4, budget // TOKENS_PER_LINE)
-        return _grammar(role, spec.format, tuple(spec.task.names), reasoning, lines, GRAMMAR_DEPTH)
+        return _grammar(role, spec.format, tuple(spec.task.names), reasoning, lines)
 
     def formalizer_prompt(self, spec: AttemptSpec) -> Prompt:
         return formalizer_prompt(spec.task, spec.format, self.style(spec), spec.detail)
@@ -158,11 +159,14 @@ class Policy:
 
 
 @functools.lru_cache(maxsize=64)
-def _grammar(role: str, fmt: str, names: tuple[str, ...], reasoning_chars: int, lines: int | None,
-             depth: int) -> Grammar:
+def _grammar(role: str, fmt: str, names: tuple[str, ...], reasoning_chars: int, lines: int | None) -> Grammar:
+    """The decode-time grammar: bounded (see ``Policy._grammar``), without comment lines (a weak
+    model fills its block with them), and for the repair agent ``[[FIXED]]`` only: under a grammar
+    every checker error left is real (a header count, a program that raises, a block cut off)."""
+    bounds = dict(max_lines=lines, max_depth=GRAMMAR_DEPTH, max_chain=GRAMMAR_CHAIN, comments=False)
     if role == "repair":
-        return repair_grammar(fmt, names, max_lines=lines, max_depth=depth)
-    return answer_grammar(fmt, names, reasoning_chars=reasoning_chars, max_lines=lines, max_depth=depth)
+        return repair_grammar(fmt, names, allow_ok=False, **bounds)
+    return answer_grammar(fmt, names, reasoning_chars=reasoning_chars, **bounds)
 
 
 @dataclass

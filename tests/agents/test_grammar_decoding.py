@@ -14,7 +14,7 @@ from autonesy.agents.llm import LLMError, LLMResponse, backend_from_spec
 from autonesy.agents.llm.chat import ChatBackend
 from autonesy.agents.llm.guided import answer_text, check_decoding, guided_params
 from autonesy.agents.llm.spec import DEFAULT_MAX_TOKENS
-from autonesy.agents.policies import GRAMMAR_DEPTH, TOKENS_PER_LINE, AttemptSpec, example_tasks, make_policy
+from autonesy.agents.policies import GRAMMAR_CHAIN, GRAMMAR_DEPTH, TOKENS_PER_LINE, AttemptSpec, example_tasks, make_policy
 from autonesy.graph.cli import app
 from autonesy.graph.run import RunConfig, RunError, run_attempt
 from autonesy.graph.trace import read_trace
@@ -26,6 +26,7 @@ from autonesy.tools.grammar.recognize import Recognizer
 from loopback_llm import LoopbackLLM
 
 runner = CliRunner()
+BOUNDS = dict(max_depth=GRAMMAR_DEPTH, max_chain=GRAMMAR_CHAIN, comments=False)  # what the policies decode with
 
 
 class Recorded(ChatBackend):
@@ -101,7 +102,7 @@ def test_the_grammar_travels_in_the_http_body(tmp_path, dialect, field):
     for key in field:
         sent = sent[key]
     # The TOML backend's default budget of 4096 tokens bounds the block to 4096 / 16 lines.
-    assert sent == to_gbnf(answer_grammar("nat", task.names, max_lines=DEFAULT_MAX_TOKENS // TOKENS_PER_LINE, max_depth=GRAMMAR_DEPTH))
+    assert sent == to_gbnf(answer_grammar("nat", task.names, max_lines=DEFAULT_MAX_TOKENS // TOKENS_PER_LINE, **BOUNDS))
     assert body["max_tokens"] == DEFAULT_MAX_TOKENS
     summary = json.loads(result.output)
     assert summary["accepted"] and summary["decoding"] == "grammar"
@@ -114,15 +115,15 @@ def test_repair_loop_runs_for_what_the_grammar_cannot_rule_out(tmp_path):
     the repair round (under the repair grammar) fixes it, and the trace shows both."""
     task = load_task("fashion")
     broken = '<cnf>\naux = cp.boolvar(shape=2, name="aux")\nconstraints = [\n    aux[5],\n]\n</cnf>'
-    assert Recognizer(answer_grammar("cpmpy", task.names)).accepts(broken)
+    assert Recognizer(answer_grammar("cpmpy", task.names, **BOUNDS)).accepts(broken)
     fixed = f"[[FIXED]]\n<cnf>\n{reference_source(task, 'cpmpy')}</cnf>"
     backend = Recorded([broken, fixed])
     summary = run_attempt(RunConfig(task="fashion", format="cpmpy", prompt="zs", llm="recorded", decoding="grammar"),
                           tmp_path / "r", backend=backend)
     assert summary["accepted"] and summary["repair_rounds"] == 1 and summary["metrics"]["f1"] == 1.0
     first, second = (call["params"]["extra_body"]["grammar"] for call in backend.calls)
-    assert first == to_gbnf(answer_grammar("cpmpy", task.names, max_depth=GRAMMAR_DEPTH))
-    assert second == to_gbnf(repair_grammar("cpmpy", task.names, max_depth=GRAMMAR_DEPTH))
+    assert first == to_gbnf(answer_grammar("cpmpy", task.names, **BOUNDS))
+    assert second == to_gbnf(repair_grammar("cpmpy", task.names, allow_ok=False, **BOUNDS))
     events = read_trace(tmp_path / "r")
     assert [e["error_kind"] for e in events if e["event"] == "repair_round"] == ["runtime"]
     assert [e["decoding"]["grammar"] for e in events if e["event"] == "llm_call"] == ["answer", "repair"]
@@ -135,7 +136,7 @@ def test_token_budget_bounds_lines_and_reasoning():
     make_policy("zs-cot", backend, decoding="grammar", params={"max_tokens": 160}).formalize(
         AttemptSpec(task, "nat", "detailed", "zs-cot"))
     sent = backend.calls[0]["params"]["extra_body"]["grammar"]
-    assert sent == to_gbnf(answer_grammar("nat", task.names, reasoning_chars=160, max_lines=10, max_depth=GRAMMAR_DEPTH))
+    assert sent == to_gbnf(answer_grammar("nat", task.names, reasoning_chars=160, max_lines=5, **BOUNDS))
 
 
 def test_zs_cot_grammar_allows_bounded_reasoning_and_zs_does_not():
@@ -160,4 +161,4 @@ def test_few_shot_examples_leave_the_task_out_and_compose_with_grammar_decoding(
         assert answer["content"] == f"<cnf>\n{reference_source(other, 'nat').rstrip()}\n</cnf>"
         assert convert(answer["content"], "nat", other.names).ok
     assert all(f". {name}: " in messages[-1]["content"] for name in task.names)
-    assert backend.calls[0]["params"]["extra_body"]["grammar"] == to_gbnf(answer_grammar("nat", task.names, max_depth=GRAMMAR_DEPTH))
+    assert backend.calls[0]["params"]["extra_body"]["grammar"] == to_gbnf(answer_grammar("nat", task.names, **BOUNDS))

@@ -38,6 +38,7 @@ def test_llama_cpp_parses_every_grammar(fmt):
         LlamaGrammar.from_string(to_gbnf(grammar), verbose=False)  # raises on a grammar llama.cpp rejects
 
 
+@pytest.mark.slow  # grammar sampling scans Gemma's 262k-token vocabulary each step: minutes on a busy 2-core machine
 @pytest.mark.parametrize("fmt", ["nat", "dimacs"])
 def test_a_real_request_under_the_grammar_returns_a_parsable_answer(fmt):
     from autonesy.agents.llm.local import LocalChatBackend

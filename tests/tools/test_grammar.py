@@ -80,6 +80,18 @@ def test_repair_grammar():
     assert r.accepts("[[FIXED]]\n<cnf>\na IMPLIES b\n</cnf>")
     assert not r.accepts("[[FIXED]]")
     assert not r.accepts("I think [[OK]]")
+    strict = Recognizer(repair_grammar("nat", ["a", "b"], allow_ok=False, comments=False))
+    assert not strict.accepts("[[OK]]") and not strict.accepts("[[FIXED]]\n<cnf>\n# a comment\na\n</cnf>")
+    assert strict.accepts("[[FIXED]]\n<cnf>\na\n</cnf>")
+
+
+def test_bounds_make_the_language_finite():
+    r = Recognizer(answer_grammar("nat", ["a", "b", "c"], max_depth=1, max_lines=2, max_chain=3))
+    assert r.accepts("<cnf>\n(a OR b) AND NOT c\nb\n</cnf>")
+    assert not r.accepts("<cnf>\n((a))\n</cnf>")  # nested two deep
+    assert not r.accepts("<cnf>\na OR b OR c OR a\n</cnf>")  # four operands
+    assert not r.accepts("<cnf>\na\nb\nc\n</cnf>")  # three lines
+    assert not r.accepts("<cnf>\nNOT NOT a\n</cnf>")
 
 
 # -- sampled strings convert ------------------------------------------------------------------------

@@ -107,7 +107,8 @@ def _breaks(g: Grammar) -> Ref:
 # -- DIMACS ---------------------------------------------------------------------------------------
 
 
-def _dimacs(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, chain: int | None) -> Ref:
+def _dimacs(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, chain: int | None,
+            comments: bool) -> Ref:
     n = len(names)
     comment = _comment(g, "c")
     literal = g.add("lit", seq(opt("-"), int_range(1, n + max_aux)), token=True)
@@ -117,13 +118,16 @@ def _dimacs(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, c
     end = g.add("end", Lit(" 0"), token=True)
     clause = g.add("clause", seq(_chain(literal, Ref("sp"), chain), end))
     line = g.add("clause-line", seq(_chain(clause, Ref("sp"), chain), Ref("nl")))
+    if not comments:
+        return g.add("body", seq(header, _lines(line, lines)))
     return g.add("body", seq(_lines(comment, lines), header, _lines(alt(comment, line), lines)))
 
 
 # -- NAT ------------------------------------------------------------------------------------------
 
 
-def _nat(g: Grammar, names: Sequence[str], lines: int | None, depth: int | None, chain: int | None) -> Ref:
+def _nat(g: Grammar, names: Sequence[str], lines: int | None, depth: int | None, chain: int | None,
+         comments: bool) -> Ref:
     name = _name_token(g, names)
     brk = _breaks(g)
     after = alt(" ", brk)
@@ -144,7 +148,8 @@ def _nat(g: Grammar, names: Sequence[str], lines: int | None, depth: int | None,
             g.add(f"nat-not{at}", seq(opt(negation), alt(*atoms)))
     top = "nat-iff" if depth is None else "nat-iff-0"
     comment = _comment(g, "#")
-    line = alt(comment, seq(Ref(top), g.add("nl", Lit("\n"), token=True)))
+    constraint = seq(Ref(top), g.add("nl", Lit("\n"), token=True))
+    line = alt(comment, constraint) if comments else constraint
     return g.add("body", _lines(line, lines, 1))
 
 
@@ -166,7 +171,8 @@ def _python_head(g: Grammar) -> None:
     _comment(g, "#")
 
 
-def _pysat(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, chain: int | None) -> Ref:
+def _pysat(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, chain: int | None,
+           comments: bool) -> Ref:
     _python_head(g)
     name = _name_token(g, names)
     aux = aux_name(names, PYSAT_RESERVED)
@@ -179,11 +185,11 @@ def _pysat(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, ch
         literal = g.add(f"lit{suffix}", seq(opt(g.add(f"minus{suffix}", Lit("-"), token=True)), atom))
         clause = g.add(f"clause{suffix}", seq("[", _items(literal, comma, chain), "]"))
         _program_list(g, "clauses", clause, suffix, lines)
-    return g.add("body", seq(_lines(Ref("comment"), lines), alt(Ref("list"), seq(declaration, Ref("list-aux")))))
+    return g.add("body", seq(*([_lines(Ref("comment"), lines)] if comments else []), alt(Ref("list"), seq(declaration, Ref("list-aux")))))
 
 
 def _cpmpy(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, depth: int | None,
-           chain: int | None) -> Ref:
+           chain: int | None, comments: bool) -> Ref:
     _python_head(g)
     name = _name_token(g, names)
     aux = aux_name(names, CPMPY_RESERVED)
@@ -211,10 +217,11 @@ def _cpmpy(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, de
         top = Ref(f"expr{suffix}" if depth is None else f"expr{suffix}-0")
         item = g.add(f"item{suffix}", alt(top, constant))
         _program_list(g, "constraints", item, suffix, lines)
-    return g.add("body", seq(_lines(Ref("comment"), lines), alt(Ref("list"), seq(declaration, Ref("list-aux")))))
+    return g.add("body", seq(*([_lines(Ref("comment"), lines)] if comments else []), alt(Ref("list"), seq(declaration, Ref("list-aux")))))
 
 
-def _sympy(g: Grammar, names: Sequence[str], lines: int | None, depth: int | None, chain: int | None) -> Ref:
+def _sympy(g: Grammar, names: Sequence[str], lines: int | None, depth: int | None, chain: int | None,
+           comments: bool) -> Ref:
     _python_head(g)
     name = _name_token(g, names)
     brk, comma = Ref("brk"), Ref("comma")
@@ -243,24 +250,26 @@ def _sympy(g: Grammar, names: Sequence[str], lines: int | None, depth: int | Non
             g.add(f"unary{at}", seq(opt(tilde), Ref(f"primary{at}")))
         g.add(f"expr{at}", _chain(Ref(f"unary{at}"), binary, chain))
     top = Ref("expr" if depth is None else "expr-0")
-    return g.add("body", seq(_lines(Ref("comment"), lines), _program_list(g, "constraints", top, "", lines)))
+    return g.add("body", seq(*([_lines(Ref("comment"), lines)] if comments else []), _program_list(g, "constraints", top, "", lines)))
 
 
 # -- answers --------------------------------------------------------------------------------------
 
 
-def _block(g: Grammar, fmt: str, names: Sequence[str], max_aux: int, lines: int | None, depth: int | None) -> Ref:
-    chain = None if depth is None else max(2, len(names))
+def _block(g: Grammar, fmt: str, names: Sequence[str], max_aux: int, lines: int | None, depth: int | None,
+           chain: int | None, comments: bool) -> Ref:
+    if chain is None and depth is not None:
+        chain = max(2, len(names))
     if fmt == "dimacs":
-        body = _dimacs(g, names, max_aux, lines, chain)
+        body = _dimacs(g, names, max_aux, lines, chain, comments)
     elif fmt == "nat":
-        body = _nat(g, names, lines, depth, chain)
+        body = _nat(g, names, lines, depth, chain, comments)
     elif fmt == "pysat":
-        body = _pysat(g, names, max_aux, lines, chain)
+        body = _pysat(g, names, max_aux, lines, chain, comments)
     elif fmt == "cpmpy":
-        body = _cpmpy(g, names, max_aux, lines, depth, chain)
+        body = _cpmpy(g, names, max_aux, lines, depth, chain, comments)
     elif fmt == "sympy":
-        body = _sympy(g, names, lines, depth, chain)
+        body = _sympy(g, names, lines, depth, chain, comments)
     else:
         raise ValueError(f"unknown format {fmt!r}; expected one of: {', '.join(FORMATS)}")
     open_tag = g.add("open-tag", Lit("<cnf>\n"), token=True)
@@ -270,18 +279,21 @@ def _block(g: Grammar, fmt: str, names: Sequence[str], max_aux: int, lines: int 
 
 def answer_grammar(fmt: str, names: Sequence[str], *, reasoning_chars: int = 0,
                    max_aux: int = DEFAULT_MAX_AUX, max_lines: int | None = None,
-                   max_depth: int | None = None) -> Grammar:
+                   max_depth: int | None = None, max_chain: int | None = None, comments: bool = True) -> Grammar:
     """The answers the formalizer may give in ``fmt`` for a task with variables ``names``:
     ``reasoning_chars`` of free text (0: none) and one ``<cnf>`` block. ``max_lines`` bounds the
     block's clause/constraint/comment lines (each kind separately; list items in the Python formats),
     so that a model cannot run past its token budget by adding lines forever. ``max_depth`` bounds
     bracket nesting (and, with it, chains to as many operands as there are task variables, and
-    negation to one ``NOT``/``~`` in a row): a finite language, which a weak model must end."""
+    negation to one ``NOT``/``~`` in a row): a finite language, which a weak model must end.
+    ``max_chain`` bounds operands per chain, list or clause (default with ``max_depth``: the number
+    of task variables); ``comments=False`` leaves comment lines out (a weak model fills a block
+    with them)."""
     names = _names(names)
     if max_aux < 1:
         raise ValueError("max_aux must be at least 1")
     g = Grammar("answer")
-    block = _block(g, fmt, names, max_aux, max_lines, max_depth)
+    block = _block(g, fmt, names, max_aux, max_lines, max_depth, max_chain, comments)
     if reasoning_chars > 0:
         reasoning = g.add("reasoning", Repeat(chars("<", negated=True), 1, reasoning_chars), token=True)
         g.add("answer", seq(opt(reasoning), block))
@@ -291,10 +303,13 @@ def answer_grammar(fmt: str, names: Sequence[str], *, reasoning_chars: int = 0,
 
 
 def repair_grammar(fmt: str, names: Sequence[str], *, max_aux: int = DEFAULT_MAX_AUX,
-                   max_lines: int | None = None, max_depth: int | None = None) -> Grammar:
-    """The repair agent's answers: ``[[OK]]``, or ``[[FIXED]]``, a line break and a block."""
+                   max_lines: int | None = None, max_depth: int | None = None, max_chain: int | None = None,
+                   comments: bool = True, allow_ok: bool = True) -> Grammar:
+    """The repair agent's answers: ``[[OK]]`` (unless ``allow_ok`` is false), or ``[[FIXED]]``, a
+    line break and a block."""
     names = _names(names)
     g = Grammar("repair")
-    block = _block(g, fmt, names, max_aux, max_lines, max_depth)
-    g.add("repair", alt("[[OK]]", seq("[[FIXED]]\n", block)))
+    block = _block(g, fmt, names, max_aux, max_lines, max_depth, max_chain, comments)
+    fixed = seq("[[FIXED]]\n", block)
+    g.add("repair", alt("[[OK]]", fixed) if allow_ok else fixed)
     return g.check()
