@@ -207,7 +207,7 @@ def _cpmpy(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, de
     constant = g.add("constant", alt("True", "False"), word=True)
     for suffix, atom in (("", name), ("-aux", alt(name, aux_ref))):
         for at, inner in _levels(depth):
-            e, operand = Ref(f"expr{suffix}{at}"), Ref(f"operand{suffix}{at}")
+            operand = Ref(f"operand{suffix}{at}")
             nested = [] if inner is None else [
                 seq(list_open, _items(Ref(f"expr{suffix}{inner}"), comma, chain), list_close),
                 seq(lpar, Ref(f"expr{suffix}{inner}"), rpar)]

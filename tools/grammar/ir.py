@@ -126,10 +126,6 @@ def star(item: Expr | str) -> Expr:
     return Repeat(seq(item), 0, None)
 
 
-def plus(item: Expr | str) -> Expr:
-    return Repeat(seq(item), 1, None)
-
-
 def chars(spec: str, *, negated: bool = False) -> Chars:
     """``chars("a-z_")``: single characters and ``x-y`` ranges (a ``-`` first or last is literal)."""
     ranges: list[tuple[str, str]] = []
@@ -142,11 +138,6 @@ def chars(spec: str, *, negated: bool = False) -> Chars:
             ranges.append((spec[i], spec[i]))
             i += 1
     return Chars(tuple(ranges), negated)
-
-
-def separated(item: Expr, separator: Expr | str) -> Expr:
-    """``item (separator item)*``."""
-    return seq(item, star(seq(separator, item)))
 
 
 def int_range(low: int, high: int) -> Expr:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-from autonesy.tools.grammar.ir import Alt, Chars, Expr, Grammar, Lit, Ref, Repeat, Seq
+from autonesy.tools.grammar.ir import Alt, Chars, Expr, Grammar, Lit, Ref, Seq
 
 _RULE_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import random
 
-from autonesy.tools.grammar.ir import Alt, Chars, Expr, Grammar, Lit, Ref, Repeat, Seq
+from autonesy.tools.grammar.ir import Alt, Chars, Expr, Grammar, Lit, Ref, Seq
 
 _POOL = [chr(c) for c in range(32, 127)] + ["\n", "\t", "é", "→", "∧"]
 
