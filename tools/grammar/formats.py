@@ -212,8 +212,10 @@ def _cpmpy(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, de
                 seq(list_open, _items(Ref(f"expr{suffix}{inner}"), comma, chain), list_close),
                 seq(lpar, Ref(f"expr{suffix}{inner}"), rpar)]
             g.add(f"operand{suffix}{at}", alt(atom, *nested))
-            implication = [] if inner is None else [seq(operand, implies, Ref(f"expr{suffix}{inner}"), rpar)]
-            g.add(f"expr{suffix}{at}", alt(seq(tilde, operand), *implication, seq(operand, equals, operand), operand))
+            # Left-factored (one operand, then an optional tail): a decoder that tracks every open
+            # alternative (llama.cpp) would otherwise follow four copies of each nested operand.
+            tails = ([] if inner is None else [seq(implies, Ref(f"expr{suffix}{inner}"), rpar)]) + [seq(equals, operand)]
+            g.add(f"expr{suffix}{at}", alt(seq(tilde, operand), seq(operand, opt(alt(*tails)))))
         top = Ref(f"expr{suffix}" if depth is None else f"expr{suffix}-0")
         item = g.add(f"item{suffix}", alt(top, constant))
         _program_list(g, "constraints", item, suffix, lines)
