@@ -99,9 +99,10 @@ def _levels(depth: int | None) -> list[tuple[str, str | None]]:
     return [(f"-{k}", f"-{k + 1}" if k < depth else None) for k in range(depth + 1)]
 
 
-def _breaks(g: Grammar) -> Ref:
-    """A line break and any indentation (inside brackets and after operators)."""
-    return g.add("brk", seq("\n", star(" ")), token=True)
+def _breaks(g: Grammar, depth: int | None) -> Ref:
+    """A line break and indentation (inside brackets and after operators): any with unbounded
+    nesting, else at most four blanks per nesting level and two more (a model cannot indent forever)."""
+    return g.add("brk", seq("\n", Repeat(Lit(" "), 0, None if depth is None else 4 * (depth + 2))), token=True)
 
 
 # -- DIMACS ---------------------------------------------------------------------------------------
@@ -129,7 +130,7 @@ def _dimacs(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, c
 def _nat(g: Grammar, names: Sequence[str], lines: int | None, depth: int | None, chain: int | None,
          comments: bool) -> Ref:
     name = _name_token(g, names)
-    brk = _breaks(g)
+    brk = _breaks(g, depth)
     after = alt(" ", brk)
     ops = {word: g.add(f"op-{word.lower()}", seq(f" {word}", after), token=True)
            for word in ("IFF", "IMPLIES", "OR", "XOR", "AND")}
@@ -165,15 +166,15 @@ def _program_list(g: Grammar, variable: str, item: Ref, suffix: str, lines: int 
     return g.add(f"list{suffix}", seq(f"{variable} = [", opt(Ref("brk")), opt(_items(item, Ref("comma"), lines)), "]\n"))
 
 
-def _python_head(g: Grammar) -> None:
-    brk = _breaks(g)
+def _python_head(g: Grammar, depth: int | None) -> None:
+    brk = _breaks(g, depth)
     g.add("comma", seq(",", alt(" ", brk)), token=True)
     _comment(g, "#")
 
 
-def _pysat(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, chain: int | None,
-           comments: bool) -> Ref:
-    _python_head(g)
+def _pysat(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, depth: int | None,
+           chain: int | None, comments: bool) -> Ref:
+    _python_head(g, depth)
     name = _name_token(g, names)
     aux = aux_name(names, PYSAT_RESERVED)
     loop = "range(" if "range" not in names else "itertools.repeat(None, "
@@ -190,7 +191,7 @@ def _pysat(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, ch
 
 def _cpmpy(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, depth: int | None,
            chain: int | None, comments: bool) -> Ref:
-    _python_head(g)
+    _python_head(g, depth)
     name = _name_token(g, names)
     aux = aux_name(names, CPMPY_RESERVED)
     declaration = g.add("aux-decl", seq(f"{aux} = cp.boolvar(shape=", alt(int_range(2, max_aux), "(1,)"),
@@ -224,7 +225,7 @@ def _cpmpy(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, de
 
 def _sympy(g: Grammar, names: Sequence[str], lines: int | None, depth: int | None, chain: int | None,
            comments: bool) -> Ref:
-    _python_head(g)
+    _python_head(g, depth)
     name = _name_token(g, names)
     brk, comma = Ref("brk"), Ref("comma")
     rpar = g.add("rpar", seq(opt(brk), ")"), token=True)
@@ -267,7 +268,7 @@ def _block(g: Grammar, fmt: str, names: Sequence[str], max_aux: int, lines: int 
     elif fmt == "nat":
         body = _nat(g, names, lines, depth, chain, comments)
     elif fmt == "pysat":
-        body = _pysat(g, names, max_aux, lines, chain, comments)
+        body = _pysat(g, names, max_aux, lines, depth, chain, comments)
     elif fmt == "cpmpy":
         body = _cpmpy(g, names, max_aux, lines, depth, chain, comments)
     elif fmt == "sympy":
