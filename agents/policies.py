@@ -6,21 +6,42 @@ A policy is one registered class; the graph only calls ``formalize``, ``repair``
 - ``zs`` / ``zs-cot``: the benchmark's zero-shot and zero-shot chain-of-thought prompts;
 - ``oracle-feedback``: as the chosen prompt style, plus semantic repair rounds fed with the oracle
   test's counterexamples (an extension beyond the paper; off in benchmark sweeps);
+- ``few-shot``: the chosen prompt style after worked examples: the reference formalizations, in
+  the same format, of the other tasks with the shortest ones (leave-one-task-out: never the task
+  itself); a base model continues a pattern far better than it follows instructions;
 - ``expert``: no LLM; answers with the task's reference formalization (the pipeline's self-test
   and the ceiling of every table).
+
+Every LLM policy decodes ``free`` or under a ``grammar`` (``decoding``): the answer grammar of the
+format for the task's variables (:mod:`autonesy.tools.grammar`), sent in the backend's dialect
+(:mod:`autonesy.agents.llm.guided`). The formalizer's grammar allows bounded free reasoning before
+the block with ``zs-cot``; the repair agent's is ``[[OK]]`` or ``[[FIXED]]`` and a block; the
+semantic repair's a block. What a grammar cannot rule out (a header's counts, a program that
+raises) still goes through autofix and the repair loop.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from autonesy.agents.llm import ChatBackend, LLMError, LLMResponse
-from autonesy.agents.prompts import PROMPT_STYLES, Prompt, formalizer_prompt, repair_prompt, semantic_repair_prompt
+from autonesy.agents.llm.guided import DECODING_MODES, answer_text, check_decoding, guided_params
+from autonesy.agents.prompts import (
+    PROMPT_STYLES, Prompt, formalizer_prompt, repair_prompt, semantic_repair_prompt, with_examples,
+)
 from autonesy.agents.repair import RepairVerdict, parse_repair_answer
 from autonesy.tasks.task import Task
+from autonesy.tools.grammar import Grammar, answer_grammar, repair_grammar, to_gbnf
 
 DEFAULT_MAX_REPAIRS = 5
+DEFAULT_REASONING_CHARS = 1200  # zs-cot under a grammar: free text before the block, at most this long
+TOKENS_PER_LINE = 32  # under a grammar, a block has at most (token budget / this) lines
+GRAMMAR_DEPTH = 5  # bracket nesting allowed under a grammar: the deepest reference formalization (kand-logic, SymPy)
+GRAMMAR_CHAIN = 8  # operands per chain, list or clause under a grammar (longer ones: more lines)
+DEFAULT_SHOTS = 2
 
 
 @dataclass(frozen=True)
@@ -43,6 +64,7 @@ class AgentTurn:
     response: LLMResponse | None = None
     error: LLMError | None = None
     verdict: RepairVerdict | None = None
+    decoding: dict[str, Any] = field(default_factory=lambda: {"mode": "free"})
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -52,6 +74,7 @@ class AgentTurn:
             "response": self.response.to_dict() if self.response else None,
             "error": self.error.to_dict() if self.error else None,
             "verdict": None if self.verdict is None else self.verdict.__dict__,
+            "decoding": self.decoding,
         }
 
 
@@ -64,34 +87,86 @@ class Policy:
     autofix: bool = True
     semantic_rounds: int = 0
     params: dict[str, Any] = field(default_factory=dict)
+    decoding: str = "free"  # free | grammar
+    reasoning_chars: int = DEFAULT_REASONING_CHARS
+
+    def __post_init__(self) -> None:
+        if self.decoding not in DECODING_MODES:
+            raise ValueError(f"unknown decoding {self.decoding!r}; choose one of {', '.join(DECODING_MODES)}")
 
     def style(self, spec: AttemptSpec) -> str:
         return spec.prompt
 
-    def _ask(self, role: str, prompt: Prompt, round_number: int = 0) -> AgentTurn:
+    def check_backend(self) -> None:
+        """``LLMError("config")`` when the backend cannot decode as asked (say so before any call)."""
+        if self.uses_llm and self.backend is not None:
+            check_decoding(self.decoding, getattr(self.backend, "grammar_dialect", "none"), self.backend.label)
+
+    def _ask(self, role: str, prompt: Prompt, round_number: int = 0, grammar: Grammar | None = None) -> AgentTurn:
         turn = AgentTurn(role, prompt.messages())
         if self.backend is None:
             turn.error = LLMError("config", f"policy {self.name!r} needs an LLM backend")
             return turn
+        params, dialect = dict(self.params), "none"
         try:
-            turn.response = self.backend.complete(turn.messages, cache_salt=f"{role}:{round_number}", **self.params)
-            turn.text = turn.response.text
+            if grammar is not None and self.decoding == "grammar":
+                dialect = getattr(self.backend, "grammar_dialect", "none")
+                check_decoding(self.decoding, dialect, self.backend.label)
+                params.update(guided_params(dialect, grammar))
+                gbnf = to_gbnf(grammar)
+                turn.decoding = {"mode": "grammar", "dialect": dialect, "grammar": grammar.start,
+                                 "grammar_sha256": hashlib.sha256(gbnf.encode()).hexdigest()[:16],
+                                 "grammar_chars": len(gbnf)}
+            turn.response = self.backend.complete(turn.messages, cache_salt=f"{role}:{round_number}", **params)
+            turn.text = answer_text(dialect, turn.response.text)
         except LLMError as error:
             turn.error = error
         return turn
 
+    def _token_budget(self) -> int | None:
+        budget = self.params.get("max_tokens") or (getattr(self.backend, "default_params", None) or {}).get("max_tokens")
+        return int(budget) if budget else None
+
+    def _grammar(self, spec: AttemptSpec, role: str) -> Grammar | None:
+        """The role's grammar: nesting bounded by ``GRAMMAR_DEPTH`` (a finite language, which a weak
+        model must end); with a known token budget the block's lines are bounded by it, and the
+        reasoning by a quarter of it (about 4 characters a token), so a small model cannot spend the
+        budget before closing its block."""
+        if self.decoding != "grammar":
+            return None
+        reasoning = self.reasoning_chars if role == "formalizer" and self.style(spec) == "zs-cot" else 0
+        budget, lines = self._token_budget(), None
+        if budget:
+            reasoning, lines = min(reasoning, budget), max(4, budget // TOKENS_PER_LINE)
+        return _grammar(role, spec.format, tuple(spec.task.names), reasoning, lines)
+
+    def formalizer_prompt(self, spec: AttemptSpec) -> Prompt:
+        return formalizer_prompt(spec.task, spec.format, self.style(spec), spec.detail)
+
     def formalize(self, spec: AttemptSpec) -> AgentTurn:
-        return self._ask("formalizer", formalizer_prompt(spec.task, spec.format, self.style(spec), spec.detail))
+        return self._ask("formalizer", self.formalizer_prompt(spec), grammar=self._grammar(spec, "formalizer"))
 
     def repair(self, spec: AttemptSpec, source: str, error: str, round_number: int = 1) -> AgentTurn:
-        turn = self._ask("repair", repair_prompt(spec.task, spec.format, spec.detail, source, error), round_number)
+        turn = self._ask("repair", repair_prompt(spec.task, spec.format, spec.detail, source, error), round_number,
+                         grammar=self._grammar(spec, "repair"))
         if turn.error is None:
             turn.verdict = parse_repair_answer(turn.text)
         return turn
 
     def semantic_repair(self, spec: AttemptSpec, source: str, counterexamples: str, round_number: int = 1) -> AgentTurn:
         prompt = semantic_repair_prompt(spec.task, spec.format, spec.detail, source, counterexamples)
-        return self._ask("semantic_repair", prompt, round_number)
+        return self._ask("semantic_repair", prompt, round_number, grammar=self._grammar(spec, "semantic_repair"))
+
+
+@functools.lru_cache(maxsize=64)
+def _grammar(role: str, fmt: str, names: tuple[str, ...], reasoning_chars: int, lines: int | None) -> Grammar:
+    """The decode-time grammar: bounded (see ``Policy._grammar``), without comment lines (a weak
+    model fills its block with them), and for the repair agent ``[[FIXED]]`` only: under a grammar
+    every checker error left is real (a header count, a program that raises, a block cut off)."""
+    bounds = dict(max_lines=lines, max_depth=GRAMMAR_DEPTH, max_chain=GRAMMAR_CHAIN, comments=False)
+    if role == "repair":
+        return repair_grammar(fmt, names, allow_ok=False, **bounds)
+    return answer_grammar(fmt, names, reasoning_chars=reasoning_chars, **bounds)
 
 
 @dataclass
@@ -117,6 +192,42 @@ class OracleFeedback(Policy):
 
 
 @dataclass
+class FewShot(Policy):
+    """Worked examples before the question: leave-one-task-out reference formalizations."""
+
+    name: ClassVar[str] = "few-shot"
+    shots: int = DEFAULT_SHOTS
+
+    def formalizer_prompt(self, spec: AttemptSpec) -> Prompt:
+        examples = []
+        for other in example_tasks(spec.task.name, spec.format, self.shots):
+            from autonesy.tools.formats.reference import reference_source
+
+            question = formalizer_prompt(other, spec.format, self.style(spec), spec.detail)
+            examples.append((question.user, f"<cnf>\n{reference_source(other, spec.format).rstrip()}\n</cnf>"))
+        return with_examples(super().formalizer_prompt(spec), examples)
+
+
+@functools.lru_cache(maxsize=32)
+def example_tasks(task_name: str, fmt: str, shots: int) -> tuple[Task, ...]:
+    """The ``shots`` catalogue tasks other than ``task_name`` whose reference formalization in
+    ``fmt`` is shortest (short examples leave the context to the question)."""
+    from autonesy.tasks.registry import TASK_NAMES, load_task
+    from autonesy.tools.formats.reference import NoReference, reference_source
+
+    sized = []
+    for name in TASK_NAMES:
+        if name == task_name:
+            continue
+        task = load_task(name)
+        try:
+            sized.append((len(reference_source(task, fmt)), name, task))
+        except NoReference:
+            continue
+    return tuple(task for _, _, task in sorted(sized, key=lambda item: item[:2])[:shots])
+
+
+@dataclass
 class Expert(Policy):
     name: ClassVar[str] = "expert"
     uses_llm: ClassVar[bool] = False
@@ -131,7 +242,7 @@ class Expert(Policy):
         return AgentTurn("repair", [], text="[[OK]]", verdict=RepairVerdict("ok", ""))
 
 
-POLICIES: dict[str, type[Policy]] = {cls.name: cls for cls in (ZeroShot, ZeroShotCoT, OracleFeedback, Expert)}
+POLICIES: dict[str, type[Policy]] = {cls.name: cls for cls in (ZeroShot, ZeroShotCoT, OracleFeedback, FewShot, Expert)}
 
 
 def make_policy(name: str, backend: ChatBackend | None, **options: Any) -> Policy:

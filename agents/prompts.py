@@ -8,7 +8,8 @@ other byte is shared (a test pins this). Each format's conventions come from its
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Sequence
 
 from autonesy.tasks.task import Task
 from autonesy.tools.formats import front_end
@@ -23,9 +24,17 @@ FORMAT_TITLES = {"dimacs": "DIMACS CNF", "nat": "NAT (natural logic notation)", 
 class Prompt:
     system: str
     user: str
+    examples: tuple[tuple[str, str], ...] = ()  # few-shot: (question, answer) turns before the question
 
     def messages(self) -> list[dict[str, str]]:
-        return [{"role": "system", "content": self.system}, {"role": "user", "content": self.user}]
+        shots = [{"role": role, "content": text} for question, answer in self.examples
+                 for role, text in (("user", question), ("assistant", answer))]
+        return [{"role": "system", "content": self.system}, *shots, {"role": "user", "content": self.user}]
+
+
+def with_examples(prompt: Prompt, examples: Sequence[tuple[str, str]]) -> Prompt:
+    """The prompt preceded by worked examples, each a user question and the assistant's answer."""
+    return replace(prompt, examples=tuple(examples))
 
 
 def format_convention(fmt: str) -> str:

@@ -29,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from autonesy.agents.llm import (LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec, default_llm_spec,
-                                 redact_spec)
+from autonesy.agents.llm import (LOCAL_NOTICE, ChatBackend, LLMError, ResponseCache, backend_from_spec,
+                                 default_llm_spec, redact_spec)
+from autonesy.agents.llm.guided import DECODING_MODES
 from autonesy.agents.policies import AttemptSpec, check_prompt_style, make_policy, POLICIES
 from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest, build_attempt_graph, json_safe
 from autonesy.graph.checkpoint_store import CheckpointError, data_checkpointer
@@ -62,6 +63,7 @@ class RunConfig:
     compile_time_limit_s: float = COMPILE_TIME_LIMIT_S
     llm_timeout_s: float = LLM_TIMEOUT_S
     max_tokens: int | None = None  # None: the backend's default (the local model caps its own)
+    decoding: str | None = None  # free | grammar; default: grammar for the embedded model, else free
     extra: dict[str, Any] = field(default_factory=dict)
 
     def resolved(self) -> "RunConfig":
@@ -75,7 +77,16 @@ class RunConfig:
         if policy not in POLICIES:
             raise RunError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
         llm = None if policy == "expert" else (self.llm or default_llm_spec())
-        return RunConfig(**{**asdict(self), "policy": policy, "llm": llm})
+        decoding = self.decoding or default_decoding(llm)
+        if decoding not in DECODING_MODES:
+            raise RunError(f"unknown decoding {decoding!r}; choose one of {', '.join(DECODING_MODES)}")
+        return RunConfig(**{**asdict(self), "policy": policy, "llm": llm, "decoding": decoding})
+
+
+def default_decoding(llm: str | None) -> str:
+    """``grammar`` for the embedded model (whose server takes GBNF), ``free`` elsewhere (a server's
+    grammar support is only known when its config names it)."""
+    return "grammar" if llm is not None and (llm == "local" or llm.startswith("local:")) else "free"
 
 
 def package_versions() -> dict[str, str]:
@@ -123,8 +134,8 @@ def _write_config(run_dir: Path, config: RunConfig, task: Task, backend: ChatBac
             previous = None
         if not isinstance(previous, dict):
             raise RunError(f"{run_dir}/config.json is not a run configuration; choose another --out")
-        keys = ("task", "format", "prompt", "detail", "policy", "llm", "max_repairs")
-        if any(previous.get(k) != record.get(k) for k in keys):
+        keys = ("task", "format", "prompt", "detail", "policy", "llm", "max_repairs", "decoding")
+        if any(previous.get(k, "free" if k == "decoding" else None) != record.get(k) for k in keys):
             shown = ", ".join(f"{k}={str(previous.get(k))[:80]}" for k in keys)
             raise RunError(f"{run_dir} holds a different run ({shown}); choose another --out")
         return
@@ -158,9 +169,13 @@ def run_attempt(
         if config.llm == "local":
             notify(f"note: {LOCAL_NOTICE}")
     try:
+        policy = make_policy(config.policy, backend, max_repairs=config.max_repairs, decoding=config.decoding)
+        try:
+            policy.check_backend()  # a backend that cannot decode under a grammar says so before any call
+        except LLMError as error:
+            raise RunError(str(error)) from None
         _write_config(run_dir, config, task, backend)
         tracer = Tracer(run_dir)
-        policy = make_policy(config.policy, backend, max_repairs=config.max_repairs)
         spec = AttemptSpec(task, config.format, config.detail, config.prompt)
         runtime = AttemptRuntime(spec, policy, tracer, run_dir, labels, config.compile_time_limit_s, training)
         connection = sqlite3.connect(run_dir / "checkpoints.sqlite", check_same_thread=False)
@@ -203,6 +218,7 @@ def _summary(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any]
         "detail": config.detail,
         "policy": config.policy,
         "llm": redact_spec(config.llm),
+        "decoding": config.decoding,
         "status": state.get("status", "unfinished"),
         "accepted": state.get("status") == "accepted",
         "reason": state.get("reason", ""),

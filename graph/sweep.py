@@ -65,7 +65,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from autonesy.agents.llm import ChatBackend, LLMResponse, ResponseCache, backend_from_spec, default_llm_spec, redact_spec
 from autonesy.agents.policies import POLICIES
 from autonesy.agents.prompts import PROMPT_STYLES
-from autonesy.graph.run import RunConfig, RunError, run_attempt
+from autonesy.graph.run import RunConfig, RunError, default_decoding, run_attempt
 from autonesy.tasks.registry import TASK_NAMES, load_task
 from autonesy.tasks.task import DETAIL_LEVELS, TaskError
 from autonesy.tools.config import LLM_TIMEOUT_S
@@ -96,7 +96,8 @@ ROW_FIELDS: dict[str, str] = {
     "format": "output format: dimacs | nat | pysat | cpmpy | sympy",
     "prompt": "prompt style: zs | zs-cot",
     "detail": "description level: detailed | not-detailed",
-    "policy": "agent policy: zs | zs-cot | oracle-feedback | expert",
+    "policy": "agent policy: zs | zs-cot | oracle-feedback | few-shot | expert",
+    "decoding": "free | grammar (constrained to the format's answer grammar for the task)",
     "repeat": "repeat index (0-based; --repeats draws independent answers: cache keys carry the attempt id)",
     "max_repairs": "syntax-repair budget",
     "status": "accepted | rejected | error (raised; retried on the next run) | unfinished | pending",
@@ -149,6 +150,7 @@ class SweepSpec:
     max_tokens: int | None = None
     compile_time_limit_s: float = 60.0
     llm_timeout_s: float = LLM_TIMEOUT_S
+    decoding: str | None = None  # free | grammar; default: grammar for the embedded model, else free
 
     def to_dict(self) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
@@ -239,7 +241,7 @@ def attempt_identity(config: RunConfig, repeat: int) -> dict[str, Any]:
     return {"task": config.task, "format": config.format, "prompt": config.prompt, "detail": config.detail,
             "policy": config.policy, "llm": redact_spec(config.llm) or EXPERT, "max_repairs": config.max_repairs,
             "max_tokens": config.max_tokens, "compile_time_limit_s": config.compile_time_limit_s,
-            "repeat": repeat}
+            "repeat": repeat, **({"decoding": "grammar"} if config.decoding == "grammar" else {})}
 
 
 def attempt_id(config: RunConfig, repeat: int) -> str:
@@ -260,6 +262,8 @@ def expand(spec: SweepSpec) -> list[dict[str, Any]]:
                          f"style's own policy, or give --prompts {policy}")
     if spec.repeats < 1:
         raise SweepError("--repeats must be at least 1")
+    if spec.decoding not in (None, "free", "grammar"):
+        raise SweepError(f"unknown decoding {spec.decoding!r}; choose free or grammar")
     if policy == EXPERT:
         llms: list[str | None] = [None]
     else:
@@ -275,7 +279,8 @@ def expand(spec: SweepSpec) -> list[dict[str, Any]]:
                             config = RunConfig(task=task, format=fmt, prompt=prompt, detail=detail,
                                                policy=policy or prompt, llm=llm, max_repairs=spec.max_repairs,
                                                compile_time_limit_s=spec.compile_time_limit_s,
-                                               llm_timeout_s=spec.llm_timeout_s, max_tokens=spec.max_tokens)
+                                               llm_timeout_s=spec.llm_timeout_s, max_tokens=spec.max_tokens,
+                                               decoding=None if llm is None else spec.decoding or default_decoding(llm))
                             jobs.append({"attempt_id": attempt_id(config, repeat), "config": asdict(config),
                                          "repeat": repeat, "llm": llm or EXPERT})
     return jobs
@@ -303,6 +308,7 @@ class SaltedBackend(ChatBackend):
     def __init__(self, inner: ChatBackend, salt: str) -> None:
         self.inner, self.salt = inner, salt
         self.label, self.model, self.endpoint, self.notice = inner.label, inner.model, inner.endpoint, inner.notice
+        self.grammar_dialect = inner.grammar_dialect
 
     def complete(self, messages, *, cache_salt: str = "", **params: Any) -> LLMResponse:
         return self.inner.complete(messages, cache_salt=f"{self.salt}|{cache_salt}", **params)
@@ -387,6 +393,7 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
     row.update(attempt_id=job["attempt_id"], task_spec=config["task"], benchmark=benchmark_of(config["task"]),
                llm=redact_spec(job["llm"]), model=model_name(job["llm"]), format=config["format"], prompt=config["prompt"],
                detail=config["detail"], policy=config["policy"], repeat=job.get("repeat", 0),
+    decoding: str | None = None  # free | grammar; default: grammar for the embedded model, else free
                max_repairs=config["max_repairs"], run_dir=f"{ATTEMPTS_DIR}/{job['attempt_id']}", autofixes=[])
     row["task"] = job.get("task") or _task_name(config["task"])
     row["num_vars"] = job.get("num_vars")

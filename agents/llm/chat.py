@@ -33,13 +33,15 @@ class ChatBackend:
     ``label`` names the endpoint and model for traces and reports (never a key), ``model`` the
     model name, ``notice`` an optional sentence the CLI shows to the user (e.g. that the embedded
     model is a smoke-test model).  ``close()`` frees resources (a local server); backends are
-    context managers.
+    context managers.  ``grammar_dialect`` says how the server takes a grammar for constrained
+    decoding (see :mod:`.guided`; ``none``: it takes none).
     """
 
     label: str = ""
     model: str = ""
     endpoint: str = ""
     notice: str | None = None
+    grammar_dialect: str = "none"
 
     def complete(self, messages: Sequence[Mapping[str, str]], *, cache_salt: str = "", **params: Any) -> LLMResponse:
         """Answer ``messages``. ``cache_salt`` (never sent) tells apart calls whose prompts are
@@ -170,6 +172,7 @@ class LangChainChatBackend(ChatBackend):
         timeout_s: float | None = None,
         secrets: Iterable[str] = (),
         notice: str | None = None,
+        grammar_dialect: str = "none",
     ) -> None:
         self._chat_model: BaseChatModel | None = chat_model if isinstance(chat_model, BaseChatModel) else None
         self._factory = None if isinstance(chat_model, BaseChatModel) else chat_model
@@ -186,6 +189,7 @@ class LangChainChatBackend(ChatBackend):
         self.max_tokens_in_extra_body = max_tokens_in_extra_body
         self.timeout_s = timeout_s
         self.notice = notice
+        self.grammar_dialect = grammar_dialect
         self._secrets = tuple(s for s in secrets if s)
         self.calls = 0  # requests sent to the model (retries included), for tests and stats
         self._count_lock = threading.Lock()

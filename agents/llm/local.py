@@ -322,6 +322,7 @@ class LocalChatBackend(LangChainChatBackend):
             max_tokens_in_extra_body=True,
             timeout_s=timeout_s,
             notice=LOCAL_NOTICE if model_path is None else None,
+            grammar_dialect="llama.cpp",  # llama-cpp-python's server reads a GBNF `grammar` field
         )
 
     def start(self) -> LocalChatBackend:

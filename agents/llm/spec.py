@@ -10,7 +10,12 @@ Accepted forms::
     local:PATH.gguf                   the embedded server with another GGUF file
     replay:TRACE.jsonl                answers recorded in a trace, matched by prompt hash
     PATH.toml                         a config file with an [llm] table: base_url, model, api_key_env,
-                                      timeout_s, max_tokens, temperature (and optionally retries)
+                                      timeout_s, max_tokens, temperature (and optionally retries, and
+                                      grammar = llama.cpp | vllm | vllm-legacy | sglang | json_schema | none:
+                                      how the server takes a grammar for --decoding grammar)
+
+Grammar dialects (``agents/llm/guided``): ``local`` → llama.cpp, ``openai:`` → json_schema, a bare
+``http(s)://…@MODEL`` → none (the server kind is unknown: name it in a TOML config).
 
 Keys only ever come from the environment; they are never part of a label, an error message, a
 response or a cache entry. They go only where they belong: ``OPENAI_API_KEY`` only to OpenAI's
@@ -128,6 +133,7 @@ def openai_compatible_backend(
     backoff_s: float,
     max_tokens_in_extra_body: bool,
     fold_system: bool = False,
+    grammar_dialect: str = "none",
 ) -> LangChainChatBackend:
     _check_url(base_url)
     _check_key_transport(base_url, api_key)
@@ -152,6 +158,7 @@ def openai_compatible_backend(
         max_tokens_in_extra_body=max_tokens_in_extra_body,
         timeout_s=timeout_s,
         secrets=secrets,
+        grammar_dialect=grammar_dialect,
     )
 
 
@@ -171,7 +178,8 @@ def _from_config_file(path: Path, **overrides: Any) -> ChatBackend:
             f"{path}: do not write API keys into config files; put the key in an environment "
             "variable and name it with api_key_env",
         )
-    known = {"base_url", "model", "api_key_env", "timeout_s", "max_tokens", "temperature", "retries", "fold_system", "spec"}
+    known = {"base_url", "model", "api_key_env", "timeout_s", "max_tokens", "temperature", "retries", "fold_system", "spec",
+             "grammar"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise LLMError("config", f"{path}: unknown key(s) in [llm]: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
@@ -183,6 +191,11 @@ def _from_config_file(path: Path, **overrides: Any) -> ChatBackend:
         if set(table) - {"spec", "timeout_s", "max_tokens", "temperature", "retries"}:
             raise LLMError("config", f"{path}: 'spec' cannot be combined with base_url/model/api_key_env")
         return backend_from_spec(str(table["spec"]), **settings)
+    dialect = table.get("grammar", "json_schema" if public_url(table.get("base_url") or OPENAI_BASE_URL) == OPENAI_BASE_URL else "none")
+    from autonesy.agents.llm.guided import DIALECTS
+
+    if dialect not in DIALECTS:
+        raise LLMError("config", f"{path}: grammar = {dialect!r} is not one of {', '.join(DIALECTS)}")
     model = table.get("model")
     if not isinstance(model, str) or not model:
         raise LLMError("config", f"{path}: [llm] needs a model name (model = \"...\")")
@@ -211,6 +224,7 @@ def _from_config_file(path: Path, **overrides: Any) -> ChatBackend:
         backoff_s=settings["backoff_s"],
         max_tokens_in_extra_body=not is_openai,
         fold_system=bool(table.get("fold_system", False)),
+        grammar_dialect=dialect,
     )
 
 
@@ -245,7 +259,8 @@ def backend_from_spec(
                            + ("" if names[0] == "OPENAI_API_KEY" else
                               f" (OPENAI_BASE_URL points to {public_url(base_url)}, not OpenAI, and OPENAI_API_KEY "
                               "goes only to OpenAI)"))
-        return openai_compatible_backend(base_url, model, api_key, max_tokens_in_extra_body=False, **settings)
+        return openai_compatible_backend(base_url, model, api_key, max_tokens_in_extra_body=False,
+                                         grammar_dialect="json_schema", **settings)
     if spec.startswith(("http://", "https://")):
         if "@" not in spec.split("://", 1)[1]:
             raise LLMError("config", f"{public_url(spec)!r} names no model: write it as http://HOST:PORT/v1@MODEL")

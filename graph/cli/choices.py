@@ -7,7 +7,7 @@ tests/graph/test_cli_startup.py checks that each tuple equals the one of the mod
 FORMATS = ("dimacs", "nat", "pysat", "cpmpy", "sympy")  # autonesy.tools.formats.base.FORMATS
 COUNT_METHODS = ("auto", "enumeration", "sdd", "ganak", "approxmc")  # autonesy.tools.counting.COUNT_METHODS
 DETAIL_LEVELS = ("detailed", "not-detailed")  # autonesy.tasks.task.DETAIL_LEVELS
-POLICIES = ("zs", "zs-cot", "oracle-feedback", "expert")  # autonesy.agents.policies.POLICIES
+POLICIES = ("zs", "zs-cot", "oracle-feedback", "few-shot", "expert")  # autonesy.agents.policies.POLICIES
 EXECUTORS = ("local", "process", "ray")  # autonesy.graph.sweep.EXECUTORS
 REPORT_FORMATS = ("md", "latex", "csv")  # autonesy.graph.report.REPORT_FORMATS
 VERIFIERS = ("nsvif", "nsvif-neu", "judge", "gepa-cot", "conv-cot")  # autonesy.graph.verify.VERIFIERS

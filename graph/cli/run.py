@@ -49,13 +49,24 @@ def run(
     policy: str | None = typer.Option(
         None, "--policy", help=f"One of: {listed(POLICIES)} (default: the prompt style)."
     ),
+    decoding: str | None = typer.Option(
+        None,
+        "--decoding",
+        help="free | grammar (decode under the format's answer grammar; default: grammar for the embedded model, "
+        "else free).",
+    ),
     max_repairs: int = max_repairs_option(),
     out: Path | None = typer.Option(None, "--out", help="Run directory (run again with the same one to resume)."),
     llm_timeout: float = llm_timeout_option(),
     train: str = typer.Option(
-        "none", "--train", help="NeSy predictors to train on the accepted formula: spl,sl | spl | sl | none."
+        "auto",
+        "--train",
+        help="NeSy predictors to train on the accepted formula: spl,sl | spl | sl | none | auto (the default: "
+        "spl,sl on a short schedule with the embedded model, none otherwise).",
     ),
-    seeds: int = typer.Option(5, "--seeds", min=1, help="Training seeds (with --train)."),
+    seeds: int | None = typer.Option(
+        None, "--seeds", min=1, help="Training seeds (with --train; default 5, 1 with --train auto)."
+    ),
     epochs: int | None = typer.Option(
         None, "--epochs", min=1, help="Training epochs (with --train; default: the trainer's)."
     ),
@@ -78,8 +89,10 @@ def run(
             llm=llm,
             max_repairs=max_repairs,
             llm_timeout_s=llm_timeout,
+            decoding=decoding,
         )
         dataset = task_data(config.task, data_dir)
+        train, seeds, epochs = resolve_training(train, seeds, epochs, config.resolved().llm, dataset is not None)
         training = None
         if train != "none":
             from autonesy.nesy.evaluate import parse_methods
@@ -99,10 +112,28 @@ def run(
     print_summary(summary)
 
 
+LOCAL_SUMMARY = (
+    "this was the embedded smoke-test model (Gemma 3 270M): it shows every step works — formalize under "
+    "the format's grammar, check, repair, compile, score against the expert formula, train SPL and SL "
+    "— but its formulas are poor (see the F1 above). For real formalizations point --llm at a capable "
+    "model (README: Pointing at your own LLM)."
+)
+
+
+def resolve_training(train: str, seeds: int | None, epochs: int | None, llm: str | None, has_data: bool):
+    """``--train auto``: the main command (embedded model, a task with data) trains SPL and SL on a
+    short schedule (1 seed, 3 epochs) so it ends in minutes; anything else trains only when asked."""
+    if train == "auto":
+        main_job = has_data and llm is not None and (llm == "local" or llm.startswith("local:"))
+        return ("spl,sl", seeds or 1, epochs or 3) if main_job else ("none", seeds or 5, epochs)
+    return train, seeds or 5, epochs
+
+
 def print_summary(summary: dict) -> None:
     status = "accepted" if summary["accepted"] else f"rejected — {summary['reason']}"
     lines = [
-        f"{summary['task']} · {summary['format']} · {summary['policy']} · {summary['detail']} · {summary['llm']}",
+        f"{summary['task']} · {summary['format']} · {summary['policy']} · {summary['detail']} · {summary['llm']}"
+        f" · {summary.get('decoding') or 'free'} decoding",
         f"outcome: {status}",
         f"repair rounds: {summary['repair_rounds']}, semantic rounds: {summary['semantic_rounds']}, "
         f"autofixes: {', '.join(summary['autofixes']) or 'none'}",
@@ -147,6 +178,8 @@ def print_summary(summary: dict) -> None:
         for row in rows[1:]:
             table.add_row(*row)
         console.print(table)
+    if (summary.get("llm") or "").startswith("local"):
+        say(f"note: {LOCAL_SUMMARY}")
 
 
 def register(app: typer.Typer) -> None:

@@ -35,7 +35,10 @@ def sweep(
     prompts: list[str] = typer.Option(["all"], "--prompts", help="all | comma list of zs, zs-cot."),
     details: list[str] = typer.Option(["both"], "--details", help="both | detailed | not-detailed."),
     policy: str | None = typer.Option(
-        None, "--policy", help="expert | oracle-feedback (default: each prompt style's benchmark policy)."
+        None, "--policy", help="expert | oracle-feedback | few-shot (default: each prompt style's benchmark policy)."
+    ),
+    decoding: str | None = typer.Option(
+        None, "--decoding", help="free | grammar (default: grammar for the embedded model, else free)."
     ),
     repeats: int = typer.Option(1, "--repeats", min=1, help="Attempts per grid point (fresh LLM answers each)."),
     max_repairs: int = max_repairs_option(),
@@ -71,6 +74,7 @@ def sweep(
             max_repairs=max_repairs,
             max_tokens=max_tokens,
             llm_timeout_s=llm_timeout,
+            decoding=decoding,
         )
         result = run_sweep(
             spec,

@@ -1,0 +1,164 @@
+"""Grammar-constrained decoding through the real request path: the grammar each server dialect
+receives (over HTTP, through langchain-openai), the JSON-schema fallback, the trace record, the
+repair loop for what a grammar cannot rule out, and the few-shot policy."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from autonesy.agents.llm import LLMError, LLMResponse, backend_from_spec
+from autonesy.agents.llm.chat import ChatBackend
+from autonesy.agents.llm.guided import answer_text, check_decoding, guided_params
+from autonesy.agents.llm.spec import DEFAULT_MAX_TOKENS
+from autonesy.agents.policies import GRAMMAR_CHAIN, GRAMMAR_DEPTH, TOKENS_PER_LINE, AttemptSpec, example_tasks, make_policy
+from autonesy.graph.cli import app
+from autonesy.graph.run import RunConfig, RunError, run_attempt
+from autonesy.graph.trace import read_trace
+from autonesy.tasks.registry import load_task
+from autonesy.tools.formats import convert
+from autonesy.tools.formats.reference import reference_source
+from autonesy.tools.grammar import answer_grammar, repair_grammar, to_gbnf
+from autonesy.tools.grammar.recognize import Recognizer
+from loopback_llm import LoopbackLLM
+
+runner = CliRunner()
+BOUNDS = dict(max_depth=GRAMMAR_DEPTH, max_chain=GRAMMAR_CHAIN, comments=False)  # what the policies decode with
+
+
+class Recorded(ChatBackend):
+    """A backend that answers from a script and keeps every call's parameters."""
+
+    def __init__(self, answers, dialect="llama.cpp"):
+        self.answers, self.calls = list(answers), []
+        self.label, self.model, self.endpoint, self.grammar_dialect = "recorded", "fake", "recorded", dialect
+
+    def complete(self, messages, *, cache_salt="", **params):
+        self.calls.append({"messages": messages, "params": params})
+        return LLMResponse(text=self.answers[len(self.calls) - 1], model="fake", endpoint="recorded")
+
+
+def test_each_dialect_gets_the_same_grammar_source_in_its_own_field():
+    g = answer_grammar("nat", ["a", "b"])
+    gbnf = to_gbnf(g)
+    assert guided_params("llama.cpp", g) == {"extra_body": {"grammar": gbnf}}
+    assert guided_params("vllm", g) == {"extra_body": {"structured_outputs": {"grammar": gbnf}}}
+    assert guided_params("vllm-legacy", g) == {"extra_body": {"guided_grammar": gbnf}}
+    assert guided_params("sglang", g) == {"extra_body": {"ebnf": gbnf}}
+    schema = guided_params("json_schema", g)["response_format"]["json_schema"]["schema"]
+    assert schema["required"] == ["formula"] and schema["additionalProperties"] is False
+
+
+def test_json_schema_pattern_agrees_with_the_grammar_on_a_reference_answer():
+    task = load_task("fashion")
+    g = answer_grammar("dimacs", task.names, reasoning_chars=200)
+    schema = guided_params("json_schema", g)["response_format"]["json_schema"]["schema"]
+    source = reference_source(task, "dimacs")
+    assert re.fullmatch(schema["properties"]["formula"]["pattern"], source)
+    assert not re.fullmatch(schema["properties"]["formula"]["pattern"], source.replace(" 0\n", " x 0\n", 1))
+    text = answer_text("json_schema", json.dumps({"reasoning": "one class", "formula": source}))
+    assert convert(text, "dimacs", task.names).ok
+    assert answer_text("json_schema", json.dumps({"verdict": "OK", "formula": ""})) == "[[OK]]"
+    assert answer_text("json_schema", "not json") == "not json"
+
+
+def test_a_backend_without_a_dialect_says_so_in_one_line(tmp_path):
+    with pytest.raises(LLMError) as info:
+        check_decoding("grammar", "none", "http://127.0.0.1:9/v1@m")
+    assert "\n" not in str(info.value) and "--decoding free" in str(info.value)
+    check_decoding("free", "none", "x")  # free decoding needs nothing
+    backend = backend_from_spec("http://127.0.0.1:9/v1@m")
+    assert backend.grammar_dialect == "none"
+    with pytest.raises(RunError, match="supports no grammar"):
+        run_attempt(RunConfig(task="fashion", format="nat", llm="http://127.0.0.1:9/v1@m", decoding="grammar"),
+                    tmp_path / "r", backend=backend)
+    assert not (tmp_path / "r" / "config.json").exists()
+
+
+def test_decoding_defaults_to_grammar_for_the_embedded_model_only():
+    assert RunConfig(task="fashion", llm="local").resolved().decoding == "grammar"
+    assert RunConfig(task="fashion", llm="http://h:1/v1@m").resolved().decoding == "free"
+    assert RunConfig(task="fashion", policy="expert").resolved().decoding == "free"
+    with pytest.raises(RunError, match="unknown decoding"):
+        RunConfig(task="fashion", llm="local", decoding="beam").resolved()
+
+
+@pytest.mark.parametrize("dialect, field", [("llama.cpp", ("grammar",)), ("vllm", ("structured_outputs", "grammar")),
+                                             ("sglang", ("ebnf",))])
+def test_the_grammar_travels_in_the_http_body(tmp_path, dialect, field):
+    task = load_task("fashion")
+    answer = f"<cnf>\n{reference_source(task, 'nat')}</cnf>"
+    with LoopbackLLM([answer]) as server:
+        config = tmp_path / "llm.toml"
+        config.write_text(f'[llm]\nbase_url = "{server.base_url}"\nmodel = "m"\ngrammar = "{dialect}"\n')
+        result = runner.invoke(app, ["run", "--task", "fashion", "--format", "nat", "--prompt", "zs", "--llm",
+                                     str(config), "--decoding", "grammar", "--out", str(tmp_path / "r"), "--json"])
+        assert result.exit_code == 0, result.output
+        body = server.requests[0]["json"]
+    sent = body
+    for key in field:
+        sent = sent[key]
+    # The TOML backend's default budget of 4096 tokens bounds the block to 4096 / 16 lines.
+    assert sent == to_gbnf(answer_grammar("nat", task.names, max_lines=DEFAULT_MAX_TOKENS // TOKENS_PER_LINE, **BOUNDS))
+    assert body["max_tokens"] == DEFAULT_MAX_TOKENS
+    summary = json.loads(result.output)
+    assert summary["accepted"] and summary["decoding"] == "grammar"
+    calls = [e for e in read_trace(tmp_path / "r") if e["event"] == "llm_call"]
+    assert calls[0]["decoding"]["mode"] == "grammar" and calls[0]["decoding"]["dialect"] == dialect
+
+
+def test_repair_loop_runs_for_what_the_grammar_cannot_rule_out(tmp_path):
+    """An auxiliary index beyond the declared count is inside the grammar and raises at run time:
+    the repair round (under the repair grammar) fixes it, and the trace shows both."""
+    task = load_task("fashion")
+    broken = '<cnf>\naux = cp.boolvar(shape=2, name="aux")\nconstraints = [\n    aux[5],\n]\n</cnf>'
+    assert Recognizer(answer_grammar("cpmpy", task.names, **BOUNDS)).accepts(broken)
+    fixed = f"[[FIXED]]\n<cnf>\n{reference_source(task, 'cpmpy')}</cnf>"
+    backend = Recorded([broken, fixed])
+    summary = run_attempt(RunConfig(task="fashion", format="cpmpy", prompt="zs", llm="recorded", decoding="grammar"),
+                          tmp_path / "r", backend=backend)
+    assert summary["accepted"] and summary["repair_rounds"] == 1 and summary["metrics"]["f1"] == 1.0
+    first, second = (call["params"]["extra_body"]["grammar"] for call in backend.calls)
+    assert first == to_gbnf(answer_grammar("cpmpy", task.names, **BOUNDS))
+    assert second == to_gbnf(repair_grammar("cpmpy", task.names, allow_ok=False, **BOUNDS))
+    events = read_trace(tmp_path / "r")
+    assert [e["error_kind"] for e in events if e["event"] == "repair_round"] == ["runtime"]
+    assert [e["decoding"]["grammar"] for e in events if e["event"] == "llm_call"] == ["answer", "repair"]
+    assert json.loads((tmp_path / "r" / "config.json").read_text())["decoding"] == "grammar"
+
+
+def test_token_budget_bounds_lines_and_reasoning():
+    task = load_task("fashion")
+    backend = Recorded(["<cnf>\nTRUE\n</cnf>"])
+    make_policy("zs-cot", backend, decoding="grammar", params={"max_tokens": 160}).formalize(
+        AttemptSpec(task, "nat", "detailed", "zs-cot"))
+    sent = backend.calls[0]["params"]["extra_body"]["grammar"]
+    assert sent == to_gbnf(answer_grammar("nat", task.names, reasoning_chars=160, max_lines=5, **BOUNDS))
+
+
+def test_zs_cot_grammar_allows_bounded_reasoning_and_zs_does_not():
+    task = load_task("fashion")
+    for prompt, reasoning in (("zs", False), ("zs-cot", True)):
+        backend = Recorded(["<cnf>\nTRUE\n</cnf>"])
+        policy = make_policy(prompt, backend, decoding="grammar")
+        policy.formalize(AttemptSpec(task, "nat", "detailed", prompt))
+        assert ("reasoning ::=" in backend.calls[0]["params"]["extra_body"]["grammar"]) == reasoning
+
+
+def test_few_shot_examples_leave_the_task_out_and_compose_with_grammar_decoding():
+    task = load_task("bdd-oia-2")  # itself among the shortest references: it must not be its own example
+    backend = Recorded(["<cnf>\nTRUE\n</cnf>"])
+    policy = make_policy("few-shot", backend, decoding="grammar")
+    policy.formalize(AttemptSpec(task, "nat", "detailed", "zs"))
+    messages = backend.calls[0]["messages"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user", "assistant", "user"]
+    examples = example_tasks(task.name, "nat", 2)
+    assert task.name not in [t.name for t in examples] and len(examples) == 2
+    for other, answer in zip(examples, messages[2:5:2]):
+        assert answer["content"] == f"<cnf>\n{reference_source(other, 'nat').rstrip()}\n</cnf>"
+        assert convert(answer["content"], "nat", other.names).ok
+    assert all(f". {name}: " in messages[-1]["content"] for name in task.names)
+    assert backend.calls[0]["params"]["extra_body"]["grammar"] == to_gbnf(answer_grammar("nat", task.names, **BOUNDS))
