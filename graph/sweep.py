@@ -392,8 +392,8 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
     row: dict[str, Any] = dict.fromkeys(ROW_FIELDS)
     row.update(attempt_id=job["attempt_id"], task_spec=config["task"], benchmark=benchmark_of(config["task"]),
                llm=redact_spec(job["llm"]), model=model_name(job["llm"]), format=config["format"], prompt=config["prompt"],
-               detail=config["detail"], policy=config["policy"], repeat=job.get("repeat", 0),
-    decoding: str | None = None  # free | grammar; default: grammar for the embedded model, else free
+               detail=config["detail"], policy=config["policy"], decoding=config.get("decoding") or "free",
+               repeat=job.get("repeat", 0),
                max_repairs=config["max_repairs"], run_dir=f"{ATTEMPTS_DIR}/{job['attempt_id']}", autofixes=[])
     row["task"] = job.get("task") or _task_name(config["task"])
     row["num_vars"] = job.get("num_vars")
