@@ -44,6 +44,7 @@ class AttemptState(TypedDict, total=False):
     prompt_tokens: int
     completion_tokens: int
     llm_seconds: float
+    lint_reviewed: bool  # the repair agent has seen the lint warnings (they are shown once)
 
 
 @dataclass
@@ -101,11 +102,21 @@ def _llm_failure(turn: AgentTurn) -> dict[str, Any]:
     return {"status": "rejected", "reason": f"LLM error ({error.kind}): {error}"}
 
 
+def _lint_message(warnings) -> str:
+    return ("The formula parses, but these checks suggest it does not say what you meant:\n"
+            + "\n".join(f"- {w}" for w in warnings)
+            + "\nIf the formula is nevertheless right, answer [[OK]]; otherwise fix it.")
+
+
 def build_attempt_graph(rt: AttemptRuntime, checkpointer=None):
     spec, task, policy, tracer = rt.spec, rt.spec.task, rt.policy, rt.tracer
 
     def traced(name: str, node):
         return traced_node(tracer.event, name, node)
+
+    # The answer-size limit guards against LLM output; the expert reference is exempt (a large
+    # DCP-Bench-Open ground truth written out as DIMACS exceeds it).
+    size: dict[str, Any] = {} if policy.uses_llm else {"max_chars": 1 << 62}
 
     def formalize(state: AttemptState) -> dict[str, Any]:
         turn = policy.formalize(spec)
@@ -115,10 +126,15 @@ def build_attempt_graph(rt: AttemptRuntime, checkpointer=None):
         return {**_usage(state, turn), "answer": turn.text, "status": "running"}
 
     def check_syntax(state: AttemptState) -> dict[str, Any]:
-        conversion = convert(state["answer"], spec.format, task.names, autofix=False)
+        conversion = convert(state["answer"], spec.format, task.names, autofix=False, **size)
         if conversion.ok:
-            return {"source": conversion.source, "error": None, "dimacs": to_dimacs(conversion.cnf, task.names),
-                    "autofixes": state.get("autofixes", []) + list(conversion.autofixes)}
+            update = {"source": conversion.source, "error": None, "dimacs": to_dimacs(conversion.cnf, task.names),
+                      "autofixes": state.get("autofixes", []) + list(conversion.autofixes)}
+            if conversion.warnings:
+                tracer.event("lint", round=state.get("repair_round", 0), warnings=list(conversion.warnings))
+                if not state.get("lint_reviewed"):  # shown to the repair agent once; it may answer [[OK]]
+                    update["error"] = {"kind": "lint", "message": _lint_message(conversion.warnings)}
+            return update
         error = {"kind": conversion.error.kind, "message": str(conversion.error)}
         tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
         return {"source": conversion.source, "error": error, "dimacs": None}
@@ -126,7 +142,7 @@ def build_attempt_graph(rt: AttemptRuntime, checkpointer=None):
     def autofix(state: AttemptState) -> dict[str, Any]:
         if not policy.autofix:
             return {}
-        conversion = convert(state["answer"], spec.format, task.names, autofix=True)
+        conversion = convert(state["answer"], spec.format, task.names, autofix=True, **size)
         if not conversion.ok or not conversion.autofixes:
             return {}
         tracer.event("autofix", fixes=list(conversion.autofixes))
@@ -143,11 +159,17 @@ def build_attempt_graph(rt: AttemptRuntime, checkpointer=None):
             update.update(_llm_failure(turn))
         else:
             verdict = turn.verdict.verdict
-            if verdict == "ok":
-                update.update(status="rejected", reason="the repair agent answered [[OK]] on a formula with a syntax error")
+            if state["error"]["kind"] == "lint":
+                update["lint_reviewed"] = True
+            if verdict == "ok" and state["error"]["kind"] == "lint":
+                changed = ""  # the warnings were reviewed: the formula goes on as it is
+            elif verdict == "ok":
+                error = state["error"]
+                update.update(status="rejected", reason=f"the repair agent answered [[OK]] on a formula the checker rejected "
+                              f"({error['kind']}: {error['message'].splitlines()[0][:160]})")
                 changed = ""
             elif verdict == "fixed":
-                new = convert(turn.verdict.answer, spec.format, task.names, autofix=False).source
+                new = convert(turn.verdict.answer, spec.format, task.names, autofix=False, **size).source
                 changed = change_summary(state.get("source", ""), new)
                 update["answer"] = turn.verdict.answer
             else:
@@ -210,6 +232,8 @@ def build_attempt_graph(rt: AttemptRuntime, checkpointer=None):
         return END if state.get("status") == "rejected" else "check_syntax"
 
     def after_check(state: AttemptState) -> str:
+        if state.get("dimacs") and (state.get("error") or {}).get("kind") == "lint":
+            return "repair" if state.get("repair_round", 0) < policy.max_repairs else "oracle_test"
         return "oracle_test" if state.get("dimacs") else "autofix"
 
     def after_autofix(state: AttemptState) -> str:
@@ -236,7 +260,7 @@ def build_attempt_graph(rt: AttemptRuntime, checkpointer=None):
         graph.add_node(name, traced(name, node))
     graph.add_edge(START, "formalize")
     graph.add_conditional_edges("formalize", after_formalize, ["check_syntax", END])
-    graph.add_conditional_edges("check_syntax", after_check, ["oracle_test", "autofix"])
+    graph.add_conditional_edges("check_syntax", after_check, ["oracle_test", "autofix", "repair"])
     graph.add_conditional_edges("autofix", after_autofix, ["oracle_test", "repair", "reject_syntax"])
     graph.add_conditional_edges("repair", after_repair, ["check_syntax", END])
     graph.add_edge("reject_syntax", END)
