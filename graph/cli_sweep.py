@@ -30,6 +30,7 @@ def sweep(
     workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Worker processes (with --executor process; default: min(concurrency, CPUs))."),
     llm_timeout: float = typer.Option(120.0, "--llm-timeout", min=0.1, help="Seconds to wait for one LLM answer."),
     max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="Completion token limit (default: the backend's)."),
+    attempt_time_limit: Optional[float] = typer.Option(None, "--attempt-time-limit", min=1.0, help="Wall seconds per attempt; a longer one is stopped and recorded as timeout (default: none)."),
     out: Path = typer.Option(..., "--out", help="Sweep directory (run again with the same one to resume)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
     as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON."),
@@ -40,7 +41,7 @@ def sweep(
     with user_errors():
         spec = SweepSpec(tasks=tuple(tasks), formats=tuple(formats), prompts=tuple(prompts), details=tuple(details),
                          llms=tuple(llm or ()), policy=policy, repeats=repeats, max_repairs=max_repairs,
-                         max_tokens=max_tokens, llm_timeout_s=llm_timeout)
+                         max_tokens=max_tokens, llm_timeout_s=llm_timeout, attempt_time_limit_s=attempt_time_limit)
         try:
             result = run_sweep(spec, out, executor=executor, concurrency=concurrency, labels_for=training_labels,
                                ray_address=ray_address, workers=workers, progress=not (quiet or as_json),

@@ -311,6 +311,40 @@ def test_expert_sweeps_over_adapter_tasks_score_f1_one(satbench, dcp_repo, tmp_p
             assert by_task[(task, fmt)]["f1"] == 1.0 and by_task[(task, fmt)]["relation"] == "equal"
     for task in ("dcpbench-among", "dcpbench-pick"):
         assert by_task[(task, "dimacs")]["f1"] == 1.0
-    # NAT has no auxiliary variables and DCP ground truths need them: no expert reference there.
-    assert by_task[("dcpbench-among", "nat")]["status"] == "error"
-    assert "NoReference" in by_task[("dcpbench-among", "nat")]["reason"]
+    # NAT has no auxiliary variables and DCP ground truths need them: no expert reference there,
+    # a final outcome (not an error to retry).
+    assert by_task[("dcpbench-among", "nat")]["status"] == "not_applicable"
+    assert "auxiliary" in by_task[("dcpbench-among", "nat")]["reason"]
+    assert run_sweep(spec, tmp_path / "sweep", progress=False).progress.done == 0
+    # Every record/problem that is not a task is listed with its reason.
+    [grid] = json.loads((tmp_path / "sweep" / "sweep.json").read_text())["grids"]
+    assert grid["left_out"][f"satbench:{satbench}"] == {"1": "unsatisfiable (only satisfiable SATBench records are tasks)"}
+    assert set(grid["left_out"][f"dcpbench:{dcp_repo}"]) == {"broken", "smallest"}
+    assert result.left_out == grid["left_out"]
+
+
+def test_task_show_gives_satbench_questions_and_dcpbench_value_meanings(satbench, dcp_repo):
+    from typer.testing import CliRunner
+
+    from autonesy.graph.cli import app
+
+    shown = CliRunner().invoke(app, ["task", "show", f"satbench:{satbench}#0"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert "A factory has 3 machines" in shown.output and "Can all these assignments be satisfied?" in shown.output
+    shown = CliRunner().invoke(app, ["task", "show", f"dcpbench:{dcp_repo}#signs"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert "flags[0] is true when a is false" in shown.output and "dbl[] = 4" not in shown.output
+    assert "dbl = 4 (dbl: the double of x)" in shown.output
+
+
+def test_satbench_checks_a_full_copy_against_the_released_count(tmp_path):
+    from autonesy.tasks.adapters import satbench as adapter
+
+    path = tmp_path / "SATBench-problems.jsonl"
+    unsat = {**SAT_RECORDS[1]}
+    lines = [SAT_RECORDS[0]] * adapter.RELEASED["satisfiable"] + [unsat] * (adapter.RELEASED["records"] - adapter.RELEASED["satisfiable"])
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    assert len(expand(f"satbench:{path}")) == 1041
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines[1:] + [unsat]))
+    with pytest.raises(AdapterError, match="1040 of its 2100 records are satisfiable, but the released dataset has 1041"):
+        expand(f"satbench:{path}")
