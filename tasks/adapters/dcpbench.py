@@ -209,12 +209,14 @@ def _first_solve(self, *args, **kwargs):
     return True
 
 
+_ORIGINAL_SOLVE = {cp.Model: (cp.Model.solve, cp.Model.solveAll)}  # for solution_count's check
 cp.Model.solve = _first_solve
 cp.Model.solveAll = _stop
 cp.SolverLookup.get = staticmethod(_stop)
 for _name in dir(cpmpy.solvers):
     _cls = getattr(cpmpy.solvers, _name)
     if isinstance(_cls, type) and hasattr(_cls, "solve"):
+        _ORIGINAL_SOLVE[_cls] = (_cls.solve, getattr(_cls, "solveAll", None))
         _cls.solve = _stop
         if hasattr(_cls, "solveAll"):
             _cls.solveAll = _stop
@@ -272,9 +274,23 @@ def collect(ns, submitted):
             channel = BoolVal(bool(channel))
         names.append(name); meanings.append(meaning); booleans.append(b); channels.append(b == channel)
 
+    def size(item, shown):
+        if isinstance(item, (bool, np.bool_)) or (isinstance(item, Expression) and item.is_bool()):
+            return 1
+        if isinstance(item, Expression) or is_num(item):
+            lb, ub = (int(item), int(item)) if is_num(item) else map(int, get_bounds(item))
+            if ub - lb + 1 > MAX:
+                raise ProgramError("too_large", shown + " has a domain of " + str(ub - lb + 1) + " values")
+            return 1 if (lb, ub) == (0, 1) else ub - lb + 1
+        return 0
+
     for name in DECISION:
         if name not in ns:
             raise ProgramError("missing_definition", "decision variable " + name + " is not defined by the script")
+    total = sum(size(item, name) for name in DECISION for item in np.asarray(ns[name], dtype=object).flat)
+    if total > MAX:
+        raise ProgramError("too_large", str(total) + " Boolean task variables, more than " + str(MAX))
+    for name in DECISION:
         values = np.asarray(ns[name], dtype=object)
         for index in np.ndindex(values.shape):
             item = values[index]
@@ -293,8 +309,6 @@ def collect(ns, submitted):
                     add(base_name(name, index) + "_eq_" + written_value, shown + " = " + str(value), item == value)
             elif item is not None:
                 raise ProgramError("type", shown + " is not a CPMpy variable or expression (" + type(item).__name__ + ")")
-            if len(names) > MAX:
-                raise ProgramError("too_large", "more than " + str(MAX) + " Boolean task variables")
     if not names:
         raise ProgramError("missing_definition", "the decision variables hold no CPMpy variables")
     if len(set(names)) != len(names):
@@ -332,6 +346,46 @@ def collect(ns, submitted):
     return {{"dimacs": dimacs, "task_ids": {{b.name: [ids[id(b)]] for b in booleans}}, "names": names,
             "meanings": meanings}}
 '''
+
+
+COUNT = '''
+def collect(ns, submitted):
+    import numpy as np
+    import cpmpy as cp
+    from cpmpy.expressions.core import Expression
+    from cpmpy.solvers.ortools import CPM_ortools
+
+    model = (ns.get("_SOLVED") or [ns.get("model")])[0]
+    items = []
+    for name in {decision!r}:
+        items += [v for v in np.asarray(ns[name], dtype=object).flat if isinstance(v, Expression)]
+    from cpmpy.transformations.get_variables import get_variables
+    solver = CPM_ortools(model)
+    free = get_variables(items)  # decision variables no constraint mentions still count
+    solver.solver_vars(free)
+    solver.user_vars.update(free)
+    solve = ns["_ORIGINAL_SOLVE"][CPM_ortools][0]
+    found = 0
+    while found < {limit} and solve(solver, time_limit=30):
+        found += 1
+        solver += cp.any([v != v.value() for v in items])
+    return {{"count": found, "complete": found < {limit}}}
+'''
+
+
+def solution_count(problem: Problem, limit: int = 100_000) -> dict[str, Any]:
+    """OR-Tools' count of the original model's solutions projected on its decision variables (each
+    solution found is blocked on those variables only): {"count", "complete"} or {"error"}. The
+    check of a ground truth's model count; runs in the sandbox (CPU-bound, ``limit`` solutions)."""
+    from autonesy.tools.sandbox import SandboxLimits, run_program
+
+    result = run_program(WRAPPER.format(body=textwrap.indent(problem.source, "    ")), setup=SETUP,
+                         collect=COUNT.format(decision=list(problem.decision_variables), limit=limit),
+                         preload=("cpmpy", "numpy", "ortools"),
+                         limits=SandboxLimits(cpu_seconds=120.0, wall_seconds=300.0))
+    if result.ok:
+        return result.result
+    return {"error": f"{result.error_kind}: {(result.message or '').splitlines()[0][:200] if result.message else ''}"}
 
 
 def _cache_dir() -> Path:

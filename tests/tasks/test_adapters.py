@@ -348,3 +348,13 @@ def test_satbench_checks_a_full_copy_against_the_released_count(tmp_path):
     path.write_text("".join(json.dumps(r) + "\n" for r in lines[1:] + [unsat]))
     with pytest.raises(AdapterError, match="1040 of its 2100 records are satisfiable, but the released dataset has 1041"):
         expand(f"satbench:{path}")
+
+
+def test_dcpbench_ground_truth_counts_equal_the_original_models_projected_solution_counts(dcp_repo):
+    from autonesy.tasks.adapters import dcpbench
+
+    found = dcpbench.problems(dcp_repo)
+    for key in ("among", "pick", "signs", "after_solve"):
+        reference = dcpbench.solution_count(found[key])
+        assert reference.get("complete"), (key, reference)
+        assert count_models(load_task(f"dcpbench:{dcp_repo}#{key}").ground_truth).value == reference["count"], key
