@@ -12,22 +12,36 @@ Layout read (the repository's ``dataset/`` folder): one folder per problem,
 
 PATH may be the repository, its ``dataset/`` folder, one problem folder, or the released
 ``dcp-bench-open.jsonl`` (records with ``id``, ``description``, ``example_instance``, ``model``,
-``decision_variables``). Kept: satisfaction problems (no ``minimize``/``maximize``) whose model runs,
-whose decision variables are found, and whose Boolean encoding has at most ``MAX_TASK_VARS`` variables.
+``decision_variables``). Kept: satisfaction problems whose model runs, whose decision variables are
+found, and whose Boolean encoding has at most ``MAX_TASK_VARS`` variables. Optimisation problems
+(``minimize``/``maximize``) are left out, not relaxed to their constraints: their descriptions ask
+for an optimum, which a formula over the constraints alone would not state. Every problem left out
+is listed with its reason (:func:`left_out`; sweeps write the list into ``sweep.json``).
 
-How a problem becomes a task: its CPMpy script runs **in the sandbox** (tools/sandbox.py), stopped
-at its first solve call. The decision variables named in the description become Boolean task
-variables — a Boolean decision variable ``b[i]`` becomes ``b_i``; an integer one ``x[i]`` with domain
-lb..ub becomes one variable per value, ``x_i_eq_v`` ("x[i] = v"; negative values as ``m3``).
+How a problem becomes a task: its CPMpy script runs **in the sandbox** (tools/sandbox.py); its first
+``model.solve()`` records the model and returns, so a script that names its decision variables after
+solving still works (a second solve, or any error after the first, ends the script). The decision
+variables named in the description become Boolean task variables, keeping their names — a Boolean
+decision variable ``b[i]`` (also a negated one, ``~a``, or a Boolean expression) becomes ``b_i``; a
+0/1 integer becomes one Boolean (true for 1); an integer one ``x[i]`` (a variable or an integer
+expression such as ``2*y``) with bounds lb..ub becomes one variable per value, ``x_i_eq_v``
+("x[i] = v"; negative values as ``m3``). Each variable's meaning carries its role as the
+description's closing "Print …" paragraph words it, and that paragraph (where DCP-Bench-Open says
+what values and indices mean, e.g. "where Debra = 0, Janet = 1") stays in the description.
 The ground truth is CPMpy's CNF of the model's constraints plus the channelling
-``x_i_eq_v ⇔ (x[i] = v)``; every other variable (the model's own encodings, helper variables) is
+``x_i_eq_v ⇔ (x[i] = v)``, encoded in two steps over one shared integer encoding (the model, then
+the channelling: encoding both at once exhausts memory on some models); every other variable (the model's own encodings, helper variables) is
 auxiliary. So the formula admits exactly the one-hot images of the model's solutions, and a
 formalization must also say that each integer takes exactly one value (the detailed description
 states it; the not-detailed one leaves it implicit). Ground-truth model counts of large problems
 may need ApproxMC (scoring picks the counting method; each count records how it was obtained).
 
 Conversions are cached on disk (``$AUTONESY_CACHE_DIR/dcpbench``, else the user cache directory),
-keyed by the problem's text, so a sweep converts each problem once.
+keyed by a hash of the problem's script (and the conversion's version), so a sweep converts each
+problem once; :func:`keys` reports each uncached conversion on stderr as it finishes. A conversion
+that exhausts the sandbox's memory (the CNF encoder aborts) says so; a timeout is not cached.
+:func:`solution_count` counts the original model's solutions with OR-Tools, projected on the
+decision variables, to check a ground truth's model count.
 """
 
 from __future__ import annotations
