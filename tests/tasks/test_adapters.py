@@ -358,3 +358,19 @@ def test_dcpbench_ground_truth_counts_equal_the_original_models_projected_soluti
         reference = dcpbench.solution_count(found[key])
         assert reference.get("complete"), (key, reference)
         assert count_models(load_task(f"dcpbench:{dcp_repo}#{key}").ground_truth).value == reference["count"], key
+
+
+def test_a_real_dcpbench_problem_keeps_what_its_values_mean():
+    from pathlib import Path
+
+    from autonesy.tasks.adapters import dcpbench
+
+    repo = Path(__file__).parent / "data" / "dcpbench"
+    task = load_task(f"dcpbench:{repo}#allergy")
+    assert "where Debra = 0, Janet = 1, Hugh = 2, Rick = 3" in task.descriptions.detailed
+    assert "where Debra = 0, Janet = 1, Hugh = 2, Rick = 3" in task.descriptions.not_detailed
+    meanings = {v.name: v.meaning for v in task.variables}
+    assert meanings["eggs_eq_2"] == "eggs = 2 (eggs: the values of each food)"
+    assert meanings["fleet_eq_0"] == "fleet = 0 (fleet: surname)"
+    reference = dcpbench.solution_count(dcpbench.problems(repo)["allergy"])
+    assert reference == {"count": 1, "complete": True} and count_models(task.ground_truth).value == 1
