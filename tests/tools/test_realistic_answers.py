@@ -102,6 +102,8 @@ def test_lint_flags_a_cpmpy_program_on_its_own_boolvar_array():
     own = "<cnf>\nx = cp.boolvar(shape=3)\nconstraints = [cp.sum(x) == 1]\n</cnf>"
     assert _warnings(own, "cpmpy") == ["no_task_variable", "cpmpy_own_boolvar"]
     assert _warnings("<cnf>\nconstraints = [cp.sum([a, b, c]) == 1]\n</cnf>", "cpmpy") == []
+    auxiliaries = "<cnf>\nt = cp.boolvar(shape=2)\nconstraints = [t[0] == (a | b), t[1] == c, cp.sum([a, b, c]) == 1]\n</cnf>"
+    assert _warnings(auxiliaries, "cpmpy") == []  # an auxiliary array next to the task variables is fine
 
 
 def test_lint_flags_a_pysat_pool_that_collides_with_task_variables():

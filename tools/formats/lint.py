@@ -8,8 +8,9 @@ the repair agent once (it may answer [[OK]]) and records them in the trace.
   list, or constraints that all simplified away).
 - ``no_task_variable``: clauses exist but none mentions a task variable (e.g. a CPMpy program that
   builds its own ``boolvar`` array, or a PySAT ``IDPool()`` numbering from 1 used for everything).
-- ``cpmpy_own_boolvar``: a CPMpy program creates an array of Boolean variables (``boolvar(shape=…)``);
-  those are auxiliaries, not the task variables, which are already defined by name.
+- ``cpmpy_own_boolvar``: a CPMpy program creates an array of Boolean variables (``boolvar(shape=…)``)
+  and never refers to a task variable (by name or through ``VARS``): its array stands in for the
+  task variables, but is auxiliary.
 - ``pysat_pool_collides``: ``IDPool()`` / ``IDPool(start_from=k)`` with k ≤ N: its ids are task
   variables' indices, so "auxiliaries" silently constrain task variables.
 - ``pysat_native_encoding``: ``EncType.native`` gives no clauses (it is for solvers with native
@@ -67,8 +68,10 @@ def _callee(node: ast.Call) -> str:
 
 def _python_checks(tree: ast.AST, fmt: str, n: int, names: set[str]) -> list[LintWarning]:
     found: dict[str, LintWarning] = {}
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    refers_to_task = bool(used & (names | {"VARS"}))
     for node in ast.walk(tree):
-        if fmt == "cpmpy" and isinstance(node, ast.Call) and _callee(node) == "boolvar":
+        if fmt == "cpmpy" and not refers_to_task and isinstance(node, ast.Call) and _callee(node) == "boolvar":
             shaped = node.args or any(k.arg == "shape" for k in node.keywords)
             if shaped:
                 found.setdefault("cpmpy_own_boolvar", LintWarning(
