@@ -39,7 +39,8 @@ may need ApproxMC (scoring picks the counting method; each count records how it 
 Conversions are cached on disk (``$AUTONESY_CACHE_DIR/dcpbench``, else the user cache directory),
 keyed by a hash of the problem's script (and the conversion's version), so a sweep converts each
 problem once; :func:`keys` reports each uncached conversion on stderr as it finishes. A conversion
-that exhausts the sandbox's memory (the CNF encoder aborts) says so; a timeout is not cached.
+that exhausts the sandbox's memory (the CNF encoder aborts) says so; a wall-clock timeout (load) is
+not cached, a CPU-time one is.
 :func:`solution_count` counts the original model's solutions with OR-Tools, projected on the
 decision variables, to check a ground truth's model count.
 """
@@ -464,8 +465,8 @@ def convert(problem: Problem) -> dict[str, Any]:
         raise AdapterError(f"dcpbench {problem.id}: the sandbox failed: {result.message}")
     else:
         outcome = {"ok": False, "reason": _failure(result.error_kind, result.message, limits)}
-    if outcome.get("reason", "").startswith("timeout"):
-        return outcome  # may depend on the machine's load: tried again next time
+    if outcome.get("reason", "").startswith("timeout") and "wall clock" in outcome["reason"]:
+        return outcome  # depends on the machine's load: tried again next time (CPU-time limits are cached)
     try:  # cache both outcomes: a script that fails fails the same way next time
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
