@@ -201,7 +201,7 @@ class FewShot(Policy):
     def formalizer_prompt(self, spec: AttemptSpec) -> Prompt:
         examples = []
         for other in example_tasks(spec.task.name, spec.format, self.shots):
-            from autonesy.tools.formats.reference import reference_source
+            from autonesy.tasks.reference import reference_source
 
             question = formalizer_prompt(other, spec.format, self.style(spec), spec.detail)
             examples.append((question.user, f"<cnf>\n{reference_source(other, spec.format).rstrip()}\n</cnf>"))
@@ -213,7 +213,7 @@ def example_tasks(task_name: str, fmt: str, shots: int) -> tuple[Task, ...]:
     """The ``shots`` catalogue tasks other than ``task_name`` whose reference formalization in
     ``fmt`` is shortest (short examples leave the context to the question)."""
     from autonesy.tasks.registry import TASK_NAMES, load_task
-    from autonesy.tools.formats.reference import NoReference, reference_source
+    from autonesy.tasks.reference import NoReference, reference_source
 
     sized = []
     for name in TASK_NAMES:

@@ -41,6 +41,7 @@ class AttemptState(TypedDict, total=False):
     dimacs: str | None  # the accepted formula as DIMACS
     autofixes: list[str]
     repair_round: int
+    lint_reviewed: bool  # the repair agent has seen the lint warnings (they are shown once)
     semantic_round: int
     status: str  # running | accepted | rejected
     reason: str
@@ -123,16 +124,35 @@ def formalize(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     return {**_usage(state, turn), "answer": turn.text, "status": "running"}
 
 
+def _lint_message(warnings) -> str:
+    return ("The formula parses, but these checks suggest it does not say what you meant:\n"
+            + "\n".join(f"- {w}" for w in warnings)
+            + "\nIf the formula is nevertheless right, answer [[OK]]; otherwise fix it.")
+
+
+def _size_limits(rt: AttemptRuntime) -> dict[str, Any]:
+    """The answer-size limit guards against LLM output; the expert reference is exempt (a large
+    DCP-Bench-Open ground truth written out as DIMACS exceeds it)."""
+    return {} if rt.policy.uses_llm else {"max_chars": 1 << 62}
+
+
 def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
-    """Convert the answer once: the autofix (when the policy allows it) is part of the same conversion."""
+    """Convert the answer once: the autofix (when the policy allows it) is part of the same conversion.
+    Lint warnings on a formula that parses go to the repair agent once (it may answer [[OK]])."""
     task = rt.spec.task
-    conversion = convert(state["answer"], rt.spec.format, task.names, autofix=rt.policy.autofix)
+    conversion = convert(state["answer"], rt.spec.format, task.names, autofix=rt.policy.autofix, **_size_limits(rt))
     if conversion.ok:
         fixes = conversion.autofixes[len(_extraction_notes(state["answer"])):]
         if fixes:
             rt.tracer.event("autofix", fixes=list(conversion.autofixes))
-        return {"source": conversion.source, "error": None, "dimacs": to_dimacs(conversion.cnf, task.names),
-                "autofixes": state.get("autofixes", []) + list(conversion.autofixes)}
+        update: dict[str, Any] = {"source": conversion.source, "error": None,
+                                  "dimacs": to_dimacs(conversion.cnf, task.names),
+                                  "autofixes": state.get("autofixes", []) + list(conversion.autofixes)}
+        if conversion.warnings:
+            rt.tracer.event("lint", round=state.get("repair_round", 0), warnings=list(conversion.warnings))
+            if not state.get("lint_reviewed"):
+                update["error"] = {"kind": "lint", "message": _lint_message(conversion.warnings)}
+        return update
     error = {"kind": conversion.error.kind, "message": str(conversion.error)}
     rt.tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
     return {"source": conversion.source, "error": error, "dimacs": None}
@@ -164,8 +184,12 @@ def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
         update.update(_llm_failure(turn))
     else:
         verdict = turn.verdict.verdict
-        if verdict == "ok":
-            update.update(status="rejected", reason="the repair agent answered [[OK]] on a formula with a syntax error")
+        error = state["error"]
+        if error["kind"] == "lint":
+            update["lint_reviewed"] = True
+        if verdict == "ok" and error["kind"] != "lint":  # [[OK]] on lint warnings: the formula goes on as it is
+            update.update(status="rejected", reason=f"the repair agent answered [[OK]] on a formula the checker "
+                          f"rejected ({error['kind']}: {error['message'].splitlines()[0][:160]})")
         elif verdict == "fixed":
             changed = change_summary(state.get("source", ""), _block_source(turn.verdict.answer))
             update["answer"] = turn.verdict.answer
@@ -238,6 +262,8 @@ def after_formalize(state: AttemptState) -> str:
 
 
 def after_check(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
+    if state.get("dimacs") and (state.get("error") or {}).get("kind") == "lint":
+        return "repair" if state.get("repair_round", 0) < runtime.context.policy.max_repairs else "oracle_test"
     if state.get("dimacs"):
         return "oracle_test"
     if state.get("repair_round", 0) < runtime.context.policy.max_repairs:

@@ -54,6 +54,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import sys
 import threading
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -71,12 +72,15 @@ from autonesy.tasks.task import DETAIL_LEVELS, TaskError
 from autonesy.tools.config import LLM_TIMEOUT_S
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
+from autonesy.tasks.reference import NoReference
 
 EXECUTORS = ("local", "process", "ray")
 EXPERT = "expert"
 ATTEMPTS_DIR = "attempts"
 JOB_FILE = "job.json"
 ERROR_FILE = "error.json"
+NOT_APPLICABLE_FILE = "not_applicable.json"
+TIMEOUT_FILE = "timeout.json"
 TIMING_FILE = "timing.json"
 CACHE_FILE = "llm_cache.sqlite"
 SWEEP_FILE = "sweep.json"
@@ -100,7 +104,10 @@ ROW_FIELDS: dict[str, str] = {
     "decoding": "free | grammar (constrained to the format's answer grammar for the task)",
     "repeat": "repeat index (0-based; --repeats draws independent answers: cache keys carry the attempt id)",
     "max_repairs": "syntax-repair budget",
-    "status": "accepted | rejected | error (raised; retried on the next run) | unfinished | pending",
+    "status": ("accepted | rejected | timeout (ran past the per-attempt time limit; retried only under a longer "
+               "limit) | not_applicable (the format cannot express this task's reference, e.g. NAT/SymPy for a "
+               "ground truth with auxiliaries; never retried) | error (raised; retried on the next run) | unfinished "
+               "| pending"),
     "syntax_error": "true when rejected because no parseable formula was reached (after repair, or [[OK]] on an error)",
     "llm_error": "true when rejected because the LLM call failed (timeout, HTTP error, empty answer)",
     "reason": "why the attempt was rejected (or the exception, for status error)",
@@ -151,6 +158,7 @@ class SweepSpec:
     compile_time_limit_s: float = 60.0
     llm_timeout_s: float = LLM_TIMEOUT_S
     decoding: str | None = None  # free | grammar; default: grammar for the embedded model, else free
+    attempt_time_limit_s: float | None = None  # wall seconds per attempt (run in a child process); None: unbounded
 
     def to_dict(self) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
@@ -360,6 +368,9 @@ def execute_attempt(job: Mapping[str, Any], out: str | Path, backends: Mapping[s
             backend = SaltedBackend(backend, f"attempt:{job['attempt_id']}")
         labels = labels_for(config.task) if labels_for else None
         run_attempt(config, run_dir, backend=backend, labels=labels)
+    except NoReference as error:  # the expert has nothing to say in this format: a final outcome
+        _write_json(run_dir / NOT_APPLICABLE_FILE, {"reason": str(error), "time": time.time()})
+        (run_dir / ERROR_FILE).unlink(missing_ok=True)
     except Exception as error:  # recorded, retried on the next run; BaseExceptions propagate
         message = f"{type(error).__name__}: {error}".splitlines()[0][:500]
         _write_json(run_dir / ERROR_FILE, {"error": message, "time": time.time()})
@@ -367,6 +378,44 @@ def execute_attempt(job: Mapping[str, Any], out: str | Path, backends: Mapping[s
         (run_dir / ERROR_FILE).unlink(missing_ok=True)
         _write_json(run_dir / TIMING_FILE, {"wall_seconds": round(time.perf_counter() - start, 4)})
     return attempt_row(out, job)
+
+
+def execute_bounded_attempt(job: Mapping[str, Any], out: str | Path, limit_s: float,
+                            labels_for: Callable[[str], Any] | None = None) -> dict[str, Any]:
+    """:func:`execute_attempt` in a child process stopped after ``limit_s`` wall seconds; a stopped
+    attempt is recorded in ``timeout.json`` (status ``timeout``). Threads cannot be stopped, and an
+    attempt can spend minutes in a native counter or compiler, so the bound needs a process."""
+    run_dir = Path(out) / ATTEMPTS_DIR / job["attempt_id"]
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / TIMEOUT_FILE).unlink(missing_ok=True)
+    labels = labels_for(job["config"]["task"]) if labels_for else None
+    child = multiprocessing.get_context("spawn").Process(
+        target=_child_attempt, args=(dict(job), str(out), labels), daemon=True)
+    start = time.perf_counter()
+    child.start()
+    child.join(limit_s)
+    if child.is_alive():
+        child.kill()
+        child.join()
+        _write_json(run_dir / TIMEOUT_FILE, {"limit_s": limit_s, "seconds": round(time.perf_counter() - start, 1),
+                                             "time": time.time()})
+    elif child.exitcode != 0 and not (run_dir / "summary.json").is_file():
+        _write_json(run_dir / ERROR_FILE, {"error": f"the attempt's process ended with exit status {child.exitcode}",
+                                           "time": time.time()})
+    return attempt_row(out, job)
+
+
+def _child_attempt(job: dict[str, Any], out: str, labels: Any) -> None:
+    execute_attempt(job, out, None, (lambda task: labels) if labels is not None else None)
+
+
+def finished(run_dir: Path, limit_s: float | None) -> bool:
+    """An attempt that needs no rerun: scored or rejected, not applicable, or stopped by a limit at
+    least as long as this run's."""
+    if (run_dir / "summary.json").is_file() or (run_dir / NOT_APPLICABLE_FILE).is_file():
+        return True
+    stopped = _read_json(run_dir / TIMEOUT_FILE)
+    return isinstance(stopped, dict) and limit_s is not None and float(stopped.get("limit_s", 0)) >= limit_s
 
 
 def _write_json(path: Path, data: Any) -> None:
@@ -400,7 +449,14 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
     summary = _read_json(run_dir / "summary.json")
     if summary is None:
         error = _read_json(run_dir / ERROR_FILE)
-        if error is not None:
+        not_applicable = _read_json(run_dir / NOT_APPLICABLE_FILE)
+        stopped = _read_json(run_dir / TIMEOUT_FILE)
+        if not_applicable is not None:
+            row.update(status="not_applicable", reason=not_applicable.get("reason", ""))
+        elif stopped is not None:
+            row.update(status="timeout", reason=f"stopped after {stopped.get('limit_s')} s, the per-attempt time limit",
+                       wall_seconds=stopped.get("seconds"))
+        elif error is not None:
             row.update(status="error", reason=error.get("error", ""))
         elif (run_dir / "checkpoints.sqlite").exists() or (run_dir / "trace.jsonl").exists():
             row["status"] = "unfinished"
@@ -643,6 +699,7 @@ class SweepResult:
     rows: list[dict[str, Any]]
     progress: Progress
     seconds: float
+    left_out: dict[str, dict[str, str]] = field(default_factory=dict)  # adapter spec → {record: why not a task}
 
     @property
     def counts(self) -> dict[str, int]:
@@ -654,7 +711,8 @@ class SweepResult:
     def to_dict(self) -> dict[str, Any]:
         return {"out": str(self.out), "attempts": len(self.rows), "ran": self.progress.done,
                 "skipped": self.progress.skipped, "counts": self.counts, "seconds": round(self.seconds, 3),
-                "results": [str(self.out / RESULTS_JSONL), str(self.out / RESULTS_CSV)]}
+                "results": [str(self.out / RESULTS_JSONL), str(self.out / RESULTS_CSV)],
+                "left_out": self.left_out}
 
 
 @contextmanager
@@ -670,14 +728,31 @@ def _exclusive(out: Path) -> Iterator[None]:
         handle.close()
 
 
-def _record_grid(out: Path, spec: SweepSpec, jobs: list[dict[str, Any]]) -> None:
+def left_out_of(spec: SweepSpec) -> dict[str, dict[str, str]]:
+    """For each benchmark copy in the grid's tasks, its records/problems that are not tasks, with why."""
+    from autonesy.tasks import adapters
+
+    found = {}
+    for item in split_list(spec.tasks):
+        if adapters.is_adapter_spec(item):
+            try:
+                found[item] = adapters.left_out(item)
+            except TaskError as error:
+                raise SweepError(str(error)) from None
+    return {item: reasons for item, reasons in found.items() if reasons}
+
+
+def _record_grid(out: Path, spec: SweepSpec, jobs: list[dict[str, Any]], left_out: dict[str, dict[str, str]]) -> None:
     path = out / SWEEP_FILE
     data = _read_json(path) or {"grids": []}
-    grid = {k: v for k, v in spec.to_dict().items() if k != "llm_timeout_s"}
+    grid = {k: v for k, v in spec.to_dict().items() if k not in ("llm_timeout_s", "attempt_time_limit_s")}
     grid["llms"] = [redact_spec(llm) for llm in grid["llms"]]
-    if not any(entry.get("grid") == grid for entry in data["grids"]):
-        data["grids"].append({"grid": grid, "attempts": len(jobs), "first_run": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
-        _write_json(path, data)
+    entry = next((e for e in data["grids"] if e.get("grid") == grid), None)
+    if entry is None:
+        entry = {"grid": grid, "attempts": len(jobs), "first_run": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        data["grids"].append(entry)
+    entry["left_out"] = left_out
+    _write_json(path, data)
 
 
 def run_sweep(
@@ -709,8 +784,17 @@ def run_sweep(
     jobs = expand(spec)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    left_out = left_out_of(spec)
+    if progress:
+        for item, reasons in left_out.items():
+            lines = [f"{item}: {len(reasons)} left out (also in {out / SWEEP_FILE}):"]
+            lines += [f"  {key}: {reason}" for key, reason in reasons.items()]
+            if console is not None:
+                console.print("\n".join(lines), highlight=False, markup=False)
+            else:
+                print("\n".join(lines), file=sys.stderr)
     with _exclusive(out):
-        _record_grid(out, spec, jobs)
+        _record_grid(out, spec, jobs, left_out)
         tasks = {spec_: _task_or_error(spec_) for spec_ in dict.fromkeys(job["config"]["task"] for job in jobs)}
         for job in jobs:
             task = tasks[job["config"]["task"]]
@@ -719,23 +803,29 @@ def run_sweep(
             if not path.is_file():
                 path.parent.mkdir(parents=True, exist_ok=True)
                 _write_json(path, public_job(job))
-        pending = [job for job in jobs if not (out / ATTEMPTS_DIR / job["attempt_id"] / "summary.json").is_file()]
+        pending = [job for job in jobs if not finished(out / ATTEMPTS_DIR / job["attempt_id"], spec.attempt_time_limit_s)]
         state = Progress(total=len(jobs), skipped=len(jobs) - len(pending))
         own_backends: dict[str, ChatBackend] = {}
         if executor == "local":
             own_backends = _local_backends(pending, out, spec, backends or {})
         args: tuple = (str(out), {**(backends or {}), **own_backends} or None, labels_for) if executor == "local" \
             else (str(out), None, labels_for)
+        fn: Callable[..., dict[str, Any]] = execute_attempt
+        if spec.attempt_time_limit_s is not None:
+            if backends:
+                raise SweepError("a per-attempt time limit runs each attempt in its own process, which cannot use "
+                                 "ready-made backends; give LLM specs instead")
+            fn, args = execute_bounded_attempt, (str(out), spec.attempt_time_limit_s, labels_for)
         try:
             with _progress_display(state, progress, console) as on_done:
-                run_jobs(pending, execute_attempt, args, executor=executor, concurrency=concurrency,
+                run_jobs(pending, fn, args, executor=executor, concurrency=concurrency,
                          on_done=on_done, on_crash=lambda job, error: _record_crash(out, job, error),
                          ray_address=ray_address, ray_num_cpus=ray_num_cpus, workers=workers)
         finally:
             for backend in own_backends.values():
                 backend.close()
             rows = write_results(out)
-    return SweepResult(out, rows, state, time.perf_counter() - start)
+    return SweepResult(out, rows, state, time.perf_counter() - start, left_out)
 
 
 def public_job(job: Mapping[str, Any]) -> dict[str, Any]:
@@ -788,7 +878,8 @@ def _progress_display(state: Progress, enabled: bool, console) -> Iterator[Calla
     def label() -> str:
         c = state.counts
         return (f"sweep · accepted {c.get('accepted', 0)} · rejected {c.get('rejected', 0)}"
-                + (f" · errors {c['error']}" if c.get("error") else ""))
+                + "".join(f" · {name} {c[key]}" for key, name in (("timeout", "timeouts"), ("not_applicable", "not applicable"),
+                                                                    ("error", "errors")) if c.get(key)))
 
     bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("·"),
               TimeElapsedColumn(), TextColumn("· ETA"), TimeRemainingColumn(), console=console, transient=False)

@@ -23,11 +23,13 @@ def read_formula(task_name: str, fmt: str, file: Path):
         raise UserError(f"unknown format {fmt!r}; choose one of {listed(FORMATS)}")
     task = load_task(task_name)
     text = file.read_text()
-    if "<cnf" not in text.lower():  # a bare formula file: the whole file is the block
+    bare = "<cnf" not in text.lower()
+    if bare:  # a bare formula file: the whole file is the block
         text = f"<cnf>\n{text}\n</cnf>"
     conversion = convert(text, fmt, task.names)
     if conversion.error is not None:
-        raise UserError(f"{file}: {conversion.error}")
+        prefix = f"no <cnf> block, and the whole file is not a {fmt} formula either: " if bare else ""
+        raise UserError(f"{file}: {prefix}{conversion.error}")
     return task, conversion
 
 

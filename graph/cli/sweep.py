@@ -54,6 +54,12 @@ def sweep(
     max_tokens: int | None = typer.Option(
         None, "--max-tokens", min=1, help="Completion token limit (default: the backend's)."
     ),
+    attempt_time_limit: float | None = typer.Option(
+        None,
+        "--attempt-time-limit",
+        min=1.0,
+        help="Wall seconds per attempt; a longer one is stopped and recorded as timeout (default: none).",
+    ),
     out: Path = typer.Option(..., "--out", help="Sweep directory (run again with the same one to resume)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
     as_json: bool = json_option("Print the outcome as JSON."),
@@ -75,6 +81,7 @@ def sweep(
             max_tokens=max_tokens,
             llm_timeout_s=llm_timeout,
             decoding=decoding,
+            attempt_time_limit_s=attempt_time_limit,
         )
         result = run_sweep(
             spec,

@@ -59,6 +59,14 @@ def expand(spec: str) -> list[str]:
     return [f"{kind}:{path.resolve()}#{k}" for k in _module(kind).keys(path)]
 
 
+def left_out(spec: str) -> dict[str, str]:
+    """The records/problems of the copy at PATH that are not tasks, each with the reason."""
+    kind, path, key = parse_spec(spec)
+    if key is not None:
+        return {}
+    return _module(kind).left_out(path.resolve())
+
+
 def load(spec: str) -> Task:
     kind, path, key = parse_spec(spec)
     if key is None:

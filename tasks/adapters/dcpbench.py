@@ -12,22 +12,37 @@ Layout read (the repository's ``dataset/`` folder): one folder per problem,
 
 PATH may be the repository, its ``dataset/`` folder, one problem folder, or the released
 ``dcp-bench-open.jsonl`` (records with ``id``, ``description``, ``example_instance``, ``model``,
-``decision_variables``). Kept: satisfaction problems (no ``minimize``/``maximize``) whose model runs,
-whose decision variables are found, and whose Boolean encoding has at most ``MAX_TASK_VARS`` variables.
+``decision_variables``). Kept: satisfaction problems whose model runs, whose decision variables are
+found, and whose Boolean encoding has at most ``MAX_TASK_VARS`` variables. Optimisation problems
+(``minimize``/``maximize``) are left out, not relaxed to their constraints: their descriptions ask
+for an optimum, which a formula over the constraints alone would not state. Every problem left out
+is listed with its reason (:func:`left_out`; sweeps write the list into ``sweep.json``).
 
-How a problem becomes a task: its CPMpy script runs **in the sandbox** (tools/sandbox.py), stopped
-at its first solve call. The decision variables named in the description become Boolean task
-variables — a Boolean decision variable ``b[i]`` becomes ``b_i``; an integer one ``x[i]`` with domain
-lb..ub becomes one variable per value, ``x_i_eq_v`` ("x[i] = v"; negative values as ``m3``).
+How a problem becomes a task: its CPMpy script runs **in the sandbox** (tools/sandbox.py); its first
+``model.solve()`` records the model and returns, so a script that names its decision variables after
+solving still works (a second solve, or any error after the first, ends the script). The decision
+variables named in the description become Boolean task variables, keeping their names — a Boolean
+decision variable ``b[i]`` (also a negated one, ``~a``, or a Boolean expression) becomes ``b_i``; a
+0/1 integer becomes one Boolean (true for 1); an integer one ``x[i]`` (a variable or an integer
+expression such as ``2*y``) with bounds lb..ub becomes one variable per value, ``x_i_eq_v``
+("x[i] = v"; negative values as ``m3``). Each variable's meaning carries its role as the
+description's closing "Print …" paragraph words it, and that paragraph (where DCP-Bench-Open says
+what values and indices mean, e.g. "where Debra = 0, Janet = 1") stays in the description.
 The ground truth is CPMpy's CNF of the model's constraints plus the channelling
-``x_i_eq_v ⇔ (x[i] = v)``; every other variable (the model's own encodings, helper variables) is
+``x_i_eq_v ⇔ (x[i] = v)``, encoded in two steps over one shared integer encoding (the model, then
+the channelling: encoding both at once exhausts memory on some models); every other variable (the model's own encodings, helper variables) is
 auxiliary. So the formula admits exactly the one-hot images of the model's solutions, and a
 formalization must also say that each integer takes exactly one value (the detailed description
 states it; the not-detailed one leaves it implicit). Ground-truth model counts of large problems
 may need ApproxMC (scoring picks the counting method; each count records how it was obtained).
 
 Conversions are cached on disk (``$AUTONESY_CACHE_DIR/dcpbench``, else the user cache directory),
-keyed by the problem's text, so a sweep converts each problem once.
+keyed by a hash of the problem's script (and the conversion's version), so a sweep converts each
+problem once; :func:`keys` reports each uncached conversion on stderr as it finishes. A conversion
+that exhausts the sandbox's memory (the CNF encoder aborts) says so; a wall-clock timeout (load) is
+not cached, a CPU-time one is.
+:func:`solution_count` counts the original model's solutions with OR-Tools, projected on the
+decision variables, to check a ground truth's model count.
 """
 
 from __future__ import annotations
@@ -36,19 +51,20 @@ import hashlib
 import json
 import os
 import re
+import sys
 import textwrap
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from autonesy.tasks.adapters import AdapterError
 from autonesy.tasks.task import RESERVED_NAMES, Descriptions, Task, TaskMetadata, Variable
 from autonesy.tools.config import cache_dir
 
 MAX_TASK_VARS = 400
-CONVERSION_VERSION = 1
+CONVERSION_VERSION = 2
 CITATION = ("K. Michailidis, D. Tsouros, T. Guns. DCP-Bench-Open: Evaluating LLMs for Constraint Modelling of "
             "Discrete Combinatorial Problems (arXiv:2506.06052)")
 _DOCSTRING = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'', re.DOTALL)
@@ -81,14 +97,35 @@ def decision_variables(description: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _without_print_request(description: str) -> str:
-    """The description minus its closing 'Print …' paragraph (how to print a solution is not the constraint)."""
+def split_print_request(description: str) -> tuple[str, str]:
+    """(the problem statement, its closing 'Print …' paragraph). The paragraph names the decision
+    variables and is where DCP-Bench-Open says what their values and indices mean."""
     where = description.rfind("Print")
     if where < 0:
-        return description.strip()
+        return description.strip(), ""
     start = description.rfind("\n\n", 0, where)
     head = description[:start] if start >= 0 else description[:where]
-    return head.strip() or description.strip()
+    if not head.strip():
+        return description.strip(), ""
+    return head.strip(), description[start if start >= 0 else where:].strip()
+
+
+def roles(request: str) -> dict[str, str]:
+    """Each decision variable's role as the 'Print …' paragraph words it: the phrase before the
+    parentheses that list it ("Print the values of each food (eggs, mold)" → eggs: "the values of each food")."""
+    found: dict[str, str] = {}
+    text = " ".join(request.split())
+    for match in re.finditer(r"([^()]*)\(([^()]*)\)", text):
+        phrase = re.split(r"[.;:]", match.group(1))[-1]
+        phrase = re.sub(r"^\s*(?:,|and\b|or\b|Print\b)\s*", "", phrase.strip()).strip(" ,")
+        phrase = re.sub(r"^(?:and|or)\s+", "", phrase)
+        words = phrase.split()
+        phrase = " ".join(words[-10:])
+        for item in match.group(2).split(","):
+            item = item.strip()
+            if item.isidentifier() and item not in found and phrase:
+                found[item] = phrase
+    return found
 
 
 def _from_script(folder: Path) -> Problem:
@@ -170,40 +207,66 @@ SETUP = '''
 import cpmpy as cp
 import cpmpy.solvers
 
+_SOLVED = []  # the constraints of the first model solved (a snapshot: scripts may add more after it)
+
 
 class _StopAtSolve(BaseException):
-    """Raised by every solve call: the model is built, nothing is solved."""
+    \"\"\"Raised by a second solve call, or by any solver object: the model of the first call is the one.\"\"\"
 
 
 def _stop(*args, **kwargs):
     raise _StopAtSolve()
 
 
-cp.Model.solve = _stop
+def _first_solve(self, *args, **kwargs):
+    \"\"\"Record the model instead of solving it and let the script go on (it may name its decision
+    variables after solving); a second solve (a loop over solutions) stops the script.\"\"\"
+    if _SOLVED:
+        raise _StopAtSolve()
+    _SOLVED.append(self)
+    return True
+
+
+_ORIGINAL_SOLVE = {cp.Model: (cp.Model.solve, cp.Model.solveAll)}  # for solution_count's check
+cp.Model.solve = _first_solve
 cp.Model.solveAll = _stop
 cp.SolverLookup.get = staticmethod(_stop)
 for _name in dir(cpmpy.solvers):
     _cls = getattr(cpmpy.solvers, _name)
     if isinstance(_cls, type) and hasattr(_cls, "solve"):
+        _ORIGINAL_SOLVE[_cls] = (_cls.solve, getattr(_cls, "solveAll", None))
         _cls.solve = _stop
         if hasattr(_cls, "solveAll"):
             _cls.solveAll = _stop
+'''
+
+# The script runs to its end; after the first solve a failure (values are None) just ends it.
+WRAPPER = '''try:
+{body}
+    pass
+except _StopAtSolve:
+    pass
+except Exception:
+    if not _SOLVED:
+        raise
 '''
 
 COLLECT = '''
 def collect(ns, submitted):
     import numpy as np
     import cpmpy as cp
-    from cpmpy.expressions.core import Operator, BoolVal
-    from cpmpy.expressions.variables import _BoolVarImpl, _IntVarImpl, NegBoolView
-    from cpmpy.expressions.utils import flatlist
+    from cpmpy.expressions.core import Expression, Operator, BoolVal
+    from cpmpy.expressions.variables import _BoolVarImpl, NegBoolView
+    from cpmpy.expressions.utils import flatlist, get_bounds, is_num
     from cpmpy.transformations.to_cnf import to_cnf
+    from cpmpy.transformations.cse import CSEMap
     from cpmpy.transformations.get_variables import get_variables
 
     DECISION = {decision!r}
     RESERVED = set({reserved!r})
     MAX = {max_vars}
-    model = ns.get("model")
+    solved = ns.get("_SOLVED") or []
+    model = solved[0] if solved else ns.get("model")
     if not isinstance(model, cp.Model):
         found = [v for v in ns.values() if isinstance(v, cp.Model)]
         if len(found) != 1:
@@ -223,33 +286,56 @@ def collect(ns, submitted):
     def written(name, index):
         return name + "".join("[" + str(i) + "]" for i in index)
 
+    def add(name, meaning, channel):
+        b = cp.boolvar(name=name)
+        if isinstance(channel, (bool, np.bool_)):
+            channel = BoolVal(bool(channel))
+        names.append(name); meanings.append(meaning); booleans.append(b); channels.append(b == channel)
+
+    def size(item, shown):
+        if isinstance(item, (bool, np.bool_)) or (isinstance(item, Expression) and item.is_bool()):
+            return 1
+        if isinstance(item, Expression) or is_num(item):
+            lb, ub = (int(item), int(item)) if is_num(item) else map(int, get_bounds(item))
+            if ub - lb + 1 > MAX:
+                raise ProgramError("too_large", shown + " has a domain of " + str(ub - lb + 1) + " values")
+            return 1 if (lb, ub) == (0, 1) else ub - lb + 1
+        return 0
+
     for name in DECISION:
         if name not in ns:
             raise ProgramError("missing_definition", "decision variable " + name + " is not defined by the script")
+    total = sum(size(item, name) for name in DECISION for item in np.asarray(ns[name], dtype=object).flat)
+    if total > MAX:
+        raise ProgramError("too_large", str(total) + " Boolean task variables, more than " + str(MAX))
+    for name in DECISION:
         values = np.asarray(ns[name], dtype=object)
         for index in np.ndindex(values.shape):
-            var = values[index]
-            if isinstance(var, NegBoolView):
-                var = ~var
-            if isinstance(var, _BoolVarImpl):
-                b = cp.boolvar(name=base_name(name, index))
-                names.append(b.name); meanings.append(written(name, index) + " is true")
-                booleans.append(b); channels.append(b == var)
-            elif isinstance(var, _IntVarImpl):
-                if var.ub - var.lb + 1 > MAX:
-                    raise ProgramError("too_large", written(name, index) + " has a domain of " + str(var.ub - var.lb + 1) + " values")
-                for value in range(int(var.lb), int(var.ub) + 1):
-                    shown = str(value) if value >= 0 else "m" + str(-value)
-                    b = cp.boolvar(name=base_name(name, index) + "_eq_" + shown)
-                    names.append(b.name); meanings.append(written(name, index) + " = " + str(value))
-                    booleans.append(b); channels.append(b == (var == value))
-            if len(names) > MAX:
-                raise ProgramError("too_large", "more than " + str(MAX) + " Boolean task variables")
+            item = values[index]
+            shown = written(name, index)
+            if isinstance(item, (bool, np.bool_)) or (isinstance(item, Expression) and item.is_bool()):
+                add(base_name(name, index), shown + " is true", item if isinstance(item, Expression) else BoolVal(bool(item)))
+            elif isinstance(item, Expression) or is_num(item):
+                lb, ub = (int(item), int(item)) if is_num(item) else map(int, get_bounds(item))
+                if ub - lb + 1 > MAX:
+                    raise ProgramError("too_large", shown + " has a domain of " + str(ub - lb + 1) + " values")
+                if (lb, ub) == (0, 1):  # a 0/1 integer is one Boolean
+                    add(base_name(name, index), shown + " = 1 (false: " + shown + " = 0)", item == 1)
+                    continue
+                for value in range(lb, ub + 1):
+                    written_value = str(value) if value >= 0 else "m" + str(-value)
+                    add(base_name(name, index) + "_eq_" + written_value, shown + " = " + str(value), item == value)
+            elif item is not None:
+                raise ProgramError("type", shown + " is not a CPMpy variable or expression (" + type(item).__name__ + ")")
     if not names:
         raise ProgramError("missing_definition", "the decision variables hold no CPMpy variables")
     if len(set(names)) != len(names):
         raise ProgramError("type", "two decision variables map to the same Boolean name")
-    clauses = to_cnf(constraints + channels)
+    # Two steps over one shared integer encoding: the model first, then the task variables' links
+    # (encoding them together makes the encoder hold both at once, and runs out of memory on some).
+    csemap, ivarmap = CSEMap(), dict()
+    clauses = to_cnf(constraints, csemap=csemap, ivarmap=ivarmap)
+    clauses += to_cnf(channels, csemap=csemap, ivarmap=ivarmap)
     variables = get_variables(clauses)
     ids = {{id(v): i for i, v in enumerate(variables, start=1)}}
     for b in booleans:
@@ -280,6 +366,46 @@ def collect(ns, submitted):
 '''
 
 
+COUNT = '''
+def collect(ns, submitted):
+    import numpy as np
+    import cpmpy as cp
+    from cpmpy.expressions.core import Expression
+    from cpmpy.solvers.ortools import CPM_ortools
+
+    model = (ns.get("_SOLVED") or [ns.get("model")])[0]
+    items = []
+    for name in {decision!r}:
+        items += [v for v in np.asarray(ns[name], dtype=object).flat if isinstance(v, Expression)]
+    from cpmpy.transformations.get_variables import get_variables
+    solver = CPM_ortools(model)
+    free = get_variables(items)  # decision variables no constraint mentions still count
+    solver.solver_vars(free)
+    solver.user_vars.update(free)
+    solve = ns["_ORIGINAL_SOLVE"][CPM_ortools][0]
+    found = 0
+    while found < {limit} and solve(solver, time_limit=30):
+        found += 1
+        solver += cp.any([v != v.value() for v in items])
+    return {{"count": found, "complete": found < {limit}}}
+'''
+
+
+def solution_count(problem: Problem, limit: int = 100_000) -> dict[str, Any]:
+    """OR-Tools' count of the original model's solutions projected on its decision variables (each
+    solution found is blocked on those variables only): {"count", "complete"} or {"error"}. The
+    check of a ground truth's model count; runs in the sandbox (CPU-bound, ``limit`` solutions)."""
+    from autonesy.tools.sandbox import SandboxLimits, run_program
+
+    result = run_program(WRAPPER.format(body=textwrap.indent(problem.source, "    ")), setup=SETUP,
+                         collect=COUNT.format(decision=list(problem.decision_variables), limit=limit),
+                         preload=("cpmpy", "numpy", "ortools"),
+                         limits=SandboxLimits(cpu_seconds=120.0, wall_seconds=300.0))
+    if result.ok:
+        return result.result
+    return {"error": f"{result.error_kind}: {(result.message or '').splitlines()[0][:200] if result.message else ''}"}
+
+
 def _cache_dir() -> Path:
     return cache_dir("dcpbench")
 
@@ -289,31 +415,56 @@ def _conversion_key(problem: Problem) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def convert(problem: Problem) -> dict[str, Any]:
-    """Run the problem's script in the sandbox: {"ok", "names", "meanings", "data"} or {"ok": False, "reason"}."""
+def _failure(error_kind: str, message: str, limits) -> str:
+    """One line saying why a conversion failed; a native library's abort on memory is named as such."""
+    text = message or ""
+    memory = f"{limits.memory_bytes / 2**30:g} GiB"
+    if error_kind in ("runtime", "resource") and re.search(
+            r"bad_alloc|out of memory|Cannot allocate|MemoryError|memory allocation", text):
+        return f"out of memory: converting the model needs more than the sandbox's {memory}"
+    if "SIGABRT" in text:
+        return f"out of memory (most likely): the CNF encoder aborted (SIGABRT) within the sandbox's {memory}"
+    if "PanicException" in text:
+        return "the CNF encoder (pindakaas) failed on this model: " + text.splitlines()[0][:160]
+    return f"{error_kind}: {text.splitlines()[0][:200] if text else ''}"
+
+
+def cached(problem: Problem) -> dict[str, Any] | None:
+    """The problem's known outcome (left out before running, or converted earlier), else None."""
     reason = static_reason(problem)
     if reason:
         return {"ok": False, "reason": reason}
-    path = _cache_dir() / f"{_conversion_key(problem)}.json"
     try:
-        return json.loads(path.read_text())
+        return json.loads((_cache_dir() / f"{_conversion_key(problem)}.json").read_text())
     except (OSError, ValueError):
-        pass
+        return None
+
+
+def convert(problem: Problem) -> dict[str, Any]:
+    """Run the problem's script in the sandbox: {"ok", "names", "meanings", "data"} or {"ok": False, "reason"}."""
+    known = cached(problem)
+    if known is not None:
+        return known
+    path = _cache_dir() / f"{_conversion_key(problem)}.json"
     from autonesy.tools.sandbox import SandboxLimits, run_program
 
-    program = "try:\n" + textwrap.indent(problem.source, "    ") + "\n    pass\nexcept _StopAtSolve:\n    pass\n"
+    # CPU time is the bound; the wall limit only stops a stuck program (a loaded machine stretches it).
+    limits = SandboxLimits(cpu_seconds=60.0, wall_seconds=300.0)
+    program = WRAPPER.format(body=textwrap.indent(problem.source, "    "))
     collect = COLLECT.format(decision=list(problem.decision_variables), reserved=sorted(RESERVED_NAMES),
                              max_vars=MAX_TASK_VARS)
     result = run_program(program, setup=SETUP, collect=collect,
                          preload=("cpmpy", "numpy", "cpmpy.transformations.to_cnf", "pindakaas"),
-                         limits=SandboxLimits(cpu_seconds=60.0, wall_seconds=90.0), prewarm=True)
+                         limits=limits, prewarm=True)
     if result.ok:
         outcome = {"ok": True, "names": result.result["names"], "meanings": result.result["meanings"],
                    "data": {k: result.result[k] for k in ("dimacs", "task_ids")}}
     elif result.error_kind == "internal":
         raise AdapterError(f"dcpbench {problem.id}: the sandbox failed: {result.message}")
     else:
-        outcome = {"ok": False, "reason": f"{result.error_kind}: {result.message.splitlines()[0][:200] if result.message else ''}"}
+        outcome = {"ok": False, "reason": _failure(result.error_kind, result.message, limits)}
+    if outcome.get("reason", "").startswith("timeout") and "wall clock" in outcome["reason"]:
+        return outcome  # depends on the machine's load: tried again next time (CPU-time limits are cached)
     try:  # cache both outcomes: a script that fails fails the same way next time
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
@@ -347,17 +498,39 @@ def _all(path: Path) -> dict[str, Problem]:
     return _problems(path, _stamp(path))
 
 
-def survey(path: Path) -> dict[str, dict[str, Any]]:
-    """Every problem's conversion outcome (runs the sandbox for uncached ones, in parallel)."""
+def survey(path: Path, progress: Callable[[int, int, str, dict[str, Any]], None] | None = None,
+           workers: int | None = None) -> dict[str, dict[str, Any]]:
+    """Every problem's conversion outcome (runs the sandbox for uncached ones, ``workers`` at a time).
+
+    ``progress(done, total, problem, outcome)`` is called as each uncached problem finishes."""
     found = _all(path)
-    with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
-        outcomes = list(pool.map(convert, found.values()))
-    return dict(zip(found, outcomes))
+    workers = workers or max(1, min(2, os.cpu_count() or 1))
+    outcomes = {key: cached(problem) for key, problem in found.items()}
+    todo = {key: problem for key, problem in found.items() if outcomes[key] is None}
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(convert, problem): key for key, problem in todo.items()}
+        for done, future in enumerate(as_completed(futures), start=1):
+            key = futures[future]
+            outcomes[key] = future.result()
+            if progress is not None:
+                progress(done, len(todo), key, outcomes[key])
+    return {key: outcomes[key] for key in found}
+
+
+def _report_to_stderr(done: int, total: int, key: str, outcome: dict[str, Any]) -> None:
+    verdict = "ok" if outcome.get("ok") else f"left out: {outcome.get('reason')}"
+    print(f"dcpbench: {done}/{total} {key}: {verdict}", file=sys.stderr, flush=True)
+
+
+def left_out(path: Path) -> dict[str, str]:
+    """Problems not turned into tasks, with the reason (optimisation, too large, failing script…)."""
+    return {key: str(outcome.get("reason")) for key, outcome in survey(path).items() if not outcome.get("ok")}
 
 
 def keys(path: Path) -> list[str]:
-    """Ids of the kept problems (satisfaction problems that convert within the limits)."""
-    return [key for key, outcome in survey(path).items() if outcome.get("ok")]
+    """Ids of the kept problems (satisfaction problems that convert within the limits); reports
+    each conversion on stderr while uncached ones run."""
+    return [key for key, outcome in survey(path, progress=_report_to_stderr).items() if outcome.get("ok")]
 
 
 @lru_cache(maxsize=256)
@@ -374,13 +547,25 @@ def _task(path: Path, key: str, stamp: tuple) -> Task:
 
     names = list(outcome["names"])
     cnf = reindex(outcome["data"], names)
-    variables = tuple(Variable(n, m) for n, m in zip(names, outcome["meanings"]))
-    statement = _without_print_request(problem.description)
+    statement, request = split_print_request(problem.description)
+    role = roles(request)
+
+    def meaning(text: str) -> str:
+        name = re.match(r"[A-Za-z_]\w*", text)
+        return f"{text} ({name.group()}: {role[name.group()]})" if name and name.group() in role else text
+
+    variables = tuple(Variable(n, meaning(m)) for n, m in zip(names, outcome["meanings"]))
+    if request:
+        statement += ("\n\nDecision variables (the problem's own request for a solution; it says what their "
+                      f"values and indices mean):\n{request}")
     data = f"\n\nInstance data:\n{problem.data}" if problem.data else ""
     integers = any("_eq_" in n for n in names)
     encoding = ("\n\nBoolean encoding: each integer decision variable is represented by one Boolean variable per value "
                 "of its domain (the variable named x_i_eq_v is true exactly when x[i] = v); exactly one of them is "
                 "true for each integer variable." if integers else "")
+    if any(m.split(" (")[0].endswith("= 1") and "_eq_" not in n for n, m in zip(names, outcome["meanings"])):
+        encoding += ("\n\nA decision variable with values 0 and 1 is one Boolean variable, true exactly when "
+                     "its value is 1.")
     metadata = TaskMetadata(
         source_dataset=f"DCP-Bench-Open, problem {problem.id} ({problem.origin})",
         citation=CITATION,

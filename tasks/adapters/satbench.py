@@ -13,13 +13,16 @@ Layout read (the dataset's ``SATBench-problems.jsonl``): one JSON object per lin
     question          e.g. "Can all these conditions be satisfied?"
 
 PATH may be such a .jsonl file, a .json file holding a list of records, or a folder of them. Only
-satisfiable records are kept (as in auto-nesy-bench: 1,041 of 2,100). A record's key is its
+satisfiable records are kept (as in auto-nesy-bench: 1,041 of 2,100). A copy holding all 2,100
+records of the released dataset must hold exactly 1,041 satisfiable ones (:data:`RELEASED`,
+checked by :func:`keys`): a different count means a different or damaged copy. A record's key is its
 0-based position in its file (``satbench:FILE#17``; in a folder ``satbench:DIR#FILESTEM:17``), counting
 every record, so keys do not move when the filter changes.
 
 The task: one Boolean variable per index tuple of ``dims`` in row-major order, named ``x_i_j``
 (x(i, j) in the record's notation); both description levels are the scenario, the variable
-explanation and the numbered conditions (SATBench has one level); the ground truth is the
+explanation, the numbered conditions and the record's question (SATBench has one level; the
+question is shown as SATBench's own, with what the formula must say); the ground truth is the
 ``readable`` CNF itself (no auxiliary variables); the oracle evaluates its clauses directly.
 """
 
@@ -38,6 +41,7 @@ from autonesy.tasks.adapters import AdapterError
 from autonesy.tasks.task import Descriptions, Task, TaskMetadata, Variable
 from autonesy.tools.cnf import CNF
 
+RELEASED = {"records": 2100, "satisfiable": 1041}  # LLM4Code/SATBench as released (auto-nesy-bench's count)
 REQUIRED = ("readable", "satisfiable", "scenario", "variable_mapping", "conditions")
 CITATION = ("A. Wei, Y. Wu, Y. Wan, T. Suresh, H. Tan, Z. Zhou, S. Koyejo, K. Wang, A. Aiken. SATBench: "
             "Benchmarking LLMs' Logical Reasoning via Automated Puzzle Generation from SAT Formulas. EMNLP 2025 "
@@ -169,8 +173,20 @@ def _satisfiable(record: Any) -> bool:
 
 
 def keys(path: Path) -> list[str]:
-    """Keys of the satisfiable records, in file order."""
-    return [key for key, record in records(path).items() if isinstance(record, dict) and _satisfiable(record)]
+    """Keys of the satisfiable records, in file order; a full copy's count is checked against the release."""
+    found = records(path)
+    kept = [key for key, record in found.items() if isinstance(record, dict) and _satisfiable(record)]
+    if len(found) == RELEASED["records"] and len(kept) != RELEASED["satisfiable"]:
+        raise AdapterError(f"satbench:{path}: {len(kept)} of its {len(found)} records are satisfiable, but the released "
+                           f"dataset has {RELEASED['satisfiable']}; is this copy complete and unmodified?")
+    return kept
+
+
+def left_out(path: Path) -> dict[str, str]:
+    """Records that are not tasks, with the reason."""
+    return {key: "unsatisfiable (only satisfiable SATBench records are tasks)" if isinstance(record, dict)
+            else "not a JSON object" for key, record in records(path).items()
+            if not (isinstance(record, dict) and _satisfiable(record))}
 
 
 def _index_space(record: dict[str, Any], clauses, where: str) -> list[tuple[int, ...]]:
@@ -228,7 +244,10 @@ def load(path: Path, key: str) -> Task:
     example = space[0]
     text = (f"{str(record['scenario']).strip()}\n\n{str(record['variable_mapping']).strip()}\n"
             f"The variable named x_{'_'.join(map(str, example))} stands for {_written(example)}, and so on for every index.\n\n"
-            f"Conditions (all must hold):\n{_conditions(record['conditions'])}")
+            f"Conditions (all must hold):\n{_conditions(record['conditions'])}"
+            + (f"\n\nSATBench's question about this puzzle: {str(record['question']).strip()}\nThe formula must hold "
+               "exactly when all the conditions above hold (whether they can is for a solver to decide)."
+               if str(record.get("question") or "").strip() else ""))
     columns = [np.array([position[var] - 1 for _, var in clause], dtype=np.int64) for clause in clauses]
     signs = [np.array([positive for positive, _ in clause], dtype=bool) for clause in clauses]
 

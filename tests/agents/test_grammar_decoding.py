@@ -20,7 +20,7 @@ from autonesy.graph.run import RunConfig, RunError, run_attempt
 from autonesy.graph.trace import read_trace
 from autonesy.tasks.registry import load_task
 from autonesy.tools.formats import convert
-from autonesy.tools.formats.reference import reference_source
+from autonesy.tasks.reference import reference_source
 from autonesy.tools.grammar import answer_grammar, repair_grammar, to_gbnf
 from autonesy.tools.grammar.recognize import Recognizer
 from loopback_llm import LoopbackLLM

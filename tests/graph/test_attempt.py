@@ -171,3 +171,27 @@ def test_rejected_formula_skips_training_with_a_note(tmp_path):
                           backend=scripted([BROKEN, "[[OK]]"]), training=training)
     assert summary["status"] == "rejected" and "rejected" in summary["training"]["skipped"]
     assert not (tmp_path / "run" / "downstream.json").exists()
+
+
+def test_lint_warnings_reach_the_repair_agent_and_the_trace(tmp_path):
+    # Clauses over auxiliaries only (11, 12): it parses, but constrains no task variable.
+    aux_only = "<cnf>\np cnf 12 2\n11 12 0\n-11 -12 0\n</cnf>"
+    summary, backend, report = run(tmp_path, [aux_only, f"[[FIXED]]\n{GOOD}"])
+    assert summary["status"] == "accepted" and summary["repair_rounds"] == 1 and summary["metrics"]["f1"] == 1.0
+    [round_] = report["rounds"]
+    assert round_["error_kind"] == "lint" and "no_task_variable" in round_["error"]
+    events = [e for e in read_trace(tmp_path / "run") if e.get("event") == "lint"]
+    assert events and "no_task_variable" in events[0]["warnings"][0]
+
+
+def test_ok_on_lint_warnings_keeps_the_formula(tmp_path):
+    aux_only = "<cnf>\np cnf 12 2\n11 12 0\n-11 -12 0\n</cnf>"
+    summary, backend, _ = run(tmp_path, [aux_only, "[[OK]] the auxiliaries are intended"])
+    assert summary["status"] == "accepted" and summary["repair_rounds"] == 1 and backend.calls == 2
+    assert summary["metrics"]["relation"] == "permissive"  # the task is not constrained at all
+
+
+def test_ok_on_an_oversized_answer_says_what_the_checker_said(tmp_path):
+    summary, _, _ = run(tmp_path, ["<cnf>\n" + "c " + "x" * 1_000_001 + "\n</cnf>", "[[OK]]"])
+    assert summary["status"] == "rejected" and "too_large" in summary["reason"]
+    assert "1,000," in summary["reason"]

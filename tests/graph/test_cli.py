@@ -117,6 +117,14 @@ def test_score_syntax_error_exits_non_zero_with_the_message(tmp_path):
     assert "banana" in result.output and "Traceback" not in result.output
 
 
+def test_score_an_answer_without_a_block_says_so(tmp_path):
+    answer = tmp_path / "answer.txt"
+    answer.write_text("Exactly one class holds – so I would encode it with a one-hot constraint.\n")
+    result = invoke("score", str(answer), "--task", "fashion", "--format", "cpmpy")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "no <cnf> block" in result.output
+
+
 def test_compile_writes_dimacs_and_sdd(tmp_path):
     formula = tmp_path / "onehot.txt"
     formula.write_text("<cnf>p cnf 10 1\n1 2 3 4 5 6 7 8 9 10 0\n</cnf>")

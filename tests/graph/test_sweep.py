@@ -272,3 +272,18 @@ def test_sweep_cli_runs_resumes_and_reports_errors_in_one_line(tmp_path):
     bad = runner.invoke(app, ["sweep", "--formats", "latex", "--out", str(tmp_path / "b")])
     assert bad.exit_code == 1 and bad.output.strip().startswith("error: unknown format 'latex'")
     assert len(bad.output.strip().splitlines()) == 1
+
+
+def test_an_attempt_past_its_time_limit_is_a_timeout_and_is_not_rerun_under_the_same_limit(tmp_path):
+    spec = SweepSpec(tasks=("fashion",), formats=("dimacs",), prompts=("zs",), details=("detailed",),
+                     policy="expert", attempt_time_limit_s=0.2)  # less than a child process needs to start
+    first = run_sweep(spec, tmp_path / "sweep", progress=False)
+    [row] = first.rows
+    assert row["status"] == "timeout" and "0.2 s" in row["reason"] and first.progress.done == 1
+    again = run_sweep(spec, tmp_path / "sweep", progress=False)
+    assert again.progress.skipped == 1 and again.progress.done == 0
+    from dataclasses import replace
+
+    longer = run_sweep(replace(spec, attempt_time_limit_s=300.0), tmp_path / "sweep", progress=False)
+    [row] = longer.rows
+    assert longer.progress.done == 1 and row["status"] == "accepted" and row["f1"] == 1.0

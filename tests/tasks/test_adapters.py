@@ -90,6 +90,40 @@ model.minimize(x)
 model.solve()
 '''
 
+SIGNS = '''"""
+a must hold and x is at least 2.
+
+Print the flags (flags) and the double of x (dbl), where flags[0] is true when a is false.
+"""
+from cpmpy import *
+a, b = boolvar(name="a"), boolvar(name="b")
+x = intvar(0, 3, name="x")
+flags = [~a, b]
+dbl = 2 * x
+model = Model(a, x >= 2)
+model.solve()
+'''
+
+AFTER_SOLVE = '''"""
+Split 1..4 into two pairs with equal sums.
+
+Print the pairs (A, B).
+"""
+from cpmpy import *
+import json
+
+def partition():
+    x = intvar(1, 4, shape=2, name="x")
+    y = intvar(1, 4, shape=2, name="y")
+    return Model(AllDifferent(list(x) + list(y)), sum(x) == sum(y)), (x, y)
+
+model, (x, y) = partition()
+model.solve()
+A = x
+B = y
+print(json.dumps({"A": x.value().tolist(), "B": y.value().tolist()}))
+'''
+
 BROKEN = '''"""
 A model that does not run.
 
@@ -118,7 +152,8 @@ def satbench(tmp_path):
 def dcp_repo(tmp_path_factory):
     root = tmp_path_factory.mktemp("DCP-Bench-Open")
     for name, source, instances in (("among", AMONG, [{"n": 3, "m": 2, "v": [1, 2]}, {"n": 4, "m": 1, "v": [0]}]),
-                                    ("pick", PICK, [{"k": 2}]), ("smallest", SMALLEST, []), ("broken", BROKEN, [])):
+                                    ("pick", PICK, [{"k": 2}]), ("smallest", SMALLEST, []), ("broken", BROKEN, []),
+                                    ("signs", SIGNS, []), ("after_solve", AFTER_SOLVE, [])):
         folder = root / "dataset" / name
         folder.mkdir(parents=True)
         (folder / f"{name}.cpmpy.py").write_text(source)
@@ -190,7 +225,8 @@ def test_dcpbench_keeps_the_satisfaction_problems_that_convert(dcp_repo):
     survey = dcpbench.survey(dcp_repo)
     assert survey["smallest"] == {"ok": False, "reason": "optimisation problem"}
     assert not survey["broken"]["ok"] and "undefined_name" in survey["broken"]["reason"]
-    assert expand(f"dcpbench:{dcp_repo}") == [f"dcpbench:{dcp_repo}#among", f"dcpbench:{dcp_repo}#pick"]
+    assert expand(f"dcpbench:{dcp_repo}") == [f"dcpbench:{dcp_repo}#{k}" for k in ("after_solve", "among", "pick", "signs")]
+    assert dcpbench.left_out(dcp_repo) == {"broken": survey["broken"]["reason"], "smallest": "optimisation problem"}
     with pytest.raises(AdapterError, match="optimisation problem"):
         load_task(f"dcpbench:{dcp_repo}#smallest")
 
@@ -199,15 +235,59 @@ def test_dcpbench_integer_variables_become_one_hot_task_variables(dcp_repo):
     task = load_task(f"dcpbench:{dcp_repo / 'dataset'}#among")
     assert task.name == "dcpbench-among"
     assert task.names == [f"x_{i}_eq_{v}" for i in range(3) for v in range(4)]
-    assert task.variables[6].meaning == "x[1] = 2"
-    assert "Exactly m entries" in task.descriptions.detailed and "Print the array" not in task.descriptions.detailed
+    assert task.variables[6].meaning == "x[1] = 2 (x: the array x)"
+    # The "Print …" paragraph (where DCP-Bench-Open defines values and indices) reaches both descriptions.
+    assert "Exactly m entries" in task.descriptions.detailed and "Print the array x (x)." in task.descriptions.detailed
+    assert "Print the array x (x)." in task.descriptions.not_detailed
     assert "n = 3" in task.descriptions.not_detailed and "exactly one of them is true" in task.descriptions.detailed
     assert "exactly one" not in task.descriptions.not_detailed
     # Solutions: x ∈ {0..3}^3 with exactly two entries in {1, 2}: C(3,2)·2²·2 = 24, each one-hot.
     assert count_models(task.ground_truth).value == 24
     pick = load_task(f"dcpbench:{dcp_repo}#pick")
-    assert pick.names == ["pick_0", "pick_1", "pick_2", "pick_3"] and pick.variables[0].meaning == "pick[0] is true"
+    assert pick.names == ["pick_0", "pick_1", "pick_2", "pick_3"] and pick.variables[0].meaning == "pick[0] is true (pick: the picks)"
     assert count_models(pick.ground_truth).value == 7  # 11 subsets of size ≥ 2, minus the 4 holding items 0 and 1
+
+
+def _models(task):
+    """The ground truth's models projected on the task variables, by brute force over them."""
+    from autonesy.tools.cnf import CNF
+    from pysat.solvers import Minisat22
+
+    cnf = task.ground_truth
+    with Minisat22(bootstrap_with=cnf.clauses) as solver:
+        found = set()
+        while solver.solve():
+            model = solver.get_model()
+            point = tuple(model[i - 1] > 0 for i in range(1, task.num_vars + 1))
+            found.add(point)
+            solver.add_clause([-lit for lit in model[:task.num_vars]])
+        return {tuple(name for name, on in zip(task.names, point) if on) for point in found}
+
+
+def test_dcpbench_negated_and_expression_decision_variables_keep_their_meaning(dcp_repo):
+    task = load_task(f"dcpbench:{dcp_repo}#signs")
+    assert task.names[:2] == ["flags_0", "flags_1"]
+    assert task.names[2:] == [f"dbl_eq_{v}" for v in range(7)]  # 2·x with x ∈ 0..3: bounds 0..6
+    # a holds, so flags[0] = ~a is false in every solution; x ∈ {2, 3} so dbl ∈ {4, 6}; b is free.
+    assert _models(task) == {("dbl_eq_4",), ("dbl_eq_6",), ("flags_1", "dbl_eq_4"), ("flags_1", "dbl_eq_6")}
+
+
+def test_dcpbench_reads_decision_variables_named_after_solve(dcp_repo):
+    task = load_task(f"dcpbench:{dcp_repo}#after_solve")
+    assert task.names[:4] == ["A_0_eq_1", "A_0_eq_2", "A_0_eq_3", "A_0_eq_4"]
+    # {x0, x1} and {y0, y1} both sum to 5: x is an ordered pair from {1,4} or {2,3}, y the other: 4·2 = 8.
+    assert len(_models(task)) == 8 == count_models(task.ground_truth).value
+
+
+def test_dcpbench_reports_memory_exhaustion_as_such():
+    from autonesy.tasks.adapters.dcpbench import _failure
+    from autonesy.tools.sandbox import SandboxLimits
+
+    reason = _failure("runtime", "the program was terminated by SIGABRT\nLast error output:\nmemory allocation of 8 bytes failed",
+                      SandboxLimits())
+    assert reason.startswith("out of memory:") and "2 GiB" in reason
+    assert _failure("runtime", "the program was terminated by SIGABRT", SandboxLimits()).startswith("out of memory")
+    assert _failure("runtime", "ZeroDivisionError: division by zero", SandboxLimits()).startswith("runtime: ZeroDivision")
 
 
 def test_dcpbench_reads_the_released_jsonl(tmp_path):
@@ -231,6 +311,66 @@ def test_expert_sweeps_over_adapter_tasks_score_f1_one(satbench, dcp_repo, tmp_p
             assert by_task[(task, fmt)]["f1"] == 1.0 and by_task[(task, fmt)]["relation"] == "equal"
     for task in ("dcpbench-among", "dcpbench-pick"):
         assert by_task[(task, "dimacs")]["f1"] == 1.0
-    # NAT has no auxiliary variables and DCP ground truths need them: no expert reference there.
-    assert by_task[("dcpbench-among", "nat")]["status"] == "error"
-    assert "NoReference" in by_task[("dcpbench-among", "nat")]["reason"]
+    # NAT has no auxiliary variables and DCP ground truths need them: no expert reference there,
+    # a final outcome (not an error to retry).
+    assert by_task[("dcpbench-among", "nat")]["status"] == "not_applicable"
+    assert "auxiliary" in by_task[("dcpbench-among", "nat")]["reason"]
+    assert run_sweep(spec, tmp_path / "sweep", progress=False).progress.done == 0
+    # Every record/problem that is not a task is listed with its reason.
+    [grid] = json.loads((tmp_path / "sweep" / "sweep.json").read_text())["grids"]
+    assert grid["left_out"][f"satbench:{satbench}"] == {"1": "unsatisfiable (only satisfiable SATBench records are tasks)"}
+    assert set(grid["left_out"][f"dcpbench:{dcp_repo}"]) == {"broken", "smallest"}
+    assert result.left_out == grid["left_out"]
+
+
+def test_task_show_gives_satbench_questions_and_dcpbench_value_meanings(satbench, dcp_repo):
+    from typer.testing import CliRunner
+
+    from autonesy.graph.cli import app
+
+    shown = CliRunner().invoke(app, ["task", "show", f"satbench:{satbench}#0"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert "A factory has 3 machines" in shown.output and "Can all these assignments be satisfied?" in shown.output
+    shown = CliRunner().invoke(app, ["task", "show", f"dcpbench:{dcp_repo}#signs"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert "flags[0] is true when a is false" in shown.output and "dbl[] = 4" not in shown.output
+    assert "dbl = 4 (dbl: the double of x)" in shown.output
+
+
+def test_satbench_checks_a_full_copy_against_the_released_count(tmp_path):
+    from autonesy.tasks.adapters import satbench as adapter
+
+    path = tmp_path / "SATBench-problems.jsonl"
+    unsat = {**SAT_RECORDS[1]}
+    lines = [SAT_RECORDS[0]] * adapter.RELEASED["satisfiable"] + [unsat] * (adapter.RELEASED["records"] - adapter.RELEASED["satisfiable"])
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    assert len(expand(f"satbench:{path}")) == 1041
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines[1:] + [unsat]))
+    with pytest.raises(AdapterError, match="1040 of its 2100 records are satisfiable, but the released dataset has 1041"):
+        expand(f"satbench:{path}")
+
+
+def test_dcpbench_ground_truth_counts_equal_the_original_models_projected_solution_counts(dcp_repo):
+    from autonesy.tasks.adapters import dcpbench
+
+    found = dcpbench.problems(dcp_repo)
+    for key in ("among", "pick", "signs", "after_solve"):
+        reference = dcpbench.solution_count(found[key])
+        assert reference.get("complete"), (key, reference)
+        assert count_models(load_task(f"dcpbench:{dcp_repo}#{key}").ground_truth).value == reference["count"], key
+
+
+def test_a_real_dcpbench_problem_keeps_what_its_values_mean():
+    from pathlib import Path
+
+    from autonesy.tasks.adapters import dcpbench
+
+    repo = Path(__file__).parent / "data" / "dcpbench"
+    task = load_task(f"dcpbench:{repo}#allergy")
+    assert "where Debra = 0, Janet = 1, Hugh = 2, Rick = 3" in task.descriptions.detailed
+    assert "where Debra = 0, Janet = 1, Hugh = 2, Rick = 3" in task.descriptions.not_detailed
+    meanings = {v.name: v.meaning for v in task.variables}
+    assert meanings["eggs_eq_2"] == "eggs = 2 (eggs: the values of each food)"
+    assert meanings["fleet_eq_0"] == "fleet = 0 (fleet: surname)"
+    reference = dcpbench.solution_count(dcpbench.problems(repo)["allergy"])
+    assert reference == {"count": 1, "complete": True} and count_models(task.ground_truth).value == 1

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from autonesy.agents.policies import GRAMMAR_DEPTH
 from autonesy.tasks.registry import TASK_NAMES, load_task
 from autonesy.tools.formats import convert
-from autonesy.tools.formats.reference import reference_formalization, reference_source
+from autonesy.tasks.reference import reference_formalization, reference_source
 from autonesy.tools.grammar import FORMATS, answer_grammar, repair_grammar, to_gbnf, to_regex
 from autonesy.tools.grammar.ir import Grammar, int_range
 from autonesy.tools.grammar.recognize import Recognizer

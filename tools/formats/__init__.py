@@ -49,7 +49,8 @@ def convert(answer: str, fmt: str, names: Sequence[str], *, autofix: bool = True
     fails and ``autofix`` is on, apply :func:`.autofix.autofix` and, if it changed anything, parse
     once more (not after a ``timeout``, ``resource`` or ``forbidden`` error: no autofix cures those).
     When the retry also fails, the result carries the retry's error and the fixed source (the fixes
-    are kept). A missing block gives ``source == ""``.
+    are kept). A missing block gives ``source == ""``. An error about an answer with several blocks
+    names the block read; a parsed formula carries the :mod:`.lint` warnings.
 
     ``limits`` go to the front-end (e.g. ``wall_seconds=5`` for the Python formats, ``max_var``):
     DIMACS and NAT ignore limits they do not know, the Python formats reject them (``TypeError``).
@@ -64,9 +65,9 @@ def convert(answer: str, fmt: str, names: Sequence[str], *, autofix: bool = True
         return Conversion(fmt, "", error=error)
     source, notes = extraction.source, extraction.notes
     try:
-        return Conversion(fmt, source, cnf=module.parse(source, names, **limits), autofixes=notes)
+        return _parsed(fmt, source, module.parse(source, names, **limits), notes, names)
     except FormatError as error:
-        first = error
+        first = _located(error, extraction.where)
     if not autofix or first.kind in NOT_AUTOFIXABLE:
         return Conversion(fmt, source, error=first, autofixes=notes)
 
@@ -77,6 +78,21 @@ def convert(answer: str, fmt: str, names: Sequence[str], *, autofix: bool = True
         return Conversion(fmt, source, error=first, autofixes=notes)
     applied = notes + tuple(fixes)
     try:
-        return Conversion(fmt, fixed, cnf=module.parse(fixed, names, **limits), autofixes=applied)
+        return _parsed(fmt, fixed, module.parse(fixed, names, **limits), applied, names)
     except FormatError as error:
-        return Conversion(fmt, fixed, error=error, autofixes=applied)
+        return Conversion(fmt, fixed, error=_located(error, extraction.where), autofixes=applied)
+
+
+def _parsed(fmt: str, source: str, cnf, autofixes: tuple[str, ...], names: Sequence[str]) -> Conversion:
+    from autonesy.tools.formats.lint import lint
+
+    return Conversion(fmt, source, cnf=cnf, autofixes=autofixes,
+                      warnings=tuple(str(w) for w in lint(source, fmt, cnf, names)))
+
+
+def _located(error: FormatError, where: str) -> FormatError:
+    """The error, saying which <cnf> block it is about when the answer held several."""
+    if not where:
+        return error
+    return FormatError(error.kind, f"{error.message}\n(This is about the formula in {where}: the last <cnf> "
+                       "block that is not empty or a placeholder.)", error.line)

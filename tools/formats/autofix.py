@@ -8,6 +8,9 @@ All formats
     ``~~~``) are removed.
 
 DIMACS
+    ``dimacs_names_replaced``: task variable names written instead of indices (``-a b 0``) become
+    their indices (the task's order, first = 1); only when every non-integer token of the clause
+    lines is a (possibly negated) task variable name.
     ``dimacs_comment_converted``: a line starting with ``#`` or ``//`` becomes a ``c`` comment line.
     ``dimacs_missing_terminator``: when the last clause is not terminated by 0 and no line holds more
     than one clause (no 0 inside a line), each clause line that does not end with 0 gets one; when
@@ -34,6 +37,13 @@ Python formats (``pysat``, ``cpmpy``, ``sympy``)
     wrapper drawing auxiliaries from ``vpool`` — importing the plain class over it would let
     auxiliaries collide with task variables).
 
+    ``python2_print_converted``: a Python 2 print statement (``print x``, ``print "…" % v``)
+    becomes a call.
+
+PySAT
+    ``pysat_clause_terminator_removed``: a DIMACS-style 0 ending a clause list (``[a, -b, 0]``) is
+    removed.
+
 NAT has only the fence fix (its aliases already accept the usual symbol spellings).
 """
 
@@ -56,6 +66,9 @@ FIX_DIMACS_HEADER_REPLACED = "dimacs_header_replaced"
 FIX_DIMACS_HEADER_MOVED = "dimacs_header_moved"
 FIX_DIMACS_DUPLICATE_HEADER = "dimacs_duplicate_header_removed"
 FIX_IMPORT_PREFIX = "python_import_added:"
+FIX_DIMACS_NAMES = "dimacs_names_replaced"
+FIX_PYTHON2_PRINT = "python2_print_converted"
+FIX_PYSAT_TERMINATOR = "pysat_clause_terminator_removed"
 
 _INTEGER = re.compile(r"^[+-]?\d+$")
 
@@ -106,8 +119,11 @@ def autofix(source: str, fmt: str, *, bound: Iterable[str] = ()) -> tuple[str, l
     else:
         text = source
     if fmt == "dimacs":
-        text = _fix_dimacs(text, fixes)
+        text = _fix_dimacs(_fix_dimacs_names(text, list(bound), fixes), fixes)
     elif fmt in KNOWN_IMPORTS:
+        text = _fix_python2_print(text, fixes)
+        if fmt == "pysat":
+            text = _fix_pysat_terminators(text, fixes)
         text = _fix_imports(text, fmt, set(bound), fixes)
     elif fmt != "nat":
         raise ValueError(f"unknown format {fmt!r}")
@@ -220,7 +236,46 @@ def _join(lines: list[str], trailing_newline: bool) -> str:
     return "\n".join(lines) + ("\n" if trailing_newline else "")
 
 
+def _fix_dimacs_names(text: str, names: list[str], fixes: list[str]) -> str:
+    index = {name: i for i, name in enumerate(names, start=1)}
+    lines = text.split("\n")
+    changed = False
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped or is_comment(stripped) or is_header(stripped) or stripped == "%":
+            continue
+        tokens = stripped.split()
+        if all(_INTEGER.match(t) for t in tokens):
+            continue
+        if not all(_INTEGER.match(t) or t.lstrip("-~¬!") in index for t in tokens):
+            return text  # something else than names: leave it to the parser's error
+        lines[i] = " ".join(t if _INTEGER.match(t) else ("-" if t[0] in "-~¬!" else "") + str(index[t.lstrip("-~¬!")])
+                            for t in tokens)
+        changed = True
+    if changed:
+        fixes.append(FIX_DIMACS_NAMES)
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- Python formats
+_PRINT_STATEMENT = re.compile(r"^(\s*)print(?:[ \t]+(?![(=\s])(.*?)|[ \t]*)[ \t]*$", re.M)
+_CLAUSE_ZERO = re.compile(r"(\[[^\[\]\n]*[^\s\[,][^\[\]\n]*?),\s*0\s*\]")
+
+
+def _fix_python2_print(code: str, fixes: list[str]) -> str:
+    fixed = _PRINT_STATEMENT.sub(lambda m: f"{m.group(1)}print({m.group(2) or ''})", code)
+    if fixed != code:
+        fixes.append(FIX_PYTHON2_PRINT)
+    return fixed
+
+
+def _fix_pysat_terminators(code: str, fixes: list[str]) -> str:
+    fixed = _CLAUSE_ZERO.sub(r"\1]", code)
+    if fixed != code:
+        fixes.append(FIX_PYSAT_TERMINATOR)
+    return fixed
+
+
 
 
 class _Names(ast.NodeVisitor):

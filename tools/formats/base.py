@@ -50,6 +50,7 @@ class Conversion:
     cnf: CNF | None = None
     error: FormatError | None = None
     autofixes: tuple[str, ...] = field(default=())
+    warnings: tuple[str, ...] = field(default=())  # lint findings on a parsed formula (see .lint), "[name] message"
 
     @property
     def ok(self) -> bool:

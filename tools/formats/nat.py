@@ -75,10 +75,11 @@ joined by AND).
 - Operators: NOT, AND, XOR, OR, IMPLIES, IFF. Precedence, tightest first:
   NOT > AND > XOR > OR > IMPLIES > IFF. IMPLIES groups to the right (a IMPLIES b IMPLIES c means
   a IMPLIES (b IMPLIES c)); the others group to the left. Use parentheses whenever in doubt.
-- The same operators may be written ~ or ! (NOT), & or && (AND), ^ (XOR), | or || (OR),
-  -> or => (IMPLIES), <-> or <=> (IFF).
-- Lines starting with # or // are comments. A constraint may continue on the next line only inside
-  parentheses or after an operator that ends the line.
+- Keywords may be written in any case (AND, and, And). The same operators may be written
+  ~ ! ¬ (NOT), & && ∧ (AND), ^ ⊕ (XOR), | || ∨ (OR), -> => → ⇒ (IMPLIES), <-> <=> ↔ ⇔ (IFF).
+- Text from # or // to the end of a line is a comment (whole lines or after a constraint).
+  A constraint may continue on the next line only inside parentheses or after an operator that
+  ends the line.
 - There are no functions, numbers or cardinality operators: write "exactly one of a, b, c" as the
   four lines
   a OR b OR c

@@ -24,15 +24,16 @@ FORMAT = "pysat"
 
 CONVENTION = """\
 Write a Python program that builds the formula with PySAT (python-sat). It runs in a sandbox, where
-these names are already defined (do not import, create or renumber them):
+these names are already defined, so no import is needed (importing them again is harmless; do not
+redefine or renumber them):
 - every task variable, as a Python int equal to its DIMACS index (the first variable is 1);
   its negation is the negative int (-a);
 - N: the number of task variables; VARS: a dict from variable name to index;
 - vpool = IDPool(start_from=N + 1): take every auxiliary variable from it (vpool.id() gives a
   fresh one), so auxiliaries never collide with task variables;
 - CNF, IDPool, CardEnc, PBEnc and EncType from PySAT (CardEnc and PBEnc draw their auxiliary
-  variables from vpool unless you pass top_id= or vpool= yourself, even when you import them
-  again); itertools and math.
+  variables from vpool unless you pass top_id= or vpool= yourself, also when imported again);
+  itertools and math. EncType.native gives no clauses: use another encoding.
 Define `formula` (a PySAT CNF) or `clauses` (a list of clauses, each a list of non-zero ints); if
 both are defined, `formula` is used. Clauses are lists such as [a, -b]; never end them with 0.
 The program must not read or write files, use the network, start processes or call sys.exit;

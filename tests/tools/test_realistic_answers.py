@@ -1,0 +1,156 @@
+"""What real LLM answers do to the formats: placeholder blocks, prose around fences, Python 2 prints,
+names in DIMACS, DIMACS-style 0s in PySAT clauses, and the silent pitfalls the lint flags.
+
+Each answer is scored against the models of "exactly one of a, b, c" computed here by brute force."""
+
+import itertools
+
+import pytest
+
+from autonesy.tools.formats import convert
+from autonesy.tools.formats.autofix import autofix
+from autonesy.tools.formats.extract import extract, is_placeholder
+from autonesy.tools.formats.lint import lint
+from autonesy.tools.formats.nat import ALIASES, CONVENTION as NAT_CONVENTION
+from autonesy.tools.formats.pysat_program import CONVENTION as PYSAT_CONVENTION
+
+NAMES = ["a", "b", "c"]
+EXACTLY_ONE = {p for p in itertools.product([False, True], repeat=3) if sum(p) == 1}
+
+
+def models(cnf) -> set[tuple[bool, ...]]:
+    """Projections on the task variables of the CNF's models, by brute force over all variables."""
+    n = cnf.num_vars
+    found = set()
+    for bits in itertools.product([False, True], repeat=n):
+        if all(any(bits[abs(l) - 1] == (l > 0) for l in clause) for clause in cnf.clauses):
+            found.add(bits[:3])
+    return found
+
+
+# ------------------------------------------------------------------------------------- extraction
+@pytest.mark.parametrize("placeholder", ["…", "...", " ... ", "...the formula...", "…formula…", ""])
+def test_a_placeholder_block_after_the_real_one_is_skipped(placeholder):
+    answer = (f"Reasoning.\n<cnf>\na OR b OR c\nNOT (a AND b)\nNOT (a AND c)\nNOT (b AND c)\n</cnf>\n"
+              f"The formula is inside the <cnf>{placeholder}</cnf> block above.")
+    conversion = convert(answer, "nat", NAMES)
+    assert conversion.ok and models(conversion.cnf) == EXACTLY_ONE
+
+
+def test_placeholders_are_only_ellipses():
+    assert all(map(is_placeholder, ["…", "...", "....", "...the formula...", "\n  \n"]))
+    assert not any(map(is_placeholder, ["a ... b", "formula = ...", "# ...", "a OR b"]))
+
+
+def test_only_placeholder_blocks_is_no_block():
+    conversion = convert("<cnf>...</cnf> and <cnf>…</cnf>", "nat", NAMES)
+    assert conversion.error.kind == "no_block" and "placeholder" in conversion.error.message
+
+
+def test_an_error_names_the_block_it_is_about():
+    answer = "Draft:\n<cnf>\na OR\n</cnf>\nFinal:\n<cnf>\na OR OR b\n</cnf>\nAs written in <cnf>…</cnf>."
+    conversion = convert(answer, "nat", NAMES)
+    assert conversion.error.kind == "syntax"
+    assert "block 2 of 3 (line 6 of the answer; 1 later block empty or a placeholder)" in conversion.error.message
+    # A single block needs no such note.
+    assert "block" not in convert("<cnf>a OR OR b</cnf>", "nat", NAMES).error.message.split("\n")[-1]
+
+
+def test_prose_after_a_closing_fence_is_removed():
+    answer = ("<cnf>\nHere is the program:\n```python\nconstraints = [cp.sum([a, b, c]) == 1]\n```\n"
+              "This states that exactly one of a, b and c holds – as required.\n</cnf>")
+    extraction = extract(answer)
+    assert extraction.source == "constraints = [cp.sum([a, b, c]) == 1]\n"
+    assert extraction.notes == ("prose_outside_fence_removed", "stray_fence_removed")
+    conversion = convert(answer, "cpmpy", NAMES)
+    assert conversion.ok and models(conversion.cnf) == EXACTLY_ONE
+
+
+# ------------------------------------------------------------------------------------- autofixes
+def test_python2_print_is_converted():
+    answer = "<cnf>\nprint 'building'\nformula = And(Or(a, b, c), ~(a & b), ~(a & c), ~(b & c))\nprint formula\n</cnf>"
+    conversion = convert(answer, "sympy", NAMES)
+    assert conversion.ok and "python2_print_converted" in conversion.autofixes
+    assert models(conversion.cnf) == EXACTLY_ONE
+    assert autofix("print = 3\nprint(x)\n", "sympy") == ("print = 3\nprint(x)\n", [])
+
+
+def test_names_in_dimacs_become_indices():
+    answer = "<cnf>\np cnf 3 4\na b c 0\n-a -b 0\n-a -c 0\n-b -c 0\n</cnf>"
+    conversion = convert(answer, "dimacs", NAMES)
+    assert conversion.ok and conversion.autofixes == ("dimacs_names_replaced",)
+    assert models(conversion.cnf) == EXACTLY_ONE
+    # An unknown word is left for the parser to report.
+    assert not convert("<cnf>\np cnf 3 1\na d 0\n</cnf>", "dimacs", NAMES).ok
+
+
+def test_a_trailing_zero_in_a_pysat_clause_is_removed():
+    answer = "<cnf>\nclauses = [[a, b, c, 0], [-a, -b, 0], [-a, -c, 0], [-b, -c, 0]]\n</cnf>"
+    conversion = convert(answer, "pysat", NAMES)
+    assert conversion.ok and "pysat_clause_terminator_removed" in conversion.autofixes
+    assert models(conversion.cnf) == EXACTLY_ONE
+
+
+# ------------------------------------------------------------------------------------------ lint
+def _warnings(answer: str, fmt: str) -> list[str]:
+    conversion = convert(answer, fmt, NAMES)
+    assert conversion.ok, conversion.error
+    return [w.split("]")[0].lstrip("[") for w in conversion.warnings]
+
+
+def test_lint_flags_a_cpmpy_program_on_its_own_boolvar_array():
+    own = "<cnf>\nx = cp.boolvar(shape=3)\nconstraints = [cp.sum(x) == 1]\n</cnf>"
+    assert _warnings(own, "cpmpy") == ["no_task_variable", "cpmpy_own_boolvar"]
+    assert _warnings("<cnf>\nconstraints = [cp.sum([a, b, c]) == 1]\n</cnf>", "cpmpy") == []
+    auxiliaries = "<cnf>\nt = cp.boolvar(shape=2)\nconstraints = [t[0] == (a | b), t[1] == c, cp.sum([a, b, c]) == 1]\n</cnf>"
+    assert _warnings(auxiliaries, "cpmpy") == []  # an auxiliary array next to the task variables is fine
+
+
+def test_lint_flags_a_pysat_pool_that_collides_with_task_variables():
+    colliding = ("<cnf>\npool = IDPool()\nhelper = pool.id('helper')\n"
+                 "clauses = [[a, b, c], [-a, -b], [-a, -c], [-b, -c], [helper]]\n</cnf>")
+    conversion = convert(colliding, "pysat", NAMES)
+    assert any(w.startswith("[pysat_pool_collides]") for w in conversion.warnings)
+    assert models(conversion.cnf) == {(True, False, False)}  # the pitfall is real: the "auxiliary" is a
+    fine = "<cnf>\npool = IDPool(start_from=N + 1)\nformula = CardEnc.equals(lits=[a, b, c], bound=1, vpool=pool)\n</cnf>"
+    assert _warnings(fine, "pysat") == []
+    assert "pysat_pool_collides" in _warnings(fine.replace("N + 1", "2"), "pysat")
+
+
+def test_lint_flags_the_native_encoding_that_gives_no_clauses():
+    native = ("<cnf>\nformula = CNF()\n"
+              "formula.extend(CardEnc.equals(lits=[a, b, c], bound=1, encoding=EncType.native).clauses)\n</cnf>")
+    assert _warnings(native, "pysat") == ["no_clauses", "pysat_native_encoding"]
+
+
+def test_lint_flags_python_not_on_sympy_expressions():
+    answer = "<cnf>\nformula = And(Or(a, b, c), not (a & b), not (a & c), not (b & c))\n</cnf>"
+    names = _warnings(answer, "sympy")
+    assert "sympy_python_operator" in names
+    assert _warnings("<cnf>\nformula = And(Or(a, b, c), ~(a & b), ~(a & c), ~(b & c))\n</cnf>", "sympy") == []
+
+
+def test_lint_flags_an_empty_constraint_list():
+    assert _warnings("<cnf>\nconstraints = []\n</cnf>", "cpmpy") == ["no_clauses"]
+    assert _warnings("<cnf>\nclauses = []\n</cnf>", "pysat") == ["no_clauses"]
+
+
+def test_lint_needs_the_source_only_for_python_formats():
+    conversion = convert("<cnf>\np cnf 3 0\n</cnf>", "dimacs", NAMES)
+    assert [str(w) for w in lint("p cnf 3 0\n", "dimacs", conversion.cnf, NAMES)] == list(conversion.warnings)
+
+
+# ----------------------------------------------------------------------------------- conventions
+def test_the_nat_convention_lists_every_alias_the_parser_accepts():
+    for aliases in ALIASES.values():
+        for alias in aliases:
+            assert alias in NAT_CONVENTION, alias
+    assert "any case" in NAT_CONVENTION and "comment" in NAT_CONVENTION
+    # And what it lists parses: unicode operators, lowercase keywords, trailing comments.
+    conversion = convert("<cnf>\na ∨ b ∨ c  # at least one\n¬(a ∧ b)\nnot (a and c)\n!(b && c) // at most one\n</cnf>",
+                         "nat", NAMES)
+    assert conversion.ok and models(conversion.cnf) == EXACTLY_ONE
+
+
+def test_the_pysat_convention_does_not_contradict_itself():
+    assert "do not import" not in PYSAT_CONVENTION and "no import is needed" in PYSAT_CONVENTION
