@@ -41,6 +41,7 @@ class AttemptState(TypedDict, total=False):
     dimacs: str | None  # the accepted formula as DIMACS
     autofixes: list[str]
     repair_round: int
+    cut_chars: int  # characters the LLM layer cut from the latest answer (it was too long to keep whole)
     lint_reviewed: bool  # the repair agent has seen the lint warnings (they are shown once)
     semantic_round: int
     status: str  # running | accepted | rejected
@@ -121,7 +122,11 @@ def formalize(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     rt.tracer.agent_turn(turn)
     if turn.error:
         return {**_usage(state, turn), **_llm_failure(turn)}
-    return {**_usage(state, turn), "answer": turn.text, "status": "running"}
+    return {**_usage(state, turn), "answer": turn.text, "cut_chars": _cut(turn), "status": "running"}
+
+
+def _cut(turn: AgentTurn) -> int:
+    return turn.response.truncated_chars if turn.response is not None else 0
 
 
 def _lint_message(warnings) -> str:
@@ -140,6 +145,12 @@ def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     """Convert the answer once: the autofix (when the policy allows it) is part of the same conversion.
     Lint warnings on a formula that parses go to the repair agent once (it may answer [[OK]])."""
     task = rt.spec.task
+    if state.get("cut_chars"):  # a cut answer is not the formula the LLM wrote: never score what is left of it
+        kept = len(state["answer"])
+        error = {"kind": "too_large", "message": f"the answer has {kept + state['cut_chars']:,} characters, more than "
+                 f"the {kept:,} kept of an LLM answer: write the formula more compactly"}
+        rt.tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
+        return {"source": "", "error": error, "dimacs": None}
     conversion = convert(state["answer"], rt.spec.format, task.names, autofix=rt.policy.autofix, **_size_limits(rt))
     if conversion.ok:
         fixes = conversion.autofixes[len(_extraction_notes(state["answer"])):]
@@ -192,7 +203,7 @@ def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
                           f"rejected ({error['kind']}: {error['message'].splitlines()[0][:160]})")
         elif verdict == "fixed":
             changed = change_summary(state.get("source", ""), _block_source(turn.verdict.answer))
-            update["answer"] = turn.verdict.answer
+            update.update(answer=turn.verdict.answer, cut_chars=_cut(turn))
     rt.tracer.event("repair_round", round=round_number, error_kind=state["error"]["kind"],
                     error=state["error"]["message"], verdict=verdict,
                     note=turn.verdict.note if turn.verdict else "", changed=changed)
@@ -218,7 +229,7 @@ def semantic_repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
         return {**update, **_llm_failure(turn)}
     rt.tracer.event("semantic_round", round=round_number,
                     counterexamples=len(state["oracle_test"]["counterexamples"]))
-    return {**update, "answer": turn.text}
+    return {**update, "answer": turn.text, "cut_chars": _cut(turn)}
 
 
 def compile_node(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:

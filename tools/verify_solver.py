@@ -434,8 +434,10 @@ def _alternative(part: Expr, ids: Sequence[str], undetermined: Sequence[str]) ->
     if not (isinstance(inner, Op) and inner.op in ("xor", "iff") and all(isinstance(a, Var) for a in inner.args)):
         return None
     names = tuple(ids[a.index - 1] for a in inner.args)
-    if any(name in undetermined for name in names):
-        return None
+    if any(name in undetermined for name in names) or len(set(names)) < len(names):
+        return None  # a constraint named twice (C1 XOR C1 XOR C2): flipping it changes nothing
+    if inner.op == "iff" and len(names) > 2:
+        return None  # all equal: only the odd ones out need to change, not any one of them
     op = inner.op if not negated else {"xor": "iff", "iff": "xor"}[inner.op]
     return op, names
 

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autonesy.tasks.task import Task, TaskError
+from autonesy.tasks.adapters.base import AdapterError
+from autonesy.tasks.task import Task
 
 PREFIXES = ("satbench", "dcpbench")
 
 
-class AdapterError(TaskError):
-    """A benchmark copy (or one of its records) that cannot be turned into a task."""
 
 
 def is_adapter_spec(spec: str) -> bool:

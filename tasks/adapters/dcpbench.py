@@ -59,7 +59,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
-from autonesy.tasks.adapters import AdapterError
+from autonesy.tasks.adapters.base import AdapterError
 from autonesy.tasks.task import RESERVED_NAMES, Descriptions, Task, TaskMetadata, Variable
 from autonesy.tools.config import cache_dir
 

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from autonesy.tasks.adapters import AdapterError
+from autonesy.tasks.adapters.base import AdapterError
 from autonesy.tasks.task import Descriptions, Task, TaskMetadata, Variable
 from autonesy.tools.cnf import CNF
 

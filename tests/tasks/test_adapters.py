@@ -323,10 +323,13 @@ def test_expert_sweeps_over_adapter_tasks_score_f1_one(satbench, dcp_repo, tmp_p
     assert result.left_out == grid["left_out"]
 
 
-def test_task_show_gives_satbench_questions_and_dcpbench_value_meanings(satbench, dcp_repo):
+def test_task_show_gives_satbench_questions_and_dcpbench_value_meanings(satbench, dcp_repo, monkeypatch):
     from typer.testing import CliRunner
 
     from autonesy.graph.cli import app
+    from autonesy.graph.cli import common
+
+    monkeypatch.setattr(common.console, "width", 200)  # rich reads COLUMNS once, when the console is made
 
     shown = CliRunner().invoke(app, ["task", "show", f"satbench:{satbench}#0"], env={"COLUMNS": "200"})
     assert shown.exit_code == 0, shown.output

@@ -15,18 +15,8 @@ import importlib
 from types import ModuleType
 from typing import Sequence
 
-from autonesy.tools.formats.base import FORMATS, Conversion, FormatError
+from autonesy.tools.formats.base import FORMATS, FRONT_ENDS, Conversion, FormatError
 from autonesy.tools.formats.extract import extract
-
-FRONT_ENDS: dict[str, str] = {
-    "dimacs": "autonesy.tools.formats.dimacs",
-    "nat": "autonesy.tools.formats.nat",
-    "pysat": "autonesy.tools.formats.pysat_program",
-    "cpmpy": "autonesy.tools.formats.cpmpy_program",
-    "sympy": "autonesy.tools.formats.sympy_program",
-}
-if tuple(FRONT_ENDS) != FORMATS:  # pragma: no cover - kept in step with base.FORMATS
-    raise ImportError("FRONT_ENDS and FORMATS disagree")
 
 # Failures no autofix can cure: retrying would only run the program (and its limits) again.
 NOT_AUTOFIXABLE = frozenset({"timeout", "resource", "forbidden"})

@@ -54,6 +54,7 @@ import importlib
 import re
 from typing import Iterable, Sequence
 
+from autonesy.tools.formats.base import FRONT_ENDS
 from autonesy.tools.formats.dimacs import is_comment, is_header, parse_header
 from autonesy.tools.formats.extract import strip_fence_lines
 
@@ -343,8 +344,6 @@ def _names_in(code: str) -> tuple[set[str], set[str], set[str]]:
 
 def prebound_names(fmt: str) -> frozenset[str]:
     """What the format's sandbox setup already defines (its front-end's ``RESERVED_NAMES``)."""
-    from autonesy.tools.formats import FRONT_ENDS
-
     try:
         module = importlib.import_module(FRONT_ENDS[fmt])
     except ImportError:

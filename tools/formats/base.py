@@ -7,6 +7,14 @@ from dataclasses import dataclass, field
 from autonesy.tools.cnf import CNF
 
 FORMATS = ("dimacs", "nat", "pysat", "cpmpy", "sympy")
+FRONT_ENDS: dict[str, str] = {  # format -> the module of its front-end (imported on first use)
+    "dimacs": "autonesy.tools.formats.dimacs",
+    "nat": "autonesy.tools.formats.nat",
+    "pysat": "autonesy.tools.formats.pysat_program",
+    "cpmpy": "autonesy.tools.formats.cpmpy_program",
+    "sympy": "autonesy.tools.formats.sympy_program",
+}
+assert tuple(FRONT_ENDS) == FORMATS
 
 # Error kinds, stable names that traces aggregate into an error taxonomy.
 ERROR_KINDS = (
