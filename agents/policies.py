@@ -30,7 +30,12 @@ from typing import Any, ClassVar
 from autonesy.agents.llm import ChatBackend, LLMError, LLMResponse
 from autonesy.agents.llm.guided import DECODING_MODES, answer_text, check_decoding, guided_params
 from autonesy.agents.prompts import (
-    PROMPT_STYLES, Prompt, formalizer_prompt, repair_prompt, semantic_repair_prompt, with_examples,
+    PROMPT_STYLES,
+    Prompt,
+    formalizer_prompt,
+    repair_prompt,
+    semantic_repair_prompt,
+    with_examples,
 )
 from autonesy.agents.repair import RepairVerdict, parse_repair_answer
 from autonesy.tasks.task import Task
@@ -114,9 +119,13 @@ class Policy:
                 check_decoding(self.decoding, dialect, self.backend.label)
                 params.update(guided_params(dialect, grammar))
                 gbnf = to_gbnf(grammar)
-                turn.decoding = {"mode": "grammar", "dialect": dialect, "grammar": grammar.start,
-                                 "grammar_sha256": hashlib.sha256(gbnf.encode()).hexdigest()[:16],
-                                 "grammar_chars": len(gbnf)}
+                turn.decoding = {
+                    "mode": "grammar",
+                    "dialect": dialect,
+                    "grammar": grammar.start,
+                    "grammar_sha256": hashlib.sha256(gbnf.encode()).hexdigest()[:16],
+                    "grammar_chars": len(gbnf),
+                }
             turn.response = self.backend.complete(turn.messages, cache_salt=f"{role}:{round_number}", **params)
             turn.text = answer_text(dialect, turn.response.text)
         except LLMError as error:
@@ -124,7 +133,9 @@ class Policy:
         return turn
 
     def _token_budget(self) -> int | None:
-        budget = self.params.get("max_tokens") or (getattr(self.backend, "default_params", None) or {}).get("max_tokens")
+        budget = self.params.get("max_tokens") or (getattr(self.backend, "default_params", None) or {}).get(
+            "max_tokens"
+        )
         return int(budget) if budget else None
 
     def _grammar(self, spec: AttemptSpec, role: str) -> Grammar | None:
@@ -147,8 +158,12 @@ class Policy:
         return self._ask("formalizer", self.formalizer_prompt(spec), grammar=self._grammar(spec, "formalizer"))
 
     def repair(self, spec: AttemptSpec, source: str, error: str, round_number: int = 1) -> AgentTurn:
-        turn = self._ask("repair", repair_prompt(spec.task, spec.format, spec.detail, source, error), round_number,
-                         grammar=self._grammar(spec, "repair"))
+        turn = self._ask(
+            "repair",
+            repair_prompt(spec.task, spec.format, spec.detail, source, error),
+            round_number,
+            grammar=self._grammar(spec, "repair"),
+        )
         if turn.error is None:
             turn.verdict = parse_repair_answer(turn.text)
         return turn
@@ -212,8 +227,8 @@ class FewShot(Policy):
 def example_tasks(task_name: str, fmt: str, shots: int) -> tuple[Task, ...]:
     """The ``shots`` catalogue tasks other than ``task_name`` whose reference formalization in
     ``fmt`` is shortest (short examples leave the context to the question)."""
-    from autonesy.tasks.registry import TASK_NAMES, load_task
     from autonesy.tasks.reference import NoReference, reference_source
+    from autonesy.tasks.registry import TASK_NAMES, load_task
 
     sized = []
     for name in TASK_NAMES:

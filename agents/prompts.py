@@ -8,16 +8,21 @@ other byte is shared (a test pins this). Each format's conventions come from its
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Sequence
 
 from autonesy.tasks.task import Task
 from autonesy.tools.formats import front_end
 
 PROMPT_STYLES = ("zs", "zs-cot")
 SYSTEM_ROLE = "You are an expert in SAT solving and constraint modeling."
-FORMAT_TITLES = {"dimacs": "DIMACS CNF", "nat": "NAT (natural logic notation)", "pysat": "PySAT (Python)",
-                 "cpmpy": "CPMpy (Python)", "sympy": "SymPy (Python)"}
+FORMAT_TITLES = {
+    "dimacs": "DIMACS CNF",
+    "nat": "NAT (natural logic notation)",
+    "pysat": "PySAT (Python)",
+    "cpmpy": "CPMpy (Python)",
+    "sympy": "SymPy (Python)",
+}
 
 
 @dataclass(frozen=True)
@@ -27,8 +32,11 @@ class Prompt:
     examples: tuple[tuple[str, str], ...] = ()  # few-shot: (question, answer) turns before the question
 
     def messages(self) -> list[dict[str, str]]:
-        shots = [{"role": role, "content": text} for question, answer in self.examples
-                 for role, text in (("user", question), ("assistant", answer))]
+        shots = [
+            {"role": role, "content": text}
+            for question, answer in self.examples
+            for role, text in (("user", question), ("assistant", answer))
+        ]
         return [{"role": "system", "content": self.system}, *shots, {"role": "user", "content": self.user}]
 
 
@@ -48,12 +56,16 @@ def variables_block(task: Task) -> str:
 
 def _instructions(style: str) -> str:
     if style == "zs":
-        return ("Answer with the formula only, inside a single <cnf> … </cnf> block. "
-                "Do not add explanations outside the block.")
+        return (
+            "Answer with the formula only, inside a single <cnf> … </cnf> block. "
+            "Do not add explanations outside the block."
+        )
     if style == "zs-cot":
-        return ("Think step by step: first restate each rule of the constraint in your own words and decide "
-                "how to encode it, then write the complete formula inside a <cnf> … </cnf> block at the end "
-                "of your answer. Only the last <cnf> block is read.")
+        return (
+            "Think step by step: first restate each rule of the constraint in your own words and decide "
+            "how to encode it, then write the complete formula inside a <cnf> … </cnf> block at the end "
+            "of your answer. Only the last <cnf> block is read."
+        )
     raise ValueError(f"unknown prompt style {style!r}; choose one of {', '.join(PROMPT_STYLES)}")
 
 

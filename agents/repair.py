@@ -38,7 +38,7 @@ def parse_repair_answer(text: str) -> RepairVerdict:
     last = markers[-1]
     if last.group(1).upper() == "OK":
         return RepairVerdict("ok", "")
-    after = text[last.end():]
+    after = text[last.end() :]
     if BLOCK.search(after):
         return RepairVerdict("fixed", after)
     if BLOCK.search(text):

@@ -93,7 +93,9 @@ def main() -> None:
     parser.add_argument("--epochs-mlp", type=int, default=40)
     parser.add_argument("--epochs-cnn", type=int, default=15)
     parser.add_argument("--no-baseline", action="store_true")
-    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (1 avoids oversubscription on a shared machine)")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch CPU threads (1 avoids oversubscription on a shared machine)"
+    )
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)

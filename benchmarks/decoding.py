@@ -66,32 +66,53 @@ def main() -> None:
     tasks = tuple(TASK_NAMES) if args.tasks == "all" else tuple(split_list(args.tasks))
     formats, policies, decodings = (tuple(split_list(v)) for v in (args.formats, args.policies, args.decodings))
     args.out.mkdir(parents=True, exist_ok=True)
-    backend = backend_from_spec(args.llm, timeout_s=args.llm_timeout, max_tokens=args.max_tokens,
-                                cache=ResponseCache(args.out / CACHE_FILE))
+    backend = backend_from_spec(
+        args.llm, timeout_s=args.llm_timeout, max_tokens=args.max_tokens, cache=ResponseCache(args.out / CACHE_FILE)
+    )
     cells, overall = [], []
     start = time.perf_counter()
     try:
         for policy in policies:
             for decoding in decodings:
-                spec = SweepSpec(tasks=tasks, formats=formats, prompts=("zs",), details=("detailed",),
-                                 llms=(args.llm,), policy=None if policy == "zs" else policy,
-                                 max_repairs=args.max_repairs, max_tokens=args.max_tokens,
-                                 llm_timeout_s=args.llm_timeout, decoding=decoding)
-                result = run_sweep(spec, args.out / f"{policy}-{decoding}", concurrency=1,
-                                   backends={args.llm: backend}, progress=False)
+                spec = SweepSpec(
+                    tasks=tasks,
+                    formats=formats,
+                    prompts=("zs",),
+                    details=("detailed",),
+                    llms=(args.llm,),
+                    policy=None if policy == "zs" else policy,
+                    max_repairs=args.max_repairs,
+                    max_tokens=args.max_tokens,
+                    llm_timeout_s=args.llm_timeout,
+                    decoding=decoding,
+                )
+                result = run_sweep(
+                    spec, args.out / f"{policy}-{decoding}", concurrency=1, backends={args.llm: backend}, progress=False
+                )
                 for task in dict.fromkeys(r["task"] for r in result.rows):
                     for fmt in formats:
                         rows = [r for r in result.rows if r["task"] == task and r["format"] == fmt]
-                        cells.append({"task": task, "format": fmt, "policy": policy, "decoding": decoding,
-                                      **cell_stats(rows)})
+                        cells.append(
+                            {"task": task, "format": fmt, "policy": policy, "decoding": decoding, **cell_stats(rows)}
+                        )
                 overall.append({"policy": policy, "decoding": decoding, **cell_stats(result.rows)})
-                print(f"{policy}/{decoding}: {len(result.rows)} attempts done ({time.perf_counter() - start:.0f} s)",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"{policy}/{decoding}: {len(result.rows)} attempts done ({time.perf_counter() - start:.0f} s)",
+                    file=sys.stderr,
+                    flush=True,
+                )
     finally:
         backend.close()
-    report = {"llm": args.llm, "max_tokens": args.max_tokens, "max_repairs": args.max_repairs, "tasks": list(tasks),
-              "formats": list(formats), "seconds": round(time.perf_counter() - start, 1), "cells": cells,
-              "overall": overall}
+    report = {
+        "llm": args.llm,
+        "max_tokens": args.max_tokens,
+        "max_repairs": args.max_repairs,
+        "tasks": list(tasks),
+        "formats": list(formats),
+        "seconds": round(time.perf_counter() - start, 1),
+        "cells": cells,
+        "overall": overall,
+    }
     (args.out / "decoding.json").write_text(json.dumps(report, indent=2))
     print(table("per cell", ["task", "format", "policy", "decoding"], cells))
     print()

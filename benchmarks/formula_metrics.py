@@ -31,8 +31,11 @@ def perturbations(truth: CNF, seed: int = 0) -> dict[str, CNF]:
     order = list(range(len(clauses)))
     rng.shuffle(order)
     dropped = next(
-        (truth.with_clauses(clauses[:i] + clauses[i + 1 :]) for i in order[:50]
-         if count_models(truth.with_clauses(clauses[:i] + clauses[i + 1 :])).value != base),
+        (
+            truth.with_clauses(clauses[:i] + clauses[i + 1 :])
+            for i in order[:50]
+            if count_models(truth.with_clauses(clauses[:i] + clauses[i + 1 :])).value != base
+        ),
         truth.with_clauses(clauses[1:]),
     )
     for _ in range(200):
@@ -55,8 +58,11 @@ def main() -> None:
     names = args.tasks.split(",")
     variants = {name: perturbations(get_task(name).ground_truth) for name in names}
     rows = []
-    print(f"{'task':13} {'variant':7} {'models':>14} " + " ".join(f"{m + ' s':>10}" for m in methods)
-          + f" {'approx/auto':>11} {'approx err':>10}  auto used")
+    print(
+        f"{'task':13} {'variant':7} {'models':>14} "
+        + " ".join(f"{m + ' s':>10}" for m in methods)
+        + f" {'approx/auto':>11} {'approx err':>10}  auto used"
+    )
     totals = dict.fromkeys(methods, 0.0)
     for name in names:
         truth = get_task(name).ground_truth
@@ -75,9 +81,13 @@ def main() -> None:
                 row["approx_rel_error"] = abs(row["approxmc_count"] - exact) / max(exact, 1)
                 row["approx_over_auto"] = row["approxmc"] / row["auto"]
             rows.append(row)
-            print(f"{name:13} {variant:7} {exact:>14,} " + " ".join(f"{row[m]:>10.3f}" for m in methods)
-                  + f" {row.get('approx_over_auto', float('nan')):>11.2f} {row.get('approx_rel_error', float('nan')):>10.3f}"
-                  + f"  {row.get('auto_used', '')}", flush=True)
+            print(
+                f"{name:13} {variant:7} {exact:>14,} "
+                + " ".join(f"{row[m]:>10.3f}" for m in methods)
+                + f" {row.get('approx_over_auto', float('nan')):>11.2f} {row.get('approx_rel_error', float('nan')):>10.3f}"
+                + f"  {row.get('auto_used', '')}",
+                flush=True,
+            )
     print("total seconds: " + ", ".join(f"{m} {t:.2f}" for m, t in totals.items()))
     for variant in ("self", "drop-1", "add-1", "swap-1"):
         part = {m: sum(r[m] for r in rows if r["variant"] == variant) for m in methods}

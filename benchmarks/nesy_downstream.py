@@ -64,13 +64,16 @@ def main() -> None:
         data = load_dataset(task.name, data_dir=args.data_dir, progress=False)
         strict, j, freq = strict_formula(task, data.train.y)
         start = time.perf_counter()
-        result = train_and_evaluate(task, strict, data, seeds=args.seeds, epochs=args.epochs, config=config,
-                                    progress=args.progress)
+        result = train_and_evaluate(
+            task, strict, data, seeds=args.seeds, epochs=args.epochs, config=config, progress=args.progress
+        )
         result["strict_variable"] = {"index": j + 1, "name": task.names[j], "train_frequency": freq}
         report[task.name] = result
-        print(f"\n=== {task.name} ({task.num_vars} vars; strict formula drops {task.names[j]} = 1, "
-              f"true in {freq:.0%} of training labels; relation {result['formula']['relation']}, "
-              f"MC-R {result['formula']['mc_ratio']:.3f}; {time.perf_counter() - start:.0f} s)")
+        print(
+            f"\n=== {task.name} ({task.num_vars} vars; strict formula drops {task.names[j]} = 1, "
+            f"true in {freq:.0%} of training labels; relation {result['formula']['relation']}, "
+            f"MC-R {result['formula']['mc_ratio']:.3f}; {time.perf_counter() - start:.0f} s)"
+        )
         for row in results_table(result, ("f1", "precision", "recall", "accuracy", "consistency")):
             print("  " + " | ".join(f"{c:>15}" for c in row))
         s = {k: result["results"][k] for k in result["results"]}
@@ -87,8 +90,10 @@ def main() -> None:
             "strict_formula_lowers_spl_recall": rec_strict < rec_gt,
         }
         result["checks"] = checks
-        print(f"  consistency: backbone {base_c:.3f}, SPL(gt) {spl_c:.3f}, SL(gt) {sl_c:.3f}; "
-              f"SPL recall gt {rec_gt:.3f} vs strict {rec_strict:.3f}")
+        print(
+            f"  consistency: backbone {base_c:.3f}, SPL(gt) {spl_c:.3f}, SL(gt) {sl_c:.3f}; "
+            f"SPL recall gt {rec_gt:.3f} vs strict {rec_strict:.3f}"
+        )
         print("  checks: " + ", ".join(f"{k}={'PASS' if v else 'FAIL'}" for k, v in checks.items()), flush=True)
     if args.json_out:
         with open(args.json_out, "w") as fh:

@@ -83,8 +83,14 @@ def measure(task_name: str, batch: int, rounds: int, data_dir: str | None) -> di
     def layer_map() -> None:
         spl.predict(logits)
 
-    timed = {"backbone": lambda: step("backbone"), "sl": lambda: step("sl"), "spl": lambda: step("spl"),
-             "logz_cirkit": layer_spl, "logz_klay": layer_klay, "map": layer_map}
+    timed = {
+        "backbone": lambda: step("backbone"),
+        "sl": lambda: step("sl"),
+        "spl": lambda: step("spl"),
+        "logz_cirkit": layer_spl,
+        "logz_klay": layer_klay,
+        "map": layer_map,
+    }
     for fn in timed.values():  # warm-up
         fn()
         fn()
@@ -124,17 +130,25 @@ def main() -> None:
     parser.add_argument("--tasks", default=",".join(TASK_NAMES))
     parser.add_argument("--batch", type=int, default=TrainConfig().batch_size)
     parser.add_argument("--rounds", type=int, default=15)
-    parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads (1, as in training: "
-                        "thread CPU time then covers all of the work)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch intra-op threads (1, as in training: thread CPU time then covers all of the work)",
+    )
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--json", dest="json_out")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    print(f"batch {args.batch}, {args.rounds} rounds, torch {torch.__version__}, {torch.get_num_threads()} thread(s); "
-          "step = forward + loss + backward + Adam step; thread CPU ms, median over rounds; ratios to the backbone "
-          "step measured in the same rounds")
-    header = (f"{'task':13} {'N':>4} {'mod':>4} {'sdd':>5} {'h':>3} | {'backbone ms':>11} {'SL ms':>8} {'SL/bb':>6} {'SPL ms':>8} "
-              f"{'SPL/bb':>6} | {'logZ cirkit':>11} {'logZ KLay':>9} {'cirk/KLay':>9} {'MAP ms':>7} | {'build s':>7}")
+    print(
+        f"batch {args.batch}, {args.rounds} rounds, torch {torch.__version__}, {torch.get_num_threads()} thread(s); "
+        "step = forward + loss + backward + Adam step; thread CPU ms, median over rounds; ratios to the backbone "
+        "step measured in the same rounds"
+    )
+    header = (
+        f"{'task':13} {'N':>4} {'mod':>4} {'sdd':>5} {'h':>3} | {'backbone ms':>11} {'SL ms':>8} {'SL/bb':>6} {'SPL ms':>8} "
+        f"{'SPL/bb':>6} | {'logZ cirkit':>11} {'logZ KLay':>9} {'cirk/KLay':>9} {'MAP ms':>7} | {'build s':>7}"
+    )
     print(header)
     print("-" * len(header))
     rows = []
@@ -142,17 +156,25 @@ def main() -> None:
         r = measure(name.strip(), args.batch, args.rounds, args.data_dir)
         rows.append(r)
         ms = r["ms"]
-        print(f"{r['task']:13} {r['num_vars']:>4} {r['modality'][:4]:>4} {r['sdd_size']:>5} {r['sdd_height']:>3} | {ms['backbone']:>11.2f} "
-              f"{ms['sl']:>8.2f} {r['sl_ratio']:>6.2f} {ms['spl']:>8.2f} {r['spl_ratio']:>6.2f} | "
-              f"{ms['logz_cirkit']:>11.2f} {ms['logz_klay']:>9.2f} {r['cirkit_vs_klay']:>9.2f} {ms['map']:>7.2f} | "
-              f"{sum(r['build_s'].values()):>7.2f}", flush=True)
+        print(
+            f"{r['task']:13} {r['num_vars']:>4} {r['modality'][:4]:>4} {r['sdd_size']:>5} {r['sdd_height']:>3} | {ms['backbone']:>11.2f} "
+            f"{ms['sl']:>8.2f} {r['sl_ratio']:>6.2f} {ms['spl']:>8.2f} {r['spl_ratio']:>6.2f} | "
+            f"{ms['logz_cirkit']:>11.2f} {ms['logz_klay']:>9.2f} {r['cirkit_vs_klay']:>9.2f} {ms['map']:>7.2f} | "
+            f"{sum(r['build_s'].values()):>7.2f}",
+            flush=True,
+        )
     sl_ok = sum(r["sl_ratio"] <= 2 for r in rows)
     spl_ok = sum(r["spl_ratio"] <= 5 for r in rows)
-    print(f"\nSL within 2x of the backbone on {sl_ok}/{len(rows)} tasks (max {max(r['sl_ratio'] for r in rows):.2f}x); "
-          f"SPL within 5x on {spl_ok}/{len(rows)} (max {max(r['spl_ratio'] for r in rows):.2f}x); "
-          f"cirkit log Z / KLay log Z: median {statistics.median(r['cirkit_vs_klay'] for r in rows):.2f}x")
-    misses = [f"{r['task']} (SL {r['sl_ratio']:.2f}, SPL {r['spl_ratio']:.2f})" for r in rows
-              if r["sl_ratio"] > 2 or r["spl_ratio"] > 5]
+    print(
+        f"\nSL within 2x of the backbone on {sl_ok}/{len(rows)} tasks (max {max(r['sl_ratio'] for r in rows):.2f}x); "
+        f"SPL within 5x on {spl_ok}/{len(rows)} (max {max(r['spl_ratio'] for r in rows):.2f}x); "
+        f"cirkit log Z / KLay log Z: median {statistics.median(r['cirkit_vs_klay'] for r in rows):.2f}x"
+    )
+    misses = [
+        f"{r['task']} (SL {r['sl_ratio']:.2f}, SPL {r['spl_ratio']:.2f})"
+        for r in rows
+        if r["sl_ratio"] > 2 or r["spl_ratio"] > 5
+    ]
     print("misses: " + (", ".join(misses) if misses else "none"))
     if args.json_out:
         with open(args.json_out, "w") as fh:

@@ -44,25 +44,34 @@ def overhead(task_name: str, root: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", default=",".join(TASK_NAMES))
-    parser.add_argument("--with-local", action="store_true", help="also time `run --task warcraft` with the local model")
+    parser.add_argument(
+        "--with-local", action="store_true", help="also time `run --task warcraft` with the local model"
+    )
     args = parser.parse_args()
     columns = ("formalize", "check_syntax", "oracle_test", "compile", "evaluate")
     print(f"{'task':13} {'wall s':>7} {'llm s':>6} " + " ".join(f"{c:>12}" for c in columns) + "  outcome")
     with tempfile.TemporaryDirectory() as tmp:
         rows = [overhead(name, Path(tmp)) for name in args.tasks.split(",")]
     for row in rows:
-        print(f"{row['task']:13} {row['wall']:7.2f} {row['llm']:6.2f} "
-              + " ".join(f"{row.get(c, 0.0):12.3f}" for c in columns) + f"  {row['status']}")
+        print(
+            f"{row['task']:13} {row['wall']:7.2f} {row['llm']:6.2f} "
+            + " ".join(f"{row.get(c, 0.0):12.3f}" for c in columns)
+            + f"  {row['status']}"
+        )
     walls = sorted(row["wall"] for row in rows)
     print(f"pipeline overhead per attempt: median {walls[len(walls) // 2]:.2f} s, max {walls[-1]:.2f} s")
     if args.with_local:
         with tempfile.TemporaryDirectory() as tmp:
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "autonesy.graph", "run", "--task", "warcraft", "--out", tmp], check=False)
+            subprocess.run(
+                [sys.executable, "-m", "autonesy.graph", "run", "--task", "warcraft", "--out", tmp], check=False
+            )
             local_wall = time.perf_counter() - start
             summary = __import__("json").loads((Path(tmp) / "summary.json").read_text())
-        print(f"run --task warcraft with the local model: {local_wall:.1f} s wall, {summary['llm_seconds']:.1f} s in "
-              f"{summary['llm_calls']} LLM calls, overhead {local_wall - summary['llm_seconds']:.1f} s")
+        print(
+            f"run --task warcraft with the local model: {local_wall:.1f} s wall, {summary['llm_seconds']:.1f} s in "
+            f"{summary['llm_calls']} LLM calls, overhead {local_wall - summary['llm_seconds']:.1f} s"
+        )
 
 
 if __name__ == "__main__":

@@ -28,8 +28,9 @@ BASELINE = "7e95664"  # main before tools/sandbox.py moved to bubblewrap
 def load_baseline(rev: str, into: Path):
     """The sandbox module at ``rev``, importable under its own name, its harness next to it."""
     for name in ("sandbox.py", "_sandbox_harness.py"):
-        text = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:tools/{name}"], check=True,
-                              capture_output=True, text=True).stdout
+        text = subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{rev}:tools/{name}"], check=True, capture_output=True, text=True
+        ).stdout
         (into / name).write_text(text)
     spec = importlib.util.spec_from_file_location("baseline_sandbox", into / "sandbox.py")
     module = importlib.util.module_from_spec(spec)
@@ -65,14 +66,20 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         baseline = load_baseline(args.baseline, Path(tmp))
-        cases = [("cold, no preload", (), False), ("warm pool, no preload", (), True),
-                 ("warm pool, pysat", ("pysat.formula", "pysat.card"), True)]
+        cases = [
+            ("cold, no preload", (), False),
+            ("warm pool, no preload", (), True),
+            ("warm pool, pysat", ("pysat.formula", "pysat.card"), True),
+        ]
         print(f"{'case':<24} {'baseline s':>11} {'current s':>10} {'ratio':>6} {'caller CPU base/cur ms':>24}")
         for label, preload, prewarm in cases:
-            (base_wall, base_cpu), (cur_wall, cur_cpu) = (measure(m, preload, prewarm, args.runs)
-                                                          for m in (baseline, current))
-            print(f"{label:<24} {base_wall:>11.4f} {cur_wall:>10.4f} {cur_wall / base_wall:>6.2f} "
-                  f"{base_cpu * 1e3:>11.1f} / {cur_cpu * 1e3:<10.1f}")
+            (base_wall, base_cpu), (cur_wall, cur_cpu) = (
+                measure(m, preload, prewarm, args.runs) for m in (baseline, current)
+            )
+            print(
+                f"{label:<24} {base_wall:>11.4f} {cur_wall:>10.4f} {cur_wall / base_wall:>6.2f} "
+                f"{base_cpu * 1e3:>11.1f} / {cur_cpu * 1e3:<10.1f}"
+            )
 
 
 if __name__ == "__main__":

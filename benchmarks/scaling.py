@@ -56,7 +56,8 @@ def _grid_degrees(k: int):
     """A k × k grid's cells and edges, and a builder holding its path degree constraints."""
     cells = list(itertools.product(range(k), range(k)))
     edges = [((r, c), (r, c + 1)) for r in range(k) for c in range(k - 1)] + [
-        ((r, c), (r + 1, c)) for r in range(k - 1) for c in range(k)]
+        ((r, c), (r + 1, c)) for r in range(k - 1) for c in range(k)
+    ]
     builder = ClauseBuilder(len(edges))
     incident = {cell: [] for cell in cells}
     for index, (a, b) in enumerate(edges, start=1):
@@ -137,9 +138,15 @@ def sudoku(n: int) -> CNF:
     builder = ClauseBuilder(n**3)
     for r, c in itertools.product(range(n), range(n)):
         builder.exactly_one([var(r, c, d) for d in range(n)])
-    units = [[(r, c) for c in range(n)] for r in range(n)] + [[(r, c) for r in range(n)] for c in range(n)] + [
-        [(br + r, bc + c) for r in range(box_rows) for c in range(box_cols)]
-        for br in range(0, n, box_rows) for bc in range(0, n, box_cols)]
+    units = (
+        [[(r, c) for c in range(n)] for r in range(n)]
+        + [[(r, c) for r in range(n)] for c in range(n)]
+        + [
+            [(br + r, bc + c) for r in range(box_rows) for c in range(box_cols)]
+            for br in range(0, n, box_rows)
+            for bc in range(0, n, box_cols)
+        ]
+    )
     for unit, d in itertools.product(units, range(n)):
         builder.at_most([var(r, c, d) for r, c in unit], 1, EncType.pairwise)
     return builder.cnf()
@@ -169,8 +176,13 @@ def count_row(cnf: CNF, methods: list[str], limit: float) -> dict:
             outcome = "timed out" if isinstance(error, CountTimedOut) else type(error).__name__
             row[method] = {"outcome": outcome, "seconds": time.perf_counter() - start}
         else:
-            row[method] = {"outcome": "ok", "seconds": result.seconds, "count": result.value, "exact": result.exact,
-                           **{k: v for k, v in result.params.items() if k in ("sdd_size",)}}
+            row[method] = {
+                "outcome": "ok",
+                "seconds": result.seconds,
+                "count": result.value,
+                "exact": result.exact,
+                **{k: v for k, v in result.params.items() if k in ("sdd_size",)},
+            }
     return row
 
 
@@ -215,9 +227,17 @@ def _nesy_step_ratios(cnf: CNF, rounds: int, queue) -> None:
                 optim.step()
                 times.append(time.thread_time() - cpu)
             samples[key] = statistics.median(times[1:])
-        queue.put({"outcome": "ok", "build_s": build_s, "sdd_size": constraint.sdd_size,
-                   "vtree": constraint.choice.get("chosen"), "backbone_ms": 1e3 * samples["backbone"],
-                   "sl_ratio": samples["sl"] / samples["backbone"], "spl_ratio": samples["spl"] / samples["backbone"]})
+        queue.put(
+            {
+                "outcome": "ok",
+                "build_s": build_s,
+                "sdd_size": constraint.sdd_size,
+                "vtree": constraint.choice.get("chosen"),
+                "backbone_ms": 1e3 * samples["backbone"],
+                "sl_ratio": samples["sl"] / samples["backbone"],
+                "spl_ratio": samples["spl"] / samples["backbone"],
+            }
+        )
     except Exception as error:  # noqa: BLE001 - reported to the parent
         queue.put({"outcome": f"{type(error).__name__}: {str(error)[:80]}"})
 
@@ -259,9 +279,11 @@ def main() -> None:
     limit = args.limit or (10.0 if args.quick else 60.0)
     ladders = QUICK if args.quick else LADDERS
     print(f"time limit {limit:g} s per step; a method that fails is not tried on larger sizes of its family")
-    header = (f"{'family':10} {'size':>5} {'N':>5} {'aux':>6} {'clauses':>8} {'models':>24} "
-              + " ".join(f"{m[:6] + ' s':>9}" for m in COUNT_METHODS)
-              + f" {'sdd size':>9} | {'SL/bb':>6} {'SPL/bb':>6} {'nesy s':>7}")
+    header = (
+        f"{'family':10} {'size':>5} {'N':>5} {'aux':>6} {'clauses':>8} {'models':>24} "
+        + " ".join(f"{m[:6] + ' s':>9}" for m in COUNT_METHODS)
+        + f" {'sdd size':>9} | {'SL/bb':>6} {'SPL/bb':>6} {'nesy s':>7}"
+    )
     print(header)
     print("-" * len(header))
     rows, largest = [], {}
@@ -277,12 +299,25 @@ def main() -> None:
                 (args.out / f"{family}-{size}.cnf").write_text(to_dimacs(cnf, comments=[f"{family} {size}"]))
             counts = count_row(cnf, active, limit)
             nesy = nesy_row(cnf, limit) if nesy_active else {"outcome": "skipped"}
-            exact = [counts[m]["count"] for m in ("ganak", "sdd", "enumeration") if counts.get(m, {}).get("count") is not None]
+            exact = [
+                counts[m]["count"]
+                for m in ("ganak", "sdd", "enumeration")
+                if counts.get(m, {}).get("count") is not None
+            ]
             models = exact[0] if exact else None
             if len(set(exact)) > 1:
                 raise SystemExit(f"{family} {size}: exact methods disagree: {exact}")
-            row = {"family": family, "size": size, "num_task_vars": cnf.num_task_vars, "num_aux": cnf.num_aux_vars,
-                   "clauses": len(cnf.clauses), "build_s": build_s, "models": models, "counts": counts, "nesy": nesy}
+            row = {
+                "family": family,
+                "size": size,
+                "num_task_vars": cnf.num_task_vars,
+                "num_aux": cnf.num_aux_vars,
+                "clauses": len(cnf.clauses),
+                "build_s": build_s,
+                "models": models,
+                "counts": counts,
+                "nesy": nesy,
+            }
             rows.append(row)
 
             def cell(method: str) -> str:
@@ -292,12 +327,18 @@ def main() -> None:
                 return f"{entry['seconds']:>9.2f}" if entry["outcome"] == "ok" else f"{entry['outcome'][:9]:>9}"
 
             sdd_size = counts.get("sdd", {}).get("sdd_size")
-            ratios = (f"{nesy['sl_ratio']:>6.2f} {nesy['spl_ratio']:>6.2f}" if nesy["outcome"] == "ok"
-                      else f"{nesy['outcome'][:13]:>13}")
-            print(f"{family:10} {size:>5} {cnf.num_task_vars:>5} {cnf.num_aux_vars:>6} {len(cnf.clauses):>8} "
-                  f"{(f'{models:,}' if models is not None else '?'):>24} " + " ".join(cell(m) for m in COUNT_METHODS)
-                  + f" {(sdd_size if sdd_size is not None else '-'):>9} | {ratios} {nesy.get('seconds', 0):>7.1f}",
-                  flush=True)
+            ratios = (
+                f"{nesy['sl_ratio']:>6.2f} {nesy['spl_ratio']:>6.2f}"
+                if nesy["outcome"] == "ok"
+                else f"{nesy['outcome'][:13]:>13}"
+            )
+            print(
+                f"{family:10} {size:>5} {cnf.num_task_vars:>5} {cnf.num_aux_vars:>6} {len(cnf.clauses):>8} "
+                f"{(f'{models:,}' if models is not None else '?'):>24} "
+                + " ".join(cell(m) for m in COUNT_METHODS)
+                + f" {(sdd_size if sdd_size is not None else '-'):>9} | {ratios} {nesy.get('seconds', 0):>7.1f}",
+                flush=True,
+            )
             for method in list(active):
                 if counts[method]["outcome"] == "ok":
                     largest[(family, method)] = size
@@ -309,7 +350,9 @@ def main() -> None:
                 nesy_active = False
     print("\nlargest size handled within the limit:")
     for family in args.families.split(","):
-        print(f"  {family:10} " + ", ".join(f"{m} {largest.get((family, m), 'none')}" for m in (*COUNT_METHODS, "sl+spl")))
+        print(
+            f"  {family:10} " + ", ".join(f"{m} {largest.get((family, m), 'none')}" for m in (*COUNT_METHODS, "sl+spl"))
+        )
     if args.json_out:
         with open(args.json_out, "w") as handle:
             json.dump({"limit_s": limit, "rows": rows}, handle, indent=2, default=str)

@@ -51,8 +51,9 @@ def answer_for(mode: str, tasks):
 
 def one_sweep(out: Path, spec: SweepSpec, answer, latency_s: float, concurrency: int) -> tuple[float, int, dict]:
     model = ScriptedChatModel(answer=answer, latency_s=latency_s)
-    backend = LangChainChatBackend(model, "http://scripted.bench/v1", "overhead", retries=1,
-                                   cache=ResponseCache(out / CACHE_FILE))
+    backend = LangChainChatBackend(
+        model, "http://scripted.bench/v1", "overhead", retries=1, cache=ResponseCache(out / CACHE_FILE)
+    )
     start = time.perf_counter()
     result = run_sweep(spec, out, backends={SPEC: backend}, concurrency=concurrency, progress=False)
     return time.perf_counter() - start, backend.calls, result.counts
@@ -68,7 +69,7 @@ def main() -> None:
     names = TASK_NAMES if args.tasks == "all" else tuple(args.tasks.split(","))
     tasks = [get_task(name) for name in names]
     for task in tasks:  # build the ground truths up front: not part of the sweep's cost
-        task.ground_truth
+        _ = task.ground_truth
     spec = SweepSpec(tasks=tuple(names), llms=(SPEC,))
     answer = answer_for(args.answers, tasks)
     with tempfile.TemporaryDirectory() as tmp:

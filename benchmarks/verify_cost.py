@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
-import time
 from pathlib import Path
 
 from autonesy.agents.llm import LangChainChatBackend
@@ -48,8 +47,10 @@ def main() -> None:
     args = parser.parse_args()
 
     records = generate(args.count, args.seed)
-    print(f"data: {len(records)} pairs from {args.count} instructions (seed {args.seed}); each instruction's first "
-          "output is 'fresh', its second 'repeated'")
+    print(
+        f"data: {len(records)} pairs from {args.count} instructions (seed {args.seed}); each instruction's first "
+        "output is 'fresh', its second 'repeated'"
+    )
     table = {}
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "vifbench.jsonl"
@@ -60,7 +61,10 @@ def main() -> None:
             f1 = report["verifiers"][verifier]["overall"]["f1"]
             if f1 != 1.0:
                 print(f"WARNING: {verifier} did not reproduce every label (F1 {f1})")
-            rows = [json.loads(line) for line in (Path(tmp) / verifier / f"results-{verifier}.jsonl").read_text().splitlines()]
+            rows = [
+                json.loads(line)
+                for line in (Path(tmp) / verifier / f"results-{verifier}.jsonl").read_text().splitlines()
+            ]
             seen, fresh, repeated = set(), [], []
             for row in rows:
                 (repeated if row["instruction_id"] in seen else fresh).append(row)
@@ -74,14 +78,18 @@ def main() -> None:
         return m["wall_seconds"] + m["llm_calls"] * args.call_s + m["completion_tokens"] / args.tok_s
 
     print("\ncost per verification (means; tokens by tiktoken cl100k_base)")
-    print(f"  {'verifier':10} {'output':9} {'calls':>6} {'prompt tok':>10} {'compl. tok':>10} {'total tok':>10} "
-          f"{'× judge':>8} {'checker runs':>12} {'pipeline s':>10} {'modelled s':>10}")
+    print(
+        f"  {'verifier':10} {'output':9} {'calls':>6} {'prompt tok':>10} {'compl. tok':>10} {'total tok':>10} "
+        f"{'× judge':>8} {'checker runs':>12} {'pipeline s':>10} {'modelled s':>10}"
+    )
     for verifier, row in table.items():
         for kind in ("fresh", "repeated"):
             m, judge = row[kind], table["judge"][kind]
-            print(f"  {verifier:10} {kind:9} {m['llm_calls']:6.2f} {m['prompt_tokens']:10.0f} {m['completion_tokens']:10.0f} "
-                  f"{tokens(m):10.0f} {tokens(m) / tokens(judge):8.2f} {m['checker_runs']:12.1f} "
-                  f"{m['wall_seconds']:10.3f} {modelled(m):10.2f}")
+            print(
+                f"  {verifier:10} {kind:9} {m['llm_calls']:6.2f} {m['prompt_tokens']:10.0f} {m['completion_tokens']:10.0f} "
+                f"{tokens(m):10.0f} {tokens(m) / tokens(judge):8.2f} {m['checker_runs']:12.1f} "
+                f"{m['wall_seconds']:10.3f} {modelled(m):10.2f}"
+            )
     print(f"  (modelled s = pipeline s + {args.call_s:g} s per call + completion tokens at {args.tok_s:g} tokens/s)")
 
 

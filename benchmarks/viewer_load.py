@@ -19,9 +19,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from autonesy.graph.sweep import ROW_FIELDS, SWEEP_FILE, read_results, write_results
 from autonesy.graph.trace import Tracer
@@ -42,15 +42,37 @@ def make_sweep(out: Path, attempts: int) -> None:
         relation = rng.choice(("equal", "permissive", "strict", "incomparable")) if status == "accepted" else None
         model = rng.choice(MODELS)
         row = dict.fromkeys(ROW_FIELDS)
-        row.update(attempt_id=f"{i:016x}", task=rng.choice(TASKS), task_spec="fashion", benchmark="catalogue",
-                   num_vars=16, llm=f"http://llm.example/v1@{model}", model=model, format=rng.choice(FORMATS),
-                   prompt=rng.choice(("zs", "zs-cot")), detail=rng.choice(("detailed", "not-detailed")),
-                   policy="zs", repeat=i % 3, max_repairs=5, status=status, syntax_error=status == "rejected",
-                   llm_error=False, reason="no parseable formula after 5 repair rounds" if status == "rejected" else "",
-                   repair_rounds=rng.randint(0, 5), semantic_rounds=0, autofixes=[], n_autofixes=0, llm_calls=2,
-                   prompt_tokens=900, completion_tokens=300, llm_seconds=1.5, wall_seconds=2.0,
-                   f1=round(rng.random(), 4) if status == "accepted" else 0.0, relation=relation,
-                   run_dir=f"attempts/{i:016x}")
+        row.update(
+            attempt_id=f"{i:016x}",
+            task=rng.choice(TASKS),
+            task_spec="fashion",
+            benchmark="catalogue",
+            num_vars=16,
+            llm=f"http://llm.example/v1@{model}",
+            model=model,
+            format=rng.choice(FORMATS),
+            prompt=rng.choice(("zs", "zs-cot")),
+            detail=rng.choice(("detailed", "not-detailed")),
+            policy="zs",
+            repeat=i % 3,
+            max_repairs=5,
+            status=status,
+            syntax_error=status == "rejected",
+            llm_error=False,
+            reason="no parseable formula after 5 repair rounds" if status == "rejected" else "",
+            repair_rounds=rng.randint(0, 5),
+            semantic_rounds=0,
+            autofixes=[],
+            n_autofixes=0,
+            llm_calls=2,
+            prompt_tokens=900,
+            completion_tokens=300,
+            llm_seconds=1.5,
+            wall_seconds=2.0,
+            f1=round(rng.random(), 4) if status == "accepted" else 0.0,
+            relation=relation,
+            run_dir=f"attempts/{i:016x}",
+        )
         rows.append(row)
     time.sleep(0.01)
     write_results(out, rows)
@@ -59,18 +81,33 @@ def make_sweep(out: Path, attempts: int) -> None:
 def make_big_trace(run_dir: Path, megabytes: int) -> int:
     """An attempt whose trace holds ``megabytes`` MB of LLM calls (long prompts, repair rounds)."""
     run_dir.mkdir(parents=True)
-    (run_dir / "config.json").write_text(json.dumps({"task": "fashion", "format": "dimacs", "policy": "zs", "llm": "x"}))
+    (run_dir / "config.json").write_text(
+        json.dumps({"task": "fashion", "format": "dimacs", "policy": "zs", "llm": "x"})
+    )
     tracer = Tracer(run_dir)
     prompt = "Formalize the constraint below as a propositional formula in DIMACS CNF.\n" + ("1 -2 3 0\n" * 30_000)
     rounds = 0
     while (run_dir / "trace.jsonl").exists() is False or (run_dir / "trace.jsonl").stat().st_size < megabytes * 2**20:
         tracer.event("node", node="formalize", seconds=0.01, status="running")
-        tracer.event("llm_call", role="repair", round=rounds, prompt_hash="0" * 64,
-                     messages=[{"role": "system", "content": "You are an expert."}, {"role": "user", "content": prompt}],
-                     response={"text": f"[[FIXED]]\n<cnf>\np cnf 3 {rounds + 1}\n" + "1 2 0\n" * (rounds + 1) + "</cnf>"},
-                     text=f"[[FIXED]]\n<cnf>\np cnf 3 {rounds + 1}\n" + "1 2 0\n" * (rounds + 1) + "</cnf>", error=None)
+        tracer.event(
+            "llm_call",
+            role="repair",
+            round=rounds,
+            prompt_hash="0" * 64,
+            messages=[{"role": "system", "content": "You are an expert."}, {"role": "user", "content": prompt}],
+            response={"text": f"[[FIXED]]\n<cnf>\np cnf 3 {rounds + 1}\n" + "1 2 0\n" * (rounds + 1) + "</cnf>"},
+            text=f"[[FIXED]]\n<cnf>\np cnf 3 {rounds + 1}\n" + "1 2 0\n" * (rounds + 1) + "</cnf>",
+            error=None,
+        )
         tracer.event("syntax_error", round=rounds, kind="syntax", message="line 2: 'x' is not an integer")
-        tracer.event("repair_round", round=rounds + 1, error_kind="syntax", error="line 2", verdict="fixed", changed="+1 −0 lines")
+        tracer.event(
+            "repair_round",
+            round=rounds + 1,
+            error_kind="syntax",
+            error="line 2",
+            verdict="fixed",
+            changed="+1 −0 lines",
+        )
         rounds += 1
     tracer.event("outcome", status="rejected", reason="repair budget exhausted")
     return (run_dir / "trace.jsonl").stat().st_size
@@ -79,8 +116,9 @@ def make_big_trace(run_dir: Path, megabytes: int) -> int:
 @contextmanager
 def serving(dirs: list[Path]) -> Iterator[str]:
     """``autonesy-agent view DIR…`` in its own process (as a user runs it); yields the URL it prints."""
-    server = subprocess.Popen([sys.executable, "-m", "autonesy.graph", "view", *map(str, dirs)],
-                              stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "autonesy.graph", "view", *map(str, dirs)], stdout=subprocess.PIPE, text=True
+    )
     try:
         line = server.stdout.readline()
         match = re.search(r"http://\S+", line)
@@ -113,11 +151,17 @@ def main() -> None:
     size = make_big_trace(attempt, args.trace_mb)
     results: list[tuple[str, float]] = []
     results.append(("python: read_results (baseline)", timed(lambda: read_results(sweep))))
-    results.append(("python: json.loads every trace line (baseline)", timed(
-        lambda: [json.loads(line) for line in (attempt / "trace.jsonl").open()])))
+    results.append(
+        (
+            "python: json.loads every trace line (baseline)",
+            timed(lambda: [json.loads(line) for line in (attempt / "trace.jsonl").open()]),
+        )
+    )
     try:
         with serving([sweep, attempt]) as url, sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=["--no-sandbox"])
+            browser = p.chromium.launch(
+                executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=["--no-sandbox"]
+            )
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             errors: list[str] = []
             page.on("pageerror", lambda error: errors.append(str(error)))
@@ -130,7 +174,9 @@ def main() -> None:
                 page.goto(f"{url}r/0/")
                 shown_until(lambda text: text.startswith(f"{args.attempts} of"))
 
-            results.append((f"browser: table page, {args.attempts} rows, load until rendered (cold)", timed(load_table)))
+            results.append(
+                (f"browser: table page, {args.attempts} rows, load until rendered (cold)", timed(load_table))
+            )
             results.append(("browser: the same page again (rows cached by the server)", timed(load_table)))
 
             def filter_table():
@@ -140,8 +186,12 @@ def main() -> None:
                 shown_until(lambda text: not text.startswith(f"{args.attempts} of"))
 
             results.append(("browser: filter (status, format, search), as driven by Playwright", timed(filter_table)))
-            results.append(("browser: the last filter's work inside the page (filter + render)",
-                            float(page.get_attribute("#results", "data-render-ms")) / 1000))
+            results.append(
+                (
+                    "browser: the last filter's work inside the page (filter + render)",
+                    float(page.get_attribute("#results", "data-render-ms")) / 1000,
+                )
+            )
             results.append(("browser: sort by f1", timed(lambda: page.click("th[data-sort=f1]"))))
             shown = page.inner_text("#shown")
 
@@ -149,7 +199,9 @@ def main() -> None:
                 page.goto(f"{url}r/1/")
                 page.wait_for_selector("li.ev-outcome")
 
-            results.append((f"browser: attempt page, {size / 2**20:.0f} MB trace, first load (server parses)", timed(load_trace)))
+            results.append(
+                (f"browser: attempt page, {size / 2**20:.0f} MB trace, first load (server parses)", timed(load_trace))
+            )
             html_kb = len(page.content()) / 1024
             results.append(("browser: the same page again (parsed trace cached)", timed(load_trace)))
 
@@ -167,12 +219,16 @@ def main() -> None:
     width = max(len(name) for name, _ in results)
     for name, seconds in results:
         print(f"{name:<{width}}  {seconds:8.3f} s")
-    print(f"filtered: {shown}; attempt page HTML {html_kb:.0f} KB for a {size / 2**20:.0f} MB trace; JS errors: {len(errors)}")
+    print(
+        f"filtered: {shown}; attempt page HTML {html_kb:.0f} KB for a {size / 2**20:.0f} MB trace; JS errors: {len(errors)}"
+    )
     seconds = dict(results)
     table = next(v for k, v in seconds.items() if k.startswith("browser: table page"))
     trace = next(v for k, v in seconds.items() if k.startswith("browser: attempt page"))
-    print(f"ratios: table load / read_results = {table / results[0][1]:.1f}×; "
-          f"trace page first load / json.loads of the trace = {trace / results[1][1]:.1f}×")
+    print(
+        f"ratios: table load / read_results = {table / results[0][1]:.1f}×; "
+        f"trace page first load / json.loads of the trace = {trace / results[1][1]:.1f}×"
+    )
 
 
 if __name__ == "__main__":

@@ -25,13 +25,13 @@ from langgraph.runtime import Runtime
 
 from autonesy.agents.policies import AgentTurn, AttemptSpec, Policy
 from autonesy.graph.trace import Tracer, change_summary, traced_node
+from autonesy.tasks.oracle_test import oracle_test
 from autonesy.tools.cnf import CNF, parse_dimacs, to_dimacs
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_formula
 from autonesy.tools.counting import CountTimedOut, ModelCount
 from autonesy.tools.formats import FormatError, convert
 from autonesy.tools.formats.extract import extract
 from autonesy.tools.metrics import score_formula
-from autonesy.tasks.oracle_test import oracle_test
 
 
 class AttemptState(TypedDict, total=False):
@@ -66,7 +66,7 @@ class AttemptRuntime:
     run_dir: Path
     labels: np.ndarray | None = None
     compile_time_limit_s: float = 60.0
-    training: "TrainingRequest | None" = None
+    training: TrainingRequest | None = None
 
 
 @dataclass
@@ -130,9 +130,11 @@ def _cut(turn: AgentTurn) -> int:
 
 
 def _lint_message(warnings) -> str:
-    return ("The formula parses, but these checks suggest it does not say what you meant:\n"
-            + "\n".join(f"- {w}" for w in warnings)
-            + "\nIf the formula is nevertheless right, answer [[OK]]; otherwise fix it.")
+    return (
+        "The formula parses, but these checks suggest it does not say what you meant:\n"
+        + "\n".join(f"- {w}" for w in warnings)
+        + "\nIf the formula is nevertheless right, answer [[OK]]; otherwise fix it."
+    )
 
 
 def _size_limits(rt: AttemptRuntime) -> dict[str, Any]:
@@ -147,18 +149,24 @@ def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     task = rt.spec.task
     if state.get("cut_chars"):  # a cut answer is not the formula the LLM wrote: never score what is left of it
         kept = len(state["answer"])
-        error = {"kind": "too_large", "message": f"the answer has {kept + state['cut_chars']:,} characters, more than "
-                 f"the {kept:,} kept of an LLM answer: write the formula more compactly"}
+        error = {
+            "kind": "too_large",
+            "message": f"the answer has {kept + state['cut_chars']:,} characters, more than "
+            f"the {kept:,} kept of an LLM answer: write the formula more compactly",
+        }
         rt.tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
         return {"source": "", "error": error, "dimacs": None}
     conversion = convert(state["answer"], rt.spec.format, task.names, autofix=rt.policy.autofix, **_size_limits(rt))
     if conversion.ok:
-        fixes = conversion.autofixes[len(_extraction_notes(state["answer"])):]
+        fixes = conversion.autofixes[len(_extraction_notes(state["answer"])) :]
         if fixes:
             rt.tracer.event("autofix", fixes=list(conversion.autofixes))
-        update: dict[str, Any] = {"source": conversion.source, "error": None,
-                                  "dimacs": to_dimacs(conversion.cnf, task.names),
-                                  "autofixes": state.get("autofixes", []) + list(conversion.autofixes)}
+        update: dict[str, Any] = {
+            "source": conversion.source,
+            "error": None,
+            "dimacs": to_dimacs(conversion.cnf, task.names),
+            "autofixes": state.get("autofixes", []) + list(conversion.autofixes),
+        }
         if conversion.warnings:
             rt.tracer.event("lint", round=state.get("repair_round", 0), warnings=list(conversion.warnings))
             if not state.get("lint_reviewed"):
@@ -199,20 +207,31 @@ def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
         if error["kind"] == "lint":
             update["lint_reviewed"] = True
         if verdict == "ok" and error["kind"] != "lint":  # [[OK]] on lint warnings: the formula goes on as it is
-            update.update(status="rejected", reason=f"the repair agent answered [[OK]] on a formula the checker "
-                          f"rejected ({error['kind']}: {error['message'].splitlines()[0][:160]})")
+            update.update(
+                status="rejected",
+                reason=f"the repair agent answered [[OK]] on a formula the checker "
+                f"rejected ({error['kind']}: {error['message'].splitlines()[0][:160]})",
+            )
         elif verdict == "fixed":
             changed = change_summary(state.get("source", ""), _block_source(turn.verdict.answer))
             update.update(answer=turn.verdict.answer, cut_chars=_cut(turn))
-    rt.tracer.event("repair_round", round=round_number, error_kind=state["error"]["kind"],
-                    error=state["error"]["message"], verdict=verdict,
-                    note=turn.verdict.note if turn.verdict else "", changed=changed)
+    rt.tracer.event(
+        "repair_round",
+        round=round_number,
+        error_kind=state["error"]["kind"],
+        error=state["error"]["message"],
+        verdict=verdict,
+        note=turn.verdict.note if turn.verdict else "",
+        changed=changed,
+    )
     return update
 
 
 def reject_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
-    return {"status": "rejected",
-            "reason": f"syntax error after {state.get('repair_round', 0)} repair rounds: {state['error']['kind']}"}
+    return {
+        "status": "rejected",
+        "reason": f"syntax error after {state.get('repair_round', 0)} repair rounds: {state['error']['kind']}",
+    }
 
 
 def run_oracle_test(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
@@ -227,8 +246,7 @@ def semantic_repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     update: dict[str, Any] = {**_usage(state, turn), "semantic_round": round_number}
     if turn.error:
         return {**update, **_llm_failure(turn)}
-    rt.tracer.event("semantic_round", round=round_number,
-                    counterexamples=len(state["oracle_test"]["counterexamples"]))
+    rt.tracer.event("semantic_round", round=round_number, counterexamples=len(state["oracle_test"]["counterexamples"]))
     return {**update, "answer": turn.text, "cut_chars": _cut(turn)}
 
 
@@ -238,8 +256,16 @@ def compile_node(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     except CompilationBudgetExceeded as error:
         return {"compiled": {"ok": False, "note": str(error)}}
     sdd_path, vtree_path = sdd.save(rt.run_dir, "formula")
-    return {"compiled": {"ok": True, "sdd": sdd_path.name, "vtree": vtree_path.name, "size": sdd.size,
-                         "model_count": str(sdd.model_count()), "seconds": sdd.seconds}}
+    return {
+        "compiled": {
+            "ok": True,
+            "sdd": sdd_path.name,
+            "vtree": vtree_path.name,
+            "size": sdd.size,
+            "model_count": str(sdd.model_count()),
+            "seconds": sdd.seconds,
+        }
+    }
 
 
 def evaluate(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
@@ -248,8 +274,7 @@ def evaluate(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     if not task.has_ground_truth:
         return {"status": "accepted", "metrics": None}
     compiled = state.get("compiled") or {}
-    known = (ModelCount(int(compiled["model_count"]), "sdd", True, compiled["seconds"])
-             if compiled.get("ok") else None)
+    known = ModelCount(int(compiled["model_count"]), "sdd", True, compiled["seconds"]) if compiled.get("ok") else None
     try:
         score = score_formula(accepted_cnf(state["dimacs"]), task.ground_truth, candidate_count=known)
     except CountTimedOut as error:  # the formula stands; only its score is missing
@@ -262,9 +287,17 @@ def train(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     from autonesy.nesy.trainer import TrainConfig
 
     request = rt.training
-    result = train_and_evaluate(rt.spec.task, accepted_cnf(state["dimacs"]), request.data, methods=request.methods,
-                                seeds=request.seeds, epochs=request.epochs, progress=request.progress,
-                                config=TrainConfig(threads=request.threads), formula_score=state.get("metrics"))
+    result = train_and_evaluate(
+        rt.spec.task,
+        accepted_cnf(state["dimacs"]),
+        request.data,
+        methods=request.methods,
+        seeds=request.seeds,
+        epochs=request.epochs,
+        progress=request.progress,
+        config=TrainConfig(threads=request.threads),
+        formula_score=state.get("metrics"),
+    )
     return {"downstream": json_safe(result)}
 
 
@@ -297,9 +330,17 @@ def after_evaluate(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str
     return "train" if runtime.context.training is not None and runtime.context.spec.task.has_ground_truth else END
 
 
-NODES = {"formalize": formalize, "check_syntax": check_syntax, "repair": repair, "reject_syntax": reject_syntax,
-         "oracle_test": run_oracle_test, "semantic_repair": semantic_repair, "compile": compile_node,
-         "evaluate": evaluate, "train": train}
+NODES = {
+    "formalize": formalize,
+    "check_syntax": check_syntax,
+    "repair": repair,
+    "reject_syntax": reject_syntax,
+    "oracle_test": run_oracle_test,
+    "semantic_repair": semantic_repair,
+    "compile": compile_node,
+    "evaluate": evaluate,
+    "train": train,
+}
 
 
 def _traced(name: str, node):

@@ -32,13 +32,16 @@ class DataOnlySerializer(JsonPlusSerializer):
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
         kind = data[0] if isinstance(data, tuple) and data else None
         if kind not in DATA_TYPES:
-            raise CheckpointError(f"checkpoints.sqlite holds a {str(kind)[:20]!r} value, not plain data; "
-                                  "delete it to start the run afresh")
+            raise CheckpointError(
+                f"checkpoints.sqlite holds a {str(kind)[:20]!r} value, not plain data; "
+                "delete it to start the run afresh"
+            )
         try:
             return super().loads_typed(data)
         except Exception as exc:  # noqa: BLE001 - malformed bytes of any kind: one clear error
-            raise CheckpointError(f"checkpoints.sqlite cannot be read as data ({type(exc).__name__}); "
-                                  "delete it to start the run afresh") from None
+            raise CheckpointError(
+                f"checkpoints.sqlite cannot be read as data ({type(exc).__name__}); delete it to start the run afresh"
+            ) from None
 
 
 def data_checkpointer(connection: sqlite3.Connection) -> SqliteSaver:

@@ -47,16 +47,17 @@ import io
 import json
 import math
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
 from autonesy.graph import sweep as sweep_module
+from autonesy.tasks.task import DETAIL_LEVELS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
-from autonesy.tasks.task import DETAIL_LEVELS
 
 REPORT_FORMATS = ("md", "latex", "csv")
 FINISHED = ("accepted", "rejected")
@@ -70,9 +71,16 @@ PUBLISHED: dict[str, dict[str, Any]] = {
     "detail": {"detailed": 0.455, "not-detailed": 0.330},
     "prompt": {"zs": 0.437, "zs-cot": 0.472},
     # model: (F1, syntax-error rate or None)
-    "model": {"gpt-oss-120b": (0.786, 0.078), "gemma4-31b": (0.706, 0.039), "qwen3-32b": (0.655, None),
-              "olmo3-32b-think": (0.569, None), "gpt-oss-20b": (0.505, None), "qwen3-8b": (0.372, None),
-              "mistral-nemo": (0.053, 0.628), "gemma3-27b": (0.040, 0.556)},
+    "model": {
+        "gpt-oss-120b": (0.786, 0.078),
+        "gemma4-31b": (0.706, 0.039),
+        "qwen3-32b": (0.655, None),
+        "olmo3-32b-think": (0.569, None),
+        "gpt-oss-20b": (0.505, None),
+        "qwen3-8b": (0.372, None),
+        "mistral-nemo": (0.053, 0.628),
+        "gemma3-27b": (0.040, 0.556),
+    },
     "benchmark": {"satbench": 0.963, "dcpbench": 0.324},
 }
 
@@ -90,10 +98,20 @@ def _row_from_run_dir(run_dir: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     llm = summary.get("llm") or sweep_module.EXPERT
-    job = {"attempt_id": f"run:{run_dir}", "config": {
-        "task": config.get("task_spec", summary.get("task")), "format": summary.get("format"),
-        "prompt": summary.get("prompt"), "detail": summary.get("detail"), "policy": summary.get("policy"),
-        "max_repairs": config.get("max_repairs")}, "llm": llm, "task": summary.get("task"), "repeat": 0}
+    job = {
+        "attempt_id": f"run:{run_dir}",
+        "config": {
+            "task": config.get("task_spec", summary.get("task")),
+            "format": summary.get("format"),
+            "prompt": summary.get("prompt"),
+            "detail": summary.get("detail"),
+            "policy": summary.get("policy"),
+            "max_repairs": config.get("max_repairs"),
+        },
+        "llm": llm,
+        "task": summary.get("task"),
+        "repeat": 0,
+    }
     row = sweep_module.attempt_row(run_dir.parent, job, run_dir)
     row["run_dir"] = str(run_dir)
     return row
@@ -109,8 +127,10 @@ def load_results(paths: Iterable[str | Path]) -> tuple[list[dict[str, Any]], lis
         try:  # results a user received: anything malformed is one error line naming the path
             found, more = _results_in(path)
         except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as error:
-            raise ReportError(f"{path}: cannot be read as results ({type(error).__name__}: {str(error)[:100]}); "
-                              "is it damaged or from another program?") from None
+            raise ReportError(
+                f"{path}: cannot be read as results ({type(error).__name__}: {str(error)[:100]}); "
+                "is it damaged or from another program?"
+            ) from None
         for row in filter(None, map(_checked_row, found)):
             rows.setdefault(row["attempt_id"], row)
         downstream.extend(row for row in more if isinstance(row, dict))
@@ -120,9 +140,28 @@ def load_results(paths: Iterable[str | Path]) -> tuple[list[dict[str, Any]], lis
 
 
 _KEY_FIELDS = ("attempt_id", "task_spec", "llm", "format", "prompt", "detail", "policy")
-_NUMBER_FIELDS = {"num_vars", "repeat", "max_repairs", "repair_rounds", "semantic_rounds", "n_autofixes", "llm_calls",
-                  "prompt_tokens", "completion_tokens", "llm_seconds", "wall_seconds", "sdd_size", "f1", "precision",
-                  "recall", "mc_ratio", "tp", "fp", "fn", "tn"}
+_NUMBER_FIELDS = {
+    "num_vars",
+    "repeat",
+    "max_repairs",
+    "repair_rounds",
+    "semantic_rounds",
+    "n_autofixes",
+    "llm_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "llm_seconds",
+    "wall_seconds",
+    "sdd_size",
+    "f1",
+    "precision",
+    "recall",
+    "mc_ratio",
+    "tp",
+    "fp",
+    "fn",
+    "tn",
+}
 _FLAG_FIELDS = {"syntax_error", "llm_error", "oracle_passed", "compiled", "exact"}
 
 
@@ -187,10 +226,17 @@ def rows_from_training(result: Mapping[str, Any], run_dir: Path | None = None) -
         for target, formula in (("formula", "generated"), ("ground_truth", "expert")):
             part = entry.get(target) or {}
             for index, metrics in enumerate(part.get("per_seed") or []):
-                rows.append({"task": result.get("task"), **context, "method": method, "formula": formula,
-                             "relation": relation if formula == "generated" else None,
-                             "seed": seeds[index] if index < len(seeds) else index,
-                             **{k: metrics.get(k) for k in ("f1", "precision", "recall", "accuracy", "consistency")}})
+                rows.append(
+                    {
+                        "task": result.get("task"),
+                        **context,
+                        "method": method,
+                        "formula": formula,
+                        "relation": relation if formula == "generated" else None,
+                        "seed": seeds[index] if index < len(seeds) else index,
+                        **{k: metrics.get(k) for k in ("f1", "precision", "recall", "accuracy", "consistency")},
+                    }
+                )
     return rows
 
 
@@ -203,8 +249,10 @@ def frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     for column in ("syntax_error", "llm_error"):
         df[column] = df[column].fillna(False).astype(bool)
     df["rejected"] = df["status"] == "rejected"
-    df["relation_or_rejected"] = [("rejected" if rej else (rel if isinstance(rel, str) and rel else "unscored"))
-                                  for rej, rel in zip(df["rejected"], df["relation"])]
+    df["relation_or_rejected"] = [
+        ("rejected" if rej else (rel if isinstance(rel, str) and rel else "unscored"))
+        for rej, rel in zip(df["rejected"], df["relation"])
+    ]
     for column in ("repair_rounds", "n_autofixes", "prompt_tokens", "completion_tokens", "llm_seconds", "llm_calls"):
         df[column] = pd.to_numeric(df[column], errors="coerce").fillna(0)
     df["tokens"] = df["prompt_tokens"] + df["completion_tokens"]
@@ -225,16 +273,25 @@ class Table:
     notes: list[str] = field(default_factory=list)
 
     def markdown(self) -> str:
-        lines = [f"### {self.title}", "", "| " + " | ".join(self.header) + " |",
-                 "|" + "|".join("---" if i == 0 else "---:" for i in range(len(self.header))) + "|"]
+        lines = [
+            f"### {self.title}",
+            "",
+            "| " + " | ".join(self.header) + " |",
+            "|" + "|".join("---" if i == 0 else "---:" for i in range(len(self.header))) + "|",
+        ]
         lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in self.rows]
         lines += [""] + [f"_{note}_" for note in self.notes]
         return "\n".join(lines).rstrip() + "\n"
 
     def latex(self) -> str:
         spec = "l" + "r" * (len(self.header) - 1)
-        lines = [f"% {self.title}", f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
-                 " & ".join(_latex(h) for h in self.header) + " \\\\", "\\midrule"]
+        lines = [
+            f"% {self.title}",
+            f"\\begin{{tabular}}{{{spec}}}",
+            "\\toprule",
+            " & ".join(_latex(h) for h in self.header) + " \\\\",
+            "\\midrule",
+        ]
         lines += [" & ".join(_latex(cell) for cell in row) + " \\\\" for row in self.rows]
         lines += ["\\bottomrule", "\\end{tabular}"] + [f"% {note}" for note in self.notes]
         return "\n".join(lines) + "\n"
@@ -257,8 +314,16 @@ class Table:
 
 def _latex(text: str) -> str:
     text = str(text)
-    for a, b in (("\\", "\\textbackslash{}"), ("&", "\\&"), ("%", "\\%"), ("#", "\\#"), ("_", "\\_"),
-                 ("$", "\\$"), ("{", "\\{"), ("}", "\\}")):
+    for a, b in (
+        ("\\", "\\textbackslash{}"),
+        ("&", "\\&"),
+        ("%", "\\%"),
+        ("#", "\\#"),
+        ("_", "\\_"),
+        ("$", "\\$"),
+        ("{", "\\{"),
+        ("}", "\\}"),
+    ):
         text = text.replace(a, b)
     return text.replace("±", "$\\pm$").replace("Δ", "$\\Delta$").replace("—", "--")
 
@@ -308,14 +373,32 @@ def setting_tables(df: pd.DataFrame) -> list[Table]:
             err, _, n_all = _stats(cell["syntax_error"].astype(float)) if len(cell) else (math.nan, 0, 0)
             f1_cells.append(_pm(mean, std))
             err_cells.append(_pct(err))
-            data.append({"format": fmt, "detail": d, "prompt": p, "n": n_all, "f1_mean": mean, "f1_std": std,
-                         "f1_n": n, "syntax_error_rate": err})
+            data.append(
+                {
+                    "format": fmt,
+                    "detail": d,
+                    "prompt": p,
+                    "n": n_all,
+                    "f1_mean": mean,
+                    "f1_std": std,
+                    "f1_n": n,
+                    "syntax_error_rate": err,
+                }
+            )
         f1_rows.append(f1_cells)
         err_rows.append(err_cells)
     note = "F1 mean ± std over attempts; a rejected attempt counts F1 = 0."
-    return [Table("by_setting", "F1 by output format, description level and prompting", header, f1_rows, data, [note]),
-            Table("syntax_errors_by_setting", "Syntax-error rate by output format, description level and prompting",
-                  header, err_rows, [], ["share of attempts left without a parseable formula after repair"])]
+    return [
+        Table("by_setting", "F1 by output format, description level and prompting", header, f1_rows, data, [note]),
+        Table(
+            "syntax_errors_by_setting",
+            "Syntax-error rate by output format, description level and prompting",
+            header,
+            err_rows,
+            [],
+            ["share of attempts left without a parseable formula after repair"],
+        ),
+    ]
 
 
 def _match_published_model(model: str) -> str | None:
@@ -325,8 +408,11 @@ def _match_published_model(model: str) -> str | None:
 
 
 def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
-    header = ["LLM", "attempts", "F1", "syntax errors", "LLM errors"] + \
-        [r for r in RELATION_ORDER] + ["repair rounds", "autofixes", "tokens", "LLM s"]
+    header = (
+        ["LLM", "attempts", "F1", "syntax errors", "LLM errors"]
+        + [r for r in RELATION_ORDER]
+        + ["repair rounds", "autofixes", "tokens", "LLM s"]
+    )
     if compare_published:
         header += ["published F1", "published syntax errors"]
     rows, data = [], []
@@ -334,18 +420,35 @@ def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
         part = df[df["llm"] == llm]
         model = str(part["model"].iloc[0])
         mean, std, n = _stats(part["f1"])
-        record = {"llm": llm, "model": model, "attempts": len(part), "f1_mean": mean, "f1_std": std, "f1_n": n,
-                  "syntax_error_rate": float(part["syntax_error"].mean()),
-                  "llm_error_rate": float(part["llm_error"].mean()),
-                  **{f"share_{r}": float((part["relation_or_rejected"] == r).mean()) for r in RELATION_ORDER},
-                  "repair_rounds_mean": float(part["repair_rounds"].mean()),
-                  "autofixes_mean": float(part["n_autofixes"].mean()), "tokens_mean": float(part["tokens"].mean()),
-                  "llm_seconds_mean": float(part["llm_seconds"].mean())}
-        cells = [model if model == llm or llm == sweep_module.EXPERT else f"{model} ({llm})", str(len(part)),
-                 _pm(mean, std), _pct(record["syntax_error_rate"]), _pct(record["llm_error_rate"])]
+        record = {
+            "llm": llm,
+            "model": model,
+            "attempts": len(part),
+            "f1_mean": mean,
+            "f1_std": std,
+            "f1_n": n,
+            "syntax_error_rate": float(part["syntax_error"].mean()),
+            "llm_error_rate": float(part["llm_error"].mean()),
+            **{f"share_{r}": float((part["relation_or_rejected"] == r).mean()) for r in RELATION_ORDER},
+            "repair_rounds_mean": float(part["repair_rounds"].mean()),
+            "autofixes_mean": float(part["n_autofixes"].mean()),
+            "tokens_mean": float(part["tokens"].mean()),
+            "llm_seconds_mean": float(part["llm_seconds"].mean()),
+        }
+        cells = [
+            model if model == llm or llm == sweep_module.EXPERT else f"{model} ({llm})",
+            str(len(part)),
+            _pm(mean, std),
+            _pct(record["syntax_error_rate"]),
+            _pct(record["llm_error_rate"]),
+        ]
         cells += [_pct(record[f"share_{r}"]) for r in RELATION_ORDER]
-        cells += [f"{record['repair_rounds_mean']:.2f}", f"{record['autofixes_mean']:.2f}",
-                  f"{record['tokens_mean']:.0f}", f"{record['llm_seconds_mean']:.2f}"]
+        cells += [
+            f"{record['repair_rounds_mean']:.2f}",
+            f"{record['autofixes_mean']:.2f}",
+            f"{record['tokens_mean']:.0f}",
+            f"{record['llm_seconds_mean']:.2f}",
+        ]
         if compare_published:
             key = _match_published_model(model)
             f1, err = PUBLISHED["model"][key] if key else (None, None)
@@ -368,8 +471,14 @@ def marginals_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
         mean, std, n = _stats(part["f1"])
         err = float(part["syntax_error"].mean()) if len(part) else math.nan
         cells = [label, str(len(part)), _pm(mean, std), _pct(err)]
-        record = {"slice": kind, "value": value, "attempts": len(part), "f1_mean": mean, "f1_std": std,
-                  "syntax_error_rate": err}
+        record = {
+            "slice": kind,
+            "value": value,
+            "attempts": len(part),
+            "f1_mean": mean,
+            "f1_std": std,
+            "syntax_error_rate": err,
+        }
         if compare_published:
             cells.append("—" if published is None else f"{published:.3f}")
             record["published_f1"] = published
@@ -392,7 +501,12 @@ def marginals_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
         if bench in PUBLISHED["benchmark"]:
             groups = part.groupby(["llm", "format", "prompt", "detail"])["f1"].mean()
             best = float(groups.max()) if len(groups) else math.nan
-            cells = [f"benchmark {bench}, best configuration", str(len(part)), "—" if math.isnan(best) else f"{best:.3f}", ""]
+            cells = [
+                f"benchmark {bench}, best configuration",
+                str(len(part)),
+                "—" if math.isnan(best) else f"{best:.3f}",
+                "",
+            ]
             record = {"slice": "benchmark_best", "value": bench, "attempts": len(part), "f1_mean": best}
             if compare_published:
                 cells.append(f"{PUBLISHED['benchmark'][bench]:.3f}")
@@ -424,12 +538,22 @@ def downstream_table(rows: Sequence[Mapping[str, Any]]) -> Table | None:
 
         def add(formula: str, relation: str, cell: pd.DataFrame, delta: float | None) -> None:
             stats = {c: _stats(cell[c]) for c in ("f1", "accuracy", "consistency")}
-            out_rows.append([method.upper(), formula, relation, str(len(cell))] +
-                            [_pm(*stats[c][:2]) for c in ("f1", "accuracy", "consistency")] +
-                            ["—" if delta is None or math.isnan(delta) else f"{delta:+.3f}"])
-            data.append({"method": method, "formula": formula, "relation": relation, "n": len(cell),
-                         **{f"{c}_mean": stats[c][0] for c in stats}, **{f"{c}_std": stats[c][1] for c in stats},
-                         "delta_f1": delta})
+            out_rows.append(
+                [method.upper(), formula, relation, str(len(cell))]
+                + [_pm(*stats[c][:2]) for c in ("f1", "accuracy", "consistency")]
+                + ["—" if delta is None or math.isnan(delta) else f"{delta:+.3f}"]
+            )
+            data.append(
+                {
+                    "method": method,
+                    "formula": formula,
+                    "relation": relation,
+                    "n": len(cell),
+                    **{f"{c}_mean": stats[c][0] for c in stats},
+                    **{f"{c}_std": stats[c][1] for c in stats},
+                    "delta_f1": delta,
+                }
+            )
 
         def delta(cell: pd.DataFrame) -> float:
             per_task = cell.groupby("task")["f1"].mean()
@@ -444,8 +568,14 @@ def downstream_table(rows: Sequence[Mapping[str, Any]]) -> Table | None:
             for relation in relations:
                 cell = generated[generated["relation"] == relation]
                 add("generated", relation, cell, delta(cell))
-    return Table("downstream", "Downstream: SPL and SL on generated vs expert formulas", header, out_rows, data,
-                 ["ΔF1: mean over tasks of (generated − expert) F1, same method."])
+    return Table(
+        "downstream",
+        "Downstream: SPL and SL on generated vs expert formulas",
+        header,
+        out_rows,
+        data,
+        ["ΔF1: mean over tasks of (generated − expert) F1, same method."],
+    )
 
 
 # ------------------------------------------------------------------------------------ plots
@@ -469,8 +599,14 @@ def _grouped_bars(ax, groups: list[str], series: dict[str, list[float]], errors:
         ax.legend(fontsize=7)
 
 
-RELATION_COLOURS = {"equal": "#2a9d8f", "permissive": "#e9c46a", "strict": "#f4a261", "incomparable": "#e76f51",
-                    "rejected": "#6c757d", "unscored": "#adb5bd"}
+RELATION_COLOURS = {
+    "equal": "#2a9d8f",
+    "permissive": "#e9c46a",
+    "strict": "#f4a261",
+    "incomparable": "#e76f51",
+    "rejected": "#6c757d",
+    "unscored": "#adb5bd",
+}
 
 
 def plot_data(df: pd.DataFrame) -> dict[str, Any]:
@@ -573,8 +709,9 @@ class Report:
         return ("\n" if fmt != "csv" else "\n").join(parts)
 
 
-def build_report(paths: Iterable[str | Path], out: str | Path | None = None, *, compare_published: bool = False,
-                 plots: bool = True) -> Report:
+def build_report(
+    paths: Iterable[str | Path], out: str | Path | None = None, *, compare_published: bool = False, plots: bool = True
+) -> Report:
     """Tables (and PNG plots) from the results under ``paths``; files go to ``out`` (default:
     ``report/`` in the first path, or next to it when it is a file)."""
     paths = [Path(p) for p in paths]

@@ -29,10 +29,17 @@ from typing import Any
 
 import numpy as np
 
-from autonesy.agents.llm import (LOCAL_NOTICE, ChatBackend, LLMError, ResponseCache, backend_from_spec,
-                                 default_llm_spec, redact_spec)
+from autonesy.agents.llm import (
+    LOCAL_NOTICE,
+    ChatBackend,
+    LLMError,
+    ResponseCache,
+    backend_from_spec,
+    default_llm_spec,
+    redact_spec,
+)
 from autonesy.agents.llm.guided import DECODING_MODES
-from autonesy.agents.policies import AttemptSpec, check_prompt_style, make_policy, POLICIES
+from autonesy.agents.policies import POLICIES, AttemptSpec, check_prompt_style, make_policy
 from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest, build_attempt_graph, json_safe
 from autonesy.graph.checkpoint_store import CheckpointError, data_checkpointer
 from autonesy.graph.trace import Tracer
@@ -42,8 +49,22 @@ from autonesy.tools.config import COMPILE_TIME_LIMIT_S, LLM_TIMEOUT_S, MAX_REPAI
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
 
-VERSIONED_PACKAGES = ("autonesy-agent", "langgraph", "langchain-openai", "langchain-core", "python-sat", "pysdd",
-                      "pyapproxmc", "pyganak", "cpmpy", "sympy", "z3-solver", "torch", "libcirkit", "klaycircuits")
+VERSIONED_PACKAGES = (
+    "autonesy-agent",
+    "langgraph",
+    "langchain-openai",
+    "langchain-core",
+    "python-sat",
+    "pysdd",
+    "pyapproxmc",
+    "pyganak",
+    "cpmpy",
+    "sympy",
+    "z3-solver",
+    "torch",
+    "libcirkit",
+    "klaycircuits",
+)
 THREAD = {"configurable": {"thread_id": "attempt"}, "recursion_limit": 100}
 
 
@@ -66,7 +87,7 @@ class RunConfig:
     decoding: str | None = None  # free | grammar; default: grammar for the embedded model, else free
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def resolved(self) -> "RunConfig":
+    def resolved(self) -> RunConfig:
         if self.format not in FORMATS:
             raise RunError(f"unknown format {self.format!r}; choose one of {', '.join(FORMATS)}")
         try:
@@ -125,8 +146,12 @@ LINK_REFUSED = "{} is a symbolic link; a run directory holds plain files only (n
 
 def _write_config(run_dir: Path, config: RunConfig, task: Task, backend: ChatBackend | None) -> None:
     path = run_dir / "config.json"
-    record = {**asdict(config), "task": task.name, "task_spec": config.task,
-              "llm": backend.label if backend else config.llm}
+    record = {
+        **asdict(config),
+        "task": task.name,
+        "task_spec": config.task,
+        "llm": backend.label if backend else config.llm,
+    }
     if path.is_file():
         try:  # the directory may come from someone else: a crafted file is an error line, not a traceback
             previous = json.loads(path.read_text(encoding="utf-8", errors="replace"))
@@ -190,9 +215,16 @@ def run_attempt(
                 tracer.event("resumed", next=list(snapshot.next))
                 state = graph.invoke(None, THREAD, context=runtime)
             else:
-                initial: AttemptState = {"status": "running", "repair_round": 0, "semantic_round": 0,
-                                         "autofixes": [], "llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
-                                         "llm_seconds": 0.0}
+                initial: AttemptState = {
+                    "status": "running",
+                    "repair_round": 0,
+                    "semantic_round": 0,
+                    "autofixes": [],
+                    "llm_calls": 0,
+                    "prompt_tokens": 0,
+                    "completion_tokens": 0,
+                    "llm_seconds": 0.0,
+                }
                 state = graph.invoke(initial, THREAD, context=runtime)
         except CheckpointError as error:  # a crafted or foreign checkpoints.sqlite: one line, nothing ran
             raise RunError(f"{run_dir}: {error}") from None
@@ -210,32 +242,61 @@ def run_attempt(
 def _summary(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any]) -> dict[str, Any]:
     oracle = state.get("oracle_test") or {}
     metrics = state.get("metrics") or {}
-    return json_safe({
-        "run_dir": str(run_dir),
-        "task": task.name,
-        "format": config.format,
-        "prompt": config.prompt,
-        "detail": config.detail,
-        "policy": config.policy,
-        "llm": redact_spec(config.llm),
-        "decoding": config.decoding,
-        "status": state.get("status", "unfinished"),
-        "accepted": state.get("status") == "accepted",
-        "reason": state.get("reason", ""),
-        "repair_rounds": state.get("repair_round", 0),
-        "semantic_rounds": state.get("semantic_round", 0),
-        "autofixes": state.get("autofixes", []),
-        "oracle_test": {k: oracle.get(k) for k in ("passed", "labels_checked", "labels_rejected", "probes_checked",
-                                                    "too_strict", "too_permissive")} if oracle else None,
-        "compiled": state.get("compiled"),
-        "metrics": {k: metrics.get(k) for k in ("precision", "recall", "f1", "relation", "mc_ratio", "tp", "fp", "fn",
-                                                 "tn", "count_method", "exact")} if metrics else None,
-        "training": _training_note(state),
-        "llm_calls": state.get("llm_calls", 0),
-        "prompt_tokens": state.get("prompt_tokens", 0),
-        "completion_tokens": state.get("completion_tokens", 0),
-        "llm_seconds": state.get("llm_seconds", 0.0),
-    })
+    return json_safe(
+        {
+            "run_dir": str(run_dir),
+            "task": task.name,
+            "format": config.format,
+            "prompt": config.prompt,
+            "detail": config.detail,
+            "policy": config.policy,
+            "llm": redact_spec(config.llm),
+            "decoding": config.decoding,
+            "status": state.get("status", "unfinished"),
+            "accepted": state.get("status") == "accepted",
+            "reason": state.get("reason", ""),
+            "repair_rounds": state.get("repair_round", 0),
+            "semantic_rounds": state.get("semantic_round", 0),
+            "autofixes": state.get("autofixes", []),
+            "oracle_test": {
+                k: oracle.get(k)
+                for k in (
+                    "passed",
+                    "labels_checked",
+                    "labels_rejected",
+                    "probes_checked",
+                    "too_strict",
+                    "too_permissive",
+                )
+            }
+            if oracle
+            else None,
+            "compiled": state.get("compiled"),
+            "metrics": {
+                k: metrics.get(k)
+                for k in (
+                    "precision",
+                    "recall",
+                    "f1",
+                    "relation",
+                    "mc_ratio",
+                    "tp",
+                    "fp",
+                    "fn",
+                    "tn",
+                    "count_method",
+                    "exact",
+                )
+            }
+            if metrics
+            else None,
+            "training": _training_note(state),
+            "llm_calls": state.get("llm_calls", 0),
+            "prompt_tokens": state.get("prompt_tokens", 0),
+            "completion_tokens": state.get("completion_tokens", 0),
+            "llm_seconds": state.get("llm_seconds", 0.0),
+        }
+    )
 
 
 def _training_note(state: dict[str, Any]) -> Any:
@@ -252,7 +313,11 @@ def _write_outputs(run_dir: Path, state: dict[str, Any], summary: dict[str, Any]
     if state.get("dimacs"):
         (run_dir / "formula.txt").write_text(state.get("source", ""))
         (run_dir / "formula.cnf").write_text(state["dimacs"])
-    metrics = {"oracle_test": state.get("oracle_test"), "compiled": state.get("compiled"), "formula": state.get("metrics")}
+    metrics = {
+        "oracle_test": state.get("oracle_test"),
+        "compiled": state.get("compiled"),
+        "formula": state.get("metrics"),
+    }
     (run_dir / "metrics.json").write_text(json.dumps(json_safe(metrics), indent=2))
     if state.get("downstream"):
         (run_dir / "downstream.json").write_text(json.dumps(json_safe(state["downstream"]), indent=2))

@@ -57,22 +57,30 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
-from autonesy.agents.llm import ChatBackend, LLMResponse, ResponseCache, backend_from_spec, default_llm_spec, redact_spec
+from autonesy.agents.llm import (
+    ChatBackend,
+    LLMResponse,
+    ResponseCache,
+    backend_from_spec,
+    default_llm_spec,
+    redact_spec,
+)
 from autonesy.agents.policies import POLICIES
 from autonesy.agents.prompts import PROMPT_STYLES
-from autonesy.graph.run import RunConfig, RunError, default_decoding, run_attempt
+from autonesy.graph.run import RunConfig, default_decoding, run_attempt
+from autonesy.tasks.reference import NoReference
 from autonesy.tasks.registry import TASK_NAMES, load_task
 from autonesy.tasks.task import DETAIL_LEVELS, TaskError
 from autonesy.tools.config import LLM_TIMEOUT_S
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
-from autonesy.tasks.reference import NoReference
 
 EXECUTORS = ("local", "process", "ray")
 EXPERT = "expert"
@@ -104,10 +112,12 @@ ROW_FIELDS: dict[str, str] = {
     "decoding": "free | grammar (constrained to the format's answer grammar for the task)",
     "repeat": "repeat index (0-based; --repeats draws independent answers: cache keys carry the attempt id)",
     "max_repairs": "syntax-repair budget",
-    "status": ("accepted | rejected | timeout (ran past the per-attempt time limit; retried only under a longer "
-               "limit) | not_applicable (the format cannot express this task's reference, e.g. NAT/SymPy for a "
-               "ground truth with auxiliaries; never retried) | error (raised; retried on the next run) | unfinished "
-               "| pending"),
+    "status": (
+        "accepted | rejected | timeout (ran past the per-attempt time limit; retried only under a longer "
+        "limit) | not_applicable (the format cannot express this task's reference, e.g. NAT/SymPy for a "
+        "ground truth with auxiliaries; never retried) | error (raised; retried on the next run) | unfinished "
+        "| pending"
+    ),
     "syntax_error": "true when rejected because no parseable formula was reached (after repair, or [[OK]] on an error)",
     "llm_error": "true when rejected because the LLM call failed (timeout, HTTP error, empty answer)",
     "reason": "why the attempt was rejected (or the exception, for status error)",
@@ -128,7 +138,10 @@ ROW_FIELDS: dict[str, str] = {
     "recall": "recall (empty when rejected)",
     "relation": "equal | permissive | strict | incomparable (empty when rejected)",
     "mc_ratio": "MC(formula) / max(MC(ground truth), 1)",
-    "tp": "MC(truth ∧ formula)", "fp": "MC(¬truth ∧ formula)", "fn": "MC(truth ∧ ¬formula)", "tn": "MC(¬truth ∧ ¬formula)",
+    "tp": "MC(truth ∧ formula)",
+    "fp": "MC(¬truth ∧ formula)",
+    "fn": "MC(truth ∧ ¬formula)",
+    "tn": "MC(¬truth ∧ ¬formula)",
     "count_method": "how the counts were obtained (enumeration | sdd | ganak | approxmc)",
     "exact": "counts are exact (false only with approxmc)",
     "run_dir": "the attempt's run directory, relative to the sweep directory",
@@ -179,8 +192,9 @@ def split_list(values: Iterable[str] | str | None) -> list[str]:
     return out
 
 
-def parse_choice(values: Iterable[str] | str | None, allowed: Sequence[str], what: str,
-                 aliases: Mapping[str, str] = {}) -> tuple[str, ...]:
+def parse_choice(
+    values: Iterable[str] | str | None, allowed: Sequence[str], what: str, aliases: Mapping[str, str] = {}
+) -> tuple[str, ...]:
     items = split_list(values)
     if not items or items in (["all"], ["both"]):
         return tuple(allowed)
@@ -228,8 +242,10 @@ def expand_tasks(items: Iterable[str]) -> list[str]:
         elif item in TASK_NAMES:
             found = [item]
         else:
-            raise SweepError(f"unknown task {item!r}; give catalogue names, 'all', task files (*.toml), "
-                             "satbench:PATH or dcpbench:PATH")
+            raise SweepError(
+                f"unknown task {item!r}; give catalogue names, 'all', task files (*.toml), "
+                "satbench:PATH or dcpbench:PATH"
+            )
         specs.extend(spec for spec in found if spec not in specs)
     return specs
 
@@ -238,7 +254,7 @@ def model_name(llm: str) -> str:
     if llm == EXPERT:
         return EXPERT
     if llm.startswith("openai:"):
-        return llm[len("openai:"):]
+        return llm[len("openai:") :]
     if "://" in llm and "@" in llm.split("://", 1)[1]:
         return llm.rsplit("@", 1)[1]
     return llm
@@ -246,10 +262,19 @@ def model_name(llm: str) -> str:
 
 def attempt_identity(config: RunConfig, repeat: int) -> dict[str, Any]:
     """What makes two attempts the same: everything that can change the outcome (not the timeout)."""
-    return {"task": config.task, "format": config.format, "prompt": config.prompt, "detail": config.detail,
-            "policy": config.policy, "llm": redact_spec(config.llm) or EXPERT, "max_repairs": config.max_repairs,
-            "max_tokens": config.max_tokens, "compile_time_limit_s": config.compile_time_limit_s,
-            "repeat": repeat, **({"decoding": "grammar"} if config.decoding == "grammar" else {})}
+    return {
+        "task": config.task,
+        "format": config.format,
+        "prompt": config.prompt,
+        "detail": config.detail,
+        "policy": config.policy,
+        "llm": redact_spec(config.llm) or EXPERT,
+        "max_repairs": config.max_repairs,
+        "max_tokens": config.max_tokens,
+        "compile_time_limit_s": config.compile_time_limit_s,
+        "repeat": repeat,
+        **({"decoding": "grammar"} if config.decoding == "grammar" else {}),
+    }
 
 
 def attempt_id(config: RunConfig, repeat: int) -> str:
@@ -266,8 +291,10 @@ def expand(spec: SweepSpec) -> list[dict[str, Any]]:
     if policy is not None and policy not in POLICIES:
         raise SweepError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     if policy in PROMPT_STYLES and set(prompts) != {policy}:
-        raise SweepError(f"--policy {policy} fixes the prompt style; leave --policy out to run each prompt "
-                         f"style's own policy, or give --prompts {policy}")
+        raise SweepError(
+            f"--policy {policy} fixes the prompt style; leave --policy out to run each prompt "
+            f"style's own policy, or give --prompts {policy}"
+        )
     if spec.repeats < 1:
         raise SweepError("--repeats must be at least 1")
     if spec.decoding not in (None, "free", "grammar"):
@@ -284,13 +311,27 @@ def expand(spec: SweepSpec) -> list[dict[str, Any]]:
                 for prompt in prompts:
                     for detail in details:
                         for repeat in range(spec.repeats):
-                            config = RunConfig(task=task, format=fmt, prompt=prompt, detail=detail,
-                                               policy=policy or prompt, llm=llm, max_repairs=spec.max_repairs,
-                                               compile_time_limit_s=spec.compile_time_limit_s,
-                                               llm_timeout_s=spec.llm_timeout_s, max_tokens=spec.max_tokens,
-                                               decoding=None if llm is None else spec.decoding or default_decoding(llm))
-                            jobs.append({"attempt_id": attempt_id(config, repeat), "config": asdict(config),
-                                         "repeat": repeat, "llm": llm or EXPERT})
+                            config = RunConfig(
+                                task=task,
+                                format=fmt,
+                                prompt=prompt,
+                                detail=detail,
+                                policy=policy or prompt,
+                                llm=llm,
+                                max_repairs=spec.max_repairs,
+                                compile_time_limit_s=spec.compile_time_limit_s,
+                                llm_timeout_s=spec.llm_timeout_s,
+                                max_tokens=spec.max_tokens,
+                                decoding=None if llm is None else spec.decoding or default_decoding(llm),
+                            )
+                            jobs.append(
+                                {
+                                    "attempt_id": attempt_id(config, repeat),
+                                    "config": asdict(config),
+                                    "repeat": repeat,
+                                    "llm": llm or EXPERT,
+                                }
+                            )
     return jobs
 
 
@@ -333,7 +374,9 @@ def worker_backend(llm: str, out: str | Path, timeout_s: float, max_tokens: int 
         backend = _WORKER_BACKENDS.get(key)
         if backend is None:
             options = {} if max_tokens is None else {"max_tokens": max_tokens}
-            backend = backend_from_spec(llm, timeout_s=timeout_s, cache=ResponseCache(Path(out) / CACHE_FILE), **options)
+            backend = backend_from_spec(
+                llm, timeout_s=timeout_s, cache=ResponseCache(Path(out) / CACHE_FILE), **options
+            )
             _WORKER_BACKENDS[key] = backend
         return backend
 
@@ -346,8 +389,12 @@ def close_worker_backends() -> None:
         backend.close()
 
 
-def execute_attempt(job: Mapping[str, Any], out: str | Path, backends: Mapping[str, ChatBackend] | None = None,
-                    labels_for: Callable[[str], Any] | None = None) -> dict[str, Any]:
+def execute_attempt(
+    job: Mapping[str, Any],
+    out: str | Path,
+    backends: Mapping[str, ChatBackend] | None = None,
+    labels_for: Callable[[str], Any] | None = None,
+) -> dict[str, Any]:
     """Run (or resume) one attempt of a sweep in ``out/attempts/<id>/``; return its results row.
 
     Exceptions of the attempt are caught and recorded (``error.json``, status ``error``); only
@@ -380,8 +427,9 @@ def execute_attempt(job: Mapping[str, Any], out: str | Path, backends: Mapping[s
     return attempt_row(out, job)
 
 
-def execute_bounded_attempt(job: Mapping[str, Any], out: str | Path, limit_s: float,
-                            labels_for: Callable[[str], Any] | None = None) -> dict[str, Any]:
+def execute_bounded_attempt(
+    job: Mapping[str, Any], out: str | Path, limit_s: float, labels_for: Callable[[str], Any] | None = None
+) -> dict[str, Any]:
     """:func:`execute_attempt` in a child process stopped after ``limit_s`` wall seconds; a stopped
     attempt is recorded in ``timeout.json`` (status ``timeout``). Threads cannot be stopped, and an
     attempt can spend minutes in a native counter or compiler, so the bound needs a process."""
@@ -390,18 +438,23 @@ def execute_bounded_attempt(job: Mapping[str, Any], out: str | Path, limit_s: fl
     (run_dir / TIMEOUT_FILE).unlink(missing_ok=True)
     labels = labels_for(job["config"]["task"]) if labels_for else None
     child = multiprocessing.get_context("spawn").Process(
-        target=_child_attempt, args=(dict(job), str(out), labels), daemon=True)
+        target=_child_attempt, args=(dict(job), str(out), labels), daemon=True
+    )
     start = time.perf_counter()
     child.start()
     child.join(limit_s)
     if child.is_alive():
         child.kill()
         child.join()
-        _write_json(run_dir / TIMEOUT_FILE, {"limit_s": limit_s, "seconds": round(time.perf_counter() - start, 1),
-                                             "time": time.time()})
+        _write_json(
+            run_dir / TIMEOUT_FILE,
+            {"limit_s": limit_s, "seconds": round(time.perf_counter() - start, 1), "time": time.time()},
+        )
     elif child.exitcode != 0 and not (run_dir / "summary.json").is_file():
-        _write_json(run_dir / ERROR_FILE, {"error": f"the attempt's process ended with exit status {child.exitcode}",
-                                           "time": time.time()})
+        _write_json(
+            run_dir / ERROR_FILE,
+            {"error": f"the attempt's process ended with exit status {child.exitcode}", "time": time.time()},
+        )
     return attempt_row(out, job)
 
 
@@ -439,11 +492,22 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
     run_dir = Path(run_dir) if run_dir is not None else out / ATTEMPTS_DIR / job["attempt_id"]
     config = job["config"]
     row: dict[str, Any] = dict.fromkeys(ROW_FIELDS)
-    row.update(attempt_id=job["attempt_id"], task_spec=config["task"], benchmark=benchmark_of(config["task"]),
-               llm=redact_spec(job["llm"]), model=model_name(job["llm"]), format=config["format"], prompt=config["prompt"],
-               detail=config["detail"], policy=config["policy"], decoding=config.get("decoding") or "free",
-               repeat=job.get("repeat", 0),
-               max_repairs=config["max_repairs"], run_dir=f"{ATTEMPTS_DIR}/{job['attempt_id']}", autofixes=[])
+    row.update(
+        attempt_id=job["attempt_id"],
+        task_spec=config["task"],
+        benchmark=benchmark_of(config["task"]),
+        llm=redact_spec(job["llm"]),
+        model=model_name(job["llm"]),
+        format=config["format"],
+        prompt=config["prompt"],
+        detail=config["detail"],
+        policy=config["policy"],
+        decoding=config.get("decoding") or "free",
+        repeat=job.get("repeat", 0),
+        max_repairs=config["max_repairs"],
+        run_dir=f"{ATTEMPTS_DIR}/{job['attempt_id']}",
+        autofixes=[],
+    )
     row["task"] = job.get("task") or _task_name(config["task"])
     row["num_vars"] = job.get("num_vars")
     summary = _read_json(run_dir / "summary.json")
@@ -454,8 +518,11 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
         if not_applicable is not None:
             row.update(status="not_applicable", reason=not_applicable.get("reason", ""))
         elif stopped is not None:
-            row.update(status="timeout", reason=f"stopped after {stopped.get('limit_s')} s, the per-attempt time limit",
-                       wall_seconds=stopped.get("seconds"))
+            row.update(
+                status="timeout",
+                reason=f"stopped after {stopped.get('limit_s')} s, the per-attempt time limit",
+                wall_seconds=stopped.get("seconds"),
+            )
         elif error is not None:
             row.update(status="error", reason=error.get("error", ""))
         elif (run_dir / "checkpoints.sqlite").exists() or (run_dir / "trace.jsonl").exists():
@@ -466,12 +533,17 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
     reason = summary.get("reason", "") or ""
     accepted = bool(summary.get("accepted"))
     row.update(
-        task=summary.get("task", row["task"]), status=summary.get("status"), reason=reason,
+        task=summary.get("task", row["task"]),
+        status=summary.get("status"),
+        reason=reason,
         syntax_error=not accepted and not reason.startswith("LLM error"),
         llm_error=not accepted and reason.startswith("LLM error"),
-        repair_rounds=summary.get("repair_rounds", 0), semantic_rounds=summary.get("semantic_rounds", 0),
-        autofixes=list(summary.get("autofixes") or []), llm_calls=summary.get("llm_calls", 0),
-        prompt_tokens=summary.get("prompt_tokens", 0), completion_tokens=summary.get("completion_tokens", 0),
+        repair_rounds=summary.get("repair_rounds", 0),
+        semantic_rounds=summary.get("semantic_rounds", 0),
+        autofixes=list(summary.get("autofixes") or []),
+        llm_calls=summary.get("llm_calls", 0),
+        prompt_tokens=summary.get("prompt_tokens", 0),
+        completion_tokens=summary.get("completion_tokens", 0),
         llm_seconds=round(float(summary.get("llm_seconds") or 0.0), 4),
     )
     row["n_autofixes"] = len(row["autofixes"])
@@ -483,8 +555,19 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
         row.update(oracle_passed=oracle.get("passed"), compiled=compiled.get("ok"), sdd_size=compiled.get("size"))
         metrics = summary.get("metrics")
         if metrics:
-            for key in ("f1", "precision", "recall", "relation", "mc_ratio", "tp", "fp", "fn", "tn",
-                        "count_method", "exact"):
+            for key in (
+                "f1",
+                "precision",
+                "recall",
+                "relation",
+                "mc_ratio",
+                "tp",
+                "fp",
+                "fn",
+                "tn",
+                "count_method",
+                "exact",
+            ):
                 row[key] = metrics.get(key)
     elif summary.get("status") == "rejected":
         row["f1"] = 0.0
@@ -505,9 +588,17 @@ def order_key(row: Mapping[str, Any]) -> tuple:
     else:
         head, _, key = spec.rpartition("#")
         task_key = (1, 0, head or spec, int(key) if key.isdigit() else 0, "" if key.isdigit() else key)
-    return (row["llm"] != EXPERT, row["llm"], task_key, FORMATS.index(row["format"]) if row["format"] in FORMATS else 9,
-            row["prompt"], DETAIL_LEVELS.index(row["detail"]) if row["detail"] in DETAIL_LEVELS else 9,
-            row["policy"], row.get("repeat") or 0, row["attempt_id"])
+    return (
+        row["llm"] != EXPERT,
+        row["llm"],
+        task_key,
+        FORMATS.index(row["format"]) if row["format"] in FORMATS else 9,
+        row["prompt"],
+        DETAIL_LEVELS.index(row["detail"]) if row["detail"] in DETAIL_LEVELS else 9,
+        row["policy"],
+        row.get("repeat") or 0,
+        row["attempt_id"],
+    )
 
 
 def recorded_jobs(out: str | Path) -> list[dict[str, Any]]:
@@ -576,10 +667,19 @@ class Progress:
         self.counts[row["status"]] = self.counts.get(row["status"], 0) + 1
 
 
-def run_jobs(jobs: Sequence[Mapping[str, Any]], fn: Callable[..., dict[str, Any]], args: tuple,
-             *, executor: str = "local", concurrency: int = 4, on_done: Callable[[Mapping, dict], None] = lambda j, r: None,
-             on_crash: Callable[[Mapping, BaseException], dict] | None = None,
-             ray_address: str | None = None, ray_num_cpus: float | None = None, workers: int | None = None) -> None:
+def run_jobs(
+    jobs: Sequence[Mapping[str, Any]],
+    fn: Callable[..., dict[str, Any]],
+    args: tuple,
+    *,
+    executor: str = "local",
+    concurrency: int = 4,
+    on_done: Callable[[Mapping, dict], None] = lambda j, r: None,
+    on_crash: Callable[[Mapping, BaseException], dict] | None = None,
+    ray_address: str | None = None,
+    ray_num_cpus: float | None = None,
+    workers: int | None = None,
+) -> None:
     """Run ``fn(job, *args)`` for every job, at most ``concurrency`` at a time per ``job_group``.
 
     ``fn`` must be a module-level function (process and Ray executors pickle it by reference) and
@@ -596,8 +696,10 @@ def run_jobs(jobs: Sequence[Mapping[str, Any]], fn: Callable[..., dict[str, Any]
     if executor == "local":
         pool: Executor = ThreadPoolExecutor(max_workers=max(1, concurrency * len(groups)), thread_name_prefix="sweep")
     elif executor == "process":
-        pool = ProcessPoolExecutor(max_workers=max(1, workers or min(concurrency * len(groups), os.cpu_count() or 1)),
-                                   mp_context=multiprocessing.get_context("spawn"))  # no fork of a threaded parent
+        pool = ProcessPoolExecutor(
+            max_workers=max(1, workers or min(concurrency * len(groups), os.cpu_count() or 1)),
+            mp_context=multiprocessing.get_context("spawn"),
+        )  # no fork of a threaded parent
     else:
         raise SweepError(f"unknown executor {executor!r}; choose one of {', '.join(EXECUTORS)}")
     clean = False
@@ -709,10 +811,16 @@ class SweepResult:
         return counts
 
     def to_dict(self) -> dict[str, Any]:
-        return {"out": str(self.out), "attempts": len(self.rows), "ran": self.progress.done,
-                "skipped": self.progress.skipped, "counts": self.counts, "seconds": round(self.seconds, 3),
-                "results": [str(self.out / RESULTS_JSONL), str(self.out / RESULTS_CSV)],
-                "left_out": self.left_out}
+        return {
+            "out": str(self.out),
+            "attempts": len(self.rows),
+            "ran": self.progress.done,
+            "skipped": self.progress.skipped,
+            "counts": self.counts,
+            "seconds": round(self.seconds, 3),
+            "results": [str(self.out / RESULTS_JSONL), str(self.out / RESULTS_CSV)],
+            "left_out": self.left_out,
+        }
 
 
 @contextmanager
@@ -803,24 +911,40 @@ def run_sweep(
             if not path.is_file():
                 path.parent.mkdir(parents=True, exist_ok=True)
                 _write_json(path, public_job(job))
-        pending = [job for job in jobs if not finished(out / ATTEMPTS_DIR / job["attempt_id"], spec.attempt_time_limit_s)]
+        pending = [
+            job for job in jobs if not finished(out / ATTEMPTS_DIR / job["attempt_id"], spec.attempt_time_limit_s)
+        ]
         state = Progress(total=len(jobs), skipped=len(jobs) - len(pending))
         own_backends: dict[str, ChatBackend] = {}
         if executor == "local":
             own_backends = _local_backends(pending, out, spec, backends or {})
-        args: tuple = (str(out), {**(backends or {}), **own_backends} or None, labels_for) if executor == "local" \
+        args: tuple = (
+            (str(out), {**(backends or {}), **own_backends} or None, labels_for)
+            if executor == "local"
             else (str(out), None, labels_for)
+        )
         fn: Callable[..., dict[str, Any]] = execute_attempt
         if spec.attempt_time_limit_s is not None:
             if backends:
-                raise SweepError("a per-attempt time limit runs each attempt in its own process, which cannot use "
-                                 "ready-made backends; give LLM specs instead")
+                raise SweepError(
+                    "a per-attempt time limit runs each attempt in its own process, which cannot use "
+                    "ready-made backends; give LLM specs instead"
+                )
             fn, args = execute_bounded_attempt, (str(out), spec.attempt_time_limit_s, labels_for)
         try:
             with _progress_display(state, progress, console) as on_done:
-                run_jobs(pending, fn, args, executor=executor, concurrency=concurrency,
-                         on_done=on_done, on_crash=lambda job, error: _record_crash(out, job, error),
-                         ray_address=ray_address, ray_num_cpus=ray_num_cpus, workers=workers)
+                run_jobs(
+                    pending,
+                    fn,
+                    args,
+                    executor=executor,
+                    concurrency=concurrency,
+                    on_done=on_done,
+                    on_crash=lambda job, error: _record_crash(out, job, error),
+                    ray_address=ray_address,
+                    ray_num_cpus=ray_num_cpus,
+                    workers=workers,
+                )
         finally:
             for backend in own_backends.values():
                 backend.close()
@@ -830,7 +954,11 @@ def run_sweep(
 
 def public_job(job: Mapping[str, Any]) -> dict[str, Any]:
     """The job as written to disk: a password in its LLM spec redacted (the worker gets the job itself)."""
-    return {**job, "llm": redact_spec(job["llm"]), "config": {**job["config"], "llm": redact_spec(job["config"]["llm"])}}
+    return {
+        **job,
+        "llm": redact_spec(job["llm"]),
+        "config": {**job["config"], "llm": redact_spec(job["config"]["llm"])},
+    }
 
 
 def _record_crash(out: Path, job: Mapping[str, Any], error: BaseException) -> dict[str, Any]:
@@ -867,22 +995,43 @@ def _local_backends(jobs, out: Path, spec: SweepSpec, given: Mapping[str, ChatBa
 def _progress_display(state: Progress, enabled: bool, console) -> Iterator[Callable[[Mapping, dict], None]]:
     lock = threading.Lock()
     if not enabled:
+
         def quiet(job, row) -> None:
             with lock:
                 state.add(row)
+
         yield quiet
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn, \
-        TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.progress import (
+        Progress as Bar,
+    )
 
     def label() -> str:
         c = state.counts
-        return (f"sweep · accepted {c.get('accepted', 0)} · rejected {c.get('rejected', 0)}"
-                + "".join(f" · {name} {c[key]}" for key, name in (("timeout", "timeouts"), ("not_applicable", "not applicable"),
-                                                                    ("error", "errors")) if c.get(key)))
+        return f"sweep · accepted {c.get('accepted', 0)} · rejected {c.get('rejected', 0)}" + "".join(
+            f" · {name} {c[key]}"
+            for key, name in (("timeout", "timeouts"), ("not_applicable", "not applicable"), ("error", "errors"))
+            if c.get(key)
+        )
 
-    bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("·"),
-              TimeElapsedColumn(), TextColumn("· ETA"), TimeRemainingColumn(), console=console, transient=False)
+    bar = Bar(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("·"),
+        TimeElapsedColumn(),
+        TextColumn("· ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+    )
     with bar:
         task = bar.add_task(label(), total=state.total, completed=state.skipped)
 

@@ -16,8 +16,9 @@ import os
 import re
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from autonesy.agents.llm import LLM_CALL_EVENT, prompt_hash
 from autonesy.agents.policies import AgentTurn
@@ -119,10 +120,18 @@ def attempt_report(run_dir: Path) -> dict[str, Any]:
     """One attempt's repair loop, readably: rounds with their errors and verdicts, autofixes, outcome."""
     events = read_trace(run_dir)
     config = _read_config(run_dir)
-    rounds = [{**e, "round": e.get("round") if type(e.get("round")) is int else None,
-               "error": e.get("error") if isinstance(e.get("error"), str) else "",
-               "error_kind": _label(e.get("error_kind")), "verdict": _label(e.get("verdict")),
-               "changed": _label(e.get("changed"))} for e in events if e["event"] == "repair_round"]
+    rounds = [
+        {
+            **e,
+            "round": e.get("round") if type(e.get("round")) is int else None,
+            "error": e.get("error") if isinstance(e.get("error"), str) else "",
+            "error_kind": _label(e.get("error_kind")),
+            "verdict": _label(e.get("verdict")),
+            "changed": _label(e.get("changed")),
+        }
+        for e in events
+        if e["event"] == "repair_round"
+    ]
     outcome = next((e for e in reversed(events) if e["event"] == "outcome"), {})
     return {
         "run_dir": str(run_dir),
@@ -132,8 +141,12 @@ def attempt_report(run_dir: Path) -> dict[str, Any]:
         "policy": _label(config.get("policy")),
         "syntax_errors": [e for e in events if e["event"] == "syntax_error"],
         "rounds": rounds,
-        "autofixes": [_label(fix) for e in events if e["event"] == "autofix" and isinstance(e.get("fixes"), list)
-                      for fix in e["fixes"]],
+        "autofixes": [
+            _label(fix)
+            for e in events
+            if e["event"] == "autofix" and isinstance(e.get("fixes"), list)
+            for fix in e["fixes"]
+        ],
         "llm_calls": sum(1 for e in events if e["event"] == LLM_CALL_EVENT),
         "status": _label(outcome.get("status", "unfinished")),
         "reason": _label(outcome.get("reason", "")),

@@ -158,15 +158,39 @@ class VerifyRuntime:
 
 
 def initial_state(instruction: str, output: str | None = None) -> VerifyState:
-    return {"instruction": instruction, "output": output or "", "status": "running", "reason": "",
-            "formulation_round": 0, "cursor": 0, "drafts": {}, "codes": {}, "tested": [], "logic": [], "queue": [],
-            "reflection_round": 0, "failure": None, "failures": {}, "results": {}, "decision": None,
-            "follow_round": 0, "history": [], "llm_calls": 0, "cached_calls": 0, "prompt_tokens": 0,
-            "completion_tokens": 0, "llm_seconds": 0.0, "checker_runs": 0, "checker_seconds": 0.0}
+    return {
+        "instruction": instruction,
+        "output": output or "",
+        "status": "running",
+        "reason": "",
+        "formulation_round": 0,
+        "cursor": 0,
+        "drafts": {},
+        "codes": {},
+        "tested": [],
+        "logic": [],
+        "queue": [],
+        "reflection_round": 0,
+        "failure": None,
+        "failures": {},
+        "results": {},
+        "decision": None,
+        "follow_round": 0,
+        "history": [],
+        "llm_calls": 0,
+        "cached_calls": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "llm_seconds": 0.0,
+        "checker_runs": 0,
+        "checker_seconds": 0.0,
+    }
 
 
 def _usage(state: VerifyState, turns: list[AgentTurn]) -> dict[str, Any]:
-    update = {k: state.get(k, 0) for k in ("llm_calls", "cached_calls", "prompt_tokens", "completion_tokens", "llm_seconds")}
+    update = {
+        k: state.get(k, 0) for k in ("llm_calls", "cached_calls", "prompt_tokens", "completion_tokens", "llm_seconds")
+    }
     for turn in turns:
         response = turn.response
         if response is None:
@@ -195,8 +219,13 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
 
     def record(state: VerifyState, cid: str, **result: Any) -> dict[str, Any]:
         entry = {"id": cid, "summary": summary_of(state, cid), "kind": kind_of(state, cid), **result}
-        rt.event("constraint_result", constraint=cid, kind=entry["kind"], method=entry.get("method"),
-                 value=entry.get("value"))
+        rt.event(
+            "constraint_result",
+            constraint=cid,
+            kind=entry["kind"],
+            method=entry.get("method"),
+            value=entry.get("value"),
+        )
         return {"results": {**state.get("results", {}), cid: entry}}
 
     def add_failure(state: VerifyState, cid: str, failure: dict[str, Any]) -> dict[str, Any]:
@@ -225,8 +254,9 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
     def judge_all(state: VerifyState) -> dict[str, Any]:
         salt = str(state.get("follow_round", 0))
         if rt.verifier == "gepa-cot":
-            turns, judgement = agents.judge.cot(state["instruction"], state["output"],
-                                                *([rt.judge_guidance] if rt.judge_guidance else []), salt=salt)
+            turns, judgement = agents.judge.cot(
+                state["instruction"], state["output"], *([rt.judge_guidance] if rt.judge_guidance else []), salt=salt
+            )
         elif rt.verifier == "conv-cot":
             turns, judgement = agents.judge.panel(state["instruction"], state["output"], salt=salt)
         else:
@@ -236,10 +266,15 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
         verdict = {True: "sat", False: "unsat", None: "unknown"}[judgement.value]
         explanation = f"Verdict: {verdict} — judged by the LLM on the whole instruction: {judgement.reasoning}"
         rt.event("verdict", verdict=verdict, violated=[], falsified_parts=[])
-        return {**_usage(state, turns), "status": verdict, "decision": {"verdict": verdict, "reasoning": judgement.reasoning},
-                "explanation": explanation, "feedback": explanation,
-                "history": state.get("history", []) + [{"round": state.get("follow_round", 0), "verdict": verdict,
-                                                        "output": state["output"]}]}
+        return {
+            **_usage(state, turns),
+            "status": verdict,
+            "decision": {"verdict": verdict, "reasoning": judgement.reasoning},
+            "explanation": explanation,
+            "feedback": explanation,
+            "history": state.get("history", [])
+            + [{"round": state.get("follow_round", 0), "verdict": verdict, "output": state["output"]}],
+        }
 
     # -- formulation ---------------------------------------------------------------------------------------
     def contradicted(update: dict[str, Any]) -> dict[str, Any]:
@@ -248,27 +283,50 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
             return update
         explanation = explain_contradiction(conflict, update["constraints"])  # no response can follow it
         rt.event("verdict", verdict="contradictory", conflict=list(conflict))
-        return {**update, "status": "contradictory", "reason": explanation.splitlines()[0], "explanation": explanation,
-                "feedback": explanation, "decision": {"verdict": "contradictory", "conflict": list(conflict)}}
+        return {
+            **update,
+            "status": "contradictory",
+            "reason": explanation.splitlines()[0],
+            "explanation": explanation,
+            "feedback": explanation,
+            "decision": {"verdict": "contradictory", "conflict": list(conflict)},
+        }
 
     def formulate(state: VerifyState) -> dict[str, Any]:
         known = rt.memory.formulation(state["instruction"]) if rt.memory else None
         if known is not None:
-            rt.event("formulation", constraints=[[c["id"], c["summary"]] for c in known["constraints"]],
-                     formula=known["formula"], reused=True)
+            rt.event(
+                "formulation",
+                constraints=[[c["id"], c["summary"]] for c in known["constraints"]],
+                formula=known["formula"],
+                reused=True,
+            )
             return contradicted({**known, "formulation_error": None})
         round_number = state.get("formulation_round", 0)
         previous = state.get("formulation_answer") if state.get("formulation_error") else None
         turn, formulation, problem = agents.formulation.formulate(
-            state["instruction"], previous=previous, error=state.get("formulation_error"), round_number=round_number)
+            state["instruction"], previous=previous, error=state.get("formulation_error"), round_number=round_number
+        )
         rt.turn(turn, formulation_round=round_number)
         update = _usage(state, [turn])
         if formulation is not None:
             if round_number:
-                rt.event("repair_round", round=round_number, error_kind="formulation",
-                         error=state.get("formulation_error", ""), verdict="fixed", note="", changed="")
-            rt.event("formulation", constraints=[list(c) for c in formulation.constraints],
-                     formula=formulation.composition.text(), kinds=list(formulation.kinds), note=formulation.note)
+                rt.event(
+                    "repair_round",
+                    round=round_number,
+                    error_kind="formulation",
+                    error=state.get("formulation_error", ""),
+                    verdict="fixed",
+                    note="",
+                    changed="",
+                )
+            rt.event(
+                "formulation",
+                constraints=[list(c) for c in formulation.constraints],
+                formula=formulation.composition.text(),
+                kinds=list(formulation.kinds),
+                note=formulation.note,
+            )
             found = formulation.to_state()
             if rt.memory:
                 rt.memory.remember_formulation(state["instruction"], found)
@@ -277,8 +335,15 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
         if turn.error is not None:
             return {**update, "status": "error", "reason": f"formulation failed: {problem}"}
         if round_number:
-            rt.event("repair_round", round=round_number, error_kind="formulation",
-                     error=state.get("formulation_error", ""), verdict="unclear", note=problem, changed="")
+            rt.event(
+                "repair_round",
+                round=round_number,
+                error_kind="formulation",
+                error=state.get("formulation_error", ""),
+                verdict="unclear",
+                note=problem,
+                changed="",
+            )
         update.update(formulation_round=round_number + 1, formulation_answer=turn.text, formulation_error=problem)
         if round_number + 1 > rt.max_formulation_repairs:
             update.update(status="error", reason=f"no usable formulation after {round_number + 1} answers: {problem}")
@@ -287,10 +352,19 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
     # -- per response: who checks what -----------------------------------------------------------------------
     def prepare(state: VerifyState) -> dict[str, Any]:
         ids = [c["id"] for c in state["constraints"]]
-        logic = [] if rt.verifier == "nsvif-neu" else [c["id"] for c in state["constraints"] if c.get("kind") == "logic"]
-        update: dict[str, Any] = {"logic": logic, "queue": [cid for cid in ids if cid not in logic], "cursor": 0,
-                                  "results": {}, "failures": {}, "failure": None, "reflection_round": 0,
-                                  "checker_llm_error": None}
+        logic = (
+            [] if rt.verifier == "nsvif-neu" else [c["id"] for c in state["constraints"] if c.get("kind") == "logic"]
+        )
+        update: dict[str, Any] = {
+            "logic": logic,
+            "queue": [cid for cid in ids if cid not in logic],
+            "cursor": 0,
+            "results": {},
+            "failures": {},
+            "failure": None,
+            "reflection_round": 0,
+            "checker_llm_error": None,
+        }
         if rt.memory and logic and not state.get("drafts"):
             known = rt.memory.checkers(state["instruction"], state["formula"])
             if known:
@@ -306,21 +380,29 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
         if turn.error is not None:
             drafts = {cid: Draft(note=f"LLM error ({turn.error.kind}): {turn.error}") for cid, _ in missing}
             update["checker_llm_error"] = f"LLM error ({turn.error.kind}): {turn.error}"
-        for cid, draft in drafts.items():
+        for _cid, draft in drafts.items():
             if draft.checker and draft.checker not in rt.user_checkers:
                 draft.checker = None
-        rt.event("checkers", constraints=[cid for cid, _ in missing],
-                 user_checkers={cid: d.checker for cid, d in drafts.items() if d.checker},
-                 notes={cid: d.note for cid, d in drafts.items() if d.note})
+        rt.event(
+            "checkers",
+            constraints=[cid for cid, _ in missing],
+            user_checkers={cid: d.checker for cid, d in drafts.items() if d.checker},
+            notes={cid: d.note for cid, d in drafts.items() if d.note},
+        )
         codes = {cid: d.code for cid, d in drafts.items() if d.code}
-        return {**update, "drafts": {**state.get("drafts", {}), **{cid: d.to_dict() for cid, d in drafts.items()}},
-                "codes": {**state.get("codes", {}), **codes}}
+        return {
+            **update,
+            "drafts": {**state.get("drafts", {}), **{cid: d.to_dict() for cid, d in drafts.items()}},
+            "codes": {**state.get("codes", {}), **codes},
+        }
 
     # -- per logic constraint -------------------------------------------------------------------------------
     def run(state: VerifyState, code: str, text: str, counters: dict[str, Any], **where: Any):
         result = run_checker_code(code, text, limits=rt.checker_limits)
         counters["checker_runs"] = counters.get("checker_runs", state.get("checker_runs", 0)) + 1
-        counters["checker_seconds"] = counters.get("checker_seconds", state.get("checker_seconds", 0.0)) + result.seconds
+        counters["checker_seconds"] = (
+            counters.get("checker_seconds", state.get("checker_seconds", 0.0)) + result.seconds
+        )
         rt.event("checker_run", method="checker", round=state.get("reflection_round", 0), **where, **result.to_dict())
         return result
 
@@ -330,13 +412,20 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
             for example in examples:
                 result = run(state, code, example, counters, constraint=cid, self_test=True)
                 if not result.ok:
-                    return {"error_kind": result.error_kind, "message": f"on your example {example!r}: {result.message}",
-                            "line": result.line}
+                    return {
+                        "error_kind": result.error_kind,
+                        "message": f"on your example {example!r}: {result.message}",
+                        "line": result.line,
+                    }
                 if result.value is not wanted:
-                    return {"error_kind": "self_test", "message": (
-                        f"it returned {result.value} on your example {example!r}, which it must "
-                        f"{'accept' if wanted else 'reject'}; fix the program (or, if the example is wrong, make sure "
-                        "the program follows the constraint)")}
+                    return {
+                        "error_kind": "self_test",
+                        "message": (
+                            f"it returned {result.value} on your example {example!r}, which it must "
+                            f"{'accept' if wanted else 'reject'}; fix the program (or, if the example is wrong, make sure "
+                            "the program follows the constraint)"
+                        ),
+                    }
         return None
 
     def check(state: VerifyState) -> dict[str, Any]:
@@ -348,8 +437,14 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
             result = run_user_function(checker.fn, state["output"], draft.arguments)
             rt.event("checker_run", constraint=cid, method="user_checker", checker=checker.name, **result.to_dict())
             if result.ok:
-                return record(state, cid, method="user_checker", value=result.value, checker=checker.name,
-                              arguments=draft.arguments)
+                return record(
+                    state,
+                    cid,
+                    method="user_checker",
+                    value=result.value,
+                    checker=checker.name,
+                    arguments=draft.arguments,
+                )
             failure = {"error_kind": result.error_kind, "message": f"user checker {checker.name}: {result.message}"}
             return {**add_failure(state, cid, failure), "queue": state["queue"] + [cid]}  # the judge decides
         code = state.get("codes", {}).get(cid)
@@ -364,10 +459,21 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
             tested.append(cid)
         result = run(state, code, state["output"], counters, constraint=cid)
         if result.ok:
-            return {**counters, "tested": tested, **record(
-                state, cid, method="checker", value=result.value, code=code, spans=list(result.spans),
-                reflections=state.get("reflection_round", 0), failures=(state.get("failures") or {}).get(cid, []),
-                self_tested=bool(draft.accept or draft.reject))}
+            return {
+                **counters,
+                "tested": tested,
+                **record(
+                    state,
+                    cid,
+                    method="checker",
+                    value=result.value,
+                    code=code,
+                    spans=list(result.spans),
+                    reflections=state.get("reflection_round", 0),
+                    failures=(state.get("failures") or {}).get(cid, []),
+                    self_tested=bool(draft.accept or draft.reject),
+                ),
+            }
         failure = {"error_kind": result.error_kind, "message": result.message, "line": result.line}
         return {**counters, "tested": tested, **add_failure(state, cid, failure), **give_up(state, cid)}
 
@@ -383,14 +489,26 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
         old = state.get("codes", {}).get(cid)
         round_number = state.get("reflection_round", 0) + 1
         shown = f"[{failure['error_kind']}] {failure['message']}"
-        turn, code = agents.checking.reflect(state["instruction"], cid, summary_of(state, cid), old or "(no program)",
-                                             shown, round_number)
+        turn, code = agents.checking.reflect(
+            state["instruction"], cid, summary_of(state, cid), old or "(no program)", shown, round_number
+        )
         rt.turn(turn, constraint=cid, reflection_round=round_number)
-        rt.event("repair_round", round=round_number, error_kind=failure["error_kind"], error=f"{cid}: {failure['message']}",
-                 verdict="llm_error" if turn.error else "reflected", note="",
-                 changed=change_summary(old or "", code or "") if code else "", constraint=cid)
-        update: dict[str, Any] = {**_usage(state, [turn]), "reflection_round": round_number, "failure": None,
-                                  "tested": [c for c in state.get("tested", []) if c != cid]}
+        rt.event(
+            "repair_round",
+            round=round_number,
+            error_kind=failure["error_kind"],
+            error=f"{cid}: {failure['message']}",
+            verdict="llm_error" if turn.error else "reflected",
+            note="",
+            changed=change_summary(old or "", code or "") if code else "",
+            constraint=cid,
+        )
+        update: dict[str, Any] = {
+            **_usage(state, [turn]),
+            "reflection_round": round_number,
+            "failure": None,
+            "tested": [c for c in state.get("tested", []) if c != cid],
+        }
         if turn.error is not None:
             return {**update, "checker_llm_error": f"LLM error ({turn.error.kind}): {turn.error}"}
         codes = dict(state.get("codes", {}))
@@ -406,8 +524,12 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
     # -- the judge ---------------------------------------------------------------------------------------------
     def judge(state: VerifyState) -> dict[str, Any]:
         queue = state["queue"]
-        turns, verdicts = agents.judge.judge(state["instruction"], [(cid, summary_of(state, cid)) for cid in queue],
-                                             state["output"], salt=str(state.get("follow_round", 0)))
+        turns, verdicts = agents.judge.judge(
+            state["instruction"],
+            [(cid, summary_of(state, cid)) for cid in queue],
+            state["output"],
+            salt=str(state.get("follow_round", 0)),
+        )
         for turn in turns:
             rt.turn(turn, constraints=queue)
         results = dict(state.get("results", {}))
@@ -417,8 +539,16 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
             extra: dict[str, Any] = {"failures": failures}
             if fallback and state.get("codes", {}).get(cid):
                 extra["code"] = state["codes"][cid]
-            results.update(record({**state, "results": results}, cid, method="judge_fallback" if fallback else "judge",
-                                  value=verdicts[cid].value, reasoning=verdicts[cid].reasoning, **extra)["results"])
+            results.update(
+                record(
+                    {**state, "results": results},
+                    cid,
+                    method="judge_fallback" if fallback else "judge",
+                    value=verdicts[cid].value,
+                    reasoning=verdicts[cid].reasoning,
+                    **extra,
+                )["results"]
+            )
         return {**_usage(state, turns), "results": results}
 
     def solve(state: VerifyState) -> dict[str, Any]:
@@ -428,19 +558,36 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
         decision = decide(formulation.composition, values).to_dict()
         explanation = explain(decision, state["constraints"], results)
         brief = explain(decision, state["constraints"], results, with_code=False)
-        rt.event("verdict", verdict=decision["verdict"], violated=decision["violated"], core=decision["core"],
-                 falsified_parts=decision["falsified_parts"], to_fix=decision["to_fix"])
+        rt.event(
+            "verdict",
+            verdict=decision["verdict"],
+            violated=decision["violated"],
+            core=decision["core"],
+            falsified_parts=decision["falsified_parts"],
+            to_fix=decision["to_fix"],
+        )
         if rt.memory:
             trusted = [cid for cid in state.get("tested", []) if results.get(cid, {}).get("method") == "checker"]
             users = [cid for cid, r in results.items() if r.get("method") == "user_checker"]
             if trusted or users:
-                rt.memory.remember_checkers(state["instruction"], state["formula"], {
-                    "drafts": {cid: state["drafts"][cid] for cid in trusted + users},
-                    "codes": {cid: state["codes"][cid] for cid in trusted}, "tested": trusted})
-        return {"status": decision["verdict"], "decision": decision, "explanation": explanation, "feedback": brief,
-                "reason": explanation.splitlines()[0],
-                "history": state.get("history", []) + [{"round": state.get("follow_round", 0),
-                                                        "verdict": decision["verdict"], "output": state["output"]}]}
+                rt.memory.remember_checkers(
+                    state["instruction"],
+                    state["formula"],
+                    {
+                        "drafts": {cid: state["drafts"][cid] for cid in trusted + users},
+                        "codes": {cid: state["codes"][cid] for cid in trusted},
+                        "tested": trusted,
+                    },
+                )
+        return {
+            "status": decision["verdict"],
+            "decision": decision,
+            "explanation": explanation,
+            "feedback": brief,
+            "reason": explanation.splitlines()[0],
+            "history": state.get("history", [])
+            + [{"round": state.get("follow_round", 0), "verdict": decision["verdict"], "output": state["output"]}],
+        }
 
     # -- routing ---------------------------------------------------------------------------------------------
     def start_route(state: VerifyState) -> str:
@@ -483,9 +630,18 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
         return END
 
     graph = StateGraph(VerifyState)
-    nodes = [("generate", generate), ("judge_all", judge_all), ("formulate", formulate), ("prepare", prepare),
-             ("write_checkers", write_checkers), ("check", check), ("reflect", reflect),
-             ("next_constraint", next_constraint), ("judge", judge), ("solve", solve)]
+    nodes = [
+        ("generate", generate),
+        ("judge_all", judge_all),
+        ("formulate", formulate),
+        ("prepare", prepare),
+        ("write_checkers", write_checkers),
+        ("check", check),
+        ("reflect", reflect),
+        ("next_constraint", next_constraint),
+        ("judge", judge),
+        ("solve", solve),
+    ]
     for name, node in nodes:
         graph.add_node(name, traced(name, node))
     graph.add_conditional_edges(START, start_route, ["generate", "judge_all", "formulate"])
@@ -505,5 +661,15 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
 RECURSION_LIMIT = 100_000  # LangGraph's bound on node visits; loops stop on the state's counters, not on this
 
 
-__all__ = ["FEEDBACK_MODES", "RECURSION_LIMIT", "VERIFIERS", "WHOLE_INSTRUCTION_JUDGES", "VerifierMemory", "VerifyAgents", "VerifyRuntime",
-           "VerifyState", "build_verify_graph", "initial_state"]
+__all__ = [
+    "FEEDBACK_MODES",
+    "RECURSION_LIMIT",
+    "VERIFIERS",
+    "WHOLE_INSTRUCTION_JUDGES",
+    "VerifierMemory",
+    "VerifyAgents",
+    "VerifyRuntime",
+    "VerifyState",
+    "build_verify_graph",
+    "initial_state",
+]

@@ -20,18 +20,34 @@ import hashlib
 import json
 import sqlite3
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
-from autonesy.agents.llm import (LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec, default_llm_spec,
-                                 redact_spec)
+from autonesy.agents.llm import (
+    LOCAL_NOTICE,
+    ChatBackend,
+    ResponseCache,
+    backend_from_spec,
+    default_llm_spec,
+    redact_spec,
+)
 from autonesy.agents.verify import CheckingAgent, FormulationAgent, JudgeAgent, WriterAgent
 from autonesy.graph.checkpoint_store import data_checkpointer
 from autonesy.graph.run import LINK_REFUSED, first_link, package_versions
 from autonesy.graph.trace import Tracer
-from autonesy.graph.verify import (FEEDBACK_MODES, RECURSION_LIMIT, VERIFIERS, WHOLE_INSTRUCTION_JUDGES, VerifierMemory,
-                                   VerifyAgents, VerifyRuntime, build_verify_graph, initial_state)
+from autonesy.graph.verify import (
+    FEEDBACK_MODES,
+    RECURSION_LIMIT,
+    VERIFIERS,
+    WHOLE_INSTRUCTION_JUDGES,
+    VerifierMemory,
+    VerifyAgents,
+    VerifyRuntime,
+    build_verify_graph,
+    initial_state,
+)
 from autonesy.tools.config import CHECKER_TIMEOUT_S, LLM_TIMEOUT_S, MAX_REFLECTIONS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.sandbox import SandboxLimits
@@ -64,7 +80,7 @@ class VerifyConfig:
     feedback: str = "explanation"  # follow: explanation | boolean
     judge_guidance: str | None = None  # gepa-cot: the CoT judge's optimised guidance (text)
 
-    def resolved(self) -> "VerifyConfig":
+    def resolved(self) -> VerifyConfig:
         if self.verifier not in VERIFIERS:
             raise VerifyError(f"unknown verifier {self.verifier!r}; choose one of {', '.join(VERIFIERS)}")
         if self.feedback not in FEEDBACK_MODES:
@@ -77,12 +93,21 @@ class VerifyConfig:
 
     def role_specs(self) -> dict[str, str]:
         default = self.llm or default_llm_spec()
-        return {"formulation": self.formulation_llm or default, "checker": self.checker_llm or default,
-                "judge": self.judge_llm or default, "writer": self.writer_llm or default}
+        return {
+            "formulation": self.formulation_llm or default,
+            "checker": self.checker_llm or default,
+            "judge": self.judge_llm or default,
+            "writer": self.writer_llm or default,
+        }
 
     def limits(self) -> SandboxLimits:
-        return SandboxLimits(cpu_seconds=self.checker_wall_s, wall_seconds=self.checker_wall_s, memory_bytes=1 << 30,
-                             output_bytes=256 << 10, result_bytes=64 << 10)
+        return SandboxLimits(
+            cpu_seconds=self.checker_wall_s,
+            wall_seconds=self.checker_wall_s,
+            memory_bytes=1 << 30,
+            output_bytes=256 << 10,
+            result_bytes=64 << 10,
+        )
 
 
 def needed_roles(config: VerifyConfig) -> tuple[str, ...]:
@@ -93,9 +118,16 @@ def needed_roles(config: VerifyConfig) -> tuple[str, ...]:
 class Backends:
     """One ``ChatBackend`` per agent role; roles naming the same spec share one backend (and cache)."""
 
-    def __init__(self, config: VerifyConfig, run_dir: Path | None, *, backend: ChatBackend | None = None,
-                 backends: Mapping[str, ChatBackend] | None = None, notify: Callable[[str], None] = lambda m: None,
-                 cache: bool = True) -> None:
+    def __init__(
+        self,
+        config: VerifyConfig,
+        run_dir: Path | None,
+        *,
+        backend: ChatBackend | None = None,
+        backends: Mapping[str, ChatBackend] | None = None,
+        notify: Callable[[str], None] = lambda m: None,
+        cache: bool = True,
+    ) -> None:
         self.by_role: dict[str, ChatBackend] = {}
         self._owned: list[ChatBackend] = []
         given = dict(backends or {})
@@ -115,7 +147,9 @@ class Backends:
                 spec = specs[role]
                 if spec not in by_spec:
                     options = {} if config.max_tokens is None else {"max_tokens": config.max_tokens}
-                    by_spec[spec] = backend_from_spec(spec, timeout_s=config.llm_timeout_s, cache=response_cache, **options)
+                    by_spec[spec] = backend_from_spec(
+                        spec, timeout_s=config.llm_timeout_s, cache=response_cache, **options
+                    )
                     self._owned.append(by_spec[spec])
                     if spec == "local":
                         notify(f"note: {LOCAL_NOTICE}")
@@ -128,7 +162,7 @@ class Backends:
         for backend in self._owned:
             backend.close()
 
-    def __enter__(self) -> "Backends":
+    def __enter__(self) -> Backends:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -144,9 +178,15 @@ def load_checkers(config: VerifyConfig) -> dict[str, UserChecker]:
         raise VerifyError(str(error)) from None
 
 
-def make_runtime(config: VerifyConfig, backends: Backends, tracer: Tracer, *, tag: Mapping[str, Any] | None = None,
-                 user_checkers: Mapping[str, UserChecker] | None = None,
-                 memory: VerifierMemory | None = None) -> VerifyRuntime:
+def make_runtime(
+    config: VerifyConfig,
+    backends: Backends,
+    tracer: Tracer,
+    *,
+    tag: Mapping[str, Any] | None = None,
+    user_checkers: Mapping[str, UserChecker] | None = None,
+    memory: VerifierMemory | None = None,
+) -> VerifyRuntime:
     checkers = dict(user_checkers if user_checkers is not None else load_checkers(config))
     roles = backends.by_role
     agents = VerifyAgents(
@@ -155,9 +195,20 @@ def make_runtime(config: VerifyConfig, backends: Backends, tracer: Tracer, *, ta
         JudgeAgent(roles.get("judge")),
         WriterAgent(roles.get("writer")),
     )
-    return VerifyRuntime(agents, tracer, config.verifier, config.max_reflections, config.max_formulation_repairs,
-                         config.limits(), checkers, config.budget, config.feedback, dict(tag or {}), memory,
-                         config.judge_guidance)
+    return VerifyRuntime(
+        agents,
+        tracer,
+        config.verifier,
+        config.max_reflections,
+        config.max_formulation_repairs,
+        config.limits(),
+        checkers,
+        config.budget,
+        config.feedback,
+        dict(tag or {}),
+        memory,
+        config.judge_guidance,
+    )
 
 
 def run_graph(runtime: VerifyRuntime, state: dict[str, Any], checkpointer=None) -> dict[str, Any]:
@@ -199,13 +250,28 @@ def config_record(kind: str, config: VerifyConfig, backends: Backends, **extra: 
     labels = backends.labels()
     used = needed_roles(config)
     shown = sorted({labels[r] for r in used})
-    return {**asdict(config), "kind": kind, "task": kind, "format": config.verifier, "policy": config.verifier,
-            "detail": config.feedback if config.budget else "", "llm": " + ".join(shown), "llm_spec": redact_spec(config.llm),
-            "llms": {r: labels[r] for r in used}, **extra}
+    return {
+        **asdict(config),
+        "kind": kind,
+        "task": kind,
+        "format": config.verifier,
+        "policy": config.verifier,
+        "detail": config.feedback if config.budget else "",
+        "llm": " + ".join(shown),
+        "llm_spec": redact_spec(config.llm),
+        "llms": {r: labels[r] for r in used},
+        **extra,
+    }
 
 
-def summarize(state: Mapping[str, Any], *, run_dir: Path | None, config: VerifyConfig, llms: Mapping[str, str],
-              wall_seconds: float) -> dict[str, Any]:
+def summarize(
+    state: Mapping[str, Any],
+    *,
+    run_dir: Path | None,
+    config: VerifyConfig,
+    llms: Mapping[str, str],
+    wall_seconds: float,
+) -> dict[str, Any]:
     results = state.get("results") or {}
     status = state.get("status", "unfinished")
     summary = {
@@ -216,8 +282,10 @@ def summarize(state: Mapping[str, Any], *, run_dir: Path | None, config: VerifyC
         "status": status,
         "reason": state.get("reason", ""),
         "formula": state.get("formula"),
-        "constraints": [{**c, **{k: results.get(c["id"], {}).get(k) for k in ("kind", "method", "value")}}
-                        for c in state.get("constraints") or []],
+        "constraints": [
+            {**c, **{k: results.get(c["id"], {}).get(k) for k in ("kind", "method", "value")}}
+            for c in state.get("constraints") or []
+        ],
         "decision": state.get("decision"),
         "explanation": state.get("explanation", ""),
         "results": results,
@@ -231,9 +299,13 @@ def summarize(state: Mapping[str, Any], *, run_dir: Path | None, config: VerifyC
         "wall_seconds": round(wall_seconds, 4),
     }
     if config.budget:
-        summary.update(rounds=state.get("follow_round", 0), budget=config.budget, feedback=config.feedback,
-                       history=[{"round": h["round"], "verdict": h["verdict"]} for h in state.get("history", [])],
-                       output=state.get("output", ""))
+        summary.update(
+            rounds=state.get("follow_round", 0),
+            budget=config.budget,
+            feedback=config.feedback,
+            history=[{"round": h["round"], "verdict": h["verdict"]} for h in state.get("history", [])],
+            output=state.get("output", ""),
+        )
     return summary
 
 
@@ -257,9 +329,16 @@ def default_run_dir(kind: str, verifier: str) -> Path:
     return Path("runs") / kind / f"{verifier}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
-def verify_output(instruction: str, output: str | None, config: VerifyConfig, run_dir: Path | None = None, *,
-                  backend: ChatBackend | None = None, backends: Mapping[str, ChatBackend] | None = None,
-                  notify: Callable[[str], None] = lambda m: None) -> dict[str, Any]:
+def verify_output(
+    instruction: str,
+    output: str | None,
+    config: VerifyConfig,
+    run_dir: Path | None = None,
+    *,
+    backend: ChatBackend | None = None,
+    backends: Mapping[str, ChatBackend] | None = None,
+    notify: Callable[[str], None] = lambda m: None,
+) -> dict[str, Any]:
     """Verify ``output`` against ``instruction`` — or, with ``config.budget > 0`` and ``output=None``,
     run the feedback loop — in a run directory; returns the summary also written to summary.json."""
     config = config.resolved()
@@ -276,10 +355,17 @@ def verify_output(instruction: str, output: str | None, config: VerifyConfig, ru
     user_checkers = load_checkers(config)
     start = time.perf_counter()
     with Backends(config, run_dir, backend=backend, backends=backends, notify=notify) as handles:
-        record = config_record(kind, config, handles, instruction_sha256=sha(instruction),
-                               output_sha256=sha(output) if output is not None else None,
-                               user_checkers=[c.to_dict() for c in user_checkers.values()])
-        _write_config(run_dir, record, ("kind", "verifier", "instruction_sha256", "output_sha256", "budget", "feedback"))
+        record = config_record(
+            kind,
+            config,
+            handles,
+            instruction_sha256=sha(instruction),
+            output_sha256=sha(output) if output is not None else None,
+            user_checkers=[c.to_dict() for c in user_checkers.values()],
+        )
+        _write_config(
+            run_dir, record, ("kind", "verifier", "instruction_sha256", "output_sha256", "budget", "feedback")
+        )
         (run_dir / "instruction.txt").write_text(instruction)
         if output is not None:
             (run_dir / "output.txt").write_text(output)
@@ -290,12 +376,23 @@ def verify_output(instruction: str, output: str | None, config: VerifyConfig, ru
             state = run_graph(runtime, initial_state(instruction, output), data_checkpointer(connection))
         finally:
             connection.close()
-        summary = summarize(state, run_dir=run_dir, config=config, llms=record["llms"],
-                            wall_seconds=time.perf_counter() - start)
+        summary = summarize(
+            state, run_dir=run_dir, config=config, llms=record["llms"], wall_seconds=time.perf_counter() - start
+        )
     _write_outputs(run_dir, state, summary)
     tracer.event("outcome", status=summary["status"], reason=summary["reason"])
     return summary
 
 
-__all__ = ["Backends", "ROLES", "VerifyConfig", "VerifyError", "config_record", "load_checkers", "make_runtime",
-           "run_graph", "summarize", "verify_output"]
+__all__ = [
+    "Backends",
+    "ROLES",
+    "VerifyConfig",
+    "VerifyError",
+    "config_record",
+    "load_checkers",
+    "make_runtime",
+    "run_graph",
+    "summarize",
+    "verify_output",
+]

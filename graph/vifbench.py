@@ -22,17 +22,27 @@ import json
 import random
 import threading
 import time
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from autonesy.agents.llm import ChatBackend, LLMError, ResponseCache, backend_from_spec
 from autonesy.agents.verify import WriterAgent
 from autonesy.graph.trace import Tracer
 from autonesy.graph.verify import VERIFIERS, WHOLE_INSTRUCTION_JUDGES, VerifierMemory, initial_state
-from autonesy.graph.verify_run import (Backends, VerifyConfig, VerifyError, _write_config, config_record, load_checkers,
-                                       make_runtime, run_graph, sha)
+from autonesy.graph.verify_run import (
+    Backends,
+    VerifyConfig,
+    VerifyError,
+    _write_config,
+    config_record,
+    load_checkers,
+    make_runtime,
+    run_graph,
+    sha,
+)
 from autonesy.tasks.vifbench import GROUPS, Instruction, generate_instruction, label_distribution
 from autonesy.tasks.vifbench.generator import constraint_counts, record
 from autonesy.tools.config import LLM_TIMEOUT_S
@@ -70,7 +80,11 @@ def _llm_outputs(item, writer: WriterAgent, tracer: Tracer, budget: int = REPAIR
             else:
                 turn, text = writer.rewrite(given.text, previous, feedback, salt=salt)
             tracer.agent_turn(turn, item=item.instruction_id, wanted=verdict, attempt=attempt)
-            if turn.error is not None and not turn.error.transient and turn.error.kind in ("auth", "config", "bad_request"):
+            if (
+                turn.error is not None
+                and not turn.error.transient
+                and turn.error.kind in ("auth", "config", "bad_request")
+            ):
                 raise turn.error
             previous, feedback = None, None
             if text is None:
@@ -78,8 +92,16 @@ def _llm_outputs(item, writer: WriterAgent, tracer: Tracer, budget: int = REPAIR
             labels = instruction.labels(text)
             unmet = given.unmet({cid: labels[cid] for cid in given.ids})
             if not unmet and instruction.verdict(labels) == verdict:
-                chosen = record(synthetic["id"], item.instruction_id, instruction, text, labels, source="llm",
-                                clean=None, target=None)
+                chosen = record(
+                    synthetic["id"],
+                    item.instruction_id,
+                    instruction,
+                    text,
+                    labels,
+                    source="llm",
+                    clean=None,
+                    target=None,
+                )
                 chosen["repairs"] = attempt
                 break
             if unmet:  # repair: the checkers say which requirements are not met
@@ -92,8 +114,16 @@ def _llm_outputs(item, writer: WriterAgent, tracer: Tracer, budget: int = REPAIR
     return out
 
 
-def generate_data(out: Path, count: int, seed: int = 0, *, llm: str | None = None, backend: ChatBackend | None = None,
-                  llm_timeout_s: float = LLM_TIMEOUT_S, notify: Callable[[str], None] = lambda m: None) -> dict[str, Any]:
+def generate_data(
+    out: Path,
+    count: int,
+    seed: int = 0,
+    *,
+    llm: str | None = None,
+    backend: ChatBackend | None = None,
+    llm_timeout_s: float = LLM_TIMEOUT_S,
+    notify: Callable[[str], None] = lambda m: None,
+) -> dict[str, Any]:
     """``count`` instructions, a sat and an unsat output each; offline unless an LLM is given."""
     if count < 1:
         raise VerifyError("--count must be at least 1")
@@ -104,8 +134,15 @@ def generate_data(out: Path, count: int, seed: int = 0, *, llm: str | None = Non
         owned = backend = backend_from_spec(llm, timeout_s=llm_timeout_s, cache=ResponseCache(out / "llm_cache.sqlite"))
     try:
         label = backend.label if backend is not None else None
-        config = {"kind": "vifbench-generate", "task": "vifbench-generate", "format": "llm" if backend else "synthetic",
-                  "policy": "generator", "llm": label, "count": count, "seed": seed}
+        config = {
+            "kind": "vifbench-generate",
+            "task": "vifbench-generate",
+            "format": "llm" if backend else "synthetic",
+            "policy": "generator",
+            "llm": label,
+            "count": count,
+            "seed": seed,
+        }
         _write_config(out, config, ("kind", "count", "seed", "format"))
         tracer = Tracer(out)
         writer = WriterAgent(backend) if backend is not None else None
@@ -124,9 +161,17 @@ def generate_data(out: Path, count: int, seed: int = 0, *, llm: str | None = Non
         sources: dict[str, int] = {}
         for rec in records:
             sources[rec["source"]] = sources.get(rec["source"], 0) + 1
-        summary = {"out": str(out), "data": str(out / DATA_FILE), "instructions": count, "pairs": len(records),
-                   "seed": seed, "llm": label, "sources": sources, "seconds": round(time.perf_counter() - start, 3),
-                   "distribution": stats}
+        summary = {
+            "out": str(out),
+            "data": str(out / DATA_FILE),
+            "instructions": count,
+            "pairs": len(records),
+            "seed": seed,
+            "llm": label,
+            "sources": sources,
+            "seconds": round(time.perf_counter() - start, 3),
+            "distribution": stats,
+        }
         (out / "stats.json").write_text(json.dumps(summary, indent=2))
         tracer.event("outcome", status="done", reason=f"{len(records)} labelled pairs from {count} instructions")
         return summary
@@ -148,14 +193,27 @@ def import_ifeval(out: Path, source: Path | None = None) -> dict[str, Any]:
     with (out / DATA_FILE).open("w", encoding="utf-8") as handle:
         for rec in records:
             handle.write(json.dumps(rec, ensure_ascii=False) + "\n")
-    summary = {"out": str(out), "data": str(out / DATA_FILE), "source": str(source) if source else "shipped IFEval GPT-4 data",
-               "pairs": len(records), "distribution": ifeval_distribution(records)}
+    summary = {
+        "out": str(out),
+        "data": str(out / DATA_FILE),
+        "source": str(source) if source else "shipped IFEval GPT-4 data",
+        "pairs": len(records),
+        "distribution": ifeval_distribution(records),
+    }
     (out / "stats.json").write_text(json.dumps(summary, indent=2))
     return summary
 
 
-def optimize_judge(data: Path, out: Path, *, backend: ChatBackend, reflection_backend: ChatBackend | None = None,
-                   train_share: float = 0.5, max_metric_calls: int = 60, seed: int = 0) -> dict[str, Any]:
+def optimize_judge(
+    data: Path,
+    out: Path,
+    *,
+    backend: ChatBackend,
+    reflection_backend: ChatBackend | None = None,
+    train_share: float = 0.5,
+    max_metric_calls: int = 60,
+    seed: int = 0,
+) -> dict[str, Any]:
     """GEPA-CoT's guidance, optimised with DSPy's GEPA on the first ``train_share`` of the instructions in
     ``data`` (their second half selects among candidates); written to ``out/guidance.txt`` for
     ``vifbench eval --verifier gepa-cot --judge-guidance``. Evaluate on other instructions than these."""
@@ -166,17 +224,24 @@ def optimize_judge(data: Path, out: Path, *, backend: ChatBackend, reflection_ba
     cut = max(1, int(len(instructions) * train_share))
     chosen = set(instructions[:cut])
     fit = [r for r in records if (r.get("instruction_id") or r["instruction"]) in chosen]
-    train, val = fit[: max(1, len(fit) // 2)], fit[max(1, len(fit) // 2):] or fit
+    train, val = fit[: max(1, len(fit) // 2)], fit[max(1, len(fit) // 2) :] or fit
     try:
-        guidance = optimize_guidance(train, val, backend, reflection_backend or backend,
-                                     max_metric_calls=max_metric_calls, seed=seed)
+        guidance = optimize_guidance(
+            train, val, backend, reflection_backend or backend, max_metric_calls=max_metric_calls, seed=seed
+        )
     except GepaUnavailable as error:
         raise VerifyError(str(error)) from None
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "guidance.txt").write_text(guidance.strip() + "\n")
-    summary = {"out": str(out), "guidance": str(out / "guidance.txt"), "instructions_used": sorted(chosen),
-               "train_pairs": len(train), "val_pairs": len(val), "max_metric_calls": max_metric_calls}
+    summary = {
+        "out": str(out),
+        "guidance": str(out / "guidance.txt"),
+        "instructions_used": sorted(chosen),
+        "train_pairs": len(train),
+        "val_pairs": len(val),
+        "max_metric_calls": max_metric_calls,
+    }
     (out / "optimize.json").write_text(json.dumps(summary, indent=2))
     return summary
 
@@ -215,8 +280,10 @@ def read_data(path: Path, limit: int | None = None) -> list[dict[str, Any]]:
             raise VerifyError(f"{path}, line {number}: not JSON") from None
         missing = [k for k in REQUIRED_KEYS if k not in rec]
         if missing or rec.get("verdict") not in ("sat", "unsat"):
-            raise VerifyError(f"{path}, line {number}: a pair needs {', '.join(REQUIRED_KEYS)} with verdict sat or unsat"
-                              + (f" (missing {', '.join(missing)})" if missing else ""))
+            raise VerifyError(
+                f"{path}, line {number}: a pair needs {', '.join(REQUIRED_KEYS)} with verdict sat or unsat"
+                + (f" (missing {', '.join(missing)})" if missing else "")
+            )
         rec.setdefault("group", "all")
         records.append(rec)
     if not records:
@@ -229,19 +296,37 @@ def _row(rec: Mapping[str, Any], state: Mapping[str, Any], verifier: str, wall: 
     results = state.get("results") or {}
     decision = state.get("decision") or {}
     return {
-        "id": rec["id"], "instruction_id": rec.get("instruction_id"), "group": rec.get("group"),
-        "n_constraints": rec.get("n_constraints"), "verifier": verifier, "label": rec["verdict"],
-        "predicted": status if status in ("sat", "unsat", "unknown") else None, "status": status,
-        "reason": state.get("reason", ""), "labels": rec.get("labels"),
-        "constraints": [{k: c.get(k) for k in ("id", "type", "params", "summary")} for c in rec.get("constraints") or []],
+        "id": rec["id"],
+        "instruction_id": rec.get("instruction_id"),
+        "group": rec.get("group"),
+        "n_constraints": rec.get("n_constraints"),
+        "verifier": verifier,
+        "label": rec["verdict"],
+        "predicted": status if status in ("sat", "unsat", "unknown") else None,
+        "status": status,
+        "reason": state.get("reason", ""),
+        "labels": rec.get("labels"),
+        "constraints": [
+            {k: c.get(k) for k in ("id", "type", "params", "summary")} for c in rec.get("constraints") or []
+        ],
         "decomposition": [{"id": c["id"], "summary": c["summary"]} for c in state.get("constraints") or []],
         "values": {cid: r.get("value") for cid, r in results.items()} if results else None,
         "methods": {cid: r.get("method") for cid, r in results.items()} if results else None,
         "violated": [v["id"] for v in decision.get("violated") or []],
         "reflections": sum(int(r.get("reflections") or 0) for r in results.values()),
         "fallbacks": sum(r.get("method") == "judge_fallback" for r in results.values()),
-        **{k: state.get(k, 0) for k in ("llm_calls", "cached_calls", "prompt_tokens", "completion_tokens",
-                                          "llm_seconds", "checker_runs", "checker_seconds")},
+        **{
+            k: state.get(k, 0)
+            for k in (
+                "llm_calls",
+                "cached_calls",
+                "prompt_tokens",
+                "completion_tokens",
+                "llm_seconds",
+                "checker_runs",
+                "checker_seconds",
+            )
+        },
         "wall_seconds": round(wall, 4),
     }
 
@@ -258,9 +343,18 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def evaluate(data: Path, verifiers: Iterable[str], config: VerifyConfig, out: Path, *,
-             backend: ChatBackend | None = None, backends: Mapping[str, ChatBackend] | None = None,
-             limit: int | None = None, workers: int = 1, notify: Callable[[str], None] = lambda m: None) -> dict[str, Any]:
+def evaluate(
+    data: Path,
+    verifiers: Iterable[str],
+    config: VerifyConfig,
+    out: Path,
+    *,
+    backend: ChatBackend | None = None,
+    backends: Mapping[str, ChatBackend] | None = None,
+    limit: int | None = None,
+    workers: int = 1,
+    notify: Callable[[str], None] = lambda m: None,
+) -> dict[str, Any]:
     """Score each verifier on the labelled pairs in ``data``; returns (and writes) the metrics."""
     verifiers = list(dict.fromkeys(verifiers))
     for verifier in verifiers:
@@ -276,9 +370,15 @@ def evaluate(data: Path, verifiers: Iterable[str], config: VerifyConfig, out: Pa
     metrics: dict[str, Any] = {}
     needs = replace(config, verifier="nsvif" if any(v not in WHOLE_INSTRUCTION_JUDGES for v in verifiers) else "judge")
     with Backends(needs, out, backend=backend, backends=backends, notify=notify) as handles:
-        record_ = config_record("vifbench-eval", needs, handles,
-                                verifiers=verifiers, data=str(data), data_sha256=sha(json.dumps(records, sort_keys=True)),
-                                pairs=len(records))
+        record_ = config_record(
+            "vifbench-eval",
+            needs,
+            handles,
+            verifiers=verifiers,
+            data=str(data),
+            data_sha256=sha(json.dumps(records, sort_keys=True)),
+            pairs=len(records),
+        )
         record_["format"] = ",".join(verifiers)
         _write_config(out, record_, ("kind", "data_sha256"))
         tracer = EvalTracer(out)
@@ -292,10 +392,21 @@ def evaluate(data: Path, verifiers: Iterable[str], config: VerifyConfig, out: Pa
 
             memory = VerifierMemory()  # the formulation and checkers of an instruction serve all its responses
 
-            def one(rec: Mapping[str, Any], vconfig: VerifyConfig = vconfig, verifier: str = verifier,
-                    results_path: Path = results_path, memory: VerifierMemory = memory) -> dict[str, Any]:
-                runtime = make_runtime(vconfig, handles, tracer, tag={"item": rec["id"], "verifier": verifier},
-                                       user_checkers=user_checkers, memory=memory)
+            def one(
+                rec: Mapping[str, Any],
+                vconfig: VerifyConfig = vconfig,
+                verifier: str = verifier,
+                results_path: Path = results_path,
+                memory: VerifierMemory = memory,
+            ) -> dict[str, Any]:
+                runtime = make_runtime(
+                    vconfig,
+                    handles,
+                    tracer,
+                    tag={"item": rec["id"], "verifier": verifier},
+                    user_checkers=user_checkers,
+                    memory=memory,
+                )
                 start = time.perf_counter()
                 try:
                     state = run_graph(runtime, initial_state(rec["instruction"], rec["output"]))
@@ -340,20 +451,30 @@ def _num(value: float | None, digits: int = 1) -> str:
 def report_markdown(report: Mapping[str, Any]) -> str:
     verifiers = report["verifiers"]
     lines = [f"# VifBench evaluation ({report['pairs']} pairs from {report['data']})", ""]
-    lines += ["## Table 2 — verification quality (positive class: sat; pass@1, FP and FN over the decided pairs; "
-              "unknown: no verdict, a share of all pairs)", "",
-              "| verifier | pairs | F1 | precision | recall | pass@1 | FP | FN | unknown | constraints aligned | "
-              "constraint acc. | constraint unknown |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += [
+        "## Table 2 — verification quality (positive class: sat; pass@1, FP and FN over the decided pairs; "
+        "unknown: no verdict, a share of all pairs)",
+        "",
+        "| verifier | pairs | F1 | precision | recall | pass@1 | FP | FN | unknown | constraints aligned | "
+        "constraint acc. | constraint unknown |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for name, m in verifiers.items():
         o, c = m["overall"], m["constraints"]
-        lines.append(f"| {name} | {o['n']} | {_pct(o['f1'])} | {_pct(o['precision'])} | {_pct(o['recall'])} | "
-                     f"{_pct(o['pass_at_1'])} | {_pct(o['fp_rate'])} | {_pct(o['fn_rate'])} | {_pct(o['unknown_share'])} | "
-                     f"{_pct(c.get('aligned_share'))} | {_pct(c.get('accuracy'))} | {_pct(c.get('unknown_share'))} |")
+        lines.append(
+            f"| {name} | {o['n']} | {_pct(o['f1'])} | {_pct(o['precision'])} | {_pct(o['recall'])} | "
+            f"{_pct(o['pass_at_1'])} | {_pct(o['fp_rate'])} | {_pct(o['fn_rate'])} | {_pct(o['unknown_share'])} | "
+            f"{_pct(c.get('aligned_share'))} | {_pct(c.get('accuracy'))} | {_pct(c.get('unknown_share'))} |"
+        )
     types = sorted({t for m in verifiers.values() for t in m["constraints"].get("by_type", {})})
     if types:
-        lines += ["", "## Constraint level by type — FP / FN (shares of the decided, aligned constraints)", "",
-                  "| type | " + " | ".join(verifiers) + " |", "|---|" + "---:|" * len(verifiers)]
+        lines += [
+            "",
+            "## Constraint level by type — FP / FN (shares of the decided, aligned constraints)",
+            "",
+            "| type | " + " | ".join(verifiers) + " |",
+            "|---|" + "---:|" * len(verifiers),
+        ]
         for constraint_type in types:
             cells = []
             for m in verifiers.values():
@@ -362,8 +483,13 @@ def report_markdown(report: Mapping[str, Any]) -> str:
             lines.append(f"| {constraint_type} | " + " | ".join(cells) + " |")
     groups = [g for g in GROUP_ORDER if any(g in m["groups"] for m in verifiers.values())]
     groups += sorted({g for m in verifiers.values() for g in m["groups"]} - set(groups))
-    lines += ["", "## Table 3 — by complexity group (number of constraints): F1 / pass@1", "",
-              "| group | pairs | " + " | ".join(verifiers) + " |", "|---|---:|" + "---:|" * len(verifiers)]
+    lines += [
+        "",
+        "## Table 3 — by complexity group (number of constraints): F1 / pass@1",
+        "",
+        "| group | pairs | " + " | ".join(verifiers) + " |",
+        "|---|---:|" + "---:|" * len(verifiers),
+    ]
     for group in groups:
         cells, pairs = [], 0
         for m in verifiers.values():
@@ -371,15 +497,22 @@ def report_markdown(report: Mapping[str, Any]) -> str:
             pairs = max(pairs, g["n"] if g else 0)
             cells.append(f"{_pct(g['f1'])} / {_pct(g['pass_at_1'])}" if g else "—")
         lines.append(f"| {group} | {pairs} | " + " | ".join(cells) + " |")
-    lines += ["", "## Table 4 — cost per verification (means over pairs; tokens as the endpoint reports them)", "",
-              "| verifier | LLM calls | cached calls | prompt tokens | completion tokens | total tokens | checker runs | "
-              "LLM s | wall s |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += [
+        "",
+        "## Table 4 — cost per verification (means over pairs; tokens as the endpoint reports them)",
+        "",
+        "| verifier | LLM calls | cached calls | prompt tokens | completion tokens | total tokens | checker runs | "
+        "LLM s | wall s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for name, m in verifiers.items():
         p = m["cost"]["per_pair"]
         total = (p["prompt_tokens"] or 0) + (p["completion_tokens"] or 0)
-        lines.append(f"| {name} | {_num(p['llm_calls'])} | {_num(p['cached_calls'])} | {_num(p['prompt_tokens'], 0)} | "
-                     f"{_num(p['completion_tokens'], 0)} | {_num(total, 0)} | {_num(p['checker_runs'])} | "
-                     f"{_num(p['llm_seconds'], 2)} | {_num(p['wall_seconds'], 2)} |")
+        lines.append(
+            f"| {name} | {_num(p['llm_calls'])} | {_num(p['cached_calls'])} | {_num(p['prompt_tokens'], 0)} | "
+            f"{_num(p['completion_tokens'], 0)} | {_num(total, 0)} | {_num(p['checker_runs'])} | "
+            f"{_num(p['llm_seconds'], 2)} | {_num(p['wall_seconds'], 2)} |"
+        )
     return "\n".join(lines) + "\n"
 
 

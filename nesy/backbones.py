@@ -8,7 +8,7 @@ variable (q(y_i = 1|x) = σ(logit_i)). Sizes are chosen for CPU training of a fe
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 from torch import nn
@@ -36,7 +36,9 @@ class SmallCNN(nn.Module):
     then a hidden layer over the flattened feature map, which keeps the spatial layout that grid
     outputs (Warcraft edges, Sudoku cells, digits side by side) depend on."""
 
-    def __init__(self, in_shape: Sequence[int], num_outputs: int, channels: Sequence[int] = (16, 32), hidden: int = 128):
+    def __init__(
+        self, in_shape: Sequence[int], num_outputs: int, channels: Sequence[int] = (16, 32), hidden: int = 128
+    ):
         super().__init__()
         c, h, w = in_shape
         layers: list[nn.Module] = []

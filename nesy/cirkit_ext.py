@@ -29,7 +29,8 @@ The compilation rule is dispatched on the function's type annotations, so this m
 """
 
 import functools
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import torch
 import torch.nn.functional as F

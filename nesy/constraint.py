@@ -113,7 +113,7 @@ class Constraint:
         self.require_satisfiable()
         return sdd_to_cirkit(self.sdd.node, self.num_vars)
 
-    def cirkit_circuit(self) -> "torch.nn.Module":
+    def cirkit_circuit(self) -> torch.nn.Module:
         """The compiled (folded, unclamped log-semiring) cirkit circuit: (B, N) logits → (B, 1, 1)."""
         with self._lock:
             if "_cirkit" not in self.__dict__:
@@ -136,7 +136,7 @@ class Constraint:
                 self.__dict__["_klay"] = circuit
             return self.__dict__["_klay"]
 
-    def klay_module(self, semiring: str = "log") -> "torch.nn.Module":
+    def klay_module(self, semiring: str = "log") -> torch.nn.Module:
         """KLay's torch module (``compile=False``): (B, N) log p(y_i=1), (B, N) log p(y_i=0) → (B, 1)."""
         key = f"_klay_{semiring}"
         circuit = self.klay_circuit()
@@ -170,6 +170,7 @@ def sdd_to_cirkit(node, num_vars: int, literal_factory=None, pad_arities: bool =
     if node.is_false():
         raise UnsatisfiableConstraint("an unsatisfiable SDD has no circuit")
     if literal_factory is None:
+
         def literal_factory(var0: int, negated: bool):
             return LogitLiteral(Scope([var0]), 1, negated=negated)
 
@@ -299,8 +300,9 @@ def sdd_height(node) -> int:
     """Longest chain of decision nodes from the root to a literal (0 for literals and constants)."""
     heights: dict[int, int] = {}
     for current in sdd_postorder(node):
-        heights[current.id] = (1 + max(max(heights[p.id], heights[s.id]) for p, s in current.elements())
-                               if current.is_decision() else 0)
+        heights[current.id] = (
+            1 + max(max(heights[p.id], heights[s.id]) for p, s in current.elements()) if current.is_decision() else 0
+        )
     return heights[node.id]
 
 
@@ -344,13 +346,18 @@ def compile_for_circuits(formula: CNF, *, time_limit_s: float = DEFAULT_TIME_LIM
             if models is not None:
                 candidates[vtree] = compile_from_models(models, formula.num_task_vars, vtree)
             else:
-                candidates[vtree] = compile_to_sdd(formula, minimize=False, vtree_type=vtree,
-                                                   time_limit_s=min(10.0, time_limit_s), size_limit=budget)
+                candidates[vtree] = compile_to_sdd(
+                    formula, minimize=False, vtree_type=vtree, time_limit_s=min(10.0, time_limit_s), size_limit=budget
+                )
         except CompilationBudgetExceeded as error:
             choice["candidates"][vtree] = {"overflow": str(error)}
     for name, sdd in candidates.items():
-        choice["candidates"][name] = {"size": sdd.size, "height": sdd_height(sdd.node), "cost": circuit_cost(sdd),
-                                      "seconds": sdd.seconds}
+        choice["candidates"][name] = {
+            "size": sdd.size,
+            "height": sdd_height(sdd.node),
+            "cost": circuit_cost(sdd),
+            "seconds": sdd.seconds,
+        }
     choice["chosen"] = min(candidates, key=lambda name: circuit_cost(candidates[name]))
     return candidates[choice["chosen"]], choice
 
@@ -373,4 +380,3 @@ def constraint_for(
         if len(_CACHE) >= _CACHE_LIMIT:
             _CACHE.pop(next(iter(_CACHE)))
         return _CACHE.setdefault(key, constraint)
-

@@ -21,7 +21,8 @@ on; its entries carry ``"skipped"`` with the reason, and the ground truth and ba
 from __future__ import annotations
 
 import time
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -124,7 +125,9 @@ def train_and_evaluate(
     truth_cnf = task.ground_truth
     arrays = Arrays.from_any(data)
     if arrays.num_outputs != task.num_vars:
-        raise ValueError(f"task {task.name!r} has {task.num_vars} variables but the labels have {arrays.num_outputs} columns")
+        raise ValueError(
+            f"task {task.name!r} has {task.num_vars} variables but the labels have {arrays.num_outputs} columns"
+        )
     if formula is not None and formula.num_task_vars != task.num_vars:
         raise ValueError(f"the formula has {formula.num_task_vars} task variables, the task {task.num_vars}")
     config = config or TrainConfig()
@@ -157,8 +160,13 @@ def train_and_evaluate(
     else:
         constraint = constraint_for(formula, name="formula")
         facts = _formula_facts(formula, truth_cnf, formula_score)
-        facts.update({"model_count": constraint.model_count, "sdd_size": constraint.sdd_size,
-                      "satisfiable": not constraint.is_false})
+        facts.update(
+            {
+                "model_count": constraint.model_count,
+                "sdd_size": constraint.sdd_size,
+                "satisfiable": not constraint.is_false,
+            }
+        )
         result["formula"] = facts
         if constraint.is_false:
             result["notes"].append("the formula is unsatisfiable: SPL and SL cannot be trained on it (skipped)")
@@ -185,7 +193,9 @@ def train_and_evaluate(
         if baseline:
             rows = []
             for seed in seed_list:
-                rows.append(_run("none", None, arrays, truth, seed, config, progress, f"backbone seed {seed}", sl_weight))
+                rows.append(
+                    _run("none", None, arrays, truth, seed, config, progress, f"backbone seed {seed}", sl_weight)
+                )
                 tick()
             result["baseline"] = {"per_seed": rows, "summary": summarize(rows)}
         for name in method_names:
@@ -195,8 +205,19 @@ def train_and_evaluate(
                     continue
                 rows = []
                 for seed in seed_list:
-                    rows.append(_run(name, targets[target], arrays, truth, seed, config, progress,
-                                     f"{name} on {target.replace('_', ' ')} seed {seed}", sl_weight))
+                    rows.append(
+                        _run(
+                            name,
+                            targets[target],
+                            arrays,
+                            truth,
+                            seed,
+                            config,
+                            progress,
+                            f"{name} on {target.replace('_', ' ')} seed {seed}",
+                            sl_weight,
+                        )
+                    )
                     tick()
                 entry[target] = {"per_seed": rows, "summary": summarize(rows)}
             if formula is not None and "formula" not in targets:
@@ -212,7 +233,9 @@ def train_and_evaluate(
     return result
 
 
-def results_table(result: Mapping[str, Any], metrics: Sequence[str] = ("f1", "precision", "recall", "accuracy", "consistency")) -> list[list[str]]:
+def results_table(
+    result: Mapping[str, Any], metrics: Sequence[str] = ("f1", "precision", "recall", "accuracy", "consistency")
+) -> list[list[str]]:
     """Rows [predictor, trained on, metric mean ± std ...] with a header row, for printing side by side."""
     rows = [["predictor", "trained on", *metrics]]
     if result.get("baseline"):

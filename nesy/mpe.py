@@ -64,7 +64,11 @@ class MaxProductDecoder:
         zero = torch.zeros(batch, dtype=l.dtype)
         pos, neg = l.clamp(max=0.0), (-l).clamp(max=0.0)
         x = torch.cat(
-            [torch.full((1, batch), -torch.inf, dtype=l.dtype), zero[None], torch.stack([pos.T, neg.T], 1).reshape(-1, batch)]
+            [
+                torch.full((1, batch), -torch.inf, dtype=l.dtype),
+                zero[None],
+                torch.stack([pos.T, neg.T], 1).reshape(-1, batch),
+            ]
         )  # (2 + 2N, B): ⊥, ⊤, then y_1, ¬y_1, y_2, ¬y_2, ...
         sizes, choices = [], []
         for kind, ix_in, offsets, ix_out in self.layers:

@@ -85,7 +85,7 @@ class Arrays:
         return tuple(np.asarray(self.x_train).shape[1:])
 
     @classmethod
-    def from_any(cls, data: Any) -> "Arrays":
+    def from_any(cls, data: Any) -> Arrays:
         """From an :class:`Arrays`, a dataset with ``.train/.val/.test`` splits holding ``.x``/``.y``
         (``autonesy.tasks.data``), a mapping of the six names, or a 6-sequence in this order."""
         if isinstance(data, Arrays):

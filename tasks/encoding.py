@@ -6,7 +6,7 @@ truth has task variables 1..N and auxiliaries > N.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
@@ -20,37 +20,37 @@ class ClauseBuilder:
         self.pool = IDPool(start_from=num_task_vars + 1)
         self.clauses: list[list[int]] = []
 
-    def add(self, *clauses: Sequence[int]) -> "ClauseBuilder":
+    def add(self, *clauses: Sequence[int]) -> ClauseBuilder:
         self.clauses.extend(list(c) for c in clauses)
         return self
 
-    def exactly(self, lits: Sequence[int], k: int, encoding: int = EncType.seqcounter) -> "ClauseBuilder":
+    def exactly(self, lits: Sequence[int], k: int, encoding: int = EncType.seqcounter) -> ClauseBuilder:
         self._card(CardEnc.equals, lits, k, encoding)
         return self
 
-    def exactly_one(self, lits: Sequence[int], encoding: int = EncType.pairwise) -> "ClauseBuilder":
+    def exactly_one(self, lits: Sequence[int], encoding: int = EncType.pairwise) -> ClauseBuilder:
         return self.exactly(lits, 1, encoding)
 
-    def at_most(self, lits: Sequence[int], k: int, encoding: int = EncType.seqcounter) -> "ClauseBuilder":
+    def at_most(self, lits: Sequence[int], k: int, encoding: int = EncType.seqcounter) -> ClauseBuilder:
         self._card(CardEnc.atmost, lits, k, encoding)
         return self
 
-    def at_least(self, lits: Sequence[int], k: int, encoding: int = EncType.seqcounter) -> "ClauseBuilder":
+    def at_least(self, lits: Sequence[int], k: int, encoding: int = EncType.seqcounter) -> ClauseBuilder:
         self._card(CardEnc.atleast, lits, k, encoding)
         return self
 
-    def implies(self, antecedent: Iterable[int], consequent: Iterable[int]) -> "ClauseBuilder":
+    def implies(self, antecedent: Iterable[int], consequent: Iterable[int]) -> ClauseBuilder:
         """(∧ antecedent) → (∨ consequent), as one clause."""
         self.clauses.append([-lit for lit in antecedent] + list(consequent))
         return self
 
-    def iff_or(self, out: int, ins: Sequence[int]) -> "ClauseBuilder":
+    def iff_or(self, out: int, ins: Sequence[int]) -> ClauseBuilder:
         """out ↔ ∨ ins."""
         self.clauses.append([-out, *ins])
         self.clauses.extend([out, -lit] for lit in ins)
         return self
 
-    def iff_and(self, out: int, ins: Sequence[int]) -> "ClauseBuilder":
+    def iff_and(self, out: int, ins: Sequence[int]) -> ClauseBuilder:
         """out ↔ ∧ ins."""
         self.clauses.append([out, *(-lit for lit in ins)])
         self.clauses.extend([-out, lit] for lit in ins)

@@ -166,7 +166,9 @@ def _clausal(task: Task) -> tuple[int, int]:
         for clause in rules.clauses:
             if solver.solve(assumptions=[-lit for lit in clause]):
                 model = np.array([solver.get_model()[i] > 0 for i in range(task.num_vars)])
-                raise EquivalenceError(f"task {task.name!r}: ground truth allows {_describe(task, model)}, violating rule {clause}")
+                raise EquivalenceError(
+                    f"task {task.name!r}: ground truth allows {_describe(task, model)}, violating rule {clause}"
+                )
     truth_count = compile_to_sdd(truth).model_count()
     rules_count = compile_to_sdd(rules).model_count()
     if truth_count != rules_count:

@@ -13,8 +13,9 @@ The result lists concrete counterexamples, written so an LLM can act on them.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from pysat.solvers import Solver

@@ -33,7 +33,7 @@ class NoReference(ValueError):
     """The task has no reference formalization that the format can express."""
 
 
-def reference_origin(task: "Task", fmt: str) -> str:
+def reference_origin(task: Task, fmt: str) -> str:
     """Which of the task's formulas the reference in ``fmt`` is written from: ``ground_truth``,
     ``rule_list`` or ``reference_expression``; :class:`NoReference` when none applies."""
     if fmt not in FORMATS:
@@ -53,7 +53,7 @@ def reference_origin(task: "Task", fmt: str) -> str:
     )
 
 
-def reference_source(task: "Task", fmt: str) -> str:
+def reference_source(task: Task, fmt: str) -> str:
     """The reference formula in ``fmt``: the content of the ``<cnf>`` block."""
     origin = reference_origin(task, fmt)
     if origin == "ground_truth":
@@ -73,7 +73,7 @@ _ORIGIN_TEXT = {
 }
 
 
-def reference_formalization(task: "Task", fmt: str) -> str:
+def reference_formalization(task: Task, fmt: str) -> str:
     """A full answer (a sentence, then the formula in a ``<cnf>`` block) holding the task's reference
     formalization in ``fmt``; :class:`NoReference` when the task has none that ``fmt`` can express."""
     origin = reference_origin(task, fmt)

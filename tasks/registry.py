@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from functools import lru_cache
+from functools import cache
 
 from autonesy.tasks.task import Task, TaskError
 
@@ -38,7 +38,7 @@ class UnknownTaskError(TaskError):
         self.name = name
 
 
-@lru_cache(maxsize=None)
+@cache
 def get_task(name: str) -> Task:
     if name not in CATALOGUE:
         raise UnknownTaskError(name)

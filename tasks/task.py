@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -130,7 +131,9 @@ class Task:
             raise TaskError(f"task {self.name!r} has no ground truth; give one to score formulas against it")
         cnf = self.encode()
         if cnf.num_task_vars != self.num_vars:
-            raise TaskError(f"task {self.name!r}: ground truth has {cnf.num_task_vars} task variables, expected {self.num_vars}")
+            raise TaskError(
+                f"task {self.name!r}: ground truth has {cnf.num_task_vars} task variables, expected {self.num_vars}"
+            )
         return cnf
 
     def oracle(self, assignment: Sequence[int | bool]) -> bool:
@@ -148,7 +151,9 @@ def validate_variable_names(names: Sequence[str], where: str) -> None:
     seen: set[str] = set()
     for name in names:
         if not isinstance(name, str) or not _NAME.match(name):
-            raise TaskError(f"{where}: variable name {name!r} must start with a letter and hold only letters, digits and '_'")
+            raise TaskError(
+                f"{where}: variable name {name!r} must start with a letter and hold only letters, digits and '_'"
+            )
         if keyword.iskeyword(name) or name in RESERVED_NAMES or name.upper() in _NAT_KEYWORDS:
             raise TaskError(f"{where}: variable name {name!r} is reserved (a Python keyword or format operator)")
         if name in seen:

@@ -1,19 +1,19 @@
 """User-defined tasks from a TOML file, loaded into the same :class:`Task` type as the catalogue.
 
-    name = "pizza"
-    [[variables]]
-    name = "thin_base"
-    meaning = "the pizza has a thin base"
-    ...
-    [descriptions]
-    detailed = "..."
-    not_detailed = "..."
-    [ground_truth]            # optional: one of
-    dimacs = "pizza.cnf"      #   a DIMACS file, relative to the task file (aux variables > N allowed)
-    encoder = "pkg.mod:fn"    #   a function returning clauses (list of int lists or a PySAT CNF)
-    [oracle]                  # optional
-    function = "pkg.mod:fn"   #   fn(assignment: dict[str, bool]) -> bool
-    [metadata]                # optional: source_dataset, citation, licence
+name = "pizza"
+[[variables]]
+name = "thin_base"
+meaning = "the pizza has a thin base"
+...
+[descriptions]
+detailed = "..."
+not_detailed = "..."
+[ground_truth]            # optional: one of
+dimacs = "pizza.cnf"      #   a DIMACS file, relative to the task file (aux variables > N allowed)
+encoder = "pkg.mod:fn"    #   a function returning clauses (list of int lists or a PySAT CNF)
+[oracle]                  # optional
+function = "pkg.mod:fn"   #   fn(assignment: dict[str, bool]) -> bool
+[metadata]                # optional: source_dataset, citation, licence
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ import importlib
 import re
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -31,9 +32,9 @@ from autonesy.tasks.equivalence import EXHAUSTIVE_MAX_VARS
 from autonesy.tasks.task import Descriptions, Task, TaskError, TaskMetadata, Variable
 from autonesy.tools.cnf import CNF, DimacsError, from_pysat, read_dimacs
 
-
 TASK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")  # as the catalogue's: no "/", ".", spaces
 _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
 
 class TaskFileError(TaskError):
     """A task file that cannot be loaded; the message names the file and the field."""
@@ -50,8 +51,10 @@ def load_task_file(path: str | Path) -> Task:
     where = str(path)
     name = _string(data, "name", where)
     if not TASK_NAME.fullmatch(name):  # it names files and directories (runs/NAME, export NAME.cnf)
-        raise TaskFileError(f"{where}: 'name' must be an identifier (letters, digits, '_' or '-', at most 64, "
-                            f"starting with a letter or '_'); {name[:40]!r} is not")
+        raise TaskFileError(
+            f"{where}: 'name' must be an identifier (letters, digits, '_' or '-', at most 64, "
+            f"starting with a letter or '_'); {name[:40]!r} is not"
+        )
     variables = _variables(data.get("variables"), where)
     n = len(variables)
     descriptions = data.get("descriptions")
@@ -94,8 +97,12 @@ def _variables(entries: Any, where: str) -> tuple[Variable, ...]:
     for number, entry in enumerate(entries, start=1):
         if not isinstance(entry, dict):
             raise TaskFileError(f"{where}: variable #{number} must be a table with 'name' and 'meaning'")
-        variables.append(Variable(_string(entry, "name", f"{where} variable #{number}"),
-                                  _string(entry, "meaning", f"{where} variable #{number}")))
+        variables.append(
+            Variable(
+                _string(entry, "name", f"{where} variable #{number}"),
+                _string(entry, "meaning", f"{where} variable #{number}"),
+            )
+        )
     return tuple(variables)
 
 
@@ -109,19 +116,25 @@ def _import(spec: str, base: Path, where: str) -> Callable:
     base = base.resolve()
     top = module_name.split(".")[0]
     if not ((base / f"{top}.py").is_file() or (base / top / "__init__.py").is_file()):
-        raise TaskFileError(f"{where}: cannot import module {module_name!r}: a task file names only modules beside "
-                            f"it ({base}), not installed ones")
+        raise TaskFileError(
+            f"{where}: cannot import module {module_name!r}: a task file names only modules beside "
+            f"it ({base}), not installed ones"
+        )
     sys.path.insert(0, str(base))
     try:
         module = importlib.import_module(module_name)
     except Exception as error:
-        raise TaskFileError(f"{where}: cannot import module {module_name!r} ({type(error).__name__}: {error})") from None
+        raise TaskFileError(
+            f"{where}: cannot import module {module_name!r} ({type(error).__name__}: {error})"
+        ) from None
     finally:
         sys.path.remove(str(base))
     origin = getattr(module, "__file__", None)
     if not origin or not Path(origin).resolve().is_relative_to(base):
-        raise TaskFileError(f"{where}: cannot import module {module_name!r}: a module of that name is already loaded "
-                            "from elsewhere; rename the task's module")
+        raise TaskFileError(
+            f"{where}: cannot import module {module_name!r}: a module of that name is already loaded "
+            "from elsewhere; rename the task's module"
+        )
     function = getattr(module, attribute, None)
     if not callable(function):
         raise TaskFileError(f"{where}: module {module_name!r} has no function {attribute!r}")

@@ -151,7 +151,9 @@ class LoopbackLLM:
                     time.sleep(reply.delay_s)
                 if reply.status != 200:
                     message = reply.error or f"canned HTTP {reply.status}"
-                    self._send(reply.status, {"error": {"message": message, "type": "server_error", "code": reply.status}})
+                    self._send(
+                        reply.status, {"error": {"message": message, "type": "server_error", "code": reply.status}}
+                    )
                     return
                 self._send(200, completion_body(reply, body.get("model") or owner.model, index))
 

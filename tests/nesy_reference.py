@@ -7,7 +7,6 @@ import itertools
 import numpy as np
 import torch
 import torch.nn.functional as F
-
 from bruteforce import projected_models
 
 

@@ -18,7 +18,12 @@ SPLITS = ("train", "val", "test")
 # (0,0)→(0,1)→(1,1)→(1,2)→(2,2)→(3,2)→(3,3)
 STAIR_PATH = np.array([[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 0], [0, 0, 1, 1]], dtype=np.uint8)
 STAIR_EDGES = (
-    "edge_r0c0_r0c1", "edge_r0c1_r1c1", "edge_r1c1_r1c2", "edge_r1c2_r2c2", "edge_r2c2_r3c2", "edge_r3c2_r3c3",
+    "edge_r0c0_r0c1",
+    "edge_r0c1_r1c1",
+    "edge_r1c1_r1c2",
+    "edge_r1c2_r2c2",
+    "edge_r2c2_r3c2",
+    "edge_r3c2_r3c3",
 )
 # along the top row, then down the right column
 RIM_PATH = np.array([[1, 1, 1, 1], [0, 0, 0, 1], [0, 0, 0, 1], [0, 0, 0, 1]], dtype=np.uint8)
@@ -27,7 +32,9 @@ RIM_EDGES = ("edge_r0c0_r0c1", "edge_r0c1_r0c2", "edge_r0c2_r0c3", "edge_r0c3_r1
 DIAGONAL_PATH = np.eye(4, dtype=np.uint8)
 
 
-def write_warcraft(directory: Path, paths: dict[str, np.ndarray] | None = None, k: int = 4, weights: bool = True) -> Path:
+def write_warcraft(
+    directory: Path, paths: dict[str, np.ndarray] | None = None, k: int = 4, weights: bool = True
+) -> Path:
     """``directory/<split>_{maps,vertex_weights,shortest_paths}.npy`` for a k × k grid (8 px per cell)."""
     directory.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(0)
@@ -38,7 +45,9 @@ def write_warcraft(directory: Path, paths: dict[str, np.ndarray] | None = None, 
         np.save(directory / f"{split}_maps.npy", rng.integers(0, 256, size=(len(p), 8 * k, 8 * k, 3), dtype=np.uint8))
         np.save(directory / f"{split}_shortest_paths.npy", p.astype(np.float32))
         if weights:
-            np.save(directory / f"{split}_vertex_weights.npy", rng.uniform(0.8, 9.2, size=(len(p), k, k)).astype(np.float32))
+            np.save(
+                directory / f"{split}_vertex_weights.npy", rng.uniform(0.8, 9.2, size=(len(p), k, k)).astype(np.float32)
+            )
     return directory
 
 
@@ -55,21 +64,36 @@ def cifar_images(n: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, 256, size=(n, 3072), dtype=np.uint8)
 
 
-def write_cifar10(root: Path, train_labels: list[list[int]] | None = None, test_labels: list[int] | None = None) -> Path:
+def write_cifar10(
+    root: Path, train_labels: list[list[int]] | None = None, test_labels: list[int] | None = None
+) -> Path:
     """``root/cifar-10-batches-py/``: data_batch_1..5, test_batch, batches.meta (bytes keys, as in the original)."""
     folder = root / "cifar-10-batches-py"
     folder.mkdir(parents=True, exist_ok=True)
     train_labels = train_labels or [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]]
     test_labels = test_labels or [7, 0, 9]
     for i, labels in enumerate(train_labels, start=1):
-        _pickle(folder / f"data_batch_{i}", {
-            b"batch_label": f"training batch {i} of 5".encode(),
-            b"labels": list(labels),
-            b"data": cifar_images(len(labels), i),
-            b"filenames": [f"img_{i}_{j}.png".encode() for j in range(len(labels))],
-        })
-    _pickle(folder / "test_batch", {b"batch_label": b"testing batch 1 of 1", b"labels": list(test_labels), b"data": cifar_images(len(test_labels), 99)})
-    _pickle(folder / "batches.meta", {b"label_names": [n.encode() for n in CIFAR10_NAMES], b"num_cases_per_batch": 10000, b"num_vis": 3072})
+        _pickle(
+            folder / f"data_batch_{i}",
+            {
+                b"batch_label": f"training batch {i} of 5".encode(),
+                b"labels": list(labels),
+                b"data": cifar_images(len(labels), i),
+                b"filenames": [f"img_{i}_{j}.png".encode() for j in range(len(labels))],
+            },
+        )
+    _pickle(
+        folder / "test_batch",
+        {
+            b"batch_label": b"testing batch 1 of 1",
+            b"labels": list(test_labels),
+            b"data": cifar_images(len(test_labels), 99),
+        },
+    )
+    _pickle(
+        folder / "batches.meta",
+        {b"label_names": [n.encode() for n in CIFAR10_NAMES], b"num_cases_per_batch": 10000, b"num_vis": 3072},
+    )
     return folder
 
 
@@ -78,13 +102,18 @@ def write_cifar100(root: Path, fine_names: list[str], train_labels: list[int], t
     folder = root / "cifar-100-python"
     folder.mkdir(parents=True, exist_ok=True)
     for name, labels, seed in (("train", train_labels, 1), ("test", test_labels, 2)):
-        _pickle(folder / name, {
-            b"batch_label": name.encode(),
-            b"fine_labels": list(labels),
-            b"coarse_labels": [0] * len(labels),
-            b"data": cifar_images(len(labels), seed),
-        })
-    _pickle(folder / "meta", {b"fine_label_names": [n.encode() for n in fine_names], b"coarse_label_names": [b"x"] * 20})
+        _pickle(
+            folder / name,
+            {
+                b"batch_label": name.encode(),
+                b"fine_labels": list(labels),
+                b"coarse_labels": [0] * len(labels),
+                b"data": cifar_images(len(labels), seed),
+            },
+        )
+    _pickle(
+        folder / "meta", {b"fine_label_names": [n.encode() for n in fine_names], b"coarse_label_names": [b"x"] * 20}
+    )
     return folder
 
 
@@ -107,7 +136,10 @@ def write_sushi(root: Path, orders: list[list[int]] | None = None, users: int | 
     lines = ["10 1"] + ["0 10 " + " ".join(map(str, order)) for order in orders]
     (folder / "sushi3a.5000.10.order").write_text("\n".join(lines) + "\n")
     n_users = len(orders) if users is None else users
-    rows = [f"{u}\t{u % 2}\t{u % 6}\t{300 + u}\t{u % 48}\t{u % 12}\t{u % 2}\t{(u + 1) % 48}\t{(u + 1) % 12}\t{(u + 1) % 2}\t1" for u in range(n_users)]
+    rows = [
+        f"{u}\t{u % 2}\t{u % 6}\t{300 + u}\t{u % 48}\t{u % 12}\t{u % 2}\t{(u + 1) % 48}\t{(u + 1) % 12}\t{(u + 1) % 2}\t1"
+        for u in range(n_users)
+    ]
     (folder / "sushi3.udata").write_text("\n".join(rows) + "\n")
     return folder
 
@@ -147,11 +179,16 @@ def write_rssgen_mnist(root: Path, digits: dict[str, list]) -> Path:
             image[..., 3] = 255
             image[:, :28, :3] = 10 * i
             _png(folder / f"{i}.png", image)
-            joblib.dump({"label": int(np.sum(concepts)), "meta": {"concepts": [np.int64(c) for c in concepts]}}, folder / f"{i}.joblib")
+            joblib.dump(
+                {"label": int(np.sum(concepts)), "meta": {"concepts": [np.int64(c) for c in concepts]}},
+                folder / f"{i}.joblib",
+            )
     return root
 
 
-def write_kandinsky_3k(root: Path, samples: dict[str, list[list[tuple[list[int], list[int]]]]], height: int = 8) -> Path:
+def write_kandinsky_3k(
+    root: Path, samples: dict[str, list[list[tuple[list[int], list[int]]]]], height: int = 8
+) -> Path:
     """kandinsky-3k-original: <split>/images/<00000>.png (figures side by side) + <split>/meta/<00000>.joblib.
 
     A sample is a list of figures, each (shapes per object, colours per object).
@@ -190,10 +227,27 @@ def write_kandinsky_rssgen(root: Path, samples: dict[str, list[list[list[int]]]]
 
 # rsbench's BDD-OIA concept index per name (rsseval CONCEPTS_ORDER)
 BOIA_INDEX = {
-    "green_light": 0, "follow": 1, "clear": 2, "red_light": 3, "stop_sign": 4, "car": 5, "person": 6,
-    "rider": 7, "other_obstacle": 8, "no_left_lane": 9, "left_obstacle": 10, "left_solid_line": 11,
-    "right_lane": 12, "right_green_light": 13, "right_follow": 14, "no_right_lane": 15,
-    "right_obstacle": 16, "right_solid_line": 17, "left_lane": 18, "left_green_light": 19, "left_follow": 20,
+    "green_light": 0,
+    "follow": 1,
+    "clear": 2,
+    "red_light": 3,
+    "stop_sign": 4,
+    "car": 5,
+    "person": 6,
+    "rider": 7,
+    "other_obstacle": 8,
+    "no_left_lane": 9,
+    "left_obstacle": 10,
+    "left_solid_line": 11,
+    "right_lane": 12,
+    "right_green_light": 13,
+    "right_follow": 14,
+    "no_right_lane": 15,
+    "right_obstacle": 16,
+    "right_solid_line": 17,
+    "left_lane": 18,
+    "left_green_light": 19,
+    "left_follow": 20,
 }
 
 

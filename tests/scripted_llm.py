@@ -11,7 +11,8 @@ same answers. ``latency_s`` simulates a slow endpoint (sleeps, releasing the GIL
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -26,13 +27,18 @@ class ScriptedChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "scripted"
 
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         prompt = str(messages[-1].content)
         if self.latency_s:
             time.sleep(self.latency_s)
         text = self.answer(prompt)
-        usage = {"input_tokens": len(prompt) // 4, "output_tokens": len(text) // 4,
-                 "total_tokens": len(prompt) // 4 + len(text) // 4}
+        usage = {
+            "input_tokens": len(prompt) // 4,
+            "output_tokens": len(text) // 4,
+            "total_tokens": len(prompt) // 4 + len(text) // 4,
+        }
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, usage_metadata=usage))])
 
 
@@ -71,12 +77,12 @@ def _block(text: str) -> str:
 
 
 def _exactly_one_nat(names) -> list[str]:
-    return [" OR ".join(names)] + [f"NOT ({a} AND {b})" for i, a in enumerate(names) for b in names[i + 1:]]
+    return [" OR ".join(names)] + [f"NOT ({a} AND {b})" for i, a in enumerate(names) for b in names[i + 1 :]]
 
 
 def mistakes_answer(prompt: str) -> str:
-    from autonesy.tasks.registry import get_task
     from autonesy.tasks.reference import reference_source
+    from autonesy.tasks.registry import get_task
 
     tasks = [get_task(name) for name in MISTAKE_TASKS]
     task = task_of(prompt, tasks)
@@ -94,5 +100,5 @@ def mistakes_answer(prompt: str) -> str:
         return _block("p cnf 16 1\n1 2 banana 0")
     if detailed:
         return right
-    rows = [task.names[i:i + 4] for i in range(0, 16, 4)]
+    rows = [task.names[i : i + 4] for i in range(0, 16, 4)]
     return _block("\n".join(line for row in rows for line in _exactly_one_nat(row)))

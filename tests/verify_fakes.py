@@ -16,14 +16,16 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from typing import Callable
+from collections.abc import Callable
 
 from autonesy.agents.llm import LangChainChatBackend
 from autonesy.agents.verify import HandlerChatModel, role_of
 from autonesy.agents.verify.scripted_llm import quoted_response
 
-INSTRUCTION = ('Write a short note. Include the word "lantern". If you write more than 20 words, use a humorous '
-               'tone. Do not use the word "cheap".')
+INSTRUCTION = (
+    'Write a short note. Include the word "lantern". If you write more than 20 words, use a humorous '
+    'tone. Do not use the word "cheap".'
+)
 SUMMARIES = {
     "C1": 'The response contains the word "lantern".',
     "C2": "The response has more than 20 words.",
@@ -32,9 +34,11 @@ SUMMARIES = {
 }
 FORMULA = "C1\nC2 IMPLIES C3\nNOT C4"
 KINDS = {"C1": "logic", "C2": "logic", "C3": "semantic", "C4": "logic"}
-FORMULATION = ("Reasoning: four constraints; C2 (length) makes C3 (tone) required; C4 is negated.\n<constraints>\n"
-               + "\n".join(f"{cid} [{KINDS[cid]}]: {text}" for cid, text in SUMMARIES.items())
-               + f"\n</constraints>\n<formula>\n{FORMULA}\n</formula>")
+FORMULATION = (
+    "Reasoning: four constraints; C2 (length) makes C3 (tone) required; C4 is negated.\n<constraints>\n"
+    + "\n".join(f"{cid} [{KINDS[cid]}]: {text}" for cid, text in SUMMARIES.items())
+    + f"\n</constraints>\n<formula>\n{FORMULA}\n</formula>"
+)
 EXAMPLES = {
     "C1": {"accept": ["A lantern."], "reject": ["A candle."]},
     "C2": {"accept": [" ".join(["word"] * 21)], "reject": ["Too short."]},
@@ -52,8 +56,10 @@ NO_DEF = "result = 42\n"
 
 SAT = "The lantern made us giggle all evening."  # 7 words: C1 holds, C2 does not, C4 does not
 NO_LANTERN = "The candle made us giggle all evening."  # violates C1 only
-LONG_GLOOMY = ("The lantern light fell on the empty road and we walked home slowly through the rain, thinking about "
-               "the long winter ahead.")  # C2 holds, C3 (humorous) does not
+LONG_GLOOMY = (
+    "The lantern light fell on the empty road and we walked home slowly through the rain, thinking about "
+    "the long winter ahead."
+)  # C2 holds, C3 (humorous) does not
 
 
 def humorous(response: str) -> bool:
@@ -65,8 +71,13 @@ def fenced(code: str) -> str:
 
 
 class ScriptedRoles:
-    def __init__(self, *, formulation: list[str] | None = None, judge: Callable[[str, str], bool] | None = None,
-                 writer: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        formulation: list[str] | None = None,
+        judge: Callable[[str, str], bool] | None = None,
+        writer: list[str] | None = None,
+    ) -> None:
         self.formulation = list(formulation or [FORMULATION])
         self.codes: dict[str, list[str]] = {cid: [code] for cid, code in CODES.items()}
         self.examples: dict[str, dict[str, list[str]]] = {cid: dict(e) for cid, e in EXAMPLES.items()}
@@ -118,13 +129,19 @@ class ScriptedRoles:
             lines = []
             for cid in self.listed(user):
                 value = self._judged(cid, response)
-                lines.append(f"{cid}: I am not sure." if value is None
-                             else f"{cid}: looking at the response. {'[[SATISFIED]]' if value else '[[VIOLATED]]'}")
+                lines.append(
+                    f"{cid}: I am not sure."
+                    if value is None
+                    else f"{cid}: looking at the response. {'[[SATISFIED]]' if value else '[[VIOLATED]]'}"
+                )
             return "\n".join(lines)
         if role == "holistic_judge":
             response = quoted_response(user) or ""
-            ok = bool(re.search(r"\blantern\b", response, re.I)) and not re.search(r"\bcheap\b", response, re.I) \
+            ok = (
+                bool(re.search(r"\blantern\b", response, re.I))
+                and not re.search(r"\bcheap\b", response, re.I)
                 and (len(response.split()) <= 20 or humorous(response))
+            )
             return "All requirements checked. " + ("[[SATISFIED]]" if ok else "[[VIOLATED]]")
         if role == "writer":
             return f"<response>\n{self._next('writer', self.writer)}\n</response>"

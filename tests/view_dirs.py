@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
+from scripted_llm import MISTAKE_TASKS, ScriptedChatModel, mistakes_answer
 from typer.testing import CliRunner
 
 from autonesy.agents.llm import LangChainChatBackend, ResponseCache
 from autonesy.graph.cli import app
 from autonesy.graph.sweep import CACHE_FILE, SweepSpec, run_sweep
-from scripted_llm import MISTAKE_TASKS, ScriptedChatModel, mistakes_answer
 
 SPEC = "http://scripted.test/v1@mistakes"
 GRID = SweepSpec(tasks=MISTAKE_TASKS, formats=("dimacs", "nat"), llms=(SPEC,))
@@ -27,12 +27,14 @@ SECRET = "sk-viewer-test-5ecret-0123456789"
 def make_sweep(out: Path) -> Path:
     """The 16-attempt sweep of tests/graph/test_sweep.py (14 accepted, 2 rejected), answers + payload.
     Run with ``SECRET_NAME`` set to ``SECRET`` in the environment."""
+
     def answer(prompt: str) -> str:
         return f"{mistakes_answer(prompt)}\n{XSS} {SECRET}"
 
     model = ScriptedChatModel(answer=answer)
-    backend = LangChainChatBackend(model, "http://scripted.test/v1", "mistakes", retries=1,
-                                   cache=ResponseCache(out / CACHE_FILE))
+    backend = LangChainChatBackend(
+        model, "http://scripted.test/v1", "mistakes", retries=1, cache=ResponseCache(out / CACHE_FILE)
+    )
     run_sweep(GRID, out, backends={SPEC: backend}, concurrency=2, progress=False)
     return out
 
@@ -49,12 +51,36 @@ def make_verification(tmp: Path) -> Path:
     (tmp / "instruction.txt").write_text(record["instruction"])
     (tmp / "output.txt").write_text(record["output"])
     out = tmp / "verification"
-    result = runner.invoke(app, ["verify", "--instruction", str(tmp / "instruction.txt"), "--output",
-                                 str(tmp / "output.txt"), "--llm", f"oracle:{data / 'vifbench.jsonl'}", "--out", str(out)])
+    result = runner.invoke(
+        app,
+        [
+            "verify",
+            "--instruction",
+            str(tmp / "instruction.txt"),
+            "--output",
+            str(tmp / "output.txt"),
+            "--llm",
+            f"oracle:{data / 'vifbench.jsonl'}",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 1, result.output
     follow = tmp / "follow"
-    result = runner.invoke(app, ["follow", "--instruction", str(tmp / "instruction.txt"), "--llm",
-                                 f"oracle:{data / 'vifbench.jsonl'}", "--budget", "3", "--out", str(follow)])
+    result = runner.invoke(
+        app,
+        [
+            "follow",
+            "--instruction",
+            str(tmp / "instruction.txt"),
+            "--llm",
+            f"oracle:{data / 'vifbench.jsonl'}",
+            "--budget",
+            "3",
+            "--out",
+            str(follow),
+        ],
+    )
     assert result.exit_code == 0, result.output
     return out
 

@@ -32,6 +32,7 @@ REPORT (from the program's process, or this one's own):
     {"status": "exited", "forged": bool}                    ended without a report (signal, os._exit, crash)
 """
 
+import ctypes  # trusted use only (prctl, seccomp), before any untrusted code runs
 import json
 import os
 import resource
@@ -40,8 +41,6 @@ import signal
 import struct
 import sys
 import time
-
-import ctypes  # trusted use only (prctl, seccomp), before any untrusted code runs
 
 PROGRAM = "<program>"
 WORKDIR = "/sandbox"
@@ -70,7 +69,7 @@ class SandboxViolation(PermissionError):
 def _write_all(fd, data):
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _send(fd, obj):
@@ -99,28 +98,105 @@ def _program_line(tb_or_frame=None):
 
 # (audit arch, syscalls refused with EPERM, those whose arguments are checked)
 _SYSCALLS = {
-    "x86_64": (0xC000003E, {
-        "fork": 57, "vfork": 58, "execve": 59, "execveat": 322, "ptrace": 101, "process_vm_readv": 310,
-        "process_vm_writev": 311, "unshare": 272, "setns": 308, "mount": 165, "umount2": 166,
-        "pivot_root": 155, "chroot": 161, "keyctl": 250, "add_key": 248, "request_key": 249, "bpf": 321,
-        "perf_event_open": 298, "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426,
-        "io_uring_register": 427, "init_module": 175, "finit_module": 313, "mknod": 133, "mknodat": 259,
-        "pidfd_send_signal": 424, "pidfd_open": 434, "pidfd_getfd": 438, "open_by_handle_at": 304,
-        "kcmp": 312, "fsopen": 430, "fsmount": 432, "open_tree": 428, "move_mount": 429, "personality": 135,
-        "tkill": 200, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297, "syslog": 103, "process_madvise": 440,
-        "migrate_pages": 256, "move_pages": 279, "memfd_create": 319, "memfd_secret": 447,
-    }, {"clone": 56, "clone3": 435, "socket": 41, "socketpair": 53, "kill": 62, "tgkill": 234, "prlimit64": 302}),
-    "aarch64": (0xC00000B7, {
-        "execve": 221, "execveat": 281, "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271,
-        "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51,
-        "keyctl": 219, "add_key": 217, "request_key": 218, "bpf": 280, "perf_event_open": 241,
-        "userfaultfd": 282, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-        "init_module": 105, "finit_module": 273, "mknodat": 33, "pidfd_send_signal": 424, "pidfd_open": 434,
-        "pidfd_getfd": 438, "open_by_handle_at": 265, "kcmp": 272, "fsopen": 430, "fsmount": 432,
-        "open_tree": 428, "move_mount": 429, "personality": 92, "tkill": 130, "rt_sigqueueinfo": 138,
-        "rt_tgsigqueueinfo": 240, "syslog": 116, "process_madvise": 440, "migrate_pages": 238, "move_pages": 239,
-        "memfd_create": 279, "memfd_secret": 447,
-    }, {"clone": 220, "clone3": 435, "socket": 198, "socketpair": 199, "kill": 129, "tgkill": 131, "prlimit64": 261}),
+    "x86_64": (
+        0xC000003E,
+        {
+            "fork": 57,
+            "vfork": 58,
+            "execve": 59,
+            "execveat": 322,
+            "ptrace": 101,
+            "process_vm_readv": 310,
+            "process_vm_writev": 311,
+            "unshare": 272,
+            "setns": 308,
+            "mount": 165,
+            "umount2": 166,
+            "pivot_root": 155,
+            "chroot": 161,
+            "keyctl": 250,
+            "add_key": 248,
+            "request_key": 249,
+            "bpf": 321,
+            "perf_event_open": 298,
+            "userfaultfd": 323,
+            "io_uring_setup": 425,
+            "io_uring_enter": 426,
+            "io_uring_register": 427,
+            "init_module": 175,
+            "finit_module": 313,
+            "mknod": 133,
+            "mknodat": 259,
+            "pidfd_send_signal": 424,
+            "pidfd_open": 434,
+            "pidfd_getfd": 438,
+            "open_by_handle_at": 304,
+            "kcmp": 312,
+            "fsopen": 430,
+            "fsmount": 432,
+            "open_tree": 428,
+            "move_mount": 429,
+            "personality": 135,
+            "tkill": 200,
+            "rt_sigqueueinfo": 129,
+            "rt_tgsigqueueinfo": 297,
+            "syslog": 103,
+            "process_madvise": 440,
+            "migrate_pages": 256,
+            "move_pages": 279,
+            "memfd_create": 319,
+            "memfd_secret": 447,
+        },
+        {"clone": 56, "clone3": 435, "socket": 41, "socketpair": 53, "kill": 62, "tgkill": 234, "prlimit64": 302},
+    ),
+    "aarch64": (
+        0xC00000B7,
+        {
+            "execve": 221,
+            "execveat": 281,
+            "ptrace": 117,
+            "process_vm_readv": 270,
+            "process_vm_writev": 271,
+            "unshare": 97,
+            "setns": 268,
+            "mount": 40,
+            "umount2": 39,
+            "pivot_root": 41,
+            "chroot": 51,
+            "keyctl": 219,
+            "add_key": 217,
+            "request_key": 218,
+            "bpf": 280,
+            "perf_event_open": 241,
+            "userfaultfd": 282,
+            "io_uring_setup": 425,
+            "io_uring_enter": 426,
+            "io_uring_register": 427,
+            "init_module": 105,
+            "finit_module": 273,
+            "mknodat": 33,
+            "pidfd_send_signal": 424,
+            "pidfd_open": 434,
+            "pidfd_getfd": 438,
+            "open_by_handle_at": 265,
+            "kcmp": 272,
+            "fsopen": 430,
+            "fsmount": 432,
+            "open_tree": 428,
+            "move_mount": 429,
+            "personality": 92,
+            "tkill": 130,
+            "rt_sigqueueinfo": 138,
+            "rt_tgsigqueueinfo": 240,
+            "syslog": 116,
+            "process_madvise": 440,
+            "migrate_pages": 238,
+            "move_pages": 239,
+            "memfd_create": 279,
+            "memfd_secret": 447,
+        },
+        {"clone": 220, "clone3": 435, "socket": 198, "socketpair": 199, "kill": 129, "tgkill": 131, "prlimit64": 261},
+    ),
 }
 _LD_W_ABS, _JEQ, _JSET, _JGE, _RET = 0x20, 0x15, 0x45, 0x35, 0x06
 _ALLOW, _KILL = 0x7FFF0000, 0x80000000
@@ -149,8 +225,12 @@ def _seccomp_program(machine, own_pid):
         rules.append((special[name], [arg0(), ins(_JEQ, own_pid, 0, 1), ins(_RET, _ALLOW), ins(_RET, _EPERM)]))
     # Limits of itself only (pid 0 or its own): a non-root caller's program shares the harness's uid,
     # and prlimit on the harness or on PID 1 would kill them.
-    rules.append((special["prlimit64"], [arg0(), ins(_JEQ, 0, 1, 0), ins(_JEQ, own_pid, 0, 1), ins(_RET, _ALLOW),
-                                         ins(_RET, _EPERM)]))
+    rules.append(
+        (
+            special["prlimit64"],
+            [arg0(), ins(_JEQ, 0, 1, 0), ins(_JEQ, own_pid, 0, 1), ins(_RET, _ALLOW), ins(_RET, _EPERM)],
+        )
+    )
     prog = [ins(_LD_W_ABS, 4), ins(_JEQ, arch, 1, 0), ins(_RET, _KILL), ins(_LD_W_ABS, 0)]
     if machine == "x86_64":  # the x32 ABI reuses numbers with bit 30 set
         prog += [ins(_JGE, 0x40000000, 0, 1), ins(_RET, _EPERM)]
@@ -173,8 +253,10 @@ def _install_seccomp(libc, own_pid):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
     fprog = SockFprog(len(prog), ctypes.cast(buffer, ctypes.c_void_p))
-    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
-            libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+    if (
+        libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+        or libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0
+    ):
         raise OSError(ctypes.get_errno(), "the seccomp filter could not be installed")
 
 
@@ -217,31 +299,76 @@ def _make_hook(violations, send_violation):
     root = WORKDIR
     write_bits = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
     path_events = {  # event -> positions of path arguments that get written/changed
-        "os.remove": (0,), "os.rmdir": (0,), "os.rename": (0, 1), "os.mkdir": (0,), "os.symlink": (1,),
-        "os.link": (0, 1), "os.chmod": (0,), "os.chown": (0,), "os.truncate": (0,), "os.utime": (0,),
-        "os.chflags": (0,), "os.lchflags": (0,), "os.setxattr": (0,), "os.removexattr": (0,),
-        "shutil.rmtree": (0,), "shutil.copyfile": (1,), "shutil.copymode": (1,), "shutil.copystat": (1,),
-        "shutil.chown": (0,), "shutil.move": (0, 1), "shutil.unpack_archive": (1,),
-        "shutil.make_archive": (0,), "tempfile.mkstemp": (0,), "tempfile.mkdtemp": (0,),
+        "os.remove": (0,),
+        "os.rmdir": (0,),
+        "os.rename": (0, 1),
+        "os.mkdir": (0,),
+        "os.symlink": (1,),
+        "os.link": (0, 1),
+        "os.chmod": (0,),
+        "os.chown": (0,),
+        "os.truncate": (0,),
+        "os.utime": (0,),
+        "os.chflags": (0,),
+        "os.lchflags": (0,),
+        "os.setxattr": (0,),
+        "os.removexattr": (0,),
+        "shutil.rmtree": (0,),
+        "shutil.copyfile": (1,),
+        "shutil.copymode": (1,),
+        "shutil.copystat": (1,),
+        "shutil.chown": (0,),
+        "shutil.move": (0, 1),
+        "shutil.unpack_archive": (1,),
+        "shutil.make_archive": (0,),
+        "tempfile.mkstemp": (0,),
+        "tempfile.mkdtemp": (0,),
     }
     dir_fd_position = {"os.remove": 1, "os.rmdir": 1, "os.mkdir": 2, "os.chmod": 2, "os.chown": 3, "os.utime": 3}
     process_events = {
-        "os.fork": "starting a process (os.fork)", "os.forkpty": "starting a process (os.forkpty)",
-        "os.system": "running a shell command (os.system)", "os.exec": "replacing the process (os.exec*)",
-        "os.posix_spawn": "starting a process (os.posix_spawn)", "os.spawn": "starting a process (os.spawn*)",
-        "subprocess.Popen": "starting a process (subprocess)", "os.startfile": "starting a program",
+        "os.fork": "starting a process (os.fork)",
+        "os.forkpty": "starting a process (os.forkpty)",
+        "os.system": "running a shell command (os.system)",
+        "os.exec": "replacing the process (os.exec*)",
+        "os.posix_spawn": "starting a process (os.posix_spawn)",
+        "os.spawn": "starting a process (os.spawn*)",
+        "subprocess.Popen": "starting a process (subprocess)",
+        "os.startfile": "starting a program",
         "pty.spawn": "starting a process (pty.spawn)",
     }
     network_events = {
-        "socket.__new__", "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg",
-        "socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyname_ex", "socket.gethostbyaddr",
-        "socket.getnameinfo", "urllib.Request", "http.client.connect", "ftplib.connect", "smtplib.connect",
+        "socket.__new__",
+        "socket.connect",
+        "socket.bind",
+        "socket.sendto",
+        "socket.sendmsg",
+        "socket.getaddrinfo",
+        "socket.gethostbyname",
+        "socket.gethostbyname_ex",
+        "socket.gethostbyaddr",
+        "socket.getnameinfo",
+        "urllib.Request",
+        "http.client.connect",
+        "ftplib.connect",
+        "smtplib.connect",
         "webbrowser.open",
     }
     native_events = {
-        "ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.cdata", "ctypes.cdata/buffer",
-        "ctypes.memmove", "ctypes.memset", "ctypes.call_function", "ctypes.string_at", "ctypes.wstring_at",
-        "resource.setrlimit", "resource.prlimit", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
+        "ctypes.dlopen",
+        "ctypes.dlsym",
+        "ctypes.dlsym/handle",
+        "ctypes.cdata",
+        "ctypes.cdata/buffer",
+        "ctypes.memmove",
+        "ctypes.memset",
+        "ctypes.call_function",
+        "ctypes.string_at",
+        "ctypes.wstring_at",
+        "resource.setrlimit",
+        "resource.prlimit",
+        "gc.get_objects",
+        "gc.get_referrers",
+        "gc.get_referents",
     }
     import threading
 
@@ -368,8 +495,12 @@ def _run_program(job, channel, token, libc, sandbox_uid):
     try:
         status = _program_outcome(job, channel, token, libc, sandbox_uid)
     except BaseException as exc:  # noqa: BLE001 - the program broke the trusted code around it
-        status = {"status": "error", "kind": "runtime", "line": None,
-                  "message": f"the program broke the sandbox's reporting: {type(exc).__name__}: {str(exc)[:200]}"}
+        status = {
+            "status": "error",
+            "kind": "runtime",
+            "line": None,
+            "message": f"the program broke the sandbox's reporting: {type(exc).__name__}: {str(exc)[:200]}",
+        }
     finally:
         try:
             if status is not None and "payload" not in status:
@@ -391,8 +522,12 @@ def _program_outcome(job, channel, token, libc, sandbox_uid):
             os.setresuid(sandbox_uid, sandbox_uid, sandbox_uid)
         _install_seccomp(libc, os.getpid())
     except (OSError, ValueError) as exc:
-        return {"status": "error", "kind": "internal", "line": None,
-                "message": f"the sandbox could not restrict the program's process ({exc}); the program did not run"}
+        return {
+            "status": "error",
+            "kind": "internal",
+            "line": None,
+            "message": f"the sandbox could not restrict the program's process ({exc}); the program did not run",
+        }
 
     code = job["code"]
     code_lines = code.splitlines()
@@ -407,9 +542,13 @@ def _program_outcome(job, channel, token, libc, sandbox_uid):
             message += f"\n    {text.strip()}\n    {caret}"
         return {"status": "error", "kind": "syntax", "message": message, "line": line, "exception": "SyntaxError"}
     except (ValueError, RecursionError, MemoryError) as exc:
-        return {"status": "error", "kind": "resource" if isinstance(exc, MemoryError) else "syntax",
-                "message": f"the program cannot be compiled: {type(exc).__name__}: {exc}",
-                "line": None, "exception": type(exc).__name__}
+        return {
+            "status": "error",
+            "kind": "resource" if isinstance(exc, MemoryError) else "syntax",
+            "message": f"the program cannot be compiled: {type(exc).__name__}: {exc}",
+            "line": None,
+            "exception": type(exc).__name__,
+        }
 
     submitted = []
 
@@ -421,8 +560,12 @@ def _program_outcome(job, channel, token, libc, sandbox_uid):
     namespace.update(job.get("inputs") or {})
     if job.get("setup"):
         exec(compile(job["setup"], "<setup>", "exec", dont_inherit=True), namespace)
-    collect_globals = {"ProgramError": ProgramError, "NOTHING": _NOTHING, "__builtins__": __builtins__,
-                       "__name__": "collect"}
+    collect_globals = {
+        "ProgramError": ProgramError,
+        "NOTHING": _NOTHING,
+        "__builtins__": __builtins__,
+        "__name__": "collect",
+    }
     exec(compile(job["collect"], "<collect>", "exec", dont_inherit=True), collect_globals)
     collect = collect_globals["collect"]
     dumps, write_all = json.dumps, _write_all
@@ -446,8 +589,13 @@ def _program_outcome(job, channel, token, libc, sandbox_uid):
         if exc.code not in (None, 0):
             where = f" at line {line}" if line else ""
             code_text = repr(exc.code) if isinstance(exc.code, int) else type(exc.code).__name__
-            return {"status": "error", "kind": "runtime", "line": line, "exception": "SystemExit",
-                    "message": f"the program called sys.exit({code_text}){where}; do not call sys.exit/exit/quit"}
+            return {
+                "status": "error",
+                "kind": "runtime",
+                "line": line,
+                "exception": "SystemExit",
+                "message": f"the program called sys.exit({code_text}){where}; do not call sys.exit/exit/quit",
+            }
         exited = line if line is not None else "?"
     except BaseException as exc:  # noqa: BLE001 - everything the program raises is reported
         if isinstance(exc, MemoryError):
@@ -462,13 +610,21 @@ def _program_outcome(job, channel, token, libc, sandbox_uid):
         message = str(exc.message)
         if exited is not None:
             message += f" (the program called sys.exit at line {exited}, before defining it)"
-        return {"status": "error", "kind": str(exc.kind), "message": message,
-                "line": exc.line if isinstance(exc.line, int) else None}
+        return {
+            "status": "error",
+            "kind": str(exc.kind),
+            "message": message,
+            "line": exc.line if isinstance(exc.line, int) else None,
+        }
     except (TypeError, ValueError) as exc:
         if _program_line(exc.__traceback__) is not None:
             return {"status": "error", **_describe_exception(exc, code_lines)}
-        return {"status": "error", "kind": "type", "line": None,
-                "message": f"the result is not plain JSON data (lists, numbers, strings, dicts): {exc}"}
+        return {
+            "status": "error",
+            "kind": "type",
+            "line": None,
+            "message": f"the result is not plain JSON data (lists, numbers, strings, dicts): {exc}",
+        }
     except BaseException as exc:  # noqa: BLE001
         status = {"status": "error", **_describe_exception(exc, code_lines)}
         status["message"] = "while reading the program's definitions: " + status["message"]
@@ -520,12 +676,13 @@ def _relay(channel, result_fd, token, pid, job):
                     what, where = str(seen["what"])[:300], seen.get("line")
                 except (ValueError, TypeError, KeyError, RecursionError):
                     continue
-                _send(result_fd, {"event": "violation", "what": what,
-                                  "line": where if isinstance(where, int) else None})
+                _send(
+                    result_fd, {"event": "violation", "what": what, "line": where if isinstance(where, int) else None}
+                )
             elif line == b"S" and not ran:
                 ran = True
             elif line.startswith(b"R " + token + b" ") and final is None:
-                final = line[len(token) + 3:]
+                final = line[len(token) + 3 :]
             else:
                 forged = True  # bytes the program wrote on the channel itself
     try:
@@ -533,12 +690,18 @@ def _relay(channel, result_fd, token, pid, job):
     except OSError:
         pass
     _, status, usage = os.wait4(pid, 0)
-    exit_info = {"signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-                 "code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-                 "cpu": round(usage.ru_utime + usage.ru_stime, 3), "program_ran": ran}
+    exit_info = {
+        "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+        "code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+        "cpu": round(usage.ru_utime + usage.ru_stime, 3),
+        "program_ran": ran,
+    }
     if too_large:
-        own = {"status": "error", "kind": "too_large",
-               "message": f"the result is larger than {job['limits']['result_bytes']} bytes"}
+        own = {
+            "status": "error",
+            "kind": "too_large",
+            "message": f"the result is larger than {job['limits']['result_bytes']} bytes",
+        }
     elif final is None:
         own = {"status": "exited", "forged": forged}
     else:
@@ -595,8 +758,9 @@ def main():
     timings["program"] = round(time.perf_counter() - t, 4)
     # The report goes on a line of its own, unparsed: spliced into this line, a program's report such
     # as ``1},"isolation":{...`` would add keys of its own to what this process vouches for.
-    head = json.dumps({"event": "result", "timings": timings, "isolation": isolation, "exit": exit_info,
-                       "report_follows": True})
+    head = json.dumps(
+        {"event": "result", "timings": timings, "isolation": isolation, "exit": exit_info, "report_follows": True}
+    )
     _write_all(result_fd, head.encode() + b"\n" + report + b"\n")
 
 
@@ -606,8 +770,16 @@ if __name__ == "__main__":
         main()
     except BaseException as _exc:  # noqa: BLE001 - the harness itself failed; say so on the pipe
         try:
-            _send(_result_fd, {"event": "result", "status": "error", "kind": "internal", "line": None,
-                               "message": f"the sandbox failed: {type(_exc).__name__}: {_exc}"})
+            _send(
+                _result_fd,
+                {
+                    "event": "result",
+                    "status": "error",
+                    "kind": "internal",
+                    "line": None,
+                    "message": f"the sandbox failed: {type(_exc).__name__}: {_exc}",
+                },
+            )
         except BaseException:  # noqa: BLE001
             pass
     finally:

@@ -25,27 +25,29 @@ from __future__ import annotations
 import hashlib
 import inspect
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from autonesy.tools.sandbox import SandboxError, SandboxLimits, run_program
 
 MESSAGE_CHARS = 2000  # error text and printed output that go back to the checking agent
 QUOTE_CHARS = 24  # a stretch this long that also occurs in the response is cut out
-CHECKER_LIMITS = SandboxLimits(cpu_seconds=5.0, wall_seconds=10.0, memory_bytes=1 << 30, output_bytes=256 << 10,
-                               result_bytes=64 << 10)
+CHECKER_LIMITS = SandboxLimits(
+    cpu_seconds=5.0, wall_seconds=10.0, memory_bytes=1 << 30, output_bytes=256 << 10, result_bytes=64 << 10
+)
 OUTPUT_NAME = "__autonesy_output__"
 
-_SETUP = f'''
+_SETUP = f"""
 def __autonesy_hold(text):
     def held():
         return text
     return held
 {OUTPUT_NAME} = __autonesy_hold({OUTPUT_NAME})
 del __autonesy_hold
-'''
+"""
 
-_COLLECT = '''
+_COLLECT = """
 import hashlib as _hashlib
 
 EXPECTED = {expected!r}
@@ -80,7 +82,7 @@ def collect(ns, submitted):
         except Exception:
             found = []
     return {{"value": value, "spans": found}}
-'''
+"""
 
 
 def text_hash(text: str) -> str:
@@ -101,19 +103,29 @@ class CheckerRun:
     spans: tuple[str, ...] = ()  # the parts of the response the result rests on, when the checker names them
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "value": self.value, "spans": list(self.spans), "error_kind": self.error_kind,
-                "message": self.message, "line": self.line, "seconds": round(self.seconds, 4), "stdout": self.stdout}
+        return {
+            "ok": self.ok,
+            "value": self.value,
+            "spans": list(self.spans),
+            "error_kind": self.error_kind,
+            "message": self.message,
+            "line": self.line,
+            "seconds": round(self.seconds, 4),
+            "stdout": self.stdout,
+        }
 
     def describe(self) -> str:
         return f"returned {self.value}" if self.ok else f"[{self.error_kind}] {self.message}"
 
 
-def run_checker_code(code: str, response: str, *, limits: SandboxLimits = CHECKER_LIMITS,
-                     prewarm: bool = True) -> CheckerRun:
+def run_checker_code(
+    code: str, response: str, *, limits: SandboxLimits = CHECKER_LIMITS, prewarm: bool = True
+) -> CheckerRun:
     """Run ``check(response)`` of a generated program in the sandbox; :class:`SandboxError` if it cannot run."""
     collect = _COLLECT.format(expected=text_hash(response), name=OUTPUT_NAME)
-    result = run_program(code, inputs={OUTPUT_NAME: response}, setup=_SETUP, collect=collect, limits=limits,
-                         prewarm=prewarm)
+    result = run_program(
+        code, inputs={OUTPUT_NAME: response}, setup=_SETUP, collect=collect, limits=limits, prewarm=prewarm
+    )
     stdout = scrub(result.stdout[-MESSAGE_CHARS:], response)
     if result.ok:
         data = result.result
@@ -139,14 +151,14 @@ def scrub(text: str, response: str) -> str:
     step = QUOTE_CHARS // 2
     if len(response) < QUOTE_CHARS or len(text) < QUOTE_CHARS:
         return text
-    pieces = {response[i:i + step] for i in range(0, len(response) - step + 1, step)}
+    pieces = {response[i : i + step] for i in range(0, len(response) - step + 1, step)}
     cut = [False] * len(text)
     for i in range(len(text) - step + 1):
-        if text[i:i + step] in pieces:
+        if text[i : i + step] in pieces:
             start, end = i, i + step
-            while start > 0 and text[start - 1:end] in response:
+            while start > 0 and text[start - 1 : end] in response:
                 start -= 1
-            while end < len(text) and text[start:end + 1] in response:
+            while end < len(text) and text[start : end + 1] in response:
                 end += 1
             if end - start >= QUOTE_CHARS:
                 cut[start:end] = [True] * (end - start)
@@ -169,15 +181,27 @@ def run_user_function(fn: Callable[..., Any], response: str, arguments: Mapping[
     try:
         inspect.signature(fn).bind(response, **arguments)
     except TypeError as error:
-        return CheckerRun(False, None, "type", f"bad arguments for {getattr(fn, '__name__', 'the checker')}: {error}",
-                          seconds=time.perf_counter() - start)
+        return CheckerRun(
+            False,
+            None,
+            "type",
+            f"bad arguments for {getattr(fn, '__name__', 'the checker')}: {error}",
+            seconds=time.perf_counter() - start,
+        )
     try:
         value = fn(response, **arguments)
     except Exception as error:  # noqa: BLE001 - the user's checker failed; recorded, not raised
-        return CheckerRun(False, None, "runtime", f"{type(error).__name__}: {error}", seconds=time.perf_counter() - start)
+        return CheckerRun(
+            False, None, "runtime", f"{type(error).__name__}: {error}", seconds=time.perf_counter() - start
+        )
     if type(value) is not bool:
-        return CheckerRun(False, None, "type", f"the checker returned {type(value).__name__} {value!r:.60}; expected a bool",
-                          seconds=time.perf_counter() - start)
+        return CheckerRun(
+            False,
+            None,
+            "type",
+            f"the checker returned {type(value).__name__} {value!r:.60}; expected a bool",
+            seconds=time.perf_counter() - start,
+        )
     return CheckerRun(True, value, seconds=time.perf_counter() - start)
 
 

@@ -40,8 +40,9 @@ import ast
 import inspect
 import re
 import textwrap
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’-][A-Za-z0-9]+)*")
 TITLE_RE = re.compile(r"^\s*#(?!#)\s*\S")
@@ -64,7 +65,16 @@ TOPIC_LEXICON: dict[str, tuple[str, ...]] = {
     "health": ("doctor", "vitamins", "clinic", "sleep", "exercise", "nurse", "medicine", "therapy"),
     "music": ("guitar", "concert", "piano", "orchestra", "melody", "drummer", "album", "choir"),
     "art": ("painting", "sculpture", "canvas", "gallery", "sketch", "portrait", "museum", "easel"),
-    "science": ("experiment", "laboratory", "microscope", "telescope", "molecule", "physics", "chemistry", "hypothesis"),
+    "science": (
+        "experiment",
+        "laboratory",
+        "microscope",
+        "telescope",
+        "molecule",
+        "physics",
+        "chemistry",
+        "hypothesis",
+    ),
     "history": ("castle", "empire", "medieval", "archive", "pharaoh", "revolution", "dynasty", "manuscript"),
     "education": ("classroom", "teacher", "homework", "exam", "textbook", "tutor", "semester", "graduation"),
     "finance": ("budget", "savings", "investment", "mortgage", "taxes", "salary", "loan", "pension"),
@@ -200,8 +210,9 @@ class CheckerInfo:
 CHECKER_ATTRIBUTE = "__verify_checker__"
 
 
-def checker(name: str | None = None, *, description: str, params: Mapping[str, str] | None = None,
-            kind: str = "logic") -> Callable[[Callable[..., bool]], Callable[..., bool]]:
+def checker(
+    name: str | None = None, *, description: str, params: Mapping[str, str] | None = None, kind: str = "logic"
+) -> Callable[[Callable[..., bool]], Callable[..., bool]]:
     """Mark ``fn(response, **params) -> bool`` as a checker the checking agent may choose.
 
     ``description`` says which constraint it checks (one line); ``params`` names and explains its
@@ -211,8 +222,11 @@ def checker(name: str | None = None, *, description: str, params: Mapping[str, s
         raise ValueError("kind must be 'logic' or 'semantic'")
 
     def mark(fn: Callable[..., bool]) -> Callable[..., bool]:
-        setattr(fn, CHECKER_ATTRIBUTE, CheckerInfo(name or fn.__name__, " ".join(description.split()), kind,
-                                                   dict(params or {})))
+        setattr(
+            fn,
+            CHECKER_ATTRIBUTE,
+            CheckerInfo(name or fn.__name__, " ".join(description.split()), kind, dict(params or {})),
+        )
         return fn
 
     return mark
@@ -222,26 +236,40 @@ def checker(name: str | None = None, *, description: str, params: Mapping[str, s
 # The eleven reference checkers
 
 
-@checker("writing_tone", kind="semantic", description="The response is written in a given tone.",
-         params={"tone": f"one of {', '.join(TONE_LEXICON)}"})
+@checker(
+    "writing_tone",
+    kind="semantic",
+    description="The response is written in a given tone.",
+    params={"tone": f"one of {', '.join(TONE_LEXICON)}"},
+)
 def check_writing_tone(response, tone):
     return dominant_category(body_text(response), TONE_LEXICON) == tone
 
 
-@checker("writing_topic", kind="semantic", description="The response is about a given topic.",
-         params={"topic": f"one of {', '.join(TOPIC_LEXICON)}"})
+@checker(
+    "writing_topic",
+    kind="semantic",
+    description="The response is about a given topic.",
+    params={"topic": f"one of {', '.join(TOPIC_LEXICON)}"},
+)
 def check_writing_topic(response, topic):
     return dominant_category(body_text(response), TOPIC_LEXICON) == topic
 
 
-@checker("keyword_inclusion", description="The response contains every one of the given keywords (any case, also inside words).",
-         params={"keywords": "list of words"})
+@checker(
+    "keyword_inclusion",
+    description="The response contains every one of the given keywords (any case, also inside words).",
+    params={"keywords": "list of words"},
+)
 def check_keyword_inclusion(response, keywords):
     return all(has_keyword(response, keyword) for keyword in keywords)
 
 
-@checker("keyword_exclusion", description="The response contains none of the given keywords (any case, also inside words).",
-         params={"keywords": "list of words"})
+@checker(
+    "keyword_exclusion",
+    description="The response contains none of the given keywords (any case, also inside words).",
+    params={"keywords": "list of words"},
+)
 def check_keyword_exclusion(response, keywords):
     return not any(has_keyword(response, keyword) for keyword in keywords)
 
@@ -251,31 +279,41 @@ def check_response_title(response):
     return title_of(response) is not None
 
 
-@checker("subsection_titles",
-         description="The body is divided into subsections with exactly the given titles, in order, each on a line "
-                     "starting with '##' (no text before the first one).",
-         params={"titles": "list of subsection titles"})
+@checker(
+    "subsection_titles",
+    description="The body is divided into subsections with exactly the given titles, in order, each on a line "
+    "starting with '##' (no text before the first one).",
+    params={"titles": "list of subsection titles"},
+)
 def check_subsection_titles(response, titles):
     parts = subsections(response)
-    return (all(title is not None for title, _ in parts)
-            and [t.lower() for t in subsection_titles(response)] == [t.lower() for t in titles])
+    return all(title is not None for title, _ in parts) and [t.lower() for t in subsection_titles(response)] == [
+        t.lower() for t in titles
+    ]
 
 
-@checker("words_per_sentence", description="Every sentence of the body has at most / at least `limit` words.",
-         params={"relation": "'at most' or 'at least'", "limit": "number of words"})
+@checker(
+    "words_per_sentence",
+    description="Every sentence of the body has at most / at least `limit` words.",
+    params={"relation": "'at most' or 'at least'", "limit": "number of words"},
+)
 def check_words_per_sentence(response, relation, limit):
     found = sentences(response)
     return bool(found) and all(compare(len(words(s)), relation, limit) for s in found)
 
 
-@checker("word_count_parity", description="The body has an even / odd number of words.",
-         params={"parity": "'even' or 'odd'"})
+@checker(
+    "word_count_parity", description="The body has an even / odd number of words.", params={"parity": "'even' or 'odd'"}
+)
 def check_word_count_parity(response, parity):
     return len(words(body_text(response))) % 2 == (0 if parity == "even" else 1)
 
 
-@checker("total_word_count", description="The body has around `target` words in total (within max(3, 10 %)).",
-         params={"target": "number of words"})
+@checker(
+    "total_word_count",
+    description="The body has around `target` words in total (within max(3, 10 %)).",
+    params={"target": "number of words"},
+)
 def check_total_word_count(response, target):
     return abs(len(words(body_text(response))) - target) <= word_tolerance(target)
 
@@ -286,8 +324,10 @@ def check_same_start_end_word(response):
     return bool(found) and found[0].lower() == found[-1].lower()
 
 
-@checker("subsections_same_start_end_word",
-         description="Every subsection of the body (that has words) starts and ends with the same word (any case).")
+@checker(
+    "subsections_same_start_end_word",
+    description="Every subsection of the body (that has words) starts and ends with the same word (any case).",
+)
 def check_subsections_same_start_end_word(response):
     bodies = [words(body) for _, body in subsections(response)]
     bodies = [found for found in bodies if found]
@@ -314,19 +354,33 @@ def spans_subsection_titles(response, titles):
 
 
 SPAN_FUNCTIONS: dict[str, Callable[..., list]] = {
-    "keyword_inclusion": spans_keywords, "keyword_exclusion": spans_keywords,
-    "words_per_sentence": spans_words_per_sentence, "subsection_titles": spans_subsection_titles,
+    "keyword_inclusion": spans_keywords,
+    "keyword_exclusion": spans_keywords,
+    "words_per_sentence": spans_words_per_sentence,
+    "subsection_titles": spans_subsection_titles,
 }
 
 
 REFERENCE_CHECKERS: dict[str, Callable[..., bool]] = {
     getattr(fn, CHECKER_ATTRIBUTE).name: fn
-    for fn in (check_writing_tone, check_writing_topic, check_keyword_inclusion, check_keyword_exclusion,
-               check_response_title, check_subsection_titles, check_words_per_sentence, check_word_count_parity,
-               check_total_word_count, check_same_start_end_word, check_subsections_same_start_end_word)
+    for fn in (
+        check_writing_tone,
+        check_writing_topic,
+        check_keyword_inclusion,
+        check_keyword_exclusion,
+        check_response_title,
+        check_subsection_titles,
+        check_words_per_sentence,
+        check_word_count_parity,
+        check_total_word_count,
+        check_same_start_end_word,
+        check_subsections_same_start_end_word,
+    )
 }
 CONSTRAINT_TYPES = tuple(REFERENCE_CHECKERS)
-SEMANTIC_TYPES = tuple(name for name, fn in REFERENCE_CHECKERS.items() if getattr(fn, CHECKER_ATTRIBUTE).kind == "semantic")
+SEMANTIC_TYPES = tuple(
+    name for name, fn in REFERENCE_CHECKERS.items() if getattr(fn, CHECKER_ATTRIBUTE).kind == "semantic"
+)
 LOGIC_TYPES = tuple(name for name in CONSTRAINT_TYPES if name not in SEMANTIC_TYPES)
 
 
@@ -339,8 +393,20 @@ def reference_check(constraint_type: str, response: str, params: Mapping[str, An
     return bool(fn(response, **dict(params)))
 
 
-_HELPERS = (words, title_of, body_lines, body_text, sentences, subsections, category_counts, dominant_category,
-            compare, has_keyword, word_tolerance, subsection_titles)
+_HELPERS = (
+    words,
+    title_of,
+    body_lines,
+    body_text,
+    sentences,
+    subsections,
+    category_counts,
+    dominant_category,
+    compare,
+    has_keyword,
+    word_tolerance,
+    subsection_titles,
+)
 
 
 def _needed(source: str, available: Mapping[str, str]) -> list[str]:
@@ -360,8 +426,12 @@ def _compact(fn: Callable[..., Any]) -> str:
     """The source of ``fn`` without decorators, docstring and comments (what a program needs)."""
     node = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
     node.decorator_list = []
-    if node.body and isinstance(node.body[0], ast.Expr) and isinstance(getattr(node.body[0], "value", None), ast.Constant) \
-            and isinstance(node.body[0].value.value, str):
+    if (
+        node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(getattr(node.body[0], "value", None), ast.Constant)
+        and isinstance(node.body[0].value.value, str)
+    ):
         node.body = node.body[1:] or [ast.Pass()]
     return ast.unparse(node) + "\n"
 
@@ -399,7 +469,9 @@ def standalone_source(constraint_type: str, params: Mapping[str, Any]) -> str:
     call = f"{fn.__name__}(response{', ' + arguments if arguments else ''})"
     parts.append(f"def check(response):\n    return bool({call})\n")
     if span_fn is not None:
-        parts.append(f"def spans(response):\n    return {span_fn.__name__}(response{', ' + arguments if arguments else ''})\n")
+        parts.append(
+            f"def spans(response):\n    return {span_fn.__name__}(response{', ' + arguments if arguments else ''})\n"
+        )
     return "\n\n".join(part.rstrip() + "\n" for part in parts if part.strip())
 
 

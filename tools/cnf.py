@@ -7,9 +7,9 @@ is auxiliary and is projected out before anything is counted or compared.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from autonesy.tools.errors import AutonesyError
 
@@ -46,7 +46,7 @@ class CNF:
     def task_vars(self) -> range:
         return range(1, self.num_task_vars + 1)
 
-    def conjoin(self, other: "CNF") -> "CNF":
+    def conjoin(self, other: CNF) -> CNF:
         """Both formulas at once; the other's auxiliaries are renumbered above ours."""
         if other.num_task_vars != self.num_task_vars:
             raise ValueError("cannot conjoin formulas over different task variables")
@@ -58,7 +58,7 @@ class CNF:
         moved = tuple(tuple(move(lit) for lit in clause) for clause in other.clauses)
         return CNF(self.num_task_vars, self.clauses + moved, self.num_vars + other.num_aux_vars)
 
-    def with_clauses(self, clauses: Iterable[Sequence[int]]) -> "CNF":
+    def with_clauses(self, clauses: Iterable[Sequence[int]]) -> CNF:
         return CNF(self.num_task_vars, tuple(tuple(c) for c in clauses), self.num_vars)
 
 
@@ -147,4 +147,3 @@ def parse_dimacs(text: str, num_task_vars: int | None = None) -> CNF:
 
 def read_dimacs(path: str | Path, num_task_vars: int | None = None) -> CNF:
     return parse_dimacs(Path(path).read_text(), num_task_vars)
-

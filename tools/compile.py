@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import time
 from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 from pysdd.sdd import SddManager, SddNode, Vtree
 
 from autonesy.tools.cnf import CNF
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S
-from autonesy.tools.errors import AutonesyError
 from autonesy.tools.enumeration import CountTimedOut, EnumerationCapReached, enumerate_models
+from autonesy.tools.errors import AutonesyError
 
 DEFAULT_TIME_LIMIT_S = COMPILE_TIME_LIMIT_S
 DEFAULT_SIZE_LIMIT = 5_000_000
@@ -147,14 +147,18 @@ def compile_formula(
 def _compile_clauses_cheapest_first(cnf: CNF, deadline: float, size_limit: int, vtree_type: str) -> CompiledSDD:
     small = min(size_limit, NO_MINIMIZE_NODES_PER_LITERAL * max(1, sum(len(c) for c in cnf.clauses)))
     try:
-        return compile_to_sdd(cnf, time_limit_s=deadline - time.perf_counter(), size_limit=small,
-                              vtree_type=vtree_type, minimize=False)
+        return compile_to_sdd(
+            cnf, time_limit_s=deadline - time.perf_counter(), size_limit=small, vtree_type=vtree_type, minimize=False
+        )
     except CompilationBudgetExceeded:
-        return compile_to_sdd(cnf, time_limit_s=deadline - time.perf_counter(), size_limit=size_limit,
-                              vtree_type=vtree_type)
+        return compile_to_sdd(
+            cnf, time_limit_s=deadline - time.perf_counter(), size_limit=size_limit, vtree_type=vtree_type
+        )
 
 
-def compile_from_models(models: Iterable[Sequence[int]], num_task_vars: int, vtree_type: str = "balanced") -> CompiledSDD:
+def compile_from_models(
+    models: Iterable[Sequence[int]], num_task_vars: int, vtree_type: str = "balanced"
+) -> CompiledSDD:
     """The SDD whose models are exactly ``models`` (0/1 rows over the task variables 1..N)."""
     if vtree_type not in VTREE_TYPES:
         raise ValueError(f"unknown vtree type {vtree_type!r}; choose one of {', '.join(VTREE_TYPES)}")

@@ -19,17 +19,27 @@ import pickle
 import select
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import pyapproxmc
 import pyganak
+
 from autonesy.tools.cnf import CNF
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_to_sdd
 from autonesy.tools.enumeration import CountTimedOut, EnumerationCapReached, Model, enumerate_models
 
-__all__ = ["COUNT_METHODS", "ApproxMCSettings", "CountTimedOut", "CounterFailed", "EnumerationCapReached",
-           "ModelCount", "count_models", "enumerate_models"]
+__all__ = [
+    "COUNT_METHODS",
+    "ApproxMCSettings",
+    "CountTimedOut",
+    "CounterFailed",
+    "EnumerationCapReached",
+    "ModelCount",
+    "count_models",
+    "enumerate_models",
+]
 
 COUNT_METHODS = ("auto", "enumeration", "sdd", "ganak", "approxmc")
 DEFAULT_ENUMERATION_CAP = 2_000
@@ -94,7 +104,7 @@ def _run_killable(method: str, work: Callable[..., Any], args: tuple, time_limit
                 payload = pickle.dumps(("error", (type(error).__name__, str(error))))
             view = memoryview(payload)
             while view:
-                view = view[os.write(write_end, view):]
+                view = view[os.write(write_end, view) :]
         finally:
             os._exit(0)
     os.close(write_end)
@@ -129,9 +139,7 @@ def _sdd_count(cnf: CNF, time_limit_s: float, size_limit: int) -> tuple[int, dic
     return sdd.model_count(), {"vtree": sdd.vtree_type, "sdd_size": sdd.size}
 
 
-def count_by_sdd(
-    cnf: CNF, time_limit_s: float = DEFAULT_TIME_LIMIT_S, size_limit: int = 5_000_000
-) -> ModelCount:
+def count_by_sdd(cnf: CNF, time_limit_s: float = DEFAULT_TIME_LIMIT_S, size_limit: int = 5_000_000) -> ModelCount:
     """Exact count through an SDD; raises :class:`CompilationBudgetExceeded` on a size overflow."""
     start = time.perf_counter()
     value, params = _run_killable("sdd", _sdd_count, (cnf, time_limit_s, size_limit), time_limit_s)
@@ -232,6 +240,7 @@ def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSetti
             if not tried:
                 return result
             params = dict(result.params, fallbacks=tried)
-            return ModelCount(result.value, result.method, result.exact, time.perf_counter() - start, params,
-                              result.models)
+            return ModelCount(
+                result.value, result.method, result.exact, time.perf_counter() - start, params, result.models
+            )
     raise CountTimedOut("auto", time_limit_s, tuple(tried))

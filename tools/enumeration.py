@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from typing import Iterable
+from collections.abc import Iterable
 
 from pysat.solvers import Solver
 
@@ -44,7 +44,7 @@ class _InterruptibleSolver:
         self.deadline = time.monotonic() + time_limit_s if time_limit_s is not None else None
         self.timer = threading.Timer(time_limit_s, self.solver.interrupt) if time_limit_s is not None else None
 
-    def __enter__(self) -> "_InterruptibleSolver":
+    def __enter__(self) -> _InterruptibleSolver:
         if self.timer is not None:
             self.timer.start()
         return self

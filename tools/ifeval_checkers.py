@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from typing import Callable
+from collections.abc import Callable
 
 from autonesy.tools.checkers import CHECKER_ATTRIBUTE, checker
 
@@ -44,16 +44,29 @@ def _relate(count: int, relation: str, limit: int) -> bool:
 # language identification (script, then function words)
 
 _SCRIPTS = (  # (language or script group, first code point, last code point)
-    ("ko", 0xAC00, 0xD7AF), ("ko", 0x1100, 0x11FF), ("ja", 0x3040, 0x30FF), ("zh", 0x4E00, 0x9FFF),
-    ("th", 0x0E00, 0x0E7F), ("bn", 0x0980, 0x09FF), ("pa", 0x0A00, 0x0A7F), ("gu", 0x0A80, 0x0AFF),
-    ("ta", 0x0B80, 0x0BFF), ("te", 0x0C00, 0x0C7F), ("kn", 0x0C80, 0x0CFF), ("ml", 0x0D00, 0x0D7F),
-    ("devanagari", 0x0900, 0x097F), ("arabic", 0x0600, 0x06FF), ("cyrillic", 0x0400, 0x04FF),
-    ("he", 0x0590, 0x05FF), ("el", 0x0370, 0x03FF), ("latin", 0x0041, 0x024F),
+    ("ko", 0xAC00, 0xD7AF),
+    ("ko", 0x1100, 0x11FF),
+    ("ja", 0x3040, 0x30FF),
+    ("zh", 0x4E00, 0x9FFF),
+    ("th", 0x0E00, 0x0E7F),
+    ("bn", 0x0980, 0x09FF),
+    ("pa", 0x0A00, 0x0A7F),
+    ("gu", 0x0A80, 0x0AFF),
+    ("ta", 0x0B80, 0x0BFF),
+    ("te", 0x0C00, 0x0C7F),
+    ("kn", 0x0C80, 0x0CFF),
+    ("ml", 0x0D00, 0x0D7F),
+    ("devanagari", 0x0900, 0x097F),
+    ("arabic", 0x0600, 0x06FF),
+    ("cyrillic", 0x0400, 0x04FF),
+    ("he", 0x0590, 0x05FF),
+    ("el", 0x0370, 0x03FF),
+    ("latin", 0x0041, 0x024F),
 )
 _FUNCTION_WORDS = {
     "latin": {
         "en": "the and of to is in that it for you with are this be on as not have was but they your over from by at "
-              "an or we he she his her our their what which who will would can do",
+        "an or we he she his her our their what which who will would can do",
         "de": "der die und das ist nicht sie ich mit den ein eine zu auf für von sich des auch wir",
         "fr": "le la les et est des une un du pas que qui pour dans sur vous nous ce avec",
         "es": "el la los las y es que de en un una por para con no se del su al como",
@@ -65,10 +78,16 @@ _FUNCTION_WORDS = {
         "vi": "và là của có không một những các cho được trong với người này đã",
         "id": "dan yang di itu dengan untuk tidak ini dari dalam akan pada",
     },
-    "devanagari": {"hi": "है हैं के की का में और नहीं को से था यह वह हूं", "mr": "आहे आणि या हे ते नाही आहेत मध्ये",
-                   "ne": "छ छन् र मा हो थियो गर्न पनि लाई हुन्छ"},
-    "arabic": {"ar": "في من على أن إلى هذا التي الذي عن مع", "fa": "است و در به از که این را با می",
-               "ur": "ہے کے کی کا میں اور نہیں کو سے ہیں"},
+    "devanagari": {
+        "hi": "है हैं के की का में और नहीं को से था यह वह हूं",
+        "mr": "आहे आणि या हे ते नाही आहेत मध्ये",
+        "ne": "छ छन् र मा हो थियो गर्न पनि लाई हुन्छ",
+    },
+    "arabic": {
+        "ar": "في من على أن إلى هذا التي الذي عن مع",
+        "fa": "است و در به از که این را با می",
+        "ur": "ہے کے کی کا میں اور نہیں کو سے ہیں",
+    },
     "cyrillic": {"ru": "и в не что это на я с как он она мы они", "bg": "и в не че това на се да са от за"},
 }
 _MARKERS = {"fa": "پچژگ", "ur": "ےںٹڈڑ", "ru": "ыэё"}
@@ -118,9 +137,50 @@ def _english(text: str) -> bool:
 # --------------------------------------------------------------------------------------------------
 # sentences
 
-_ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "inc", "ltd", "co",
-                  "corp", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "no",
-                  "u.s", "a.m", "p.m", "fig", "al", "approx", "dept", "est", "gen", "gov", "lt", "col", "capt"}
+_ABBREVIATIONS = {
+    "mr",
+    "mrs",
+    "ms",
+    "dr",
+    "prof",
+    "sr",
+    "jr",
+    "st",
+    "vs",
+    "etc",
+    "e.g",
+    "i.e",
+    "inc",
+    "ltd",
+    "co",
+    "corp",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "no",
+    "u.s",
+    "a.m",
+    "p.m",
+    "fig",
+    "al",
+    "approx",
+    "dept",
+    "est",
+    "gen",
+    "gov",
+    "lt",
+    "col",
+    "capt",
+}
 _BOUNDARY = re.compile(r"([.!?]+[\"')\]]*)\s+(?=\S)")
 
 
@@ -130,7 +190,7 @@ def count_sentences(text: str) -> int:
     a number followed by a lowercase word (a list item's number)."""
     pieces, start = [], 0
     for match in _BOUNDARY.finditer(text):
-        before = text[start:match.start(1)]
+        before = text[start : match.start(1)]
         last = re.findall(r"[\w.]+$", before)
         token = last[0].lower().rstrip(".") if last else ""
         single_dot = len(match.group(1).rstrip("\"')]")) == 1 and match.group(1).startswith(".")
@@ -138,7 +198,7 @@ def count_sentences(text: str) -> int:
             continue
         if single_dot and token.isdigit() and text[match.end()].islower():
             continue  # "1. affordable ..." numbers a list item, it does not end a sentence
-        pieces.append(text[start:match.end(1)])
+        pieces.append(text[start : match.end(1)])
         start = match.end()
     pieces.append(text[start:])
     return sum(1 for piece in pieces if piece.strip())
@@ -148,8 +208,11 @@ def count_sentences(text: str) -> int:
 # the checkers, one per IFEval instruction id
 
 
-@checker("ifeval_capital_word_frequency", description="Words in all capital letters appear less than / at least N times.",
-         params={"capital_frequency": "N", "capital_relation": "'less than' or 'at least'"})
+@checker(
+    "ifeval_capital_word_frequency",
+    description="Words in all capital letters appear less than / at least N times.",
+    params={"capital_frequency": "N", "capital_relation": "'less than' or 'at least'"},
+)
 def check_capital_word_frequency(response, capital_frequency, capital_relation):
     tokens = re.findall(r"[^\W_]+(?:[-'’][^\W_]+)*", response)
     return _relate(sum(token.isupper() for token in tokens), capital_relation, capital_frequency)
@@ -165,13 +228,18 @@ def check_english_lowercase(response):
     return response.islower() and _english(response)
 
 
-@checker("ifeval_repeat_prompt", description="The response starts by repeating the request word for word.",
-         params={"prompt_to_repeat": "the request"})
+@checker(
+    "ifeval_repeat_prompt",
+    description="The response starts by repeating the request word for word.",
+    params={"prompt_to_repeat": "the request"},
+)
 def check_repeat_prompt(response, prompt_to_repeat):
     return response.strip().lower().startswith(prompt_to_repeat.strip().lower())
 
 
-@checker("ifeval_two_responses", description="Two different responses separated by six asterisks (******), and nothing else.")
+@checker(
+    "ifeval_two_responses", description="Two different responses separated by six asterisks (******), and nothing else."
+)
 def check_two_responses(response):
     parts = response.split("******")
     kept = []
@@ -183,14 +251,20 @@ def check_two_responses(response):
     return len(kept) == 2 and kept[0] != kept[1]
 
 
-@checker("ifeval_number_placeholders", description="At least N placeholders in square brackets, like [address].",
-         params={"num_placeholders": "N"})
+@checker(
+    "ifeval_number_placeholders",
+    description="At least N placeholders in square brackets, like [address].",
+    params={"num_placeholders": "N"},
+)
 def check_number_placeholders(response, num_placeholders):
     return len(re.findall(r"\[[^\]]*?\]", response)) >= num_placeholders
 
 
-@checker("ifeval_postscript", description="A postscript starting with the marker (P.S. or P.P.S) opens a line at the end.",
-         params={"postscript_marker": "P.S. or P.P.S"})
+@checker(
+    "ifeval_postscript",
+    description="A postscript starting with the marker (P.S. or P.P.S) opens a line at the end.",
+    params={"postscript_marker": "P.S. or P.P.S"},
+)
 def check_postscript(response, postscript_marker):
     marker = postscript_marker.strip().lower()
     if marker in ("p.p.s", "p.p.s."):
@@ -222,23 +296,32 @@ def check_json_format(response):
     return True
 
 
-@checker("ifeval_multiple_sections", description="N sections, each opened by the splitter word and its number (SECTION X).",
-         params={"num_sections": "N", "section_spliter": "the word, e.g. SECTION"})
+@checker(
+    "ifeval_multiple_sections",
+    description="N sections, each opened by the splitter word and its number (SECTION X).",
+    params={"num_sections": "N", "section_spliter": "the word, e.g. SECTION"},
+)
 def check_multiple_sections(response, num_sections, section_spliter):
     marks = re.findall(r"\s?" + re.escape(section_spliter) + r"\s?\d+\s?", response)
     return len(marks) >= num_sections
 
 
-@checker("ifeval_number_bullet_lists", description="Exactly N markdown bullet points (lines starting with * or -).",
-         params={"num_bullets": "N"})
+@checker(
+    "ifeval_number_bullet_lists",
+    description="Exactly N markdown bullet points (lines starting with * or -).",
+    params={"num_bullets": "N"},
+)
 def check_number_bullet_lists(response, num_bullets):
     stars = re.findall(r"^\s*\*[^*].*$", response, re.MULTILINE)
     dashes = re.findall(r"^\s*-.*$", response, re.MULTILINE)
     return len(stars) + len(dashes) == num_bullets
 
 
-@checker("ifeval_number_highlighted_sections", description="At least N sections highlighted in markdown, *like this*.",
-         params={"num_highlights": "N"})
+@checker(
+    "ifeval_number_highlighted_sections",
+    description="At least N sections highlighted in markdown, *like this*.",
+    params={"num_highlights": "N"},
+)
 def check_number_highlighted_sections(response, num_highlights):
     single = [h for h in re.findall(r"\*[^\n*]*\*", response) if h.strip("*").strip()]
     double = [h for h in re.findall(r"\*\*[^\n*]*\*\*", response) if h[2:-2].strip()]
@@ -250,33 +333,49 @@ def check_title(response):
     return any(t.lstrip("<").rstrip(">").strip() for t in re.findall(r"<<[^\n]+>>", response))
 
 
-@checker("ifeval_keyword_existence", description="Every keyword occurs in the response (any case, also inside words).",
-         params={"keywords": "list of keywords"})
+@checker(
+    "ifeval_keyword_existence",
+    description="Every keyword occurs in the response (any case, also inside words).",
+    params={"keywords": "list of keywords"},
+)
 def check_keyword_existence(response, keywords):
     lowered = response.lower()
     return all(keyword.lower() in lowered for keyword in keywords)
 
 
-@checker("ifeval_forbidden_words", description="None of the words occurs as a whole word (any case).",
-         params={"forbidden_words": "list of words"})
+@checker(
+    "ifeval_forbidden_words",
+    description="None of the words occurs as a whole word (any case).",
+    params={"forbidden_words": "list of words"},
+)
 def check_forbidden_words(response, forbidden_words):
     return not any(re.search(r"\b" + re.escape(word) + r"\b", response, re.IGNORECASE) for word in forbidden_words)
 
 
-@checker("ifeval_keyword_frequency", description="The keyword occurs less than / at least N times (any case, also inside words).",
-         params={"keyword": "the word", "frequency": "N", "relation": "'less than' or 'at least'"})
+@checker(
+    "ifeval_keyword_frequency",
+    description="The keyword occurs less than / at least N times (any case, also inside words).",
+    params={"keyword": "the word", "frequency": "N", "relation": "'less than' or 'at least'"},
+)
 def check_keyword_frequency(response, keyword, frequency, relation):
     return _relate(response.lower().count(keyword.lower()), relation, frequency)
 
 
-@checker("ifeval_letter_frequency", description="The letter occurs less than / at least N times (any case).",
-         params={"letter": "the letter", "let_frequency": "N", "let_relation": "'less than' or 'at least'"})
+@checker(
+    "ifeval_letter_frequency",
+    description="The letter occurs less than / at least N times (any case).",
+    params={"letter": "the letter", "let_frequency": "N", "let_relation": "'less than' or 'at least'"},
+)
 def check_letter_frequency(response, letter, let_frequency, let_relation):
     return _relate(response.lower().count(letter.lower()), let_relation, let_frequency)
 
 
-@checker("ifeval_response_language", kind="semantic", description="The entire response is in the given language.",
-         params={"language": "ISO 639-1 code"})
+@checker(
+    "ifeval_response_language",
+    kind="semantic",
+    description="The entire response is in the given language.",
+    params={"language": "ISO 639-1 code"},
+)
 def check_response_language(response, language):
     return detect_language(response) == language
 
@@ -294,9 +393,11 @@ def _paragraphs(response: str, separator: str) -> list[str] | None:
     return kept
 
 
-@checker("ifeval_nth_paragraph_first_word",
-         description="N paragraphs separated by blank lines (\\n\\n); paragraph i starts with the given word.",
-         params={"num_paragraphs": "N", "nth_paragraph": "i", "first_word": "the word"})
+@checker(
+    "ifeval_nth_paragraph_first_word",
+    description="N paragraphs separated by blank lines (\\n\\n); paragraph i starts with the given word.",
+    params={"num_paragraphs": "N", "nth_paragraph": "i", "first_word": "the word"},
+)
 def check_nth_paragraph_first_word(response, num_paragraphs, nth_paragraph, first_word):
     parts = response.split("\n\n")
     count = sum(1 for part in parts if part.strip())
@@ -307,21 +408,30 @@ def check_nth_paragraph_first_word(response, num_paragraphs, nth_paragraph, firs
     return count == num_paragraphs and word == first_word.lower()
 
 
-@checker("ifeval_number_paragraphs", description="Exactly N paragraphs separated by the markdown divider ***.",
-         params={"num_paragraphs": "N"})
+@checker(
+    "ifeval_number_paragraphs",
+    description="Exactly N paragraphs separated by the markdown divider ***.",
+    params={"num_paragraphs": "N"},
+)
 def check_number_paragraphs(response, num_paragraphs):
     kept = _paragraphs(response, r"\s?\*\*\*\s?")
     return kept is not None and len(kept) == num_paragraphs
 
 
-@checker("ifeval_number_sentences", description="Less than / at least N sentences.",
-         params={"num_sentences": "N", "relation": "'less than' or 'at least'"})
+@checker(
+    "ifeval_number_sentences",
+    description="Less than / at least N sentences.",
+    params={"num_sentences": "N", "relation": "'less than' or 'at least'"},
+)
 def check_number_sentences(response, num_sentences, relation):
     return _relate(count_sentences(response), relation, num_sentences)
 
 
-@checker("ifeval_number_words", description="Less than / at least N words (runs of letters, digits and _).",
-         params={"num_words": "N", "relation": "'less than' or 'at least'"})
+@checker(
+    "ifeval_number_words",
+    description="Less than / at least N words (runs of letters, digits and _).",
+    params={"num_words": "N", "relation": "'less than' or 'at least'"},
+)
 def check_number_words(response, num_words, relation):
     return _relate(len(_WORD_TOKEN.findall(response)), relation, num_words)
 
@@ -331,8 +441,11 @@ def check_no_comma(response):
     return "," not in response
 
 
-@checker("ifeval_end_checker", description="The response ends with the exact phrase (any case; a closing quote may follow).",
-         params={"end_phrase": "the phrase"})
+@checker(
+    "ifeval_end_checker",
+    description="The response ends with the exact phrase (any case; a closing quote may follow).",
+    params={"end_phrase": "the phrase"},
+)
 def check_end_checker(response, end_phrase):
     return response.strip().strip('"').lower().endswith(end_phrase.strip().lower())
 

@@ -26,9 +26,10 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Any
 
 from autonesy.tools.cnf import CNF
 from autonesy.tools.counting import DEFAULT_TIME_LIMIT_S, ApproxMCSettings, ModelCount, count_models
@@ -162,8 +163,9 @@ def _clause_set(cnf: CNF) -> set[frozenset[int]]:
     return {frozenset(clause) for clause in cnf.clauses}
 
 
-def _overlap(candidate: CNF, truth: CNF, n_candidate: ModelCount, n_truth: ModelCount, count,
-             time_limit_s: float) -> ModelCount:
+def _overlap(
+    candidate: CNF, truth: CNF, n_candidate: ModelCount, n_truth: ModelCount, count, time_limit_s: float
+) -> ModelCount:
     """MC(φ* ∧ φ̂) by the cheapest sound route (see the module docstring)."""
     start = time.perf_counter()
     candidate_clauses, truth_clauses = _clause_set(candidate), _clause_set(truth)

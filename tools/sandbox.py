@@ -65,9 +65,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from autonesy.tools.errors import AutonesyError
 
@@ -99,14 +100,14 @@ ERROR_KINDS = (
     "internal",  # the sandbox itself could not run (not the program's fault)
 )
 
-DEFAULT_COLLECT = '''
+DEFAULT_COLLECT = """
 def collect(ns, submitted):
     if submitted is not NOTHING:
         return submitted
     if "result" in ns:
         return ns["result"]
     raise ProgramError("missing_definition", "the program neither called submit(obj) nor defined `result`")
-'''
+"""
 
 
 @dataclass(frozen=True)
@@ -174,15 +175,27 @@ def run_program(
         for key in inputs:
             if not isinstance(key, str) or not key.isidentifier():
                 raise ValueError(f"input name {key!r} is not a Python identifier")
-        job = json.dumps({
-            "code": code,
-            "inputs": inputs,
-            "setup": setup,
-            "collect": collect or DEFAULT_COLLECT,
-            "audit_hook": AUDIT_HOOK,
-            "limits": {k: getattr(limits, k) for k in ("cpu_seconds", "wall_seconds", "memory_bytes",
-                                                        "file_bytes", "max_processes", "result_bytes")},
-        }, allow_nan=False).encode()
+        job = json.dumps(
+            {
+                "code": code,
+                "inputs": inputs,
+                "setup": setup,
+                "collect": collect or DEFAULT_COLLECT,
+                "audit_hook": AUDIT_HOOK,
+                "limits": {
+                    k: getattr(limits, k)
+                    for k in (
+                        "cpu_seconds",
+                        "wall_seconds",
+                        "memory_bytes",
+                        "file_bytes",
+                        "max_processes",
+                        "result_bytes",
+                    )
+                },
+            },
+            allow_nan=False,
+        ).encode()
     except (TypeError, ValueError) as exc:
         raise ValueError(f"sandbox inputs must be JSON data: {exc}") from None
     try:
@@ -195,8 +208,12 @@ def run_program(
         try:
             harness = _Harness.spawn(bwrap, key, die_with_parent=True)
         except OSError as exc:
-            return SandboxResult(False, error_kind="internal", message=f"cannot start the sandbox: {exc}",
-                                 duration=time.monotonic() - start)
+            return SandboxResult(
+                False,
+                error_kind="internal",
+                message=f"cannot start the sandbox: {exc}",
+                duration=time.monotonic() - start,
+            )
     if prewarm:
         _POOL.refill(key)
     try:
@@ -237,16 +254,19 @@ def _bwrap() -> str:
     version = _bwrap_version(found)
     if version < MIN_BWRAP:
         shown = ".".join(map(str, version)) if version else "unknown"
-        raise SandboxError(f"the sandbox needs bubblewrap {'.'.join(map(str, MIN_BWRAP))} or newer; {found} is "
-                           f"version {shown}: {INSTALL_HINT}")
+        raise SandboxError(
+            f"the sandbox needs bubblewrap {'.'.join(map(str, MIN_BWRAP))} or newer; {found} is "
+            f"version {shown}: {INSTALL_HINT}"
+        )
     return found
 
 
 @functools.lru_cache(maxsize=4)
 def _bwrap_version(path: str) -> tuple[int, ...]:
     try:
-        text = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10, check=False,
-                              env=dict(_ENV)).stdout
+        text = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, timeout=10, check=False, env=dict(_ENV)
+        ).stdout
         return tuple(int(part) for part in text.split()[-1].split(".")[:3])
     except (OSError, subprocess.SubprocessError, ValueError, IndexError):
         return ()
@@ -255,8 +275,19 @@ def _bwrap_version(path: str) -> tuple[int, ...]:
 def _bwrap_args(bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> list[str]:
     """The namespaces, the read-only view and the tmpfs; the harness runs as the sandbox's command."""
     root = os.geteuid() == 0
-    args = [bwrap, "--unshare-pid", "--as-pid-1", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-            "--new-session", "--hostname", "sandbox", "--clearenv"]
+    args = [
+        bwrap,
+        "--unshare-pid",
+        "--as-pid-1",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--new-session",
+        "--hostname",
+        "sandbox",
+        "--clearenv",
+    ]
     if not root:  # a root caller keeps the capabilities the harness needs to give the program its own uid
         args += ["--unshare-user"] + (["--disable-userns"] if _bwrap_version(bwrap) >= (0, 8) else [])
     if die_with_parent:
@@ -278,12 +309,35 @@ def _bwrap_args(bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> 
         args += ["--ro-bind-try", etc, etc]
     for path in paths:
         args += ["--ro-bind", path, path]
-    args += ["--ro-bind", str(HARNESS), HARNESS_INSIDE, "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
-             "--perms", "0700", "--size", str(WORK_BYTES), "--tmpfs", WORKDIR, "--chdir", WORKDIR,
-             "--remount-ro", "/"]  # the root tmpfs bwrap builds has no size limit: only /sandbox is writable
-    warm = {"preload": list(preload), "caller": os.getpid(),  # the caller's pid: lets a test tell its own sandboxes
-            "isolation": {"backend": f"bubblewrap ({'root caller' if root else 'user namespace'})",
-                          "namespaces": ["pid", "mount", "net", "ipc", "uts"] + ([] if root else ["user"])}}
+    args += [
+        "--ro-bind",
+        str(HARNESS),
+        HARNESS_INSIDE,
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--remount-ro",
+        "/dev",
+        "--perms",
+        "0700",
+        "--size",
+        str(WORK_BYTES),
+        "--tmpfs",
+        WORKDIR,
+        "--chdir",
+        WORKDIR,
+        "--remount-ro",
+        "/",
+    ]  # the root tmpfs bwrap builds has no size limit: only /sandbox is writable
+    warm = {
+        "preload": list(preload),
+        "caller": os.getpid(),  # the caller's pid: lets a test tell its own sandboxes
+        "isolation": {
+            "backend": f"bubblewrap ({'root caller' if root else 'user namespace'})",
+            "namespaces": ["pid", "mount", "net", "ipc", "uts"] + ([] if root else ["user"]),
+        },
+    }
     return args + ["--", sys.executable, "-I", "-B", HARNESS_INSIDE, json.dumps(warm)]
 
 
@@ -298,6 +352,7 @@ _ENV = {  # an allow-list: nothing from the caller's environment passes through
     "MKL_NUM_THREADS": "1",
     "NUMEXPR_NUM_THREADS": "1",
 }
+
 
 @functools.lru_cache(maxsize=1)
 def _python_paths() -> tuple[str, ...]:
@@ -364,7 +419,7 @@ class _Harness:
         self.closed = False
 
     @classmethod
-    def spawn(cls, bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> "_Harness":
+    def spawn(cls, bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> _Harness:
         read_fd, write_fd = os.pipe()
         info_read, info_write = os.pipe()
         args = _bwrap_args(bwrap, preload, die_with_parent)
@@ -519,7 +574,7 @@ class _Capture:
                 for key, _ in selector.select(min(deadline - now, 0.1)):
                     if key.fd == stdin:
                         try:
-                            pending = pending[os.write(stdin, pending[: 1 << 16]):]
+                            pending = pending[os.write(stdin, pending[: 1 << 16]) :]
                         except BlockingIOError:
                             continue
                         except OSError:  # the harness died before taking its job
@@ -568,23 +623,35 @@ class _Capture:
                 continue
             if message.get("event") == "violation" and len(violations) < 20:
                 line = message.get("line")
-                violations.append({"what": _text(message.get("what"), 300),
-                                   "line": line if type(line) is int else None})
+                violations.append(
+                    {"what": _text(message.get("what"), 300), "line": line if type(line) is int else None}
+                )
             elif message.get("event") == "result":
                 final = message
                 if message.get("report_follows") is True:  # the program's report: its own line, never spliced in
                     raw = next(lines, b"")
                     if raw.count(b"[") + raw.count(b"{") > MAX_RESULT_CONTAINERS:  # before building them
-                        final["report"] = {"status": "error", "kind": "too_large", "message": (
-                            f"the result holds more than {MAX_RESULT_CONTAINERS:,} lists and dicts")}
+                        final["report"] = {
+                            "status": "error",
+                            "kind": "too_large",
+                            "message": (f"the result holds more than {MAX_RESULT_CONTAINERS:,} lists and dicts"),
+                        }
                         continue
                     report = _parse_bounded(raw)
                     if isinstance(report, dict) and report.get("status") == "ok" and not _valid_unicode(raw, report):
                         report = None  # a result with a lone surrogate cannot be written to a trace or cache
-                    final["report"] = report if isinstance(report, dict) else {
-                        "status": "error", "kind": "type", "message": (
-                            f"the result is not plain JSON data (finite numbers, valid Unicode text) nested at "
-                            f"most {MAX_RESULT_DEPTH - 1} levels deep")}
+                    final["report"] = (
+                        report
+                        if isinstance(report, dict)
+                        else {
+                            "status": "error",
+                            "kind": "type",
+                            "message": (
+                                f"the result is not plain JSON data (finite numbers, valid Unicode text) nested at "
+                                f"most {MAX_RESULT_DEPTH - 1} levels deep"
+                            ),
+                        }
+                    )
         return violations, final
 
 
@@ -671,15 +738,21 @@ def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, durat
             message += f", and then ran past the {limits.wall_seconds:g} s time limit"
         return fail("forbidden", message, line=first.get("line"))
     if capture.output_exceeded:
-        return fail("resource", f"the program printed more than {_size(limits.output_bytes)} and was stopped; "
-                    "print less (the caller reads the defined result, not the printed output)")
+        return fail(
+            "resource",
+            f"the program printed more than {_size(limits.output_bytes)} and was stopped; "
+            "print less (the caller reads the defined result, not the printed output)",
+        )
     if capture.result_exceeded:
         return fail("too_large", f"the result is larger than {_size(limits.result_bytes)}")
     if capture.startup_timed_out:
         return fail("internal", f"the sandbox did not start the program within {STARTUP_SECONDS:g} s")
     if capture.timed_out:
-        return fail("timeout", f"the program ran longer than {limits.wall_seconds:g} s (wall clock) and was "
-                    "stopped; look for an endless loop or a search that is too large")
+        return fail(
+            "timeout",
+            f"the program ran longer than {limits.wall_seconds:g} s (wall clock) and was "
+            "stopped; look for an endless loop or a search that is too large",
+        )
     if report.get("status") == "ok" and "result" in report:
         return SandboxResult(True, result=report["result"], **common)
     if report.get("status") == "error":
@@ -688,8 +761,13 @@ def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, durat
         if kind == "internal" and exit_info.get("program_ran") is not False:  # "the sandbox cannot run" would stop
             kind = "runtime"  # the caller's whole run: once the program ran, it could have chosen this report
         line = report.get("line")
-        return fail(kind, _text(report.get("message")) or "the program failed", line=line if type(line) is int else None,
-                    exception=_text(report.get("exception"), 100) or None, name=_text(report.get("name"), 200) or None)
+        return fail(
+            kind,
+            _text(report.get("message")) or "the program failed",
+            line=line if type(line) is int else None,
+            exception=_text(report.get("exception"), 100) or None,
+            name=_text(report.get("name"), 200) or None,
+        )
     if not capture.started or report.get("status") != "exited":
         return fail("internal", _startup_failure(stderr, status, capture.started))
     # The program's process ended without a report: a signal, os._exit, a crash in native code.
@@ -703,34 +781,48 @@ def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, durat
         except ValueError:
             name = f"signal {sig}"
         if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limits.cpu_seconds - 0.05):
-            return fail("timeout", f"the program used more than {limits.cpu_seconds:g} s of CPU time and was "
-                        "stopped; look for an endless loop or a search that is too large")
+            return fail(
+                "timeout",
+                f"the program used more than {limits.cpu_seconds:g} s of CPU time and was "
+                "stopped; look for an endless loop or a search that is too large",
+            )
         if sig == signal.SIGXFSZ:
             return fail("resource", f"the program wrote a file larger than {_size(limits.file_bytes)}")
         if sig == signal.SIGSEGV:
-            return fail("resource", "the program crashed (segmentation fault), usually a recursion that went "
-                        "too deep after sys.setrecursionlimit, or a native library failing; use loops" + detail)
+            return fail(
+                "resource",
+                "the program crashed (segmentation fault), usually a recursion that went "
+                "too deep after sys.setrecursionlimit, or a native library failing; use loops" + detail,
+            )
         if sig == signal.SIGSYS:
             return fail("forbidden", "the program made a system call the sandbox does not allow" + detail)
         if sig == signal.SIGKILL:
             return fail("resource", "the program was killed (out of memory or another limit)" + detail)
         return fail("runtime", f"the program was terminated by {name}" + detail)
     if report.get("forged"):
-        return fail("forbidden", "the program wrote on the sandbox's own result channel and ended the "
-                    "interpreter; its result is not accepted. Define the result and let the program end normally")
+        return fail(
+            "forbidden",
+            "the program wrote on the sandbox's own result channel and ended the "
+            "interpreter; its result is not accepted. Define the result and let the program end normally",
+        )
     if "MemoryError" in stderr:
         return fail("resource", f"the program ran out of memory (limit {_size(limits.memory_bytes)})" + detail)
-    return fail("runtime", f"the program ended the interpreter (exit status {exit_status}, e.g. os._exit) before "
-                "a result was reported; let the program end normally" + detail)
+    return fail(
+        "runtime",
+        f"the program ended the interpreter (exit status {exit_status}, e.g. os._exit) before "
+        "a result was reported; let the program end normally" + detail,
+    )
 
 
 def _startup_failure(stderr: str, status: int | None, started: bool) -> str:
     """One line: why the sandbox could not run the program (fail closed: it did not run)."""
     for line in stderr.splitlines():
         if line.startswith("bwrap:"):
-            return (f"the sandbox could not be set up ({line.strip()[:300]}); the program did not run. It needs "
-                    "bubblewrap with user namespaces enabled (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu "
-                    "the AppArmor profile for bwrap); " + INSTALL_HINT)
+            return (
+                f"the sandbox could not be set up ({line.strip()[:300]}); the program did not run. It needs "
+                "bubblewrap with user namespaces enabled (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu "
+                "the AppArmor profile for bwrap); " + INSTALL_HINT
+            )
     code = os.waitstatus_to_exitcode(status) if status is not None else None
     tail = " ".join(stderr.strip().splitlines()[-3:])[-500:]
     when = "before reporting" if started else "before the program started"
@@ -762,5 +854,13 @@ def _reap(proc: subprocess.Popen) -> int | None:
     return status
 
 
-__all__ = ["ERROR_KINDS", "SandboxError", "SandboxLimits", "SandboxResult", "prewarm", "require_isolation",
-           "run_program", "shutdown"]
+__all__ = [
+    "ERROR_KINDS",
+    "SandboxError",
+    "SandboxLimits",
+    "SandboxResult",
+    "prewarm",
+    "require_isolation",
+    "run_program",
+    "shutdown",
+]

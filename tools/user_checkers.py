@@ -24,11 +24,12 @@ import importlib
 import importlib.util
 import inspect
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from autonesy.tools.checkers import CHECKER_ATTRIBUTE, CheckerInfo
 from autonesy.tools.errors import AutonesyError
@@ -51,8 +52,13 @@ class UserChecker:
         return self.info.name
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.info.name, "description": self.info.description, "kind": self.info.kind,
-                "params": dict(self.info.params), "origin": self.origin}
+        return {
+            "name": self.info.name,
+            "description": self.info.description,
+            "kind": self.info.kind,
+            "params": dict(self.info.params),
+            "origin": self.origin,
+        }
 
 
 def _info_of(fn: Callable[..., Any], *, explicit: bool) -> CheckerInfo | None:
@@ -67,7 +73,7 @@ def _info_of(fn: Callable[..., Any], *, explicit: bool) -> CheckerInfo | None:
     except (TypeError, ValueError):
         return None
     params = {p.name: "" for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-    name = fn.__name__[len("check_"):] if fn.__name__.startswith("check_") else fn.__name__
+    name = fn.__name__[len("check_") :] if fn.__name__.startswith("check_") else fn.__name__
     return CheckerInfo(name, (doc.splitlines() or [f"the checker {fn.__name__}"])[0], "logic", params)
 
 
@@ -99,7 +105,9 @@ def _import(target: str) -> ModuleType:
     except ImportError as error:
         raise UserCheckerError(f"cannot import the checker module {target!r}: {error}") from None
     except Exception as error:
-        raise UserCheckerError(f"the checker module {target!r} failed to import: {type(error).__name__}: {error}") from None
+        raise UserCheckerError(
+            f"the checker module {target!r} failed to import: {type(error).__name__}: {error}"
+        ) from None
 
 
 def _from_module(module: ModuleType, origin: str) -> list[UserChecker]:
@@ -130,8 +138,10 @@ def load_spec(spec: str) -> list[UserChecker]:
         return [UserChecker(_info_of(fn, explicit=True), fn, spec)]
     found = _from_module(module, spec)
     if not found:
-        raise UserCheckerError(f"{spec} holds no checker functions (mark them with @checker(description=...), "
-                               "or name them check_* and give them a docstring)")
+        raise UserCheckerError(
+            f"{spec} holds no checker functions (mark them with @checker(description=...), "
+            "or name them check_* and give them a docstring)"
+        )
     return found
 
 
@@ -141,7 +151,9 @@ def _from_entry_points() -> list[UserChecker]:
         try:
             value = entry.load()
         except Exception as error:  # noqa: BLE001 - a broken plugin must not stop verification
-            raise UserCheckerError(f"the checker entry point {entry.name} failed to load: {type(error).__name__}: {error}") from None
+            raise UserCheckerError(
+                f"the checker entry point {entry.name} failed to load: {type(error).__name__}: {error}"
+            ) from None
         if isinstance(value, ModuleType):
             found.extend(_from_module(value, f"entry point {entry.name}"))
         elif callable(value):

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 
 def _ratio(a: float, b: float) -> float | None:
@@ -42,14 +43,35 @@ def binary_scores(pairs: Iterable[tuple[str, str | None]]) -> dict[str, Any]:
             fp, tn = fp + positive, tn + (not positive)
     decided = tp + fp + fn + tn
     n = decided + unknown
-    return {"n": n, "decided": decided, "tp": tp, "fp": fp, "fn": fn, "tn": tn, "unknown": unknown,
-            "unknown_share": _ratio(unknown, n), "precision": _ratio(tp, tp + fp), "recall": _ratio(tp, tp + fn),
-            "f1": _ratio(2 * tp, 2 * tp + fp + fn), "pass_at_1": _ratio(tp + tn, decided),
-            "fp_rate": _ratio(fp, decided), "fn_rate": _ratio(fn, decided), "fpr": _ratio(fp, fp + tn)}
+    return {
+        "n": n,
+        "decided": decided,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": tn,
+        "unknown": unknown,
+        "unknown_share": _ratio(unknown, n),
+        "precision": _ratio(tp, tp + fp),
+        "recall": _ratio(tp, tp + fn),
+        "f1": _ratio(2 * tp, 2 * tp + fp + fn),
+        "pass_at_1": _ratio(tp + tn, decided),
+        "fp_rate": _ratio(fp, decided),
+        "fn_rate": _ratio(fn, decided),
+        "fpr": _ratio(fp, fp + tn),
+    }
 
 
-COST_KEYS = ("llm_calls", "cached_calls", "prompt_tokens", "completion_tokens", "llm_seconds", "checker_runs",
-             "checker_seconds", "wall_seconds")
+COST_KEYS = (
+    "llm_calls",
+    "cached_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "llm_seconds",
+    "checker_runs",
+    "checker_seconds",
+    "wall_seconds",
+)
 
 
 def cost(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
@@ -63,8 +85,10 @@ def cost(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
 # constraint alignment by meaning
 
 _TOKEN = re.compile(r"[a-z0-9]+")
-_STOP = frozenset("a an at the response is are be of in to and or with its it each every has have by as that this "
-                  "written should must".split())
+_STOP = frozenset(
+    "a an at the response is are be of in to and or with its it each every has have by as that this "
+    "written should must".split()
+)
 
 
 def _content(text: str) -> set[str]:
@@ -97,12 +121,15 @@ def match_score(labelled: Mapping[str, Any], summary: str) -> float:
 ALIGN_THRESHOLD = 0.35
 
 
-def align_constraints(labelled: Sequence[Mapping[str, Any]], predicted: Sequence[Mapping[str, Any]],
-                      threshold: float = ALIGN_THRESHOLD) -> dict[str, str]:
+def align_constraints(
+    labelled: Sequence[Mapping[str, Any]], predicted: Sequence[Mapping[str, Any]], threshold: float = ALIGN_THRESHOLD
+) -> dict[str, str]:
     """{labelled id: predicted id}, one to one, best matches first; pairs scoring below ``threshold``
     stay unaligned (a constraint the verifier dropped, or one it merged into another)."""
-    scored = sorted(((match_score(l, p["summary"]), i, j) for i, l in enumerate(labelled)
-                     for j, p in enumerate(predicted)), reverse=True)
+    scored = sorted(
+        ((match_score(l, p["summary"]), i, j) for i, l in enumerate(labelled) for j, p in enumerate(predicted)),
+        reverse=True,
+    )
     taken_l, taken_p, pairs = set(), set(), {}
     for score, i, j in scored:
         if score < threshold or i in taken_l or j in taken_p:
@@ -118,8 +145,9 @@ def constraint_agreement(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
 
     Each row needs ``constraints`` (the labelled ones: id, type, params, summary), ``labels``,
     ``decomposition`` (the verifier's constraints: id, summary) and ``values`` (by the verifier's ids)."""
-    by_type: dict[str, dict[str, int]] = defaultdict(lambda: {"n": 0, "aligned": 0, "tp": 0, "tn": 0, "fp": 0,
-                                                              "fn": 0, "unknown": 0})
+    by_type: dict[str, dict[str, int]] = defaultdict(
+        lambda: {"n": 0, "aligned": 0, "tp": 0, "tn": 0, "fp": 0, "fn": 0, "unknown": 0}
+    )
     rows_used = 0
     for row in rows:
         labelled, predicted = row.get("constraints") or [], row.get("decomposition") or []
@@ -143,12 +171,21 @@ def constraint_agreement(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
 
     def summary(e: Mapping[str, int]) -> dict[str, Any]:
         decided = e["tp"] + e["tn"] + e["fp"] + e["fn"]
-        return {**e, "aligned_share": _ratio(e["aligned"], e["n"]), "accuracy": _ratio(e["tp"] + e["tn"], decided),
-                "unknown_share": _ratio(e["unknown"], e["aligned"]), "fp_rate": _ratio(e["fp"], decided),
-                "fn_rate": _ratio(e["fn"], decided)}
+        return {
+            **e,
+            "aligned_share": _ratio(e["aligned"], e["n"]),
+            "accuracy": _ratio(e["tp"] + e["tn"], decided),
+            "unknown_share": _ratio(e["unknown"], e["aligned"]),
+            "fp_rate": _ratio(e["fp"], decided),
+            "fn_rate": _ratio(e["fn"], decided),
+        }
 
-    return {"rows": rows_used, "constraints": total["n"], **summary(total),
-            "by_type": {t: summary(e) for t, e in sorted(by_type.items())}}
+    return {
+        "rows": rows_used,
+        "constraints": total["n"],
+        **summary(total),
+        "by_type": {t: summary(e) for t, e in sorted(by_type.items())},
+    }
 
 
 def scores(rows: list[Mapping[str, Any]], group_order: Iterable[str] = ()) -> dict[str, Any]:
@@ -167,5 +204,13 @@ def scores(rows: list[Mapping[str, Any]], group_order: Iterable[str] = ()) -> di
     }
 
 
-__all__ = ["ALIGN_THRESHOLD", "COST_KEYS", "align_constraints", "binary_scores", "constraint_agreement", "cost",
-           "match_score", "scores"]
+__all__ = [
+    "ALIGN_THRESHOLD",
+    "COST_KEYS",
+    "align_constraints",
+    "binary_scores",
+    "constraint_agreement",
+    "cost",
+    "match_score",
+    "scores",
+]

@@ -40,11 +40,12 @@ response is checked).
 from __future__ import annotations
 
 import functools
-import threading
 import itertools
 import re
+import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import z3
 
@@ -156,8 +157,10 @@ def _bounded(parts: list[Expr]) -> tuple[Expr, ...]:
         while stack:
             expr, depth = stack.pop()
             if depth > SMTLIB_MAX_DEPTH:
-                raise CompositionError(f"the formula is nested more than {SMTLIB_MAX_DEPTH} levels deep (a long "
-                                       "IFF/IMPLIES chain nests one level per operand); write it as several requirements")
+                raise CompositionError(
+                    f"the formula is nested more than {SMTLIB_MAX_DEPTH} levels deep (a long "
+                    "IFF/IMPLIES chain nests one level per operand); write it as several requirements"
+                )
             if isinstance(expr, Op):
                 stack.extend((arg, depth + 1) for arg in expr.args)
     return tuple(parts)
@@ -166,8 +169,16 @@ def _bounded(parts: list[Expr]) -> tuple[Expr, ...]:
 SMTLIB_MAX_CHARS = 200_000
 SMTLIB_MAX_DEPTH = 200
 _SMT_TOKEN = re.compile(r"\s+|;[^\n]*|\(|\)|\"(?:[^\"]|\"\")*\"?|\|[^|]*\|?|[^\s();\"|]+")
-_SMT_OPS = {"not": (1, 1), "and": (1, None), "or": (1, None), "=>": (2, None), "=": (2, None), "xor": (2, None),
-            "distinct": (2, 2), "ite": (3, 3)}
+_SMT_OPS = {
+    "not": (1, 1),
+    "and": (1, None),
+    "or": (1, None),
+    "=>": (2, None),
+    "=": (2, None),
+    "xor": (2, None),
+    "distinct": (2, 2),
+    "ite": (3, 3),
+}
 
 
 def _smt_sexprs(text: str) -> list:
@@ -188,7 +199,7 @@ def _smt_sexprs(text: str) -> list:
                 raise CompositionError("the SMT-LIB formula does not parse: a ')' closes nothing")
             done = stack.pop()
             stack[-1].append(done)
-        elif token[0] in "\"|":
+        elif token[0] in '"|':
             raise CompositionError(f"the SMT-LIB formula may not hold strings or quoted symbols ({token[:30]} …)")
         else:
             stack[-1].append(token)
@@ -206,14 +217,22 @@ def _parse_smtlib(text: str, ids: tuple[str, ...]) -> Expr:
             assertions.append(_smt_term(command[1], index, ids))
         elif head == "check-sat" and len(command) == 1:
             continue
-        elif (head == "declare-const" and command[2:] == ["Bool"]) or (head == "declare-fun" and command[2:] == [[], "Bool"]):
+        elif (head == "declare-const" and command[2:] == ["Bool"]) or (
+            head == "declare-fun" and command[2:] == [[], "Bool"]
+        ):
             if len(command) < 2 or command[1] not in ids:
-                raise CompositionError(f"the SMT-LIB formula declares {str(command[1])[:30]!r}; only "
-                                       f"{', '.join(ids)} may be used")
+                raise CompositionError(
+                    f"the SMT-LIB formula declares {str(command[1])[:30]!r}; only {', '.join(ids)} may be used"
+                )
         else:
-            shown = " ".join(str(part) if isinstance(part, str) else "(…)" for part in (command if isinstance(command, list) else [command]))
-            raise CompositionError(f"the SMT-LIB formula may only hold (assert …) commands, Bool declarations of "
-                                   f"{', '.join(ids)} and (check-sat), not ({shown[:60]})")
+            shown = " ".join(
+                str(part) if isinstance(part, str) else "(…)"
+                for part in (command if isinstance(command, list) else [command])
+            )
+            raise CompositionError(
+                f"the SMT-LIB formula may only hold (assert …) commands, Bool declarations of "
+                f"{', '.join(ids)} and (check-sat), not ({shown[:60]})"
+            )
     if not assertions:
         raise CompositionError("the SMT-LIB formula has no (assert …) command")
     return conj(*assertions)
@@ -227,8 +246,10 @@ def _smt_term(term: Any, index: Mapping[str, int], ids: Sequence[str], depth: in
             return Const(term == "true")
         if term[0].isdigit() or term[0] in "#-":
             raise CompositionError(f"the SMT-LIB formula uses a non-Boolean term: {term[:30]}")
-        raise CompositionError(f"the SMT-LIB formula does not parse: unknown symbol {term[:30]!r}; the constraint "
-                               f"identifiers are {', '.join(ids)}")
+        raise CompositionError(
+            f"the SMT-LIB formula does not parse: unknown symbol {term[:30]!r}; the constraint "
+            f"identifiers are {', '.join(ids)}"
+        )
     if not term or not isinstance(term[0], str):
         raise CompositionError("the SMT-LIB formula does not parse: an empty or headless term")
     op, args = term[0], [_smt_term(arg, index, ids, depth + 1) for arg in term[1:]]
@@ -267,8 +288,9 @@ def render(expr: Expr, ids: Sequence[str], parent: int = 0) -> str:
     elif expr.op == "implies":  # right-associative: a left operand of the same level needs parentheses
         text = f"{render(expr.args[0], ids, level + 1)} IMPLIES {render(expr.args[1], ids, level)}"
     else:
-        text = f" {_KEYWORD[expr.op]} ".join(render(arg, ids, level + (1 if expr.op == 'iff' else 0))
-                                              for arg in expr.args)
+        text = f" {_KEYWORD[expr.op]} ".join(
+            render(arg, ids, level + (1 if expr.op == "iff" else 0)) for arg in expr.args
+        )
         if expr.op == "iff" and len(expr.args) > 2:
             text = " AND ".join(f"({render(expr.args[0], ids)} IFF {render(arg, ids)})" for arg in expr.args[1:])
             level = _PRECEDENCE["and"]
@@ -352,7 +374,9 @@ class Decision:
             "formula": self.formula,
             "seconds": self.seconds,
             "core_unique": self.core_unique,
-            "alternatives": [{"requirement": text, "op": op, "ids": list(names)} for text, op, names in self.alternatives],
+            "alternatives": [
+                {"requirement": text, "op": op, "ids": list(names)} for text, op, names in self.alternatives
+            ],
         }
 
 
@@ -406,12 +430,17 @@ def decide(composition: Composition, values: Mapping[str, bool | None]) -> Decis
         violated, conditions = _blame(composition.expr, completion, ids)
         violated = tuple(item for item in violated if item[0] not in undetermined)
         conditions = tuple(item for item in conditions if item[0] not in undetermined)
-        falsified = tuple(composition.render(part) for part in composition.parts
-                          if evaluate3(part, completion) is False)
+        falsified = tuple(
+            composition.render(part) for part in composition.parts if evaluate3(part, completion) is False
+        )
         to_fix = _correction(formula, known, ids, {name for name, _ in violated})
-        alternatives = tuple((composition.render(part), *found) for part in composition.parts
-                             if evaluate3(part, completion) is False
-                             for found in [_alternative(part, ids, undetermined)] if found)
+        alternatives = tuple(
+            (composition.render(part), *found)
+            for part in composition.parts
+            if evaluate3(part, completion) is False
+            for found in [_alternative(part, ids, undetermined)]
+            if found
+        )
     elif unsat_with(z3.Not(formula), list(known)):
         verdict = "sat"
         core = minimal_core(z3.Not(formula))
@@ -420,9 +449,20 @@ def decide(composition: Composition, values: Mapping[str, bool | None]) -> Decis
     else:
         verdict = "unknown"
         core, violated, conditions, falsified, to_fix, core_unique = (), (), (), (), (), False
-    return Decision(verdict, values_out, core, violated, conditions, falsified, to_fix, undetermined,
-                    composition.text(), round(time.perf_counter() - start, 6), core_unique=core_unique,
-                    alternatives=alternatives)
+    return Decision(
+        verdict,
+        values_out,
+        core,
+        violated,
+        conditions,
+        falsified,
+        to_fix,
+        undetermined,
+        composition.text(),
+        round(time.perf_counter() - start, 6),
+        core_unique=core_unique,
+        alternatives=alternatives,
+    )
 
 
 def _alternative(part: Expr, ids: Sequence[str], undetermined: Sequence[str]) -> tuple[str, tuple[str, ...]] | None:
@@ -462,7 +502,9 @@ def contradiction(composition: Composition) -> tuple[str, ...]:
     return tuple(composition.render(composition.parts[n]) for n in sorted(core))
 
 
-def _completion(expr: Expr, values: Mapping[int, bool | None], ids: Sequence[str], limit: int = 12) -> dict[int, bool | None]:
+def _completion(
+    expr: Expr, values: Mapping[int, bool | None], ids: Sequence[str], limit: int = 12
+) -> dict[int, bool | None]:
     """The results with the undetermined ones filled in (every filling falsifies an unsat formula): the
     filling whose blame falls least on undetermined constraints, so the explanation names checked ones."""
     missing = [i for i, v in values.items() if v is None]
@@ -479,7 +521,9 @@ def _completion(expr: Expr, values: Mapping[int, bool | None], ids: Sequence[str
     return best
 
 
-def _correction(formula: Any, known: Mapping[str, bool], ids: Sequence[str], blamed: set[str]) -> tuple[tuple[str, bool], ...]:
+def _correction(
+    formula: Any, known: Mapping[str, bool], ids: Sequence[str], blamed: set[str]
+) -> tuple[tuple[str, bool], ...]:
     """A cheapest set of changes that makes the formula true; changing a blamed (violated) constraint
     costs 1, changing any other 3 — so the fix prefers satisfying a violated requirement over
     escaping it by breaking its condition (the feedback loop asks for exactly these changes)."""
@@ -571,10 +615,21 @@ def _blame(expr: Expr, values: Mapping[int, bool | None], ids: Sequence[str]):
         falsified(expr)
     order = {name: k for k, name in enumerate(ids)}
     blamed = tuple(sorted(violated.items(), key=lambda item: order[item[0]]))
-    because = tuple(sorted(((n, v) for n, v in conditions.items() if n not in violated), key=lambda item: order[item[0]]))
+    because = tuple(
+        sorted(((n, v) for n, v in conditions.items() if n not in violated), key=lambda item: order[item[0]])
+    )
     return blamed, because
 
 
-__all__ = ["Composition", "CompositionError", "Decision", "VERDICTS", "contradiction", "decide", "evaluate3",
-           "parse_composition",
-           "render", "to_z3"]
+__all__ = [
+    "Composition",
+    "CompositionError",
+    "Decision",
+    "VERDICTS",
+    "contradiction",
+    "decide",
+    "evaluate3",
+    "parse_composition",
+    "render",
+    "to_z3",
+]

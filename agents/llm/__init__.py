@@ -11,8 +11,8 @@ from autonesy.agents.llm.cache import ResponseCache
 from autonesy.agents.llm.chat import ChatBackend, LangChainChatBackend, fold_system_prompt
 from autonesy.agents.llm.errors import KINDS, LLMError
 from autonesy.agents.llm.local import LOCAL_NOTICE, LocalChatBackend, LocalLlamaServer
-from autonesy.agents.llm.response import LLMResponse, normalize_messages, prompt_hash
 from autonesy.agents.llm.replay import LLM_CALL_EVENT, ReplayBackend, read_recorded_calls
+from autonesy.agents.llm.response import LLMResponse, normalize_messages, prompt_hash
 from autonesy.agents.llm.spec import ACCEPTED_FORMS, backend_from_spec, default_llm_spec, redact_spec
 
 __all__ = [
@@ -36,4 +36,3 @@ __all__ = [
     "prompt_hash",
     "read_recorded_calls",
 ]
-

@@ -205,7 +205,9 @@ class LangChainChatBackend(ChatBackend):
                 except LLMError:
                     raise
                 except Exception as exc:  # e.g. pydantic validation of the client settings
-                    raise LLMError("config", f"cannot set up the LLM client for {self.label}: {type(exc).__name__}") from None
+                    raise LLMError(
+                        "config", f"cannot set up the LLM client for {self.label}: {type(exc).__name__}"
+                    ) from None
             return self._chat_model
 
     # -- the call --------------------------------------------------------------------------
@@ -232,7 +234,9 @@ class LangChainChatBackend(ChatBackend):
         exc = state.outcome.exception() if state.outcome else None
         wait = state.next_action.sleep if state.next_action else 0.0
         message = redact(str(exc), self._secrets) if exc else "?"
-        logger.warning("%s: attempt %d failed (%s); retrying in %.1f s", self.label, state.attempt_number, message, wait)
+        logger.warning(
+            "%s: attempt %d failed (%s); retrying in %.1f s", self.label, state.attempt_number, message, wait
+        )
 
     def complete(self, messages: Sequence[Mapping[str, str]], *, cache_salt: str = "", **params: Any) -> LLMResponse:
         msgs = normalize_messages(messages)
@@ -284,7 +288,9 @@ class LangChainChatBackend(ChatBackend):
         finish = (getattr(message, "response_metadata", None) or {}).get("finish_reason")
         if not text.strip():
             why = f" (finish_reason {finish})" if finish else ""
-            raise self._error(LLMError("empty", f"the model {self.model} at {self.endpoint} gave an empty answer{why}"), attempts)
+            raise self._error(
+                LLMError("empty", f"the model {self.model} at {self.endpoint} gave an empty answer{why}"), attempts
+            )
         prompt_tokens, completion_tokens = extract_usage(message)
         response = LLMResponse(
             text=text,

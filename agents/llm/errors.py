@@ -116,13 +116,27 @@ def classify(exc: BaseException, *, endpoint: str = "", timeout_s: float | None 
     if status is not None:
         detail = one_line(_server_message(exc), 200)
         if status in (401, 403):
-            return LLMError("auth", f"the LLM endpoint{where} rejected the API key (HTTP {status}): {detail}", status=status)
+            return LLMError(
+                "auth", f"the LLM endpoint{where} rejected the API key (HTTP {status}): {detail}", status=status
+            )
         if status == 429:
-            return LLMError("http_error", f"rate limited by the LLM endpoint{where} (HTTP 429): {detail}", status=status, transient=True)
+            return LLMError(
+                "http_error",
+                f"rate limited by the LLM endpoint{where} (HTTP 429): {detail}",
+                status=status,
+                transient=True,
+            )
         if status >= 500:
-            return LLMError("http_error", f"the LLM endpoint{where} failed with HTTP {status}: {detail}", status=status, transient=True)
+            return LLMError(
+                "http_error",
+                f"the LLM endpoint{where} failed with HTTP {status}: {detail}",
+                status=status,
+                transient=True,
+            )
         if status in (400, 404, 413, 422):
-            return LLMError("bad_request", f"the LLM endpoint{where} rejected the request (HTTP {status}): {detail}", status=status)
+            return LLMError(
+                "bad_request", f"the LLM endpoint{where} rejected the request (HTTP {status}): {detail}", status=status
+            )
         return LLMError("http_error", f"the LLM endpoint{where} answered HTTP {status}: {detail}", status=status)
     # 3) connection failures (openai.APIConnectionError, httpx.ConnectError, ConnectionRefusedError, ...)
     if any(isinstance(e, ConnectionError) for e in chain) or any(
@@ -130,7 +144,9 @@ def classify(exc: BaseException, *, endpoint: str = "", timeout_s: float | None 
     ):
         reason = next((str(e) for e in chain if isinstance(e, OSError) and str(e)), "")
         reason = f" ({one_line(reason, 120)})" if reason else ""
-        return LLMError("refused", f"cannot connect to the LLM endpoint{where}: connection refused or lost{reason}", transient=True)
+        return LLMError(
+            "refused", f"cannot connect to the LLM endpoint{where}: connection refused or lost{reason}", transient=True
+        )
     # 4) malformed answers from the server (non-JSON body, missing choices, ...)
     malformed = "JSONDecodeError" in names or "'choices'" in str(exc) or "null value for 'choices'" in str(exc)
     if isinstance(exc, (ValueError, KeyError, TypeError)) and malformed:

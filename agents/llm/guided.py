@@ -54,8 +54,11 @@ def _schema(grammar: Grammar) -> dict[str, Any]:
         if len(pattern) <= MAX_PATTERN_CHARS:
             break
     else:
-        raise LLMError("config", f"the answer grammar is too large for a JSON-schema pattern ({len(pattern):,} "
-                                 "characters); use a server with grammar support, or --decoding free")
+        raise LLMError(
+            "config",
+            f"the answer grammar is too large for a JSON-schema pattern ({len(pattern):,} "
+            "characters); use a server with grammar support, or --decoding free",
+        )
     properties: dict[str, Any] = {"formula": {"type": "string", "pattern": f"^{pattern}$"}}
     if "reasoning" in grammar.rules:
         properties = {"reasoning": {"type": "string", "pattern": "^[^<]*$"}, **properties}
@@ -70,8 +73,12 @@ def guided_params(dialect: str, grammar: Grammar) -> dict[str, Any]:
         schema = {"name": "formula_answer", "strict": True, "schema": _schema(grammar)}
         return {"response_format": {"type": "json_schema", "json_schema": schema}}
     gbnf = to_gbnf(grammar)
-    field = {"llama.cpp": {"grammar": gbnf}, "vllm": {"structured_outputs": {"grammar": gbnf}},
-             "vllm-legacy": {"guided_grammar": gbnf}, "sglang": {"ebnf": gbnf}}.get(dialect)
+    field = {
+        "llama.cpp": {"grammar": gbnf},
+        "vllm": {"structured_outputs": {"grammar": gbnf}},
+        "vllm-legacy": {"guided_grammar": gbnf},
+        "sglang": {"ebnf": gbnf},
+    }.get(dialect)
     if field is None:
         raise LLMError("config", f"grammar dialect {dialect!r} cannot carry a grammar")
     return {"extra_body": field}

@@ -82,7 +82,9 @@ def find_local_gguf() -> Path:
         importlib.metadata.distribution(GGUF_DISTRIBUTION)
         package = importlib.import_module(GGUF_MODULE)
     except (importlib.metadata.PackageNotFoundError, ImportError):
-        raise LLMError("config", f"the embedded local LLM needs the model package {GGUF_DISTRIBUTION}: {INSTALL_HINT}") from None
+        raise LLMError(
+            "config", f"the embedded local LLM needs the model package {GGUF_DISTRIBUTION}: {INSTALL_HINT}"
+        ) from None
     try:
         chunks = [Path(p) for p in package.chunk_paths()]
         missing = [p.name for p in chunks if not p.is_file()]
@@ -334,7 +336,10 @@ class LocalChatBackend(LangChainChatBackend):
             if self._chat_model is None or not self.server.running:
                 self.server.start()
                 self._chat_model = openai_chat_model(
-                    model=self.model, api_key=DUMMY_KEY, base_url=self.server.base_url, timeout_s=self.timeout_s or LLM_TIMEOUT_S
+                    model=self.model,
+                    api_key=DUMMY_KEY,
+                    base_url=self.server.base_url,
+                    timeout_s=self.timeout_s or LLM_TIMEOUT_S,
                 )
             return self._chat_model
 

@@ -68,10 +68,21 @@ def prompt_hash(messages: Sequence[Mapping[str, Any]], params: Mapping[str, Any]
 
 _NONE = type(None)
 # What a recorded response (cache, replayed trace; possibly crafted) may hold, field by field.
-_RECORDED_TYPES = {"text": str, "content": str, "reasoning": str, "prompt_tokens": (int, _NONE),
-                   "completion_tokens": (int, _NONE), "latency_s": (int, float), "model": str, "endpoint": str,
-                   "cached": bool, "prompt_hash": str, "attempts": int, "finish_reason": (str, _NONE),
-                   "truncated_chars": int}
+_RECORDED_TYPES = {
+    "text": str,
+    "content": str,
+    "reasoning": str,
+    "prompt_tokens": (int, _NONE),
+    "completion_tokens": (int, _NONE),
+    "latency_s": (int, float),
+    "model": str,
+    "endpoint": str,
+    "cached": bool,
+    "prompt_hash": str,
+    "attempts": int,
+    "finish_reason": (str, _NONE),
+    "truncated_chars": int,
+}
 
 
 @dataclass(frozen=True)
@@ -115,8 +126,13 @@ class LLMResponse:
         """Rebuild from ``to_dict`` output; unknown keys are ignored, ``text`` is required."""
         if not isinstance(data, Mapping) or not isinstance(data.get("text"), str):
             raise LLMError("config", "a recorded LLM response needs at least a string 'text'")
-        values = {k: v for k, v in data.items() if k in _RECORDED_TYPES and isinstance(v, _RECORDED_TYPES[k])
-                  and (type(v) is not bool or _RECORDED_TYPES[k] is bool)}  # recorded data: a wrong type is dropped
+        values = {
+            k: v
+            for k, v in data.items()
+            if k in _RECORDED_TYPES
+            and isinstance(v, _RECORDED_TYPES[k])
+            and (type(v) is not bool or _RECORDED_TYPES[k] is bool)
+        }  # recorded data: a wrong type is dropped
         for key in ("text", "content", "reasoning"):  # recorded data: cap it and make it valid UTF-8 again
             if isinstance(values.get(key), str):
                 values[key] = bounded_text(values[key])[0]

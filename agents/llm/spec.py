@@ -38,7 +38,14 @@ from autonesy.agents.llm.errors import LLMError
 from autonesy.agents.llm.openai_compat import openai_chat_model
 from autonesy.agents.llm.replay import ReplayBackend
 from autonesy.tools.config import (
-    DEFAULT_LLM, LLM_ENV, LLM_KEY_ENV, LLM_TIMEOUT_S, OPENAI_BASE_URL, OPENAI_BASE_URL_ENV, OPENAI_KEY_ENV, env,
+    DEFAULT_LLM,
+    LLM_ENV,
+    LLM_KEY_ENV,
+    LLM_TIMEOUT_S,
+    OPENAI_BASE_URL,
+    OPENAI_BASE_URL_ENV,
+    OPENAI_KEY_ENV,
+    env,
 )
 
 DEFAULT_TIMEOUT_S = LLM_TIMEOUT_S
@@ -108,8 +115,11 @@ def _keys_for(base_url: str) -> tuple[str, ...]:
 def _check_key_transport(base_url: str, api_key: str) -> None:
     parts = urlsplit(base_url)
     if (api_key != DUMMY_API_KEY or parts.password) and parts.scheme != "https" and not _is_loopback(parts.hostname):
-        raise LLMError("config", f"refusing to send an API key or password over plain http to {public_url(base_url)}; "
-                       "use https (or a loopback address), or unset the key for a server that needs none")
+        raise LLMError(
+            "config",
+            f"refusing to send an API key or password over plain http to {public_url(base_url)}; "
+            "use https (or a loopback address), or unset the key for a server that needs none",
+        )
 
 
 def _key_from_env(names: tuple[str, ...], default: str | None) -> str | None:
@@ -143,6 +153,7 @@ def openai_compatible_backend(
     password = urlsplit(base_url).password
     if password:
         secrets.append(password)
+
     def make_client() -> Any:
         return openai_chat_model(model=model, api_key=api_key, base_url=base_url, timeout_s=timeout_s)
 
@@ -178,11 +189,23 @@ def _from_config_file(path: Path, **overrides: Any) -> ChatBackend:
             f"{path}: do not write API keys into config files; put the key in an environment "
             "variable and name it with api_key_env",
         )
-    known = {"base_url", "model", "api_key_env", "timeout_s", "max_tokens", "temperature", "retries", "fold_system", "spec",
-             "grammar"}
+    known = {
+        "base_url",
+        "model",
+        "api_key_env",
+        "timeout_s",
+        "max_tokens",
+        "temperature",
+        "retries",
+        "fold_system",
+        "spec",
+        "grammar",
+    }
     unknown = sorted(set(table) - known)
     if unknown:
-        raise LLMError("config", f"{path}: unknown key(s) in [llm]: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        raise LLMError(
+            "config", f"{path}: unknown key(s) in [llm]: {', '.join(unknown)} (known: {', '.join(sorted(known))})"
+        )
     settings = dict(overrides)
     for key in ("timeout_s", "max_tokens", "temperature", "retries"):
         if key in table:
@@ -191,14 +214,16 @@ def _from_config_file(path: Path, **overrides: Any) -> ChatBackend:
         if set(table) - {"spec", "timeout_s", "max_tokens", "temperature", "retries"}:
             raise LLMError("config", f"{path}: 'spec' cannot be combined with base_url/model/api_key_env")
         return backend_from_spec(str(table["spec"]), **settings)
-    dialect = table.get("grammar", "json_schema" if public_url(table.get("base_url") or OPENAI_BASE_URL) == OPENAI_BASE_URL else "none")
+    dialect = table.get(
+        "grammar", "json_schema" if public_url(table.get("base_url") or OPENAI_BASE_URL) == OPENAI_BASE_URL else "none"
+    )
     from autonesy.agents.llm.guided import DIALECTS
 
     if dialect not in DIALECTS:
         raise LLMError("config", f"{path}: grammar = {dialect!r} is not one of {', '.join(DIALECTS)}")
     model = table.get("model")
     if not isinstance(model, str) or not model:
-        raise LLMError("config", f"{path}: [llm] needs a model name (model = \"...\")")
+        raise LLMError("config", f'{path}: [llm] needs a model name (model = "...")')
     base_url = table.get("base_url") or OPENAI_BASE_URL
     is_openai = public_url(base_url) == OPENAI_BASE_URL
     key_env = table.get("api_key_env")
@@ -209,7 +234,9 @@ def _from_config_file(path: Path, **overrides: Any) -> ChatBackend:
     elif is_openai:
         api_key = _key_from_env(("OPENAI_API_KEY",), None)
         if not api_key:
-            raise LLMError("config", f"{path}: OpenAI's API needs a key: set OPENAI_API_KEY (or name a variable with api_key_env)")
+            raise LLMError(
+                "config", f"{path}: OpenAI's API needs a key: set OPENAI_API_KEY (or name a variable with api_key_env)"
+            )
     else:
         api_key = _key_from_env(_keys_for(base_url), DUMMY_API_KEY)
     return openai_compatible_backend(
@@ -243,7 +270,14 @@ def backend_from_spec(
     ``retries`` counts attempts in all (1 = no retry).  The ``local`` backend starts its server
     lazily, on the first call that the cache cannot answer; ``close()`` (or exit) stops it.
     """
-    settings = dict(timeout_s=timeout_s, max_tokens=max_tokens, temperature=temperature, cache=cache, retries=retries, backoff_s=backoff_s)
+    settings = dict(
+        timeout_s=timeout_s,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        cache=cache,
+        retries=retries,
+        backoff_s=backoff_s,
+    )
     spec = (spec or "").strip()
     if not spec:
         raise LLMError("config", f"empty LLM spec; accepted forms: {ACCEPTED_FORMS}")
@@ -255,12 +289,19 @@ def backend_from_spec(
         names = ("OPENAI_API_KEY",) if urlsplit(base_url).hostname == OPENAI_HOST else ("AUTONESY_LLM_API_KEY",)
         api_key = _key_from_env(names, None)
         if not api_key:
-            raise LLMError("config", f"{spec} needs an API key: set the environment variable {names[0]}"
-                           + ("" if names[0] == "OPENAI_API_KEY" else
-                              f" (OPENAI_BASE_URL points to {public_url(base_url)}, not OpenAI, and OPENAI_API_KEY "
-                              "goes only to OpenAI)"))
-        return openai_compatible_backend(base_url, model, api_key, max_tokens_in_extra_body=False,
-                                         grammar_dialect="json_schema", **settings)
+            raise LLMError(
+                "config",
+                f"{spec} needs an API key: set the environment variable {names[0]}"
+                + (
+                    ""
+                    if names[0] == "OPENAI_API_KEY"
+                    else f" (OPENAI_BASE_URL points to {public_url(base_url)}, not OpenAI, and OPENAI_API_KEY "
+                    "goes only to OpenAI)"
+                ),
+            )
+        return openai_compatible_backend(
+            base_url, model, api_key, max_tokens_in_extra_body=False, grammar_dialect="json_schema", **settings
+        )
     if spec.startswith(("http://", "https://")):
         if "@" not in spec.split("://", 1)[1]:
             raise LLMError("config", f"{public_url(spec)!r} names no model: write it as http://HOST:PORT/v1@MODEL")

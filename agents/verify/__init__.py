@@ -17,13 +17,40 @@
 from autonesy.agents.verify.checking import CheckingAgent, Draft, extract_code, parse_checkers
 from autonesy.agents.verify.explanation import evidence, explain, explain_contradiction
 from autonesy.agents.verify.formulation import Formulation, FormulationAgent, FormulationError, parse_formulation
-from autonesy.agents.verify.judge import Judgement, JudgeAgent, parse_judgement, parse_judgements
-from autonesy.agents.verify.scripted_llm import (FlawedVifBenchLLM, HandlerChatModel, VifBenchOracle, flawed_chat_model,
-                                                 oracle_chat_model)
+from autonesy.agents.verify.judge import JudgeAgent, Judgement, parse_judgement, parse_judgements
 from autonesy.agents.verify.prompts import SYSTEM, role_of
+from autonesy.agents.verify.scripted_llm import (
+    FlawedVifBenchLLM,
+    HandlerChatModel,
+    VifBenchOracle,
+    flawed_chat_model,
+    oracle_chat_model,
+)
 from autonesy.agents.verify.writer import WriterAgent, extract_response
 
-__all__ = ["SYSTEM", "CheckingAgent", "FlawedVifBenchLLM", "Formulation", "FormulationAgent", "FormulationError",
-           "HandlerChatModel", "flawed_chat_model",
-           "Judgement", "JudgeAgent", "Draft", "VifBenchOracle", "WriterAgent", "evidence", "explain", "explain_contradiction", "extract_code",
-           "extract_response", "oracle_chat_model", "parse_formulation", "parse_checkers", "parse_judgement", "parse_judgements", "role_of"]
+__all__ = [
+    "SYSTEM",
+    "CheckingAgent",
+    "FlawedVifBenchLLM",
+    "Formulation",
+    "FormulationAgent",
+    "FormulationError",
+    "HandlerChatModel",
+    "flawed_chat_model",
+    "Judgement",
+    "JudgeAgent",
+    "Draft",
+    "VifBenchOracle",
+    "WriterAgent",
+    "evidence",
+    "explain",
+    "explain_contradiction",
+    "extract_code",
+    "extract_response",
+    "oracle_chat_model",
+    "parse_formulation",
+    "parse_checkers",
+    "parse_judgement",
+    "parse_judgements",
+    "role_of",
+]

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from autonesy.agents.llm import ChatBackend
 from autonesy.agents.policies import AgentTurn
@@ -28,8 +29,9 @@ from autonesy.agents.verify.prompts import checkers_prompt, reflection_prompt
 _CODE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)```", re.IGNORECASE | re.DOTALL)
 _SECTION = re.compile(r"^\s*#{2,4}\s*\**\s*(C[1-9][0-9]*)\b.*$", re.MULTILINE)
 _EXAMPLES = re.compile(r"^\s*[-*]?\s*\**examples\**\s*:\s*(\{.*\})\s*$", re.IGNORECASE | re.MULTILINE)
-_USER = re.compile(r"^\s*[-*]?\s*\**user checker\**\s*:\s*`?([A-Za-z_][\w.]*)`?\s*(\{.*\})?\s*`?\s*$",
-                   re.IGNORECASE | re.MULTILINE)
+_USER = re.compile(
+    r"^\s*[-*]?\s*\**user checker\**\s*:\s*`?([A-Za-z_][\w.]*)`?\s*(\{.*\})?\s*`?\s*$", re.IGNORECASE | re.MULTILINE
+)
 NO_CODE = "the answer holds no ```python block defining check(response) for this constraint"
 
 
@@ -45,13 +47,25 @@ class Draft:
     note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "accept": self.accept, "reject": self.reject, "checker": self.checker,
-                "arguments": self.arguments, "note": self.note}
+        return {
+            "code": self.code,
+            "accept": self.accept,
+            "reject": self.reject,
+            "checker": self.checker,
+            "arguments": self.arguments,
+            "note": self.note,
+        }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Draft":
-        return cls(data.get("code"), list(data.get("accept") or []), list(data.get("reject") or []),
-                   data.get("checker"), dict(data.get("arguments") or {}), data.get("note", ""))
+    def from_dict(cls, data: Mapping[str, Any]) -> Draft:
+        return cls(
+            data.get("code"),
+            list(data.get("accept") or []),
+            list(data.get("reject") or []),
+            data.get("checker"),
+            dict(data.get("arguments") or {}),
+            data.get("note", ""),
+        )
 
 
 def extract_code(text: str) -> str | None:
@@ -120,8 +134,14 @@ def parse_checkers(text: str, ids: Sequence[str], user_checkers: Iterable[str] =
 
 
 class CheckingAgent:
-    def __init__(self, backend: ChatBackend | None, *, user_checkers: Iterable[Any] = (), wall_seconds: float = 10.0,
-                 **params: Any) -> None:
+    def __init__(
+        self,
+        backend: ChatBackend | None,
+        *,
+        user_checkers: Iterable[Any] = (),
+        wall_seconds: float = 10.0,
+        **params: Any,
+    ) -> None:
         self.backend = backend
         self.user_checkers = list(user_checkers)
         self.wall_seconds = wall_seconds
@@ -136,8 +156,9 @@ class CheckingAgent:
             return turn, {}
         return turn, parse_checkers(turn.text, ids, [c.name for c in self.user_checkers])
 
-    def reflect(self, instruction: str, cid: str, summary: str, code: str, failure: str,
-                round_number: int) -> tuple[AgentTurn, str | None]:
+    def reflect(
+        self, instruction: str, cid: str, summary: str, code: str, failure: str, round_number: int
+    ) -> tuple[AgentTurn, str | None]:
         prompt = reflection_prompt(instruction, cid, summary, code, failure, round_number, self.wall_seconds)
         turn = ask(self.backend, "reflection", prompt, f"{cid}:{round_number}", **self.params)
         return turn, None if turn.error else extract_code(turn.text)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 import textwrap
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 REASONING_LIMIT = 600
 
@@ -46,25 +47,34 @@ def evidence(result: Mapping[str, Any], *, with_code: bool = True) -> str:
     if method == "user_checker":
         args = result.get("arguments") or {}
         shown = ", ".join(f"{k}={v!r}" for k, v in args.items())
-        return (f"checked by the user checker {result.get('checker')}(response{', ' + shown if shown else ''}): "
-                f"returned {value}" + _spans(result))
+        return (
+            f"checked by the user checker {result.get('checker')}(response{', ' + shown if shown else ''}): "
+            f"returned {value}" + _spans(result)
+        )
     if method == "judge":
         return f"judged by the LLM: {_short(result.get('reasoning', ''))}"
     if method == "judge_fallback":
         failures = result.get("failures") or []
         last = failures[-1] if failures else {}
         why = f"; last failure: [{last.get('error_kind')}] {_short(last.get('message', ''), 200)}" if last else ""
-        return (f"the generated checker failed {len(failures)} time{'s' if len(failures) != 1 else ''}{why}; "
-                f"judged by the LLM instead: {_short(result.get('reasoning', ''))}")
+        return (
+            f"the generated checker failed {len(failures)} time{'s' if len(failures) != 1 else ''}{why}; "
+            f"judged by the LLM instead: {_short(result.get('reasoning', ''))}"
+        )
     return f"not determined: {_short(result.get('reasoning', '') or result.get('note', ''), 300)}"
 
 
 def _label(cid: str, summaries: Mapping[str, str]) -> str:
-    return f"{cid} \"{summaries.get(cid, '').rstrip('.')}\""
+    return f'{cid} "{summaries.get(cid, "").rstrip(".")}"'
 
 
-def explain(decision: Mapping[str, Any], constraints: Sequence[Mapping[str, str]], results: Mapping[str, Mapping[str, Any]],
-            *, with_code: bool = True) -> str:
+def explain(
+    decision: Mapping[str, Any],
+    constraints: Sequence[Mapping[str, str]],
+    results: Mapping[str, Mapping[str, Any]],
+    *,
+    with_code: bool = True,
+) -> str:
     summaries = {c["id"]: c["summary"] for c in constraints}
     verdict = decision.get("verdict")
     lines: list[str] = []
@@ -73,11 +83,16 @@ def explain(decision: Mapping[str, Any], constraints: Sequence[Mapping[str, str]
         core = decision.get("core") or []
         if core and decision.get("core_unique"):
             values = decision.get("values") or {}
-            lines.append("Decided by (Z3, the only minimal set of results that makes the formula true): "
-                         + ", ".join(f"{cid} = {str(values.get(cid)).lower()}" for cid in core) + ".")
+            lines.append(
+                "Decided by (Z3, the only minimal set of results that makes the formula true): "
+                + ", ".join(f"{cid} = {str(values.get(cid)).lower()}" for cid in core)
+                + "."
+            )
         unmet = [cid for cid, value in (decision.get("values") or {}).items() if value is False]
         if unmet:
-            lines.append("Not met, but not required by the formula here: " + "; ".join(_label(c, summaries) for c in unmet) + ".")
+            lines.append(
+                "Not met, but not required by the formula here: " + "; ".join(_label(c, summaries) for c in unmet) + "."
+            )
         return "\n".join(lines)
     if verdict == "unknown":
         missing = decision.get("undetermined") or []
@@ -93,11 +108,17 @@ def explain(decision: Mapping[str, Any], constraints: Sequence[Mapping[str, str]
     values = decision.get("values") or {}
     grouped = {cid for item in decision.get("alternatives") or [] for cid in item["ids"]}
     for item in decision.get("alternatives") or []:
-        rule = ("exactly one of them must hold" if item["op"] == "xor" and len(item["ids"]) == 2
-                else "an odd number of them must hold" if item["op"] == "xor" else "both or neither must hold")
-        states = " and ".join(f"{_label(cid, summaries)} {'holds' if values.get(cid) else 'does not hold'}"
-                              for cid in item["ids"])
-        lines.append(f"- \"{item['requirement']}\" is false: {states}; {rule}, so change one of them (not all).")
+        rule = (
+            "exactly one of them must hold"
+            if item["op"] == "xor" and len(item["ids"]) == 2
+            else "an odd number of them must hold"
+            if item["op"] == "xor"
+            else "both or neither must hold"
+        )
+        states = " and ".join(
+            f"{_label(cid, summaries)} {'holds' if values.get(cid) else 'does not hold'}" for cid in item["ids"]
+        )
+        lines.append(f'- "{item["requirement"]}" is false: {states}; {rule}, so change one of them (not all).')
         for cid in item["ids"]:
             lines.append(f"  - {cid}: {evidence(results.get(cid, {}), with_code=with_code)}")
     for item in decision.get("violated") or []:
@@ -108,28 +129,46 @@ def explain(decision: Mapping[str, Any], constraints: Sequence[Mapping[str, str]
         lines.append(f"- {_label(cid, summaries)} {state}; {evidence(results.get(cid, {}), with_code=with_code)}")
     conditions = [item for item in decision.get("conditions") or [] if item["id"] not in grouped]
     if conditions:
-        lines.append("They are required because: " + "; ".join(
-            f"{_label(item['id'], summaries)} {'holds' if item['value'] else 'does not hold'} "
-            f"({evidence(results.get(item['id'], {}), with_code=False).split(':')[0]})" for item in conditions) + ".")
+        lines.append(
+            "They are required because: "
+            + "; ".join(
+                f"{_label(item['id'], summaries)} {'holds' if item['value'] else 'does not hold'} "
+                f"({evidence(results.get(item['id'], {}), with_code=False).split(':')[0]})"
+                for item in conditions
+            )
+            + "."
+        )
     core = decision.get("core") or []
     if core and decision.get("core_unique"):  # with several independent failures no single one is "the" reason
-        lines.append("Minimal reason (Z3 unsat core): " + ", ".join(f"{cid} = {str(values.get(cid)).lower()}" for cid in core) + ".")
+        lines.append(
+            "Minimal reason (Z3 unsat core): "
+            + ", ".join(f"{cid} = {str(values.get(cid)).lower()}" for cid in core)
+            + "."
+        )
     fixes = decision.get("to_fix") or []
     if fixes:
-        lines.append("To follow the instruction, change: " + "; ".join(
-            f"make {_label(item['id'], summaries)} {'hold' if item['should_be'] else 'not hold'}" for item in fixes) + ".")
+        lines.append(
+            "To follow the instruction, change: "
+            + "; ".join(
+                f"make {_label(item['id'], summaries)} {'hold' if item['should_be'] else 'not hold'}" for item in fixes
+            )
+            + "."
+        )
     return "\n".join(lines)
-
-
 
 
 def explain_contradiction(conflict: Sequence[str], constraints: Sequence[Mapping[str, str]]) -> str:
     """Why no response can follow the instruction: the requirements that contradict each other."""
     summaries = {c["id"]: c["summary"] for c in constraints}
-    named = sorted({cid for text in conflict for cid in re.findall(r"\bC[1-9][0-9]*\b", text)},
-                   key=lambda cid: int(cid[1:]))
-    lines = ["Contradictory instruction — no response can follow it: these requirements cannot all hold: "
-             + "; ".join(conflict) + ".", "Where:"]
+    named = sorted(
+        {cid for text in conflict for cid in re.findall(r"\bC[1-9][0-9]*\b", text)}, key=lambda cid: int(cid[1:])
+    )
+    lines = [
+        "Contradictory instruction — no response can follow it: these requirements cannot all hold: "
+        + "; ".join(conflict)
+        + ".",
+        "Where:",
+    ]
     lines += [f"- {_label(cid, summaries)}" for cid in named]
     lines.append("Nothing was checked; change the instruction so that its requirements can hold together.")
     return "\n".join(lines)

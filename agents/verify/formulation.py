@@ -22,10 +22,15 @@ from autonesy.agents.verify.ask import ask
 from autonesy.agents.verify.prompts import formulation_prompt
 from autonesy.tools.verify_solver import Composition, CompositionError, parse_composition
 
-_BLOCK = {name: re.compile(rf"<\s*{name}\s*>(.*?)<\s*/\s*{name}\s*>", re.IGNORECASE | re.DOTALL)
-          for name in ("constraints", "formula")}
-_LINE = re.compile(r"^\s*(?:[-*]\s*)?\**\s*(C[1-9][0-9]*)\s*\**\s*(?:[\[(]\s*\**(logic|semantic)\**\s*[\])])?\s*\**"
-                   r"\s*[:.)-]\s*(?:[\[(]\s*(logic|semantic)\s*[\])]\s*)?(.+?)\s*$", re.IGNORECASE)
+_BLOCK = {
+    name: re.compile(rf"<\s*{name}\s*>(.*?)<\s*/\s*{name}\s*>", re.IGNORECASE | re.DOTALL)
+    for name in ("constraints", "formula")
+}
+_LINE = re.compile(
+    r"^\s*(?:[-*]\s*)?\**\s*(C[1-9][0-9]*)\s*\**\s*(?:[\[(]\s*\**(logic|semantic)\**\s*[\])])?\s*\**"
+    r"\s*[:.)-]\s*(?:[\[(]\s*(logic|semantic)\s*[\])]\s*)?(.+?)\s*$",
+    re.IGNORECASE,
+)
 _FENCE = re.compile(r"^```[a-zA-Z0-9]*\s*$|^```\s*$")
 
 
@@ -46,9 +51,12 @@ class Formulation:
 
     def to_state(self) -> dict[str, Any]:
         kinds = self.kinds or ("semantic",) * len(self.constraints)
-        return {"constraints": [{"id": cid, "summary": summary, "kind": kind}
-                                for (cid, summary), kind in zip(self.constraints, kinds)],
-                "formula": self.composition.source}
+        return {
+            "constraints": [
+                {"id": cid, "summary": summary, "kind": kind} for (cid, summary), kind in zip(self.constraints, kinds)
+            ],
+            "formula": self.composition.source,
+        }
 
 
 def _last_block(name: str, text: str) -> str | None:
@@ -71,8 +79,9 @@ def parse_formulation(text: str) -> Formulation:
             continue
         match = _LINE.match(line)
         if not match:
-            raise FormulationError(f"cannot read the constraint line {line.strip()!r}; write each as "
-                                   "\"C<number> [logic|semantic]: summary\"")
+            raise FormulationError(
+                f'cannot read the constraint line {line.strip()!r}; write each as "C<number> [logic|semantic]: summary"'
+            )
         cid, tag, summary = match.group(1), match.group(2) or match.group(3), match.group(4)
         constraints.append((cid, summary))
         kinds.append((tag or "semantic").lower())
@@ -83,7 +92,9 @@ def parse_formulation(text: str) -> Formulation:
     ids = [cid for cid, _ in constraints]
     expected = [f"C{i}" for i in range(1, len(ids) + 1)]
     if ids != expected:
-        raise FormulationError(f"number the constraints C1, C2, … in order without gaps or repeats (found {', '.join(ids)})")
+        raise FormulationError(
+            f"number the constraints C1, C2, … in order without gaps or repeats (found {', '.join(ids)})"
+        )
     formula = _last_block("formula", text)
     if formula is None:
         raise FormulationError("the answer has no <formula> … </formula> block")
@@ -93,16 +104,20 @@ def parse_formulation(text: str) -> Formulation:
         raise FormulationError(str(error)) from None
     unused = [cid for cid in ids if cid not in composition.used()]
     if unused:
-        raise FormulationError(f"the formula does not use {', '.join(unused)}; every constraint must appear in it "
-                               "(or drop the constraint)")
+        raise FormulationError(
+            f"the formula does not use {', '.join(unused)}; every constraint must appear in it (or drop the constraint)"
+        )
     note = f"no logic/semantic tag for {', '.join(untagged)}: judged as semantic" if untagged else ""
     return Formulation(tuple(constraints), composition, tuple(kinds), note)
 
 
 def formulation_from_state(constraints: list[dict[str, str]], formula: str) -> Formulation:
     ids = [c["id"] for c in constraints]
-    return Formulation(tuple((c["id"], c["summary"]) for c in constraints), parse_composition(formula, ids),
-                       tuple(c.get("kind", "semantic") for c in constraints))
+    return Formulation(
+        tuple((c["id"], c["summary"]) for c in constraints),
+        parse_composition(formula, ids),
+        tuple(c.get("kind", "semantic") for c in constraints),
+    )
 
 
 class FormulationAgent:
@@ -110,11 +125,17 @@ class FormulationAgent:
         self.backend = backend
         self.params = params
 
-    def formulate(self, instruction: str, *, previous: str | None = None, error: str | None = None,
-                  round_number: int = 0) -> tuple[AgentTurn, Formulation | None, str | None]:
+    def formulate(
+        self, instruction: str, *, previous: str | None = None, error: str | None = None, round_number: int = 0
+    ) -> tuple[AgentTurn, Formulation | None, str | None]:
         """(turn, formulation or None, the problem when there is none)."""
-        turn = ask(self.backend, "formulation", formulation_prompt(instruction, previous, error), str(round_number),
-                   **self.params)
+        turn = ask(
+            self.backend,
+            "formulation",
+            formulation_prompt(instruction, previous, error),
+            str(round_number),
+            **self.params,
+        )
         if turn.error is not None:
             return turn, None, f"LLM error ({turn.error.kind}): {turn.error}"
         try:

@@ -10,7 +10,8 @@ models, so GEPA runs on any endpoint the verifier runs on — or on a scripted m
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from autonesy.agents.llm import ChatBackend, LLMError
 from autonesy.agents.verify.prompts import COT_GUIDANCE
@@ -25,7 +26,9 @@ def _dspy():
     try:
         import dspy
     except ImportError as error:
-        raise GepaUnavailable(f"GEPA-CoT's optimiser needs DSPy (pip install 'autonesy-agent[gepa]'): {error}") from None
+        raise GepaUnavailable(
+            f"GEPA-CoT's optimiser needs DSPy (pip install 'autonesy-agent[gepa]'): {error}"
+        ) from None
     return dspy
 
 
@@ -41,17 +44,28 @@ def _language_model(dspy, backend: ChatBackend, name: str):
             except LLMError as error:
                 raise GepaUnavailable(f"the {name} LLM failed during GEPA: {error}") from None
             message = SimpleNamespace(content=reply.text, role="assistant", tool_calls=None)
-            usage = {"prompt_tokens": reply.prompt_tokens or 0, "completion_tokens": reply.completion_tokens or 0,
-                     "total_tokens": (reply.prompt_tokens or 0) + (reply.completion_tokens or 0)}
-            return SimpleNamespace(choices=[SimpleNamespace(message=message, finish_reason="stop", index=0)],
-                                   usage=usage, model=name)
+            usage = {
+                "prompt_tokens": reply.prompt_tokens or 0,
+                "completion_tokens": reply.completion_tokens or 0,
+                "total_tokens": (reply.prompt_tokens or 0) + (reply.completion_tokens or 0),
+            }
+            return SimpleNamespace(
+                choices=[SimpleNamespace(message=message, finish_reason="stop", index=0)], usage=usage, model=name
+            )
 
     return BackendLM(model=name)
 
 
-def optimize_guidance(train: Iterable[Mapping[str, Any]], val: Iterable[Mapping[str, Any]], judge: ChatBackend,
-                      reflection: ChatBackend, *, max_metric_calls: int = 60, seed: int = 0,
-                      start: str = COT_GUIDANCE) -> str:
+def optimize_guidance(
+    train: Iterable[Mapping[str, Any]],
+    val: Iterable[Mapping[str, Any]],
+    judge: ChatBackend,
+    reflection: ChatBackend,
+    *,
+    max_metric_calls: int = 60,
+    seed: int = 0,
+    start: str = COT_GUIDANCE,
+) -> str:
     """The judge guidance GEPA finds best on ``val`` after learning from ``train`` (records with
     ``instruction``, ``output`` and ``verdict``)."""
     dspy = _dspy()
@@ -62,19 +76,35 @@ def optimize_guidance(train: Iterable[Mapping[str, Any]], val: Iterable[Mapping[
         verdict: str = dspy.OutputField(desc="sat if the response follows every requirement, else unsat")
 
     def examples(records):
-        return [dspy.Example(instruction=r["instruction"], response=r["output"], verdict=r["verdict"])
-                .with_inputs("instruction", "response") for r in records]
+        return [
+            dspy.Example(instruction=r["instruction"], response=r["output"], verdict=r["verdict"]).with_inputs(
+                "instruction", "response"
+            )
+            for r in records
+        ]
 
     def metric(gold, prediction, trace=None, pred_name=None, pred_trace=None):
         said = str(getattr(prediction, "verdict", "")).strip().lower()
         right = said == gold.verdict
-        feedback = "right" if right else (f"wrong: the response {'follows' if gold.verdict == 'sat' else 'breaks'} "
-                                          f"the instruction, the judge said {said or 'nothing'}")
+        feedback = (
+            "right"
+            if right
+            else (
+                f"wrong: the response {'follows' if gold.verdict == 'sat' else 'breaks'} "
+                f"the instruction, the judge said {said or 'nothing'}"
+            )
+        )
         return dspy.Prediction(score=float(right), feedback=feedback)
 
     program = dspy.ChainOfThought(Judge.with_instructions(start))
-    optimiser = dspy.GEPA(metric=metric, max_metric_calls=max_metric_calls, track_stats=False, num_threads=1,
-                          seed=seed, reflection_lm=_language_model(dspy, reflection, "reflection"))
+    optimiser = dspy.GEPA(
+        metric=metric,
+        max_metric_calls=max_metric_calls,
+        track_stats=False,
+        num_threads=1,
+        seed=seed,
+        reflection_lm=_language_model(dspy, reflection, "reflection"),
+    )
     with dspy.context(lm=_language_model(dspy, judge, "judge")):
         best = optimiser.compile(program, trainset=examples(train), valset=examples(val))
     return best.predict.signature.instructions

@@ -17,8 +17,14 @@ from typing import Any
 from autonesy.agents.llm import ChatBackend
 from autonesy.agents.policies import AgentTurn
 from autonesy.agents.verify.ask import ask
-from autonesy.agents.verify.prompts import (COT_GUIDANCE, PERSONAS, cot_judge_prompt, holistic_judge_prompt, judge_prompt,
-                                            panel_prompt)
+from autonesy.agents.verify.prompts import (
+    COT_GUIDANCE,
+    PERSONAS,
+    cot_judge_prompt,
+    holistic_judge_prompt,
+    judge_prompt,
+    panel_prompt,
+)
 
 _ITEM = re.compile(r"^\s*[-*]?\s*\**\s*(C[1-9][0-9]*)\b\**\s*[:.)-]?", re.MULTILINE)
 
@@ -79,16 +85,22 @@ class JudgeAgent:
                 return turns, judgement
         return turns, Judgement(None, "the judge gave no [[SATISFIED]] / [[VIOLATED]] verdict")
 
-    def judge(self, instruction: str, items: list[tuple[str, str]], output: str, *,
-              salt: str = "") -> tuple[list[AgentTurn], dict[str, Judgement]]:
+    def judge(
+        self, instruction: str, items: list[tuple[str, str]], output: str, *, salt: str = ""
+    ) -> tuple[list[AgentTurn], dict[str, Judgement]]:
         """Judge ``items`` ((id, summary) pairs) of ``output`` in one request (a second for those left
         without a verdict)."""
         turns: list[AgentTurn] = []
         verdicts: dict[str, Judgement] = {}
         pending = list(items)
         for attempt in range(ATTEMPTS):
-            turn = ask(self.backend, "judge", judge_prompt(instruction, pending, output),
-                       f"{','.join(c for c, _ in pending)}:{salt}:{attempt}", **self.params)
+            turn = ask(
+                self.backend,
+                "judge",
+                judge_prompt(instruction, pending, output),
+                f"{','.join(c for c, _ in pending)}:{salt}:{attempt}",
+                **self.params,
+            )
             turns.append(turn)
             if turn.error is not None:
                 failed = Judgement(None, f"LLM error ({turn.error.kind}): {turn.error}")
@@ -103,8 +115,9 @@ class JudgeAgent:
     def holistic(self, instruction: str, output: str, *, salt: str = "") -> tuple[list[AgentTurn], Judgement]:
         return self._judge("holistic_judge", holistic_judge_prompt(instruction, output), salt)
 
-    def cot(self, instruction: str, output: str, guidance: str = COT_GUIDANCE, *,
-            salt: str = "") -> tuple[list[AgentTurn], Judgement]:
+    def cot(
+        self, instruction: str, output: str, guidance: str = COT_GUIDANCE, *, salt: str = ""
+    ) -> tuple[list[AgentTurn], Judgement]:
         """GEPA-CoT: a chain-of-thought judge whose guidance GEPA optimised (the default one otherwise)."""
         return self._judge("cot_judge", cot_judge_prompt(instruction, output, guidance), salt)
 
@@ -115,7 +128,9 @@ class JudgeAgent:
         transcript: list[tuple[str, str]] = []
         votes: list[bool] = []
         for persona in PERSONAS:
-            turn = ask(self.backend, persona, panel_prompt(persona, instruction, output, transcript), salt, **self.params)
+            turn = ask(
+                self.backend, persona, panel_prompt(persona, instruction, output, transcript), salt, **self.params
+            )
             turns.append(turn)
             if turn.error is not None:
                 return turns, Judgement(None, f"LLM error ({turn.error.kind}): {turn.error}")

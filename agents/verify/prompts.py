@@ -11,34 +11,52 @@ no LLM ever re-types the output it checks.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from autonesy.agents.prompts import Prompt
 
 SYSTEM = {
-    "formulation": ("You are the formulation agent of an instruction-following verifier: you decompose an "
-                    "instruction into atomic constraints, tag each as logic or semantic, and write their logical "
-                    "composition as a formula."),
-    "checker": ("You are the checking agent of an instruction-following verifier: you write small, exact Python "
-                "checker functions."),
-    "judge": ("You are a careful judge of constraints: you decide whether a response satisfies each of them, and "
-              "you say why."),
-    "holistic_judge": ("You are a careful judge of instruction following: you decide whether a response follows "
-                       "every requirement of an instruction."),
-    "cot_judge": ("You are a judge of instruction following who reasons step by step before deciding whether a "
-                  "response follows every requirement of an instruction."),
-    "literalist": ("You are the Literalist on a panel of three judges of instruction following: you hold the "
-                   "response to the exact letter of every requirement."),
-    "pragmatist": ("You are the Pragmatist on a panel of three judges of instruction following: you ask whether the "
-                   "response does what the instruction plainly means."),
-    "skeptic": ("You are the Skeptic on a panel of three judges of instruction following: you look for the "
-                "requirement the response breaks, and doubt the others' reasons until checked."),
+    "formulation": (
+        "You are the formulation agent of an instruction-following verifier: you decompose an "
+        "instruction into atomic constraints, tag each as logic or semantic, and write their logical "
+        "composition as a formula."
+    ),
+    "checker": (
+        "You are the checking agent of an instruction-following verifier: you write small, exact Python "
+        "checker functions."
+    ),
+    "judge": (
+        "You are a careful judge of constraints: you decide whether a response satisfies each of them, and you say why."
+    ),
+    "holistic_judge": (
+        "You are a careful judge of instruction following: you decide whether a response follows "
+        "every requirement of an instruction."
+    ),
+    "cot_judge": (
+        "You are a judge of instruction following who reasons step by step before deciding whether a "
+        "response follows every requirement of an instruction."
+    ),
+    "literalist": (
+        "You are the Literalist on a panel of three judges of instruction following: you hold the "
+        "response to the exact letter of every requirement."
+    ),
+    "pragmatist": (
+        "You are the Pragmatist on a panel of three judges of instruction following: you ask whether the "
+        "response does what the instruction plainly means."
+    ),
+    "skeptic": (
+        "You are the Skeptic on a panel of three judges of instruction following: you look for the "
+        "requirement the response breaks, and doubt the others' reasons until checked."
+    ),
     "writer": "You write texts that follow instructions exactly.",
 }
 PERSONAS = ("literalist", "pragmatist", "skeptic")  # Conv-CoT's panel, in speaking order
-COT_GUIDANCE = ("Go through the instruction requirement by requirement. For each, quote the part of the response "
-                "that decides it; count words, sentences and keywords exactly; apply negations, \"either … or\", "
-                "\"if … then\" and \"if and only if\" as written.")
+COT_GUIDANCE = (
+    "Go through the instruction requirement by requirement. For each, quote the part of the response "
+    'that decides it; count words, sentences and keywords exactly; apply negations, "either … or", '
+    '"if … then" and "if and only if" as written.'
+)
 SATISFIED, VIOLATED = "[[SATISFIED]]", "[[VIOLATED]]"
 
 FORMULA_SYNTAX = (
@@ -49,11 +67,13 @@ FORMULA_SYNTAX = (
 
 FORMULATION_EXAMPLE = (
     "Describe a smart watch in an enthusiastic tone. If you mention the price, stay under 100 words. Do not use "
-    "the word \"cheap\".",
-    [("semantic", "The response is written in an enthusiastic tone."),
-     ("semantic", "The response mentions the price."),
-     ("logic", "The response has fewer than 100 words."),
-     ("logic", "The response contains the word \"cheap\".")],
+    'the word "cheap".',
+    [
+        ("semantic", "The response is written in an enthusiastic tone."),
+        ("semantic", "The response mentions the price."),
+        ("logic", "The response has fewer than 100 words."),
+        ("logic", 'The response contains the word "cheap".'),
+    ],
     "C1\nC2 IMPLIES C3\nNOT C4",
 )
 
@@ -64,8 +84,8 @@ def formulation_prompt(instruction: str, previous: str | None = None, error: str
     text = (
         "Decompose the instruction into the constraints a response must meet, and write their composition.\n"
         "1. Split each requirement into atomic constraints (one checkable property each), stated positively: "
-        "negations, \"either … or\", \"if … then\", \"if and only if\" go into the formula.\n"
-        "2. List them in <constraints> … </constraints>, one per line, as \"C<number> [logic|semantic]: <summary>\", "
+        'negations, "either … or", "if … then", "if and only if" go into the formula.\n'
+        '2. List them in <constraints> … </constraints>, one per line, as "C<number> [logic|semantic]: <summary>", '
         "numbered C1, C2, … in order. logic: decidable by a short Python function over the text (counts, words, "
         "keywords, format, positions); semantic: needs understanding (tone, topic, style, meaning).\n"
         f"3. Write the formula over C1, C2, … in <formula> … </formula>: {FORMULA_SYNTAX}. Use every constraint.\n\n"
@@ -73,16 +93,23 @@ def formulation_prompt(instruction: str, previous: str | None = None, error: str
         f"## The instruction\n<instruction>\n{instruction.strip()}\n</instruction>\n"
     )
     if previous is not None:
-        text += (f"\n## Your previous answer\n{previous.strip()}\n\n## Problem with it\n{(error or '').strip()}\n\n"
-                 "Answer again, in full, in the same format (<constraints>, <formula>).\n")
+        text += (
+            f"\n## Your previous answer\n{previous.strip()}\n\n## Problem with it\n{(error or '').strip()}\n\n"
+            "Answer again, in full, in the same format (<constraints>, <formula>).\n"
+        )
     return Prompt(SYSTEM["formulation"], text)
 
 
 def _user_checker_lines(user_checkers: Iterable[Any]) -> str:
-    return "\n".join(f"- {c.info.signature()}: {c.info.description}"
-                     + (" Parameters: " + "; ".join(f"{k}: {v}" if v else k for k, v in c.info.params.items())
-                        if c.info.params else "")
-                     for c in user_checkers)
+    return "\n".join(
+        f"- {c.info.signature()}: {c.info.description}"
+        + (
+            " Parameters: " + "; ".join(f"{k}: {v}" if v else k for k, v in c.info.params.items())
+            if c.info.params
+            else ""
+        )
+        for c in user_checkers
+    )
 
 
 def _checker_rules(wall_seconds: float) -> str:
@@ -97,28 +124,40 @@ def _checker_rules(wall_seconds: float) -> str:
     )
 
 
-def checkers_prompt(instruction: str, constraints: Iterable[tuple[str, str]], user_checkers: Iterable[Any],
-                    wall_seconds: float) -> Prompt:
+def checkers_prompt(
+    instruction: str, constraints: Iterable[tuple[str, str]], user_checkers: Iterable[Any], wall_seconds: float
+) -> Prompt:
     """One request for the checkers of every logic constraint, each with examples it must accept and reject."""
     listed = "\n".join(f"{cid}: {summary.strip()}" for cid, summary in constraints)
     user_checkers = list(user_checkers)
-    offered = ("\n## User checkers\nTrusted functions; when one checks a constraint exactly, name it instead of "
-               "writing a program:\n" + _user_checker_lines(user_checkers) + "\n") if user_checkers else ""
+    offered = (
+        (
+            "\n## User checkers\nTrusted functions; when one checks a constraint exactly, name it instead of "
+            "writing a program:\n" + _user_checker_lines(user_checkers) + "\n"
+        )
+        if user_checkers
+        else ""
+    )
     text = (
         "Write a Python checker for each constraint.\n\n"
         f"## Instruction (for context)\n{instruction.strip()}\n\n## Constraints\n{listed}\n{offered}\n"
         f"{_checker_rules(wall_seconds)}\n"
         "## Answer\nFor each constraint, in order: a line `### C<number>`, the program in one ```python block, and "
-        "a line `examples: {\"accept\": [...], \"reject\": [...]}` (JSON; a short response the program must accept, "
+        'a line `examples: {"accept": [...], "reject": [...]}` (JSON; a short response the program must accept, '
         "and one it must reject)"
-        + (", or instead of program and examples a line `user checker: NAME {\"argument\": value}`" if user_checkers else "")
+        + (
+            ', or instead of program and examples a line `user checker: NAME {"argument": value}`'
+            if user_checkers
+            else ""
+        )
         + "."
     )
     return Prompt(SYSTEM["checker"], text)
 
 
-def reflection_prompt(instruction: str, cid: str, summary: str, code: str, failure: str, round_number: int,
-                      wall_seconds: float) -> Prompt:
+def reflection_prompt(
+    instruction: str, cid: str, summary: str, code: str, failure: str, round_number: int, wall_seconds: float
+) -> Prompt:
     text = (
         "Your checker for one constraint of an instruction failed. Fix it.\n\n"
         f"## Instruction (for context)\n{instruction.strip()}\n\n## Constraint {cid}\n{summary.strip()}\n\n"
@@ -145,16 +184,16 @@ def judge_prompt(instruction: str, items: Iterable[tuple[str, str]], output: str
 
 HOLISTIC_EXAMPLES = (
     (
-        "Write two sentences about the sea. Do not use the word \"blue\". End with a question.",
+        'Write two sentences about the sea. Do not use the word "blue". End with a question.',
         "The sea is calm tonight. Will the storm come tomorrow?",
-        "Two sentences, about the sea, no \"blue\", and the last sentence is a question.",
+        'Two sentences, about the sea, no "blue", and the last sentence is a question.',
         SATISFIED,
     ),
     (
-        "Write a haiku about autumn in a cheerful tone, and include the word \"maple\".",
+        'Write a haiku about autumn in a cheerful tone, and include the word "maple".',
         "Cold rain on the roof\nleaves rot in the empty yard\nsummer will not come",
         "It has the 5-7-5 shape and is about autumn, but it is gloomy rather than cheerful and the word "
-        "\"maple\" is missing.",
+        '"maple" is missing.',
         VIOLATED,
     ),
 )
@@ -204,9 +243,11 @@ def panel_prompt(persona: str, instruction: str, output: str, transcript: list[t
 
 
 def writer_prompt(instruction: str) -> Prompt:
-    return Prompt(SYSTEM["writer"],
-                  f"## Instruction\n{instruction.strip()}\n\n## Answer\nWrite the response only, inside "
-                  "<response> … </response>.")
+    return Prompt(
+        SYSTEM["writer"],
+        f"## Instruction\n{instruction.strip()}\n\n## Answer\nWrite the response only, inside "
+        "<response> … </response>.",
+    )
 
 
 def rewrite_prompt(instruction: str, previous: str, feedback: str | None) -> Prompt:
@@ -215,10 +256,12 @@ def rewrite_prompt(instruction: str, previous: str, feedback: str | None) -> Pro
         why = "A verifier found that your previous response does not follow the instruction."
     else:
         why = f"A verifier found that your previous response does not follow the instruction:\n{feedback.strip()}"
-    return Prompt(SYSTEM["writer"],
-                  f"## Instruction\n{instruction.strip()}\n\n## Your previous response\n<response>\n{previous}\n"
-                  f"</response>\n\n## Verification\n{why}\n\n## Answer\nWrite a new response that follows every "
-                  "requirement, inside <response> … </response>.")
+    return Prompt(
+        SYSTEM["writer"],
+        f"## Instruction\n{instruction.strip()}\n\n## Your previous response\n<response>\n{previous}\n"
+        f"</response>\n\n## Verification\n{why}\n\n## Answer\nWrite a new response that follows every "
+        "requirement, inside <response> … </response>.",
+    )
 
 
 def role_of(messages: list[Mapping[str, str]]) -> str | None:
@@ -230,6 +273,21 @@ def role_of(messages: list[Mapping[str, str]]) -> str | None:
     return None
 
 
-__all__ = ["COT_GUIDANCE", "FORMULA_SYNTAX", "PERSONAS", "SATISFIED", "SYSTEM", "VIOLATED", "checkers_prompt",
-           "cot_judge_prompt", "formulation_prompt", "holistic_judge_prompt", "judge_prompt", "panel_prompt",
-           "reflection_prompt", "rewrite_prompt", "role_of", "writer_prompt"]
+__all__ = [
+    "COT_GUIDANCE",
+    "FORMULA_SYNTAX",
+    "PERSONAS",
+    "SATISFIED",
+    "SYSTEM",
+    "VIOLATED",
+    "checkers_prompt",
+    "cot_judge_prompt",
+    "formulation_prompt",
+    "holistic_judge_prompt",
+    "judge_prompt",
+    "panel_prompt",
+    "reflection_prompt",
+    "rewrite_prompt",
+    "role_of",
+    "writer_prompt",
+]

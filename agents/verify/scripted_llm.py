@@ -18,8 +18,9 @@ import functools
 import hashlib
 import json
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -67,14 +68,18 @@ class HandlerChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "handler-chat-model"
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         plain = [{"role": _ROLES.get(m.type, m.type), "content": _content(m)} for m in messages]
         text = self.handler(plain)
         prompt_tokens = sum(count_tokens(m["content"]) for m in plain)
         completion_tokens = count_tokens(text)
-        usage = {"input_tokens": prompt_tokens, "output_tokens": completion_tokens,
-                 "total_tokens": prompt_tokens + completion_tokens}
+        usage = {
+            "input_tokens": prompt_tokens,
+            "output_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, usage_metadata=usage))])
 
 
@@ -93,7 +98,7 @@ def quoted_response(text: str) -> str | None:
     marker = "## Response\n<response>\n"
     i = text.rfind(marker)
     j = text.rfind("\n</response>")
-    return text[i + len(marker): j] if i >= 0 and j >= i + len(marker) - 1 else None
+    return text[i + len(marker) : j] if i >= 0 and j >= i + len(marker) - 1 else None
 
 
 class VifBenchOracle:
@@ -182,11 +187,17 @@ class VifBenchOracle:
                 sections.append(f"### {cid}\n```python\ndef check(response):\n    return True\n```")
                 continue
             single = members[0] if len(members) == 1 else None
-            if single is not None and "## User checkers" in user and re.search(rf"^- {single.type}\(", user, re.MULTILINE):
+            if (
+                single is not None
+                and "## User checkers" in user
+                and re.search(rf"^- {single.type}\(", user, re.MULTILINE)
+            ):
                 sections.append(f"### {cid}\nuser checker: {single.type} {json.dumps(dict(single.params))}")
                 continue
-            sections.append(f"### {cid}\n```python\n{self.program(summary, members)}```\n"
-                            f"examples: {json.dumps(self.examples(summary, members))}")
+            sections.append(
+                f"### {cid}\n```python\n{self.program(summary, members)}```\n"
+                f"examples: {json.dumps(self.examples(summary, members))}"
+            )
         return "\n".join(sections)
 
     def _reflection(self, user: str) -> str:
@@ -215,7 +226,8 @@ class VifBenchOracle:
             return "I cannot tell. " + VIOLATED
         ok = self.holistic(key, instruction, response, who)
         return f"Going through the requirements, the response {'meets' if ok else 'misses'} them.\n" + (
-            SATISFIED if ok else VIOLATED)
+            SATISFIED if ok else VIOLATED
+        )
 
     def _holistic_judge(self, user: str) -> str:
         return self._whole(user, "holistic_judge")
@@ -243,9 +255,11 @@ def conjunction_program(sources: list[str]) -> str:
     runs in its own namespace, so their helpers cannot clash)."""
     if len(sources) == 1:
         return sources[0]
-    return (f"SOURCES = {sources!r}\n\n\ndef check(response):\n    for source in SOURCES:\n        namespace = {{}}\n"
-            "        exec(source, namespace)\n        if not namespace['check'](response):\n            return False\n"
-            "    return True\n")
+    return (
+        f"SOURCES = {sources!r}\n\n\ndef check(response):\n    for source in SOURCES:\n        namespace = {{}}\n"
+        "        exec(source, namespace)\n        if not namespace['check'](response):\n            return False\n"
+        "    return True\n"
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -255,7 +269,7 @@ def conjunction_program(sources: list[str]) -> str:
 def draw(*key: Any) -> float:
     """A deterministic number in [0, 1) for ``key`` (the flawed model's dice)."""
     digest = hashlib.sha256("\x1f".join(map(str, key)).encode("utf-8", "surrogatepass")).digest()
-    return int.from_bytes(digest[:8], "big") / 2 ** 64
+    return int.from_bytes(digest[:8], "big") / 2**64
 
 
 @dataclass(frozen=True)
@@ -336,8 +350,9 @@ class FlawedVifBenchLLM(VifBenchOracle):
     def _numbered(self, groups: list[tuple[Constraint, ...]], lines: list[str], old_to_new: Mapping[str, str]):
         listed = []
         for number, members in enumerate(groups, start=1):
-            summary = (members[0].summary if len(members) == 1
-                       else "; and ".join(c.summary.rstrip(".") for c in members) + ".")
+            summary = (
+                members[0].summary if len(members) == 1 else "; and ".join(c.summary.rstrip(".") for c in members) + "."
+            )
             self.views.setdefault(summary, members)
             listed.append((f"C{number}", summary))
         return listed, "\n".join(_remap(line, old_to_new) for line in lines)
@@ -374,8 +389,7 @@ class FlawedVifBenchLLM(VifBenchOracle):
         return self._numbered(groups, lines, mapping)
 
     def _split(self, instruction: Instruction):
-        target = next((c for c in instruction.constraints
-                       if len(c.params.get("keywords", ())) > 1), None)
+        target = next((c for c in instruction.constraints if len(c.params.get("keywords", ())) > 1), None)
         if target is None:
             return None
         groups: list[tuple[Constraint, ...]] = []
@@ -409,17 +423,28 @@ class FlawedVifBenchLLM(VifBenchOracle):
         return holds or self._dice("judge", summary, response) < lenient
 
     def holistic(self, key: str, instruction: Instruction, response: str, who: str = "holistic_judge") -> bool:
-        overlook = {"cot_judge": self.flaws.cot, "literalist": self.flaws.panel_careful,
-                    "skeptic": self.flaws.panel_careful}.get(who, self.flaws.holistic)
+        overlook = {
+            "cot_judge": self.flaws.cot,
+            "literalist": self.flaws.panel_careful,
+            "skeptic": self.flaws.panel_careful,
+        }.get(who, self.flaws.holistic)
         labels = instruction.labels(response)
         violated = []
         for part in instruction.parts:
             values = [labels[cid] for cid in part.args]
-            if part.op in ("or", "implies", "iff") and self._dice("misread", who, key, part.formula()) < self.flaws.misread:
+            if (
+                part.op in ("or", "implies", "iff")
+                and self._dice("misread", who, key, part.formula()) < self.flaws.misread
+            ):
                 holds = all(values)  # "either A or B", "if A then B", "A iff B" read as "A and B"
             else:
-                holds = {"lit": lambda v: v[0], "not": lambda v: not v[0], "or": any,
-                         "implies": lambda v: (not v[0]) or v[1], "iff": lambda v: v[0] == v[1]}[part.op](values)
+                holds = {
+                    "lit": lambda v: v[0],
+                    "not": lambda v: not v[0],
+                    "or": any,
+                    "implies": lambda v: (not v[0]) or v[1],
+                    "iff": lambda v: v[0] == v[1],
+                }[part.op](values)
             if not holds:
                 violated.append(part)
         return all(self._dice(who, key, response, p.formula()) < overlook for p in violated)
@@ -441,8 +466,10 @@ def wrong_source(constraint: Constraint) -> str:
     if "keywords" in params:
         keywords = list(params["keywords"])
         wanted = "all" if constraint.type == "keyword_inclusion" else "not any"
-        return (f"KEYWORDS = {keywords!r}\n\n\ndef check(response):\n    return {wanted}(keyword in response "
-                "for keyword in KEYWORDS)\n")
+        return (
+            f"KEYWORDS = {keywords!r}\n\n\ndef check(response):\n    return {wanted}(keyword in response "
+            "for keyword in KEYWORDS)\n"
+        )
     return standalone_source(constraint.type, params)
 
 
@@ -450,11 +477,25 @@ def oracle_chat_model(records: Iterable[Mapping[str, Any]], model_name: str = "v
     return HandlerChatModel(handler=VifBenchOracle(records), model_name=model_name)
 
 
-def flawed_chat_model(records: Iterable[Mapping[str, Any]], flaws: Flaws = Flaws(),
-                      model_name: str = "vifbench-flawed") -> HandlerChatModel:
+def flawed_chat_model(
+    records: Iterable[Mapping[str, Any]], flaws: Flaws = Flaws(), model_name: str = "vifbench-flawed"
+) -> HandlerChatModel:
     return HandlerChatModel(handler=FlawedVifBenchLLM(records, flaws), model_name=model_name)
 
 
-__all__ = ["DECOMPOSITIONS", "FlawedVifBenchLLM", "Flaws", "HandlerChatModel", "TOKENIZER", "VifBenchOracle",
-           "conjunction_program", "count_tokens", "draw", "estimate_tokens", "flawed_chat_model", "oracle_chat_model",
-           "quoted_response", "wrong_source"]
+__all__ = [
+    "DECOMPOSITIONS",
+    "FlawedVifBenchLLM",
+    "Flaws",
+    "HandlerChatModel",
+    "TOKENIZER",
+    "VifBenchOracle",
+    "conjunction_program",
+    "count_tokens",
+    "draw",
+    "estimate_tokens",
+    "flawed_chat_model",
+    "oracle_chat_model",
+    "quoted_response",
+    "wrong_source",
+]

@@ -34,7 +34,9 @@ class WriterAgent:
     def write(self, instruction: str, *, salt: str = "0") -> tuple[AgentTurn, str | None]:
         return self._answer(ask(self.backend, "writer", writer_prompt(instruction), salt, **self.params))
 
-    def rewrite(self, instruction: str, previous: str, feedback: str | None, *, salt: str = "") -> tuple[AgentTurn, str | None]:
+    def rewrite(
+        self, instruction: str, previous: str, feedback: str | None, *, salt: str = ""
+    ) -> tuple[AgentTurn, str | None]:
         """``feedback`` is the verifier's explanation, or None to pass on the verdict only."""
         prompt = rewrite_prompt(instruction, previous, feedback)
         return self._answer(ask(self.backend, "writer", prompt, salt, **self.params))

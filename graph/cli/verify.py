@@ -364,9 +364,7 @@ def optimize_judge(
     data: Path = typer.Option(..., "--data", help="Labelled pairs; the first half of their instructions is used."),
     out: Path = typer.Option(..., "--out", help="Directory for guidance.txt."),
     llm: str | None = typer.Option(None, "--llm", help="The judge's LLM. " + LLM_HELP),
-    reflection_llm: str | None = typer.Option(
-        None, "--reflection-llm", help="GEPA's reflection LLM (default: --llm)."
-    ),
+    reflection_llm: str | None = typer.Option(None, "--reflection-llm", help="GEPA's reflection LLM (default: --llm)."),
     max_metric_calls: int = typer.Option(60, "--max-metric-calls", min=1),
 ) -> None:
     """GEPA-CoT: optimise the CoT judge's guidance with DSPy's GEPA (optional extra 'gepa')."""

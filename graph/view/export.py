@@ -4,8 +4,8 @@ given directory's page, every attempt or run below it, and the error analysis, i
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from autonesy.graph import sweep
 from autonesy.graph.view import pages

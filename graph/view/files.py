@@ -5,8 +5,9 @@ through one reader that removes environment secrets."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from autonesy.graph.trace import environment_secrets
 

@@ -9,16 +9,35 @@ import functools
 import json
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from autonesy.agents.llm import LLM_CALL_EVENT
 from autonesy.graph import report, sweep
 from autonesy.graph.trace import TRACE_FILE, attempt_report, find_run_dirs
 from autonesy.graph.view.files import Roots
 
-TABLE_COLUMNS = ("attempt_id", "task", "benchmark", "model", "llm", "format", "prompt", "detail", "policy", "repeat",
-                 "status", "relation", "f1", "repair_rounds", "n_autofixes", "llm_calls", "syntax_error", "reason")
+TABLE_COLUMNS = (
+    "attempt_id",
+    "task",
+    "benchmark",
+    "model",
+    "llm",
+    "format",
+    "prompt",
+    "detail",
+    "policy",
+    "repeat",
+    "status",
+    "relation",
+    "f1",
+    "repair_rounds",
+    "n_autofixes",
+    "llm_calls",
+    "syntax_error",
+    "reason",
+)
 FILTERS = ("task", "model", "format", "prompt", "detail", "status", "relation")
 PREVIEW_CHARS = 160
 _VAR_COMMENT = re.compile(r"^c var (\d+) (\S+)\s*$", re.MULTILINE)
@@ -96,31 +115,80 @@ def sweep_summary(rows: list[dict[str, Any]], compare_published: bool) -> dict[s
         counts[row.get("status") or "?"] += 1
     if df.empty:
         return {"tables": [], "plots": [], "counts": dict(counts)}
-    tables = report.setting_tables(df) + [report.llm_table(df, compare_published),
-                                           report.marginals_table(df, compare_published)]
+    tables = report.setting_tables(df) + [
+        report.llm_table(df, compare_published),
+        report.marginals_table(df, compare_published),
+    ]
     return {"tables": tables, "plots": plotly_figures(report.plot_data(df)), "counts": dict(counts)}
 
 
 def plotly_figures(data: dict[str, Any]) -> list[dict[str, Any]]:
     """The report's four plots as Plotly figures (drawn by plotly.js in the page)."""
-    layout = {"barmode": "group", "margin": {"l": 50, "r": 10, "t": 40, "b": 40}, "height": 320,
-              "legend": {"font": {"size": 10}}}
-    f1 = [{"type": "bar", "name": m, "x": data["formats"], "y": data["f1_mean"][m],
-           "error_y": {"type": "data", "array": data["f1_std"][m]}} for m in data["models"]]
-    syntax = [{"type": "bar", "name": m, "x": data["formats"], "y": data["syntax_error_rate"][m]} for m in data["models"]]
+    layout = {
+        "barmode": "group",
+        "margin": {"l": 50, "r": 10, "t": 40, "b": 40},
+        "height": 320,
+        "legend": {"font": {"size": 10}},
+    }
+    f1 = [
+        {
+            "type": "bar",
+            "name": m,
+            "x": data["formats"],
+            "y": data["f1_mean"][m],
+            "error_y": {"type": "data", "array": data["f1_std"][m]},
+        }
+        for m in data["models"]
+    ]
+    syntax = [
+        {"type": "bar", "name": m, "x": data["formats"], "y": data["syntax_error_rate"][m]} for m in data["models"]
+    ]
     rounds = [{"type": "bar", "name": m, "x": data["rounds"], "y": data["round_counts"][m]} for m in data["models"]]
-    relations = [{"type": "bar", "orientation": "h", "name": r, "y": data["models"], "x": shares,
-                  "marker": {"color": report.RELATION_COLOURS[r]}} for r, shares in data["relations"].items()]
+    relations = [
+        {
+            "type": "bar",
+            "orientation": "h",
+            "name": r,
+            "y": data["models"],
+            "x": shares,
+            "marker": {"color": report.RELATION_COLOURS[r]},
+        }
+        for r, shares in data["relations"].items()
+    ]
     return [
-        {"id": "f1", "data": f1, "layout": {**layout, "title": {"text": "F1 by output format and model"},
-                                           "yaxis": {"range": [0, 1.05], "title": {"text": "F1 (rejected = 0)"}}}},
-        {"id": "syntax", "data": syntax, "layout": {**layout, "title": {"text": "Syntax-error rate"},
-                                                   "yaxis": {"range": [0, 1.05]}}},
-        {"id": "rounds", "data": rounds, "layout": {**layout, "title": {"text": "Repair rounds per attempt"},
-                                                   "xaxis": {"title": {"text": "repair rounds"}, "type": "category"}}},
-        {"id": "relations", "data": relations, "layout": {**layout, "barmode": "stack",
-                                                         "title": {"text": "Relation to the ground truth"},
-                                                         "xaxis": {"range": [0, 1]}}},
+        {
+            "id": "f1",
+            "data": f1,
+            "layout": {
+                **layout,
+                "title": {"text": "F1 by output format and model"},
+                "yaxis": {"range": [0, 1.05], "title": {"text": "F1 (rejected = 0)"}},
+            },
+        },
+        {
+            "id": "syntax",
+            "data": syntax,
+            "layout": {**layout, "title": {"text": "Syntax-error rate"}, "yaxis": {"range": [0, 1.05]}},
+        },
+        {
+            "id": "rounds",
+            "data": rounds,
+            "layout": {
+                **layout,
+                "title": {"text": "Repair rounds per attempt"},
+                "xaxis": {"title": {"text": "repair rounds"}, "type": "category"},
+            },
+        },
+        {
+            "id": "relations",
+            "data": relations,
+            "layout": {
+                **layout,
+                "barmode": "stack",
+                "title": {"text": "Relation to the ground truth"},
+                "xaxis": {"range": [0, 1]},
+            },
+        },
     ]
 
 
@@ -166,19 +234,29 @@ def timeline(events: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
         kind = str(event.get("event", "?"))
         item: dict[str, Any] = {"index": index, "event": kind, "at": _seconds(event.get("time"), start), "body": False}
         if kind == "node":
-            item.update(title=f"node {event.get('node')}", note=f"{_seconds(event.get('seconds'), 0):.3f} s · "
-                        f"status {event.get('status')}")
+            item.update(
+                title=f"node {event.get('node')}",
+                note=f"{_seconds(event.get('seconds'), 0):.3f} s · status {event.get('status')}",
+            )
         elif kind == LLM_CALL_EVENT:
             verdict = event.get("verdict") or {}
-            item.update(title=f"LLM call · {event.get('role', '?')}" + (f" · round {event['round']}" if "round" in event else ""),
-                        note=("error: " + str(event["error"])) if event.get("error") else _preview(_answer(event)),
-                        verdict=verdict.get("verdict") if isinstance(verdict, dict) else verdict, body=True)
+            item.update(
+                title=f"LLM call · {event.get('role', '?')}"
+                + (f" · round {event['round']}" if "round" in event else ""),
+                note=("error: " + str(event["error"])) if event.get("error") else _preview(_answer(event)),
+                verdict=verdict.get("verdict") if isinstance(verdict, dict) else verdict,
+                body=True,
+            )
         elif kind == "syntax_error":
             item.update(title=f"syntax error · {event.get('kind', '?')}", note=str(event.get("message", "")))
         elif kind == "repair_round":
-            item.update(title=f"repair round {event.get('round')} · {event.get('verdict')}",
-                        note=str(event.get("error", "")), verdict=event.get("verdict"),
-                        changed=event.get("changed") or "", body=True)
+            item.update(
+                title=f"repair round {event.get('round')} · {event.get('verdict')}",
+                note=str(event.get("error", "")),
+                verdict=event.get("verdict"),
+                changed=event.get("changed") or "",
+                body=True,
+            )
         elif kind == "autofix":
             item.update(title="autofix", fixes=[str(f) for f in event.get("fixes", [])])
         elif kind == "outcome":
@@ -204,27 +282,45 @@ def event_body(events: tuple[dict[str, Any], ...], index: int) -> dict[str, Any]
     event = events[index]
     kind = event.get("event")
     if kind == LLM_CALL_EVENT:
-        messages = [{"role": str(m.get("role", "?")), "content": str(m.get("content", ""))}
-                    for m in event.get("messages") or [] if isinstance(m, dict)]
-        return {"kind": "llm", "messages": messages, "answer": _answer(event),
-                "reasoning": str((event.get("response") or {}).get("reasoning") or ""),
-                "error": str(event.get("error") or "")}
+        messages = [
+            {"role": str(m.get("role", "?")), "content": str(m.get("content", ""))}
+            for m in event.get("messages") or []
+            if isinstance(m, dict)
+        ]
+        return {
+            "kind": "llm",
+            "messages": messages,
+            "answer": _answer(event),
+            "reasoning": str((event.get("response") or {}).get("reasoning") or ""),
+            "error": str(event.get("error") or ""),
+        }
     if kind == "repair_round":
         answers = [_answer(e) for e in events[:index] if e.get("event") == LLM_CALL_EVENT and _answer(e)]
         before, after = (answers[-2], answers[-1]) if len(answers) >= 2 else ("", answers[-1] if answers else "")
         if event.get("verdict") == "ok":
             after = before  # [[OK]]: the formula stays as it was
         return {"kind": "diff", "lines": diff_lines(before, after), "error": str(event.get("error", ""))}
-    return {"kind": "fields", "text": json.dumps({k: v for k, v in event.items() if k != "event"}, indent=2,
-                                                 default=str, ensure_ascii=False)}
+    return {
+        "kind": "fields",
+        "text": json.dumps({k: v for k, v in event.items() if k != "event"}, indent=2, default=str, ensure_ascii=False),
+    }
 
 
 def diff_lines(before: str, after: str) -> list[tuple[str, str]]:
     """A unified diff as (css class, line) pairs."""
     lines = []
     for line in difflib.unified_diff(before.splitlines(), after.splitlines(), "before", "after", lineterm="", n=3):
-        cls = ("file" if line.startswith(("---", "+++")) else "hunk" if line.startswith("@@")
-               else "add" if line.startswith("+") else "del" if line.startswith("-") else "ctx")
+        cls = (
+            "file"
+            if line.startswith(("---", "+++"))
+            else "hunk"
+            if line.startswith("@@")
+            else "add"
+            if line.startswith("+")
+            else "del"
+            if line.startswith("-")
+            else "ctx"
+        )
         lines.append((cls, line))
     return lines
 
@@ -267,14 +363,21 @@ def counterexample_table(counterexamples: list[dict[str, Any]], dimacs: str) -> 
     lines; else the variables true in some counterexample)."""
     names = [name for _, name in sorted((int(i), n) for i, n in _VAR_COMMENT.findall(dimacs))]
     if not names:
-        names = sorted({str(v) for c in counterexamples if isinstance(c.get("true_variables"), list)
-                        for v in c["true_variables"]})
+        names = sorted(
+            {str(v) for c in counterexamples if isinstance(c.get("true_variables"), list) for v in c["true_variables"]}
+        )
     rows = []
     for example in counterexamples:
         listed = example.get("true_variables")
         true = {str(v) for v in listed} if isinstance(listed, list) else set()
-        rows.append({"values": [name in true for name in names], "formula": example.get("formula_says"),
-                     "oracle": example.get("oracle_says"), "source": example.get("source", "")})
+        rows.append(
+            {
+                "values": [name in true for name in names],
+                "formula": example.get("formula_says"),
+                "oracle": example.get("oracle_says"),
+                "source": example.get("source", ""),
+            }
+        )
     return {"names": names, "rows": rows}
 
 
@@ -289,10 +392,16 @@ def verification_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
         cid = str(constraint.get("id"))
         result = obj(results.get(cid))
         checker = run_dir / "checkers" / f"{cid}.py"
-        constraints.append({**constraint, "violated": cid in violated or constraint.get("value") is False,
-                            "code": result.get("code") or (roots.read_text(checker) if checker.is_file() else None),
-                            "reasoning": result.get("reasoning") or result.get("explanation"),
-                            "reflections": result.get("reflections"), "failures": _texts(result.get("failures"))})
+        constraints.append(
+            {
+                **constraint,
+                "violated": cid in violated or constraint.get("value") is False,
+                "code": result.get("code") or (roots.read_text(checker) if checker.is_file() else None),
+                "reasoning": result.get("reasoning") or result.get("explanation"),
+                "reflections": result.get("reflections"),
+                "failures": _texts(result.get("failures")),
+            }
+        )
     verdicts = {h.get("round"): h.get("verdict") for h in objs(summary.get("history"))}
     rounds = []
     outputs = run_dir / "outputs"
@@ -327,13 +436,18 @@ def error_analysis(path: Path) -> dict[str, Any]:
         except (ValueError, TypeError, KeyError, AttributeError, OSError):  # a damaged config.json or trace
             unreadable.append(run_dir)
     groups: dict[str, dict[str, list[dict[str, Any]]]] = {
-        "syntax error kinds": defaultdict(list), "repair rounds until accepted": defaultdict(list),
-        "[[OK]] answered on a broken formula": defaultdict(list), "autofixes": defaultdict(list),
-        "outcome": defaultdict(list)}
+        "syntax error kinds": defaultdict(list),
+        "repair rounds until accepted": defaultdict(list),
+        "[[OK]] answered on a broken formula": defaultdict(list),
+        "autofixes": defaultdict(list),
+        "outcome": defaultdict(list),
+    }
     for item in reports:
         run_dir = Path(item["run_dir"])
-        ref = {"run_dir": run_dir,
-               "label": f"{run_dir.name}: {item['task']} · {item['format']} · {item['policy']} · {item['model']}"}
+        ref = {
+            "run_dir": run_dir,
+            "label": f"{run_dir.name}: {item['task']} · {item['format']} · {item['policy']} · {item['model']}",
+        }
         for kind in sorted({str(e.get("kind", "?")) for e in item["syntax_errors"]}):
             groups["syntax error kinds"][kind].append(ref)
         if item["syntax_errors"] and item["status"] == "accepted":
@@ -343,5 +457,8 @@ def error_analysis(path: Path) -> dict[str, Any]:
         for fix in sorted(set(item["autofixes"])):
             groups["autofixes"][fix].append(ref)
         groups["outcome"][str(item["status"])].append(ref)
-    return {"attempts": len(reports), "unreadable": unreadable,
-            "groups": {name: sorted(found.items(), key=lambda kv: (-len(kv[1]), kv[0])) for name, found in groups.items()}}
+    return {
+        "attempts": len(reports),
+        "unreadable": unreadable,
+        "groups": {name: sorted(found.items(), key=lambda kv: (-len(kv[1]), kv[0])) for name, found in groups.items()},
+    }

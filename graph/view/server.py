@@ -6,8 +6,8 @@ from __future__ import annotations
 import logging
 import socket
 import webbrowser
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -26,7 +26,7 @@ LOG = logging.getLogger("autonesy.view")
 SECURITY_HEADERS = {
     # scripts only from this server; plotly.js needs inline styles for its SVG
     "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-                               "img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+    "img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
@@ -110,8 +110,15 @@ def url_of(sock: socket.socket, host: str) -> str:
     return f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
 
 
-def serve(dirs: Sequence[str | Path], *, host: str = "127.0.0.1", port: int = 0, open_browser: bool = False,
-          compare_published: bool = False, notify: Callable[[str], None] | None = None) -> None:
+def serve(
+    dirs: Sequence[str | Path],
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    open_browser: bool = False,
+    compare_published: bool = False,
+    notify: Callable[[str], None] | None = None,
+) -> None:
     """Serve until interrupted; prints the URL, opens a browser only when asked."""
     import uvicorn
 

@@ -92,8 +92,9 @@ class Site:
         self.roots = roots
         self.links = links
         self.compare_published = compare_published
-        self.env = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
-                                      autoescape=True)
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True
+        )
 
     def render(self, template: str, **context: Any) -> str:
         """The one exit of every page and fragment: escaped by Jinja, environment secrets removed."""
@@ -117,13 +118,19 @@ class Site:
         if kind == "sweep":
             return self.sweep(path, common)
         if kind == "attempt":
-            return self.render("attempt.html", **common, a=pages.attempt_page(self.roots, path),
-                               bodies=self.inline_bodies(path))
+            return self.render(
+                "attempt.html", **common, a=pages.attempt_page(self.roots, path), bodies=self.inline_bodies(path)
+            )
         if kind == "verification":
-            return self.render("verification.html", **common, v=pages.verification_page(self.roots, path),
-                               bodies=self.inline_bodies(path))
-        entries = [{"rel": self.roots.relative(index, p), "kind": pages.directory_kind(p)}
-                   for p in pages.folder_entries(path)]
+            return self.render(
+                "verification.html",
+                **common,
+                v=pages.verification_page(self.roots, path),
+                bodies=self.inline_bodies(path),
+            )
+        entries = [
+            {"rel": self.roots.relative(index, p), "kind": pages.directory_kind(p)} for p in pages.folder_entries(path)
+        ]
         return self.render("folder.html", **common, entries=entries)
 
     def sweep(self, path: Path, common: dict[str, Any]) -> str:
@@ -134,8 +141,9 @@ class Site:
             found = pages.sweep_rows(path)
             rows = self.table_rows(common["index"], path, found)
             summary = self.summary(common["index"], common["rel"])
-        return self.render("sweep.html", **common, rows=rows, summary=summary, filters=pages.FILTERS,
-                           live=pages.sweep_is_running(path))
+        return self.render(
+            "sweep.html", **common, rows=rows, summary=summary, filters=pages.FILTERS, live=pages.sweep_is_running(path)
+        )
 
     def summary(self, index: int, rel: str) -> str:
         path = self.roots.resolve(index, rel)
@@ -153,7 +161,7 @@ class Site:
             return self._rows_json(index, path, None)
         return self._rows_json(index, path, (path / sweep.RESULTS_JSONL).stat().st_mtime_ns)
 
-    @functools.lru_cache(maxsize=4)
+    @functools.lru_cache(maxsize=4)  # noqa: B019 - one site object per server, kept for its lifetime
     def _rows_json(self, index: int, path: Path, version: int | None) -> bytes:
         table = self.table_rows(index, path, pages.sweep_rows(path))
         text = json.dumps({**table, "live": version is None}, ensure_ascii=False, separators=(",", ":"))
@@ -179,5 +187,6 @@ class Site:
             for _, refs in found:
                 for ref in refs:
                     ref["href"] = self.links.page(index, self.roots.relative(index, ref["run_dir"]))
-        return self.render("errors.html", index=index, rel=rel, title=self.name(index, rel),
-                           kind="errors", analysis=analysis)
+        return self.render(
+            "errors.html", index=index, rel=rel, title=self.name(index, rel), kind="errors", analysis=analysis
+        )

@@ -20,8 +20,6 @@ from autonesy.tasks.task import Task
 PREFIXES = ("satbench", "dcpbench")
 
 
-
-
 def is_adapter_spec(spec: str) -> bool:
     return isinstance(spec, str) and spec.split(":", 1)[0] in PREFIXES and ":" in spec
 
@@ -69,6 +67,8 @@ def left_out(spec: str) -> dict[str, str]:
 def load(spec: str) -> Task:
     kind, path, key = parse_spec(spec)
     if key is None:
-        raise AdapterError(f"{spec!r} names a whole benchmark copy; name one record as {kind}:PATH#KEY "
-                           f"(a sweep's --tasks {kind}:PATH expands to all of them)")
+        raise AdapterError(
+            f"{spec!r} names a whole benchmark copy; name one record as {kind}:PATH#KEY "
+            f"(a sweep's --tasks {kind}:PATH expands to all of them)"
+        )
     return _module(kind).load(path.resolve(), key)

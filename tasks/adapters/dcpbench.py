@@ -53,11 +53,12 @@ import os
 import re
 import sys
 import textwrap
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from autonesy.tasks.adapters.base import AdapterError
 from autonesy.tasks.task import RESERVED_NAMES, Descriptions, Task, TaskMetadata, Variable
@@ -65,8 +66,10 @@ from autonesy.tools.config import cache_dir
 
 MAX_TASK_VARS = 400
 CONVERSION_VERSION = 2
-CITATION = ("K. Michailidis, D. Tsouros, T. Guns. DCP-Bench-Open: Evaluating LLMs for Constraint Modelling of "
-            "Discrete Combinatorial Problems (arXiv:2506.06052)")
+CITATION = (
+    "K. Michailidis, D. Tsouros, T. Guns. DCP-Bench-Open: Evaluating LLMs for Constraint Modelling of "
+    "Discrete Combinatorial Problems (arXiv:2506.06052)"
+)
 _DOCSTRING = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'', re.DOTALL)
 _DATA = re.compile(r"#\s*Data\b(.*?)#\s*End of data", re.DOTALL | re.IGNORECASE)
 _OPTIMISATION = re.compile(r"\b(minimize|maximize|minimise|maximise)\s*[(=]")
@@ -107,7 +110,7 @@ def split_print_request(description: str) -> tuple[str, str]:
     head = description[:start] if start >= 0 else description[:where]
     if not head.strip():
         return description.strip(), ""
-    return head.strip(), description[start if start >= 0 else where:].strip()
+    return head.strip(), description[start if start >= 0 else where :].strip()
 
 
 def roles(request: str) -> dict[str, str]:
@@ -135,7 +138,7 @@ def _from_script(folder: Path) -> Problem:
     if match is None:
         raise AdapterError(f"{script}: no problem description (docstring)")
     description = textwrap.dedent(match.group(1) if match.group(1) is not None else match.group(2)).strip()
-    metadata = tuple(line.strip() for line in text[:match.start()].splitlines() if line.strip().startswith("#"))
+    metadata = tuple(line.strip() for line in text[: match.start()].splitlines() if line.strip().startswith("#"))
     instances = folder / f"{folder.name}.json"
     if instances.is_file():
         try:
@@ -145,8 +148,15 @@ def _from_script(folder: Path) -> Problem:
         if isinstance(data, dict) and isinstance(data.get("description"), str):
             description = data["description"].strip()
     data_match = _DATA.search(text)
-    return Problem(folder.name, description, text, data_match.group(1).strip() if data_match else "",
-                   decision_variables(description), metadata, str(script))
+    return Problem(
+        folder.name,
+        description,
+        text,
+        data_match.group(1).strip() if data_match else "",
+        decision_variables(description),
+        metadata,
+        str(script),
+    )
 
 
 def _from_jsonl(path: Path) -> list[Problem]:
@@ -158,16 +168,33 @@ def _from_jsonl(path: Path) -> list[Problem]:
             record = json.loads(line)
         except json.JSONDecodeError as error:
             raise AdapterError(f"{path}:{number}: not JSON ({error.msg})") from None
-        if not isinstance(record, dict) or not isinstance(record.get("id"), str) or not isinstance(record.get("model"), str):
+        if (
+            not isinstance(record, dict)
+            or not isinstance(record.get("id"), str)
+            or not isinstance(record.get("model"), str)
+        ):
             raise AdapterError(f"{path}:{number}: expected a DCP-Bench-Open record with 'id' and 'model'")
         if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", record["id"]):  # it becomes a task name, hence file names
             raise AdapterError(f"{path}:{number}: the id {record['id'][:40]!r} is not letters, digits, '_' or '-'")
         description = str(record.get("description", "")).strip()
         data = str(record.get("example_instance") or "").strip()
         names = record.get("decision_variables")
-        names = tuple(n for n in names if isinstance(n, str)) if isinstance(names, list) else decision_variables(description)
-        problems.append(Problem(record["id"], description, f"{data}\n{record['model']}", data, names,
-                                tuple(map(str, record.get("metadata") or ())), f"{path}:{number}"))
+        names = (
+            tuple(n for n in names if isinstance(n, str))
+            if isinstance(names, list)
+            else decision_variables(description)
+        )
+        problems.append(
+            Problem(
+                record["id"],
+                description,
+                f"{data}\n{record['model']}",
+                data,
+                names,
+                tuple(map(str, record.get("metadata") or ())),
+                f"{path}:{number}",
+            )
+        )
     return problems
 
 
@@ -192,7 +219,11 @@ def problems(path: Path) -> dict[str, Problem]:
 
 def static_reason(problem: Problem) -> str | None:
     """Why a problem is left out before running anything (None: a candidate)."""
-    model = problem.source[_DOCSTRING.search(problem.source).end():] if _DOCSTRING.search(problem.source) else problem.source
+    model = (
+        problem.source[_DOCSTRING.search(problem.source).end() :]
+        if _DOCSTRING.search(problem.source)
+        else problem.source
+    )
     if _OPTIMISATION.search(model):
         return "optimisation problem"
     if not problem.description:
@@ -203,7 +234,7 @@ def static_reason(problem: Problem) -> str | None:
 
 
 # ---------------------------------------------------------------------------------- sandbox
-SETUP = '''
+SETUP = """
 import cpmpy as cp
 import cpmpy.solvers
 
@@ -238,10 +269,10 @@ for _name in dir(cpmpy.solvers):
         _cls.solve = _stop
         if hasattr(_cls, "solveAll"):
             _cls.solveAll = _stop
-'''
+"""
 
 # The script runs to its end; after the first solve a failure (values are None) just ends it.
-WRAPPER = '''try:
+WRAPPER = """try:
 {body}
     pass
 except _StopAtSolve:
@@ -249,9 +280,9 @@ except _StopAtSolve:
 except Exception:
     if not _SOLVED:
         raise
-'''
+"""
 
-COLLECT = '''
+COLLECT = """
 def collect(ns, submitted):
     import numpy as np
     import cpmpy as cp
@@ -363,10 +394,10 @@ def collect(ns, submitted):
     dimacs = "\\n".join(["p cnf " + str(len(variables)) + " " + str(len(lines))] + lines) + "\\n"
     return {{"dimacs": dimacs, "task_ids": {{b.name: [ids[id(b)]] for b in booleans}}, "names": names,
             "meanings": meanings}}
-'''
+"""
 
 
-COUNT = '''
+COUNT = """
 def collect(ns, submitted):
     import numpy as np
     import cpmpy as cp
@@ -388,7 +419,7 @@ def collect(ns, submitted):
         found += 1
         solver += cp.any([v != v.value() for v in items])
     return {{"count": found, "complete": found < {limit}}}
-'''
+"""
 
 
 def solution_count(problem: Problem, limit: int = 100_000) -> dict[str, Any]:
@@ -397,10 +428,13 @@ def solution_count(problem: Problem, limit: int = 100_000) -> dict[str, Any]:
     check of a ground truth's model count; runs in the sandbox (CPU-bound, ``limit`` solutions)."""
     from autonesy.tools.sandbox import SandboxLimits, run_program
 
-    result = run_program(WRAPPER.format(body=textwrap.indent(problem.source, "    ")), setup=SETUP,
-                         collect=COUNT.format(decision=list(problem.decision_variables), limit=limit),
-                         preload=("cpmpy", "numpy", "ortools"),
-                         limits=SandboxLimits(cpu_seconds=120.0, wall_seconds=300.0))
+    result = run_program(
+        WRAPPER.format(body=textwrap.indent(problem.source, "    ")),
+        setup=SETUP,
+        collect=COUNT.format(decision=list(problem.decision_variables), limit=limit),
+        preload=("cpmpy", "numpy", "ortools"),
+        limits=SandboxLimits(cpu_seconds=120.0, wall_seconds=300.0),
+    )
     if result.ok:
         return result.result
     return {"error": f"{result.error_kind}: {(result.message or '').splitlines()[0][:200] if result.message else ''}"}
@@ -420,7 +454,8 @@ def _failure(error_kind: str, message: str, limits) -> str:
     text = message or ""
     memory = f"{limits.memory_bytes / 2**30:g} GiB"
     if error_kind in ("runtime", "resource") and re.search(
-            r"bad_alloc|out of memory|Cannot allocate|MemoryError|memory allocation", text):
+        r"bad_alloc|out of memory|Cannot allocate|MemoryError|memory allocation", text
+    ):
         return f"out of memory: converting the model needs more than the sandbox's {memory}"
     if "SIGABRT" in text:
         return f"out of memory (most likely): the CNF encoder aborted (SIGABRT) within the sandbox's {memory}"
@@ -451,14 +486,24 @@ def convert(problem: Problem) -> dict[str, Any]:
     # CPU time is the bound; the wall limit only stops a stuck program (a loaded machine stretches it).
     limits = SandboxLimits(cpu_seconds=60.0, wall_seconds=300.0)
     program = WRAPPER.format(body=textwrap.indent(problem.source, "    "))
-    collect = COLLECT.format(decision=list(problem.decision_variables), reserved=sorted(RESERVED_NAMES),
-                             max_vars=MAX_TASK_VARS)
-    result = run_program(program, setup=SETUP, collect=collect,
-                         preload=("cpmpy", "numpy", "cpmpy.transformations.to_cnf", "pindakaas"),
-                         limits=limits, prewarm=True)
+    collect = COLLECT.format(
+        decision=list(problem.decision_variables), reserved=sorted(RESERVED_NAMES), max_vars=MAX_TASK_VARS
+    )
+    result = run_program(
+        program,
+        setup=SETUP,
+        collect=collect,
+        preload=("cpmpy", "numpy", "cpmpy.transformations.to_cnf", "pindakaas"),
+        limits=limits,
+        prewarm=True,
+    )
     if result.ok:
-        outcome = {"ok": True, "names": result.result["names"], "meanings": result.result["meanings"],
-                   "data": {k: result.result[k] for k in ("dimacs", "task_ids")}}
+        outcome = {
+            "ok": True,
+            "names": result.result["names"],
+            "meanings": result.result["meanings"],
+            "data": {k: result.result[k] for k in ("dimacs", "task_ids")},
+        }
     elif result.error_kind == "internal":
         raise AdapterError(f"dcpbench {problem.id}: the sandbox failed: {result.message}")
     else:
@@ -481,8 +526,12 @@ def _stamp(path: Path) -> tuple:
         files = [path]
     else:
         root = path / "dataset" if (path / "dataset").is_dir() else path
-        files = sorted(root.glob("*.cpmpy.py")) + sorted(root.glob("*.json")) + \
-            sorted(root.glob("*/*.cpmpy.py")) + sorted(root.glob("*/*.json"))
+        files = (
+            sorted(root.glob("*.cpmpy.py"))
+            + sorted(root.glob("*.json"))
+            + sorted(root.glob("*/*.cpmpy.py"))
+            + sorted(root.glob("*/*.json"))
+        )
     return tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
 
 
@@ -498,8 +547,9 @@ def _all(path: Path) -> dict[str, Problem]:
     return _problems(path, _stamp(path))
 
 
-def survey(path: Path, progress: Callable[[int, int, str, dict[str, Any]], None] | None = None,
-           workers: int | None = None) -> dict[str, dict[str, Any]]:
+def survey(
+    path: Path, progress: Callable[[int, int, str, dict[str, Any]], None] | None = None, workers: int | None = None
+) -> dict[str, dict[str, Any]]:
     """Every problem's conversion outcome (runs the sandbox for uncached ones, ``workers`` at a time).
 
     ``progress(done, total, problem, outcome)`` is called as each uncached problem finishes."""
@@ -556,16 +606,23 @@ def _task(path: Path, key: str, stamp: tuple) -> Task:
 
     variables = tuple(Variable(n, meaning(m)) for n, m in zip(names, outcome["meanings"]))
     if request:
-        statement += ("\n\nDecision variables (the problem's own request for a solution; it says what their "
-                      f"values and indices mean):\n{request}")
+        statement += (
+            "\n\nDecision variables (the problem's own request for a solution; it says what their "
+            f"values and indices mean):\n{request}"
+        )
     data = f"\n\nInstance data:\n{problem.data}" if problem.data else ""
     integers = any("_eq_" in n for n in names)
-    encoding = ("\n\nBoolean encoding: each integer decision variable is represented by one Boolean variable per value "
-                "of its domain (the variable named x_i_eq_v is true exactly when x[i] = v); exactly one of them is "
-                "true for each integer variable." if integers else "")
+    encoding = (
+        "\n\nBoolean encoding: each integer decision variable is represented by one Boolean variable per value "
+        "of its domain (the variable named x_i_eq_v is true exactly when x[i] = v); exactly one of them is "
+        "true for each integer variable."
+        if integers
+        else ""
+    )
     if any(m.split(" (")[0].endswith("= 1") and "_eq_" not in n for n, m in zip(names, outcome["meanings"])):
-        encoding += ("\n\nA decision variable with values 0 and 1 is one Boolean variable, true exactly when "
-                     "its value is 1.")
+        encoding += (
+            "\n\nA decision variable with values 0 and 1 is one Boolean variable, true exactly when its value is 1."
+        )
     metadata = TaskMetadata(
         source_dataset=f"DCP-Bench-Open, problem {problem.id} ({problem.origin})",
         citation=CITATION,
@@ -573,13 +630,20 @@ def _task(path: Path, key: str, stamp: tuple) -> Task:
         published_clauses=None,
         data_provenance="none",
         equivalence_method="none",
-        design_notes=(f"decision variables {', '.join(problem.decision_variables)} one-hot encoded into {len(names)} "
-                      f"Boolean variables; ground truth = CPMpy's CNF of the model + channelling "
-                      f"({len(cnf.clauses)} clauses, {cnf.num_aux_vars} auxiliary variables); "
-                      + "; ".join(problem.metadata)),
+        design_notes=(
+            f"decision variables {', '.join(problem.decision_variables)} one-hot encoded into {len(names)} "
+            f"Boolean variables; ground truth = CPMpy's CNF of the model + channelling "
+            f"({len(cnf.clauses)} clauses, {cnf.num_aux_vars} auxiliary variables); " + "; ".join(problem.metadata)
+        ),
     )
-    return Task(f"dcpbench-{problem.id}", variables,
-                Descriptions(f"{statement}{data}{encoding}", f"{statement}{data}"), metadata, lambda: cnf, None)
+    return Task(
+        f"dcpbench-{problem.id}",
+        variables,
+        Descriptions(f"{statement}{data}{encoding}", f"{statement}{data}"),
+        metadata,
+        lambda: cnf,
+        None,
+    )
 
 
 def load(path: Path, key: str) -> Task:

@@ -43,11 +43,14 @@ from autonesy.tools.cnf import CNF
 
 RELEASED = {"records": 2100, "satisfiable": 1041}  # LLM4Code/SATBench as released (auto-nesy-bench's count)
 REQUIRED = ("readable", "satisfiable", "scenario", "variable_mapping", "conditions")
-CITATION = ("A. Wei, Y. Wu, Y. Wan, T. Suresh, H. Tan, Z. Zhou, S. Koyejo, K. Wang, A. Aiken. SATBench: "
-            "Benchmarking LLMs' Logical Reasoning via Automated Puzzle Generation from SAT Formulas. EMNLP 2025 "
-            "(arXiv:2505.14615)")
+CITATION = (
+    "A. Wei, Y. Wu, Y. Wan, T. Suresh, H. Tan, Z. Zhou, S. Koyejo, K. Wang, A. Aiken. SATBench: "
+    "Benchmarking LLMs' Logical Reasoning via Automated Puzzle Generation from SAT Formulas. EMNLP 2025 "
+    "(arXiv:2505.14615)"
+)
 
-_TOKEN = re.compile(r"""
+_TOKEN = re.compile(
+    r"""
     (?P<space>\s+)
   | (?P<var>x\s*\(\s*(?P<index>\d+(?:\s*,\s*\d+)*)\s*,?\s*\))
   | (?P<not>¬|~|!|\bNOT\b|\bnot\b)
@@ -55,7 +58,9 @@ _TOKEN = re.compile(r"""
   | (?P<and>∧|&|/\\|\bAND\b|\band\b)
   | (?P<lp>\()
   | (?P<rp>\))
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
 
 def parse_readable(text: str) -> list[list[tuple[bool, tuple[int, ...]]]]:
@@ -65,7 +70,9 @@ def parse_readable(text: str) -> list[list[tuple[bool, tuple[int, ...]]]]:
     while position < len(text):
         match = _TOKEN.match(text, position)
         if match is None:
-            raise AdapterError(f"readable formula: unexpected {text[position:position + 12]!r} at character {position}")
+            raise AdapterError(
+                f"readable formula: unexpected {text[position : position + 12]!r} at character {position}"
+            )
         kind = "var" if match.group("var") else match.lastgroup
         if kind != "space":
             value = tuple(int(i) for i in re.split(r"\s*,\s*", match.group("index").strip())) if kind == "var" else None
@@ -177,16 +184,22 @@ def keys(path: Path) -> list[str]:
     found = records(path)
     kept = [key for key, record in found.items() if isinstance(record, dict) and _satisfiable(record)]
     if len(found) == RELEASED["records"] and len(kept) != RELEASED["satisfiable"]:
-        raise AdapterError(f"satbench:{path}: {len(kept)} of its {len(found)} records are satisfiable, but the released "
-                           f"dataset has {RELEASED['satisfiable']}; is this copy complete and unmodified?")
+        raise AdapterError(
+            f"satbench:{path}: {len(kept)} of its {len(found)} records are satisfiable, but the released "
+            f"dataset has {RELEASED['satisfiable']}; is this copy complete and unmodified?"
+        )
     return kept
 
 
 def left_out(path: Path) -> dict[str, str]:
     """Records that are not tasks, with the reason."""
-    return {key: "unsatisfiable (only satisfiable SATBench records are tasks)" if isinstance(record, dict)
-            else "not a JSON object" for key, record in records(path).items()
-            if not (isinstance(record, dict) and _satisfiable(record))}
+    return {
+        key: "unsatisfiable (only satisfiable SATBench records are tasks)"
+        if isinstance(record, dict)
+        else "not a JSON object"
+        for key, record in records(path).items()
+        if not (isinstance(record, dict) and _satisfiable(record))
+    }
 
 
 def _index_space(record: dict[str, Any], clauses, where: str) -> list[tuple[int, ...]]:
@@ -237,17 +250,24 @@ def load(path: Path, key: str) -> Task:
     space = _index_space(record, clauses, where)
     position = {var: i for i, var in enumerate(space, start=1)}
     names = ["x_" + "_".join(map(str, var)) for var in space]
-    variables = tuple(Variable(name, f"{_written(var)} of the variable explanation")
-                      for name, var in zip(names, space))
-    cnf = CNF(len(space), tuple(tuple(position[var] if positive else -position[var] for positive, var in clause)
-                                for clause in clauses), len(space))
+    variables = tuple(Variable(name, f"{_written(var)} of the variable explanation") for name, var in zip(names, space))
+    cnf = CNF(
+        len(space),
+        tuple(tuple(position[var] if positive else -position[var] for positive, var in clause) for clause in clauses),
+        len(space),
+    )
     example = space[0]
-    text = (f"{str(record['scenario']).strip()}\n\n{str(record['variable_mapping']).strip()}\n"
-            f"The variable named x_{'_'.join(map(str, example))} stands for {_written(example)}, and so on for every index.\n\n"
-            f"Conditions (all must hold):\n{_conditions(record['conditions'])}"
-            + (f"\n\nSATBench's question about this puzzle: {str(record['question']).strip()}\nThe formula must hold "
-               "exactly when all the conditions above hold (whether they can is for a solver to decide)."
-               if str(record.get("question") or "").strip() else ""))
+    text = (
+        f"{str(record['scenario']).strip()}\n\n{str(record['variable_mapping']).strip()}\n"
+        f"The variable named x_{'_'.join(map(str, example))} stands for {_written(example)}, and so on for every index.\n\n"
+        f"Conditions (all must hold):\n{_conditions(record['conditions'])}"
+        + (
+            f"\n\nSATBench's question about this puzzle: {str(record['question']).strip()}\nThe formula must hold "
+            "exactly when all the conditions above hold (whether they can is for a solver to decide)."
+            if str(record.get("question") or "").strip()
+            else ""
+        )
+    )
     columns = [np.array([position[var] - 1 for _, var in clause], dtype=np.int64) for clause in clauses]
     signs = [np.array([positive for positive, _ in clause], dtype=bool) for clause in clauses]
 
@@ -267,9 +287,18 @@ def load(path: Path, key: str) -> Task:
         published_clauses=record.get("num_clauses") if isinstance(record.get("num_clauses"), int) else None,
         data_provenance="none",
         equivalence_method="clausal",
-        design_notes=(f"{n} variables x_<indices> over dims {record.get('dims')}; ground truth = the record's readable "
-                      f"CNF ({len(clauses)} clauses); both description levels are the puzzle text"
-                      + (f"; question: {record['question']}" if record.get("question") else "")),
+        design_notes=(
+            f"{n} variables x_<indices> over dims {record.get('dims')}; ground truth = the record's readable "
+            f"CNF ({len(clauses)} clauses); both description levels are the puzzle text"
+            + (f"; question: {record['question']}" if record.get("question") else "")
+        ),
     )
-    return Task(f"satbench-{safe_key}", variables, Descriptions(text, text), metadata, lambda: cnf, oracle_batch,
-                rule_list=lambda: cnf)
+    return Task(
+        f"satbench-{safe_key}",
+        variables,
+        Descriptions(text, text),
+        metadata,
+        lambda: cnf,
+        oracle_batch,
+        rule_list=lambda: cnf,
+    )

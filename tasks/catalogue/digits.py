@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import operator
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -171,8 +171,7 @@ def mn_mul() -> Task:
                 "product; any digit times 0 gives product 0).\n"
                 "- Every pair of digits, including equal digits and 0, is allowed; there is no other rule.\n"
                 "- As a consequence, a product value that no two digits yield (such as 11, 13, 17, 19, 22, 23, "
-                "29, 31, 33 or 37) can never be true.\n"
-                + _ONE_HOT_BACKGROUND.format(result="product")
+                "29, 31, 33 or 37) can never be true.\n" + _ONE_HOT_BACKGROUND.format(result="product")
             ),
             not_detailed="Each of the two images shows one handwritten digit, and the product variables must give the product of the two digits.",
         ),
@@ -290,7 +289,10 @@ def mn_add_bin() -> Task:
         variables=_binary_variables("sum", 5, "first digit plus second digit"),
         descriptions=Descriptions(
             detailed=_binary_detailed(
-                "sum", 5, 18, "plus",
+                "sum",
+                5,
+                18,
+                "plus",
                 "for example, first digit 3 (bits 1,1,0,0) and second digit 4 (bits 0,0,1,0) require sum 7 "
                 "(bits 1,1,1,0,0)",
             ),
@@ -322,7 +324,10 @@ def mn_mul_bin() -> Task:
         variables=_binary_variables("product", 7, "first digit times second digit"),
         descriptions=Descriptions(
             detailed=_binary_detailed(
-                "product", 7, 81, "times",
+                "product",
+                7,
+                81,
+                "times",
                 "for example, first digit 3 (bits 1,1,0,0) and second digit 4 (bits 0,0,1,0) require product 12 "
                 "(bits 0,0,1,1,0,0,0); any digit times 0 gives product 0",
             ),

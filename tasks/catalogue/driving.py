@@ -459,9 +459,7 @@ def _road_r_detailed() -> str:
         if tuple(sorted(clause)) == at_least_one_agent:
             continue
         conditions = [_phrase(i) for i, positive in req.body if positive]
-        options = sorted(
-            [i for i, positive in req.body if not positive] + ([req.head[0]] if req.head[1] else [])
-        )
+        options = sorted([i for i, positive in req.body if not positive] + ([req.head[0]] if req.head[1] else []))
         if any(not positive for i, positive in req.body if i == req.head[0]) or not req.head[1]:
             raise TaskError(f"road-r: no description template for requirement {req.text!r}")
         choices = [_phrase(i) for i in options]

@@ -16,12 +16,39 @@ are case-sensitive: ``Xing`` is the action "crossing", ``xing`` the location "at
 # ROAD-R's label order (the order of its annotation files): 10 agent types, 19 actions, 12 locations.
 AGENT_LABELS = ("Ped", "Car", "Cyc", "Mobike", "MedVeh", "LarVeh", "Bus", "EmVeh", "TL", "OthTL")
 ACTION_LABELS = (
-    "Red", "Amber", "Green", "MovAway", "MovTow", "Mov", "Brake", "Stop", "IncatLft", "IncatRht",
-    "HazLit", "TurLft", "TurRht", "Ovtak", "Wait2X", "XingFmLft", "XingFmRht", "Xing", "PushObj",
+    "Red",
+    "Amber",
+    "Green",
+    "MovAway",
+    "MovTow",
+    "Mov",
+    "Brake",
+    "Stop",
+    "IncatLft",
+    "IncatRht",
+    "HazLit",
+    "TurLft",
+    "TurRht",
+    "Ovtak",
+    "Wait2X",
+    "XingFmLft",
+    "XingFmRht",
+    "Xing",
+    "PushObj",
 )
 LOCATION_LABELS = (
-    "VehLane", "OutgoLane", "OutgoCycLane", "IncomLane", "IncomCycLane", "Pav", "LftPav", "RhtPav",
-    "Jun", "xing", "BusStop", "parking",
+    "VehLane",
+    "OutgoLane",
+    "OutgoCycLane",
+    "IncomLane",
+    "IncomCycLane",
+    "Pav",
+    "LftPav",
+    "RhtPav",
+    "Jun",
+    "xing",
+    "BusStop",
+    "parking",
 )
 LABELS = AGENT_LABELS + ACTION_LABELS + LOCATION_LABELS
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from pysat.card import CardEnc, EncType
@@ -74,13 +74,15 @@ def _guarded(builder: ClauseBuilder, guard: int, clauses: Sequence[Sequence[int]
 
 def cebab() -> Task:
     n_sent = len(CEBAB_SENTIMENTS)
-    variables = tuple(
-        Variable(f"worker{w}_{s}", f"crowdworker {w} labels the review's sentiment about the food as {s}")
-        for w in range(1, CEBAB_WORKERS + 1)
-        for s in CEBAB_SENTIMENTS
-    ) + tuple(
-        Variable(f"final_{s}", f"the aggregated (final) food sentiment label is {s}") for s in CEBAB_SENTIMENTS
-    ) + (Variable(f"final_{CEBAB_NO_MAJORITY}", "the aggregated food sentiment label is 'no majority'"),)
+    variables = (
+        tuple(
+            Variable(f"worker{w}_{s}", f"crowdworker {w} labels the review's sentiment about the food as {s}")
+            for w in range(1, CEBAB_WORKERS + 1)
+            for s in CEBAB_SENTIMENTS
+        )
+        + tuple(Variable(f"final_{s}", f"the aggregated (final) food sentiment label is {s}") for s in CEBAB_SENTIMENTS)
+        + (Variable(f"final_{CEBAB_NO_MAJORITY}", "the aggregated food sentiment label is 'no majority'"),)
+    )
     n = len(variables)
     n_votes = CEBAB_WORKERS * n_sent
 
@@ -98,9 +100,13 @@ def cebab() -> Task:
             # final_s → at least 3 votes for s; ¬final_s → at most 2 votes for s (sequential counters,
             # auxiliaries from the builder's pool). With exactly one final label, no_majority then holds
             # exactly when no sentiment reaches 3 votes.
-            at_least = CardEnc.atleast(lits=ballots, bound=CEBAB_MAJORITY, vpool=builder.pool, encoding=EncType.seqcounter)
+            at_least = CardEnc.atleast(
+                lits=ballots, bound=CEBAB_MAJORITY, vpool=builder.pool, encoding=EncType.seqcounter
+            )
             _guarded(builder, finals[s], at_least.clauses)
-            at_most = CardEnc.atmost(lits=ballots, bound=CEBAB_MAJORITY - 1, vpool=builder.pool, encoding=EncType.seqcounter)
+            at_most = CardEnc.atmost(
+                lits=ballots, bound=CEBAB_MAJORITY - 1, vpool=builder.pool, encoding=EncType.seqcounter
+            )
             _guarded(builder, -finals[s], at_most.clauses)
         return builder.cnf()
 

@@ -8,7 +8,7 @@ cells are taken row by row, and within a cell the digits 1, 2, 3, 4 in order, so
 from __future__ import annotations
 
 import itertools
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 from pysat.card import EncType
@@ -63,7 +63,12 @@ def _oracle(x: np.ndarray) -> np.ndarray:
     def all_permutations(groups: np.ndarray) -> np.ndarray:  # (B, group, member) → (B,)
         return (np.sort(groups, axis=2) == full).all(axis=(1, 2))
 
-    return one_digit_per_cell & all_permutations(grid) & all_permutations(grid.transpose(0, 2, 1)) & all_permutations(boxes)
+    return (
+        one_digit_per_cell
+        & all_permutations(grid)
+        & all_permutations(grid.transpose(0, 2, 1))
+        & all_permutations(boxes)
+    )
 
 
 def _solutions() -> Iterator[list[list[int]]]:

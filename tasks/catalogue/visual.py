@@ -282,7 +282,9 @@ def _kandinsky_reference(num_prims: int) -> Expr:
     prims = range(num_prims)
     one_hot = [
         exactly_one([bit(image, prim, attribute, value) for value in range(3)])
-        for image in (0, 1) for prim in prims for attribute in (0, 1)
+        for image in (0, 1)
+        for prim in prims
+        for attribute in (0, 1)
     ]
 
     def same(image: int, attribute: int) -> Expr:

@@ -15,7 +15,7 @@ every cycle blocked, the only edge sets left are single simple paths.
 from __future__ import annotations
 
 import itertools
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 from pysat.card import EncType

@@ -9,8 +9,8 @@ the test split does not change when the train size does, and two tasks never sha
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 

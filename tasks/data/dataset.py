@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -87,7 +88,9 @@ def resolve_sizes(task_name: str, sizes: Sizes = None) -> dict[str, int]:
     if isinstance(sizes, Mapping):
         unknown = set(sizes) - set(SPLITS)
         if unknown:
-            raise DataError(f"{task_name}: unknown split(s) {', '.join(sorted(unknown))}; splits are {', '.join(SPLITS)}")
+            raise DataError(
+                f"{task_name}: unknown split(s) {', '.join(sorted(unknown))}; splits are {', '.join(SPLITS)}"
+            )
         result = {**default, **{k: sizes[k] for k in sizes}}
     else:
         values = list(sizes)
@@ -116,7 +119,9 @@ def _progress_bar(task_name: str, total: int, progress: bool | None):
     return tqdm(total=total, desc=f"building {task_name}", unit="ex", leave=False, file=sys.stderr)
 
 
-def generate(task_name: str, seed: int = 0, sizes: Sizes = None, progress: bool | None = False) -> dict[str, dict[str, np.ndarray]]:
+def generate(
+    task_name: str, seed: int = 0, sizes: Sizes = None, progress: bool | None = False
+) -> dict[str, dict[str, np.ndarray]]:
     """Make the three splits in memory (stored dtypes), check every label, write nothing."""
     task = get_task(task_name)
     generator = generator_for(task_name)
@@ -133,10 +138,14 @@ def generate(task_name: str, seed: int = 0, sizes: Sizes = None, progress: bool 
         data = arrays[split]
         x, y = data["x"], data["y"]
         if len(x) != sizes[split] or len(y) != sizes[split]:
-            raise DataError(f"{task_name}: generator made {len(x)} inputs and {len(y)} labels for {split}, expected {sizes[split]}")
+            raise DataError(
+                f"{task_name}: generator made {len(x)} inputs and {len(y)} labels for {split}, expected {sizes[split]}"
+            )
         expected_dtype = np.uint8 if generator.x_scale is not None else np.float32
         if x.dtype != expected_dtype or y.dtype != np.uint8:
-            raise DataError(f"{task_name}: {split} arrays have dtypes {x.dtype}/{y.dtype}, expected {np.dtype(expected_dtype)}/uint8")
+            raise DataError(
+                f"{task_name}: {split} arrays have dtypes {x.dtype}/{y.dtype}, expected {np.dtype(expected_dtype)}/uint8"
+            )
         if x.dtype == np.float32 and not np.isfinite(x).all():
             raise DataError(f"{task_name}: {split} features are not all finite")
         check_labels(task, y, where=f" ({split} split)")
@@ -205,12 +214,16 @@ def load_dataset(
     splits = {}
     try:
         for split in SPLITS:
-            splits[split] = _to_split(split, read_npz(report.directory / f"{split}.npz"), report.manifest.get("x_scale"))
+            splits[split] = _to_split(
+                split, read_npz(report.directory / f"{split}.npz"), report.manifest.get("x_scale")
+            )
     except (OSError, ValueError, KeyError) as error:  # changed on disk since it was verified
         if report.built:
             raise DataError(f"{task_name}: cannot read the data just written to {report.directory}: {error}") from None
         report = build_dataset(task_name, data_dir, seed, sizes, progress, force=True)
-        splits = {s: _to_split(s, read_npz(report.directory / f"{s}.npz"), report.manifest.get("x_scale")) for s in SPLITS}
+        splits = {
+            s: _to_split(s, read_npz(report.directory / f"{s}.npz"), report.manifest.get("x_scale")) for s in SPLITS
+        }
     manifest = report.manifest
     return Dataset(
         task=task_name,
@@ -232,7 +245,9 @@ def label_statistics(dataset: Dataset) -> dict[str, Any]:
     for name, split in dataset.splits.items():
         y = split.y
         rates = y.mean(axis=0) if len(y) else np.zeros(task.num_vars)
-        rows, counts = np.unique(y, axis=0, return_counts=True) if len(y) else (np.zeros((0, task.num_vars)), np.zeros(0))
+        rows, counts = (
+            np.unique(y, axis=0, return_counts=True) if len(y) else (np.zeros((0, task.num_vars)), np.zeros(0))
+        )
         try:
             check_labels(task, y)
             valid = True

@@ -154,7 +154,11 @@ def make_sudoku(ctx: GenerationContext) -> dict[str, dict[str, np.ndarray]]:
         cells = shift_images(images[ids].reshape(n * 16, 8, 8), shifts.reshape(n * 16, 2)).reshape(n, 4, 4, 8, 8)
         x = cells.transpose(0, 1, 3, 2, 4).reshape(n, 1, 32, 32)
         out[split] = {
-            "x": x, "y": rows[which], "grid": grid, "image_ids": ids.astype(np.int32), "shifts": shifts.astype(np.int8),
+            "x": x,
+            "y": rows[which],
+            "grid": grid,
+            "image_ids": ids.astype(np.int32),
+            "shifts": shifts.astype(np.int8),
         }
         ctx.advance(n)
     return out

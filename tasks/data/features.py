@@ -57,23 +57,52 @@ class FeatureSpec:
 
 def _bdd_priors(with_turns: bool) -> dict[str, float]:
     priors = {
-        "green_light": 0.4, "follow": 0.4, "red_light": 0.3, "stop_sign": 0.15,
-        "car": 0.35, "person": 0.2, "rider": 0.1, "other_obstacle": 0.15,
+        "green_light": 0.4,
+        "follow": 0.4,
+        "red_light": 0.3,
+        "stop_sign": 0.15,
+        "car": 0.35,
+        "person": 0.2,
+        "rider": 0.1,
+        "other_obstacle": 0.15,
     }
     if with_turns:
         for side in ("left", "right"):
-            priors.update({
-                f"{side}_lane": 0.4, f"{side}_green_light": 0.2, f"{side}_follow": 0.2,
-                f"no_{side}_lane": 0.25, f"{side}_obstacle": 0.2, f"{side}_solid_line": 0.25,
-            })
+            priors.update(
+                {
+                    f"{side}_lane": 0.4,
+                    f"{side}_green_light": 0.2,
+                    f"{side}_follow": 0.2,
+                    f"no_{side}_lane": 0.25,
+                    f"{side}_obstacle": 0.2,
+                    f"{side}_solid_line": 0.25,
+                }
+            )
     return priors
 
 
-_BDD2_CONCEPTS = ("green_light", "follow", "clear", "red_light", "stop_sign", "car", "person", "rider", "other_obstacle")
+_BDD2_CONCEPTS = (
+    "green_light",
+    "follow",
+    "clear",
+    "red_light",
+    "stop_sign",
+    "car",
+    "person",
+    "rider",
+    "other_obstacle",
+)
 _BDD_SIDE = tuple(
     f"{pre}{side}{post}"
     for side in ("left", "right")
-    for pre, post in (("", "_lane"), ("", "_green_light"), ("", "_follow"), ("no_", "_lane"), ("", "_obstacle"), ("", "_solid_line"))
+    for pre, post in (
+        ("", "_lane"),
+        ("", "_green_light"),
+        ("", "_follow"),
+        ("no_", "_lane"),
+        ("", "_obstacle"),
+        ("", "_solid_line"),
+    )
 )
 
 
@@ -87,16 +116,27 @@ def _road_r_priors() -> dict[str, float]:
 
 
 SPECS: dict[str, FeatureSpec] = {
-    "chx": FeatureSpec(dim=16, noise=0.30, mix_prob=0.35,
-                       observed=("cardiomegaly", "effusion", "consolidation", "pneumothorax")),
+    "chx": FeatureSpec(
+        dim=16, noise=0.30, mix_prob=0.35, observed=("cardiomegaly", "effusion", "consolidation", "pneumothorax")
+    ),
     "fashion": FeatureSpec(dim=32, noise=0.45, mix_prob=0.50),
     "bdd-oia-2": FeatureSpec(dim=32, noise=0.40, mix_prob=0.60, observed=_BDD2_CONCEPTS, priors=_bdd_priors(False)),
-    "cifar10": FeatureSpec(dim=32, noise=0.40, mix_prob=0.50,
-                           observed=("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck")),
+    "cifar10": FeatureSpec(
+        dim=32,
+        noise=0.40,
+        mix_prob=0.50,
+        observed=("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"),
+    ),
     "sushi": FeatureSpec(dim=32, noise=0.30, mix_prob=0.35),
-    "bdd-oia": FeatureSpec(dim=48, noise=0.30, mix_prob=0.35, observed=_BDD2_CONCEPTS + _BDD_SIDE, priors=_bdd_priors(True)),
-    "cebab": FeatureSpec(dim=64, noise=0.30, mix_prob=0.35,
-                         observed=tuple(f"worker{w}_{s}" for w in range(1, 6) for s in ("positive", "negative", "neutral", "unknown"))),
+    "bdd-oia": FeatureSpec(
+        dim=48, noise=0.30, mix_prob=0.35, observed=_BDD2_CONCEPTS + _BDD_SIDE, priors=_bdd_priors(True)
+    ),
+    "cebab": FeatureSpec(
+        dim=64,
+        noise=0.30,
+        mix_prob=0.35,
+        observed=tuple(f"worker{w}_{s}" for w in range(1, 6) for s in ("positive", "negative", "neutral", "unknown")),
+    ),
     "road-r": FeatureSpec(dim=64, noise=0.30, mix_prob=0.35, priors=_road_r_priors()),
     "cifar100": FeatureSpec(dim=128, noise=0.10, mix_prob=0.15),
 }

@@ -25,9 +25,9 @@ import threading
 import urllib.error
 import urllib.request
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Callable
 from urllib.parse import urlsplit
 
 from autonesy.tools.errors import AutonesyError

@@ -19,8 +19,8 @@ each cache manifest: bump it whenever its output changes, and old caches are reb
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -49,28 +49,57 @@ class DataGenerator:
 _DIGITS_SOURCE = "scikit-learn's bundled handwritten digits (load_digits, 8x8), train/val/test image pools disjoint"
 
 _ARITHMETIC = DataGenerator(
-    "real", "image", digits.VERSION, digits.make_arithmetic, digits.describe_arithmetic,
-    _DIGITS_SOURCE + "; two digits side by side", digits.X_SCALE,
+    "real",
+    "image",
+    digits.VERSION,
+    digits.make_arithmetic,
+    digits.describe_arithmetic,
+    _DIGITS_SOURCE + "; two digits side by side",
+    digits.X_SCALE,
 )
 _SUDOKU = DataGenerator(
-    "real", "image", digits.VERSION, digits.make_sudoku, digits.describe_sudoku,
-    _DIGITS_SOURCE + "; 4x4 grids of digits 1-4 forming completed Sudokus", digits.X_SCALE,
+    "real",
+    "image",
+    digits.VERSION,
+    digits.make_sudoku,
+    digits.describe_sudoku,
+    _DIGITS_SOURCE + "; 4x4 grids of digits 1-4 forming completed Sudokus",
+    digits.X_SCALE,
 )
 _WARCRAFT = DataGenerator(
-    "procedural", "image", warcraft_maps.VERSION, warcraft_maps.make_warcraft, warcraft_maps.describe_warcraft,
-    "procedural 4x4 terrain maps (6 tile types with costs), cheapest path by Dijkstra", warcraft_maps.X_SCALE,
+    "procedural",
+    "image",
+    warcraft_maps.VERSION,
+    warcraft_maps.make_warcraft,
+    warcraft_maps.describe_warcraft,
+    "procedural 4x4 terrain maps (6 tile types with costs), cheapest path by Dijkstra",
+    warcraft_maps.X_SCALE,
     default_sizes={"train": 10000, "val": 1000, "test": 1000},
 )
 _KANDINSKY = DataGenerator(
-    "procedural", "image", shapes.VERSION, shapes.make_kandinsky, shapes.describe_kandinsky,
-    "rendered Kandinsky-style images of coloured primitives (Pillow), two images side by side", shapes.X_SCALE,
+    "procedural",
+    "image",
+    shapes.VERSION,
+    shapes.make_kandinsky,
+    shapes.describe_kandinsky,
+    "rendered Kandinsky-style images of coloured primitives (Pillow), two images side by side",
+    shapes.X_SCALE,
 )
 _CLEVR = DataGenerator(
-    "procedural", "image", shapes.VERSION, shapes.make_clevr, shapes.describe_clevr,
-    "rendered CLEVR-style scenes of two objects (Pillow)", shapes.X_SCALE,
+    "procedural",
+    "image",
+    shapes.VERSION,
+    shapes.make_clevr,
+    shapes.describe_clevr,
+    "rendered CLEVR-style scenes of two objects (Pillow)",
+    shapes.X_SCALE,
 )
 _FEATURES = DataGenerator(
-    "synthetic-features", "features", features.VERSION, features.make_features, features.describe_features,
+    "synthetic-features",
+    "features",
+    features.VERSION,
+    features.make_features,
+    features.describe_features,
     "synthetic concept-level features drawn from labelled models of the ground truth, with noise and blends",
 )
 

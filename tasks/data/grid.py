@@ -74,7 +74,11 @@ def render_grid(dataset: Dataset, path: str | Path, split: str = "test", count: 
     title_h = scratch.textbbox((0, 0), title, font=font)[3] + 2 * PAD
     columns = min(columns, count)
     rows = math.ceil(count / columns)
-    sheet = Image.new("RGB", (max(columns * cell_w, scratch.textbbox((0, 0), title, font=font)[2] + 2 * PAD), title_h + rows * cell_h), BACKGROUND)
+    sheet = Image.new(
+        "RGB",
+        (max(columns * cell_w, scratch.textbbox((0, 0), title, font=font)[2] + 2 * PAD), title_h + rows * cell_h),
+        BACKGROUND,
+    )
     draw = ImageDraw.Draw(sheet)
     draw.text((PAD, PAD), title, fill=INK, font=font)
     for k, (image, text, _, _) in enumerate(cells):

@@ -57,8 +57,8 @@ from __future__ import annotations
 
 import io
 import pickle
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -167,9 +167,11 @@ except ImportError:  # pragma: no cover - NumPy 1.x
 _NUMPY_GLOBALS = {
     ("numpy", "ndarray"): np.ndarray,
     ("numpy", "dtype"): np.dtype,
-    **{(module, name): getattr(_multiarray, name)
-       for module in ("numpy.core.multiarray", "numpy._core.multiarray")
-       for name in ("_reconstruct", "scalar")},
+    **{
+        (module, name): getattr(_multiarray, name)
+        for module in ("numpy.core.multiarray", "numpy._core.multiarray")
+        for name in ("_reconstruct", "scalar")
+    },
 }
 
 
@@ -228,7 +230,10 @@ def _cifar_batch(path: Path, label_key: str, num_classes: int) -> tuple[np.ndarr
 def _check_class_names(meta_path: Path, key: str, expected: Sequence[str]) -> None:
     if not meta_path.exists():
         return
-    names = [n.decode() if isinstance(n, bytes) else str(n) for n in _key(load_pickle_arrays(meta_path, "class names"), key, meta_path)]
+    names = [
+        n.decode() if isinstance(n, bytes) else str(n)
+        for n in _key(load_pickle_arrays(meta_path, "class names"), key, meta_path)
+    ]
     if names != list(expected):
         raise OriginalDataError(f"{meta_path}: class names {names[:4]}… differ from the task's {list(expected)[:4]}…")
 
@@ -237,7 +242,9 @@ CIFAR10_LAYOUT = "the CIFAR-10 python layout: data_batch_1 … data_batch_5 and 
 CIFAR100_LAYOUT = "the CIFAR-100 python layout: train and test (cifar-100-python)"
 
 
-def load_cifar(directory: str | Path, task: str = "cifar10", *, val_fraction: float = 0.1, invalid: str = "raise") -> Dataset:
+def load_cifar(
+    directory: str | Path, task: str = "cifar10", *, val_fraction: float = 0.1, invalid: str = "raise"
+) -> Dataset:
     """CIFAR-10/100 python pickles → ``cifar10`` (class one-hot + its attribute profile) or ``cifar100``."""
     from autonesy.tasks.catalogue import classification as cls
 
@@ -277,8 +284,16 @@ def load_cifar(directory: str | Path, task: str = "cifar10", *, val_fraction: fl
         raise OriginalDataError(f"{root}: only {len(train_x)} training images, too few to hold out a validation split")
     cut = len(train_x) - n_val
     raw = {
-        "train": (images_to_float(train_x[:cut], root, False), labels_to_y(train_labels[:cut]), {"labels": train_labels[:cut]}),
-        "val": (images_to_float(train_x[cut:], root, False), labels_to_y(train_labels[cut:]), {"labels": train_labels[cut:]}),
+        "train": (
+            images_to_float(train_x[:cut], root, False),
+            labels_to_y(train_labels[:cut]),
+            {"labels": train_labels[:cut]},
+        ),
+        "val": (
+            images_to_float(train_x[cut:], root, False),
+            labels_to_y(train_labels[cut:]),
+            {"labels": train_labels[cut:]},
+        ),
         "test": (images_to_float(test_x, root, False), labels_to_y(test_labels), {"labels": test_labels}),
     }
     return assemble(
@@ -300,8 +315,16 @@ SUSHI_LAYOUT = f"the SUSHI3 layout: {SUSHI_ORDER_FILE} and {SUSHI_USER_FILE} (su
 # Item set A of SUSHI3 (README-en.txt): ID → Japanese name.
 SUSHI3A_ITEMS = ("ebi", "anago", "maguro", "ika", "uni", "ikura", "tamago", "toro", "tekka_maki", "kappa_maki")
 SUSHI_USER_COLUMNS = (
-    "gender", "age_group", "answer_time", "prefecture_until_15", "region_until_15", "east_west_until_15",
-    "prefecture_now", "region_now", "east_west_now", "prefecture_changed",
+    "gender",
+    "age_group",
+    "answer_time",
+    "prefecture_until_15",
+    "region_until_15",
+    "east_west_until_15",
+    "prefecture_now",
+    "region_now",
+    "east_west_now",
+    "prefecture_changed",
 )
 
 
@@ -335,7 +358,9 @@ def _parse_sushi_users(path: Path) -> np.ndarray:
             continue
         fields = line.split()
         if len(fields) != 1 + len(SUSHI_USER_COLUMNS):
-            raise OriginalDataError(f"{path}:{number}: {len(fields)} fields, expected {1 + len(SUSHI_USER_COLUMNS)} (ID + 10 attributes)")
+            raise OriginalDataError(
+                f"{path}:{number}: {len(fields)} fields, expected {1 + len(SUSHI_USER_COLUMNS)} (ID + 10 attributes)"
+            )
         try:
             rows.append([float(v) for v in fields[1:]])
         except ValueError:

@@ -7,8 +7,8 @@ can use it without importing the dispatcher that imports it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -146,7 +146,9 @@ def assemble(
     """The checked splits as a :class:`Dataset` (provenance "real"; ``manifest`` says where from)."""
     splits, dropped = {}, {}
     for split in SPLITS:
-        splits[split], dropped[split] = finish_split(task, raw[split], split=split, source=source, invalid=invalid, hint=hint)
+        splits[split], dropped[split] = finish_split(
+            task, raw[split], split=split, source=source, invalid=invalid, hint=hint
+        )
     sizes = {split: len(splits[split]) for split in SPLITS}
     manifest = {
         "format": "original",
@@ -164,8 +166,15 @@ def assemble(
         "variables": task.names,
     }
     return Dataset(
-        task=task.name, seed=0, sizes=sizes, provenance="real", modality=modality, directory=Path(root),
-        manifest=manifest, splits=splits, built=False,
+        task=task.name,
+        seed=0,
+        sizes=sizes,
+        provenance="real",
+        modality=modality,
+        directory=Path(root),
+        manifest=manifest,
+        splits=splits,
+        built=False,
     )
 
 

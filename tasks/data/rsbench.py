@@ -41,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
+from autonesy.tasks.data.dataset import Dataset
 from autonesy.tasks.data.original_io import (
     SPLITS,
     LabelRows,
@@ -49,16 +50,13 @@ from autonesy.tasks.data.original_io import (
     images_to_float,
     iter_sorted_numeric,
 )
-from autonesy.tasks.data.dataset import Dataset
 from autonesy.tasks.registry import get_task
 
 DIGIT_TASKS = ("mn-add", "mn-add-bin", "mn-mul", "mn-mul-bin")
 KANDINSKY_TASKS = {"kand-logic": 3, "kand-logic-2": 2}  # task → objects per figure
 BDD_TASKS = ("bdd-oia", "bdd-oia-2")
 MNIST_PT = "2mnist_10digits.pt"
-MNIST_LAYOUT = (
-    f"rsbench MNIST data: rsseval's {MNIST_PT} or rssgen's train/val/test folders of <i>.png + <i>.joblib"
-)
+MNIST_LAYOUT = f"rsbench MNIST data: rsseval's {MNIST_PT} or rssgen's train/val/test folders of <i>.png + <i>.joblib"
 KANDINSKY_LAYOUT = (
     "rsbench Kandinsky data: <split>/images/*.png + <split>/meta/*.joblib (kandinsky-3k-original) or "
     "rssgen's <split>/<i>.png + <i>.joblib, for train, val and test"
@@ -68,10 +66,27 @@ BDD_LAYOUT = "rsbench BDD-OIA data (bdd2048): <split>/inputs, <split>/labels and
 
 # rsbench's BDD-OIA concept index (CONCEPTS_ORDER in rsseval) for each of our concept names.
 RSBENCH_BOIA_CONCEPTS = {
-    "green_light": 0, "follow": 1, "clear": 2, "red_light": 3, "stop_sign": 4, "car": 5, "person": 6,
-    "rider": 7, "other_obstacle": 8, "no_left_lane": 9, "left_obstacle": 10, "left_solid_line": 11,
-    "right_lane": 12, "right_green_light": 13, "right_follow": 14, "no_right_lane": 15,
-    "right_obstacle": 16, "right_solid_line": 17, "left_lane": 18, "left_green_light": 19, "left_follow": 20,
+    "green_light": 0,
+    "follow": 1,
+    "clear": 2,
+    "red_light": 3,
+    "stop_sign": 4,
+    "car": 5,
+    "person": 6,
+    "rider": 7,
+    "other_obstacle": 8,
+    "no_left_lane": 9,
+    "left_obstacle": 10,
+    "left_solid_line": 11,
+    "right_lane": 12,
+    "right_green_light": 13,
+    "right_follow": 14,
+    "no_right_lane": 15,
+    "right_obstacle": 16,
+    "right_solid_line": 17,
+    "left_lane": 18,
+    "left_green_light": 19,
+    "left_follow": 20,
 }
 RSBENCH_BOIA_ACTIONS = {"move_forward": 0, "stop": 1, "turn_left": 2, "turn_right": 3}
 RSSGEN_SHAPES = {4: 0, 5: 1, 6: 2}  # square, circle, triangle
@@ -122,7 +137,9 @@ def _torch_load(path: Path, what: str):
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:
-        raise OriginalDataError(f"{path}: not a readable torch file ({what}): {type(error).__name__}: {str(error).splitlines()[0]}") from None
+        raise OriginalDataError(
+            f"{path}: not a readable torch file ({what}): {type(error).__name__}: {str(error).splitlines()[0]}"
+        ) from None
 
 
 def _numpy_safe_globals() -> list:
@@ -238,7 +255,9 @@ def load_rsbench_mnist(directory: str | Path, task: str = "mn-add", *, invalid: 
     if task not in DIGIT_TASKS:
         raise ValueError(f"load_rsbench_mnist reads {', '.join(DIGIT_TASKS)}, not {task!r}")
     directory = Path(directory)
-    candidates = [directory] if directory.suffix == ".pt" else [directory / MNIST_PT, directory / "2mnist_10digits" / MNIST_PT]
+    candidates = (
+        [directory] if directory.suffix == ".pt" else [directory / MNIST_PT, directory / "2mnist_10digits" / MNIST_PT]
+    )
     pt = next((p for p in candidates if p.is_file()), None)
     if pt is not None:
         raw, source, root = _mnist_pt(pt), f"rsbench MNIST addition {pt}", pt.parent
@@ -248,7 +267,10 @@ def load_rsbench_mnist(directory: str | Path, task: str = "mn-add", *, invalid: 
         raise OriginalDataError(f"{directory}: no such file or directory (expected {MNIST_LAYOUT})")
     else:
         raise OriginalDataError(f"{directory}: missing file {MNIST_PT} or folder train/ (expected {MNIST_LAYOUT})")
-    labelled = {split: (x, digits_to_labels(task, d[:, 0], d[:, 1]), {"digits": d.astype(np.uint8)}) for split, (x, d) in raw.items()}
+    labelled = {
+        split: (x, digits_to_labels(task, d[:, 0], d[:, 1]), {"digits": d.astype(np.uint8)})
+        for split, (x, d) in raw.items()
+    }
     return assemble(
         get_task(task),
         source,
@@ -300,7 +322,9 @@ def _kandinsky_sample_3k(meta, meta_path: Path, objects: int) -> tuple[np.ndarra
         except (KeyError, TypeError, ValueError):
             raise OriginalDataError(f"{meta_path}: fig{i} has no concept array 'c'") from None
         if c.ndim != 2 or c.shape[0] < 2:
-            raise OriginalDataError(f"{meta_path}: fig{i}['c'] has shape {c.shape}, expected rows of shapes and colours")
+            raise OriginalDataError(
+                f"{meta_path}: fig{i}['c'] has shape {c.shape}, expected rows of shapes and colours"
+            )
         shapes.append(c[0])
         colours.append(c[1])
     return _objects(shapes, colours, meta_path, objects), figures
@@ -320,7 +344,9 @@ def _kandinsky_sample_rssgen(meta, meta_path: Path, objects: int) -> tuple[np.nd
             shapes.append(np.array([RSSGEN_SHAPES[v] for v in values[0::2]]))
             colours.append(np.array([RSSGEN_COLOURS[v] for v in values[1::2]]))
         except KeyError as error:
-            raise OriginalDataError(f"{meta_path}: unknown shape/colour code {error.args[0]} (shapes 4-6, colours 1-3)") from None
+            raise OriginalDataError(
+                f"{meta_path}: unknown shape/colour code {error.args[0]} (shapes 4-6, colours 1-3)"
+            ) from None
     return _objects(shapes, colours, meta_path, objects), len(figures)
 
 
@@ -407,7 +433,9 @@ def load_rsbench_bdd_oia(directory: str | Path, task: str = "bdd-oia", *, invali
             label_path, concept_path = folder / "labels" / path.name, folder / "concepts" / path.name
             for needed in (label_path, concept_path):
                 if not needed.exists():
-                    raise OriginalDataError(f"{needed.parent}: missing file {needed.name} (paired with inputs/{path.name})")
+                    raise OriginalDataError(
+                        f"{needed.parent}: missing file {needed.name} (paired with inputs/{path.name})"
+                    )
             x = _as_array(_torch_load(path, "an image embedding"), path, "the embedding").reshape(-1)
             c = _as_array(_torch_load(concept_path, "concepts"), concept_path, "the concepts").reshape(-1)
             a = _as_array(_torch_load(label_path, "actions"), label_path, "the actions").reshape(-1)

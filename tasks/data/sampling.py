@@ -21,8 +21,8 @@ independent oracle and raises :class:`DataError` naming the first bad row; every
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Mapping
+from collections.abc import Mapping
+from functools import cache
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from autonesy.tasks.task import Task, TaskError
 from autonesy.tools.compile import CompiledSDD, compile_to_sdd, sdd_postorder
 
 
-@lru_cache(maxsize=None)
+@cache
 def _compiled(task_name: str) -> CompiledSDD:
     return compile_to_sdd(get_task(task_name).ground_truth)
 

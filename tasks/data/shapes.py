@@ -104,7 +104,10 @@ def draw_kandinsky(objects: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             draw.rectangle([cx - h, cy - h, cx + h, cy + h], fill=rgb)
         else:  # upright equilateral triangle, circumradius r * 1.1
             R = 1.1 * r
-            pts = [(cx + R * np.cos(a), cy - R * np.sin(a)) for a in (np.pi / 2, np.pi / 2 + 2 * np.pi / 3, np.pi / 2 + 4 * np.pi / 3)]
+            pts = [
+                (cx + R * np.cos(a), cy - R * np.sin(a))
+                for a in (np.pi / 2, np.pi / 2 + 2 * np.pi / 3, np.pi / 2 + 4 * np.pi / 3)
+            ]
             shift = 0.25 * R  # centre the triangle's bounding box vertically
             draw.polygon([(px, py + shift) for px, py in pts], fill=rgb)
     return _finish(canvas, (width, height), rng)
@@ -155,21 +158,30 @@ def draw_clevr(objects: np.ndarray, rng: np.random.Generator, width: int = 48, h
         half = W / 2
         cx = half * k + rng.uniform(r + SS, half - r - SS)
         placed.append((cy, k, shape, colour, cx, r))
-    for cy, k, shape, colour, cx, r in sorted(placed):  # far objects first
+    for cy, _k, shape, colour, cx, r in sorted(placed):  # far objects first
         rgb = _jitter(CLEVR_RGB[CLEVR_COLOURS[colour]], rng) * rng.uniform(0.7, 1.2)  # colour and lighting
         metal = rng.random() < 0.5
         draw.ellipse([cx - 1.1 * r, cy + 0.55 * r, cx + 1.3 * r, cy + 1.05 * r], fill=(70, 70, 70))  # shadow
         name = CLEVR_SHAPES[shape]
         if name == "cube":
             s, d = 0.85 * r, 0.45 * r
-            draw.polygon([(cx - s, cy - s), (cx - s + d, cy - s - d), (cx + s + d, cy - s - d), (cx + s, cy - s)], fill=_fill(rgb, 1.15))
-            draw.polygon([(cx + s, cy - s), (cx + s + d, cy - s - d), (cx + s + d, cy + s - d), (cx + s, cy + s)], fill=_fill(rgb, 0.6))
+            draw.polygon(
+                [(cx - s, cy - s), (cx - s + d, cy - s - d), (cx + s + d, cy - s - d), (cx + s, cy - s)],
+                fill=_fill(rgb, 1.15),
+            )
+            draw.polygon(
+                [(cx + s, cy - s), (cx + s + d, cy - s - d), (cx + s + d, cy + s - d), (cx + s, cy + s)],
+                fill=_fill(rgb, 0.6),
+            )
             draw.rectangle([cx - s, cy - s, cx + s, cy + s], fill=_fill(rgb, 0.9))
         elif name == "sphere":
             for step, factor in enumerate((0.65, 0.8, 0.95, 1.1)):
                 shrink = 1 - 0.22 * step
                 off = 0.18 * r * step
-                draw.ellipse([cx - off - r * shrink, cy - off - r * shrink, cx - off + r * shrink, cy - off + r * shrink], fill=_fill(rgb, factor))
+                draw.ellipse(
+                    [cx - off - r * shrink, cy - off - r * shrink, cx - off + r * shrink, cy - off + r * shrink],
+                    fill=_fill(rgb, factor),
+                )
         else:  # cylinder
             w, h, e = 0.8 * r, 0.95 * r, 0.32 * r
             draw.ellipse([cx - w, cy + h - e, cx + w, cy + h + e], fill=_fill(rgb, 0.7))

@@ -39,8 +39,9 @@ import shutil
 import tempfile
 import time
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -166,7 +167,9 @@ def verify_entry(directory: Path, *, version: str | None = None, check_hashes: b
     return manifest
 
 
-def publish_entry(directory: Path, split_arrays: Mapping[str, Mapping[str, np.ndarray]], manifest: dict[str, Any]) -> dict[str, Any]:
+def publish_entry(
+    directory: Path, split_arrays: Mapping[str, Mapping[str, np.ndarray]], manifest: dict[str, Any]
+) -> dict[str, Any]:
     """Write the splits and the manifest (with file hashes added) to ``directory``, atomically.
 
     Everything goes to a temporary sibling directory first; the finished directory replaces any

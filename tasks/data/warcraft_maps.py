@@ -67,11 +67,22 @@ def _variants() -> dict[str, np.ndarray]:
     """Texture masks (V, 8, 8) in [0, 1] for the patterned tile types (all shifts and flips)."""
     yy, xx = np.mgrid[0:TILE, 0:TILE]
     stripe = ((yy >= 3) & (yy <= 4)).astype(np.float64)
-    road = np.stack([np.roll(stripe, s, axis=0) for s in (-1, 0, 1)] + [np.roll(stripe.T, s, axis=1) for s in (-1, 0, 1)])
+    road = np.stack(
+        [np.roll(stripe, s, axis=0) for s in (-1, 0, 1)] + [np.roll(stripe.T, s, axis=1) for s in (-1, 0, 1)]
+    )
     dunes = (((xx + yy) % 4) == 0).astype(np.float64) * 0.8
-    desert = np.stack([np.roll(dunes, s, axis=1) for s in range(4)] + [np.roll(dunes[:, ::-1], s, axis=1) for s in range(4)])
+    desert = np.stack(
+        [np.roll(dunes, s, axis=1) for s in range(4)] + [np.roll(dunes[:, ::-1], s, axis=1) for s in range(4)]
+    )
     trees = np.clip(_disc(2, 2, 1.6) + _disc(5, 5.5, 1.6) + _disc(1.5, 6, 1.2), 0, 1)
-    forest = np.stack([np.roll(np.roll(t, dy, axis=0), dx, axis=1) for t in (trees, trees[:, ::-1]) for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
+    forest = np.stack(
+        [
+            np.roll(np.roll(t, dy, axis=0), dx, axis=1)
+            for t in (trees, trees[:, ::-1])
+            for dy in (-1, 0, 1)
+            for dx in (-1, 0, 1)
+        ]
+    )
     waves = np.zeros((TILE, TILE))
     for row0 in (1, 5):
         for x in range(TILE):
@@ -199,7 +210,7 @@ def path_overlay(task: Task, y: np.ndarray) -> list[tuple[tuple[float, float], t
     segments = []
     for j in np.flatnonzero(y):
         name = task.names[j]  # edge_r{r}c{c}_r{r'}c{c'}
-        a, b = name[len("edge_"):].split("_")
+        a, b = name[len("edge_") :].split("_")
         (r1, c1), (r2, c2) = (int(a[1]), int(a[3])), (int(b[1]), int(b[3]))
         segments.append(((c1 + 0.5, r1 + 0.5), (c2 + 0.5, r2 + 0.5)))
     return segments

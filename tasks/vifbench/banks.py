@@ -228,13 +228,33 @@ PREDICATES: dict[str, tuple[str, ...]] = {
 }
 
 NOUNS = (
-    "lantern", "ribbon", "compass", "teapot", "blanket", "umbrella", "mirror", "candle",
-    "notebook", "thimble", "ladder", "violin", "pillow", "kettle", "anchor", "feather",
+    "lantern",
+    "ribbon",
+    "compass",
+    "teapot",
+    "blanket",
+    "umbrella",
+    "mirror",
+    "candle",
+    "notebook",
+    "thimble",
+    "ladder",
+    "violin",
+    "pillow",
+    "kettle",
+    "anchor",
+    "feather",
 )
 EDGE_WORDS = ("today", "tonight", "lately", "honestly", "frankly", "anyway", "meanwhile", "somehow")
 FILLER = "truly"
 TITLES = (
-    "A Short Report", "Field Notes", "Weekly Update", "Notes From Home", "A Brief Account",
-    "Things Worth Saying", "An Ordinary Week", "Small Observations",
+    "A Short Report",
+    "Field Notes",
+    "Weekly Update",
+    "Notes From Home",
+    "A Brief Account",
+    "Things Worth Saying",
+    "An Ordinary Week",
+    "Small Observations",
 )
 SECTION_NAMES = ("Part One", "Part Two", "Part Three", "Part Four", "Part Five", "Part Six")

@@ -12,8 +12,9 @@ the same requirements in English, one bullet each.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from autonesy.tools.checkers import CONSTRAINT_TYPES, SEMANTIC_TYPES, reference_check
 from autonesy.tools.formats.expr import Expr, Op, Var, conj
@@ -41,18 +42,27 @@ def clause(constraint_type: str, params: Mapping[str, Any]) -> str:
         return f"the response is about {p['topic']}"
     if constraint_type == "keyword_inclusion":
         kws = list(p["keywords"])
-        return (f"the response includes the keyword {_quoted(kws)}" if len(kws) == 1
-                else f"the response includes each of the keywords {_quoted(kws)}")
+        return (
+            f"the response includes the keyword {_quoted(kws)}"
+            if len(kws) == 1
+            else f"the response includes each of the keywords {_quoted(kws)}"
+        )
     if constraint_type == "keyword_exclusion":
         kws = list(p["keywords"])
-        return (f"the response does not use the word {_quoted(kws)}" if len(kws) == 1
-                else f"the response uses none of the words {_quoted(kws)}")
+        return (
+            f"the response does not use the word {_quoted(kws)}"
+            if len(kws) == 1
+            else f"the response uses none of the words {_quoted(kws)}"
+        )
     if constraint_type == "response_title":
         return 'the response has a title on its first line, starting with a single "#"'
     if constraint_type == "subsection_titles":
         titles = list(p["titles"])
-        named = f"the subsection title {_quoted(titles)}" if len(titles) == 1 else \
-            f"the subsection titles {_quoted(titles)}, in this order"
+        named = (
+            f"the subsection title {_quoted(titles)}"
+            if len(titles) == 1
+            else f"the subsection titles {_quoted(titles)}, in this order"
+        )
         return f'the response uses {named}, each on a line starting with "##"'
     if constraint_type == "words_per_sentence":
         return f"every sentence has {p['relation']} {p['limit']} words"
@@ -94,11 +104,16 @@ class Constraint:
         return reference_check(self.type, response, self.params)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "type": self.type, "kind": self.kind, "summary": self.summary,
-                "params": dict(self.params)}
+        return {
+            "id": self.id,
+            "type": self.type,
+            "kind": self.kind,
+            "summary": self.summary,
+            "params": dict(self.params),
+        }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Constraint":
+    def from_dict(cls, data: Mapping[str, Any]) -> Constraint:
         if data.get("type") not in CONSTRAINT_TYPES:
             raise ValueError(f"unknown constraint type {data.get('type')!r}")
         return cls(str(data["id"]), str(data["type"]), dict(data.get("params") or {}))
@@ -189,7 +204,7 @@ class Instruction:
         by_id = self.by_id
         return [part.sentence(by_id) for part in self.parts if not evaluate(part.expr(index), values)]
 
-    def omissions(self) -> list["Instruction"]:
+    def omissions(self) -> list[Instruction]:
         """The instruction without one requirement over a logic constraint, for each such requirement —
         what a writer is given to produce an unsat response (the paper's §4)."""
         found = []
@@ -201,11 +216,14 @@ class Instruction:
         return found
 
     def to_dict(self) -> dict[str, Any]:
-        return {"constraints": [c.to_dict() for c in self.constraints], "parts": [p.to_dict() for p in self.parts],
-                "formula": self.formula}
+        return {
+            "constraints": [c.to_dict() for c in self.constraints],
+            "parts": [p.to_dict() for p in self.parts],
+            "formula": self.formula,
+        }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Instruction":
+    def from_dict(cls, data: Mapping[str, Any]) -> Instruction:
         constraints = tuple(Constraint.from_dict(c) for c in data["constraints"])
         parts = tuple(Part(p["op"], tuple(p["args"])) for p in data["parts"])
         return cls(constraints, parts)

@@ -31,14 +31,31 @@ import copy
 import itertools
 import random
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any
 
-from autonesy.tasks.vifbench.banks import (EDGE_WORDS, FILLER, NOUNS, PREDICATE_LENGTHS, PREDICATES, SECTION_NAMES,
-                                           SUBJECT_LENGTHS, SUBJECTS, TITLES)
+from autonesy.tasks.vifbench.banks import (
+    EDGE_WORDS,
+    FILLER,
+    NOUNS,
+    PREDICATE_LENGTHS,
+    PREDICATES,
+    SECTION_NAMES,
+    SUBJECT_LENGTHS,
+    SUBJECTS,
+    TITLES,
+)
 from autonesy.tasks.vifbench.constraints import Constraint, Instruction, Part
-from autonesy.tools.checkers import (CONSTRAINT_TYPES, LOGIC_TYPES, SEMANTIC_TYPES, body_text, sentences, word_tolerance,
-                                     words)
+from autonesy.tools.checkers import (
+    CONSTRAINT_TYPES,
+    LOGIC_TYPES,
+    SEMANTIC_TYPES,
+    body_text,
+    sentences,
+    word_tolerance,
+    words,
+)
 from autonesy.tools.formats.expr import evaluate
 
 GROUPS: tuple[tuple[str, int, int], ...] = tuple((str(n), n, n) for n in range(2, 11))  # one per constraint count
@@ -86,8 +103,14 @@ class Sentence:
         return " ".join(parts) + "."
 
     def length(self) -> int:
-        return (SUBJECT_LENGTHS[self.subject] + PREDICATE_LENGTHS[self.predicate] + 3 * bool(self.tail)
-                + bool(self.lead) + bool(self.trail) + bool(self.filler))
+        return (
+            SUBJECT_LENGTHS[self.subject]
+            + PREDICATE_LENGTHS[self.predicate]
+            + 3 * bool(self.tail)
+            + bool(self.lead)
+            + bool(self.trail)
+            + bool(self.filler)
+        )
 
 
 @dataclass
@@ -240,7 +263,9 @@ def mutate(doc: Document, constraint: Constraint, instruction: Instruction, rng:
         else:  # two subsections merged
             doc.sections[-1].title = None
     elif kind == "words_per_sentence":
-        positions = _middle_positions(doc) or [(k, i) for k, sec in enumerate(doc.sections) for i in range(len(sec.sentences))]
+        positions = _middle_positions(doc) or [
+            (k, i) for k, sec in enumerate(doc.sections) for i in range(len(sec.sentences))
+        ]
         k, i = rng.choice(positions)
         s = doc.sections[k].sentences[i]
         if params["relation"] == "at most":
@@ -249,7 +274,9 @@ def mutate(doc: Document, constraint: Constraint, instruction: Instruction, rng:
                 s.tail = rng.choice(sorted(set(NOUNS) - _keywords(instruction)))
             s.filler = s.length() <= params["limit"]
         else:
-            protected = {k for c in instruction.constraints if c.type == "keyword_inclusion" for k in c.params["keywords"]}
+            protected = {
+                k for c in instruction.constraints if c.type == "keyword_inclusion" for k in c.params["keywords"]
+            }
             s.subject, s.predicate, s.filler = 0, rng.choice([0, 1]), False
             if s.tail and s.tail not in protected:
                 s.tail = None
@@ -344,8 +371,9 @@ def _assignments(instruction: Instruction, verdict: str) -> list[dict[str, bool]
     return found
 
 
-def realize(instruction: Instruction, base: Document, verdict: str, rng: random.Random
-            ) -> tuple[Document, dict[str, bool], dict[str, bool], bool] | None:
+def realize(
+    instruction: Instruction, base: Document, verdict: str, rng: random.Random
+) -> tuple[Document, dict[str, bool], dict[str, bool], bool] | None:
     """A mutated copy of ``base`` with the wanted verdict: (document, labels, target, clean)."""
     candidates = _assignments(instruction, verdict)
     weights = [0.35 ** sum(not v for v in target.values()) for target in candidates]
@@ -374,8 +402,17 @@ class GeneratedItem:
     records: list[dict[str, Any]] = field(default_factory=list)
 
 
-def record(item_id: str, instruction_id: str, instruction: Instruction, output: str, labels: Mapping[str, bool],
-           *, source: str, clean: bool | None, target: Mapping[str, bool] | None = None) -> dict[str, Any]:
+def record(
+    item_id: str,
+    instruction_id: str,
+    instruction: Instruction,
+    output: str,
+    labels: Mapping[str, bool],
+    *,
+    source: str,
+    clean: bool | None,
+    target: Mapping[str, bool] | None = None,
+) -> dict[str, Any]:
     verdict = instruction.verdict(labels)
     return {
         "id": item_id,
@@ -399,8 +436,10 @@ def constraint_counts(count: int, rng: random.Random) -> list[int]:
     """``count`` constraint numbers cycling through the complexity groups (balanced groups); at most
     ``MAX_PER_COUNT`` instructions per count."""
     if -(-count // len(GROUPS)) > MAX_PER_COUNT:
-        raise ValueError(f"at most {MAX_PER_COUNT} instructions per constraint count "
-                         f"({MAX_PER_COUNT * len(GROUPS)} in all), as in the paper")
+        raise ValueError(
+            f"at most {MAX_PER_COUNT} instructions per constraint count "
+            f"({MAX_PER_COUNT * len(GROUPS)} in all), as in the paper"
+        )
     return [rng.randint(low, high) for k in range(count) for _, low, high in [GROUPS[k % len(GROUPS)]]]
 
 
@@ -414,8 +453,18 @@ def generate_instruction(seed: int, index: int, n: int) -> GeneratedItem:
     instruction_id = f"vif-{seed}-{index:04d}"
     item = GeneratedItem(instruction_id, instruction, group_of(n), base)
     for verdict, (doc, labels, target, clean) in zip(("sat", "unsat"), outputs):
-        item.records.append(record(f"{instruction_id}-{verdict}", instruction_id, instruction, doc.render(), labels,
-                                   source="synthetic", clean=clean, target=target))
+        item.records.append(
+            record(
+                f"{instruction_id}-{verdict}",
+                instruction_id,
+                instruction,
+                doc.render(),
+                labels,
+                source="synthetic",
+                clean=clean,
+                target=target,
+            )
+        )
     return item
 
 
@@ -434,9 +483,20 @@ def label_distribution(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[s
     table: dict[str, dict[str, Any]] = {}
     for rec in records:
         for group in (rec["group"], "all"):
-            row = table.setdefault(group, {"outputs": 0, "instructions": set(), "sat": 0, "unsat": 0,
-                                           "constraints": 0, "labels_true": 0, "labels_false": 0, "clean": 0,
-                                           "by_type": Counter()})
+            row = table.setdefault(
+                group,
+                {
+                    "outputs": 0,
+                    "instructions": set(),
+                    "sat": 0,
+                    "unsat": 0,
+                    "constraints": 0,
+                    "labels_true": 0,
+                    "labels_false": 0,
+                    "clean": 0,
+                    "by_type": Counter(),
+                },
+            )
             row["outputs"] += 1
             row["instructions"].add(rec["instruction_id"])
             row[rec["verdict"]] += 1
@@ -452,17 +512,39 @@ def label_distribution(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[s
         if group not in table:
             continue
         row = table[group]
-        by_type = {t: {"true": row["by_type"][(t, True)], "false": row["by_type"][(t, False)]}
-                   for t in CONSTRAINT_TYPES if row["by_type"][(t, True)] + row["by_type"][(t, False)]}
+        by_type = {
+            t: {"true": row["by_type"][(t, True)], "false": row["by_type"][(t, False)]}
+            for t in CONSTRAINT_TYPES
+            if row["by_type"][(t, True)] + row["by_type"][(t, False)]
+        }
         out[group] = {
-            "instructions": len(row["instructions"]), "outputs": row["outputs"], "sat": row["sat"],
-            "unsat": row["unsat"], "mean_constraints": round(row["constraints"] / row["outputs"], 2),
-            "labels_true": row["labels_true"], "labels_false": row["labels_false"],
-            "clean_share": round(row["clean"] / row["outputs"], 3), "by_type": by_type,
+            "instructions": len(row["instructions"]),
+            "outputs": row["outputs"],
+            "sat": row["sat"],
+            "unsat": row["unsat"],
+            "mean_constraints": round(row["constraints"] / row["outputs"], 2),
+            "labels_true": row["labels_true"],
+            "labels_false": row["labels_false"],
+            "clean_share": round(row["clean"] / row["outputs"], 3),
+            "by_type": by_type,
         }
     return out
 
 
-__all__ = ["GROUPS", "MAX_PER_COUNT", "Document", "GeneratedItem", "base_document", "compose", "constraint_counts",
-           "draw_types", "generate",
-           "generate_instruction", "group_of", "label_distribution", "make_instruction", "realize", "record"]
+__all__ = [
+    "GROUPS",
+    "MAX_PER_COUNT",
+    "Document",
+    "GeneratedItem",
+    "base_document",
+    "compose",
+    "constraint_counts",
+    "draw_types",
+    "generate",
+    "generate_instruction",
+    "group_of",
+    "label_distribution",
+    "make_instruction",
+    "realize",
+    "record",
+]

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Iterable, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from autonesy.tools.checkers import CHECKER_ATTRIBUTE
 from autonesy.tools.ifeval_checkers import IFEVAL_CHECKERS, ifeval_check
@@ -30,8 +31,9 @@ class IFEvalDataError(ValueError):
 
 def _open(path: Path | None):
     if path is None:
-        return gzip.open(resources.files("autonesy.tasks.vifbench").joinpath("data", SHIPPED).open("rb"), "rt",
-                         encoding="utf-8")
+        return gzip.open(
+            resources.files("autonesy.tasks.vifbench").joinpath("data", SHIPPED).open("rb"), "rt", encoding="utf-8"
+        )
     path = Path(path)
     return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else path.open(encoding="utf-8")
 
@@ -56,7 +58,9 @@ def read_ifeval(path: Path | None = None) -> list[dict[str, Any]]:
             raise IFEvalDataError(f"{path or SHIPPED}, line {number}: missing {', '.join(missing)}")
         ids, kwargs, follow = row["instruction_id_list"], row["kwargs"], row["follow_instruction_list"]
         if not (len(ids) == len(kwargs) == len(follow)) or not ids:
-            raise IFEvalDataError(f"{path or SHIPPED}, line {number}: instruction ids, kwargs and labels differ in length")
+            raise IFEvalDataError(
+                f"{path or SHIPPED}, line {number}: instruction ids, kwargs and labels differ in length"
+            )
         unknown = [i for i in ids if i not in IFEVAL_CHECKERS]
         if unknown:
             raise IFEvalDataError(f"{path or SHIPPED}, line {number}: unknown IFEval instruction {unknown[0]!r}")
@@ -75,21 +79,32 @@ def ifeval_records(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     records = []
     for row in rows:
         constraints, labels = [], {}
-        for number, (iid, kwargs, follow) in enumerate(zip(row["instruction_id_list"], row["kwargs"],
-                                                           row["follow_instruction_list"]), start=1):
+        for number, (iid, kwargs, follow) in enumerate(
+            zip(row["instruction_id_list"], row["kwargs"], row["follow_instruction_list"]), start=1
+        ):
             cid = f"C{number}"
             params = {k: v for k, v in (kwargs or {}).items() if v is not None}
             info = getattr(IFEVAL_CHECKERS[iid], CHECKER_ATTRIBUTE)
-            constraints.append({"id": cid, "type": iid, "kind": info.kind, "summary": _summary(iid, params),
-                                "params": params})
+            constraints.append(
+                {"id": cid, "type": iid, "kind": info.kind, "summary": _summary(iid, params), "params": params}
+            )
             labels[cid] = bool(follow)
         n = len(constraints)
-        records.append({
-            "id": f"ifeval-{row['key']}", "instruction_id": f"ifeval-{row['key']}", "instruction": row["prompt"],
-            "output": row["response"], "verdict": "sat" if all(labels.values()) else "unsat", "labels": labels,
-            "n_constraints": n, "group": str(n), "formula": "\n".join(c["id"] for c in constraints),
-            "constraints": constraints, "source": "ifeval-gpt4",
-        })
+        records.append(
+            {
+                "id": f"ifeval-{row['key']}",
+                "instruction_id": f"ifeval-{row['key']}",
+                "instruction": row["prompt"],
+                "output": row["response"],
+                "verdict": "sat" if all(labels.values()) else "unsat",
+                "labels": labels,
+                "n_constraints": n,
+                "group": str(n),
+                "formula": "\n".join(c["id"] for c in constraints),
+                "constraints": constraints,
+                "source": "ifeval-gpt4",
+            }
+        )
     return records
 
 
@@ -119,7 +134,18 @@ def ifeval_distribution(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         for constraint in rec["constraints"]:
             entry = by_type.setdefault(constraint["type"], {"true": 0, "false": 0})
             entry["true" if rec["labels"][constraint["id"]] else "false"] += 1
-    return {"by_count": dict(sorted(by_count.items(), key=lambda kv: int(kv[0]))), "by_type": dict(sorted(by_type.items()))}
+    return {
+        "by_count": dict(sorted(by_count.items(), key=lambda kv: int(kv[0]))),
+        "by_type": dict(sorted(by_type.items())),
+    }
 
 
-__all__ = ["IFEvalDataError", "checker_agreement", "ROW_KEYS", "SHIPPED", "ifeval_distribution", "ifeval_records", "read_ifeval"]
+__all__ = [
+    "IFEvalDataError",
+    "checker_agreement",
+    "ROW_KEYS",
+    "SHIPPED",
+    "ifeval_distribution",
+    "ifeval_records",
+    "read_ifeval",
+]

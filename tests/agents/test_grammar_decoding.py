@@ -8,22 +8,29 @@ import json
 import re
 
 import pytest
+from loopback_llm import LoopbackLLM
 from typer.testing import CliRunner
 
 from autonesy.agents.llm import LLMError, LLMResponse, backend_from_spec
 from autonesy.agents.llm.chat import ChatBackend
 from autonesy.agents.llm.guided import answer_text, check_decoding, guided_params
 from autonesy.agents.llm.spec import DEFAULT_MAX_TOKENS
-from autonesy.agents.policies import GRAMMAR_CHAIN, GRAMMAR_DEPTH, TOKENS_PER_LINE, AttemptSpec, example_tasks, make_policy
+from autonesy.agents.policies import (
+    GRAMMAR_CHAIN,
+    GRAMMAR_DEPTH,
+    TOKENS_PER_LINE,
+    AttemptSpec,
+    example_tasks,
+    make_policy,
+)
 from autonesy.graph.cli import app
 from autonesy.graph.run import RunConfig, RunError, run_attempt
 from autonesy.graph.trace import read_trace
+from autonesy.tasks.reference import reference_source
 from autonesy.tasks.registry import load_task
 from autonesy.tools.formats import convert
-from autonesy.tasks.reference import reference_source
 from autonesy.tools.grammar import answer_grammar, repair_grammar, to_gbnf
 from autonesy.tools.grammar.recognize import Recognizer
-from loopback_llm import LoopbackLLM
 
 runner = CliRunner()
 BOUNDS = dict(max_depth=GRAMMAR_DEPTH, max_chain=GRAMMAR_CHAIN, comments=False)  # what the policies decode with
@@ -73,8 +80,11 @@ def test_a_backend_without_a_dialect_says_so_in_one_line(tmp_path):
     backend = backend_from_spec("http://127.0.0.1:9/v1@m")
     assert backend.grammar_dialect == "none"
     with pytest.raises(RunError, match="supports no grammar"):
-        run_attempt(RunConfig(task="fashion", format="nat", llm="http://127.0.0.1:9/v1@m", decoding="grammar"),
-                    tmp_path / "r", backend=backend)
+        run_attempt(
+            RunConfig(task="fashion", format="nat", llm="http://127.0.0.1:9/v1@m", decoding="grammar"),
+            tmp_path / "r",
+            backend=backend,
+        )
     assert not (tmp_path / "r" / "config.json").exists()
 
 
@@ -86,16 +96,34 @@ def test_decoding_defaults_to_grammar_for_the_embedded_model_only():
         RunConfig(task="fashion", llm="local", decoding="beam").resolved()
 
 
-@pytest.mark.parametrize("dialect, field", [("llama.cpp", ("grammar",)), ("vllm", ("structured_outputs", "grammar")),
-                                             ("sglang", ("ebnf",))])
+@pytest.mark.parametrize(
+    "dialect, field", [("llama.cpp", ("grammar",)), ("vllm", ("structured_outputs", "grammar")), ("sglang", ("ebnf",))]
+)
 def test_the_grammar_travels_in_the_http_body(tmp_path, dialect, field):
     task = load_task("fashion")
     answer = f"<cnf>\n{reference_source(task, 'nat')}</cnf>"
     with LoopbackLLM([answer]) as server:
         config = tmp_path / "llm.toml"
         config.write_text(f'[llm]\nbase_url = "{server.base_url}"\nmodel = "m"\ngrammar = "{dialect}"\n')
-        result = runner.invoke(app, ["run", "--task", "fashion", "--format", "nat", "--prompt", "zs", "--llm",
-                                     str(config), "--decoding", "grammar", "--out", str(tmp_path / "r"), "--json"])
+        result = runner.invoke(
+            app,
+            [
+                "run",
+                "--task",
+                "fashion",
+                "--format",
+                "nat",
+                "--prompt",
+                "zs",
+                "--llm",
+                str(config),
+                "--decoding",
+                "grammar",
+                "--out",
+                str(tmp_path / "r"),
+                "--json",
+            ],
+        )
         assert result.exit_code == 0, result.output
         body = server.requests[0]["json"]
     sent = body
@@ -118,8 +146,11 @@ def test_repair_loop_runs_for_what_the_grammar_cannot_rule_out(tmp_path):
     assert Recognizer(answer_grammar("cpmpy", task.names, **BOUNDS)).accepts(broken)
     fixed = f"[[FIXED]]\n<cnf>\n{reference_source(task, 'cpmpy')}</cnf>"
     backend = Recorded([broken, fixed])
-    summary = run_attempt(RunConfig(task="fashion", format="cpmpy", prompt="zs", llm="recorded", decoding="grammar"),
-                          tmp_path / "r", backend=backend)
+    summary = run_attempt(
+        RunConfig(task="fashion", format="cpmpy", prompt="zs", llm="recorded", decoding="grammar"),
+        tmp_path / "r",
+        backend=backend,
+    )
     assert summary["accepted"] and summary["repair_rounds"] == 1 and summary["metrics"]["f1"] == 1.0
     first, second = (call["params"]["extra_body"]["grammar"] for call in backend.calls)
     assert first == to_gbnf(answer_grammar("cpmpy", task.names, **BOUNDS))
@@ -134,7 +165,8 @@ def test_token_budget_bounds_lines_and_reasoning():
     task = load_task("fashion")
     backend = Recorded(["<cnf>\nTRUE\n</cnf>"])
     make_policy("zs-cot", backend, decoding="grammar", params={"max_tokens": 160}).formalize(
-        AttemptSpec(task, "nat", "detailed", "zs-cot"))
+        AttemptSpec(task, "nat", "detailed", "zs-cot")
+    )
     sent = backend.calls[0]["params"]["extra_body"]["grammar"]
     assert sent == to_gbnf(answer_grammar("nat", task.names, reasoning_chars=160, max_lines=5, **BOUNDS))
 

@@ -177,7 +177,10 @@ def test_empty_content_falls_back_to_reasoning(field):
 def test_content_wins_over_reasoning_and_blocks_are_read():
     r = scripted(ai("answer", reasoning_content="thoughts")).complete(MESSAGES)
     assert (r.text, r.reasoning) == ("answer", "thoughts")
-    blocks = [{"type": "reasoning", "summary": [{"type": "summary_text", "text": "why"}]}, {"type": "text", "text": "ans"}]
+    blocks = [
+        {"type": "reasoning", "summary": [{"type": "summary_text", "text": "why"}]},
+        {"type": "text", "text": "ans"},
+    ]
     r = scripted(ai(blocks)).complete(MESSAGES)
     assert (r.text, r.content, r.reasoning) == ("ans", "ans", "why")
 
@@ -190,7 +193,9 @@ def test_empty_everything_is_an_empty_error():
 
 
 def test_transient_errors_are_retried_then_succeed():
-    model, backend = counting(ConnectionRefusedError(111, "Connection refused"), TimeoutError("slow"), "fine", retries=3)
+    model, backend = counting(
+        ConnectionRefusedError(111, "Connection refused"), TimeoutError("slow"), "fine", retries=3
+    )
     r = backend.complete(MESSAGES)
     assert r.text == "fine" and r.attempts == 3 and model.calls == 3
 
@@ -253,7 +258,9 @@ def test_cache_hit_does_not_call_the_model(tmp_path):
     other.endpoint = "fake://other"
     assert other.complete(MESSAGES).text == "elsewhere" and model2.calls == 1
     # a new cache object on the same file (a resumed sweep) still hits
-    model3, again = counting("never", cache=ResponseCache(tmp_path / "cache.sqlite"), default_params={"temperature": 0.0})
+    model3, again = counting(
+        "never", cache=ResponseCache(tmp_path / "cache.sqlite"), default_params={"temperature": 0.0}
+    )
     assert again.complete(MESSAGES).text == "first" and model3.calls == 0
     assert len(cache) == 3
 
@@ -296,8 +303,12 @@ def test_cache_is_thread_safe(tmp_path):
 def write_trace(path: Path, calls: list[tuple[list[dict], str]]) -> None:
     lines = [json.dumps({"event": "node", "name": "formalize"}), "not json at all"]
     for messages, text in calls:
-        response = LLMResponse(text=text, content=text, model="recorded-model", endpoint="http://x/v1", prompt_hash=prompt_hash(messages))
-        lines.append(json.dumps({"event": "llm_call", "prompt_hash": response.prompt_hash, "response": response.to_dict()}))
+        response = LLMResponse(
+            text=text, content=text, model="recorded-model", endpoint="http://x/v1", prompt_hash=prompt_hash(messages)
+        )
+        lines.append(
+            json.dumps({"event": "llm_call", "prompt_hash": response.prompt_hash, "response": response.to_dict()})
+        )
     lines.append('{"event": "llm_call", "prompt_hash": "cut short')
     path.write_text("\n".join(lines) + "\n")
 
@@ -393,7 +404,8 @@ def test_spec_config_file(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "spec", ["", "gpt-4o", "openai:", "http://127.0.0.1:8000/v1", "ftp://host/v1@m", "replay:", "expert", "missing.toml"]
+    "spec",
+    ["", "gpt-4o", "openai:", "http://127.0.0.1:8000/v1", "ftp://host/v1@m", "replay:", "expert", "missing.toml"],
 )
 def test_bad_specs_are_config_errors(spec):
     with pytest.raises(LLMError) as err:
@@ -665,12 +677,17 @@ def test_keys_go_only_where_they_belong(monkeypatch):
         backend_from_spec("openai:gpt-4o-mini")  # OPENAI_API_KEY is not sent to another host
 
 
-@pytest.mark.parametrize("spec, shown", [
-    ("https://user:hunter2@llm.example.org/v1@m", "https://user:***@llm.example.org/v1@m"),
-    ("http://u:p@127.0.0.1:8/v1@model@x", "http://u:***@127.0.0.1:8/v1@model@x"),
-    ("http://127.0.0.1:8/v1@m", "http://127.0.0.1:8/v1@m"),
-    ("openai:gpt-4o", "openai:gpt-4o"), ("local", "local"), (None, None),
-])
+@pytest.mark.parametrize(
+    "spec, shown",
+    [
+        ("https://user:hunter2@llm.example.org/v1@m", "https://user:***@llm.example.org/v1@m"),
+        ("http://u:p@127.0.0.1:8/v1@model@x", "http://u:***@127.0.0.1:8/v1@model@x"),
+        ("http://127.0.0.1:8/v1@m", "http://127.0.0.1:8/v1@m"),
+        ("openai:gpt-4o", "openai:gpt-4o"),
+        ("local", "local"),
+        (None, None),
+    ],
+)
 def test_passwords_in_specs_are_redacted(spec, shown):
     assert redact_spec(spec) == shown
 
@@ -679,7 +696,9 @@ def test_lone_surrogates_and_huge_answers_are_bounded(loopback, tmp_path):
     from autonesy.agents.llm.response import MAX_ANSWER_CHARS
 
     cache_path = tmp_path / "cache.sqlite"
-    server = loopback.reset([Reply(content="p cnf 1 1\n1 0 \ud800 end"), Reply(content="x" * (MAX_ANSWER_CHARS + 5000))])
+    server = loopback.reset(
+        [Reply(content="p cnf 1 1\n1 0 \ud800 end"), Reply(content="x" * (MAX_ANSWER_CHARS + 5000))]
+    )
     backend = backend_from_spec(server.spec(), cache=ResponseCache(cache_path), backoff_s=0.01)
     first = backend.complete(MESSAGES)
     assert first.text.startswith("p cnf 1 1\n1 0 ") and first.text.endswith(" end")

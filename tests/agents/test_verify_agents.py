@@ -2,48 +2,71 @@
 
 import pytest
 
-from autonesy.agents.verify import (FormulationError, explain, extract_code, extract_response, parse_checkers,
-                                    parse_formulation, parse_judgement, parse_judgements, role_of)
+from autonesy.agents.verify import (
+    FormulationError,
+    explain,
+    extract_code,
+    extract_response,
+    parse_checkers,
+    parse_formulation,
+    parse_judgement,
+    parse_judgements,
+    role_of,
+)
+from autonesy.agents.verify.prompts import (
+    SYSTEM,
+    checkers_prompt,
+    formulation_prompt,
+    holistic_judge_prompt,
+    judge_prompt,
+    reflection_prompt,
+)
 from autonesy.agents.verify.scripted_llm import VifBenchOracle
-from autonesy.agents.verify.prompts import (SYSTEM, checkers_prompt, formulation_prompt, holistic_judge_prompt,
-                                            judge_prompt, reflection_prompt)
-from autonesy.tools.checker_run import run_checker_code
 from autonesy.tasks.vifbench import generate
+from autonesy.tools.checker_run import run_checker_code
 
 
 def test_formulation_answers_are_read_as_data():
-    answer = ("Reasoning: the first block below is an example.\n<constraints>\nC1: a\n</constraints>\n"
-              "Final:\n<constraints>\n- **C1**: The response has a title.\nC2) It is short.\n</constraints>\n"
-              "<formula>\n```\nC1 ⇒ C2\n```\n</formula>")
+    answer = (
+        "Reasoning: the first block below is an example.\n<constraints>\nC1: a\n</constraints>\n"
+        "Final:\n<constraints>\n- **C1**: The response has a title.\nC2) It is short.\n</constraints>\n"
+        "<formula>\n```\nC1 ⇒ C2\n```\n</formula>"
+    )
     formulation = parse_formulation(answer)
     assert formulation.constraints == (("C1", "The response has a title."), ("C2", "It is short."))
     assert formulation.composition.text() == "C1 IMPLIES C2"
     assert formulation.kinds == ("semantic", "semantic") and "no logic/semantic tag for C1, C2" in formulation.note
-    tagged = parse_formulation("<constraints>\nC1 [logic]: a\n**C2** (Semantic): b\nC3: [logic] c\n</constraints>"
-                               "<formula>C1\nC2\nC3</formula>")
+    tagged = parse_formulation(
+        "<constraints>\nC1 [logic]: a\n**C2** (Semantic): b\nC3: [logic] c\n</constraints><formula>C1\nC2\nC3</formula>"
+    )
     assert tagged.kinds == ("logic", "semantic", "logic") and tagged.note == ""
     assert [c["kind"] for c in tagged.to_state()["constraints"]] == ["logic", "semantic", "logic"]
 
 
-@pytest.mark.parametrize("answer, message", [
-    ("no blocks", "no <constraints>"),
-    ("<constraints>\nC1: a\n</constraints>", "no <formula>"),
-    ("<constraints>\nC2: a\n</constraints><formula>C2</formula>", "number the constraints C1, C2"),
-    ("<constraints>\nfirst: a\n</constraints><formula>C1</formula>", "cannot read the constraint line"),
-    ("<constraints>\nC1: a\nC2: b\n</constraints><formula>C1</formula>", "does not use C2"),
-    ("<constraints>\nC1: a\n</constraints><formula>C1 AND import os</formula>", "does not parse"),
-    ("<constraints>\nC1: a\n</constraints><formula>__import__('os').system('x')</formula>", "does not parse"),
-])
+@pytest.mark.parametrize(
+    "answer, message",
+    [
+        ("no blocks", "no <constraints>"),
+        ("<constraints>\nC1: a\n</constraints>", "no <formula>"),
+        ("<constraints>\nC2: a\n</constraints><formula>C2</formula>", "number the constraints C1, C2"),
+        ("<constraints>\nfirst: a\n</constraints><formula>C1</formula>", "cannot read the constraint line"),
+        ("<constraints>\nC1: a\nC2: b\n</constraints><formula>C1</formula>", "does not use C2"),
+        ("<constraints>\nC1: a\n</constraints><formula>C1 AND import os</formula>", "does not parse"),
+        ("<constraints>\nC1: a\n</constraints><formula>__import__('os').system('x')</formula>", "does not parse"),
+    ],
+)
 def test_bad_formulations_say_what_to_fix(answer, message):
     with pytest.raises(FormulationError, match=message):
         parse_formulation(answer)
 
 
 def test_all_checkers_come_in_one_answer_with_their_examples():
-    answer = ('Here they are.\n### C1\n```python\ndef check(response):\n    return "x" in response\n```\n'
-              'examples: {"accept": ["x"], "reject": ["y"]}\n## C3 (the count)\n```python\ndef check(r):\n    return True\n```\n'
-              '### C4\nuser checker: `short` {"n": 3}\n### C5\nuser checker: other\n```python\ndef check(r):\n'
-              '    return False\n```')
+    answer = (
+        'Here they are.\n### C1\n```python\ndef check(response):\n    return "x" in response\n```\n'
+        'examples: {"accept": ["x"], "reject": ["y"]}\n## C3 (the count)\n```python\ndef check(r):\n    return True\n```\n'
+        '### C4\nuser checker: `short` {"n": 3}\n### C5\nuser checker: other\n```python\ndef check(r):\n'
+        "    return False\n```"
+    )
     drafts = parse_checkers(answer, ["C1", "C2", "C3", "C4", "C5"], ["short"])
     assert drafts["C1"].code.startswith("def check") and drafts["C1"].accept == ["x"] and drafts["C1"].reject == ["y"]
     assert drafts["C2"].code is None and "no section ### C2" in drafts["C2"].note
@@ -55,24 +78,33 @@ def test_all_checkers_come_in_one_answer_with_their_examples():
 
 
 def test_judgements_of_several_constraints_in_one_answer():
-    found = parse_judgements("C1: it has one. [[SATISFIED]]\n- **C3**: gloomy [[violated]]\nC9: [[SATISFIED]]",
-                             ["C1", "C3", "C4"])
+    found = parse_judgements(
+        "C1: it has one. [[SATISFIED]]\n- **C3**: gloomy [[violated]]\nC9: [[SATISFIED]]", ["C1", "C3", "C4"]
+    )
     assert found["C1"].value is True and found["C3"].value is False and found["C4"].value is None
     assert parse_judgements("Overall fine. [[SATISFIED]]", ["C2"])["C2"].value is True
 
 
 def test_checker_code_extraction():
-    assert extract_code("x\n```python\ndef helper(): pass\n```\n```python\ndef check(response):\n    return True\n```") \
+    assert (
+        extract_code("x\n```python\ndef helper(): pass\n```\n```python\ndef check(response):\n    return True\n```")
         == "def check(response):\n    return True\n"
+    )
     assert extract_code("```\nprint(1)\n```") == "print(1)\n"
     assert extract_code("def check(response):\n    return False") == "def check(response):\n    return False\n"
     assert extract_code("I cannot write it.") is None
 
 
-@pytest.mark.parametrize("text, value", [
-    ("fine [[SATISFIED]]", True), ("**[[ violated ]]**", False), ("[[SATISFIED]] at first, but [[VIOLATED]]", False),
-    ("no verdict", None), ("[SATISFIED]", None),
-])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("fine [[SATISFIED]]", True),
+        ("**[[ violated ]]**", False),
+        ("[[SATISFIED]] at first, but [[VIOLATED]]", False),
+        ("no verdict", None),
+        ("[SATISFIED]", None),
+    ],
+)
 def test_judgements(text, value):
     assert parse_judgement(text).value is value
 
@@ -80,8 +112,11 @@ def test_judgements(text, value):
 def test_only_judges_and_the_writer_see_the_response():
     response = "THE RESPONSE TEXT"
     instruction = "Write something."
-    prompts = [formulation_prompt(instruction), checkers_prompt(instruction, [("C1", "s")], [], 10),
-               reflection_prompt(instruction, "C1", "s", "x", "boom", 1, 10)]
+    prompts = [
+        formulation_prompt(instruction),
+        checkers_prompt(instruction, [("C1", "s")], [], 10),
+        reflection_prompt(instruction, "C1", "s", "x", "boom", 1, 10),
+    ]
     for prompt in prompts:
         assert response not in prompt.user
         assert role_of(prompt.messages()) in ("formulation", "checker")
@@ -100,11 +135,19 @@ def test_writer_answers():
 
 def test_explanations_name_violations_with_evidence():
     constraints = [{"id": "C1", "summary": "Has a title."}, {"id": "C2", "summary": "Is sad."}]
-    results = {"C1": {"method": "checker", "value": False, "code": "def check(response):\n    return False\n"},
-               "C2": {"method": "judge", "value": True, "reasoning": "It mourns."}}
-    decision = {"verdict": "unsat", "values": {"C1": False, "C2": True}, "core": ["C1", "C2"],
-                "violated": [{"id": "C1", "value": False}], "conditions": [{"id": "C2", "value": True}],
-                "falsified_parts": ["C2 IMPLIES C1"], "to_fix": [{"id": "C1", "should_be": True}]}
+    results = {
+        "C1": {"method": "checker", "value": False, "code": "def check(response):\n    return False\n"},
+        "C2": {"method": "judge", "value": True, "reasoning": "It mourns."},
+    }
+    decision = {
+        "verdict": "unsat",
+        "values": {"C1": False, "C2": True},
+        "core": ["C1", "C2"],
+        "violated": [{"id": "C1", "value": False}],
+        "conditions": [{"id": "C2", "value": True}],
+        "falsified_parts": ["C2 IMPLIES C1"],
+        "to_fix": [{"id": "C1", "should_be": True}],
+    }
     text = explain(decision, constraints, results)
     assert 'C1 "Has a title" does not hold; checked by generated code: check(response) returned False' in text
     assert "      def check(response):" in text and "C2 IMPLIES C1" in text
@@ -122,11 +165,14 @@ def test_the_oracle_answers_every_role_from_the_ground_truth():
     assert list(formulation.kinds) == [c["kind"] for c in rec["constraints"]]
     assert formulation.composition.text() == rec["formula"]
     items = [(c["id"], c["summary"]) for c in rec["constraints"]]
-    judged = parse_judgements(oracle(judge_prompt(rec["instruction"], items, rec["output"]).messages()),
-                              [cid for cid, _ in items])
+    judged = parse_judgements(
+        oracle(judge_prompt(rec["instruction"], items, rec["output"]).messages()), [cid for cid, _ in items]
+    )
     assert {cid: j.value for cid, j in judged.items()} == rec["labels"]
     logic = [(c["id"], c["summary"]) for c in rec["constraints"] if c["kind"] == "logic"]
-    drafts = parse_checkers(oracle(checkers_prompt(rec["instruction"], logic, [], 10).messages()), [c for c, _ in logic])
+    drafts = parse_checkers(
+        oracle(checkers_prompt(rec["instruction"], logic, [], 10).messages()), [c for c, _ in logic]
+    )
     for cid, draft in drafts.items():  # the right program, and examples it accepts and rejects
         assert run_checker_code(draft.code, rec["output"]).value is rec["labels"][cid]
         assert all(run_checker_code(draft.code, text).value is True for text in draft.accept)
@@ -140,7 +186,9 @@ def test_scripted_models_count_tokens_with_a_real_tokenizer():
     from autonesy.agents.verify.scripted_llm import HandlerChatModel, count_tokens
 
     assert count_tokens("hello world") == 2  # cl100k_base: [15339, 1917]
-    assert count_tokens("Nsvif verifies instruction following.") != round(len("Nsvif verifies instruction following.") / 4)
+    assert count_tokens("Nsvif verifies instruction following.") != round(
+        len("Nsvif verifies instruction following.") / 4
+    )
     model = HandlerChatModel(handler=lambda messages: "hello world")
     message = model.invoke("hello world").usage_metadata
     assert message["input_tokens"] == 2 and message["output_tokens"] == 2
@@ -161,16 +209,22 @@ def test_conv_cot_is_a_conversation_of_three_personas_decided_by_majority():
     def panel(messages):
         role = role_of(messages)
         seen.append((role, messages[-1]["content"]))
-        return {"literalist": "Too long by two words. [[VIOLATED]]", "pragmatist": "It does the job. [[SATISFIED]]",
-                "skeptic": "The literalist is right about the count. [[VIOLATED]]"}[role]
+        return {
+            "literalist": "Too long by two words. [[VIOLATED]]",
+            "pragmatist": "It does the job. [[SATISFIED]]",
+            "skeptic": "The literalist is right about the count. [[VIOLATED]]",
+        }[role]
 
     turns, verdict = JudgeAgent(_backend(panel)).panel("Write at most 5 words.", "one two three four five six seven")
     assert [role for role, _ in seen] == ["literalist", "pragmatist", "skeptic"] and len(turns) == 3
     assert verdict.value is False and "literalist: Too long by two words" in verdict.reasoning
     assert "(you speak first)" in seen[0][1] and "### Literalist\nToo long by two words" in seen[2][1]
     assert "### Pragmatist\nIt does the job" in seen[2][1]
-    undecided = JudgeAgent(_backend(lambda m: {"literalist": "[[VIOLATED]]", "pragmatist": "[[SATISFIED]]",
-                                               "skeptic": "no idea"}[role_of(m)])).panel("x", "y")[1]
+    undecided = JudgeAgent(
+        _backend(
+            lambda m: {"literalist": "[[VIOLATED]]", "pragmatist": "[[SATISFIED]]", "skeptic": "no idea"}[role_of(m)]
+        )
+    ).panel("x", "y")[1]
     assert undecided.value is None and "no majority" in undecided.reasoning
 
 
@@ -204,9 +258,15 @@ def test_gepa_optimises_the_cot_guidance_offline_with_scripted_models():
     def reflection(messages):
         return '{"new_instruction": "Count every word of the response exactly."}'
 
-    records = [{"instruction": "Use at most 5 words.", "output": text, "verdict": verdict}
-               for text, verdict in [("one two", "sat"), ("one two three four five six seven", "unsat"),
-                                     ("a b c", "sat"), ("x y z w v u t s", "unsat")]]
+    records = [
+        {"instruction": "Use at most 5 words.", "output": text, "verdict": verdict}
+        for text, verdict in [
+            ("one two", "sat"),
+            ("one two three four five six seven", "unsat"),
+            ("a b c", "sat"),
+            ("x y z w v u t s", "unsat"),
+        ]
+    ]
     guidance = optimize_guidance(records[:2], records[2:], _backend(judge), _backend(reflection), max_metric_calls=20)
     assert guidance == "Count every word of the response exactly."
 

@@ -9,8 +9,10 @@ from autonesy.agents.llm import LangChainChatBackend, ResponseCache
 from autonesy.graph.run import RunConfig, RunError, run_attempt
 from autonesy.graph.trace import attempt_report, read_trace
 
-ONE_HOT = "p cnf 10 46\n" + "1 2 3 4 5 6 7 8 9 10 0\n" + "".join(
-    f"-{a} -{b} 0\n" for a in range(1, 11) for b in range(a + 1, 11)
+ONE_HOT = (
+    "p cnf 10 46\n"
+    + "1 2 3 4 5 6 7 8 9 10 0\n"
+    + "".join(f"-{a} -{b} 0\n" for a in range(1, 11) for b in range(a + 1, 11))
 )
 GOOD = f"<cnf>\n{ONE_HOT}</cnf>"
 BROKEN = "<cnf>\np cnf 10 1\n1 2 banana 0\n</cnf>"
@@ -19,7 +21,9 @@ AT_LEAST_ONE = "<cnf>\np cnf 10 1\n1 2 3 4 5 6 7 8 9 10 0\n</cnf>"
 
 def scripted(answers, run_dir=None):
     cache = ResponseCache(run_dir / "llm_cache.sqlite") if run_dir else None
-    return LangChainChatBackend(FakeListChatModel(responses=list(answers)), "scripted", "fake-model", cache=cache, retries=1)
+    return LangChainChatBackend(
+        FakeListChatModel(responses=list(answers)), "scripted", "fake-model", cache=cache, retries=1
+    )
 
 
 def run(tmp_path, answers, **options):
@@ -36,7 +40,15 @@ def test_syntax_error_then_fixed_is_accepted_and_scored(tmp_path):
     assert backend.calls == 2 and summary["llm_calls"] == 2
     assert [r["verdict"] for r in report["rounds"]] == ["fixed"]
     assert report["rounds"][0]["error_kind"] == "syntax" and "banana" in report["rounds"][0]["error"]
-    for name in ("formula.cnf", "formula.txt", "formula.sdd", "formula.vtree", "metrics.json", "summary.json", "config.json"):
+    for name in (
+        "formula.cnf",
+        "formula.txt",
+        "formula.sdd",
+        "formula.vtree",
+        "metrics.json",
+        "summary.json",
+        "config.json",
+    ):
         assert (tmp_path / "run" / name).is_file(), name
 
 
@@ -118,7 +130,9 @@ def test_llm_errors_are_recorded_not_raised(tmp_path):
 def test_a_run_directory_holding_another_run_is_refused(tmp_path):
     run(tmp_path, [GOOD])
     with pytest.raises(RunError, match="holds a different run"):
-        run_attempt(RunConfig(task="sushi", format="dimacs", llm="scripted"), tmp_path / "run", backend=scripted([GOOD]))
+        run_attempt(
+            RunConfig(task="sushi", format="dimacs", llm="scripted"), tmp_path / "run", backend=scripted([GOOD])
+        )
 
 
 def test_config_records_versions_and_no_secret(tmp_path, monkeypatch):
@@ -154,8 +168,12 @@ def test_accepted_formula_is_trained_next_to_the_ground_truth(tmp_path):
     from autonesy.graph.attempt import TrainingRequest
 
     training = TrainingRequest(("spl", "sl"), _tiny_fashion_data(), seeds=1, epochs=1, progress=False)
-    summary = run_attempt(RunConfig(task="fashion", format="dimacs", llm="scripted"), tmp_path / "run",
-                          backend=scripted([AT_LEAST_ONE]), training=training)
+    summary = run_attempt(
+        RunConfig(task="fashion", format="dimacs", llm="scripted"),
+        tmp_path / "run",
+        backend=scripted([AT_LEAST_ONE]),
+        training=training,
+    )
     results = summary["training"]["results"]
     assert set(results) == {"spl", "sl"} and {"formula", "ground_truth"} <= set(results["spl"])
     # SPL predicts only assignments its formula allows: exactly-one holds for every ground-truth prediction
@@ -167,8 +185,12 @@ def test_rejected_formula_skips_training_with_a_note(tmp_path):
     from autonesy.graph.attempt import TrainingRequest
 
     training = TrainingRequest(("spl",), _tiny_fashion_data(), seeds=1, epochs=1, progress=False)
-    summary = run_attempt(RunConfig(task="fashion", format="dimacs", llm="scripted"), tmp_path / "run",
-                          backend=scripted([BROKEN, "[[OK]]"]), training=training)
+    summary = run_attempt(
+        RunConfig(task="fashion", format="dimacs", llm="scripted"),
+        tmp_path / "run",
+        backend=scripted([BROKEN, "[[OK]]"]),
+        training=training,
+    )
     assert summary["status"] == "rejected" and "rejected" in summary["training"]["skipped"]
     assert not (tmp_path / "run" / "downstream.json").exists()
 

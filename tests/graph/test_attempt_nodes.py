@@ -6,10 +6,11 @@ from autonesy.graph.attempt import AttemptRuntime
 from autonesy.graph.trace import Tracer, read_trace
 from autonesy.tasks.registry import get_task
 from autonesy.tools.cnf import to_dimacs
-from autonesy.tools.counting import ModelCount
 
-ONE_HOT = "p cnf 10 46\n" + "1 2 3 4 5 6 7 8 9 10 0\n" + "".join(
-    f"-{a} -{b} 0\n" for a in range(1, 11) for b in range(a + 1, 11)
+ONE_HOT = (
+    "p cnf 10 46\n"
+    + "1 2 3 4 5 6 7 8 9 10 0\n"
+    + "".join(f"-{a} -{b} 0\n" for a in range(1, 11) for b in range(a + 1, 11))
 )
 
 
@@ -52,7 +53,9 @@ def test_the_repair_diff_does_not_run_the_answer(tmp_path, monkeypatch):
             from autonesy.agents.policies import AgentTurn
             from autonesy.agents.repair import RepairVerdict
 
-            return AgentTurn(role="repair", messages=[], text="", verdict=RepairVerdict("fixed", "<cnf>\nx = 1\n</cnf>", ""))
+            return AgentTurn(
+                role="repair", messages=[], text="", verdict=RepairVerdict("fixed", "<cnf>\nx = 1\n</cnf>", "")
+            )
 
     rt = runtime(tmp_path, fmt="pysat")
     rt.policy = FixingPolicy()

@@ -20,14 +20,39 @@ runner = CliRunner()
 def row(llm, fmt, detail, f1, *, status="accepted", relation="equal", rounds=0, llm_error=False, prompt="zs"):
     data = dict.fromkeys(ROW_FIELDS)
     rejected = status == "rejected"
-    data.update(attempt_id=f"{llm}-{fmt}-{detail}-{prompt}", task="fashion", task_spec="fashion", benchmark="catalogue",
-                num_vars=10, llm=llm, model=llm.rsplit("@", 1)[-1].split(":")[-1], format=fmt, prompt=prompt,
-                detail=detail, policy=prompt, repeat=0, max_repairs=5, status=status,
-                syntax_error=rejected and not llm_error, llm_error=rejected and llm_error,
-                reason="LLM error (timeout): slow" if llm_error else ("syntax error after 5 repair rounds: syntax" if rejected else ""),
-                repair_rounds=rounds, semantic_rounds=0, autofixes=[], n_autofixes=0, llm_calls=1 + rounds,
-                prompt_tokens=100, completion_tokens=50, llm_seconds=1.0, wall_seconds=2.0, f1=f1,
-                relation=None if rejected else relation, run_dir="attempts/x")
+    data.update(
+        attempt_id=f"{llm}-{fmt}-{detail}-{prompt}",
+        task="fashion",
+        task_spec="fashion",
+        benchmark="catalogue",
+        num_vars=10,
+        llm=llm,
+        model=llm.rsplit("@", 1)[-1].split(":")[-1],
+        format=fmt,
+        prompt=prompt,
+        detail=detail,
+        policy=prompt,
+        repeat=0,
+        max_repairs=5,
+        status=status,
+        syntax_error=rejected and not llm_error,
+        llm_error=rejected and llm_error,
+        reason="LLM error (timeout): slow"
+        if llm_error
+        else ("syntax error after 5 repair rounds: syntax" if rejected else ""),
+        repair_rounds=rounds,
+        semantic_rounds=0,
+        autofixes=[],
+        n_autofixes=0,
+        llm_calls=1 + rounds,
+        prompt_tokens=100,
+        completion_tokens=50,
+        llm_seconds=1.0,
+        wall_seconds=2.0,
+        f1=f1,
+        relation=None if rejected else relation,
+        run_dir="attempts/x",
+    )
     return data
 
 
@@ -44,16 +69,67 @@ ROWS = [
     {**row(GPT, "nat", "not-detailed", None, status="pending"), "f1": None},
 ]
 DOWNSTREAM = [
-    {"task": "fashion", "method": "spl", "formula": "expert", "seed": 0, "f1": 0.9, "accuracy": 0.9, "consistency": 1.0},
-    {"task": "fashion", "method": "spl", "formula": "expert", "seed": 1, "f1": 0.8, "accuracy": 0.8, "consistency": 1.0},
+    {
+        "task": "fashion",
+        "method": "spl",
+        "formula": "expert",
+        "seed": 0,
+        "f1": 0.9,
+        "accuracy": 0.9,
+        "consistency": 1.0,
+    },
+    {
+        "task": "fashion",
+        "method": "spl",
+        "formula": "expert",
+        "seed": 1,
+        "f1": 0.8,
+        "accuracy": 0.8,
+        "consistency": 1.0,
+    },
     {"task": "sushi", "method": "spl", "formula": "expert", "seed": 0, "f1": 0.7, "accuracy": 0.6, "consistency": 1.0},
-    {"task": "fashion", "llm": QWEN, "method": "spl", "formula": "generated", "relation": "equal", "seed": 0, "f1": 0.85,
-     "accuracy": 0.85, "consistency": 1.0},
-    {"task": "fashion", "llm": QWEN, "method": "spl", "formula": "generated", "relation": "equal", "seed": 1, "f1": 0.85,
-     "accuracy": 0.85, "consistency": 1.0},
-    {"task": "sushi", "llm": QWEN, "method": "spl", "formula": "generated", "relation": "strict", "seed": 0, "f1": 0.5,
-     "accuracy": 0.4, "consistency": 1.0},
-    {"task": "fashion", "method": "sl", "formula": "expert", "seed": 0, "f1": 0.75, "accuracy": 0.7, "consistency": 0.9},
+    {
+        "task": "fashion",
+        "llm": QWEN,
+        "method": "spl",
+        "formula": "generated",
+        "relation": "equal",
+        "seed": 0,
+        "f1": 0.85,
+        "accuracy": 0.85,
+        "consistency": 1.0,
+    },
+    {
+        "task": "fashion",
+        "llm": QWEN,
+        "method": "spl",
+        "formula": "generated",
+        "relation": "equal",
+        "seed": 1,
+        "f1": 0.85,
+        "accuracy": 0.85,
+        "consistency": 1.0,
+    },
+    {
+        "task": "sushi",
+        "llm": QWEN,
+        "method": "spl",
+        "formula": "generated",
+        "relation": "strict",
+        "seed": 0,
+        "f1": 0.5,
+        "accuracy": 0.4,
+        "consistency": 1.0,
+    },
+    {
+        "task": "fashion",
+        "method": "sl",
+        "formula": "expert",
+        "seed": 0,
+        "f1": 0.75,
+        "accuracy": 0.7,
+        "consistency": 0.9,
+    },
 ]
 
 
@@ -78,7 +154,13 @@ def test_tables_hold_the_hand_computed_values(results_dir, tmp_path):
     # qwen: F1 1, 0, 0.5, 0.25 → mean 0.4375, population std sqrt(0.546875 / 4)
     assert qwen["f1_mean"] == 0.4375 and qwen["f1_std"] == pytest.approx((0.546875 / 4) ** 0.5)
     assert qwen["syntax_error_rate"] == 0.25 and qwen["llm_error_rate"] == 0
-    assert [qwen[f"share_{r}"] for r in ("equal", "permissive", "strict", "incomparable", "rejected")] == [0.25, 0, 0.25, 0.25, 0.25]
+    assert [qwen[f"share_{r}"] for r in ("equal", "permissive", "strict", "incomparable", "rejected")] == [
+        0.25,
+        0,
+        0.25,
+        0.25,
+        0.25,
+    ]
     assert qwen["repair_rounds_mean"] == 7 / 4 and qwen["tokens_mean"] == 150
     assert qwen["published_model"] == "qwen3-8b" and qwen["published_f1"] == 0.372
     assert gpt["f1_mean"] == pytest.approx(0.7) and gpt["syntax_error_rate"] == 0 and gpt["llm_error_rate"] == 0.25
@@ -89,10 +171,15 @@ def test_tables_hold_the_hand_computed_values(results_dir, tmp_path):
     assert cell[("dimacs", "not-detailed", "zs")]["syntax_error_rate"] == 0.5
     assert cell[("all", "all", "all")]["f1_mean"] == pytest.approx((1 + 0 + 0.5 + 0.25 + 1 + 0.8 + 0 + 1) / 8)
     marginals = {(r["slice"], r["value"]): r for r in tables["marginals"].data}
-    assert marginals[("format", "dimacs")]["f1_mean"] == 1.0 and marginals[("format", "dimacs")]["published_f1"] == 0.364
+    assert (
+        marginals[("format", "dimacs")]["f1_mean"] == 1.0 and marginals[("format", "dimacs")]["published_f1"] == 0.364
+    )
     assert marginals[("format", "cpmpy")]["f1_mean"] == 0.25 and marginals[("format", "cpmpy")]["attempts"] == 2
     assert marginals[("detail", "not-detailed")]["f1_mean"] == pytest.approx((0 + 0.25 + 0.8 + 1) / 4)
-    assert marginals[("prompt", "zs")]["f1_mean"] == pytest.approx(0.625) and marginals[("prompt", "zs")]["published_f1"] == 0.437
+    assert (
+        marginals[("prompt", "zs")]["f1_mean"] == pytest.approx(0.625)
+        and marginals[("prompt", "zs")]["published_f1"] == 0.437
+    )
     down = {(r["method"], r["formula"], r["relation"]): r for r in tables["downstream"].data}
     assert down[("spl", "expert", "—")]["f1_mean"] == pytest.approx(0.8) and down[("spl", "expert", "—")]["n"] == 3
     assert down[("spl", "generated", "all")]["delta_f1"] == pytest.approx(((0.85 - 0.85) + (0.5 - 0.7)) / 2)
@@ -126,11 +213,24 @@ def test_report_reads_plain_run_directories(tmp_path):
 
 
 def test_report_cli(results_dir, tmp_path):
-    result = runner.invoke(app, ["report", str(results_dir), "--format", "latex", "--compare-published",
-                                 "--out", str(tmp_path / "r"), "--no-plots"])
+    result = runner.invoke(
+        app,
+        [
+            "report",
+            str(results_dir),
+            "--format",
+            "latex",
+            "--compare-published",
+            "--out",
+            str(tmp_path / "r"),
+            "--no-plots",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "\\begin{tabular}" in result.output and "0.786" in result.output
-    as_csv = runner.invoke(app, ["report", str(results_dir), "--format", "csv", "--out", str(tmp_path / "r2"), "--no-plots"])
+    as_csv = runner.invoke(
+        app, ["report", str(results_dir), "--format", "csv", "--out", str(tmp_path / "r2"), "--no-plots"]
+    )
     assert as_csv.exit_code == 0 and "f1_mean" in as_csv.output
     missing = runner.invoke(app, ["report", str(tmp_path / "nothing")])
     assert missing.exit_code == 1 and missing.output.startswith("error:") and len(missing.output.splitlines()) == 1
@@ -148,13 +248,21 @@ def test_downstream_table_reads_training_results_next_to_attempts(tmp_path):
     for name, relation, generated in (("a", "strict", (0.5, 0.7)), ("b", "equal", (0.9, 0.8))):
         run_dir = tmp_path / "sweep" / "attempts" / name
         run_dir.mkdir(parents=True)
-        (run_dir / "summary.json").write_text(json.dumps({"llm": QWEN, "format": "cpmpy", "prompt": "zs", "detail": "detailed"}))
-        result = {"task": "fashion", "seeds": [0, 1], "formula": {"relation": relation},
-                  "results": {"spl": {"formula": seeds(*generated), "ground_truth": seeds(0.9, 0.8)}}}
+        (run_dir / "summary.json").write_text(
+            json.dumps({"llm": QWEN, "format": "cpmpy", "prompt": "zs", "detail": "detailed"})
+        )
+        result = {
+            "task": "fashion",
+            "seeds": [0, 1],
+            "formula": {"relation": relation},
+            "results": {"spl": {"formula": seeds(*generated), "ground_truth": seeds(0.9, 0.8)}},
+        }
         (run_dir / "downstream.json").write_text(json.dumps(result))
     report = build_report([tmp_path / "sweep"], tmp_path / "r", plots=False)
     [table] = report.tables
     rows = {(r["formula"], r["relation"]): r for r in table.data}
     assert rows[("expert", "—")]["n"] == 2 and rows[("expert", "—")]["f1_mean"] == pytest.approx(0.85)  # counted once
-    assert rows[("generated", "all")]["n"] == 4 and rows[("generated", "all")]["delta_f1"] == pytest.approx((0.6 + 0.85) / 2 - 0.85)
+    assert rows[("generated", "all")]["n"] == 4 and rows[("generated", "all")]["delta_f1"] == pytest.approx(
+        (0.6 + 0.85) / 2 - 0.85
+    )
     assert rows[("generated", "strict")]["delta_f1"] == pytest.approx(0.6 - 0.85)

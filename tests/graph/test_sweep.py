@@ -7,17 +7,27 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from loopback_llm import LoopbackLLM
+from scripted_llm import MISTAKE_TASKS, ScriptedChatModel, mistakes_answer
 from typer.testing import CliRunner
 
 from autonesy.agents.llm import LangChainChatBackend, ResponseCache
 from autonesy.graph.cli import app
 from autonesy.graph.report import build_report
-from autonesy.graph.sweep import (CACHE_FILE, ROW_FIELDS, TIMING_FIELDS, SweepError, SweepSpec, attempt_id, expand,
-                                  ray_available, read_results, run_sweep)
 from autonesy.graph.run import RunConfig
+from autonesy.graph.sweep import (
+    CACHE_FILE,
+    ROW_FIELDS,
+    TIMING_FIELDS,
+    SweepError,
+    SweepSpec,
+    attempt_id,
+    expand,
+    ray_available,
+    read_results,
+    run_sweep,
+)
 from autonesy.tasks.registry import TASK_NAMES
-from loopback_llm import LoopbackLLM
-from scripted_llm import MISTAKE_TASKS, ScriptedChatModel, mistakes_answer
 
 SPEC = "http://scripted.test/v1@mistakes"
 GRID = SweepSpec(tasks=MISTAKE_TASKS, formats=("dimacs", "nat"), llms=(SPEC,))
@@ -26,8 +36,9 @@ runner = CliRunner()
 
 def scripted_backend(out: Path, latency_s: float = 0.0) -> LangChainChatBackend:
     model = ScriptedChatModel(answer=mistakes_answer, latency_s=latency_s)
-    return LangChainChatBackend(model, "http://scripted.test/v1", "mistakes", retries=1,
-                                cache=ResponseCache(Path(out) / CACHE_FILE))
+    return LangChainChatBackend(
+        model, "http://scripted.test/v1", "mistakes", retries=1, cache=ResponseCache(Path(out) / CACHE_FILE)
+    )
 
 
 def comparable(rows):
@@ -50,13 +61,16 @@ def test_grid_expansion_and_stable_attempt_ids():
     assert len(expand(SweepSpec(tasks=("fashion",), llms=("a@x", "b@y"), repeats=3, formats=("nat",)))) == 2 * 4 * 3
 
 
-@pytest.mark.parametrize("spec, message", [
-    (SweepSpec(formats=("latex",)), "unknown format"),
-    (SweepSpec(tasks=("nope",)), "unknown task"),
-    (SweepSpec(prompts=("zs", "zs-cot"), policy="zs"), "fixes the prompt style"),
-    (SweepSpec(details=("medium",)), "unknown detail level"),
-    (SweepSpec(tasks=("missing.toml",)), "no such task file"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        (SweepSpec(formats=("latex",)), "unknown format"),
+        (SweepSpec(tasks=("nope",)), "unknown task"),
+        (SweepSpec(prompts=("zs", "zs-cot"), policy="zs"), "fixes the prompt style"),
+        (SweepSpec(details=("medium",)), "unknown detail level"),
+        (SweepSpec(tasks=("missing.toml",)), "no such task file"),
+    ],
+)
 def test_bad_grids_are_refused_with_one_line(spec, message):
     with pytest.raises(SweepError, match=message):
         expand(spec)
@@ -149,14 +163,25 @@ def test_scripted_tables_have_the_hand_computed_values(scripted_sweep, tmp_path)
     report = build_report([out], tmp_path / "report", plots=False)
     tables = {table.name: table for table in report.tables}
     for record in tables["by_setting"].data:
-        keys = [k for k in EXPECTED_F1 if (record["format"] in ("all", k[1])) and (record["detail"] in ("all", k[3]))
-                and (record["prompt"] in ("all", k[2]))]
+        keys = [
+            k
+            for k in EXPECTED_F1
+            if (record["format"] in ("all", k[1]))
+            and (record["detail"] in ("all", k[3]))
+            and (record["prompt"] in ("all", k[2]))
+        ]
         mean, std = mean_std(EXPECTED_F1[k] for k in keys)
-        assert record["f1_mean"] == pytest.approx(mean, abs=1e-12) and record["f1_std"] == pytest.approx(std, abs=1e-12), record
+        assert record["f1_mean"] == pytest.approx(mean, abs=1e-12) and record["f1_std"] == pytest.approx(
+            std, abs=1e-12
+        ), record
         rejected = sum(1 for k in keys if k[:2] == ("sushi", "dimacs") and k[3] == "not-detailed")
         assert record["syntax_error_rate"] == pytest.approx(rejected / len(keys)) and record["n"] == len(keys)
     # The (dimacs, not-detailed, zs) cell by hand: fashion 1, sushi 0 → 0.5 ± 0.5.
-    cell = next(r for r in tables["by_setting"].data if (r["format"], r["detail"], r["prompt"]) == ("dimacs", "not-detailed", "zs"))
+    cell = next(
+        r
+        for r in tables["by_setting"].data
+        if (r["format"], r["detail"], r["prompt"]) == ("dimacs", "not-detailed", "zs")
+    )
     assert (cell["f1_mean"], cell["f1_std"], cell["syntax_error_rate"]) == (0.5, 0.5, 0.5)
     [llm] = tables["by_llm"].data
     assert llm["attempts"] == 16
@@ -168,9 +193,13 @@ def test_scripted_tables_have_the_hand_computed_values(scripted_sweep, tmp_path)
     # format nat over detailed descriptions: fashion zs A, fashion zs-cot 1, sushi 1, 1
     assert marginals[("format", "nat")]["f1_mean"] == pytest.approx(float((A + 3) / 4), abs=1e-12)
     not_detailed = [v for k, v in EXPECTED_F1.items() if k[3] == "not-detailed"]
-    assert marginals[("detail", "not-detailed")]["f1_mean"] == pytest.approx(float(sum(map(Fraction, not_detailed)) / 8), abs=1e-12)
-    assert "| dimacs | 1.000 ± 0.000 | 1.000 ± 0.000 | 0.500 ± 0.500 | 0.500 ± 0.500 | 0.750 ± 0.433 |" in \
-        tables["by_setting"].markdown()
+    assert marginals[("detail", "not-detailed")]["f1_mean"] == pytest.approx(
+        float(sum(map(Fraction, not_detailed)) / 8), abs=1e-12
+    )
+    assert (
+        "| dimacs | 1.000 ± 0.000 | 1.000 ± 0.000 | 0.500 ± 0.500 | 0.500 ± 0.500 | 0.750 ± 0.433 |"
+        in tables["by_setting"].markdown()
+    )
 
 
 # ------------------------------------------------------------------------------- kill and resume
@@ -196,8 +225,14 @@ class DyingBackend(LangChainChatBackend):
 
 def test_killed_sweep_resumes_with_no_duplicate_no_missing_row_and_no_repeated_call(tmp_path, scripted_sweep):
     out = tmp_path / "sweep"
-    dying = DyingBackend(ScriptedChatModel(answer=mistakes_answer), "http://scripted.test/v1", "mistakes",
-                         retries=1, cache=ResponseCache(out / CACHE_FILE), limit=9)
+    dying = DyingBackend(
+        ScriptedChatModel(answer=mistakes_answer),
+        "http://scripted.test/v1",
+        "mistakes",
+        retries=1,
+        cache=ResponseCache(out / CACHE_FILE),
+        limit=9,
+    )
     with pytest.raises(Killed):
         run_sweep(GRID, out, backends={SPEC: dying}, concurrency=3, progress=False)
     first = dying.calls
@@ -206,7 +241,7 @@ def test_killed_sweep_resumes_with_no_duplicate_no_missing_row_and_no_repeated_c
     assert len(partial) == 16 and len({r["attempt_id"] for r in partial}) == 16
     assert 0 < sum(r["status"] in ("accepted", "rejected") for r in partial) < 16
     second = scripted_backend(out)
-    result = run_sweep(GRID, out, backends={SPEC: second}, concurrency=3, progress=False)
+    run_sweep(GRID, out, backends={SPEC: second}, concurrency=3, progress=False)
     assert first + second.calls == EXPECTED_CALLS  # nothing asked twice, nothing missing
     rows = read_results(out)
     assert len(rows) == 16 and len({r["attempt_id"] for r in rows}) == 16
@@ -221,7 +256,9 @@ def test_killed_sweep_resumes_with_no_duplicate_no_missing_row_and_no_repeated_c
 
 # -------------------------------------------------------------------------------------- executors
 def test_process_executor_runs_attempts_in_worker_processes(tmp_path):
-    spec = SweepSpec(tasks=("fashion",), formats=("dimacs", "nat"), prompts=("zs",), details=("detailed",), policy="expert")
+    spec = SweepSpec(
+        tasks=("fashion",), formats=("dimacs", "nat"), prompts=("zs",), details=("detailed",), policy="expert"
+    )
     local = run_sweep(spec, tmp_path / "local", progress=False)
     pooled = run_sweep(spec, tmp_path / "pooled", executor="process", workers=1, progress=False)
     assert comparable(pooled.rows) == comparable(local.rows) and pooled.counts == {"accepted": 2}
@@ -236,7 +273,9 @@ def loopback_mistakes():
         yield server
 
 
-@pytest.mark.skipif(not ray_available(), reason="Ray is not installed (optional extra: pip install 'autonesy-agent[ray]')")
+@pytest.mark.skipif(
+    not ray_available(), reason="Ray is not installed (optional extra: pip install 'autonesy-agent[ray]')"
+)
 def test_ray_executor_gives_the_same_results_table_as_the_local_one(tmp_path, loopback_mistakes):
     import ray
 
@@ -258,8 +297,22 @@ def test_ray_executor_gives_the_same_results_table_as_the_local_one(tmp_path, lo
 # ------------------------------------------------------------------------------------------- CLI
 def test_sweep_cli_runs_resumes_and_reports_errors_in_one_line(tmp_path):
     out = tmp_path / "s"
-    args = ["sweep", "--policy", "expert", "--tasks", "fashion", "--formats", "dimacs,nat", "--prompts", "zs",
-            "--details", "detailed", "--out", str(out), "--json"]
+    args = [
+        "sweep",
+        "--policy",
+        "expert",
+        "--tasks",
+        "fashion",
+        "--formats",
+        "dimacs,nat",
+        "--prompts",
+        "zs",
+        "--details",
+        "detailed",
+        "--out",
+        str(out),
+        "--json",
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
@@ -275,8 +328,14 @@ def test_sweep_cli_runs_resumes_and_reports_errors_in_one_line(tmp_path):
 
 
 def test_an_attempt_past_its_time_limit_is_a_timeout_and_is_not_rerun_under_the_same_limit(tmp_path):
-    spec = SweepSpec(tasks=("fashion",), formats=("dimacs",), prompts=("zs",), details=("detailed",),
-                     policy="expert", attempt_time_limit_s=0.2)  # less than a child process needs to start
+    spec = SweepSpec(
+        tasks=("fashion",),
+        formats=("dimacs",),
+        prompts=("zs",),
+        details=("detailed",),
+        policy="expert",
+        attempt_time_limit_s=0.2,
+    )  # less than a child process needs to start
     first = run_sweep(spec, tmp_path / "sweep", progress=False)
     [row] = first.rows
     assert row["status"] == "timeout" and "0.2 s" in row["reason"] and first.progress.done == 1

@@ -5,16 +5,27 @@ import json
 
 import pytest
 from typer.testing import CliRunner
+from verify_fakes import (
+    CODES,
+    CRASH,
+    FORMULATION,
+    GARBAGE,
+    INSTRUCTION,
+    LONG_GLOOMY,
+    LOOP,
+    NO_DEF,
+    NO_LANTERN,
+    SAT,
+    ScriptedRoles,
+)
 
 from autonesy.agents.llm import LangChainChatBackend
+from autonesy.agents.verify.scripted_llm import oracle_chat_model
 from autonesy.graph.cli import app
 from autonesy.graph.trace import read_trace
 from autonesy.graph.verify_run import VerifyConfig, VerifyError, verify_output
 from autonesy.graph.vifbench import evaluate
 from autonesy.tasks.vifbench import Instruction, generate
-from autonesy.agents.verify.scripted_llm import oracle_chat_model
-from verify_fakes import (CODES, CRASH, FORMULATION, GARBAGE, INSTRUCTION, LONG_GLOOMY, LOOP, NO_DEF, NO_LANTERN, SAT,
-                          ScriptedRoles)
 
 
 def verify(tmp_path, roles, output, name="run", **options):
@@ -27,16 +38,29 @@ def test_sat_response_checked_by_code_and_judge(tmp_path):
     summary = verify(tmp_path, roles, SAT)
     assert summary["status"] == "sat" and summary["verdict"] == "sat"
     methods = {c["id"]: (c["kind"], c["method"], c["value"]) for c in summary["constraints"]}
-    assert methods == {"C1": ("logic", "checker", True), "C2": ("logic", "checker", False),
-                       "C3": ("semantic", "judge", True), "C4": ("logic", "checker", False)}
+    assert methods == {
+        "C1": ("logic", "checker", True),
+        "C2": ("logic", "checker", False),
+        "C3": ("semantic", "judge", True),
+        "C4": ("logic", "checker", False),
+    }
     assert roles.roles() == ["formulation", "checker", "judge"]  # three requests for a fresh instruction
     checker_prompt = roles.calls[1][1]
     assert all(f"{cid}: " in checker_prompt for cid in ("C1", "C2", "C4")) and "C3: " not in checker_prompt
     assert summary["checker_runs"] == 3 * 2 + 3  # each program's two self-test examples, then the response
     assert summary["llm_calls"] == 3 and summary["prompt_tokens"] > 0
     run = tmp_path / "run"
-    for name in ("config.json", "trace.jsonl", "summary.json", "explanation.txt", "instruction.txt", "output.txt",
-                 "checkers/C1.py", "checkers/C2.py", "checkers/C4.py"):
+    for name in (
+        "config.json",
+        "trace.jsonl",
+        "summary.json",
+        "explanation.txt",
+        "instruction.txt",
+        "output.txt",
+        "checkers/C1.py",
+        "checkers/C2.py",
+        "checkers/C4.py",
+    ):
         assert (run / name).is_file(), name
     assert (run / "output.txt").read_text() == SAT
     assert "C3" not in {p.stem for p in (run / "checkers").iterdir()}
@@ -105,8 +129,7 @@ def test_a_reflection_that_fixes_the_checker_keeps_the_code_path(tmp_path):
 
 def test_a_checker_cannot_change_the_output_it_checks(tmp_path):
     roles = ScriptedRoles()
-    tamper = ("__autonesy_output__ = lambda: 'a cheap lantern'\n"
-              "def check(response):\n    return 'lantern' in response\n")
+    tamper = "__autonesy_output__ = lambda: 'a cheap lantern'\ndef check(response):\n    return 'lantern' in response\n"
     rewrite = "def check(response):\n    response += ' cheap'\n    return len(response.split()) > 20\n"
     roles.codes["C1"] = [tamper, CODES["C1"]]
     roles.codes["C2"] = [rewrite]
@@ -160,13 +183,20 @@ def test_nsvif_neu_judges_every_constraint_and_judge_is_one_call(tmp_path):
 
 def test_each_agent_can_use_its_own_llm(tmp_path):
     formulation, checking, judging = ScriptedRoles(), ScriptedRoles(), ScriptedRoles()
-    backends = {"formulation": formulation.backend("f-model"), "checker": checking.backend("c-model"),
-                "judge": judging.backend("j-model")}
+    backends = {
+        "formulation": formulation.backend("f-model"),
+        "checker": checking.backend("c-model"),
+        "judge": judging.backend("j-model"),
+    }
     summary = verify_output(INSTRUCTION, SAT, VerifyConfig(llm="scripted"), tmp_path / "run", backends=backends)
     assert summary["verdict"] == "sat"
     assert set(formulation.roles()) == {"formulation"} and set(checking.roles()) == {"checker"}
     assert set(judging.roles()) == {"judge"}
-    assert summary["llms"] == {"formulation": "scripted@f-model", "checker": "scripted@c-model", "judge": "scripted@j-model"}
+    assert summary["llms"] == {
+        "formulation": "scripted@f-model",
+        "checker": "scripted@c-model",
+        "judge": "scripted@j-model",
+    }
 
 
 def test_a_user_checker_is_preferred_for_a_matching_constraint(tmp_path):
@@ -216,8 +246,9 @@ def test_the_feedback_loop_regenerates_until_sat(tmp_path, feedback):
 
 def test_the_feedback_loop_stops_at_the_budget(tmp_path):
     roles = ScriptedRoles(writer=[NO_LANTERN])
-    summary = verify_output(INSTRUCTION, None, VerifyConfig(llm="scripted", budget=2), tmp_path / "run",
-                            backend=roles.backend())
+    summary = verify_output(
+        INSTRUCTION, None, VerifyConfig(llm="scripted", budget=2), tmp_path / "run", backend=roles.backend()
+    )
     assert summary["status"] == "unsat" and summary["rounds"] == 2 and roles.roles().count("writer") == 2
 
 
@@ -236,8 +267,14 @@ def test_vifbench_eval_with_the_oracle_reproduces_every_label(tmp_path):
     backend = LangChainChatBackend(oracle_chat_model(records), "scripted", "oracle", retries=1)
     data = tmp_path / "vifbench.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in records))
-    report = evaluate(data, ["nsvif", "nsvif-neu", "judge"], VerifyConfig(llm="scripted"), tmp_path / "eval",
-                      backend=backend, workers=2)
+    report = evaluate(
+        data,
+        ["nsvif", "nsvif-neu", "judge"],
+        VerifyConfig(llm="scripted"),
+        tmp_path / "eval",
+        backend=backend,
+        workers=2,
+    )
     for verifier in ("nsvif", "nsvif-neu", "judge"):
         overall = report["verifiers"][verifier]["overall"]
         assert overall["f1"] == 1.0 and overall["pass_at_1"] == 1.0 and overall["n"] == 8, verifier
@@ -263,13 +300,18 @@ def test_reference_checkers_as_user_checkers_replace_generated_code(tmp_path):
     records = generate(1, seed=3)
     backend = LangChainChatBackend(oracle_chat_model(records), "scripted", "oracle", retries=1)
     for rec in records:
-        summary = verify_output(rec["instruction"], rec["output"],
-                                VerifyConfig(llm="scripted", checkers=["autonesy.tools.checkers"]),
-                                tmp_path / rec["id"], backend=backend)
+        summary = verify_output(
+            rec["instruction"],
+            rec["output"],
+            VerifyConfig(llm="scripted", checkers=["autonesy.tools.checkers"]),
+            tmp_path / rec["id"],
+            backend=backend,
+        )
         assert summary["verdict"] == rec["verdict"] and summary["checker_runs"] == 0
         kinds = {c["id"]: c["kind"] for c in rec["constraints"]}
         assert {c["id"]: c["method"] for c in summary["constraints"]} == {
-            cid: ("user_checker" if kind == "logic" else "judge") for cid, kind in kinds.items()}
+            cid: ("user_checker" if kind == "logic" else "judge") for cid, kind in kinds.items()
+        }
 
 
 def test_llm_written_data_falls_back_to_synthetic_outputs_when_the_verdict_is_missed(tmp_path):
@@ -308,15 +350,18 @@ def test_a_contradictory_instruction_is_reported_before_anything_is_checked(tmp_
 
 def test_follow_stops_on_a_contradictory_instruction_without_writing(tmp_path):
     roles = ScriptedRoles(formulation=[CONTRADICTORY])
-    summary = verify_output(INSTRUCTION, None, VerifyConfig(llm="scripted", budget=3), tmp_path / "run",
-                            backend=roles.backend())
+    summary = verify_output(
+        INSTRUCTION, None, VerifyConfig(llm="scripted", budget=3), tmp_path / "run", backend=roles.backend()
+    )
     assert summary["status"] == "contradictory" and summary["rounds"] == 0
     assert "writer" not in roles.roles()
 
 
 def test_a_checker_can_name_the_offending_words(tmp_path):
     roles = ScriptedRoles()
-    roles.codes["C4"] = [CODES["C4"] + "\n\ndef spans(response):\n    return re.findall(r'\\bcheap\\b', response, re.I)\n"]
+    roles.codes["C4"] = [
+        CODES["C4"] + "\n\ndef spans(response):\n    return re.findall(r'\\bcheap\\b', response, re.I)\n"
+    ]
     summary = verify(tmp_path, roles, "A cheap lantern, so cheap.")
     assert summary["verdict"] == "unsat"
     assert summary["results"]["C4"]["spans"] == ["cheap", "cheap"]
@@ -345,7 +390,9 @@ def test_another_response_to_the_same_instruction_costs_at_most_the_judge(tmp_pa
         rows = [json.loads(line) for line in (tmp_path / "eval" / f"results-{verifier}.jsonl").read_text().splitlines()]
         seen = set()
         for row in rows:
-            semantic = any(c["kind"] == "semantic" for c in next(r for r in records if r["id"] == row["id"])["constraints"])
+            semantic = any(
+                c["kind"] == "semantic" for c in next(r for r in records if r["id"] == row["id"])["constraints"]
+            )
             if row["instruction_id"] in seen:  # the formulation and the checkers are reused
                 assert row["llm_calls"] == (1 if semantic or verifier == "nsvif-neu" else 0), (verifier, row["id"])
             else:

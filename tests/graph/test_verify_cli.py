@@ -37,8 +37,21 @@ def test_generate_writes_balanced_labelled_pairs(data, tmp_path):
 
 def test_eval_with_the_oracle_reproduces_the_labels(data, tmp_path):
     out, _, _ = data
-    result = invoke("vifbench", "eval", "--data", out, "--verifier", "nsvif", "--verifier", "judge", "--llm", "oracle",
-                    "--out", tmp_path / "eval", "--json")
+    result = invoke(
+        "vifbench",
+        "eval",
+        "--data",
+        out,
+        "--verifier",
+        "nsvif",
+        "--verifier",
+        "judge",
+        "--llm",
+        "oracle",
+        "--out",
+        tmp_path / "eval",
+        "--json",
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert set(report["verifiers"]) == {"nsvif", "judge"}
@@ -54,14 +67,33 @@ def test_verify_exit_codes_follow_the_verdict(data, tmp_path):
     for rec in records:
         (tmp_path / "instruction.txt").write_text(rec["instruction"])
         (tmp_path / "output.txt").write_text(rec["output"])
-        result = invoke("verify", "--instruction", tmp_path / "instruction.txt", "--output", tmp_path / "output.txt",
-                        "--llm", f"oracle:{out / 'vifbench.jsonl'}", "--out", tmp_path / rec["id"], "--json")
+        result = invoke(
+            "verify",
+            "--instruction",
+            tmp_path / "instruction.txt",
+            "--output",
+            tmp_path / "output.txt",
+            "--llm",
+            f"oracle:{out / 'vifbench.jsonl'}",
+            "--out",
+            tmp_path / rec["id"],
+            "--json",
+        )
         assert result.exit_code == {"sat": 0, "unsat": 1}[rec["verdict"]], result.output
         summary = json.loads(result.output)
         assert summary["verdict"] == rec["verdict"]
         assert {c["id"]: c["value"] for c in summary["constraints"]} == rec["labels"]
-    text = invoke("verify", "--instruction", tmp_path / "instruction.txt", "--output", tmp_path / "output.txt",
-                  "--llm", f"oracle:{out / 'vifbench.jsonl'}", "--out", tmp_path / "plain")
+    text = invoke(
+        "verify",
+        "--instruction",
+        tmp_path / "instruction.txt",
+        "--output",
+        tmp_path / "output.txt",
+        "--llm",
+        f"oracle:{out / 'vifbench.jsonl'}",
+        "--out",
+        tmp_path / "plain",
+    )
     assert text.output.startswith(f"{records[-1]['verdict']} · nsvif · oracle@vifbench-oracle")
     assert "Verdict: unsat" in text.output and "files:" in text.output
 
@@ -69,19 +101,30 @@ def test_verify_exit_codes_follow_the_verdict(data, tmp_path):
 def test_follow_with_the_oracle_writer(data, tmp_path):
     out, _, records = data
     (tmp_path / "instruction.txt").write_text(records[0]["instruction"])
-    result = invoke("follow", "--instruction", tmp_path / "instruction.txt", "--llm", f"oracle:{out / 'vifbench.jsonl'}",
-                    "--out", tmp_path / "f", "--json")
+    result = invoke(
+        "follow",
+        "--instruction",
+        tmp_path / "instruction.txt",
+        "--llm",
+        f"oracle:{out / 'vifbench.jsonl'}",
+        "--out",
+        tmp_path / "f",
+        "--json",
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output)
     assert summary["rounds"] == 1 and summary["output"] == records[0]["output"].strip() and summary["budget"] == 5
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["--instruction", "missing.txt", "--output", "missing.txt"], "does not exist"),
-    (["--verifier", "magic"], "unknown verifier"),
-    (["--checkers", "no_such_module_xyz"], "cannot import"),
-    (["--llm", "ftp://x"], "accepted forms"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--instruction", "missing.txt", "--output", "missing.txt"], "does not exist"),
+        (["--verifier", "magic"], "unknown verifier"),
+        (["--checkers", "no_such_module_xyz"], "cannot import"),
+        (["--llm", "ftp://x"], "accepted forms"),
+    ],
+)
 def test_verify_errors_are_one_line_and_exit_2(tmp_path, args, needle):
     (tmp_path / "i.txt").write_text("Write something.")
     base = ["--instruction", tmp_path / "i.txt", "--output", tmp_path / "i.txt", "--out", tmp_path / "r"]
@@ -100,8 +143,19 @@ def test_vifbench_errors_exit_1(tmp_path):
 
 def test_generate_with_an_llm_writer_labels_its_outputs(data, tmp_path):
     out, _, records = data
-    result = invoke("vifbench", "generate", "--out", tmp_path / "llm", "--count", 2, "--seed", 5, "--llm",
-                    f"oracle:{out / 'vifbench.jsonl'}", "--json")
+    result = invoke(
+        "vifbench",
+        "generate",
+        "--out",
+        tmp_path / "llm",
+        "--count",
+        2,
+        "--seed",
+        5,
+        "--llm",
+        f"oracle:{out / 'vifbench.jsonl'}",
+        "--json",
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output)
     assert summary["llm"] == "oracle@vifbench-oracle" and sum(summary["sources"].values()) == 4
@@ -111,8 +165,11 @@ def test_generate_with_an_llm_writer_labels_its_outputs(data, tmp_path):
     from autonesy.tasks.vifbench import Instruction
 
     for new, old in zip(written, records):
-        followed = [reduced for reduced in Instruction.from_dict(old).omissions()
-                    if not reduced.unmet({cid: old["labels"][cid] for cid in reduced.ids})]
+        followed = [
+            reduced
+            for reduced in Instruction.from_dict(old).omissions()
+            if not reduced.unmet({cid: old["labels"][cid] for cid in reduced.ids})
+        ]
         # sat responses are written for the instruction; an unsat one for it without one logic requirement,
         # which only works when the violation is confined to such a requirement
         expected = "llm" if old["verdict"] == "sat" or followed else "synthetic-fallback"

@@ -6,13 +6,19 @@ import json
 import pytest
 
 from autonesy.agents.llm import LangChainChatBackend
-from autonesy.agents.verify.scripted_llm import (DECOMPOSITIONS, FlawedVifBenchLLM, Flaws, HandlerChatModel,
-                                                 flawed_chat_model, wrong_source)
 from autonesy.agents.verify.formulation import parse_formulation
+from autonesy.agents.verify.scripted_llm import (
+    DECOMPOSITIONS,
+    FlawedVifBenchLLM,
+    Flaws,
+    HandlerChatModel,
+    flawed_chat_model,
+    wrong_source,
+)
 from autonesy.graph.verify_run import VerifyConfig
 from autonesy.graph.vifbench import evaluate
 from autonesy.tasks.vifbench import generate
-from autonesy.tasks.vifbench.constraints import Constraint, Instruction
+from autonesy.tasks.vifbench.constraints import Constraint
 from autonesy.tools.checker_run import run_checker_code
 from autonesy.tools.checkers import standalone_source
 from autonesy.tools.formats.expr import evaluate as evaluate_expr
@@ -34,7 +40,7 @@ def test_every_decomposition_flaw_keeps_or_loses_meaning_as_intended():
         flaw = model.flaw_of(rec["instruction"])
         seen.add(flaw)
         values = {}
-        for number, (cid, summary) in enumerate(formulation.constraints, start=1):
+        for number, (_cid, summary) in enumerate(formulation.constraints, start=1):
             values[number] = all(c.check(rec["output"]) for c in model.views[summary])
         verdict = "sat" if evaluate_expr(formulation.composition.expr, values) else "unsat"
         if flaw in ("renumber", "split", "merge"):  # still right: another numbering or grain, the same meaning
@@ -48,8 +54,9 @@ def test_every_decomposition_flaw_keeps_or_loses_meaning_as_intended():
 def test_a_wrong_checker_runs_but_is_off_by_one_or_case_sensitive():
     count = Constraint("C1", "total_word_count", {"target": 10})  # 7 … 13 words
     text = "one two three four five six seven"
-    right, wrong = (run_checker_code(code, text) for code in (standalone_source(count.type, count.params),
-                                                               wrong_source(count)))
+    right, wrong = (
+        run_checker_code(code, text) for code in (standalone_source(count.type, count.params), wrong_source(count))
+    )
     assert right.ok and wrong.ok and right.value is True and wrong.value is False
     assert run_checker_code(wrong_source(count), " ".join(["w"] * 10)).value is True  # right away from the edge
     keyword = Constraint("C2", "keyword_inclusion", {"keywords": ["lantern"]})
@@ -64,8 +71,14 @@ def report(tmp_path_factory):
     data = out / "vifbench.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in records))
     backend = LangChainChatBackend(flawed_chat_model(records), "scripted", "flawed", retries=1)
-    return evaluate(data, ["nsvif", "nsvif-neu", "judge", "gepa-cot", "conv-cot"], VerifyConfig(llm="scripted"),
-                    out / "eval", backend=backend, workers=2)["verifiers"]
+    return evaluate(
+        data,
+        ["nsvif", "nsvif-neu", "judge", "gepa-cot", "conv-cot"],
+        VerifyConfig(llm="scripted"),
+        out / "eval",
+        backend=backend,
+        workers=2,
+    )["verifiers"]
 
 
 def test_the_papers_ordering_shows(report):
@@ -96,15 +109,30 @@ def test_constraint_scores_align_a_renumbered_or_split_decomposition_by_meaning(
     records = generate(9, seed=6)
     data = tmp_path / "vifbench.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in records))
-    only = Flaws(decomposition=1.0, decompositions=("renumber", "split"), misclassify=0, wrong_checker=0,
-                 judge_logic=0, judge_semantic=0, holistic=0, misread=0)
+    only = Flaws(
+        decomposition=1.0,
+        decompositions=("renumber", "split"),
+        misclassify=0,
+        wrong_checker=0,
+        judge_logic=0,
+        judge_semantic=0,
+        holistic=0,
+        misread=0,
+    )
     model = FlawedVifBenchLLM(records, only)
-    backend = LangChainChatBackend(HandlerChatModel(handler=model, model_name="flawed"), "scripted", "flawed", retries=1)
-    nsvif = evaluate(data, ["nsvif"], VerifyConfig(llm="scripted"), tmp_path / "eval", backend=backend)["verifiers"]["nsvif"]
+    backend = LangChainChatBackend(
+        HandlerChatModel(handler=model, model_name="flawed"), "scripted", "flawed", retries=1
+    )
+    nsvif = evaluate(data, ["nsvif"], VerifyConfig(llm="scripted"), tmp_path / "eval", backend=backend)["verifiers"][
+        "nsvif"
+    ]
     assert {model.flaw_of(r["instruction"]) for r in records} <= {"renumber", "split"}
     assert "renumber" in {model.flaw_of(r["instruction"]) for r in records}
     rows = [json.loads(line) for line in (tmp_path / "eval" / "results-nsvif.jsonl").read_text().splitlines()]
-    assert any([c["id"] for c in r["decomposition"]] != [c["id"] for c in r["constraints"]]
-               or [c["summary"] for c in r["decomposition"]] != [c["summary"] for c in r["constraints"]] for r in rows)
+    assert any(
+        [c["id"] for c in r["decomposition"]] != [c["id"] for c in r["constraints"]]
+        or [c["summary"] for c in r["decomposition"]] != [c["summary"] for c in r["constraints"]]
+        for r in rows
+    )
     assert nsvif["overall"]["f1"] == 1.0  # the same meaning, numbered its own way
     assert nsvif["constraints"]["accuracy"] == 1.0 and nsvif["constraints"]["aligned_share"] >= 0.95

@@ -2,11 +2,11 @@
 
 import json
 
+from loopback_llm import LoopbackLLM, Reply
 from typer.testing import CliRunner
+from verify_fakes import INSTRUCTION, NO_LANTERN, SAT, ScriptedRoles
 
 from autonesy.graph.cli import app
-from loopback_llm import LoopbackLLM, Reply
-from verify_fakes import INSTRUCTION, NO_LANTERN, SAT, ScriptedRoles
 
 SECRET = "sk-live-VERIFY-SECRET-123456789"
 runner = CliRunner()
@@ -16,12 +16,26 @@ def test_verify_over_http_sat_unsat_and_no_key_anywhere(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     (tmp_path / "instruction.txt").write_text(INSTRUCTION)
     roles = ScriptedRoles()
-    with LoopbackLLM(lambda body: Reply(content=roles(body["messages"]), prompt_tokens=100, completion_tokens=20)) as server:
+    with LoopbackLLM(
+        lambda body: Reply(content=roles(body["messages"]), prompt_tokens=100, completion_tokens=20)
+    ) as server:
         for name, output, code in (("sat", SAT, 0), ("unsat", NO_LANTERN, 1)):
             (tmp_path / f"{name}.txt").write_text(output)
-            result = runner.invoke(app, ["verify", "--instruction", str(tmp_path / "instruction.txt"), "--output",
-                                         str(tmp_path / f"{name}.txt"), "--llm", server.spec(), "--out",
-                                         str(tmp_path / name), "--json"])
+            result = runner.invoke(
+                app,
+                [
+                    "verify",
+                    "--instruction",
+                    str(tmp_path / "instruction.txt"),
+                    "--output",
+                    str(tmp_path / f"{name}.txt"),
+                    "--llm",
+                    server.spec(),
+                    "--out",
+                    str(tmp_path / name),
+                    "--json",
+                ],
+            )
             assert result.exit_code == code, result.output
             summary = json.loads(result.output)
             assert summary["verdict"] == name and summary["llm_calls"] == 3
@@ -47,9 +61,21 @@ def test_an_endpoint_failure_is_exit_2(tmp_path):
     (tmp_path / "instruction.txt").write_text(INSTRUCTION)
     (tmp_path / "output.txt").write_text(SAT)
     with LoopbackLLM([Reply(status=400, error="bad model")]) as server:
-        result = runner.invoke(app, ["verify", "--instruction", str(tmp_path / "instruction.txt"), "--output",
-                                     str(tmp_path / "output.txt"), "--llm", server.spec(), "--out", str(tmp_path / "r"),
-                                     "--json"])
+        result = runner.invoke(
+            app,
+            [
+                "verify",
+                "--instruction",
+                str(tmp_path / "instruction.txt"),
+                "--output",
+                str(tmp_path / "output.txt"),
+                "--llm",
+                server.spec(),
+                "--out",
+                str(tmp_path / "r"),
+                "--json",
+            ],
+        )
     assert result.exit_code == 2, result.output
     summary = json.loads(result.output)
     assert summary["status"] == "error" and "LLM error (bad_request)" in summary["reason"]

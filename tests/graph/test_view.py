@@ -4,24 +4,24 @@ LLM text is escaped; secrets never appear; the rows follow a running sweep; ``re
 
 import json
 import math
-import shutil
-from markupsafe import escape as html_escape
 import os
 import re
+import shutil
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markupsafe import escape as html_escape
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
+from view_dirs import SECRET, SECRET_NAME, XSS, make_sweep, make_verification
 
 from autonesy.graph.cli import app
 from autonesy.graph.report import frame, plot_data
 from autonesy.graph.sweep import RESULTS_JSONL, SWEEP_FILE, read_results
 from autonesy.graph.view.files import OutsideRoots, Roots
 from autonesy.graph.view.server import create_app
-from view_dirs import SECRET, SECRET_NAME, XSS, make_sweep, make_verification
 
 runner = CliRunner()
 
@@ -131,8 +131,16 @@ def test_paths_outside_the_directories_are_refused(client, dirs, tmp_path):
         with pytest.raises(OutsideRoots):
             roots.resolve(5, "")
         assert roots.resolve(0, "inner-link") == (sweep / "attempts").resolve()
-        for url in ("/r/0/%2e%2e", "/r/0/%2E%2E%2F%2E%2E%2Fetc", "/r/0/escape", "/api/rows/0/escape",
-                    "/api/event/0/%2e%2e/verification?i=0", "/errors/0/escape", "/r/7/", "/r/0/%2Fetc"):
+        for url in (
+            "/r/0/%2e%2e",
+            "/r/0/%2E%2E%2F%2E%2E%2Fetc",
+            "/r/0/escape",
+            "/api/rows/0/escape",
+            "/api/event/0/%2e%2e/verification?i=0",
+            "/errors/0/escape",
+            "/r/7/",
+            "/r/0/%2Fetc",
+        ):
             response = client.get(url)
             assert response.status_code == 403 and response.text.startswith("refused:"), url
         assert client.get("/r/0/inner-link").status_code == 200
@@ -149,8 +157,9 @@ def test_rows_are_the_results_table_and_follow_a_running_sweep(client, dirs, tmp
     data = client.get("/api/rows/0/").json()
     expected = read_results(sweep)
     assert data["live"] is False
-    assert [(r["attempt_id"], r["status"], r["f1"]) for r in records(data)] == \
-           [(r["attempt_id"], r["status"], None if r["f1"] is None else round(r["f1"], 4)) for r in expected]
+    assert [(r["attempt_id"], r["status"], r["f1"]) for r in records(data)] == [
+        (r["attempt_id"], r["status"], None if r["f1"] is None else round(r["f1"], 4)) for r in expected
+    ]
     # a sweep still running: sweep.json newer than results.jsonl → the rows come from the attempt directories
     results = sweep / RESULTS_JSONL
     saved = results.read_text()
@@ -177,12 +186,18 @@ def test_repair_round_diff_and_counterexample_table(client, dirs):
     diff = client.get(f"/api/event/0/{fixed['run_dir']}?i={number}").text
     added = {m.group(1) for m in re.finditer(r'<span class="add">\+([^<]*)</span>', diff)}
     removed = {m.group(1) for m in re.finditer(r'<span class="del">-([^<]*)</span>', diff)}
-    clauses = [line for line in (run / "formula.cnf").read_text().splitlines() if line and not line.startswith(("c", "p"))]
+    clauses = [
+        line for line in (run / "formula.cnf").read_text().splitlines() if line and not line.startswith(("c", "p"))
+    ]
     assert set(clauses) <= added and "1 2 banana 0" in removed
 
-    permissive = next(r for r in rows if r["relation"] == "permissive" and r["format"] == "nat" and r["task"] == "sushi")
+    permissive = next(
+        r for r in rows if r["relation"] == "permissive" and r["format"] == "nat" and r["task"] == "sushi"
+    )
     page = client.get(f"/r/0/{permissive['run_dir']}").text
-    examples = json.loads((sweep / permissive["run_dir"] / "metrics.json").read_text())["oracle_test"]["counterexamples"]
+    examples = json.loads((sweep / permissive["run_dir"] / "metrics.json").read_text())["oracle_test"][
+        "counterexamples"
+    ]
     table = page.split('id="counterexamples"')[1].split("</table>")[0]
     header = re.findall(r'<th class="var"><span>([^<]+)</span>', table)
     body = table.split("<tbody>")[1].split("</tr>")[:-1]
@@ -228,7 +243,9 @@ def test_report_html_writes_a_static_site(dirs, tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     site = tmp_path / "r" / "html"
     index = (site / "index.html").read_text()
-    rows = records(json.loads(re.search(r'<script type="application/json" id="rows-data">(.*?)</script>', index, re.S).group(1)))
+    rows = records(
+        json.loads(re.search(r'<script type="application/json" id="rows-data">(.*?)</script>', index, re.S).group(1))
+    )
     assert len(rows) == 16 and all((site / row["href"]).is_file() for row in rows)
     assert not list(site.glob("*escape*"))  # the symlink out of the sweep was not followed
     for page in site.glob("*.html"):
@@ -242,8 +259,9 @@ def test_report_html_writes_a_static_site(dirs, tmp_path, monkeypatch):
 
 
 def test_view_prints_the_url_and_opens_nothing_unless_asked(dirs, monkeypatch):
-    import uvicorn
     import webbrowser
+
+    import uvicorn
 
     sweep, _ = dirs
     opened, ran = [], []
@@ -260,16 +278,45 @@ def test_view_prints_the_url_and_opens_nothing_unless_asked(dirs, monkeypatch):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["m1", "m2", "expert"]), st.sampled_from(["nat", "dimacs", "cpmpy"]),
-                          st.sampled_from(["accepted", "rejected"]), st.one_of(st.none(), st.floats(0, 1)),
-                          st.sampled_from(["equal", "permissive", None]), st.integers(0, 3), st.booleans()),
-                min_size=1, max_size=30))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["m1", "m2", "expert"]),
+            st.sampled_from(["nat", "dimacs", "cpmpy"]),
+            st.sampled_from(["accepted", "rejected"]),
+            st.one_of(st.none(), st.floats(0, 1)),
+            st.sampled_from(["equal", "permissive", None]),
+            st.integers(0, 3),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
 def test_plot_data_matches_a_cell_by_cell_count(cells):
     """The plots' numbers (PNG and browser) against a direct computation over each (model, format) cell."""
-    rows = [{"attempt_id": str(i), "llm": m, "model": m, "format": f, "status": s, "f1": f1, "relation": rel,
-             "repair_rounds": r, "syntax_error": syn and s == "rejected", "llm_error": False, "prompt": "zs",
-             "detail": "detailed", "n_autofixes": 0, "prompt_tokens": 0, "completion_tokens": 0, "llm_seconds": 0,
-             "llm_calls": 0} for i, (m, f, s, f1, rel, r, syn) in enumerate(cells)]
+    rows = [
+        {
+            "attempt_id": str(i),
+            "llm": m,
+            "model": m,
+            "format": f,
+            "status": s,
+            "f1": f1,
+            "relation": rel,
+            "repair_rounds": r,
+            "syntax_error": syn and s == "rejected",
+            "llm_error": False,
+            "prompt": "zs",
+            "detail": "detailed",
+            "n_autofixes": 0,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "llm_seconds": 0,
+            "llm_calls": 0,
+        }
+        for i, (m, f, s, f1, rel, r, syn) in enumerate(cells)
+    ]
     data = plot_data(frame(rows))
     for m in data["models"]:
         for j, f in enumerate(data["formats"]):
@@ -282,17 +329,26 @@ def test_plot_data_matches_a_cell_by_cell_count(cells):
             rate = sum(r["syntax_error"] for r in cell) / len(cell) if cell else 0.0
             assert data["syntax_error_rate"][m][j] == pytest.approx(rate)
         mine = [r for r in rows if r["model"] == m]
-        assert data["round_counts"][m] == [sum(r["repair_rounds"] == k for r in mine) for k in range(len(data["rounds"]))]
+        assert data["round_counts"][m] == [
+            sum(r["repair_rounds"] == k for r in mine) for k in range(len(data["rounds"]))
+        ]
         for relation, shares in data["relations"].items():
             kind = [("rejected" if r["status"] == "rejected" else r["relation"] or "unscored") for r in mine]
             assert shares[data["models"].index(m)] == pytest.approx(kind.count(relation) / len(mine))
     assert sum(sum(v) for v in data["round_counts"].values()) == len(rows)
 
 
-GARBAGE = ["", "null", "[1, 2]", '"text"', "{", '{"formula": "x", "oracle_test": 5, "compiled": [1]}',
-           '{"oracle_test": {"counterexamples": [1, {"true_variables": 3}, {"true_variables": ["a"]}]}}',
-           '{"constraints": [1, {"id": "C1"}], "results": [], "decision": {"violated": "C1"}, "history": [3]}',
-           '{"status": {"x": 1}, "reason": [1], "metrics": 7}']
+GARBAGE = [
+    "",
+    "null",
+    "[1, 2]",
+    '"text"',
+    "{",
+    '{"formula": "x", "oracle_test": 5, "compiled": [1]}',
+    '{"oracle_test": {"counterexamples": [1, {"true_variables": 3}, {"true_variables": ["a"]}]}}',
+    '{"constraints": [1, {"id": "C1"}], "results": [], "decision": {"violated": "C1"}, "history": [3]}',
+    '{"status": {"x": 1}, "reason": [1], "metrics": 7}',
+]
 
 
 @pytest.mark.parametrize("content", GARBAGE)
@@ -320,14 +376,18 @@ def test_an_unforeseen_failure_is_one_line_not_a_traceback(dirs, monkeypatch):
 
     sweep, _ = dirs
     monkeypatch.setattr(pages, "attempt_page", lambda roots, path: 1 / 0)
-    response = TestClient(create_app([sweep]), base_url="http://127.0.0.1").get("/r/0/attempts/" + read_results(sweep)[0]["attempt_id"])
+    response = TestClient(create_app([sweep]), base_url="http://127.0.0.1").get(
+        "/r/0/attempts/" + read_results(sweep)[0]["attempt_id"]
+    )
     assert response.status_code == 500 and response.text.count("\n") == 0 and "ZeroDivisionError" in response.text
 
 
 def test_compare_published_puts_the_published_figures_in_the_tables(dirs):
     sweep, _ = dirs
     plain = TestClient(create_app([sweep]), base_url="http://127.0.0.1").get("/api/summary/0/").text
-    published = TestClient(create_app([sweep], compare_published=True), base_url="http://127.0.0.1").get("/api/summary/0/").text
+    published = (
+        TestClient(create_app([sweep], compare_published=True), base_url="http://127.0.0.1").get("/api/summary/0/").text
+    )
     assert "auto-nesy-bench" not in plain and "auto-nesy-bench" in published
 
 
@@ -336,11 +396,21 @@ def test_training_results_are_a_table_per_method_formula_and_seed(dirs, tmp_path
     run = tmp_path / "run"
     shutil.copytree(next((sweep / "attempts").iterdir()), run)
     per_seed = [{"f1": 0.25, "accuracy": 0.5, "consistency": 1.0}, {"f1": 0.75, "accuracy": 0.5, "consistency": 1.0}]
-    (run / "downstream.json").write_text(json.dumps({"task": "fashion", "seeds": [3, 4], "formula": {"relation": "equal"},
-                                                     "results": {"spl": {"formula": {"per_seed": per_seed},
-                                                                         "ground_truth": {"per_seed": per_seed[:1]}}}}))
+    (run / "downstream.json").write_text(
+        json.dumps(
+            {
+                "task": "fashion",
+                "seeds": [3, 4],
+                "formula": {"relation": "equal"},
+                "results": {"spl": {"formula": {"per_seed": per_seed}, "ground_truth": {"per_seed": per_seed[:1]}}},
+            }
+        )
+    )
     page = TestClient(create_app([run]), base_url="http://127.0.0.1").get("/r/0/").text
     table = page.split("SPL / SL training")[1].split("</table>")[0]
     cells = [re.findall(r"<td>\s*([^<]*?)\s*</td>", row) for row in table.split("<tbody>")[1].split("</tr>")[:-1]]
-    assert [c[:4] for c in cells] == [["spl", "generated", "3", "0.250"], ["spl", "generated", "4", "0.750"],
-                                      ["spl", "expert", "3", "0.250"]]
+    assert [c[:4] for c in cells] == [
+        ["spl", "generated", "3", "0.250"],
+        ["spl", "generated", "4", "0.750"],
+        ["spl", "expert", "3", "0.250"],
+    ]

@@ -8,9 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from view_dirs import SECRET, SECRET_NAME, make_sweep, make_verification, serving
 
 from autonesy.graph.sweep import read_results
-from view_dirs import SECRET, SECRET_NAME, make_sweep, make_verification, serving
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -41,7 +41,12 @@ def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     problems = []
-    page.on("console", lambda message: problems.append(f"console {message.text} at {message.location}") if message.type == "error" else None)
+    page.on(
+        "console",
+        lambda message: (
+            problems.append(f"console {message.text} at {message.location}") if message.type == "error" else None
+        ),
+    )
     page.on("pageerror", lambda error: problems.append(f"pageerror {error}"))
     page.on("dialog", lambda dialog: (problems.append(f"dialog {dialog.message}"), dialog.dismiss()))
     yield page

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 import torch
+from bruteforce import projected_models
+from nesy_reference import all_assignments, brute_log_z, brute_map, valid_mask
 
 from autonesy.nesy.constraint import UnsatisfiableConstraint, constraint_for
 from autonesy.nesy.sl import SemanticLoss
 from autonesy.nesy.spl import SPL
 from autonesy.tools.cnf import CNF
-from bruteforce import projected_models
-from nesy_reference import all_assignments, brute_log_z, brute_map, valid_mask
 
 TRIVIAL = {
     "top (no clauses)": CNF(3, (), 3),

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
+from bruteforce import cnfs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from nesy_reference import all_assignments, brute_log_z, valid_mask
 
 from autonesy.nesy.constraint import constraint_for
 from autonesy.nesy.sl import SemanticLoss, Unconstrained
-from bruteforce import cnfs
-from nesy_reference import all_assignments, brute_log_z, valid_mask
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS
-@given(cnfs(max_task_vars=8, max_aux=3, max_clauses=10), st.integers(0, 2**31 - 1), st.sampled_from([torch.float64, torch.float32]))
+@given(
+    cnfs(max_task_vars=8, max_aux=3, max_clauses=10),
+    st.integers(0, 2**31 - 1),
+    st.sampled_from([torch.float64, torch.float32]),
+)
 def test_semantic_loss_and_gradient_match_brute_force(cnf, seed, dtype):
     Y = all_assignments(cnf.num_task_vars)
     valid = valid_mask(cnf, Y)
@@ -32,10 +36,12 @@ def test_semantic_loss_and_gradient_match_brute_force(cnf, seed, dtype):
     ref = base.double().clone().requires_grad_()
     # brute force: −log Σ_{y ⊨ K} Π_i p_i(y_i), p = σ(logit), plus BCE summed over the outputs
     p = torch.sigmoid(ref)
-    wmc = torch.stack([
-        sum(torch.prod(torch.where(Y[m].bool(), p[b], 1 - p[b])) for m in range(len(Y)) if valid[m])
-        for b in range(len(ref))
-    ])
+    wmc = torch.stack(
+        [
+            sum(torch.prod(torch.where(Y[m].bool(), p[b], 1 - p[b])) for m in range(len(Y)) if valid[m])
+            for b in range(len(ref))
+        ]
+    )
     bce = F.binary_cross_entropy(p, labels.double(), reduction="none").sum(-1)
     ref_loss = (bce - wmc.log()).mean()
     ref_loss.backward()

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import functools
+
 import pytest
 import torch
+from bruteforce import cnfs, sat_models
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from nesy_reference import all_assignments, brute_log_z, brute_map, log_q_all, valid_mask
 
 from autonesy.nesy.constraint import constraint_for
 from autonesy.nesy.spl import SPL
 from autonesy.tools.cnf import CNF
-from bruteforce import cnfs, sat_models
-from nesy_reference import all_assignments, brute_log_z, brute_map, log_q_all, valid_mask
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 formulas = cnfs(max_task_vars=8, max_aux=3, max_clauses=10, min_task_vars=1)
@@ -93,7 +94,11 @@ def test_confident_logits_are_not_clamped(dtype):
     spl = SPL(constraint_for(cnf))
     Y = all_assignments(4)
     valid = valid_mask(cnf, Y)
-    for logits in (torch.full((1, 4), 250.0), torch.full((1, 4), -250.0), torch.tensor([[250.0, -250.0, 250.0, -250.0]])):
+    for logits in (
+        torch.full((1, 4), 250.0),
+        torch.full((1, 4), -250.0),
+        torch.tensor([[250.0, -250.0, 250.0, -250.0]]),
+    ):
         logits = logits.to(dtype)
         ref = brute_log_z(logits, Y, valid)
         got = spl.log_partition(logits).double()

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from nesy_reference import noisy_onehot_data
 
 from autonesy.nesy.backbones import MLP, SmallCNN, make_backbone
 from autonesy.nesy.constraint import constraint_for
@@ -16,7 +17,6 @@ from autonesy.nesy.spl import SPL
 from autonesy.nesy.trainer import Arrays, TrainConfig, predict, train
 from autonesy.tasks.registry import get_task
 from autonesy.tools.cnf import CNF
-from nesy_reference import noisy_onehot_data
 
 FAST = TrainConfig(epochs=4, batch_size=64, patience=2)
 
@@ -81,11 +81,16 @@ def test_train_and_evaluate_end_to_end():
         assert spl["summary"]["consistency"]["mean"] == 1.0  # strict ⊆ truth, and truth itself
     strict_rows = result["results"]["spl"]["formula"]["per_seed"]
     assert all(r["train_labels_violating"] > 0 for r in strict_rows)
-    assert result["results"]["spl"]["formula"]["summary"]["recall"]["mean"] < result["results"]["spl"]["ground_truth"]["summary"]["recall"]["mean"]
+    assert (
+        result["results"]["spl"]["formula"]["summary"]["recall"]["mean"]
+        < result["results"]["spl"]["ground_truth"]["summary"]["recall"]["mean"]
+    )
     assert len(result["baseline"]["per_seed"]) == 2
     table = results_table(result)
     assert table[0][:2] == ["predictor", "trained on"] and len(table) == 1 + 1 + 4
-    again = train_and_evaluate(task, strict, data, seeds=[1], methods="spl", config=FAST, progress=False, baseline=False)
+    again = train_and_evaluate(
+        task, strict, data, seeds=[1], methods="spl", config=FAST, progress=False, baseline=False
+    )
     assert again["results"]["spl"]["formula"]["per_seed"][0]["f1"] == strict_rows[1]["f1"]
 
 
@@ -93,7 +98,9 @@ def test_equal_unsatisfiable_and_missing_formulas():
     task = get_task("fashion")
     data = noisy_onehot_data(10, sizes=(120, 60, 60), seed=2)
     cfg = TrainConfig(epochs=1, batch_size=64)
-    same = train_and_evaluate(task, task.ground_truth, data, seeds=1, methods="spl", config=cfg, progress=False, baseline=False)
+    same = train_and_evaluate(
+        task, task.ground_truth, data, seeds=1, methods="spl", config=cfg, progress=False, baseline=False
+    )
     assert same["results"]["spl"]["formula"]["reused_from"] == "ground_truth"
     unsat = CNF(10, ((1,), (-1,)), 10)
     out = train_and_evaluate(task, unsat, data, seeds=1, methods=["sl"], config=cfg, progress=False, baseline=False)

@@ -15,21 +15,43 @@ from autonesy.tasks.registry import load_task
 from autonesy.tools.counting import count_models
 
 SAT_RECORDS = [
-    {"dims": [3, 2], "num_vars": 6, "num_clauses": 3,
-     "readable": "(¬x(2, 0) ∨ x(0, 0)) ∧ (¬x(0, 0) ∨ x(2, 1)) ∧ (x(2, 0))", "satisfiable": True,
-     "scenario": "A factory has 3 machines (0, 1, 2); each may run task 0 or task 1, independently.",
-     "variable_mapping": "Let x(i, j) mean machine i is assigned task j.",
-     "conditions": ["Either machine 2 is not on task 0, or machine 0 is on task 0.",
-                    "Either machine 0 is not on task 0, or machine 2 is on task 1.", "Machine 2 is on task 0."],
-     "question": "Can all these assignments be satisfied?"},
-    {"dims": [2], "num_vars": 2, "num_clauses": 2, "readable": "(x(0,)) ∧ (¬x(0,))", "satisfiable": False,
-     "scenario": "Two lamps.", "variable_mapping": "Let x(i,) mean lamp i is on.",
-     "conditions": ["Lamp 0 is on.", "Lamp 0 is off."], "question": "Can both hold?"},
-    {"dims": [3], "num_vars": 3, "num_clauses": 2, "readable": "(x(0,)) ∧ (x(1,) ∨ ¬x(0,) ∨ ¬x(2,))",
-     "satisfiable": True, "scenario": "Three roommates — Alice (0), Bob (1) and Carol (2) — may take the chore.",
-     "variable_mapping": "Let x(i,) mean roommate i takes the chore.",
-     "conditions": ["1. Alice takes it.", "2. Either Bob does, or Alice doesn't, or Carol doesn't."],
-     "question": "Can all these conditions be true at once?"},
+    {
+        "dims": [3, 2],
+        "num_vars": 6,
+        "num_clauses": 3,
+        "readable": "(¬x(2, 0) ∨ x(0, 0)) ∧ (¬x(0, 0) ∨ x(2, 1)) ∧ (x(2, 0))",
+        "satisfiable": True,
+        "scenario": "A factory has 3 machines (0, 1, 2); each may run task 0 or task 1, independently.",
+        "variable_mapping": "Let x(i, j) mean machine i is assigned task j.",
+        "conditions": [
+            "Either machine 2 is not on task 0, or machine 0 is on task 0.",
+            "Either machine 0 is not on task 0, or machine 2 is on task 1.",
+            "Machine 2 is on task 0.",
+        ],
+        "question": "Can all these assignments be satisfied?",
+    },
+    {
+        "dims": [2],
+        "num_vars": 2,
+        "num_clauses": 2,
+        "readable": "(x(0,)) ∧ (¬x(0,))",
+        "satisfiable": False,
+        "scenario": "Two lamps.",
+        "variable_mapping": "Let x(i,) mean lamp i is on.",
+        "conditions": ["Lamp 0 is on.", "Lamp 0 is off."],
+        "question": "Can both hold?",
+    },
+    {
+        "dims": [3],
+        "num_vars": 3,
+        "num_clauses": 2,
+        "readable": "(x(0,)) ∧ (x(1,) ∨ ¬x(0,) ∨ ¬x(2,))",
+        "satisfiable": True,
+        "scenario": "Three roommates — Alice (0), Bob (1) and Carol (2) — may take the chore.",
+        "variable_mapping": "Let x(i,) mean roommate i takes the chore.",
+        "conditions": ["1. Alice takes it.", "2. Either Bob does, or Alice doesn't, or Carol doesn't."],
+        "question": "Can all these conditions be true at once?",
+    },
 ]
 
 AMONG = '''#!/usr/bin/python3
@@ -151,9 +173,14 @@ def satbench(tmp_path):
 @pytest.fixture(scope="module")
 def dcp_repo(tmp_path_factory):
     root = tmp_path_factory.mktemp("DCP-Bench-Open")
-    for name, source, instances in (("among", AMONG, [{"n": 3, "m": 2, "v": [1, 2]}, {"n": 4, "m": 1, "v": [0]}]),
-                                    ("pick", PICK, [{"k": 2}]), ("smallest", SMALLEST, []), ("broken", BROKEN, []),
-                                    ("signs", SIGNS, []), ("after_solve", AFTER_SOLVE, [])):
+    for name, source, instances in (
+        ("among", AMONG, [{"n": 3, "m": 2, "v": [1, 2]}, {"n": 4, "m": 1, "v": [0]}]),
+        ("pick", PICK, [{"k": 2}]),
+        ("smallest", SMALLEST, []),
+        ("broken", BROKEN, []),
+        ("signs", SIGNS, []),
+        ("after_solve", AFTER_SOLVE, []),
+    ):
         folder = root / "dataset" / name
         folder.mkdir(parents=True)
         (folder / f"{name}.cpmpy.py").write_text(source)
@@ -211,7 +238,7 @@ def test_readable_parser_and_its_errors():
 
 
 def test_adapter_specs_are_parsed():
-    assert parse_spec("dcpbench:/data/dcp#among") [0::2] == ("dcpbench", "among")
+    assert parse_spec("dcpbench:/data/dcp#among")[0::2] == ("dcpbench", "among")
     with pytest.raises(AdapterError, match="give the path"):
         parse_spec("satbench:")
     with pytest.raises(AdapterError, match="does not exist"):
@@ -225,7 +252,9 @@ def test_dcpbench_keeps_the_satisfaction_problems_that_convert(dcp_repo):
     survey = dcpbench.survey(dcp_repo)
     assert survey["smallest"] == {"ok": False, "reason": "optimisation problem"}
     assert not survey["broken"]["ok"] and "undefined_name" in survey["broken"]["reason"]
-    assert expand(f"dcpbench:{dcp_repo}") == [f"dcpbench:{dcp_repo}#{k}" for k in ("after_solve", "among", "pick", "signs")]
+    assert expand(f"dcpbench:{dcp_repo}") == [
+        f"dcpbench:{dcp_repo}#{k}" for k in ("after_solve", "among", "pick", "signs")
+    ]
     assert dcpbench.left_out(dcp_repo) == {"broken": survey["broken"]["reason"], "smallest": "optimisation problem"}
     with pytest.raises(AdapterError, match="optimisation problem"):
         load_task(f"dcpbench:{dcp_repo}#smallest")
@@ -244,13 +273,15 @@ def test_dcpbench_integer_variables_become_one_hot_task_variables(dcp_repo):
     # Solutions: x ∈ {0..3}^3 with exactly two entries in {1, 2}: C(3,2)·2²·2 = 24, each one-hot.
     assert count_models(task.ground_truth).value == 24
     pick = load_task(f"dcpbench:{dcp_repo}#pick")
-    assert pick.names == ["pick_0", "pick_1", "pick_2", "pick_3"] and pick.variables[0].meaning == "pick[0] is true (pick: the picks)"
+    assert (
+        pick.names == ["pick_0", "pick_1", "pick_2", "pick_3"]
+        and pick.variables[0].meaning == "pick[0] is true (pick: the picks)"
+    )
     assert count_models(pick.ground_truth).value == 7  # 11 subsets of size ≥ 2, minus the 4 holding items 0 and 1
 
 
 def _models(task):
     """The ground truth's models projected on the task variables, by brute force over them."""
-    from autonesy.tools.cnf import CNF
     from pysat.solvers import Minisat22
 
     cnf = task.ground_truth
@@ -260,7 +291,7 @@ def _models(task):
             model = solver.get_model()
             point = tuple(model[i - 1] > 0 for i in range(1, task.num_vars + 1))
             found.add(point)
-            solver.add_clause([-lit for lit in model[:task.num_vars]])
+            solver.add_clause([-lit for lit in model[: task.num_vars]])
         return {tuple(name for name, on in zip(task.names, point) if on) for point in found}
 
 
@@ -283,16 +314,27 @@ def test_dcpbench_reports_memory_exhaustion_as_such():
     from autonesy.tasks.adapters.dcpbench import _failure
     from autonesy.tools.sandbox import SandboxLimits
 
-    reason = _failure("runtime", "the program was terminated by SIGABRT\nLast error output:\nmemory allocation of 8 bytes failed",
-                      SandboxLimits())
+    reason = _failure(
+        "runtime",
+        "the program was terminated by SIGABRT\nLast error output:\nmemory allocation of 8 bytes failed",
+        SandboxLimits(),
+    )
     assert reason.startswith("out of memory:") and "2 GiB" in reason
     assert _failure("runtime", "the program was terminated by SIGABRT", SandboxLimits()).startswith("out of memory")
-    assert _failure("runtime", "ZeroDivisionError: division by zero", SandboxLimits()).startswith("runtime: ZeroDivision")
+    assert _failure("runtime", "ZeroDivisionError: division by zero", SandboxLimits()).startswith(
+        "runtime: ZeroDivision"
+    )
 
 
 def test_dcpbench_reads_the_released_jsonl(tmp_path):
-    record = {"id": "pick", "metadata": ["# Category: fixtures"], "description": PICK.split('"""')[1].strip(),
-              "example_instance": "k = 2", "model": PICK.split("# End of data", 1)[1], "decision_variables": ["pick"]}
+    record = {
+        "id": "pick",
+        "metadata": ["# Category: fixtures"],
+        "description": PICK.split('"""')[1].strip(),
+        "example_instance": "k = 2",
+        "model": PICK.split("# End of data", 1)[1],
+        "decision_variables": ["pick"],
+    }
     path = tmp_path / "dcp-bench-open.jsonl"
     path.write_text(json.dumps(record) + "\n")
     [spec] = expand(f"dcpbench:{path}")
@@ -301,8 +343,13 @@ def test_dcpbench_reads_the_released_jsonl(tmp_path):
 
 # ------------------------------------------------------------------------------------- in sweeps
 def test_expert_sweeps_over_adapter_tasks_score_f1_one(satbench, dcp_repo, tmp_path):
-    spec = SweepSpec(tasks=(f"satbench:{satbench}", f"dcpbench:{dcp_repo}"), formats=("dimacs", "nat"),
-                     prompts=("zs",), details=("detailed",), policy="expert")
+    spec = SweepSpec(
+        tasks=(f"satbench:{satbench}", f"dcpbench:{dcp_repo}"),
+        formats=("dimacs", "nat"),
+        prompts=("zs",),
+        details=("detailed",),
+        policy="expert",
+    )
     result = run_sweep(spec, tmp_path / "sweep", progress=False)
     by_task = {(r["task"], r["format"]): r for r in result.rows}
     assert {r["benchmark"] for r in result.rows} == {"satbench", "dcpbench"}
@@ -318,7 +365,9 @@ def test_expert_sweeps_over_adapter_tasks_score_f1_one(satbench, dcp_repo, tmp_p
     assert run_sweep(spec, tmp_path / "sweep", progress=False).progress.done == 0
     # Every record/problem that is not a task is listed with its reason.
     [grid] = json.loads((tmp_path / "sweep" / "sweep.json").read_text())["grids"]
-    assert grid["left_out"][f"satbench:{satbench}"] == {"1": "unsatisfiable (only satisfiable SATBench records are tasks)"}
+    assert grid["left_out"][f"satbench:{satbench}"] == {
+        "1": "unsatisfiable (only satisfiable SATBench records are tasks)"
+    }
     assert set(grid["left_out"][f"dcpbench:{dcp_repo}"]) == {"broken", "smallest"}
     assert result.left_out == grid["left_out"]
 
@@ -326,8 +375,7 @@ def test_expert_sweeps_over_adapter_tasks_score_f1_one(satbench, dcp_repo, tmp_p
 def test_task_show_gives_satbench_questions_and_dcpbench_value_meanings(satbench, dcp_repo, monkeypatch):
     from typer.testing import CliRunner
 
-    from autonesy.graph.cli import app
-    from autonesy.graph.cli import common
+    from autonesy.graph.cli import app, common
 
     monkeypatch.setattr(common.console, "width", 200)  # rich reads COLUMNS once, when the console is made
 
@@ -345,11 +393,15 @@ def test_satbench_checks_a_full_copy_against_the_released_count(tmp_path):
 
     path = tmp_path / "SATBench-problems.jsonl"
     unsat = {**SAT_RECORDS[1]}
-    lines = [SAT_RECORDS[0]] * adapter.RELEASED["satisfiable"] + [unsat] * (adapter.RELEASED["records"] - adapter.RELEASED["satisfiable"])
+    lines = [SAT_RECORDS[0]] * adapter.RELEASED["satisfiable"] + [unsat] * (
+        adapter.RELEASED["records"] - adapter.RELEASED["satisfiable"]
+    )
     path.write_text("".join(json.dumps(r) + "\n" for r in lines))
     assert len(expand(f"satbench:{path}")) == 1041
     path.write_text("".join(json.dumps(r) + "\n" for r in lines[1:] + [unsat]))
-    with pytest.raises(AdapterError, match="1040 of its 2100 records are satisfiable, but the released dataset has 1041"):
+    with pytest.raises(
+        AdapterError, match="1040 of its 2100 records are satisfiable, but the released dataset has 1041"
+    ):
         expand(f"satbench:{path}")
 
 

@@ -7,10 +7,24 @@ from autonesy.tasks.registry import TASK_NAMES, UnknownTaskError, all_tasks, get
 
 # name → (variables, published clauses), transcribed from TASKS.md (auto-nesy-bench).
 PUBLISHED = {
-    "chx": (9, 27), "fashion": (10, 46), "bdd-oia-2": (11, 17), "cle4evr": (12, 28), "cifar10": (15, 157),
-    "mn-add-bin": (13, 512), "mn-mul-bin": (15, 712), "sushi": (16, 56), "kand-logic-2": (24, 1328),
-    "warcraft": (24, 289), "bdd-oia": (25, 31), "cebab": (25, 1070), "kand-logic": (36, 129648),
-    "mn-add": (39, 364), "road-r": (41, 243), "sudoku": (64, 400), "cifar100": (100, 4951), "mn-mul": (102, 3514),
+    "chx": (9, 27),
+    "fashion": (10, 46),
+    "bdd-oia-2": (11, 17),
+    "cle4evr": (12, 28),
+    "cifar10": (15, 157),
+    "mn-add-bin": (13, 512),
+    "mn-mul-bin": (15, 712),
+    "sushi": (16, 56),
+    "kand-logic-2": (24, 1328),
+    "warcraft": (24, 289),
+    "bdd-oia": (25, 31),
+    "cebab": (25, 1070),
+    "kand-logic": (36, 129648),
+    "mn-add": (39, 364),
+    "road-r": (41, 243),
+    "sudoku": (64, 400),
+    "cifar100": (100, 4951),
+    "mn-mul": (102, 3514),
 }
 
 

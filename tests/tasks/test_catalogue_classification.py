@@ -6,11 +6,12 @@ import dataclasses
 import re
 
 import pytest
+from bruteforce import sat_accepts as _accepts
+from bruteforce import sat_models as _models
 
 from autonesy.tasks.catalogue.classification import cifar10, cifar100
 from autonesy.tasks.equivalence import EquivalenceError, prove_equivalence
 from autonesy.tasks.registry import get_task
-from bruteforce import sat_accepts as _accepts, sat_models as _models
 
 CIFAR10 = ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"]
 ATTRIBUTES = ["is_animal", "flies", "on_water", "has_hooves", "does_work"]

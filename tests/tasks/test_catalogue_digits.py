@@ -12,9 +12,17 @@ from autonesy.tasks.equivalence import EquivalenceError, prove_equivalence
 from autonesy.tools.compile import compile_to_sdd
 
 BUILDERS = {"mn-add": mn_add, "mn-add-bin": mn_add_bin, "mn-mul": mn_mul, "mn-mul-bin": mn_mul_bin}
-OPS = {"mn-add": lambda a, b: a + b, "mn-add-bin": lambda a, b: a + b, "mn-mul": lambda a, b: a * b, "mn-mul-bin": lambda a, b: a * b}
+OPS = {
+    "mn-add": lambda a, b: a + b,
+    "mn-add-bin": lambda a, b: a + b,
+    "mn-mul": lambda a, b: a * b,
+    "mn-mul-bin": lambda a, b: a * b,
+}
 SHAPE = {  # variables, result width (one-hot size or bit count), binary?
-    "mn-add": (39, 19, False), "mn-add-bin": (13, 5, True), "mn-mul": (102, 82, False), "mn-mul-bin": (15, 7, True),
+    "mn-add": (39, 19, False),
+    "mn-add-bin": (13, 5, True),
+    "mn-mul": (102, 82, False),
+    "mn-mul-bin": (15, 7, True),
 }
 
 
@@ -27,7 +35,9 @@ def encode(name, a, b, r):
     """Assignment for digits a, b and result r, written independently of the task module."""
     _, width, binary = SHAPE[name]
     if binary:
-        return [(a >> k) & 1 for k in range(4)] + [(b >> k) & 1 for k in range(4)] + [(r >> k) & 1 for k in range(width)]
+        return (
+            [(a >> k) & 1 for k in range(4)] + [(b >> k) & 1 for k in range(4)] + [(r >> k) & 1 for k in range(width)]
+        )
     return [int(a == d) for d in range(10)] + [int(b == d) for d in range(10)] + [int(r == v) for v in range(width)]
 
 
@@ -61,7 +71,9 @@ def test_model_count_is_the_hundred_digit_pairs(task):
     assert report.model_count == expected == 100
     rows = list(task.enumerate_valid())
     assert len(rows) == 100 and len({tuple(r) for r in rows}) == 100
-    assert {tuple(r) for r in rows} == {tuple(encode(task.name, a, b, OPS[task.name](a, b))) for a in range(10) for b in range(10)}
+    assert {tuple(r) for r in rows} == {
+        tuple(encode(task.name, a, b, OPS[task.name](a, b))) for a in range(10) for b in range(10)
+    }
 
 
 def test_clause_counts_match_the_published_encoding(task):

@@ -72,7 +72,15 @@ def without_clause(task, index):
 # --------------------------------------------------------------------------------------------------
 
 BDD_CONCEPTS = [
-    "green_light", "follow", "clear", "red_light", "stop_sign", "car", "person", "rider", "other_obstacle",
+    "green_light",
+    "follow",
+    "clear",
+    "red_light",
+    "stop_sign",
+    "car",
+    "person",
+    "rider",
+    "other_obstacle",
 ]
 
 
@@ -220,8 +228,16 @@ def test_road_r_labels_are_road_r_41_in_order(roadr):
     assert len(road_r_data.ACTION_LABELS) == 19
     assert len(road_r_data.LOCATION_LABELS) == 12
     assert roadr.names[:10] == [
-        "pedestrian", "car", "cyclist", "motorbike", "medium_vehicle", "large_vehicle", "bus",
-        "emergency_vehicle", "traffic_light", "other_traffic_light",
+        "pedestrian",
+        "car",
+        "cyclist",
+        "motorbike",
+        "medium_vehicle",
+        "large_vehicle",
+        "bus",
+        "emergency_vehicle",
+        "traffic_light",
+        "other_traffic_light",
     ]
     assert roadr.names == [ROAD_R_VARIABLES[label][0] for label in road_r_data.LABELS]
     assert all(v.meaning.endswith(f"; ROAD-R label {label}") for label, v in zip(road_r_data.LABELS, roadr.variables))

@@ -6,11 +6,12 @@ import dataclasses
 import itertools
 
 import pytest
+from bruteforce import sat_accepts as _accepts
+from bruteforce import sat_models as _models
 
 from autonesy.tasks.catalogue.medical import chx
 from autonesy.tasks.equivalence import EquivalenceError, prove_equivalence
 from autonesy.tasks.registry import get_task
-from bruteforce import sat_accepts as _accepts, sat_models as _models
 
 FINDINGS = ["cardiomegaly", "effusion", "consolidation", "pneumothorax"]
 CODES = ["code_healthy", "code_green", "code_yellow", "code_orange", "code_red"]

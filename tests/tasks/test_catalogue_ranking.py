@@ -6,11 +6,12 @@ import dataclasses
 import itertools
 
 import pytest
+from bruteforce import sat_accepts as _accepts
+from bruteforce import sat_models as _models
 
 from autonesy.tasks.catalogue.ranking import sushi
 from autonesy.tasks.equivalence import EquivalenceError, prove_equivalence
 from autonesy.tasks.registry import get_task
-from bruteforce import sat_accepts as _accepts, sat_models as _models
 
 ITEMS = ["tuna", "fatty_tuna", "salmon_roe", "sea_urchin"]
 

@@ -8,12 +8,13 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from bruteforce import sat_accepts as _accepts
+from bruteforce import sat_models as _models
 
 from autonesy.tasks.catalogue.sentiment import cebab
 from autonesy.tasks.equivalence import EquivalenceError, prove_equivalence
 from autonesy.tasks.registry import get_task
 from autonesy.tools.compile import compile_to_sdd
-from bruteforce import sat_accepts as _accepts, sat_models as _models
 
 SENTIMENTS = ["positive", "negative", "neutral", "unknown"]
 FINALS = SENTIMENTS + ["no_majority"]
@@ -58,7 +59,9 @@ def test_ground_truth_uses_cardinality_auxiliaries_above_the_task_variables(task
 
 
 def test_models_are_one_per_ballot(task):
-    expected = {tuple(_row([[b] for b in ballot], [_majority(ballot)])) for ballot in itertools.product(SENTIMENTS, repeat=5)}
+    expected = {
+        tuple(_row([[b] for b in ballot], [_majority(ballot)])) for ballot in itertools.product(SENTIMENTS, repeat=5)
+    }
     assert len(expected) == 4**5
     assert _models(task.ground_truth, 25) == expected
     assert {tuple(r) for r in task.enumerate_valid()} == expected

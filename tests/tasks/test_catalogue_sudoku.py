@@ -133,7 +133,10 @@ def box_only_clauses(task):
     found = []
     for d in range(1, 5):
         for br, bc in ((1, 1), (1, 3), (3, 1), (3, 3)):
-            found += [(-var(task, br, bc, d), -var(task, br + 1, bc + 1, d)), (-var(task, br, bc + 1, d), -var(task, br + 1, bc, d))]
+            found += [
+                (-var(task, br, bc, d), -var(task, br + 1, bc + 1, d)),
+                (-var(task, br, bc + 1, d), -var(task, br + 1, bc, d)),
+            ]
     return found
 
 

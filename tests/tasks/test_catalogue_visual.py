@@ -163,20 +163,45 @@ def test_kand_logic_2_rejects_rows_that_are_not_one_hot(kand2):
     "images, expected",
     [
         # shapes: pair | pair (different pairs, different shapes) → shared
-        ([[("square", "red"), ("square", "red"), ("circle", "red")],
-          [("triangle", "blue"), ("circle", "yellow"), ("circle", "red")]], True),
+        (
+            [
+                [("square", "red"), ("square", "red"), ("circle", "red")],
+                [("triangle", "blue"), ("circle", "yellow"), ("circle", "red")],
+            ],
+            True,
+        ),
         # shapes: pair | different; colours: same | different → nothing shared
-        ([[("square", "red"), ("square", "red"), ("circle", "red")],
-          [("triangle", "blue"), ("circle", "yellow"), ("square", "red")]], False),
+        (
+            [
+                [("square", "red"), ("square", "red"), ("circle", "red")],
+                [("triangle", "blue"), ("circle", "yellow"), ("square", "red")],
+            ],
+            False,
+        ),
         # shapes: same | different; colours: different | different → colours shared
-        ([[("square", "red"), ("square", "yellow"), ("square", "blue")],
-          [("triangle", "blue"), ("circle", "yellow"), ("square", "red")]], True),
+        (
+            [
+                [("square", "red"), ("square", "yellow"), ("square", "blue")],
+                [("triangle", "blue"), ("circle", "yellow"), ("square", "red")],
+            ],
+            True,
+        ),
         # shapes: same | pair; colours: same | pair → nothing shared
-        ([[("circle", "blue"), ("circle", "blue"), ("circle", "blue")],
-          [("circle", "blue"), ("circle", "blue"), ("square", "red")]], False),
+        (
+            [
+                [("circle", "blue"), ("circle", "blue"), ("circle", "blue")],
+                [("circle", "blue"), ("circle", "blue"), ("square", "red")],
+            ],
+            False,
+        ),
         # shapes: different | same; colours: pair | pair → colours shared
-        ([[("square", "red"), ("circle", "red"), ("triangle", "yellow")],
-          [("circle", "blue"), ("circle", "yellow"), ("circle", "yellow")]], True),
+        (
+            [
+                [("square", "red"), ("circle", "red"), ("triangle", "yellow")],
+                [("circle", "blue"), ("circle", "yellow"), ("circle", "yellow")],
+            ],
+            True,
+        ),
     ],
 )
 def test_kand_logic_hand_checked_scenes(kand3, images, expected):

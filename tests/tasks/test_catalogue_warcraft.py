@@ -33,7 +33,23 @@ def along(task, *cells):
 
 
 TOP_THEN_RIGHT = [(0, 0), (0, 1), (0, 2), (0, 3), (1, 3), (2, 3), (3, 3)]
-SNAKE = [(0, 0), (1, 0), (1, 1), (0, 1), (0, 2), (0, 3), (1, 3), (1, 2), (2, 2), (2, 1), (2, 0), (3, 0), (3, 1), (3, 2), (3, 3)]
+SNAKE = [
+    (0, 0),
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (0, 2),
+    (0, 3),
+    (1, 3),
+    (1, 2),
+    (2, 2),
+    (2, 1),
+    (2, 0),
+    (3, 0),
+    (3, 1),
+    (3, 2),
+    (3, 3),
+]
 SQUARE_BOTTOM_LEFT = [(2, 0), (2, 1), (3, 1), (3, 0), (2, 0)]  # a 4-cycle away from TOP_THEN_RIGHT
 SQUARE_MIDDLE = [(1, 1), (1, 2), (2, 2), (2, 1), (1, 1)]
 
@@ -108,7 +124,9 @@ def test_hand_written_paths(task):
     assert not both_say(task, along(task, TOP_THEN_RIGHT[1:]))  # does not leave the start
     assert not both_say(task, along(task, TOP_THEN_RIGHT, [(0, 1), (1, 1)]))  # a branch
     assert not both_say(task, along(task, TOP_THEN_RIGHT, [(2, 0), (2, 1)]))  # a detached segment
-    assert not both_say(task, along(task, [(0, 0), (0, 1), (1, 1), (1, 0), (0, 0)], [(1, 1), (2, 1), (2, 2), (3, 2), (3, 3)]))
+    assert not both_say(
+        task, along(task, [(0, 0), (0, 1), (1, 1), (1, 0), (0, 0)], [(1, 1), (2, 1), (2, 2), (3, 2), (3, 3)])
+    )
     assert not both_say(task, [0] * 24)
     assert not both_say(task, [1] * 24)
 
@@ -154,7 +172,11 @@ def test_dropping_a_cycle_clause_breaks_the_proof(task):
 
 def edges_at(task, cell):
     r, c = cell
-    return {edge(task, cell, (r + dr, c + dc)) for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0)) if 0 <= r + dr < 4 and 0 <= c + dc < 4}
+    return {
+        edge(task, cell, (r + dr, c + dc))
+        for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0))
+        if 0 <= r + dr < 4 and 0 <= c + dc < 4
+    }
 
 
 def test_dropping_degree_rules_breaks_the_proof(task):
@@ -163,7 +185,11 @@ def test_dropping_degree_rules_breaks_the_proof(task):
     # model; at two inner cells a detached segment between them does.
     def without_cells(*cells):
         touching = set().union(*(edges_at(task, cell) for cell in cells))
-        kept = [c for c in task.ground_truth.clauses if not ({abs(l) for l in c} <= touching and len(c) <= 4 and c not in cycles)]
+        kept = [
+            c
+            for c in task.ground_truth.clauses
+            if not ({abs(l) for l in c} <= touching and len(c) <= 4 and c not in cycles)
+        ]
         return _mutated(task, kept)
 
     cycles = {tuple(-e for e in sorted(cycle)) for cycle in simple_cycles()}

@@ -55,7 +55,9 @@ def test_every_split_is_valid_shaped_and_reproducible(name, tmp_path):
 def test_same_seed_is_byte_identical_across_processes(tmp_path):
     """A fresh interpreter (another hash seed) writes the same bytes as this one."""
     names = ["mn-add-bin", "warcraft", "kand-logic-2", "bdd-oia"]
-    local = {n: build_dataset(n, tmp_path / "here", seed=1, sizes=SMALL, progress=False).manifest["files"] for n in names}
+    local = {
+        n: build_dataset(n, tmp_path / "here", seed=1, sizes=SMALL, progress=False).manifest["files"] for n in names
+    }
     script = (
         "import json, sys\n"
         "from autonesy.tasks.data.dataset import build_dataset\n"
@@ -63,7 +65,9 @@ def test_same_seed_is_byte_identical_across_processes(tmp_path):
         "print(json.dumps(out))\n"
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    result = subprocess.run([sys.executable, "-c", script, str(tmp_path / "there")], capture_output=True, text=True, env=env, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "there")], capture_output=True, text=True, env=env, check=True
+    )
     assert json.loads(result.stdout.strip().splitlines()[-1]) == local
 
 

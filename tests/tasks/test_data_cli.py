@@ -67,7 +67,9 @@ def test_show_json_reports_sizes_provenance_and_statistics(tmp_path):
 
 def test_show_table_and_grid_picture(tmp_path):
     grid = tmp_path / "pics" / "warcraft.png"
-    result = invoke("data", "show", "warcraft", "--data-dir", str(tmp_path), "--sizes", SIZES, "--grid", str(grid), "--count", "6")
+    result = invoke(
+        "data", "show", "warcraft", "--data-dir", str(tmp_path), "--sizes", SIZES, "--grid", str(grid), "--count", "6"
+    )
     assert result.exit_code == 0, result.output
     assert "procedural" in result.output and "wrote" in result.output
     with Image.open(grid) as picture:
@@ -77,7 +79,9 @@ def test_show_table_and_grid_picture(tmp_path):
 def test_grid_for_every_image_family(tmp_path):
     for name in ("mn-mul-bin", "sudoku", "kand-logic", "cle4evr"):
         path = tmp_path / f"{name}.png"
-        result = invoke("data", "show", name, "--data-dir", str(tmp_path), "--sizes", SIZES, "--grid", str(path), "--json")
+        result = invoke(
+            "data", "show", name, "--data-dir", str(tmp_path), "--sizes", SIZES, "--grid", str(path), "--json"
+        )
         assert result.exit_code == 0, result.output
         assert json.loads(result.output)["grid"] == str(path)
         assert path.stat().st_size > 1000

@@ -38,7 +38,9 @@ def test_arithmetic_inputs_show_the_labelled_digits(name):
     np.testing.assert_array_equal(labels[ids], digits)
     np.testing.assert_array_equal(data["x"][:, 0, :, :8], images[ids[:, 0]])
     np.testing.assert_array_equal(data["x"][:, 0, :, 8:], images[ids[:, 1]])
-    np.testing.assert_array_equal(data["y"], arithmetic_labels(task, digits[:, 0].astype(int), digits[:, 1].astype(int)))
+    np.testing.assert_array_equal(
+        data["y"], arithmetic_labels(task, digits[:, 0].astype(int), digits[:, 1].astype(int))
+    )
 
 
 @pytest.mark.parametrize("name", ["mn-add", "mn-add-bin", "mn-mul", "mn-mul-bin"])
@@ -63,7 +65,9 @@ def test_sudoku_mosaic_places_each_cell():
             np.testing.assert_array_equal(x[:, 0, 8 * r : 8 * r + 8, 8 * c : 8 * c + 8], expected)
             np.testing.assert_array_equal(labels[ids[:, 4 * r + c]], grid[:, r, c])
             for d in range(1, 5):
-                np.testing.assert_array_equal(data["y"][:, task.index_of(f"r{r + 1}c{c + 1}_is_{d}") - 1], grid[:, r, c] == d)
+                np.testing.assert_array_equal(
+                    data["y"][:, task.index_of(f"r{r + 1}c{c + 1}_is_{d}") - 1], grid[:, r, c] == d
+                )
 
 
 def test_shift_images_moves_content_and_fills_with_background():

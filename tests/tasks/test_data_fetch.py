@@ -14,9 +14,9 @@ import time
 import zipfile
 from pathlib import Path
 
+import original_fixtures as F
 import pytest
 
-import original_fixtures as F
 from autonesy.tasks.data import fetch
 from autonesy.tasks.data.fetch import EXTERNAL_DATASETS, FetchError, OfflineError, fetch_dataset, offline_message
 from autonesy.tasks.data.loaders import load_cifar, load_sushi
@@ -87,8 +87,11 @@ def test_unresolvable_host_is_offline(tmp_path, monkeypatch):
         raise socket.gaierror(-2, "Name or service not known")
 
     monkeypatch.setattr(socket, "getaddrinfo", no_dns)
-    with pytest.raises(OfflineError, match=r"^cannot reach www\.cs\.toronto\.edu: this machine appears to be offline; "
-                       r"download https://www\.cs\.toronto\.edu/~kriz/cifar-100-python\.tar\.gz elsewhere"):
+    with pytest.raises(
+        OfflineError,
+        match=r"^cannot reach www\.cs\.toronto\.edu: this machine appears to be offline; "
+        r"download https://www\.cs\.toronto\.edu/~kriz/cifar-100-python\.tar\.gz elsewhere",
+    ):
         fetch_dataset("cifar100", tmp_path, echo=lambda line: None)
 
 
@@ -123,15 +126,21 @@ def test_fetch_cifar10_from_loopback_server(tmp_path):
     digest = make_tarball(tmp_path / "src", "cifar-10-batches-py", served / "cifar-10-python.tar.gz")
     lines: list[str] = []
     with serve(served) as base:
-        folder = fetch_dataset("cifar10", tmp_path / "out", url=f"{base}/cifar-10-python.tar.gz", md5=digest, echo=lines.append)
+        folder = fetch_dataset(
+            "cifar10", tmp_path / "out", url=f"{base}/cifar-10-python.tar.gz", md5=digest, echo=lines.append
+        )
     assert folder == tmp_path / "out" / "cifar-10-batches-py"
-    assert sorted(p.name for p in folder.iterdir()) == sorted([f"data_batch_{i}" for i in range(1, 6)] + ["test_batch", "batches.meta"])
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch", "batches.meta"]
+    )
     assert not (tmp_path / "out" / "cifar-10-python.tar.gz").exists()  # the archive is removed once unpacked
     assert lines[0].startswith("Terms of use")
     data = load_cifar(tmp_path / "out", "cifar10")  # the loader finds cifar-10-batches-py below out/
     assert data.test.x.shape == (3, 3, 32, 32)
     # a second call reuses the unpacked folder without any network access
-    again = fetch_dataset("cifar10", tmp_path / "out", url=f"http://127.0.0.1:{closed_port()}/x.tar.gz", echo=lines.append)
+    again = fetch_dataset(
+        "cifar10", tmp_path / "out", url=f"http://127.0.0.1:{closed_port()}/x.tar.gz", echo=lines.append
+    )
     assert again == folder and "already exists" in lines[-1]
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pickle
 
 import numpy as np
+import original_fixtures as F
 import pytest
 
-import original_fixtures as F
 from autonesy.tasks.catalogue import classification as cls
 from autonesy.tasks.data import rsbench
 from autonesy.tasks.data.loaders import (
@@ -99,7 +99,11 @@ def test_warcraft_bad_map_shape(tmp_path):
 
 
 def test_warcraft_diagonal_paths_violate_and_can_be_dropped(tmp_path):
-    paths = {"train": np.stack([F.STAIR_PATH, F.DIAGONAL_PATH, F.DIAGONAL_PATH]), "val": F.RIM_PATH[None], "test": F.RIM_PATH[None]}
+    paths = {
+        "train": np.stack([F.STAIR_PATH, F.DIAGONAL_PATH, F.DIAGONAL_PATH]),
+        "val": F.RIM_PATH[None],
+        "test": F.RIM_PATH[None],
+    }
     F.write_warcraft(tmp_path, paths=paths)
     with pytest.raises(OriginalDataError, match=r"2 of 3 train label rows violate the warcraft constraint.*diagonal"):
         load_warcraft(tmp_path)
@@ -160,7 +164,9 @@ def test_cifar_pickles_cannot_run_code(tmp_path):
 
 def test_cifar10_bad_shape(tmp_path):
     folder = F.write_cifar10(tmp_path)
-    (folder / "test_batch").write_bytes(pickle.dumps({b"data": np.zeros((2, 100), np.uint8), b"labels": [0, 1]}, protocol=2))
+    (folder / "test_batch").write_bytes(
+        pickle.dumps({b"data": np.zeros((2, 100), np.uint8), b"labels": [0, 1]}, protocol=2)
+    )
     with pytest.raises(OriginalDataError, match=r"test_batch: b'data' has shape \(2, 100\), expected \(\*, 3072\)"):
         load_cifar(folder, "cifar10")
 
@@ -226,7 +232,10 @@ MNIST_DIGITS = {"train": [(3, 4), (9, 9)], "val": [(0, 7)], "test": [(2, 5)]}
     [
         ("mn-add", ["first_digit_3", "second_digit_4", "sum_7"]),
         # 3 = bits 1,1,0,0; 4 = 0,0,1,0; 7 = 1,1,1,0,0; 12 = 0,0,1,1,0,0,0 (least significant first)
-        ("mn-add-bin", ["first_digit_bit0", "first_digit_bit1", "second_digit_bit2", "sum_bit0", "sum_bit1", "sum_bit2"]),
+        (
+            "mn-add-bin",
+            ["first_digit_bit0", "first_digit_bit1", "second_digit_bit2", "sum_bit0", "sum_bit1", "sum_bit2"],
+        ),
         ("mn-mul-bin", ["first_digit_bit0", "first_digit_bit1", "second_digit_bit2", "product_bit2", "product_bit3"]),
     ],
 )
@@ -279,11 +288,17 @@ def test_rsbench_mnist_layout_errors(tmp_path):
 
 # figures as (shapes per object, colours per object); shapes 0-2 square/circle/triangle, colours red/yellow/blue
 VALID_3 = [([0, 0, 0], [0, 1, 2]), ([1, 1, 1], [2, 2, 2]), ([0, 1, 2], [0, 0, 0])]  # both 'same' shapes
-INVALID_3 = [([0, 0, 0], [0, 0, 0]), ([0, 1, 2], [0, 0, 1]), ([0, 0, 0], [0, 0, 0])]  # shapes same/different, colours same/pair
+INVALID_3 = [
+    ([0, 0, 0], [0, 0, 0]),
+    ([0, 1, 2], [0, 0, 1]),
+    ([0, 0, 0], [0, 0, 0]),
+]  # shapes same/different, colours same/pair
 
 
 def test_rsbench_kandinsky_3k(tmp_path):
-    F.write_kandinsky_3k(tmp_path, {"train": [VALID_3, INVALID_3, VALID_3], "val": [VALID_3], "test": [INVALID_3, VALID_3]})
+    F.write_kandinsky_3k(
+        tmp_path, {"train": [VALID_3, INVALID_3, VALID_3], "val": [VALID_3], "test": [INVALID_3, VALID_3]}
+    )
     data = rsbench.load_rsbench_kandinsky(tmp_path, "kand-logic")
     check_data(data, "kand-logic")
     assert data.manifest["dropped"] == {"train": 1, "val": 0, "test": 1}
@@ -303,8 +318,14 @@ def test_rsbench_kandinsky_rssgen_two_objects(tmp_path):
     data = rsbench.load_rsbench_kandinsky(tmp_path, "kand-logic-2")
     check_data(data, "kand-logic-2")
     expected = [
-        "img1_obj1_square", "img1_obj1_red", "img1_obj2_square", "img1_obj2_yellow",
-        "img2_obj1_circle", "img2_obj1_blue", "img2_obj2_circle", "img2_obj2_red",
+        "img1_obj1_square",
+        "img1_obj1_red",
+        "img1_obj2_square",
+        "img1_obj2_yellow",
+        "img2_obj1_circle",
+        "img2_obj1_blue",
+        "img2_obj2_circle",
+        "img2_obj2_red",
     ]
     assert (data.val.y[0] == row("kand-logic-2", expected)).all()
     assert data.val.x.shape == (1, 3, 6, 12)
@@ -383,7 +404,11 @@ def test_cli_data_load(tmp_path, monkeypatch):
     F.write_warcraft(tmp_path / "4x4", paths=paths)
     result = runner.invoke(app, ["data", "load", "warcraft", "--source", str(tmp_path)])
     assert result.exit_code == 1
-    assert result.output.count("\n") == 1 and result.output.startswith("error: ") and "1 of 2 train label rows" in result.output
+    assert (
+        result.output.count("\n") == 1
+        and result.output.startswith("error: ")
+        and "1 of 2 train label rows" in result.output
+    )
     monkeypatch.setenv("AUTONESY_DATA_DIR", str(tmp_path))  # the data directory, where originals sit too
     result = runner.invoke(app, ["data", "load", "warcraft", "--drop-invalid", "--json"])
     assert result.exit_code == 0, result.output

@@ -15,11 +15,14 @@ def _exact_distribution(task, priors):
     return valid, w / w.sum()
 
 
-@pytest.mark.parametrize("name, priors", [
-    ("chx", {"cardiomegaly": 0.2, "effusion": 0.7, "code_red": 0.9}),
-    ("sushi", {"tuna_rank_1": 0.8, "salmon_roe_rank_4": 0.3}),
-    ("cifar10", {"flies": 0.9, "cat": 0.1}),
-])
+@pytest.mark.parametrize(
+    "name, priors",
+    [
+        ("chx", {"cardiomegaly": 0.2, "effusion": 0.7, "code_red": 0.9}),
+        ("sushi", {"tuna_rank_1": 0.8, "salmon_roe_rank_4": 0.3}),
+        ("cifar10", {"flies": 0.9, "cat": 0.1}),
+    ],
+)
 def test_sampler_matches_the_exact_prior_weighted_distribution(name, priors):
     task = get_task(name)
     valid, expected = _exact_distribution(task, priors)

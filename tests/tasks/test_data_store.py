@@ -42,7 +42,10 @@ def test_npz_bytes_are_deterministic_and_loadable(tmp_path, monkeypatch):
 
 
 def _splits():
-    return {s: {"x": np.full((2, 3), i, dtype=np.float32), "y": np.eye(2, dtype=np.uint8)} for i, s in enumerate(store.SPLITS)}
+    return {
+        s: {"x": np.full((2, 3), i, dtype=np.float32), "y": np.eye(2, dtype=np.uint8)}
+        for i, s in enumerate(store.SPLITS)
+    }
 
 
 def test_publish_then_verify_and_detect_damage(tmp_path):

@@ -15,7 +15,7 @@ def _all_paths(task):
     """The 184 valid edge sets from the task's own enumeration, each as its walk of cell ids."""
     paths = []
     for row in task.enumerate_valid():
-        edges = [task.names[j][len("edge_"):].split("_") for j, v in enumerate(row) if v]
+        edges = [task.names[j][len("edge_") :].split("_") for j, v in enumerate(row) if v]
         adjacency = {}
         for a, b in edges:
             adjacency.setdefault(_cell(a), []).append(_cell(b))

@@ -11,8 +11,13 @@ from hypothesis import strategies as st
 
 from autonesy.graph.verify_run import VerifyError
 from autonesy.graph.vifbench import import_ifeval, read_data
-from autonesy.tasks.vifbench.ifeval import (IFEvalDataError, checker_agreement, ifeval_distribution, ifeval_records,
-                                            read_ifeval)
+from autonesy.tasks.vifbench.ifeval import (
+    IFEvalDataError,
+    checker_agreement,
+    ifeval_distribution,
+    ifeval_records,
+    read_ifeval,
+)
 from autonesy.tools import ifeval_checkers as ic
 
 # the only instructions where our checkers and IFEval's disagree, with the cause in data/IFEVAL.md
@@ -61,14 +66,39 @@ def test_import_writes_data_that_eval_reads(tmp_path):
     assert len(read_data(tmp_path / "ifeval")) == 541
 
 
-@pytest.mark.parametrize("line, needle", [
-    ("not json", "not JSON"),
-    (json.dumps({"key": 1, "prompt": "p"}), "missing instruction_id_list"),
-    (json.dumps({"key": 1, "prompt": "p", "instruction_id_list": ["x:y"], "kwargs": [{}], "response": "r",
-                 "follow_instruction_list": [True]}), "unknown IFEval instruction"),
-    (json.dumps({"key": 1, "prompt": "p", "instruction_id_list": ["punctuation:no_comma"], "kwargs": [],
-                 "response": "r", "follow_instruction_list": [True]}), "differ in length"),
-])
+@pytest.mark.parametrize(
+    "line, needle",
+    [
+        ("not json", "not JSON"),
+        (json.dumps({"key": 1, "prompt": "p"}), "missing instruction_id_list"),
+        (
+            json.dumps(
+                {
+                    "key": 1,
+                    "prompt": "p",
+                    "instruction_id_list": ["x:y"],
+                    "kwargs": [{}],
+                    "response": "r",
+                    "follow_instruction_list": [True],
+                }
+            ),
+            "unknown IFEval instruction",
+        ),
+        (
+            json.dumps(
+                {
+                    "key": 1,
+                    "prompt": "p",
+                    "instruction_id_list": ["punctuation:no_comma"],
+                    "kwargs": [],
+                    "response": "r",
+                    "follow_instruction_list": [True],
+                }
+            ),
+            "differ in length",
+        ),
+    ],
+)
 def test_bad_rows_are_one_line_errors(tmp_path, line, needle):
     path = tmp_path / "bad.jsonl.gz"
     with gzip.open(path, "wt") as handle:
@@ -81,7 +111,7 @@ def test_bad_rows_are_one_line_errors(tmp_path, line, needle):
 
 # -- the checkers against plain definitions on generated text ---------------------------------------
 
-TEXT = st.text(alphabet=string.ascii_letters + " ,.!?*\n[]\"-", max_size=200)
+TEXT = st.text(alphabet=string.ascii_letters + ' ,.!?*\n[]"-', max_size=200)
 
 
 @settings(max_examples=200, deadline=None)
@@ -91,8 +121,9 @@ def test_counting_checkers_match_their_definitions(text, n):
     assert ic.check_number_words(text, num_words=n, relation="at least") == (words >= n)
     assert ic.check_number_words(text, num_words=n, relation="less than") == (words < n)
     assert ic.check_no_comma(text) == ("," not in text)
-    assert ic.check_letter_frequency(text, letter="A", let_frequency=n, let_relation="at least") == \
-        (text.lower().count("a") >= n)
+    assert ic.check_letter_frequency(text, letter="A", let_frequency=n, let_relation="at least") == (
+        text.lower().count("a") >= n
+    )
 
 
 def test_checkers_on_ifevals_own_examples():
@@ -108,8 +139,9 @@ def test_checkers_on_ifevals_own_examples():
     assert ic.check_json_format('```json\n{"a": 1}\n```') and not ic.check_json_format("{a: 1}")
     assert ic.check_number_paragraphs("one\n***\ntwo\n***\nthree", num_paragraphs=3)
     assert not ic.check_number_paragraphs("one\n***\n\n***\nthree", num_paragraphs=2)
-    assert ic.check_nth_paragraph_first_word("Alpha.\n\n\"Beta, then.\"", num_paragraphs=2, nth_paragraph=2,
-                                             first_word="beta")
+    assert ic.check_nth_paragraph_first_word(
+        'Alpha.\n\n"Beta, then."', num_paragraphs=2, nth_paragraph=2, first_word="beta"
+    )
     assert ic.count_sentences("Dr. Smith arrived. He sat down! Did he? Yes.") == 4
     assert ic.detect_language("Der Hund ist nicht im Haus und die Katze auch nicht.") == "de"
     assert ic.detect_language("Решетка - это что-то вроде сетки, которую можно нарисовать") == "ru"

@@ -2,9 +2,9 @@
 
 import numpy as np
 
+from autonesy.tasks.oracle_test import oracle_test
 from autonesy.tasks.registry import get_task
 from autonesy.tools.cnf import CNF
-from autonesy.tasks.oracle_test import oracle_test
 
 
 def test_ground_truth_passes():

@@ -39,9 +39,7 @@ def test_example_task_file_loads_and_is_proven():
     # independently: 2 bases × (toppings ≤ 3 without pineapple+salami), vegetarian fixed by the meat
     from itertools import product
 
-    valid = sum(
-        1 for t in product((0, 1), repeat=6) if sum(t) <= 3 and not (t[5] and t[3])
-    ) * 2
+    valid = sum(1 for t in product((0, 1), repeat=6) if sum(t) <= 3 and not (t[5] and t[3])) * 2
     assert report.model_count == valid
 
 

@@ -5,8 +5,17 @@ from collections import Counter
 import pytest
 
 from autonesy.tasks.vifbench import GROUPS, Instruction, generate, group_of, label_distribution
-from autonesy.tasks.vifbench.banks import (EDGE_WORDS, FILLER, NOUNS, PREDICATE_LENGTHS, PREDICATES, SECTION_NAMES,
-                                           SUBJECT_LENGTHS, SUBJECTS, TITLES)
+from autonesy.tasks.vifbench.banks import (
+    EDGE_WORDS,
+    FILLER,
+    NOUNS,
+    PREDICATE_LENGTHS,
+    PREDICATES,
+    SECTION_NAMES,
+    SUBJECT_LENGTHS,
+    SUBJECTS,
+    TITLES,
+)
 from autonesy.tools.checkers import CONSTRAINT_TYPES, TONE_LEXICON, TOPIC_LEXICON, words
 from autonesy.tools.verify_solver import decide, parse_composition
 
@@ -89,4 +98,6 @@ def test_label_distribution(records):
     total = table["all"]
     assert total["outputs"] == 54 and total["sat"] == total["unsat"] == 27 and total["instructions"] == 27
     assert total["labels_true"] + total["labels_false"] == sum(r["n_constraints"] for r in records)
-    assert sum(v["true"] + v["false"] for v in total["by_type"].values()) == total["labels_true"] + total["labels_false"]
+    assert (
+        sum(v["true"] + v["false"] for v in total["by_type"].values()) == total["labels_true"] + total["labels_false"]
+    )

@@ -140,7 +140,9 @@ def test_one_line_and_one_name_per_module(no_prebound):
 
 
 def test_names_the_program_binds_are_not_imported(no_prebound):
-    text = "import sympy as sp\nfrom sympy import And as And\ndef Or(*xs):\n    return xs\nNot = 3\nf = And(Or(a), Not)\n"
+    text = (
+        "import sympy as sp\nfrom sympy import And as And\ndef Or(*xs):\n    return xs\nNot = 3\nf = And(Or(a), Not)\n"
+    )
     assert fix(text, "sympy", bound=["a"]) == (text, [])
 
 
@@ -168,7 +170,10 @@ def test_cpmpy_module_alias(no_prebound):
         "import cpmpy as cp\nx = cp.boolvar(name='x')\n",
         ["python_import_added:cpmpy"],
     )
-    assert fix("x = cpmpy.boolvar()\n", "cpmpy") == ("import cpmpy\nx = cpmpy.boolvar()\n", ["python_import_added:cpmpy"])
+    assert fix("x = cpmpy.boolvar()\n", "cpmpy") == (
+        "import cpmpy\nx = cpmpy.boolvar()\n",
+        ["python_import_added:cpmpy"],
+    )
 
 
 def test_pysat_cardenc_is_prebound():
@@ -188,7 +193,9 @@ def test_names_the_sandbox_prebinds_are_never_imported(fmt):
 
 def test_pysat_imports_when_not_prebound(monkeypatch):
     monkeypatch.setattr(autofix_module, "prebound_names", lambda fmt: frozenset())
-    text = "pool = IDPool(start_from=4)\nf = CNF(from_clauses=CardEnc.atmost([1, 2], encoding=EncType.pairwise).clauses)\n"
+    text = (
+        "pool = IDPool(start_from=4)\nf = CNF(from_clauses=CardEnc.atmost([1, 2], encoding=EncType.pairwise).clauses)\n"
+    )
     fixed, names = fix(text, "pysat")
     assert fixed.splitlines()[:2] == [
         "from pysat.card import CardEnc, EncType",

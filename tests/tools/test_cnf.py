@@ -1,8 +1,8 @@
 import pytest
+from bruteforce import cnfs, projected_models
 from hypothesis import given
 
 from autonesy.tools.cnf import CNF, DimacsError, from_pysat, parse_dimacs, to_dimacs
-from bruteforce import cnfs, projected_models
 
 
 def test_parse_inline_dimacs():
@@ -43,7 +43,7 @@ def test_dimacs_round_trip(cnf):
     text = to_dimacs(cnf, names)
     back = parse_dimacs(text)
     assert back == cnf
-    assert f"c var 1 x1" in text
+    assert "c var 1 x1" in text
 
 
 @given(cnfs(max_aux=2), cnfs(max_aux=2))

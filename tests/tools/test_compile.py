@@ -2,11 +2,12 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
-
-from autonesy.tools.compile import VTREE_TYPES, compile_from_models, compile_to_sdd
-from autonesy.tools.cnf import CNF
 from bruteforce import cnfs, projected_models
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autonesy.tools.cnf import CNF
+from autonesy.tools.compile import VTREE_TYPES, compile_from_models, compile_to_sdd
 
 
 @settings(max_examples=60, deadline=None)

@@ -93,7 +93,9 @@ def test_limits_reach_the_front_end_and_python_formats_get_the_names(monkeypatch
     fake.RESERVED_NAMES = frozenset({"And"})
     monkeypatch.setitem(sys.modules, "fake_front_end", fake)
     monkeypatch.setitem(FRONT_ENDS, "sympy", "fake_front_end")
-    conversion = convert("<cnf>\nfor p, q in combinations([a, b], 2):\n    pass\n</cnf>", "sympy", NAMES, wall_seconds=5)
+    conversion = convert(
+        "<cnf>\nfor p, q in combinations([a, b], 2):\n    pass\n</cnf>", "sympy", NAMES, wall_seconds=5
+    )
     assert conversion.ok
     assert seen["wall_seconds"] == 5 and seen["names"] == NAMES
     assert conversion.autofixes == ("python_import_added:itertools",)

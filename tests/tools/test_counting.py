@@ -1,6 +1,7 @@
 """Every counting route against brute-force enumeration of all assignments (KLay-style differential tests)."""
 
 import pytest
+from bruteforce import cnfs, projected_models
 from hypothesis import given, settings
 
 from autonesy.tools.cnf import CNF
@@ -12,7 +13,6 @@ from autonesy.tools.counting import (
     count_models,
     enumerate_models,
 )
-from bruteforce import cnfs, projected_models
 
 EXACT = ("enumeration", "sdd", "ganak", "auto")
 

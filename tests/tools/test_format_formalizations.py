@@ -158,7 +158,9 @@ def test_a_missing_rule_scores_permissive(fmt):
     task = get_task("sushi")
     text = FORMALIZATIONS[fmt, "sushi"]
     weaker = {
-        "dimacs": _dimacs([c for item in ITEMS for c in _dimacs_exactly_one([_sushi_index(item, r) for r in range(1, 5)])], 16),
+        "dimacs": _dimacs(
+            [c for item in ITEMS for c in _dimacs_exactly_one([_sushi_index(item, r) for r in range(1, 5)])], 16
+        ),
         "nat": "\n".join(_nat_exactly_one([_sushi(i, r) for r in range(1, 5)]) for i in ITEMS),
         "pysat": text.split("for column")[0],
         "cpmpy": text.replace(" + [cp.sum(col) == 1 for col in grid.T]", ""),

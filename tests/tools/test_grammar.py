@@ -13,22 +13,54 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autonesy.agents.policies import GRAMMAR_DEPTH
+from autonesy.tasks.reference import reference_formalization, reference_source
 from autonesy.tasks.registry import TASK_NAMES, load_task
 from autonesy.tools.formats import convert
-from autonesy.tasks.reference import reference_formalization, reference_source
 from autonesy.tools.grammar import FORMATS, answer_grammar, repair_grammar, to_gbnf, to_regex
 from autonesy.tools.grammar.ir import Grammar, int_range
 from autonesy.tools.grammar.recognize import Recognizer
 from autonesy.tools.grammar.sample import Sampler
 
 KEYWORDS = {"not", "and", "xor", "or", "implies", "iff", "true", "false"}
-PYTHON_RESERVED = {"cp", "VARS", "itertools", "math", "constraints", "model", "submit", "N", "vpool", "CNF",
-                   "CNFPlus", "WCNF", "IDPool", "CardEnc", "PBEnc", "EncType", "PBEncType", "formula", "clauses",
-                   "sp", "And", "Or", "Not", "Implies", "Equivalent", "Xor", "ITE", "true", "false", "None",
-                   "True", "False", "print", "range"}
+PYTHON_RESERVED = {
+    "cp",
+    "VARS",
+    "itertools",
+    "math",
+    "constraints",
+    "model",
+    "submit",
+    "N",
+    "vpool",
+    "CNF",
+    "CNFPlus",
+    "WCNF",
+    "IDPool",
+    "CardEnc",
+    "PBEnc",
+    "EncType",
+    "PBEncType",
+    "formula",
+    "clauses",
+    "sp",
+    "And",
+    "Or",
+    "Not",
+    "Implies",
+    "Equivalent",
+    "Xor",
+    "ITE",
+    "true",
+    "false",
+    "None",
+    "True",
+    "False",
+    "print",
+    "range",
+}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def recognizer(fmt: str, names: tuple[str, ...], reasoning_chars: int = 0) -> Recognizer:
     return Recognizer(answer_grammar(fmt, names, reasoning_chars=reasoning_chars))
 
@@ -54,22 +86,25 @@ def test_reasoning_is_bounded_and_cannot_open_a_block_early():
     assert not recognizer("nat", ("a", "b")).accepts("x<cnf>\na OR b\n</cnf>")  # zs: no reasoning
 
 
-@pytest.mark.parametrize("fmt, text", [
-    ("nat", "a OR zz\n"),  # unknown name
-    ("nat", "(a OR b\n"),  # unbalanced parenthesis
-    ("nat", "a OR b)\n"),
-    ("nat", "AND a\n"),
-    ("dimacs", "p cnf 2 1\n1 a 0\n"),  # not an integer
-    ("dimacs", "p cnf 2 1\n1 -2\n"),  # no terminating 0
-    ("dimacs", "p cnf 2 1\n0\n"),  # empty clause
-    ("dimacs", "1 2 0\n"),  # no header
-    ("pysat", "clauses = [\n    [a, zz],\n]\n"),
-    ("pysat", "clauses = [\n    [a, aux[0]],\n]\n"),  # an auxiliary without its declaration
-    ("cpmpy", "constraints = [\n    cp.any([a, b],\n]\n"),
-    ("cpmpy", "constraints = [\n    a and b,\n]\n"),
-    ("sympy", "constraints = [\n    Implies(a),\n]\n"),
-    ("sympy", "constraints = [\n    a | zz,\n]\n"),
-])
+@pytest.mark.parametrize(
+    "fmt, text",
+    [
+        ("nat", "a OR zz\n"),  # unknown name
+        ("nat", "(a OR b\n"),  # unbalanced parenthesis
+        ("nat", "a OR b)\n"),
+        ("nat", "AND a\n"),
+        ("dimacs", "p cnf 2 1\n1 a 0\n"),  # not an integer
+        ("dimacs", "p cnf 2 1\n1 -2\n"),  # no terminating 0
+        ("dimacs", "p cnf 2 1\n0\n"),  # empty clause
+        ("dimacs", "1 2 0\n"),  # no header
+        ("pysat", "clauses = [\n    [a, zz],\n]\n"),
+        ("pysat", "clauses = [\n    [a, aux[0]],\n]\n"),  # an auxiliary without its declaration
+        ("cpmpy", "constraints = [\n    cp.any([a, b],\n]\n"),
+        ("cpmpy", "constraints = [\n    a and b,\n]\n"),
+        ("sympy", "constraints = [\n    Implies(a),\n]\n"),
+        ("sympy", "constraints = [\n    a | zz,\n]\n"),
+    ],
+)
 def test_what_the_grammar_rules_out(fmt, text):
     assert not recognizer(fmt, ("a", "b")).accepts(f"<cnf>\n{text}</cnf>")
 
@@ -137,8 +172,9 @@ AUX_INDEX = re.compile(r"IndexError|out of bounds")
 
 
 @pytest.mark.parametrize("fmt", ["pysat", "cpmpy", "sympy"])
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                               HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(names=task_names(PYTHON_RESERVED), seed=st.integers(0, 2**32), bounded=st.booleans())
 def test_sampled_programs_always_run(fmt, names, seed, bounded):
     """Every sampled program runs and converts, except an auxiliary index beyond the declared count
@@ -147,7 +183,9 @@ def test_sampled_programs_always_run(fmt, names, seed, bounded):
         conversion = convert(text, fmt, names, autofix=False)
         if not conversion.ok:
             assert conversion.error.kind == "runtime" and AUX_INDEX.search(conversion.error.message), (
-                conversion.error, text)
+                conversion.error,
+                text,
+            )
 
 
 # -- renderings -------------------------------------------------------------------------------------
@@ -166,7 +204,7 @@ def test_gbnf_rendering_names_every_rule_once():
     gbnf = to_gbnf(answer_grammar("cpmpy", ["a", "b"], reasoning_chars=100))
     heads = [line.split(" ::= ")[0] for line in gbnf.splitlines()]
     assert heads[0] == "root" and len(heads) == len(set(heads))
-    assert 'reasoning ::= [^<]{1,100}' in gbnf
+    assert "reasoning ::= [^<]{1,100}" in gbnf
 
 
 def test_bounded_regex_of_a_nat_block():

@@ -1,11 +1,12 @@
 """Formula metrics against brute-force sets of projected models, degenerate cases included."""
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from bruteforce import cnfs, projected_models
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autonesy.tools.cnf import CNF
 from autonesy.tools.metrics import confusion_scores, relation_of, score_formula, syntax_error_rate
-from bruteforce import cnfs, projected_models
 
 
 def _pair(n_max=6):

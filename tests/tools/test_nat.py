@@ -89,7 +89,11 @@ def test_names_that_start_like_keywords():
     names = ["android", "order", "notice", "xor_gate", "iffy", "TRUEish"]
     cnf = nat.parse("android AND order OR notice\nNOT xor_gate OR iffy OR TRUEish", names)
     got = set(enumerate_models(cnf))
-    want = {bits for bits in product((0, 1), repeat=6) if ((bits[0] and bits[1]) or bits[2]) and (not bits[3] or bits[4] or bits[5])}
+    want = {
+        bits
+        for bits in product((0, 1), repeat=6)
+        if ((bits[0] and bits[1]) or bits[2]) and (not bits[3] or bits[4] or bits[5])
+    }
     assert got == want
 
 

@@ -67,8 +67,7 @@ PROGRAMS = {
     ("cpmpy", "xor_chain"): "constraints = [cp.Xor([a, b, c, d])]\n",
     ("cpmpy", "at_least_two"): "model = cp.Model(cp.sum([a, b, c, d, e]) >= 2)\n",
     ("sympy", "exactly_one"): (
-        "xs = [a, b, c, d]\n"
-        "formula = Or(*xs) & And(*[~(x & y) for x, y in itertools.combinations(xs, 2)])\n"
+        "xs = [a, b, c, d]\nformula = Or(*xs) & And(*[~(x & y) for x, y in itertools.combinations(xs, 2)])\n"
     ),
     ("sympy", "implication"): "formula = Implies(a & b, c)\n",
     ("sympy", "xor_chain"): "formula = Xor(a, b, c, d)\n",
@@ -96,16 +95,27 @@ def test_skeletons_are_valid_programs(fmt):
 
 
 FAULTY = {
-    "syntax": ({"pysat": "clauses = [[a, b]\n", "cpmpy": "constraints = [a |]\n", "sympy": "formula = Or(a, b\n"},
-               "syntax"),
-    "unknown_name": ({"pysat": "clauses = [[a, zz]]\n", "cpmpy": "constraints = [a | zz]\n",
-                      "sympy": "formula = a | zz\n"}, "unknown_variable"),
-    "missing": ({"pysat": "x = [[a, b]]\n", "cpmpy": "x = [a | b]\n", "sympy": "x = a | b\n"},
-                "missing_definition"),
-    "wrong_type": ({"pysat": "clauses = 'a or b'\n", "cpmpy": "constraints = ['a or b']\n",
-                    "sympy": "formula = 'a or b'\n"}, "type"),
-    "runtime": ({"pysat": "x = 1\nclauses = [[a, b]][2]\n", "cpmpy": "x = 1\nconstraints = [a | b][2]\n",
-                 "sympy": "x = 1\nformula = [a | b][2]\n"}, "runtime"),
+    "syntax": (
+        {"pysat": "clauses = [[a, b]\n", "cpmpy": "constraints = [a |]\n", "sympy": "formula = Or(a, b\n"},
+        "syntax",
+    ),
+    "unknown_name": (
+        {"pysat": "clauses = [[a, zz]]\n", "cpmpy": "constraints = [a | zz]\n", "sympy": "formula = a | zz\n"},
+        "unknown_variable",
+    ),
+    "missing": ({"pysat": "x = [[a, b]]\n", "cpmpy": "x = [a | b]\n", "sympy": "x = a | b\n"}, "missing_definition"),
+    "wrong_type": (
+        {"pysat": "clauses = 'a or b'\n", "cpmpy": "constraints = ['a or b']\n", "sympy": "formula = 'a or b'\n"},
+        "type",
+    ),
+    "runtime": (
+        {
+            "pysat": "x = 1\nclauses = [[a, b]][2]\n",
+            "cpmpy": "x = 1\nconstraints = [a | b][2]\n",
+            "sympy": "x = 1\nformula = [a | b][2]\n",
+        },
+        "runtime",
+    ),
 }
 FAULTY_CASES = [(fmt, fault) for fault in FAULTY for fmt in FORMATS]
 
@@ -164,31 +174,39 @@ def test_pysat_flat_list_and_native_cardinality_are_type_errors():
 
 
 def test_pysat_auxiliaries_sit_above_the_task_variables():
-    cnf = pysat_program.parse("t = vpool.id()\nclauses = [[-t, a], [t, b]]\nassert t == N + 1 and VARS['c'] == 3\n",
-                              NAMES, **QUICK)
+    cnf = pysat_program.parse(
+        "t = vpool.id()\nclauses = [[-t, a], [t, b]]\nassert t == N + 1 and VARS['c'] == 3\n", NAMES, **QUICK
+    )
     assert cnf.num_vars == len(NAMES) + 1
     assert models(cnf) == truth_table(lambda a, b, c, d, e: a or b)
 
 
 def test_pysat_encoders_never_collide_with_task_variables_even_when_imported():
     # plain PySAT would number the auxiliaries from max(lits) + 1 = 4, i.e. over d and e
-    source = ("from pysat.card import CardEnc, EncType\n"
-              "formula = CardEnc.atmost(lits=[a, b, c], bound=1, encoding=EncType.seqcounter)\n")
+    source = (
+        "from pysat.card import CardEnc, EncType\n"
+        "formula = CardEnc.atmost(lits=[a, b, c], bound=1, encoding=EncType.seqcounter)\n"
+    )
     cnf = pysat_program.parse(source, NAMES, **QUICK)
     assert cnf.num_vars > len(NAMES)
     assert models(cnf) == truth_table(lambda a, b, c, d, e: a + b + c <= 1)
 
 
 def test_cpmpy_redeclared_variable_means_the_task_variable_and_unused_ones_stay_free():
-    cnf = cpmpy_program.parse('x = cp.boolvar(name="b")\nhelper = cp.boolvar(name="h")\n'
-                              "constraints = [x.implies(helper), helper.implies(a)]\n", NAMES, **QUICK)
+    cnf = cpmpy_program.parse(
+        'x = cp.boolvar(name="b")\nhelper = cp.boolvar(name="h")\n'
+        "constraints = [x.implies(helper), helper.implies(a)]\n",
+        NAMES,
+        **QUICK,
+    )
     assert models(cnf) == truth_table(lambda a, b, c, d, e: not b or a)
     assert any("h" in comment for comment in cnf.comments)
 
 
 def test_cpmpy_integer_helpers_are_auxiliary():
-    cnf = cpmpy_program.parse('n = cp.intvar(0, 5, name="n")\nconstraints = [n == cp.sum(list(VARS.values())), n == 2]\n',
-                              NAMES, **QUICK)
+    cnf = cpmpy_program.parse(
+        'n = cp.intvar(0, 5, name="n")\nconstraints = [n == cp.sum(list(VARS.values())), n == 2]\n', NAMES, **QUICK
+    )
     assert models(cnf) == truth_table(lambda *bits: sum(bits) == 2)
 
 

@@ -11,7 +11,8 @@ from autonesy.tools.formats import convert
 from autonesy.tools.formats.autofix import autofix
 from autonesy.tools.formats.extract import extract, is_placeholder
 from autonesy.tools.formats.lint import lint
-from autonesy.tools.formats.nat import ALIASES, CONVENTION as NAT_CONVENTION
+from autonesy.tools.formats.nat import ALIASES
+from autonesy.tools.formats.nat import CONVENTION as NAT_CONVENTION
 from autonesy.tools.formats.pysat_program import CONVENTION as PYSAT_CONVENTION
 
 NAMES = ["a", "b", "c"]
@@ -31,8 +32,10 @@ def models(cnf) -> set[tuple[bool, ...]]:
 # ------------------------------------------------------------------------------------- extraction
 @pytest.mark.parametrize("placeholder", ["…", "...", " ... ", "...the formula...", "…formula…", ""])
 def test_a_placeholder_block_after_the_real_one_is_skipped(placeholder):
-    answer = (f"Reasoning.\n<cnf>\na OR b OR c\nNOT (a AND b)\nNOT (a AND c)\nNOT (b AND c)\n</cnf>\n"
-              f"The formula is inside the <cnf>{placeholder}</cnf> block above.")
+    answer = (
+        f"Reasoning.\n<cnf>\na OR b OR c\nNOT (a AND b)\nNOT (a AND c)\nNOT (b AND c)\n</cnf>\n"
+        f"The formula is inside the <cnf>{placeholder}</cnf> block above."
+    )
     conversion = convert(answer, "nat", NAMES)
     assert conversion.ok and models(conversion.cnf) == EXACTLY_ONE
 
@@ -57,8 +60,10 @@ def test_an_error_names_the_block_it_is_about():
 
 
 def test_prose_after_a_closing_fence_is_removed():
-    answer = ("<cnf>\nHere is the program:\n```python\nconstraints = [cp.sum([a, b, c]) == 1]\n```\n"
-              "This states that exactly one of a, b and c holds – as required.\n</cnf>")
+    answer = (
+        "<cnf>\nHere is the program:\n```python\nconstraints = [cp.sum([a, b, c]) == 1]\n```\n"
+        "This states that exactly one of a, b and c holds – as required.\n</cnf>"
+    )
     extraction = extract(answer)
     assert extraction.source == "constraints = [cp.sum([a, b, c]) == 1]\n"
     assert extraction.notes == ("prose_outside_fence_removed", "stray_fence_removed")
@@ -102,24 +107,32 @@ def test_lint_flags_a_cpmpy_program_on_its_own_boolvar_array():
     own = "<cnf>\nx = cp.boolvar(shape=3)\nconstraints = [cp.sum(x) == 1]\n</cnf>"
     assert _warnings(own, "cpmpy") == ["no_task_variable", "cpmpy_own_boolvar"]
     assert _warnings("<cnf>\nconstraints = [cp.sum([a, b, c]) == 1]\n</cnf>", "cpmpy") == []
-    auxiliaries = "<cnf>\nt = cp.boolvar(shape=2)\nconstraints = [t[0] == (a | b), t[1] == c, cp.sum([a, b, c]) == 1]\n</cnf>"
+    auxiliaries = (
+        "<cnf>\nt = cp.boolvar(shape=2)\nconstraints = [t[0] == (a | b), t[1] == c, cp.sum([a, b, c]) == 1]\n</cnf>"
+    )
     assert _warnings(auxiliaries, "cpmpy") == []  # an auxiliary array next to the task variables is fine
 
 
 def test_lint_flags_a_pysat_pool_that_collides_with_task_variables():
-    colliding = ("<cnf>\npool = IDPool()\nhelper = pool.id('helper')\n"
-                 "clauses = [[a, b, c], [-a, -b], [-a, -c], [-b, -c], [helper]]\n</cnf>")
+    colliding = (
+        "<cnf>\npool = IDPool()\nhelper = pool.id('helper')\n"
+        "clauses = [[a, b, c], [-a, -b], [-a, -c], [-b, -c], [helper]]\n</cnf>"
+    )
     conversion = convert(colliding, "pysat", NAMES)
     assert any(w.startswith("[pysat_pool_collides]") for w in conversion.warnings)
     assert models(conversion.cnf) == {(True, False, False)}  # the pitfall is real: the "auxiliary" is a
-    fine = "<cnf>\npool = IDPool(start_from=N + 1)\nformula = CardEnc.equals(lits=[a, b, c], bound=1, vpool=pool)\n</cnf>"
+    fine = (
+        "<cnf>\npool = IDPool(start_from=N + 1)\nformula = CardEnc.equals(lits=[a, b, c], bound=1, vpool=pool)\n</cnf>"
+    )
     assert _warnings(fine, "pysat") == []
     assert "pysat_pool_collides" in _warnings(fine.replace("N + 1", "2"), "pysat")
 
 
 def test_lint_flags_the_native_encoding_that_gives_no_clauses():
-    native = ("<cnf>\nformula = CNF()\n"
-              "formula.extend(CardEnc.equals(lits=[a, b, c], bound=1, encoding=EncType.native).clauses)\n</cnf>")
+    native = (
+        "<cnf>\nformula = CNF()\n"
+        "formula.extend(CardEnc.equals(lits=[a, b, c], bound=1, encoding=EncType.native).clauses)\n</cnf>"
+    )
     assert _warnings(native, "pysat") == ["no_clauses", "pysat_native_encoding"]
 
 
@@ -147,8 +160,9 @@ def test_the_nat_convention_lists_every_alias_the_parser_accepts():
             assert alias in NAT_CONVENTION, alias
     assert "any case" in NAT_CONVENTION and "comment" in NAT_CONVENTION
     # And what it lists parses: unicode operators, lowercase keywords, trailing comments.
-    conversion = convert("<cnf>\na ∨ b ∨ c  # at least one\n¬(a ∧ b)\nnot (a and c)\n!(b && c) // at most one\n</cnf>",
-                         "nat", NAMES)
+    conversion = convert(
+        "<cnf>\na ∨ b ∨ c  # at least one\n¬(a ∧ b)\nnot (a and c)\n!(b && c) // at most one\n</cnf>", "nat", NAMES
+    )
     assert conversion.ok and models(conversion.cnf) == EXACTLY_ONE
 
 

@@ -12,13 +12,13 @@ from bruteforce import cnfs, projected_models
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from autonesy.tasks.reference import NoReference, reference_formalization, reference_origin
 from autonesy.tasks.registry import TASK_NAMES, get_task
 from autonesy.tasks.task import Descriptions, Task, TaskMetadata, Variable
 from autonesy.tools.cnf import CNF
 from autonesy.tools.counting import enumerate_models
 from autonesy.tools.formats import FORMATS, convert
 from autonesy.tools.formats.expr import Const, Op, Var, evaluate, tree_size
-from autonesy.tasks.reference import NoReference, reference_formalization, reference_origin
 from autonesy.tools.formats.render import render_cnf, render_expression
 from autonesy.tools.formats.tseitin import tseitin
 from autonesy.tools.metrics import score_formula
@@ -309,8 +309,10 @@ def test_reference_origins():
         for fmt in ("dimacs", "pysat", "cpmpy"):
             assert reference_origin(task, fmt) == "ground_truth"
         expected = (
-            "ground_truth" if task.ground_truth.num_aux_vars == 0
-            else "rule_list" if name == "road-r"
+            "ground_truth"
+            if task.ground_truth.num_aux_vars == 0
+            else "rule_list"
+            if name == "road-r"
             else "reference_expression"
         )
         assert reference_origin(task, "nat") == reference_origin(task, "sympy") == expected, name

@@ -58,8 +58,9 @@ def sandbox_processes() -> list[int]:
 
 
 def test_program_gets_inputs_and_returns_json():
-    result = run("total = sum(values)\nprint('hello')\nsubmit({'total': total, 'n': len(values)})",
-                 inputs={"values": [1, 2, 3]})
+    result = run(
+        "total = sum(values)\nprint('hello')\nsubmit({'total': total, 'n': len(values)})", inputs={"values": [1, 2, 3]}
+    )
     assert result.ok, result.message
     assert result.result == {"total": 6, "n": 3}
     assert result.stdout == "hello\n"
@@ -119,8 +120,10 @@ def test_sleeping_program_times_out():
 
 
 def test_memory_bomb():
-    result = run("chunks = []\nwhile True:\n    chunks.append(bytearray(10 ** 7))\n",
-                 limits=SandboxLimits(wall_seconds=10, memory_bytes=256 << 20))
+    result = run(
+        "chunks = []\nwhile True:\n    chunks.append(bytearray(10 ** 7))\n",
+        limits=SandboxLimits(wall_seconds=10, memory_bytes=256 << 20),
+    )
     assert result.error_kind == "resource"
     assert "MemoryError" in result.message
 
@@ -138,8 +141,10 @@ def test_fork_bomb_with_os_fork():
 
 
 def test_fork_bomb_that_swallows_the_error_is_still_reported():
-    result = run("import os\nwhile True:\n    try:\n        os.fork()\n    except Exception:\n        pass\n",
-                 limits=SandboxLimits(wall_seconds=1.0))
+    result = run(
+        "import os\nwhile True:\n    try:\n        os.fork()\n    except Exception:\n        pass\n",
+        limits=SandboxLimits(wall_seconds=1.0),
+    )
     assert result.error_kind == "forbidden"
     assert not sandbox_processes()
 
@@ -185,16 +190,22 @@ def test_writing_into_the_callers_home():
 
 
 def test_home_inside_the_sandbox_is_its_working_directory():
-    result = run("import os\nopen(os.path.expanduser('~/notes.txt'), 'w').write('ok')\n"
-                 "result = [os.path.expanduser('~'), os.getcwd()]")
+    result = run(
+        "import os\nopen(os.path.expanduser('~/notes.txt'), 'w').write('ok')\n"
+        "result = [os.path.expanduser('~'), os.getcwd()]"
+    )
     assert result.ok, result.message
     home, cwd = result.result
     assert home == cwd == sandbox.WORKDIR  # a private tmpfs: nothing of it is left on the host afterwards
 
 
 def test_secrets_in_the_environment_are_not_visible(monkeypatch):
-    secrets = {"OPENAI_API_KEY": "sk-test-0123456789", "GITHUB_TOKEN": "ghp-secret-token",
-               "AWS_SECRET_ACCESS_KEY": "aws-secret", "HTTPS_PROXY": "http://proxy.invalid:3128"}
+    secrets = {
+        "OPENAI_API_KEY": "sk-test-0123456789",
+        "GITHUB_TOKEN": "ghp-secret-token",
+        "AWS_SECRET_ACCESS_KEY": "aws-secret",
+        "HTTPS_PROXY": "http://proxy.invalid:3128",
+    }
     for key, value in secrets.items():
         monkeypatch.setenv(key, value)
     code = "import os\nprint(os.environ.get('OPENAI_API_KEY'))\nprint(dict(os.environ))\nresult = dict(os.environ)"
@@ -219,8 +230,10 @@ def test_socket_to_loopback_is_refused():
     listener.settimeout(0.3)
     port = listener.getsockname()[1]
     try:
-        result = run(f"import socket\ns = socket.create_connection(('127.0.0.1', {port}), timeout=1)\n"
-                     "s.sendall(b'leak')\nresult = 1")
+        result = run(
+            f"import socket\ns = socket.create_connection(('127.0.0.1', {port}), timeout=1)\n"
+            "s.sendall(b'leak')\nresult = 1"
+        )
         assert result.error_kind == "forbidden"
         assert "network" in result.message
         with pytest.raises(socket.timeout):
@@ -281,8 +294,10 @@ def test_deep_recursion():
 
 
 def test_recursion_after_raising_the_limit_is_still_contained():
-    result = run("import sys\nsys.setrecursionlimit(10 ** 8)\ndef down(n):\n    return down(n + 1)\ndown(0)\n",
-                 limits=SandboxLimits(wall_seconds=2, memory_bytes=128 << 20))
+    result = run(
+        "import sys\nsys.setrecursionlimit(10 ** 8)\ndef down(n):\n    return down(n + 1)\ndown(0)\n",
+        limits=SandboxLimits(wall_seconds=2, memory_bytes=128 << 20),
+    )
     assert result.error_kind in ("resource", "timeout")
 
 
@@ -334,9 +349,11 @@ def test_without_the_audit_hook_no_process_starts(canary: Path):
 
 
 def test_without_the_audit_hook_threads_are_bounded_and_die():
-    code = ("import threading, time\nstarted = 0\ntry:\n    for _ in range(100):\n"
-            "        threading.Thread(target=time.sleep, args=(300,), daemon=True).start()\n        started += 1\n"
-            "except RuntimeError as exc:\n    print('limit:', exc)\nresult = started")
+    code = (
+        "import threading, time\nstarted = 0\ntry:\n    for _ in range(100):\n"
+        "        threading.Thread(target=time.sleep, args=(300,), daemon=True).start()\n        started += 1\n"
+        "except RuntimeError as exc:\n    print('limit:', exc)\nresult = started"
+    )
     result = run(code, limits=SandboxLimits(wall_seconds=5, max_processes=8))
     assert result.ok, result.message
     assert "limit:" in result.stdout and result.result <= 8 + 2  # RLIMIT_NPROC: limit + the harness tasks

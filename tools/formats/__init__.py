@@ -12,8 +12,8 @@ raise :class:`FormatError`; they are imported lazily (the Python formats pull in
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from types import ModuleType
-from typing import Sequence
 
 from autonesy.tools.formats.base import FORMATS, FRONT_ENDS, Conversion, FormatError
 from autonesy.tools.formats.extract import extract
@@ -76,13 +76,18 @@ def convert(answer: str, fmt: str, names: Sequence[str], *, autofix: bool = True
 def _parsed(fmt: str, source: str, cnf, autofixes: tuple[str, ...], names: Sequence[str]) -> Conversion:
     from autonesy.tools.formats.lint import lint
 
-    return Conversion(fmt, source, cnf=cnf, autofixes=autofixes,
-                      warnings=tuple(str(w) for w in lint(source, fmt, cnf, names)))
+    return Conversion(
+        fmt, source, cnf=cnf, autofixes=autofixes, warnings=tuple(str(w) for w in lint(source, fmt, cnf, names))
+    )
 
 
 def _located(error: FormatError, where: str) -> FormatError:
     """The error, saying which <cnf> block it is about when the answer held several."""
     if not where:
         return error
-    return FormatError(error.kind, f"{error.message}\n(This is about the formula in {where}: the last <cnf> "
-                       "block that is not empty or a placeholder.)", error.line)
+    return FormatError(
+        error.kind,
+        f"{error.message}\n(This is about the formula in {where}: the last <cnf> "
+        "block that is not empty or a placeholder.)",
+        error.line,
+    )

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import keyword
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from autonesy.tools.formats.base import FormatError
 from autonesy.tools.sandbox import SandboxError, SandboxLimits, SandboxResult, prewarm, run_program
@@ -69,8 +70,15 @@ def run_format_program(
     """Run the program; return what ``collect`` produced, or raise FormatError / SandboxUnavailable."""
     if not isinstance(source, str) or not source.strip():
         raise FormatError("no_block", "the program is empty")
-    result = run_program(source, inputs=inputs, setup=setup, collect=collect,
-                         preload=(*COMMON_MODULES, *preload), limits=limits, prewarm=PREWARM)
+    result = run_program(
+        source,
+        inputs=inputs,
+        setup=setup,
+        collect=collect,
+        preload=(*COMMON_MODULES, *preload),
+        limits=limits,
+        prewarm=PREWARM,
+    )
     if result.ok:
         return result.result
     raise error_from(result, names)
@@ -82,8 +90,10 @@ def error_from(result: SandboxResult, names: Sequence[str]) -> Exception:
         return SandboxUnavailable(result.message)
     message = result.message
     if kind == "runtime" and result.exception == "NameError" and result.name:
-        message = (f"{message}\n`{result.name}` is neither a task variable nor a pre-bound name. "
-                   f"The task variables are: {names_preview(list(names))}.")
+        message = (
+            f"{message}\n`{result.name}` is neither a task variable nor a pre-bound name. "
+            f"The task variables are: {names_preview(list(names))}."
+        )
         kind = "unknown_variable"
     return FormatError(kind, message, result.line)
 

@@ -52,7 +52,7 @@ from __future__ import annotations
 import ast
 import importlib
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from autonesy.tools.formats.base import FRONT_ENDS
 from autonesy.tools.formats.dimacs import is_comment, is_header, parse_header
@@ -73,7 +73,10 @@ FIX_PYSAT_TERMINATOR = "pysat_clause_terminator_removed"
 
 _INTEGER = re.compile(r"^[+-]?\d+$")
 
-_ITERTOOLS = {name: ("itertools", f"from itertools import {name}") for name in ("combinations", "product", "permutations", "combinations_with_replacement", "chain")}
+_ITERTOOLS = {
+    name: ("itertools", f"from itertools import {name}")
+    for name in ("combinations", "product", "permutations", "combinations_with_replacement", "chain")
+}
 _COMMON = {"itertools": ("itertools", "import itertools"), "math": ("math", "import math"), **_ITERTOOLS}
 
 # name used → (module reported in the fix name, import line)
@@ -105,7 +108,19 @@ KNOWN_IMPORTS: dict[str, dict[str, tuple[str, str]]] = {
         "sympy": ("sympy", "import sympy"),
         **{
             name: ("sympy", f"from sympy import {name}")
-            for name in ("And", "Or", "Not", "Implies", "Equivalent", "Xor", "ITE", "symbols", "Symbol", "true", "false")
+            for name in (
+                "And",
+                "Or",
+                "Not",
+                "Implies",
+                "Equivalent",
+                "Xor",
+                "ITE",
+                "symbols",
+                "Symbol",
+                "true",
+                "false",
+            )
         },
     },
 }
@@ -250,8 +265,9 @@ def _fix_dimacs_names(text: str, names: list[str], fixes: list[str]) -> str:
             continue
         if not all(_INTEGER.match(t) or t.lstrip("-~¬!") in index for t in tokens):
             return text  # something else than names: leave it to the parser's error
-        lines[i] = " ".join(t if _INTEGER.match(t) else ("-" if t[0] in "-~¬!" else "") + str(index[t.lstrip("-~¬!")])
-                            for t in tokens)
+        lines[i] = " ".join(
+            t if _INTEGER.match(t) else ("-" if t[0] in "-~¬!" else "") + str(index[t.lstrip("-~¬!")]) for t in tokens
+        )
         changed = True
     if changed:
         fixes.append(FIX_DIMACS_NAMES)
@@ -275,8 +291,6 @@ def _fix_pysat_terminators(code: str, fixes: list[str]) -> str:
     if fixed != code:
         fixes.append(FIX_PYSAT_TERMINATOR)
     return fixed
-
-
 
 
 class _Names(ast.NodeVisitor):

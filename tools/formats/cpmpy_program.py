@@ -15,7 +15,8 @@ variable the constraints never mention stays a free task variable.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from autonesy.tools.cnf import CNF, DimacsError, parse_dimacs
 from autonesy.tools.formats._program import check_names, limits_from, run_format_program
@@ -48,19 +49,18 @@ constraints = [
 
 RESERVED_NAMES = frozenset({"cp", "VARS", "itertools", "math", "constraints", "model", "submit"})
 
-PRELOAD = ("cpmpy", "numpy", "cpmpy.transformations.to_cnf", "cpmpy.transformations.get_variables",
-           "pindakaas")
+PRELOAD = ("cpmpy", "numpy", "cpmpy.transformations.to_cnf", "cpmpy.transformations.get_variables", "pindakaas")
 
-SETUP = '''
+SETUP = """
 import itertools, math
 import cpmpy as cp
 
 VARS = {_name: cp.boolvar(name=_name) for _name in __task_names__}
 globals().update(VARS)
 del __task_names__
-'''
+"""
 
-COLLECT = '''
+COLLECT = """
 def collect(ns, submitted):
     import numpy as np
     import cpmpy as cp
@@ -128,7 +128,7 @@ def collect(ns, submitted):
     helpers = sorted({{v.name for v in user_vars if v.name not in TASK}})
     dimacs = "\\n".join(header + [f"p cnf {{len(variables)}} {{len(lines)}}"] + lines) + "\\n"
     return {{"dimacs": dimacs, "task_ids": task_ids, "helpers": helpers}}
-'''
+"""
 
 
 def warm_up() -> None:
@@ -166,7 +166,11 @@ MAX_CLAUSES = 2_000_000  # as the sandbox's bound on lists in a result (PySAT's 
 
 def reindex(data: Any, names: Sequence[str]) -> CNF:
     """Renumber the sandbox's DIMACS: task variables 1..N in task order, all others N+1.. in order."""
-    if not isinstance(data, dict) or not isinstance(data.get("dimacs"), str) or not isinstance(data.get("task_ids"), dict):
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("dimacs"), str)
+        or not isinstance(data.get("task_ids"), dict)
+    ):
         raise FormatError("type", "the CPMpy conversion did not return DIMACS text and a variable map")
     if data["dimacs"].count("\n") > MAX_CLAUSES:  # before building them: 16 MiB of "1 0" lines cost ~0.7 GiB, 45 s
         raise FormatError("too_large", f"the CPMpy model's CNF has more than {MAX_CLAUSES:,} clauses")
@@ -180,7 +184,11 @@ def reindex(data: Any, names: Sequence[str]) -> CNF:
         if name not in position or not isinstance(ids, list):
             raise FormatError("type", f"the CPMpy conversion mapped an unknown name {str(name)[:40]!r}")
         for old in ids:
-            if type(old) is not int or not 1 <= old <= raw.num_vars or new_id.get(old, position[name]) != position[name]:
+            if (
+                type(old) is not int
+                or not 1 <= old <= raw.num_vars
+                or new_id.get(old, position[name]) != position[name]
+            ):
                 raise FormatError("type", f"the CPMpy conversion returned a bad id for {name!r}")
             new_id[old] = position[name]
     n = len(names)

@@ -27,7 +27,7 @@ what :mod:`.autofix` repairs.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from autonesy.tools.cnf import CNF
 from autonesy.tools.formats.base import FormatError

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence, Union
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class Op:
     equal, ``xor`` of many means an odd number true)."""
 
     op: str
-    args: tuple["Expr", ...]
+    args: tuple[Expr, ...]
 
     def __post_init__(self) -> None:
         arity = {"not": (1, 1), "implies": (2, 2)}.get(self.op, (1, None))
@@ -34,7 +34,7 @@ class Op:
             raise ValueError(f"operator {self.op!r} cannot take {len(self.args)} operands")
 
 
-Expr = Union[Var, Const, Op]
+Expr = Var | Const | Op
 OPERATORS = ("not", "and", "or", "implies", "iff", "xor")
 
 

@@ -56,7 +56,9 @@ class Extraction:
 
     source: str
     notes: tuple[str, ...] = field(default=())
-    where: str = field(default="", compare=False)  # e.g. "block 2 of 3 (line 14 of the answer)"; "" when the answer had one block
+    where: str = field(
+        default="", compare=False
+    )  # e.g. "block 2 of 3 (line 14 of the answer)"; "" when the answer had one block
 
 
 def is_placeholder(body: str) -> bool:
@@ -125,7 +127,9 @@ def extract(text: str, *, max_chars: int = MAX_ANSWER_CHARS) -> Extraction:
             complete.append((pending, text[pending:start]))
             pending = None
 
-    candidates = [(i, at, body) for i, (at, body) in enumerate(complete, start=1) if not is_placeholder(_clean(body)[0])]
+    candidates = [
+        (i, at, body) for i, (at, body) in enumerate(complete, start=1) if not is_placeholder(_clean(body)[0])
+    ]
     if len(candidates) > 1:
         notes.append(NOTE_LAST_OF_MANY)
     where = ""
@@ -133,9 +137,11 @@ def extract(text: str, *, max_chars: int = MAX_ANSWER_CHARS) -> Extraction:
         number, at, body = candidates[-1]
         if len(complete) > 1:
             skipped = len(complete) - number
-            where = (f"block {number} of {len(complete)} (line {text.count(chr(10), 0, at) + 1} of the answer"
-                     + (f"; {skipped} later block{'s' if skipped > 1 else ''} empty or a placeholder" if skipped else "")
-                     + ")")
+            where = (
+                f"block {number} of {len(complete)} (line {text.count(chr(10), 0, at) + 1} of the answer"
+                + (f"; {skipped} later block{'s' if skipped > 1 else ''} empty or a placeholder" if skipped else "")
+                + ")"
+            )
     elif pending is not None and not is_placeholder(_clean(text[pending:])[0]):
         body = text[pending:]
         notes.append(NOTE_UNTERMINATED)
@@ -143,8 +149,11 @@ def extract(text: str, *, max_chars: int = MAX_ANSWER_CHARS) -> Extraction:
     elif pending is not None:
         raise _no_block("The <cnf> block is empty (and its closing </cnf> tag is missing).")
     elif complete:
-        raise _no_block("The <cnf> block is empty or only a placeholder such as '…'." if len(complete) == 1 else
-                        f"All {len(complete)} <cnf> blocks are empty or only placeholders such as '…'.")
+        raise _no_block(
+            "The <cnf> block is empty or only a placeholder such as '…'."
+            if len(complete) == 1
+            else f"All {len(complete)} <cnf> blocks are empty or only placeholders such as '…'."
+        )
     elif tags:
         raise _no_block("Found a closing </cnf> tag but no opening <cnf> tag before it.")
     else:

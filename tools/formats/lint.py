@@ -22,8 +22,8 @@ the repair agent once (it may answer [[OK]]) and records them in the trace.
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from autonesy.tools.cnf import CNF
 
@@ -44,12 +44,22 @@ def lint(source: str, fmt: str, cnf: CNF, names: Sequence[str]) -> list[LintWarn
     n = len(names)
     found: list[LintWarning] = []
     if not cnf.clauses:
-        found.append(LintWarning("no_clauses", "The formula has no clauses, so every assignment satisfies it. "
-                             "Check that the constraints are actually collected into the formula."))
+        found.append(
+            LintWarning(
+                "no_clauses",
+                "The formula has no clauses, so every assignment satisfies it. "
+                "Check that the constraints are actually collected into the formula.",
+            )
+        )
     elif not any(abs(lit) <= n for clause in cnf.clauses for lit in clause):
-        found.append(LintWarning("no_task_variable", "No clause mentions a task variable: the formula only "
-                             "constrains auxiliary variables, so it does not restrict the task variables at all. "
-                             "Use the task variables by their names."))
+        found.append(
+            LintWarning(
+                "no_task_variable",
+                "No clause mentions a task variable: the formula only "
+                "constrains auxiliary variables, so it does not restrict the task variables at all. "
+                "Use the task variables by their names.",
+            )
+        )
     if fmt in ("pysat", "cpmpy", "sympy"):
         try:
             tree = ast.parse(source)
@@ -74,28 +84,57 @@ def _python_checks(tree: ast.AST, fmt: str, n: int, names: set[str]) -> list[Lin
         if fmt == "cpmpy" and not refers_to_task and isinstance(node, ast.Call) and _callee(node) == "boolvar":
             shaped = node.args or any(k.arg == "shape" for k in node.keywords)
             if shaped:
-                found.setdefault("cpmpy_own_boolvar", LintWarning(
-                    "cpmpy_own_boolvar", "The program creates its own array of Boolean variables with boolvar(shape=…). "
-                    "Those are auxiliary variables, not the task variables: the task variables are already "
-                    "defined, each under its own name (and in VARS)."))
+                found.setdefault(
+                    "cpmpy_own_boolvar",
+                    LintWarning(
+                        "cpmpy_own_boolvar",
+                        "The program creates its own array of Boolean variables with boolvar(shape=…). "
+                        "Those are auxiliary variables, not the task variables: the task variables are already "
+                        "defined, each under its own name (and in VARS).",
+                    ),
+                )
         elif fmt == "pysat" and isinstance(node, ast.Call) and _callee(node) == "IDPool":
             start = next((k.value for k in node.keywords if k.arg == "start_from"), node.args[0] if node.args else None)
-            first = 1 if start is None else (start.value if isinstance(start, ast.Constant) and isinstance(start.value, int) else None)
+            first = (
+                1
+                if start is None
+                else (start.value if isinstance(start, ast.Constant) and isinstance(start.value, int) else None)
+            )
             if first is not None and first <= n:
-                found.setdefault("pysat_pool_collides", LintWarning(
-                    "pysat_pool_collides", f"IDPool({'' if start is None else f'start_from={first}'}) hands out ids from "
-                    f"{first}, but 1..{n} are the task variables: its 'auxiliary' variables are task variables. "
-                    "Use the predefined vpool (it starts at N + 1) or IDPool(start_from=N + 1)."))
-        elif fmt == "pysat" and isinstance(node, ast.Attribute) and node.attr == "native" and \
-                isinstance(node.value, ast.Name) and node.value.id in ("EncType", "PBEncType"):
-            found.setdefault("pysat_native_encoding", LintWarning(
-                "pysat_native_encoding", "EncType.native produces no clauses (it is meant for solvers with native "
-                "cardinality constraints), so that constraint is missing from the formula. Use another encoding, "
-                "e.g. EncType.seqcounter or EncType.totalizer."))
+                found.setdefault(
+                    "pysat_pool_collides",
+                    LintWarning(
+                        "pysat_pool_collides",
+                        f"IDPool({'' if start is None else f'start_from={first}'}) hands out ids from "
+                        f"{first}, but 1..{n} are the task variables: its 'auxiliary' variables are task variables. "
+                        "Use the predefined vpool (it starts at N + 1) or IDPool(start_from=N + 1).",
+                    ),
+                )
+        elif (
+            fmt == "pysat"
+            and isinstance(node, ast.Attribute)
+            and node.attr == "native"
+            and isinstance(node.value, ast.Name)
+            and node.value.id in ("EncType", "PBEncType")
+        ):
+            found.setdefault(
+                "pysat_native_encoding",
+                LintWarning(
+                    "pysat_native_encoding",
+                    "EncType.native produces no clauses (it is meant for solvers with native "
+                    "cardinality constraints), so that constraint is missing from the formula. Use another encoding, "
+                    "e.g. EncType.seqcounter or EncType.totalizer.",
+                ),
+            )
         elif fmt == "sympy" and _python_connective_on_sympy(node, names):
-            found.setdefault("sympy_python_operator", LintWarning(
-                "sympy_python_operator", "Python's not/and/or on SymPy expressions does not build a formula: `not x` "
-                "is a constant (False) and `x and y` is just one operand. Use ~x, x & y, x | y or Not/And/Or."))
+            found.setdefault(
+                "sympy_python_operator",
+                LintWarning(
+                    "sympy_python_operator",
+                    "Python's not/and/or on SymPy expressions does not build a formula: `not x` "
+                    "is a constant (False) and `x and y` is just one operand. Use ~x, x & y, x | y or Not/And/Or.",
+                ),
+            )
     return list(found.values())
 
 

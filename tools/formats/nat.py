@@ -46,7 +46,7 @@ from __future__ import annotations
 import difflib
 import re
 import threading
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
@@ -93,7 +93,9 @@ _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _kw(word: str, *aliases: str) -> str:
-    alternatives = [f"/(?i:{word.lower()})(?![A-Za-z0-9_])/"] + [f'"{a}"' for a in sorted(aliases, key=len, reverse=True)]
+    alternatives = [f"/(?i:{word.lower()})(?![A-Za-z0-9_])/"] + [
+        f'"{a}"' for a in sorted(aliases, key=len, reverse=True)
+    ]
     return f"_{word}.2: " + " | ".join(alternatives)
 
 
@@ -187,7 +189,7 @@ class _Build(Transformer):
             return inner.args[0]
         return Op("not", (inner,))
 
-    def _flat(self, op: str, left: Expr, right: Expr) -> "_Chain":
+    def _flat(self, op: str, left: Expr, right: Expr) -> _Chain:
         if isinstance(left, _Chain) and left.op == op:
             left.args.append(_done(right))  # in place: a chain of n operands costs n, not n²
             return left
@@ -217,12 +219,14 @@ class _Chain:
         self.args = args
 
 
-def _done(node: "Expr | _Chain") -> Expr:
+def _done(node: Expr | _Chain) -> Expr:
     return Op(node.op, tuple(node.args)) if isinstance(node, _Chain) else node
 
 
 _BUILD = _Build()
-_PARSER = Lark(_GRAMMAR, parser="lalr", lexer="basic", postlex=_ParenNewlines(), transformer=_BUILD, maybe_placeholders=False)
+_PARSER = Lark(
+    _GRAMMAR, parser="lalr", lexer="basic", postlex=_ParenNewlines(), transformer=_BUILD, maybe_placeholders=False
+)
 _LOCK = threading.Lock()
 
 
@@ -320,14 +324,18 @@ def _syntax_error(source: str, error: UnexpectedInput, names: Sequence[str]) -> 
                     "a constraint, end the previous line with the operator or keep it inside parentheses."
                 )
             elif token.type == "_LPAR" and "_LPAR" not in accepted:
-                hints.append("NAT has no functions: write cardinality and other rules with NOT, AND, OR, XOR, IMPLIES and IFF.")
+                hints.append(
+                    "NAT has no functions: write cardinality and other rules with NOT, AND, OR, XOR, IMPLIES and IFF."
+                )
             elif token.type == "_RPAR" and "_RPAR" not in accepted:
                 hints.append("This ')' has no matching '('.")
             elif token.type in ("NAME", "_TRUE", "_FALSE", "_NOT") and "NAME" not in accepted:
                 hints.append("An operator (AND, OR, XOR, IMPLIES, IFF) is missing before it.")
             if token.type == "NAME" and token.upper() in ("IF", "THEN", "EQUALS", "ONLY"):
                 hints.append("Use IMPLIES for 'if … then …' and IFF for 'if and only if'.")
-        message = f"column {column}: unexpected {found} in {_line_text(source, line)!r}; expected {_expected(accepted)}."
+        message = (
+            f"column {column}: unexpected {found} in {_line_text(source, line)!r}; expected {_expected(accepted)}."
+        )
     elif isinstance(error, UnexpectedCharacters):
         line, column = error.line, error.column
         lines = source.splitlines()
@@ -340,9 +348,13 @@ def _syntax_error(source: str, error: UnexpectedInput, names: Sequence[str]) -> 
         if char.isdigit():
             hints.append(f"Variables are written by name (e.g. {names[0] if names else 'x'}), not by number.")
         elif char in "=<>":
-            hints.append("Use IFF (or <->) for equivalence and IMPLIES (or ->) for implication; there is no '=' or comparison.")
+            hints.append(
+                "Use IFF (or <->) for equivalence and IMPLIES (or ->) for implication; there is no '=' or comparison."
+            )
         elif char in ",;":
-            hints.append("NAT has no functions or lists: put each constraint on its own line and combine operands with AND, OR.")
+            hints.append(
+                "NAT has no functions or lists: put each constraint on its own line and combine operands with AND, OR."
+            )
     else:  # pragma: no cover - other lark errors (UnexpectedEOF) do not occur with LALR
         line = getattr(error, "line", None)
         message = f"cannot parse the formula: {error}"

@@ -11,7 +11,8 @@ number them from max(lits) + 1, silently colliding with task variables above max
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from autonesy.tools.cnf import CNF
 from autonesy.tools.formats._program import check_names, limits_from, run_format_program
@@ -45,10 +46,26 @@ formula.extend(CardEnc.equals(lits=[a, b, c], bound=1, vpool=vpool).clauses)  # 
 formula.append([-a, d])  # a implies d
 """
 
-RESERVED_NAMES = frozenset({
-    "N", "VARS", "vpool", "CNF", "CNFPlus", "WCNF", "IDPool", "CardEnc", "PBEnc", "EncType", "PBEncType",
-    "itertools", "math", "formula", "clauses", "submit",
-})
+RESERVED_NAMES = frozenset(
+    {
+        "N",
+        "VARS",
+        "vpool",
+        "CNF",
+        "CNFPlus",
+        "WCNF",
+        "IDPool",
+        "CardEnc",
+        "PBEnc",
+        "EncType",
+        "PBEncType",
+        "itertools",
+        "math",
+        "formula",
+        "clauses",
+        "submit",
+    }
+)
 
 PRELOAD = ("pysat.formula", "pysat.card", "pysat.pb", "inspect")
 
@@ -105,7 +122,7 @@ _card.CardEnc, _pb.PBEnc = CardEnc, PBEnc  # `from pysat.card import CardEnc` ge
 del __task_names__, _card, _pb
 '''
 
-COLLECT = '''
+COLLECT = """
 def collect(ns, submitted):
     import operator
     from pysat.formula import CNF
@@ -156,7 +173,7 @@ def collect(ns, submitted):
             raise ProgramError("too_large", f"{{where}} holds more than {{MAX_LITERALS}} literals")
         out.append(literals)
     return {{"clauses": out}}
-'''
+"""
 
 
 def warm_up() -> None:
@@ -204,8 +221,9 @@ def _checked_clauses(data: Any, max_var: int) -> tuple[tuple[int, ...], ...]:
         raise FormatError("type", "the program did not produce a list of clauses")
     out = []
     for clause in clauses:
-        if not isinstance(clause, list) or not all(type(lit) is int and lit != 0 and abs(lit) <= max_var
-                                                   for lit in clause):
+        if not isinstance(clause, list) or not all(
+            type(lit) is int and lit != 0 and abs(lit) <= max_var for lit in clause
+        ):
             raise FormatError("type", f"malformed clause {str(clause)[:80]}")
         out.append(tuple(clause))
     return tuple(out)

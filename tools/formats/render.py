@@ -32,7 +32,7 @@ formula). An expression that simplifies to false is ``FALSE`` in NAT, ``false`` 
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from autonesy.tools.cnf import CNF
 from autonesy.tools.formats.base import FORMATS
@@ -113,8 +113,11 @@ def _dimacs(cnf: CNF, names: list[str], clauses: list[tuple[int, ...]]) -> str:
     n = cnf.num_task_vars
     lines = [f"c var {i} {name}" for i, name in enumerate(names, start=1)]
     if cnf.num_vars > n:
-        lines.append(f"c variable {n + 1} is auxiliary" if cnf.num_vars == n + 1
-                     else f"c variables {n + 1}..{cnf.num_vars} are auxiliary")
+        lines.append(
+            f"c variable {n + 1} is auxiliary"
+            if cnf.num_vars == n + 1
+            else f"c variables {n + 1}..{cnf.num_vars} are auxiliary"
+        )
     lines.append(f"p cnf {cnf.num_vars} {len(clauses)}")
     lines += [" ".join(map(str, clause)) + " 0" for clause in clauses]
     return "\n".join(lines) + "\n"
@@ -135,8 +138,9 @@ def _nat_cnf(names: list[str], clauses: list[tuple[int, ...]]) -> str:
         if not negative:
             lines.append(" OR ".join(map(name, positive)))
         elif not positive:
-            lines.append(f"NOT {name(negative[0])}" if len(negative) == 1
-                         else "NOT (" + " AND ".join(map(name, negative)) + ")")
+            lines.append(
+                f"NOT {name(negative[0])}" if len(negative) == 1 else "NOT (" + " AND ".join(map(name, negative)) + ")"
+            )
         else:
             lines.append(" AND ".join(map(name, negative)) + " IMPLIES " + " OR ".join(map(name, positive)))
     return "\n".join(lines or ["TRUE"]) + "\n"  # no clauses: an empty block would be no formula at all
@@ -152,8 +156,9 @@ def _sympy_cnf(names: list[str], clauses: list[tuple[int, ...]]) -> str:
         if not negative:
             items.append(" | ".join(map(name, positive)))
         elif not positive:
-            items.append(f"~{name(negative[0])}" if len(negative) == 1
-                         else "~(" + " & ".join(map(name, negative)) + ")")
+            items.append(
+                f"~{name(negative[0])}" if len(negative) == 1 else "~(" + " & ".join(map(name, negative)) + ")"
+            )
         else:
             items.append(f"Implies({' & '.join(map(name, negative))}, {' | '.join(map(name, positive))})")
     return _python_list("constraints", items)
@@ -176,8 +181,10 @@ def _pysat_cnf(cnf: CNF, names: list[str], clauses: list[tuple[int, ...]]) -> st
     if cnf.num_vars > n:
         k = cnf.num_vars - n
         loop = f"range({k})" if "range" not in names else f"itertools.repeat(None, {k})"
-        head = [f"# {_plural(k, 'auxiliary variable')}, drawn from vpool: {aux}[i] is variable {n + 1} + i",
-                f"{aux} = [vpool.id() for _ in {loop}]"]
+        head = [
+            f"# {_plural(k, 'auxiliary variable')}, drawn from vpool: {aux}[i] is variable {n + 1} + i",
+            f"{aux} = [vpool.id() for _ in {loop}]",
+        ]
 
     def literal(lit: int) -> str:
         v = abs(lit)
@@ -204,8 +211,10 @@ def _cpmpy_cnf(cnf: CNF, names: list[str], clauses: list[tuple[int, ...]]) -> st
         text = names[v - 1] if v <= n else f"{aux}[{v - n - 1}]"
         return text if lit > 0 else "~" + text
 
-    items = [literal(clause[0]) if len(clause) == 1 else "cp.any([" + ", ".join(map(literal, clause)) + "])"
-             for clause in clauses]
+    items = [
+        literal(clause[0]) if len(clause) == 1 else "cp.any([" + ", ".join(map(literal, clause)) + "])"
+        for clause in clauses
+    ]
     return _python_list("constraints", items, head)
 
 

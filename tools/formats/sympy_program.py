@@ -12,7 +12,8 @@ Symbols are matched to task variables by name; any other symbol is an ``unknown_
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from autonesy.tools.cnf import CNF
 from autonesy.tools.formats._program import check_names, limits_from, names_preview, run_format_program
@@ -44,14 +45,30 @@ formula = And(
 )
 """
 
-RESERVED_NAMES = frozenset({
-    "sp", "VARS", "And", "Or", "Not", "Implies", "Equivalent", "Xor", "ITE", "true", "false",
-    "itertools", "math", "formula", "constraints", "submit",
-})
+RESERVED_NAMES = frozenset(
+    {
+        "sp",
+        "VARS",
+        "And",
+        "Or",
+        "Not",
+        "Implies",
+        "Equivalent",
+        "Xor",
+        "ITE",
+        "true",
+        "false",
+        "itertools",
+        "math",
+        "formula",
+        "constraints",
+        "submit",
+    }
+)
 
 PRELOAD = ("sympy", "sympy.logic.boolalg")
 
-SETUP = '''
+SETUP = """
 import itertools, math
 import sympy as sp
 from sympy import And, Or, Not, Implies, Equivalent, Xor, ITE, true, false
@@ -59,9 +76,9 @@ from sympy import And, Or, Not, Implies, Equivalent, Xor, ITE, true, false
 VARS = {_name: sp.Symbol(_name) for _name in __task_names__}
 globals().update(VARS)
 del __task_names__
-'''
+"""
 
-COLLECT = '''
+COLLECT = """
 def collect(ns, submitted):
     from sympy import Symbol
     from sympy.core.basic import Basic
@@ -136,7 +153,7 @@ def collect(ns, submitted):
                 raise ProgramError("too_large", f"the formula has more than {{MAX_NODES}} distinct sub-expressions")
         out_roots.append(memo[key(root)])
     return {{"nodes": nodes, "roots": out_roots}}
-'''
+"""
 
 
 def warm_up() -> None:
@@ -177,8 +194,9 @@ _ARITY = {"not": (1, 1), "implies": (2, 2), "ite": (3, 3)}
 _OPS = {"and", "or", "not", "implies", "iff", "xor", "ite", "nand", "nor", "xnor", "exclusive"}
 
 
-def build_exprs(data: Any, names: Sequence[str], *, max_nodes: int = 500_000, max_depth: int = 200,
-                max_tree_size: int = 2_000_000) -> list[Expr]:
+def build_exprs(
+    data: Any, names: Sequence[str], *, max_nodes: int = 500_000, max_depth: int = 200, max_tree_size: int = 2_000_000
+) -> list[Expr]:
     """Expression trees from the sandbox's node table (untrusted data: every field is checked)."""
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), list) or not isinstance(data.get("roots"), list):
         raise FormatError("type", "the SymPy conversion did not return a node table")
@@ -213,8 +231,11 @@ def build_exprs(data: Any, names: Sequence[str], *, max_nodes: int = 500_000, ma
             depth.append(0)
             size.append(1)
             continue
-        if tag not in _OPS or not isinstance(value, list) or not value or not all(
-            type(child) is int and 0 <= child < number for child in value
+        if (
+            tag not in _OPS
+            or not isinstance(value, list)
+            or not value
+            or not all(type(child) is int and 0 <= child < number for child in value)
         ):
             raise FormatError("type", f"malformed connective {str(tag)[:20]!r} in the SymPy conversion")
         low, high = _ARITY.get(tag, (1, None))
@@ -224,19 +245,28 @@ def build_exprs(data: Any, names: Sequence[str], *, max_nodes: int = 500_000, ma
         if tag == "exclusive":  # expands to one clause per pair: count the pairs before expanding
             written = 1 + 3 * (len(value) * (len(value) - 1) // 2) + (len(value) - 1) * (written - 1)
             if written > max_tree_size:
-                raise FormatError("too_large", f"Exclusive of {len(value)} arguments expands to more than "
-                                  f"{max_tree_size} nodes (one per pair); split it or state it with fewer arguments")
+                raise FormatError(
+                    "too_large",
+                    f"Exclusive of {len(value)} arguments expands to more than "
+                    f"{max_tree_size} nodes (one per pair); split it or state it with fewer arguments",
+                )
         args = [built[child] for child in value]
         depth.append(1 + max(depth[child] for child in value))
         size.append(min(written, max_tree_size + 1))
         if depth[-1] > max_depth:
-            raise FormatError("too_large", f"the formula is nested more than {max_depth} levels deep; "
-                              "combine long chains with And/Or/Xor of many arguments instead")
+            raise FormatError(
+                "too_large",
+                f"the formula is nested more than {max_depth} levels deep; "
+                "combine long chains with And/Or/Xor of many arguments instead",
+            )
         built.append(_connective(tag, args))
     if unknown:
         shown = ", ".join(unknown[:10]) + (", ..." if len(unknown) > 10 else "")
-        raise FormatError("unknown_variable", f"the formula uses symbols that are not task variables: {shown}. "
-                          f"Use only the task variables: {names_preview(list(names))}")
+        raise FormatError(
+            "unknown_variable",
+            f"the formula uses symbols that are not task variables: {shown}. "
+            f"Use only the task variables: {names_preview(list(names))}",
+        )
     out = []
     total = 0
     for root in roots:
@@ -256,6 +286,6 @@ def _connective(tag: str, args: list[Expr]) -> Expr:
     if tag in ("nand", "nor", "xnor"):
         return Op("not", (Op({"nand": "and", "nor": "or", "xnor": "xor"}[tag], tuple(args)),))
     if tag == "exclusive":  # at most one argument true
-        pairs = [Op("not", (Op("and", (x, y)),)) for i, x in enumerate(args) for y in args[i + 1:]]
+        pairs = [Op("not", (Op("and", (x, y)),)) for i, x in enumerate(args) for y in args[i + 1 :]]
         return Op("and", tuple(pairs)) if pairs else Const(True)
     return Op(tag, tuple(args))

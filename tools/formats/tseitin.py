@@ -7,7 +7,7 @@ sub-expressions share one auxiliary; top-level conjunctions are split into separ
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from autonesy.tools.cnf import CNF
 from autonesy.tools.formats.expr import Const, Expr, Op, Var

@@ -36,18 +36,43 @@ writes it. These subsets cover the reference formalizations of every catalogue t
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from autonesy.tools.grammar.ir import (
-    Grammar, Lit, Ref, Repeat, alt, chars, int_range, opt, seq, star,
+    Grammar,
+    Lit,
+    Ref,
+    Repeat,
+    alt,
+    chars,
+    int_range,
+    opt,
+    seq,
+    star,
 )
 
 FORMATS = ("dimacs", "nat", "pysat", "cpmpy", "sympy")
 DEFAULT_MAX_AUX = 100_000
 DEFAULT_REASONING_CHARS = 1200
 MAX_CLAUSE_COUNT = 10_000_000
-PYSAT_RESERVED = ("N", "VARS", "vpool", "CNF", "CNFPlus", "WCNF", "IDPool", "CardEnc", "PBEnc", "EncType",
-                  "PBEncType", "itertools", "math", "formula", "clauses", "submit")
+PYSAT_RESERVED = (
+    "N",
+    "VARS",
+    "vpool",
+    "CNF",
+    "CNFPlus",
+    "WCNF",
+    "IDPool",
+    "CardEnc",
+    "PBEnc",
+    "EncType",
+    "PBEncType",
+    "itertools",
+    "math",
+    "formula",
+    "clauses",
+    "submit",
+)
 CPMPY_RESERVED = ("cp", "VARS", "itertools", "math", "constraints", "model", "submit")
 
 __all__ = ["FORMATS", "answer_grammar", "repair_grammar", "aux_name"]
@@ -108,14 +133,23 @@ def _breaks(g: Grammar, depth: int | None) -> Ref:
 # -- DIMACS ---------------------------------------------------------------------------------------
 
 
-def _dimacs(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, chain: int | None,
-            comments: bool) -> Ref:
+def _dimacs(
+    g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, chain: int | None, comments: bool
+) -> Ref:
     n = len(names)
     comment = _comment(g, "c")
     literal = g.add("lit", seq(opt("-"), int_range(1, n + max_aux)), token=True)
     count = g.add("count", int_range(0, MAX_CLAUSE_COUNT), token=True)
-    header = g.add("header", seq(g.add("p-cnf", Lit("p cnf "), token=True), count, g.add("sp", Lit(" "), token=True),
-                                 count, g.add("nl", Lit("\n"), token=True)))
+    header = g.add(
+        "header",
+        seq(
+            g.add("p-cnf", Lit("p cnf "), token=True),
+            count,
+            g.add("sp", Lit(" "), token=True),
+            count,
+            g.add("nl", Lit("\n"), token=True),
+        ),
+    )
     end = g.add("end", Lit(" 0"), token=True)
     clause = g.add("clause", seq(_chain(literal, Ref("sp"), chain), end))
     line = g.add("clause-line", seq(_chain(clause, Ref("sp"), chain), Ref("nl")))
@@ -127,13 +161,16 @@ def _dimacs(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, c
 # -- NAT ------------------------------------------------------------------------------------------
 
 
-def _nat(g: Grammar, names: Sequence[str], lines: int | None, depth: int | None, chain: int | None,
-         comments: bool) -> Ref:
+def _nat(
+    g: Grammar, names: Sequence[str], lines: int | None, depth: int | None, chain: int | None, comments: bool
+) -> Ref:
     name = _name_token(g, names)
     brk = _breaks(g, depth)
     after = alt(" ", brk)
-    ops = {word: g.add(f"op-{word.lower()}", seq(f" {word}", after), token=True)
-           for word in ("IFF", "IMPLIES", "OR", "XOR", "AND")}
+    ops = {
+        word: g.add(f"op-{word.lower()}", seq(f" {word}", after), token=True)
+        for word in ("IFF", "IMPLIES", "OR", "XOR", "AND")
+    }
     negation = g.add("op-not", Lit("NOT "), token=True)
     constant = g.add("constant", alt("TRUE", "FALSE"), word=True)
     lpar = g.add("lpar", seq("(", opt(brk)), token=True)
@@ -163,7 +200,9 @@ def _items(item: Ref, comma: Ref, lines: int | None = None):
 
 def _program_list(g: Grammar, variable: str, item: Ref, suffix: str, lines: int | None) -> Ref:
     """``variable = [`` items ``]``: a bracketed list like any other (its items on their own lines or not)."""
-    return g.add(f"list{suffix}", seq(f"{variable} = [", opt(Ref("brk")), opt(_items(item, Ref("comma"), lines)), "]\n"))
+    return g.add(
+        f"list{suffix}", seq(f"{variable} = [", opt(Ref("brk")), opt(_items(item, Ref("comma"), lines)), "]\n")
+    )
 
 
 def _python_head(g: Grammar, depth: int | None) -> None:
@@ -172,30 +211,53 @@ def _python_head(g: Grammar, depth: int | None) -> None:
     _comment(g, "#")
 
 
-def _pysat(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, depth: int | None,
-           chain: int | None, comments: bool) -> Ref:
+def _pysat(
+    g: Grammar,
+    names: Sequence[str],
+    max_aux: int,
+    lines: int | None,
+    depth: int | None,
+    chain: int | None,
+    comments: bool,
+) -> Ref:
     _python_head(g, depth)
     name = _name_token(g, names)
     aux = aux_name(names, PYSAT_RESERVED)
     loop = "range(" if "range" not in names else "itertools.repeat(None, "
-    declaration = g.add("aux-decl", seq(f"{aux} = [vpool.id() for _ in {loop}", int_range(1, max_aux), ")]\n"),
-                        token=True)
+    declaration = g.add(
+        "aux-decl", seq(f"{aux} = [vpool.id() for _ in {loop}", int_range(1, max_aux), ")]\n"), token=True
+    )
     aux_ref = g.add("aux-ref", seq(f"{aux}[", int_range(0, max_aux - 1), "]"), token=True)
     comma = Ref("comma")
     for suffix, atom in (("", name), ("-aux", alt(name, aux_ref))):
         literal = g.add(f"lit{suffix}", seq(opt(g.add(f"minus{suffix}", Lit("-"), token=True)), atom))
         clause = g.add(f"clause{suffix}", seq("[", _items(literal, comma, chain), "]"))
         _program_list(g, "clauses", clause, suffix, lines)
-    return g.add("body", seq(*([_lines(Ref("comment"), lines)] if comments else []), alt(Ref("list"), seq(declaration, Ref("list-aux")))))
+    return g.add(
+        "body",
+        seq(
+            *([_lines(Ref("comment"), lines)] if comments else []), alt(Ref("list"), seq(declaration, Ref("list-aux")))
+        ),
+    )
 
 
-def _cpmpy(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, depth: int | None,
-           chain: int | None, comments: bool) -> Ref:
+def _cpmpy(
+    g: Grammar,
+    names: Sequence[str],
+    max_aux: int,
+    lines: int | None,
+    depth: int | None,
+    chain: int | None,
+    comments: bool,
+) -> Ref:
     _python_head(g, depth)
     name = _name_token(g, names)
     aux = aux_name(names, CPMPY_RESERVED)
-    declaration = g.add("aux-decl", seq(f"{aux} = cp.boolvar(shape=", alt(int_range(2, max_aux), "(1,)"),
-                                        f', name="{aux}")\n'), token=True)
+    declaration = g.add(
+        "aux-decl",
+        seq(f"{aux} = cp.boolvar(shape=", alt(int_range(2, max_aux), "(1,)"), f', name="{aux}")\n'),
+        token=True,
+    )
     aux_ref = g.add("aux-ref", seq(f"{aux}[", int_range(0, max_aux - 1), "]"), token=True)
     brk, comma = Ref("brk"), Ref("comma")
     list_open = g.add("list-open", seq(alt("cp.all", "cp.any", "cp.Xor"), "([", opt(brk)), token=True)
@@ -209,22 +271,35 @@ def _cpmpy(g: Grammar, names: Sequence[str], max_aux: int, lines: int | None, de
     for suffix, atom in (("", name), ("-aux", alt(name, aux_ref))):
         for at, inner in _levels(depth):
             operand = Ref(f"operand{suffix}{at}")
-            nested = [] if inner is None else [
-                seq(list_open, _items(Ref(f"expr{suffix}{inner}"), comma, chain), list_close),
-                seq(lpar, Ref(f"expr{suffix}{inner}"), rpar)]
+            nested = (
+                []
+                if inner is None
+                else [
+                    seq(list_open, _items(Ref(f"expr{suffix}{inner}"), comma, chain), list_close),
+                    seq(lpar, Ref(f"expr{suffix}{inner}"), rpar),
+                ]
+            )
             g.add(f"operand{suffix}{at}", alt(atom, *nested))
             # Left-factored (one operand, then an optional tail): a decoder that tracks every open
             # alternative (llama.cpp) would otherwise follow four copies of each nested operand.
-            tails = ([] if inner is None else [seq(implies, Ref(f"expr{suffix}{inner}"), rpar)]) + [seq(equals, operand)]
+            tails = ([] if inner is None else [seq(implies, Ref(f"expr{suffix}{inner}"), rpar)]) + [
+                seq(equals, operand)
+            ]
             g.add(f"expr{suffix}{at}", alt(seq(tilde, operand), seq(operand, opt(alt(*tails)))))
         top = Ref(f"expr{suffix}" if depth is None else f"expr{suffix}-0")
         item = g.add(f"item{suffix}", alt(top, constant))
         _program_list(g, "constraints", item, suffix, lines)
-    return g.add("body", seq(*([_lines(Ref("comment"), lines)] if comments else []), alt(Ref("list"), seq(declaration, Ref("list-aux")))))
+    return g.add(
+        "body",
+        seq(
+            *([_lines(Ref("comment"), lines)] if comments else []), alt(Ref("list"), seq(declaration, Ref("list-aux")))
+        ),
+    )
 
 
-def _sympy(g: Grammar, names: Sequence[str], lines: int | None, depth: int | None, chain: int | None,
-           comments: bool) -> Ref:
+def _sympy(
+    g: Grammar, names: Sequence[str], lines: int | None, depth: int | None, chain: int | None, comments: bool
+) -> Ref:
     _python_head(g, depth)
     name = _name_token(g, names)
     brk, comma = Ref("brk"), Ref("comma")
@@ -244,8 +319,12 @@ def _sympy(g: Grammar, names: Sequence[str], lines: int | None, depth: int | Non
         nested = []
         if inner is not None:
             e = Ref(f"expr{inner}")
-            nested = [seq(nary, _items(e, comma, chain), rpar), seq(unary, e, opt(comma), rpar),
-                      seq(binary_call, e, comma, e, opt(comma), rpar), seq(lpar, e, rpar)]
+            nested = [
+                seq(nary, _items(e, comma, chain), rpar),
+                seq(unary, e, opt(comma), rpar),
+                seq(binary_call, e, comma, e, opt(comma), rpar),
+                seq(lpar, e, rpar),
+            ]
         g.add(f"primary{at}", alt(name, constant, *nested))
         if depth is None:
             g.add("unary", alt(seq(tilde, Ref("unary")), Ref("primary")))
@@ -253,14 +332,25 @@ def _sympy(g: Grammar, names: Sequence[str], lines: int | None, depth: int | Non
             g.add(f"unary{at}", seq(opt(tilde), Ref(f"primary{at}")))
         g.add(f"expr{at}", _chain(Ref(f"unary{at}"), binary, chain))
     top = Ref("expr" if depth is None else "expr-0")
-    return g.add("body", seq(*([_lines(Ref("comment"), lines)] if comments else []), _program_list(g, "constraints", top, "", lines)))
+    return g.add(
+        "body",
+        seq(*([_lines(Ref("comment"), lines)] if comments else []), _program_list(g, "constraints", top, "", lines)),
+    )
 
 
 # -- answers --------------------------------------------------------------------------------------
 
 
-def _block(g: Grammar, fmt: str, names: Sequence[str], max_aux: int, lines: int | None, depth: int | None,
-           chain: int | None, comments: bool) -> Ref:
+def _block(
+    g: Grammar,
+    fmt: str,
+    names: Sequence[str],
+    max_aux: int,
+    lines: int | None,
+    depth: int | None,
+    chain: int | None,
+    comments: bool,
+) -> Ref:
     if chain is None and depth is not None:
         chain = max(2, len(names))
     if fmt == "dimacs":
@@ -280,9 +370,17 @@ def _block(g: Grammar, fmt: str, names: Sequence[str], max_aux: int, lines: int 
     return g.add("block", seq(open_tag, body, close_tag))
 
 
-def answer_grammar(fmt: str, names: Sequence[str], *, reasoning_chars: int = 0,
-                   max_aux: int = DEFAULT_MAX_AUX, max_lines: int | None = None,
-                   max_depth: int | None = None, max_chain: int | None = None, comments: bool = True) -> Grammar:
+def answer_grammar(
+    fmt: str,
+    names: Sequence[str],
+    *,
+    reasoning_chars: int = 0,
+    max_aux: int = DEFAULT_MAX_AUX,
+    max_lines: int | None = None,
+    max_depth: int | None = None,
+    max_chain: int | None = None,
+    comments: bool = True,
+) -> Grammar:
     """The answers the formalizer may give in ``fmt`` for a task with variables ``names``:
     ``reasoning_chars`` of free text (0: none) and one ``<cnf>`` block. ``max_lines`` bounds the
     block's clause/constraint/comment lines (each kind separately; list items in the Python formats),
@@ -305,9 +403,17 @@ def answer_grammar(fmt: str, names: Sequence[str], *, reasoning_chars: int = 0,
     return g.check()
 
 
-def repair_grammar(fmt: str, names: Sequence[str], *, max_aux: int = DEFAULT_MAX_AUX,
-                   max_lines: int | None = None, max_depth: int | None = None, max_chain: int | None = None,
-                   comments: bool = True, allow_ok: bool = True) -> Grammar:
+def repair_grammar(
+    fmt: str,
+    names: Sequence[str],
+    *,
+    max_aux: int = DEFAULT_MAX_AUX,
+    max_lines: int | None = None,
+    max_depth: int | None = None,
+    max_chain: int | None = None,
+    comments: bool = True,
+    allow_ok: bool = True,
+) -> Grammar:
     """The repair agent's answers: ``[[OK]]`` (unless ``allow_ok`` is false), or ``[[FIXED]]``, a
     line break and a block."""
     names = _names(names)

@@ -10,8 +10,8 @@ distinction. Nothing here knows about formats or backends.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, Union
 
 
 @dataclass(frozen=True)
@@ -33,17 +33,17 @@ class Chars:
 
 @dataclass(frozen=True)
 class Seq:
-    items: tuple["Expr", ...]
+    items: tuple[Expr, ...]
 
 
 @dataclass(frozen=True)
 class Alt:
-    options: tuple["Expr", ...]
+    options: tuple[Expr, ...]
 
 
 @dataclass(frozen=True)
 class Repeat:
-    item: "Expr"
+    item: Expr
     min: int = 0
     max: int | None = None  # None: unbounded
 
@@ -53,7 +53,7 @@ class Ref:
     name: str
 
 
-Expr = Union[Lit, Chars, Seq, Alt, Repeat, Ref]
+Expr = Lit | Chars | Seq | Alt | Repeat | Ref
 
 
 @dataclass
@@ -77,7 +77,7 @@ class Grammar:
             self.words.add(name)
         return Ref(name)
 
-    def check(self) -> "Grammar":
+    def check(self) -> Grammar:
         """Every reference resolves, and tokens only use tokens; ``ValueError`` otherwise."""
         if self.start not in self.rules:
             raise ValueError(f"no start rule {self.start!r}")

@@ -23,8 +23,17 @@ __all__ = ["to_gbnf", "to_lark", "to_regex"]
 
 
 def _gbnf_char(char: str) -> str:
-    escapes = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\", "]": "\\]", "[": "\\[", "^": "\\^", "-": "\\-",
-               '"': '\\"'}
+    escapes = {
+        "\n": "\\n",
+        "\r": "\\r",
+        "\t": "\\t",
+        "\\": "\\\\",
+        "]": "\\]",
+        "[": "\\[",
+        "^": "\\^",
+        "-": "\\-",
+        '"': '\\"',
+    }
     return escapes.get(char, char)
 
 
@@ -85,7 +94,9 @@ def _lark(expr: Expr, grammar: Grammar, nested: bool = False) -> str:
     if isinstance(expr, Lit):
         return json.dumps(expr.text, ensure_ascii=False)
     if isinstance(expr, Chars):
-        body = "".join(_regex_char(lo) if lo == hi else f"{_regex_char(lo)}-{_regex_char(hi)}" for lo, hi in expr.ranges)
+        body = "".join(
+            _regex_char(lo) if lo == hi else f"{_regex_char(lo)}-{_regex_char(hi)}" for lo, hi in expr.ranges
+        )
         return f"/[{'^' if expr.negated else ''}{body}]/"
     if isinstance(expr, Ref):
         return _lark_name(expr.name, grammar)
@@ -133,8 +144,9 @@ def to_regex(grammar: Grammar, rule: str | None = None, *, depth: int = 3) -> st
         if isinstance(expr, Lit):
             return re.escape(expr.text)
         if isinstance(expr, Chars):
-            body = "".join(_regex_char(lo) if lo == hi else f"{_regex_char(lo)}-{_regex_char(hi)}"
-                           for lo, hi in expr.ranges).replace("\\/", "/")
+            body = "".join(
+                _regex_char(lo) if lo == hi else f"{_regex_char(lo)}-{_regex_char(hi)}" for lo, hi in expr.ranges
+            ).replace("\\/", "/")
             return f"[{'^' if expr.negated else ''}{body}]"
         if isinstance(expr, Ref):
             left = budget.get(expr.name, depth)
