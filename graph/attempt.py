@@ -1,4 +1,4 @@
-"""The formalization attempt as a LangGraph state machine (DESIGN §2).
+"""The formalization attempt as a LangGraph state machine (docs/architecture.md §2).
 
     formalize ─▶ check_syntax ─┬─ ok (autofix included) ─▶ oracle_test ─┬─▶ compile ─▶ evaluate ─▶ (train)
                                │                                        └─ fails, rounds left ─▶ semantic_repair ─▶ check_syntax

@@ -5,7 +5,7 @@ interrupted before writing it), results files, or plain ``run`` directories (``s
 Only finished attempts (status ``accepted`` or ``rejected``) are counted; the report says how many
 others (error, unfinished, pending) it left out.
 
-Definitions (DESIGN §6, as in auto-nesy-bench):
+Definitions (docs/architecture.md §6, as in auto-nesy-bench):
 - **F1** of an attempt is the F1 of its accepted formula against the ground truth; a rejected
   attempt (no usable formula after repair, or a failed LLM call) counts as **F1 = 0**.
   Attempts on tasks without a ground truth are left out of F1.
@@ -24,7 +24,7 @@ columns):
 - ``by_llm``: per LLM: F1, syntax errors, LLM errors, relation shares, repair rounds, autofixes,
   tokens, latency — the paper's second table;
 - ``marginals``: F1 per format, per description level, per prompt style and per benchmark; with
-  ``compare_published`` the published figures of TASKS.md next to ours (computed on the same slice:
+  ``compare_published`` the published figures of docs/tasks.md next to ours (computed on the same slice:
   formats and prompts over detailed descriptions, as published; satbench/dcpbench as the best
   configuration's mean);
 - ``downstream`` (when NeSy results exist): SPL and SL trained on the generated vs the expert
@@ -65,7 +65,7 @@ RELATION_ORDER = ("equal", "permissive", "strict", "incomparable", "rejected")
 DOWNSTREAM_FILE = "downstream.jsonl"  # flat rows, one per trained model
 TRAINING_FILE = "downstream.json"  # one nesy.evaluate.train_and_evaluate result (per attempt directory)
 
-PUBLISHED_SOURCE = "auto-nesy-bench (Bortolotti et al., 2026), figures as listed in TASKS.md"
+PUBLISHED_SOURCE = "auto-nesy-bench (Bortolotti et al., 2026), figures as listed in docs/tasks.md"
 PUBLISHED: dict[str, dict[str, Any]] = {
     "format": {"cpmpy": 0.575, "sympy": 0.549, "pysat": 0.453, "dimacs": 0.364, "nat": 0.331},
     "detail": {"detailed": 0.455, "not-detailed": 0.330},

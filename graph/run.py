@@ -1,6 +1,6 @@
 """One formalization attempt end to end, in a run directory that survives crashes.
 
-The run directory holds (DESIGN §9):
+The run directory holds (docs/architecture.md §9):
     config.json        the attempt's configuration, package versions, the LLM (never its key)
     trace.jsonl        every node visit, LLM request/response, repair round, autofix, the outcome
     answer.txt         the last raw answer of the LLM

@@ -1,4 +1,4 @@
-"""Instruction-following verification as one LangGraph state machine (Nsvif design, DESIGN §11).
+"""Instruction-following verification as one LangGraph state machine (Nsvif design, docs/architecture.md §11).
 
     nsvif / nsvif-neu:  formulate ─▶ (contradictory: stop) ─▶ prepare ─▶ write_checkers ─▶ check ◀─▶ reflect (≤ 3)
                           ▲ (parse error, ≤ 2 repairs)          │                            │ (self-test on the

@@ -7,7 +7,7 @@ from functools import cache
 
 from autonesy.tasks.task import Task, TaskError
 
-# name → (catalogue module, builder function); the order is TASKS.md's (by variable count).
+# name → (catalogue module, builder function); the order is docs/tasks.md's (by variable count).
 CATALOGUE: dict[str, tuple[str, str]] = {
     "chx": ("medical", "chx"),
     "fashion": ("classification", "fashion"),

@@ -1,4 +1,4 @@
-"""Reference checkers for the VifBench constraint types (DESIGN §11), and the user-checker convention.
+"""Reference checkers for the VifBench constraint types (docs/architecture.md §11), and the user-checker convention.
 
 Every checker is a plain function ``check_<type>(response: str, **params) -> bool`` over the text of
 a response. They label the generated VifBench data (``autonesy.tasks.vifbench``), they are what the

@@ -1,4 +1,4 @@
-"""Run untrusted (LLM-written) Python in a separate, isolated process (DESIGN §10).
+"""Run untrusted (LLM-written) Python in a separate, isolated process (docs/architecture.md §10).
 
     result = run_program("x = sum(values)\\nsubmit(x)", inputs={"values": [1, 2, 3]})
     result.ok, result.result          # True, 6

@@ -1,4 +1,4 @@
-"""The composition of an instruction's constraints, as data, decided with Z3 (DESIGN §11).
+"""The composition of an instruction's constraints, as data, decided with Z3 (docs/architecture.md §11).
 
 **The composition language.** The formulation agent answers with a Boolean formula over one
 identifier per constraint (``C1``, ``C2``, …). It is parsed here, never run:

@@ -1,4 +1,4 @@
-"""LLM backends (DESIGN §8): every call goes through one ``ChatBackend.complete(messages)``.
+"""LLM backends (docs/architecture.md §8): every call goes through one ``ChatBackend.complete(messages)``.
 
 - ``backend_from_spec("openai:MODEL" | "http://HOST:PORT/v1@MODEL" | "local" | "replay:TRACE" | "x.toml")``
 - ``LangChainChatBackend``: any LangChain chat model (``ChatOpenAI`` in production, fake models in

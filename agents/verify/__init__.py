@@ -1,4 +1,4 @@
-"""The instruction-following verifier's agents (Nsvif design, DESIGN §11).
+"""The instruction-following verifier's agents (Nsvif design, docs/architecture.md §11).
 
 - ``formulation``: instruction → constraints tagged logic / semantic + their composition (a formula,
   read as data);

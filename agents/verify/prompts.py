@@ -1,4 +1,4 @@
-"""Prompts of the instruction-following verifier (Nsvif design, DESIGN §11).
+"""Prompts of the instruction-following verifier (Nsvif design, docs/architecture.md §11).
 
 One system prompt per agent role (``SYSTEM``: formulation, checker, judge, holistic_judge, writer) and
 one builder per request. They are kept short: a verification costs at most three requests for a

@@ -1,4 +1,4 @@
-"""VifBench-style data for instruction-following verification (DESIGN §11): constraint types, instructions
+"""VifBench-style data for instruction-following verification (docs/architecture.md §11): constraint types, instructions
 composed with ¬ ∧ ∨ ⇒ ⇔, synthetic outputs from sentence banks, labels from the reference checkers."""
 
 from autonesy.tasks.vifbench.constraints import CONVENTIONS, Constraint, Instruction, Part

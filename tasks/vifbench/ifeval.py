@@ -1,4 +1,4 @@
-"""Google's IFEval as labelled verification data (DESIGN §11): its 541 prompts with GPT-4's responses
+"""Google's IFEval as labelled verification data (docs/architecture.md §11): its 541 prompts with GPT-4's responses
 and, per instruction, whether the response follows it by IFEval's own checkers.
 
 The shipped file ``data/ifeval_gpt4.jsonl.gz`` (Apache-2.0, ``data/LICENSE-IFEVAL``; provenance and the

@@ -1,11 +1,11 @@
-"""The catalogue as published (TASKS.md) and the exact proof that every ground truth equals its oracle."""
+"""The catalogue as published (docs/tasks.md) and the exact proof that every ground truth equals its oracle."""
 
 import pytest
 
 from autonesy.tasks.equivalence import prove_equivalence
 from autonesy.tasks.registry import TASK_NAMES, UnknownTaskError, all_tasks, get_task
 
-# name → (variables, published clauses), transcribed from TASKS.md (auto-nesy-bench).
+# name → (variables, published clauses), transcribed from docs/tasks.md (auto-nesy-bench).
 PUBLISHED = {
     "chx": (9, 27),
     "fashion": (10, 46),

@@ -1,5 +1,5 @@
 """The sandbox against a corpus of hostile programs: each is contained with a clear error kind,
-nothing outside the sandbox changes, and the caller survives (DESIGN §10)."""
+nothing outside the sandbox changes, and the caller survives (docs/architecture.md §10)."""
 
 from __future__ import annotations
 

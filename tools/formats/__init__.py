@@ -1,7 +1,7 @@
 """Output formats: an LLM answer → CNF over the task variables 1..N (auxiliaries > N), or an error.
 
 :func:`convert` is the one entry point the pipeline uses (the ``check_syntax`` and ``autofix`` steps
-of DESIGN §2): it extracts the ``<cnf>`` block (:mod:`.extract`), hands it to the format's
+of docs/architecture.md §2): it extracts the ``<cnf>`` block (:mod:`.extract`), hands it to the format's
 front-end, and on a :class:`FormatError` applies :mod:`.autofix` and tries once more. It never raises
 :class:`FormatError`; the outcome is a :class:`Conversion`.
 
