@@ -400,6 +400,7 @@ def verification_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
                 "reasoning": result.get("reasoning") or result.get("explanation"),
                 "reflections": result.get("reflections"),
                 "failures": _texts(result.get("failures")),
+                "spans": _texts(result.get("spans")),
             }
         )
     verdicts = {h.get("round"): h.get("verdict") for h in objs(summary.get("history"))}
@@ -409,17 +410,47 @@ def verification_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
         for path in sorted(outputs.glob("round-*.txt"), key=lambda p: int(re.sub(r"\D", "", p.stem) or 0)):
             number = int(re.sub(r"\D", "", path.stem) or 0)
             rounds.append({"round": number, "verdict": verdicts.get(number), "text": roots.read_text(path, "")})
+    output = roots.read_text(run_dir / "output.txt")
     return {
         "config": roots.read_json(run_dir / "config.json", {}),
         "summary": summary,
         "instruction": roots.read_text(run_dir / "instruction.txt", ""),
-        "output": roots.read_text(run_dir / "output.txt"),
+        "output": output,
+        "output_segments": marked_segments(output or "", constraints),
         "constraints": constraints,
         "decision": decision,
         "explanation": roots.read_text(run_dir / "explanation.txt") or summary.get("explanation", ""),
         "rounds": rounds,
         "timeline": timeline(trace_events(run_dir)),
     }
+
+
+MAX_MARKED_SPANS = 200  # marks drawn in one output; more would only hide the text
+
+
+def marked_segments(output: str, constraints: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The output cut into plain and marked pieces: each occurrence of a span that a violated
+    constraint's checker named is marked with that constraint's id (first mark wins on overlap)."""
+    marks: list[tuple[int, int, str]] = []
+    for constraint in constraints:
+        if not constraint.get("violated"):
+            continue
+        for span in constraint.get("spans") or []:
+            start = output.find(span) if span else -1
+            while start >= 0 and len(marks) < MAX_MARKED_SPANS:
+                marks.append((start, start + len(span), str(constraint.get("id"))))
+                start = output.find(span, start + len(span))
+    segments, position = [], 0
+    for start, end, cid in sorted(marks):
+        if start < position:
+            continue
+        if start > position:
+            segments.append({"text": output[position:start], "mark": None})
+        segments.append({"text": output[start:end], "mark": cid})
+        position = end
+    if position < len(output):
+        segments.append({"text": output[position:], "mark": None})
+    return segments
 
 
 def _texts(value: Any) -> list[str]:

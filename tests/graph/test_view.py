@@ -414,3 +414,32 @@ def test_training_results_are_a_table_per_method_formula_and_seed(dirs, tmp_path
         ["spl", "generated", "4", "0.750"],
         ["spl", "expert", "3", "0.250"],
     ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(alphabet="ab <&>\n", max_size=40),
+    st.lists(st.text(alphabet="ab <&", max_size=4), max_size=4),
+    st.booleans(),
+)
+def test_marked_segments_keep_the_output_and_mark_only_named_spans(output, spans, violated):
+    from autonesy.graph.view.pages import marked_segments
+
+    segments = marked_segments(output, [{"id": "C2", "violated": violated, "spans": spans}])
+    assert "".join(s["text"] for s in segments) == output  # nothing lost, nothing added
+    for segment in segments:
+        if segment["mark"] is not None:
+            assert violated and segment["mark"] == "C2" and segment["text"] in spans and segment["text"]
+    if violated and any(span and span in output for span in spans):
+        assert any(s["mark"] for s in segments)
+
+
+def test_only_violated_constraints_mark_the_output():
+    from autonesy.graph.view.pages import marked_segments
+
+    segments = marked_segments(
+        "say <b>cat</b> and cat",
+        [{"id": "C1", "violated": True, "spans": ["cat"]}, {"id": "C2", "violated": False, "spans": ["say"]}],
+    )
+    assert [s["text"] for s in segments if s["mark"]] == ["cat", "cat"]
+    assert all(s["mark"] in (None, "C1") for s in segments)
