@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from sandbox_probe import sandbox_processes
 
 from autonesy.tools import sandbox
 from autonesy.tools.sandbox import SandboxLimits, run_program
@@ -38,20 +39,6 @@ def run(code: str, **kwargs) -> sandbox.SandboxResult:
     result = run_program(code, **kwargs)
     assert os.getpid() > 0  # the caller is alive and well
     return result
-
-
-def sandbox_processes() -> list[int]:
-    """Live processes of any sandbox (the harness and the program's process carry its path in argv)."""
-    found = []
-    for name in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                argv = f.read()  # this process's sandboxes: other test processes (xdist workers) run theirs too
-                if sandbox.HARNESS_INSIDE.encode() in argv and f'"caller": {os.getpid()},'.encode() in argv:
-                    found.append(int(name))
-        except (OSError, ValueError):
-            pass
-    return found
 
 
 # --- ordinary programs ---------------------------------------------------------------------------

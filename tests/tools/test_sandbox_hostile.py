@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sandbox_probe import sandbox_processes
 
 from autonesy.tools import sandbox
 from autonesy.tools.checker_run import run_checker_code, scrub
@@ -88,19 +89,6 @@ def run(code: str, hook: bool = True, **kwargs) -> sandbox.SandboxResult:
     return result
 
 
-def harness_processes() -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                argv = f.read()  # this process's sandboxes: other test processes (xdist workers) run theirs too
-                if sandbox.HARNESS_INSIDE.encode() in argv and f'"caller": {os.getpid()},'.encode() in argv:
-                    found.append(int(name))
-        except (OSError, ValueError):
-            pass
-    return found
-
-
 RAW = "import posix, _socket\n"  # C-level calls (the audit hook is off in the cases that use them)
 
 
@@ -144,7 +132,7 @@ def test_no_process_can_be_started_or_left_behind():
     assert not result.ok and "Operation not permitted" in result.message
     result = run("import os\nos.mkfifo('f')\nresult = 1", hook=False)
     assert not result.ok  # mknod is refused by the filter
-    assert not harness_processes()
+    assert not sandbox_processes()
 
 
 def test_signalling_the_caller():
@@ -259,7 +247,7 @@ def test_deep_directory_tree_does_not_hurt_the_caller():
     code = "import os\nfor i in range(3000):\n    os.mkdir('d')\n    os.chdir('d')\nresult = 1"
     result = run(code, hook=False, limits=SandboxLimits(wall_seconds=10, cpu_seconds=10))
     assert result.ok or result.error_kind in ("runtime", "resource")
-    assert not harness_processes()
+    assert not sandbox_processes()
 
 
 def test_memory_outside_the_limit_via_tmpfs_is_capped():
@@ -279,7 +267,7 @@ def test_fork_bomb_thread_bomb_and_cpu_burn_are_bounded():
         limits=SandboxLimits(wall_seconds=1.0, cpu_seconds=5),
     )
     assert result.error_kind == "timeout"
-    assert not harness_processes()
+    assert not sandbox_processes()
 
 
 def test_missing_bubblewrap_fails_closed(monkeypatch):
