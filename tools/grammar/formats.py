@@ -36,8 +36,9 @@ writes it. These subsets cover the reference formalizations of every catalogue t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
+from autonesy.tools.formats import cpmpy_program, pysat_program
 from autonesy.tools.grammar.ir import (
     Grammar,
     Lit,
@@ -55,30 +56,11 @@ FORMATS = ("dimacs", "nat", "pysat", "cpmpy", "sympy")
 DEFAULT_MAX_AUX = 100_000
 DEFAULT_REASONING_CHARS = 1200
 MAX_CLAUSE_COUNT = 10_000_000
-PYSAT_RESERVED = (
-    "N",
-    "VARS",
-    "vpool",
-    "CNF",
-    "CNFPlus",
-    "WCNF",
-    "IDPool",
-    "CardEnc",
-    "PBEnc",
-    "EncType",
-    "PBEncType",
-    "itertools",
-    "math",
-    "formula",
-    "clauses",
-    "submit",
-)
-CPMPY_RESERVED = ("cp", "VARS", "itertools", "math", "constraints", "model", "submit")
 
 __all__ = ["FORMATS", "answer_grammar", "repair_grammar", "aux_name"]
 
 
-def aux_name(names: Sequence[str], reserved: Sequence[str]) -> str:
+def aux_name(names: Sequence[str], reserved: Iterable[str]) -> str:
     """``aux``, or ``aux_``, ``aux__``, … — the first that is neither a task variable nor reserved
     (the reference renderer's choice)."""
     taken = {*names, *reserved}
@@ -222,7 +204,7 @@ def _pysat(
 ) -> Ref:
     _python_head(g, depth)
     name = _name_token(g, names)
-    aux = aux_name(names, PYSAT_RESERVED)
+    aux = aux_name(names, pysat_program.RESERVED_NAMES)
     loop = "range(" if "range" not in names else "itertools.repeat(None, "
     declaration = g.add(
         "aux-decl", seq(f"{aux} = [vpool.id() for _ in {loop}", int_range(1, max_aux), ")]\n"), token=True
@@ -252,7 +234,7 @@ def _cpmpy(
 ) -> Ref:
     _python_head(g, depth)
     name = _name_token(g, names)
-    aux = aux_name(names, CPMPY_RESERVED)
+    aux = aux_name(names, cpmpy_program.RESERVED_NAMES)
     declaration = g.add(
         "aux-decl",
         seq(f"{aux} = cp.boolvar(shape=", alt(int_range(2, max_aux), "(1,)"), f', name="{aux}")\n'),
