@@ -31,9 +31,11 @@ import numpy as np
 from autonesy.tasks.equivalence import EXHAUSTIVE_MAX_VARS
 from autonesy.tasks.task import Descriptions, Task, TaskError, TaskMetadata, Variable
 from autonesy.tools.cnf import CNF, DimacsError, from_pysat, read_dimacs
+from autonesy.tools.config import TRUST_TASK_CODE_ENV, trusts_task_code
 
 TASK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")  # as the catalogue's: no "/", ".", spaces
 _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+_SHIPPED_EXAMPLES = (Path(__file__).parent / "examples").resolve()
 
 
 class TaskFileError(TaskError):
@@ -108,8 +110,8 @@ def _variables(entries: Any, where: str) -> tuple[Variable, ...]:
 
 def _import(spec: str, base: Path, where: str) -> Callable:
     """``module:function`` from a module beside the task file, never one installed or already loaded:
-    a received task file must not reach ``os:abort`` or ``faulthandler:_sigsegv`` (the modules beside
-    it run as the user's code, see the README's security model)."""
+    a received task file must not reach ``os:abort`` or ``faulthandler:_sigsegv``, and the modules beside
+    it run unsandboxed, so only when the user trusts the file (or it is a shipped example)."""
     module_name, _, attribute = spec.partition(":")
     if not _MODULE.fullmatch(module_name) or not attribute.isidentifier() or attribute.startswith("_"):
         raise TaskFileError(f"{where}: {spec[:80]!r} must look like 'module:function'")
@@ -119,6 +121,11 @@ def _import(spec: str, base: Path, where: str) -> Callable:
         raise TaskFileError(
             f"{where}: cannot import module {module_name!r}: a task file names only modules beside "
             f"it ({base}), not installed ones"
+        )
+    if not (trusts_task_code() or base.is_relative_to(_SHIPPED_EXAMPLES)):
+        raise TaskFileError(
+            f"{where}: module {module_name!r} beside the task file would run as your own code, outside the "
+            f"sandbox; if you trust this task file, rerun with --trust-task-code (or {TRUST_TASK_CODE_ENV}=1)"
         )
     sys.path.insert(0, str(base))
     try:

@@ -10,6 +10,8 @@
 ``AUTONESY_DATA_DIR``       the tasks' annotated data (``--data-dir`` wins); unset: USER_CACHE/data
 ``AUTONESY_CACHE_DIR``      caches (the embedded model, DCP-Bench conversions, ground-truth model
                             counts); unset: the user cache directory (e.g. ~/.cache/autonesy-agent)
+``AUTONESY_TRUST_TASK_CODE`` ``1``: import the Python modules a task file names beside it (they run as
+                            your code, unsandboxed); what ``--trust-task-code`` sets. Unset: refused
 ==========================  ==========================================================================
 """
 
@@ -26,6 +28,7 @@ LLM_KEY_ENV = "AUTONESY_LLM_API_KEY"
 OPENAI_BASE_URL_ENV = "OPENAI_BASE_URL"
 DATA_DIR_ENV = "AUTONESY_DATA_DIR"
 CACHE_DIR_ENV = "AUTONESY_CACHE_DIR"
+TRUST_TASK_CODE_ENV = "AUTONESY_TRUST_TASK_CODE"
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_LLM = "local"
@@ -52,3 +55,9 @@ def cache_dir(name: str) -> Path:
     """The cache folder ``name``: under ``$AUTONESY_CACHE_DIR`` when set, else under the user cache."""
     base = env(CACHE_DIR_ENV)
     return (Path(base).expanduser() if base else user_cache_dir()) / name
+
+
+def trusts_task_code() -> bool:
+    """Whether the user vouched for the modules beside task files (``--trust-task-code``): a received
+    task file is untrusted, and its Python would otherwise run outside the sandbox."""
+    return env(TRUST_TASK_CODE_ENV) == "1"

@@ -6,11 +6,14 @@ only: every command imports what it needs when it runs, so ``--help`` and ``task
 
 from __future__ import annotations
 
+import os
+
 import typer
 
 from autonesy.graph.cli import compile, data, report, run, score, sweep, tasks, trace, verify, view
 from autonesy.graph.cli.common import UserError, user_errors
 from autonesy.graph.cli.run import task_data, training_labels
+from autonesy.tools.config import TRUST_TASK_CODE_ENV
 
 app = typer.Typer(
     name="autonesy-agent",
@@ -19,6 +22,23 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+@app.callback()
+def _global_options(
+    trust_task_code: bool = typer.Option(
+        False,
+        "--trust-task-code",
+        help="Import the Python modules a task file names beside it (encoder, oracle). They run as your code, "
+        "outside the sandbox: only for task files you trust.",
+    ),
+) -> None:
+    """LLM agents that formalize constraints into CNF, score them against expert formulas, and train NeSy
+    predictors."""
+    if trust_task_code:
+        os.environ[TRUST_TASK_CODE_ENV] = "1"  # sweep workers inherit it
+
+
 for _group in (tasks, data, score, compile, run, trace, view, sweep, report, verify):
     _group.register(app)
 

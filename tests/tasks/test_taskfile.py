@@ -49,13 +49,44 @@ def test_minimal_file_without_ground_truth_or_oracle(tmp_path):
     assert task.metadata.equivalence_method == "none"
 
 
-def test_encoder_and_oracle_from_modules_next_to_the_file(tmp_path):
-    (tmp_path / "rain_rules.py").write_text(
-        "def encode():\n    return [[-1, 2]]\n\ndef oracle(a):\n    return (not a['rain']) or a['wet']\n"
-    )
-    text = GOOD + '[ground_truth]\nencoder = "rain_rules:encode"\n[oracle]\nfunction = "rain_rules:oracle"\n'
-    task = load_task_file(write(tmp_path, text))
+RAIN_MODULE = "def encode():\n    return [[-1, 2]]\n\ndef oracle(a):\n    return (not a['rain']) or a['wet']\n"
+RAIN_WITH_MODULES = GOOD + '[ground_truth]\nencoder = "rain_rules:encode"\n[oracle]\nfunction = "rain_rules:oracle"\n'
+
+
+def test_encoder_and_oracle_from_modules_next_to_the_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTONESY_TRUST_TASK_CODE", "1")
+    (tmp_path / "rain_rules.py").write_text(RAIN_MODULE)
+    task = load_task_file(write(tmp_path, RAIN_WITH_MODULES))
     assert prove_equivalence(task).model_count == 3
+
+
+@pytest.mark.parametrize("value", [None, "0", "yes", ""])
+def test_modules_beside_a_received_task_file_are_not_run_unless_trusted(tmp_path, monkeypatch, value):
+    # the module would run outside the sandbox: without the user's word it must not even be imported
+    if value is None:
+        monkeypatch.delenv("AUTONESY_TRUST_TASK_CODE", raising=False)
+    else:
+        monkeypatch.setenv("AUTONESY_TRUST_TASK_CODE", value)
+    marker = tmp_path / "imported"
+    (tmp_path / "rain_rules.py").write_text(f"open({str(marker)!r}, 'w').close()\n" + RAIN_MODULE)
+    with pytest.raises(TaskFileError, match="--trust-task-code") as error:
+        load_task_file(write(tmp_path, RAIN_WITH_MODULES))
+    assert "\n" not in str(error.value) and not marker.exists()
+
+
+def test_cli_flag_trusts_the_task_file(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from autonesy.graph.cli import app
+
+    monkeypatch.setenv("AUTONESY_TRUST_TASK_CODE", "0")  # restored after the flag sets it
+    (tmp_path / "cli_rain_rules.py").write_text(RAIN_MODULE)
+    path = write(tmp_path, RAIN_WITH_MODULES.replace("rain_rules:", "cli_rain_rules:"))
+    refused = CliRunner().invoke(app, ["task", "show", str(path)])
+    assert refused.exit_code != 0 and "--trust-task-code" in refused.output
+    trusted = CliRunner().invoke(app, ["--trust-task-code", "task", "show", str(path)])
+    assert trusted.exit_code == 0, trusted.output
+    assert "rain" in trusted.output
 
 
 @pytest.mark.parametrize(

@@ -765,9 +765,14 @@ def test_a_crafted_llm_cache_and_replay_trace_are_read_as_data(tmp_path: Path):
         ("builtins:input", None),
     ],
 )
-def test_task_file_modules_are_only_those_beside_it(tmp_path: Path, spec: str, decoy: str | None):
-    # a received task file naming an installed (or already loaded) module's function would run it in the caller
+def test_task_file_modules_are_only_those_beside_it(
+    tmp_path: Path, spec: str, decoy: str | None, monkeypatch: pytest.MonkeyPatch
+):
+    # a received task file naming an installed (or already loaded) module's function would run it in the
+    # caller, even when the user trusts the modules beside it
     from autonesy.tasks.taskfile import TaskFileError, load_task_file
+
+    monkeypatch.setenv("AUTONESY_TRUST_TASK_CODE", "1")
 
     if decoy:
         (tmp_path / decoy).write_text("def abort():\n    return True\n")
