@@ -55,6 +55,8 @@ from typing import Any
 import pandas as pd
 
 from autonesy.graph import sweep as sweep_module
+from autonesy.graph.rundir import CONFIG_FILE, read_json
+from autonesy.graph.summary import RunSummary, SummaryError
 from autonesy.tasks.task import DETAIL_LEVELS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
@@ -91,25 +93,30 @@ class ReportError(AutonesyError, ValueError):
 
 # ------------------------------------------------------------------------------------ input
 def _row_from_run_dir(run_dir: Path) -> dict[str, Any] | None:
-    """A results row for a plain `run` directory (summary.json + config.json)."""
+    """A results row for a plain `run` directory (summary.json + config.json); None for a directory
+    whose summary or configuration cannot be read (a damaged one is skipped, as in a sweep)."""
     try:
-        summary = json.loads((run_dir / "summary.json").read_text())
-        config = json.loads((run_dir / "config.json").read_text())
-    except (OSError, ValueError):
+        summary = RunSummary.read(run_dir)
+    except SummaryError:
         return None
-    llm = summary.get("llm") or sweep_module.EXPERT
+    config = read_json(run_dir / CONFIG_FILE)
+    if summary is None or not isinstance(config, dict):
+        return None
+    task_spec = config.get("task_spec")
+    max_repairs = config.get("max_repairs")
     job = {
         "attempt_id": f"run:{run_dir}",
         "config": {
-            "task": config.get("task_spec", summary.get("task")),
-            "format": summary.get("format"),
-            "prompt": summary.get("prompt"),
-            "detail": summary.get("detail"),
-            "policy": summary.get("policy"),
-            "max_repairs": config.get("max_repairs"),
+            "task": task_spec if isinstance(task_spec, str) else summary.task,
+            "format": summary.format,
+            "prompt": summary.prompt,
+            "detail": summary.detail,
+            "policy": summary.policy,
+            "decoding": summary.decoding,
+            "max_repairs": max_repairs if type(max_repairs) is int else None,
         },
-        "llm": llm,
-        "task": summary.get("task"),
+        "llm": summary.llm or sweep_module.EXPERT,
+        "task": summary.task,
         "repeat": 0,
     }
     row = sweep_module.attempt_row(run_dir.parent, job, run_dir)
@@ -213,12 +220,12 @@ def rows_from_training(result: Mapping[str, Any], run_dir: Path | None = None) -
     one row per method × target × seed; the formula target is 'generated', the ground truth 'expert'.
     The attempt's settings come from a ``summary.json`` next to the file, when there is one."""
     context: dict[str, Any] = {}
-    if run_dir is not None and (run_dir / "summary.json").is_file():
-        try:
-            summary = json.loads((run_dir / "summary.json").read_text())
-            context = {k: summary.get(k) for k in ("llm", "format", "prompt", "detail")}
-        except ValueError:
-            pass
+    try:
+        summary = RunSummary.read(run_dir) if run_dir is not None else None
+    except SummaryError:
+        summary = None
+    if summary is not None:
+        context = {"llm": summary.llm, "format": summary.format, "prompt": summary.prompt, "detail": summary.detail}
     relation = (result.get("formula") or {}).get("relation")
     seeds = list(result.get("seeds") or [])
     rows = []

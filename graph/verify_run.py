@@ -17,8 +17,6 @@ A run directory holds:
 from __future__ import annotations
 
 import hashlib
-import json
-import sqlite3
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -34,8 +32,7 @@ from autonesy.agents.llm import (
     redact_spec,
 )
 from autonesy.agents.verify import CheckingAgent, FormulationAgent, JudgeAgent, WriterAgent
-from autonesy.graph.checkpoint_store import data_checkpointer
-from autonesy.graph.run import LINK_REFUSED, first_link, package_versions
+from autonesy.graph.rundir import SUMMARY_FILE, RunDir, run_or_resume
 from autonesy.graph.trace import Tracer
 from autonesy.graph.verify import (
     FEEDBACK_MODES,
@@ -55,6 +52,7 @@ from autonesy.tools.user_checkers import UserChecker, load_user_checkers
 
 ROLES = ("formulation", "checker", "judge", "writer")
 THREAD = "verify"
+IDENTITY = ("kind", "verifier", "instruction_sha256", "output_sha256", "budget", "feedback")  # what a resume must match
 
 
 class VerifyError(AutonesyError, ValueError):
@@ -218,13 +216,7 @@ def run_graph(runtime: VerifyRuntime, state: dict[str, Any], checkpointer=None) 
         return build_verify_graph(runtime).invoke(state, settings)
     settings["configurable"] = {"thread_id": THREAD}
     graph = build_verify_graph(runtime, checkpointer)
-    snapshot = graph.get_state(settings)
-    if snapshot.values and not snapshot.next:
-        return snapshot.values
-    if snapshot.next:
-        runtime.event("resumed", next=list(snapshot.next))
-        return graph.invoke(None, settings)
-    return graph.invoke(state, settings)
+    return run_or_resume(graph, settings, state, on_resume=lambda next_nodes: runtime.event("resumed", next=next_nodes))
 
 
 def sha(text: str) -> str:
@@ -232,18 +224,8 @@ def sha(text: str) -> str:
 
 
 def _write_config(run_dir: Path, record: dict[str, Any], keys: tuple[str, ...]) -> None:
-    path = run_dir / "config.json"
-    if path.is_file():
-        try:
-            previous = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-        except (ValueError, RecursionError):
-            previous = {}
-        previous = previous if isinstance(previous, dict) else {}
-        if any(previous.get(k) != record.get(k) for k in keys):
-            raise VerifyError(f"{run_dir} holds a different run; choose another --out")
-        return
-    record = {**record, "versions": package_versions(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-    path.write_text(json.dumps(record, indent=2))
+    """``config.json`` of a verification-style run (``graph/vifbench.py`` writes its own through this)."""
+    RunDir(Path(run_dir), VerifyError).claim(record, keys)
 
 
 def config_record(kind: str, config: VerifyConfig, backends: Backends, **extra: Any) -> dict[str, Any]:
@@ -309,20 +291,16 @@ def summarize(
     return summary
 
 
-def _write_outputs(run_dir: Path, state: Mapping[str, Any], summary: Mapping[str, Any]) -> None:
-    codes = state.get("codes") or {}
-    if codes:
-        (run_dir / "checkers").mkdir(exist_ok=True)
-        for cid, code in codes.items():
-            (run_dir / "checkers" / f"{cid}.py").write_text(code)
+def _write_outputs(rundir: RunDir, state: Mapping[str, Any], summary: Mapping[str, Any]) -> None:
+    for cid, code in (state.get("codes") or {}).items():
+        rundir.write_text(f"checkers/{cid}.py", code)
     for item in state.get("history") or []:
         if item.get("round"):
-            (run_dir / "outputs").mkdir(exist_ok=True)
-            (run_dir / "outputs" / f"round-{item['round']}.txt").write_text(item["output"])
+            rundir.write_text(f"outputs/round-{item['round']}.txt", item["output"])
     if state.get("output") is not None and summary.get("rounds") is not None:
-        (run_dir / "output.txt").write_text(state.get("output", ""))
-    (run_dir / "explanation.txt").write_text((state.get("explanation") or state.get("reason") or "") + "\n")
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+        rundir.write_text("output.txt", state.get("output", ""))
+    rundir.write_text("explanation.txt", (state.get("explanation") or state.get("reason") or "") + "\n")
+    rundir.write_json(SUMMARY_FILE, summary, default=str)
 
 
 def default_run_dir(kind: str, verifier: str) -> Path:
@@ -348,13 +326,10 @@ def verify_output(
     if not instruction.strip():
         raise VerifyError("the instruction is empty")
     kind = "follow" if follow else "verify"
-    run_dir = Path(run_dir) if run_dir else default_run_dir(kind, config.verifier)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if (link := first_link(run_dir)) is not None:
-        raise VerifyError(LINK_REFUSED.format(link))
+    rundir = RunDir.open(Path(run_dir) if run_dir else default_run_dir(kind, config.verifier), VerifyError)
     user_checkers = load_checkers(config)
     start = time.perf_counter()
-    with Backends(config, run_dir, backend=backend, backends=backends, notify=notify) as handles:
+    with Backends(config, rundir.path, backend=backend, backends=backends, notify=notify) as handles:
         record = config_record(
             kind,
             config,
@@ -363,23 +338,18 @@ def verify_output(
             output_sha256=sha(output) if output is not None else None,
             user_checkers=[c.to_dict() for c in user_checkers.values()],
         )
-        _write_config(
-            run_dir, record, ("kind", "verifier", "instruction_sha256", "output_sha256", "budget", "feedback")
-        )
-        (run_dir / "instruction.txt").write_text(instruction)
+        rundir.claim(record, IDENTITY)
+        rundir.write_text("instruction.txt", instruction)
         if output is not None:
-            (run_dir / "output.txt").write_text(output)
-        tracer = Tracer(run_dir)
+            rundir.write_text("output.txt", output)
+        tracer = Tracer(rundir.path)
         runtime = make_runtime(config, handles, tracer, user_checkers=user_checkers)
-        connection = sqlite3.connect(run_dir / "checkpoints.sqlite", check_same_thread=False)
-        try:
-            state = run_graph(runtime, initial_state(instruction, output), data_checkpointer(connection))
-        finally:
-            connection.close()
+        with rundir.checkpointer() as checkpointer:
+            state = run_graph(runtime, initial_state(instruction, output), checkpointer)
         summary = summarize(
-            state, run_dir=run_dir, config=config, llms=record["llms"], wall_seconds=time.perf_counter() - start
+            state, run_dir=rundir.path, config=config, llms=record["llms"], wall_seconds=time.perf_counter() - start
         )
-    _write_outputs(run_dir, state, summary)
+    _write_outputs(rundir, state, summary)
     tracer.event("outcome", status=summary["status"], reason=summary["reason"])
     return summary
 
