@@ -178,10 +178,25 @@ def _grammar(role: str, fmt: str, names: tuple[str, ...], reasoning_chars: int, 
     """The decode-time grammar: bounded (see ``Policy._grammar``), without comment lines (a weak
     model fills its block with them), and for the repair agent ``[[FIXED]]`` only: under a grammar
     every checker error left is real (a header count, a program that raises, a block cut off)."""
-    bounds = dict(max_lines=lines, max_depth=GRAMMAR_DEPTH, max_chain=GRAMMAR_CHAIN, comments=False)
     if role == "repair":
-        return repair_grammar(fmt, names, allow_ok=False, **bounds)
-    return answer_grammar(fmt, names, reasoning_chars=reasoning_chars, **bounds)
+        return repair_grammar(
+            fmt,
+            names,
+            allow_ok=False,
+            max_lines=lines,
+            max_depth=GRAMMAR_DEPTH,
+            max_chain=GRAMMAR_CHAIN,
+            comments=False,
+        )
+    return answer_grammar(
+        fmt,
+        names,
+        reasoning_chars=reasoning_chars,
+        max_lines=lines,
+        max_depth=GRAMMAR_DEPTH,
+        max_chain=GRAMMAR_CHAIN,
+        comments=False,
+    )
 
 
 @dataclass

@@ -23,6 +23,7 @@ import numpy as np
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from autonesy.agents.llm import LLMError
 from autonesy.agents.policies import AgentTurn, AttemptSpec, Policy
 from autonesy.graph.trace import Tracer, change_summary, traced_node
 from autonesy.tasks.oracle_test import oracle_test
@@ -106,9 +107,17 @@ def _usage(state: AttemptState, turn: AgentTurn) -> dict[str, Any]:
     }
 
 
-def _llm_failure(turn: AgentTurn) -> dict[str, Any]:
-    error = turn.error
+def _llm_failure(error: LLMError) -> dict[str, Any]:
     return {"status": "rejected", "reason": f"LLM error ({error.kind}): {error}"}
+
+
+def _pending(state: AttemptState, key: str) -> dict[str, Any]:
+    """A result the graph routes on (``error`` into repair, ``oracle_test`` into semantic repair):
+    present whenever the node that reads it runs."""
+    value = state.get(key)
+    if not isinstance(value, dict):
+        raise RuntimeError(f"attempt graph: {key} is missing where the route requires it")
+    return value
 
 
 @functools.lru_cache(maxsize=8)
@@ -121,7 +130,7 @@ def formalize(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     turn = rt.policy.formalize(rt.spec)
     rt.tracer.agent_turn(turn)
     if turn.error:
-        return {**_usage(state, turn), **_llm_failure(turn)}
+        return {**_usage(state, turn), **_llm_failure(turn.error)}
     return {**_usage(state, turn), "answer": turn.text, "cut_chars": _cut(turn), "status": "running"}
 
 
@@ -157,7 +166,7 @@ def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
         rt.tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
         return {"source": "", "error": error, "dimacs": None}
     conversion = convert(state["answer"], rt.spec.format, task.names, autofix=rt.policy.autofix, **_size_limits(rt))
-    if conversion.ok:
+    if conversion.cnf is not None:
         fixes = conversion.autofixes[len(_extraction_notes(state["answer"])) :]
         if fixes:
             rt.tracer.event("autofix", fixes=list(conversion.autofixes))
@@ -172,7 +181,8 @@ def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
             if not state.get("lint_reviewed"):
                 update["error"] = {"kind": "lint", "message": _lint_message(conversion.warnings)}
         return update
-    error = {"kind": conversion.error.kind, "message": str(conversion.error)}
+    failure = conversion.error  # exactly one of cnf and error is set
+    error = {"kind": failure.kind if failure else "unknown", "message": str(failure)}
     rt.tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
     return {"source": conversion.source, "error": error, "dimacs": None}
 
@@ -194,16 +204,16 @@ def _block_source(answer: str) -> str:
 
 def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     round_number = state.get("repair_round", 0) + 1
-    turn = rt.policy.repair(rt.spec, state.get("source", ""), state["error"]["message"], round_number)
+    error = _pending(state, "error")
+    turn = rt.policy.repair(rt.spec, state.get("source", ""), error["message"], round_number)
     rt.tracer.agent_turn(turn, round=round_number)
     update: dict[str, Any] = {**_usage(state, turn), "repair_round": round_number}
     changed = ""
+    verdict = "llm_error"
     if turn.error:
-        verdict = "llm_error"
-        update.update(_llm_failure(turn))
-    else:
+        update.update(_llm_failure(turn.error))
+    elif turn.verdict is not None:  # parsed whenever the call succeeded
         verdict = turn.verdict.verdict
-        error = state["error"]
         if error["kind"] == "lint":
             update["lint_reviewed"] = True
         if verdict == "ok" and error["kind"] != "lint":  # [[OK]] on lint warnings: the formula goes on as it is
@@ -218,8 +228,8 @@ def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     rt.tracer.event(
         "repair_round",
         round=round_number,
-        error_kind=state["error"]["kind"],
-        error=state["error"]["message"],
+        error_kind=error["kind"],
+        error=error["message"],
         verdict=verdict,
         note=turn.verdict.note if turn.verdict else "",
         changed=changed,
@@ -230,7 +240,7 @@ def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
 def reject_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     return {
         "status": "rejected",
-        "reason": f"syntax error after {state.get('repair_round', 0)} repair rounds: {state['error']['kind']}",
+        "reason": f"syntax error after {state.get('repair_round', 0)} repair rounds: {_pending(state, 'error')['kind']}",
     }
 
 
@@ -241,12 +251,13 @@ def run_oracle_test(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
 
 def semantic_repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     round_number = state.get("semantic_round", 0) + 1
-    turn = rt.policy.semantic_repair(rt.spec, state.get("source", ""), state["oracle_test"]["feedback"], round_number)
+    verdict = _pending(state, "oracle_test")
+    turn = rt.policy.semantic_repair(rt.spec, state.get("source", ""), verdict["feedback"], round_number)
     rt.tracer.agent_turn(turn, semantic_round=round_number)
     update: dict[str, Any] = {**_usage(state, turn), "semantic_round": round_number}
     if turn.error:
-        return {**update, **_llm_failure(turn)}
-    rt.tracer.event("semantic_round", round=round_number, counterexamples=len(state["oracle_test"]["counterexamples"]))
+        return {**update, **_llm_failure(turn.error)}
+    rt.tracer.event("semantic_round", round=round_number, counterexamples=len(verdict["counterexamples"]))
     return {**update, "answer": turn.text, "cut_chars": _cut(turn)}
 
 
@@ -287,6 +298,8 @@ def train(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     from autonesy.nesy.trainer import TrainConfig
 
     request = rt.training
+    if request is None:  # routed here only with a request
+        return {}
     result = train_and_evaluate(
         rt.spec.task,
         accepted_cnf(state["dimacs"]),

@@ -427,7 +427,7 @@ def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
         part = df[df["llm"] == llm]
         model = str(part["model"].iloc[0])
         mean, std, n = _stats(part["f1"])
-        record = {
+        record: dict[str, Any] = {
             "llm": llm,
             "model": model,
             "attempts": len(part),
@@ -721,10 +721,10 @@ def build_report(
 ) -> Report:
     """Tables (and PNG plots) from the results under ``paths``; files go to ``out`` (default:
     ``report/`` in the first path, or next to it when it is a file)."""
-    paths = [Path(p) for p in paths]
-    if not paths:
+    given = [Path(p) for p in paths]
+    if not given:
         raise ReportError("give at least one sweep or run directory")
-    rows, downstream = load_results(paths)
+    rows, downstream = load_results(given)
     df = frame(rows)
     left_out: dict[str, int] = {}
     for row in rows:
@@ -740,7 +740,7 @@ def build_report(
         tables.append(extra)
     if not tables:
         raise ReportError("no finished attempts to report on")
-    target = Path(out) if out else (paths[0] / "report" if paths[0].is_dir() else paths[0].parent / "report")
+    target = Path(out) if out else (given[0] / "report" if given[0].is_dir() else given[0].parent / "report")
     target.mkdir(parents=True, exist_ok=True)
     for table in tables:
         for fmt, suffix in (("md", "md"), ("latex", "tex"), ("csv", "csv")):

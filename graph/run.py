@@ -206,15 +206,16 @@ def run_attempt(
         labels = dataset.train.y
     if training is None:
         training = training_request(config, dataset, progress)
-    owns_backend = backend is None and config.policy != "expert"
-    if owns_backend:
+    policy_name = config.policy or config.prompt  # resolved: the policy is always named
+    owns_backend = backend is None and config.llm is not None  # the expert policy has no LLM
+    if backend is None and config.llm is not None:
         cache = ResponseCache(rundir.path / CACHE_FILE)
         options = {} if config.max_tokens is None else {"max_tokens": config.max_tokens}
         backend = backend_from_spec(config.llm, timeout_s=config.llm_timeout_s, cache=cache, **options)
         if config.llm == "local":
             notify(f"note: {LOCAL_NOTICE}")
     try:
-        policy = make_policy(config.policy, backend, max_repairs=config.max_repairs, decoding=config.decoding)
+        policy = make_policy(policy_name, backend, max_repairs=config.max_repairs, decoding=config.decoding)
         try:
             policy.check_backend()  # a backend that cannot decode under a grammar says so before any call
         except LLMError as error:

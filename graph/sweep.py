@@ -504,7 +504,7 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
         row.update(status="error", reason=str(error))
         return row
     if summary is None:
-        error = read_json(run_dir / ERROR_FILE)
+        failure = read_json(run_dir / ERROR_FILE)
         not_applicable = read_json(run_dir / NOT_APPLICABLE_FILE)
         stopped = read_json(run_dir / TIMEOUT_FILE)
         if isinstance(not_applicable, dict):
@@ -515,8 +515,8 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
                 reason=f"stopped after {stopped.get('limit_s')} s, the per-attempt time limit",
                 wall_seconds=stopped.get("seconds"),
             )
-        elif isinstance(error, dict):
-            row.update(status="error", reason=str(error.get("error", "")))
+        elif isinstance(failure, dict):
+            row.update(status="error", reason=str(failure.get("error", "")))
         elif (run_dir / CHECKPOINTS_FILE).exists() or (run_dir / "trace.jsonl").exists():
             row["status"] = "unfinished"
         else:

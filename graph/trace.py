@@ -132,7 +132,7 @@ def attempt_report(run_dir: Path) -> dict[str, Any]:
         for e in events
         if e["event"] == "repair_round"
     ]
-    outcome = next((e for e in reversed(events) if e["event"] == "outcome"), {})
+    outcome: dict[str, Any] = next((e for e in reversed(events) if e["event"] == "outcome"), {})
     return {
         "run_dir": str(run_dir),
         "task": _label(config.get("task")),

@@ -209,7 +209,7 @@ def make_runtime(
     )
 
 
-def run_graph(runtime: VerifyRuntime, state: dict[str, Any], checkpointer=None) -> dict[str, Any]:
+def run_graph(runtime: VerifyRuntime, state: Mapping[str, Any], checkpointer: Any = None) -> dict[str, Any]:
     """Run to the end (or resume a checkpointed run) and return the final state."""
     settings: dict[str, Any] = {"recursion_limit": RECURSION_LIMIT}
     if checkpointer is None:

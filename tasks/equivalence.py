@@ -86,7 +86,7 @@ def _exhaustive(task: Task) -> tuple[int, int]:
     sdd = compile_to_sdd(task.ground_truth)
     count = 0
     for rows in _truth_table_chunks(n):
-        by_oracle = np.asarray(task.oracle_batch(rows), dtype=bool)
+        by_oracle = task.oracle_rows(rows)
         by_cnf = sdd.evaluate(rows)
         wrong = np.flatnonzero(by_oracle != by_cnf)
         if wrong.size:
@@ -109,7 +109,7 @@ def _by_construction(task: Task) -> tuple[int, int]:
     duplicates = len(keys) - len(np.unique(keys))
     if duplicates:
         raise EquivalenceError(f"task {task.name!r}: enumerate_valid yields {duplicates} duplicates")
-    rejected = np.flatnonzero(~np.asarray(task.oracle_batch(valid), dtype=bool))
+    rejected = np.flatnonzero(~task.oracle_rows(valid))
     if rejected.size:
         raise EquivalenceError(f"task {task.name!r}: oracle rejects constructed {_describe(task, valid[rejected[0]])}")
     checked_neighbours = _check_neighbours(task, valid)
@@ -143,7 +143,7 @@ def _check_neighbours(task: Task, valid: np.ndarray, chunk_rows: int = 1 << 14) 
         keys = _row_keys(neighbours)
         position = np.searchsorted(valid_keys, keys).clip(max=len(valid_keys) - 1)
         expected = valid_keys[position] == keys
-        said = np.asarray(task.oracle_batch(neighbours), dtype=bool)
+        said = task.oracle_rows(neighbours)
         wrong = np.flatnonzero(said != expected)
         if wrong.size:
             row = neighbours[wrong[0]]

@@ -117,7 +117,7 @@ def oracle_test(
                 record(row, False, True, "label")
         if task.has_oracle:
             probes = _probes(task, member, label_rows, samples, rng)
-            verdicts = task.oracle_batch(np.array([row for row, _ in probes], dtype=bool).reshape(-1, task.num_vars))
+            verdicts = task.oracle_rows(np.array([row for row, _ in probes], dtype=bool).reshape(-1, task.num_vars))
             for (row, source), oracle_says in zip(probes, verdicts):
                 formula_says = member(row)
                 result.probes_checked += 1

@@ -137,12 +137,18 @@ class Task:
         return cnf
 
     def oracle(self, assignment: Sequence[int | bool]) -> bool:
-        if self.oracle_batch is None:
-            raise TaskError(f"task {self.name!r} has no oracle")
+        """The oracle's verdict on one assignment (in variable order)."""
         row = np.asarray(assignment, dtype=bool).reshape(1, -1)
         if row.shape[1] != self.num_vars:
             raise TaskError(f"task {self.name!r}: assignment has {row.shape[1]} values, expected {self.num_vars}")
-        return bool(self.oracle_batch(row)[0])
+        return bool(self.oracle_rows(row)[0])
+
+    def oracle_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The oracle's verdicts on many assignments (rows × N, bool) at once; ``TaskError`` for a task
+        without an oracle, so a caller never has to check the optional field itself."""
+        if self.oracle_batch is None:
+            raise TaskError(f"task {self.name!r} has no oracle")
+        return np.asarray(self.oracle_batch(rows), dtype=bool)
 
 
 def validate_variable_names(names: Sequence[str], where: str) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import socket
 import webbrowser
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -32,7 +32,7 @@ SECURITY_HEADERS = {
 }
 
 
-def _guarded(handler: Callable[[Request], Response]) -> Callable[[Request], Response]:
+def _guarded(handler: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
     """Refused paths are 403, missing ones 404, both with one line; every answer carries the headers."""
 
     async def endpoint(request: Request) -> Response:

@@ -101,8 +101,8 @@ def _bdd_encode(names: list[str], with_turns: bool) -> CNF:
     b.iff_or(idx["stop"], [idx["red_light"], idx["stop_sign"], *obstacles])  # 7 clauses
     forward, stop = idx["move_forward"], idx["stop"]
     b.add([-forward, -stop])
-    for reason in ("green_light", "follow", "clear"):
-        b.implies([idx[reason]], [stop, forward])
+    for concept in ("green_light", "follow", "clear"):
+        b.implies([idx[concept]], [stop, forward])
     # "forward → green ∨ follow ∨ clear" is implied (forward → ¬stop → no obstacle → clear): not added.
     if with_turns:
         for side in ("left", "right"):

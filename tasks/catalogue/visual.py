@@ -241,7 +241,7 @@ def _kandinsky_encode(num_prims: int) -> CNF:
     for attribute in (0, 1):  # 0 shape, 1 colour
         # Pattern of each image as indicator auxiliaries: "same" and, for 3 primitives, "different"
         # ("pair" is neither). Two images share the pattern iff both indicators agree.
-        indicators = []
+        indicators: list[tuple[int, ...]] = []
         for image in (0, 1):
             eq = {(j, k): equal(image, j, k, attribute) for j, k in itertools.combinations(range(num_prims), 2)}
             if num_prims == 2:

@@ -140,8 +140,8 @@ def _oracle(x: np.ndarray) -> np.ndarray:
     valid = (degree[:, _START_ID] == 1) & (degree[:, _GOAL_ID] == 1) & np.isin(degree[:, inner], (0, 2)).all(axis=1)
 
     rows = np.arange(batch)
-    here = np.full(batch, _START_ID)
-    came_from = np.full(batch, -1)
+    here: np.ndarray = np.full(batch, _START_ID)
+    came_from: np.ndarray = np.full(batch, -1)
     walked = np.zeros(batch, dtype=np.int64)
     for _ in range(SIZE * SIZE):  # a simple path has at most 15 steps
         moving = valid & (here != _GOAL_ID)

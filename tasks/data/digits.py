@@ -34,7 +34,7 @@ from functools import lru_cache
 import numpy as np
 
 from autonesy.tasks.data.context import SPLITS, GenerationContext
-from autonesy.tasks.task import Task
+from autonesy.tasks.task import Task, TaskError
 
 VERSION = "digits-2"
 POOL_FRACTIONS = {"train": 0.60, "val": 0.15, "test": 0.25}
@@ -130,6 +130,8 @@ def describe_arithmetic(task: Task, extras: dict[str, np.ndarray], index: int, y
 
 def sudoku_grids(task: Task) -> tuple[np.ndarray, np.ndarray]:
     """(label rows (288, 64) uint8, digit grids (288, 4, 4)) of every completed 4 × 4 Sudoku."""
+    if task.enumerate_valid is None:
+        raise TaskError(f"task {task.name!r} cannot enumerate its grids")
     rows = np.array(list(task.enumerate_valid()), dtype=np.uint8)
     grids = np.zeros((len(rows), 4, 4), dtype=np.uint8)
     for r in range(4):

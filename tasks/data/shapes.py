@@ -63,7 +63,8 @@ def _jitter(rgb, rng: np.random.Generator, scale: float = COLOUR_JITTER) -> np.n
 
 
 def _fill(rgb: np.ndarray, factor: float = 1.0) -> tuple[int, int, int]:
-    return tuple(int(v) for v in np.clip(np.rint(rgb * factor), 0, 255))
+    r, g, b = (int(v) for v in np.clip(np.rint(rgb * factor), 0, 255))
+    return r, g, b
 
 
 def _finish(canvas: Image.Image, size: tuple[int, int], rng: np.random.Generator) -> np.ndarray:

@@ -140,7 +140,7 @@ START, GOAL = 0, SIZE * SIZE - 1
 def cheapest_path(costs: np.ndarray) -> tuple[list[int], int]:
     """(cell ids of the cheapest start→goal path under the tie rule, its cost) for a (4, 4) cost grid."""
     cost = [int(v) for v in np.asarray(costs).reshape(-1)]
-    to_goal = [None] * (SIZE * SIZE)  # cheapest cost from a cell to the goal, both included
+    to_goal: list[int | None] = [None] * (SIZE * SIZE)  # cheapest cost from a cell to the goal, both included
     heap = [(cost[GOAL], GOAL)]
     while heap:
         d, cell = heapq.heappop(heap)
@@ -150,11 +150,12 @@ def cheapest_path(costs: np.ndarray) -> tuple[list[int], int]:
         for nb in _NEIGHBOURS[cell]:
             if to_goal[nb] is None:
                 heapq.heappush(heap, (d + cost[nb], nb))
+    reached = [d if d is not None else -1 for d in to_goal]  # the grid is connected: every cell is reached
     path = [START]
     while path[-1] != GOAL:
         here = path[-1]
-        path.append(min(nb for nb in _NEIGHBOURS[here] if to_goal[here] == cost[here] + to_goal[nb]))
-    return path, to_goal[START]
+        path.append(min(nb for nb in _NEIGHBOURS[here] if reached[here] == cost[here] + reached[nb]))
+    return path, reached[START]
 
 
 def edge_name(a: int, b: int) -> str:
