@@ -36,6 +36,8 @@ from autonesy.tools.metrics import score_formula
 
 
 class AttemptState(TypedDict, total=False):
+    """The attempt graph's state: plain JSON, so LangGraph checkpoints it and a resumed run reads it back as data."""
+
     answer: str  # the latest raw answer of an agent
     source: str  # the formula text extracted from it
     error: dict[str, Any] | None  # {"kind", "message"} of the latest syntax check
@@ -127,6 +129,7 @@ def accepted_cnf(dimacs: str) -> CNF:
 
 
 def formalize(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    """First LLM turn: the policy writes a formalization; a failed call rejects the attempt."""
     turn = rt.policy.formalize(rt.spec)
     rt.tracer.agent_turn(turn)
     if turn.error:
@@ -203,6 +206,8 @@ def _block_source(answer: str) -> str:
 
 
 def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    """One syntax-repair round: the repair agent sees the checker's error and answers [[OK]] or [[FIXED]] with a new
+    formula; the round and what changed go to the trace."""
     round_number = state.get("repair_round", 0) + 1
     error = _pending(state, "error")
     turn = rt.policy.repair(rt.spec, state.get("source", ""), error["message"], round_number)
@@ -238,6 +243,7 @@ def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
 
 
 def reject_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    """End the attempt when the repair budget is spent without a parseable formula."""
     return {
         "status": "rejected",
         "reason": f"syntax error after {state.get('repair_round', 0)} repair rounds: {_pending(state, 'error')['kind']}",
@@ -245,11 +251,14 @@ def reject_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
 
 
 def run_oracle_test(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    """Check the accepted formula against the task's oracle and training labels; the feedback drives the
+    semantic-repair loop."""
     result = oracle_test(accepted_cnf(state["dimacs"]), rt.spec.task, rt.labels)
     return {"oracle_test": {**result.to_dict(), "feedback": result.feedback()}}
 
 
 def semantic_repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    """One oracle-feedback round: the policy sees counterexamples of the failed oracle test and writes a new formula."""
     round_number = state.get("semantic_round", 0) + 1
     verdict = _pending(state, "oracle_test")
     turn = rt.policy.semantic_repair(rt.spec, state.get("source", ""), verdict["feedback"], round_number)
@@ -262,6 +271,8 @@ def semantic_repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
 
 
 def compile_node(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    """Compile the accepted formula to an SDD within the time budget and save it; over budget is recorded, not an
+    error."""
     try:
         sdd = compile_formula(accepted_cnf(state["dimacs"]), time_limit_s=rt.compile_time_limit_s)
     except CompilationBudgetExceeded as error:
@@ -294,6 +305,7 @@ def evaluate(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
 
 
 def train(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    """Train the requested NeSy predictors on the accepted formula and on the ground truth, for comparison."""
     from autonesy.nesy.evaluate import train_and_evaluate
     from autonesy.nesy.trainer import TrainConfig
 
@@ -315,10 +327,13 @@ def train(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
 
 
 def after_formalize(state: AttemptState) -> str:
+    """Route after the first answer: a failed LLM call ends the attempt."""
     return END if state.get("status") == "rejected" else "check_syntax"
 
 
 def after_check(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
+    """Route after the syntax check: a formula with lint warnings gets one review by the repair agent, a parsed formula
+    goes to the oracle test, an error to autofix/repair until the budget is spent."""
     if state.get("dimacs") and (state.get("error") or {}).get("kind") == "lint":
         return "repair" if state.get("repair_round", 0) < runtime.context.policy.max_repairs else "oracle_test"
     if state.get("dimacs"):
@@ -329,10 +344,13 @@ def after_check(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
 
 
 def after_repair(state: AttemptState) -> str:
+    """Route after a repair: [[OK]] on a real error or a failed call ends the attempt, anything else is checked again."""
     return END if state.get("status") == "rejected" else "check_syntax"
 
 
 def after_oracle(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
+    """Route after the oracle test: a failure goes back to the LLM while semantic rounds are left, otherwise the
+    formula is compiled as it is."""
     result = state.get("oracle_test") or {}
     if not result.get("passed", True) and state.get("semantic_round", 0) < runtime.context.policy.semantic_rounds:
         return "semantic_repair"
@@ -340,6 +358,7 @@ def after_oracle(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
 
 
 def after_evaluate(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
+    """Train only when asked and only when a ground truth exists to train against."""
     return "train" if runtime.context.training is not None and runtime.context.spec.task.has_ground_truth else END
 
 

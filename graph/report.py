@@ -272,6 +272,9 @@ def frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
 # ----------------------------------------------------------------------------------- tables
 @dataclass
 class Table:
+    """One report table, rendered as Markdown, LaTeX or CSV; ``data`` keeps the numbers for CSV (mean and std in their
+    own columns)."""
+
     name: str
     title: str
     header: list[str]
@@ -280,6 +283,7 @@ class Table:
     notes: list[str] = field(default_factory=list)
 
     def markdown(self) -> str:
+        """The table as a Markdown section with its title."""
         lines = [
             f"### {self.title}",
             "",
@@ -291,6 +295,7 @@ class Table:
         return "\n".join(lines).rstrip() + "\n"
 
     def latex(self) -> str:
+        """The table as a LaTeX tabular (text escaped), for the paper."""
         spec = "l" + "r" * (len(self.header) - 1)
         lines = [
             f"% {self.title}",
@@ -304,6 +309,7 @@ class Table:
         return "\n".join(lines) + "\n"
 
     def csv(self) -> str:
+        """The table's numbers as CSV (from ``data`` when present, else the shown cells)."""
         records = self.data or [dict(zip(self.header, row)) for row in self.rows]
         if not records:
             return ""
@@ -316,6 +322,7 @@ class Table:
         return buffer.getvalue()
 
     def render(self, fmt: str) -> str:
+        """The table in one of ``REPORT_FORMATS``."""
         return {"md": self.markdown, "latex": self.latex, "csv": self.csv}[fmt]()
 
 
@@ -415,6 +422,8 @@ def _match_published_model(model: str) -> str | None:
 
 
 def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
+    """The paper's second table: per LLM, F1, syntax and LLM errors, relation shares, repair rounds, autofixes, tokens
+    and latency (optionally next to the published figures)."""
     header = (
         ["LLM", "attempts", "F1", "syntax errors", "LLM errors"]
         + [r for r in RELATION_ORDER]
@@ -470,6 +479,8 @@ def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
 
 
 def marginals_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
+    """F1 per format, description level, prompt style and benchmark, on the slices the paper publishes (optionally next
+    to its figures)."""
     header = ["slice", "attempts", "F1", "syntax errors"] + (["published F1"] if compare_published else [])
     rows, data = [], []
     detailed = df[df["detail"] == "detailed"]
@@ -527,6 +538,8 @@ def marginals_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
 
 
 def downstream_table(rows: Sequence[Mapping[str, Any]]) -> Table | None:
+    """SPL and SL trained on generated vs expert formulas (F1, accuracy, consistency, ΔF1), overall and by the
+    generated formula's relation; None without NeSy results."""
     if not rows:
         return None
     df = pd.DataFrame(rows)
@@ -650,6 +663,7 @@ def plot_data(df: pd.DataFrame) -> dict[str, Any]:
 
 
 def write_plots(df: pd.DataFrame, out: Path) -> list[Path]:
+    """Write the report's PNG plots into ``out``; returns the files written (none for an empty frame)."""
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     if df.empty:
@@ -703,6 +717,8 @@ def write_plots(df: pd.DataFrame, out: Path) -> list[Path]:
 # ----------------------------------------------------------------------------------- report
 @dataclass
 class Report:
+    """The tables and plots of one report, with how many attempts were counted and which were left out."""
+
     tables: list[Table]
     plots: list[Path]
     counted: int
@@ -710,6 +726,7 @@ class Report:
     folder: Path  # where the files were written
 
     def render(self, fmt: str) -> str:
+        """The whole report in one format, with a note of the attempts left out (Markdown)."""
         parts = [table.render(fmt) for table in self.tables]
         if fmt == "md" and self.left_out:
             parts.append("_left out (not finished): " + ", ".join(f"{k} {v}" for k, v in self.left_out.items()) + "_\n")

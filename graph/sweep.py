@@ -177,6 +177,7 @@ class SweepSpec:
     data: bool = False  # oracle tests also check the tasks' annotated training labels (catalogue tasks)
 
     def to_dict(self) -> dict[str, Any]:
+        """The grid as JSON (tuples as lists), as ``sweep.json`` records it."""
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
@@ -198,6 +199,8 @@ def split_list(values: Iterable[str] | str | None) -> list[str]:
 def parse_choice(
     values: Iterable[str] | str | None, allowed: Sequence[str], what: str, aliases: Mapping[str, str] = {}
 ) -> tuple[str, ...]:
+    """Parse a comma list of options against ``allowed``: 'all'/'both' (or nothing) means every one, an alias maps to
+    its name, anything else is a ``SweepError`` naming the choices."""
     items = split_list(values)
     if not items or items in (["all"], ["both"]):
         return tuple(allowed)
@@ -212,6 +215,8 @@ def parse_choice(
 
 
 def benchmark_of(task_spec: str) -> str:
+    """Which benchmark a task spec comes from (the results table's ``benchmark`` column, which the report's marginals
+    group by)."""
     if task_spec.startswith("satbench:"):
         return "satbench"
     if task_spec.startswith("dcpbench:"):
@@ -254,6 +259,7 @@ def expand_tasks(items: Iterable[str]) -> list[str]:
 
 
 def model_name(llm: str) -> str:
+    """The model part of an LLM spec, so the report can group attempts by model whatever endpoint served it."""
     if llm == EXPERT:
         return EXPERT
     if llm.startswith("openai:"):
@@ -281,6 +287,8 @@ def attempt_identity(config: RunConfig, repeat: int) -> dict[str, Any]:
 
 
 def attempt_id(config: RunConfig, repeat: int) -> str:
+    """The attempt's directory name: a short hash of its identity, so the same grid point always lands in the same
+    directory and resumes there."""
     text = json.dumps(attempt_identity(config, repeat), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -364,6 +372,7 @@ class SaltedBackend(ChatBackend):
         self.grammar_dialect = inner.grammar_dialect
 
     def complete(self, messages, *, cache_salt: str = "", **params: Any) -> LLMResponse:
+        """Ask the shared backend with the attempt's salt in the cache key."""
         return self.inner.complete(messages, cache_salt=f"{self.salt}|{cache_salt}", **params)
 
 
@@ -386,6 +395,7 @@ def worker_backend(llm: str, out: str | Path, timeout_s: float, max_tokens: int 
 
 
 def close_worker_backends() -> None:
+    """Close the backends this process built for sweep workers (their HTTP clients and caches)."""
     with _WORKER_LOCK:
         backends = list(_WORKER_BACKENDS.values())
         _WORKER_BACKENDS.clear()
@@ -570,6 +580,8 @@ def _task_name(spec: str) -> str:
 
 
 def order_key(row: Mapping[str, Any]) -> tuple:
+    """Sort key of a results row: expert first, then LLM, catalogue order of tasks, format, prompt, detail, policy and
+    repeat, so results files are deterministic."""
     spec = row["task_spec"]
     if spec in TASK_NAMES:
         task_key: tuple = (0, TASK_NAMES.index(spec), "", 0, "")
@@ -600,6 +612,7 @@ def recorded_jobs(out: str | Path) -> list[dict[str, Any]]:
 
 
 def collect_rows(out: str | Path) -> list[dict[str, Any]]:
+    """Every recorded attempt's row, rebuilt from its directory, in table order."""
     return sorted((attempt_row(out, job) for job in recorded_jobs(out)), key=order_key)
 
 
@@ -651,6 +664,7 @@ class Progress:
     counts: dict[str, int] = field(default_factory=dict)
 
     def add(self, row: Mapping[str, Any]) -> None:
+        """Count one finished attempt under its status."""
         self.done += 1
         self.counts[row["status"]] = self.counts.get(row["status"], 0) + 1
 
@@ -724,6 +738,7 @@ async def _run_async(jobs, fn, args, pool: Executor, concurrency: int, on_done, 
 
 
 def ray_available() -> bool:
+    """Whether the optional Ray extra is installed (the ``ray`` executor needs it)."""
     try:
         import ray  # noqa: F401
     except ImportError:
@@ -785,6 +800,8 @@ def _run_ray(jobs, fn, args, concurrency, on_done, on_crash, address, num_cpus) 
 # ------------------------------------------------------------------------------------ sweep
 @dataclass
 class SweepResult:
+    """What a sweep run returns: the rows, what this run did, how long it took and the benchmark records left out."""
+
     out: Path
     rows: list[dict[str, Any]]
     progress: Progress
@@ -793,12 +810,14 @@ class SweepResult:
 
     @property
     def counts(self) -> dict[str, int]:
+        """Attempts per status over the whole table (not only this run)."""
         counts: dict[str, int] = {}
         for row in self.rows:
             counts[row["status"]] = counts.get(row["status"], 0) + 1
         return counts
 
     def to_dict(self) -> dict[str, Any]:
+        """The outcome as ``sweep --json`` prints it."""
         return {
             "out": str(self.out),
             "attempts": len(self.rows),

@@ -61,6 +61,8 @@ class VerifyError(AutonesyError, ValueError):
 
 @dataclass
 class VerifyConfig:
+    """Everything that defines a verification (or a feedback loop); ``config.json`` records it, LLMs by label only."""
+
     verifier: str = "nsvif"
     llm: str | None = None  # default for every agent: $AUTONESY_LLM, else the embedded local model
     formulation_llm: str | None = None
@@ -79,6 +81,7 @@ class VerifyConfig:
     judge_guidance: str | None = None  # gepa-cot: the CoT judge's optimised guidance (text)
 
     def resolved(self) -> VerifyConfig:
+        """The configuration checked (a ``VerifyError`` names a bad choice) with the default LLM decided."""
         if self.verifier not in VERIFIERS:
             raise VerifyError(f"unknown verifier {self.verifier!r}; choose one of {', '.join(VERIFIERS)}")
         if self.feedback not in FEEDBACK_MODES:
@@ -90,6 +93,7 @@ class VerifyConfig:
         return VerifyConfig(**{**asdict(self), "llm": self.llm or default_llm_spec()})
 
     def role_specs(self) -> dict[str, str]:
+        """The LLM spec of each agent role: its own option, else ``--llm``, else the default."""
         default = self.llm or default_llm_spec()
         return {
             "formulation": self.formulation_llm or default,
@@ -99,6 +103,8 @@ class VerifyConfig:
         }
 
     def limits(self) -> SandboxLimits:
+        """The sandbox limits of one checker run: the checker time limit for CPU and wall clock, fixed memory and
+        output caps."""
         return SandboxLimits(
             cpu_seconds=self.checker_wall_s,
             wall_seconds=self.checker_wall_s,
@@ -109,6 +115,8 @@ class VerifyConfig:
 
 
 def needed_roles(config: VerifyConfig) -> tuple[str, ...]:
+    """The agent roles this verifier calls (a whole-instruction judge needs no formulation or checker; a budget adds
+    the writer), so unused roles build no backend."""
     roles = ("judge",) if config.verifier in WHOLE_INSTRUCTION_JUDGES else ("formulation", "checker", "judge")
     return roles + ("writer",) if config.budget else roles
 
@@ -154,9 +162,11 @@ class Backends:
                 self.by_role[role] = by_spec[spec]
 
     def labels(self) -> dict[str, str]:
+        """Each role's backend label (endpoint and model, never a key) for config.json and the summary."""
         return {role: backend.label for role, backend in self.by_role.items()}
 
     def close(self) -> None:
+        """Close the backends built here; ones handed in belong to the caller."""
         for backend in self._owned:
             backend.close()
 
@@ -168,6 +178,7 @@ class Backends:
 
 
 def load_checkers(config: VerifyConfig) -> dict[str, UserChecker]:
+    """The user checkers the configuration names, by name; a module that cannot be loaded is a ``VerifyError`` line."""
     from autonesy.tools.user_checkers import UserCheckerError
 
     try:
@@ -185,6 +196,8 @@ def make_runtime(
     user_checkers: Mapping[str, UserChecker] | None = None,
     memory: VerifierMemory | None = None,
 ) -> VerifyRuntime:
+    """The verify graph's runtime: one agent per role on its backend, the checkers, limits and loop settings; shared by
+    ``verify``, ``follow`` and VifBench evaluation."""
     checkers = dict(user_checkers if user_checkers is not None else load_checkers(config))
     roles = backends.by_role
     agents = VerifyAgents(
@@ -220,6 +233,8 @@ def run_graph(runtime: VerifyRuntime, state: Mapping[str, Any], checkpointer: An
 
 
 def sha(text: str) -> str:
+    """SHA-256 of a text (lone surrogates kept), to record an instruction or response in config.json without repeating
+    it."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -229,6 +244,8 @@ def _write_config(run_dir: Path, record: dict[str, Any], keys: tuple[str, ...]) 
 
 
 def config_record(kind: str, config: VerifyConfig, backends: Backends, **extra: Any) -> dict[str, Any]:
+    """What a verification's config.json records: the options, the agents' LLM labels, and the kind of run; ``extra``
+    adds the run's identity (hashes of its inputs)."""
     labels = backends.labels()
     used = needed_roles(config)
     shown = sorted({labels[r] for r in used})
@@ -254,6 +271,8 @@ def summarize(
     llms: Mapping[str, str],
     wall_seconds: float,
 ) -> dict[str, Any]:
+    """The final verify state as the summary ``--json`` prints and summary.json holds: verdict, per-constraint results
+    and evidence, usage, and for ``follow`` the rounds."""
     results = state.get("results") or {}
     status = state.get("status", "unfinished")
     summary = {
@@ -304,6 +323,7 @@ def _write_outputs(rundir: RunDir, state: Mapping[str, Any], summary: Mapping[st
 
 
 def default_run_dir(kind: str, verifier: str) -> Path:
+    """``runs/<kind>/<verifier>-<time>``: runs of one kind sort together, newest last."""
     return Path("runs") / kind / f"{verifier}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
