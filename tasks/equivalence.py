@@ -32,6 +32,8 @@ class EquivalenceError(AssertionError):
 
 @dataclass(frozen=True)
 class EquivalenceReport:
+    """The outcome of proving a ground truth equal to its oracle: method, model count and time."""
+
     task: str
     method: str
     model_count: int
@@ -64,6 +66,8 @@ def _describe(task: Task, row: np.ndarray) -> str:
 
 
 def prove_equivalence(task: Task, method: str | None = None) -> EquivalenceReport:
+    """Prove the task's ground-truth CNF and its oracle accept the same assignments (exhaustively, by construction, or
+    clause by clause) or raise ``EquivalenceError`` with a witness."""
     method = method or task.metadata.equivalence_method
     if not (task.has_oracle and task.has_ground_truth):
         raise TaskError(f"task {task.name!r}: proving equivalence needs both a ground truth and an oracle")

@@ -159,11 +159,13 @@ def cheapest_path(costs: np.ndarray) -> tuple[list[int], int]:
 
 
 def edge_name(a: int, b: int) -> str:
+    """The variable name of the edge between two grid cells (cells in reading order, so each edge has one name)."""
     (r1, c1), (r2, c2) = sorted((divmod(a, SIZE), divmod(b, SIZE)))
     return f"edge_r{r1}c{c1}_r{r2}c{c2}"
 
 
 def path_labels(task: Task, paths: list[list[int]]) -> np.ndarray:
+    """Label rows (one per map) with the edges of its cheapest path set."""
     column = {}
     y = np.zeros((len(paths), task.num_vars), dtype=np.uint8)
     for i, path in enumerate(paths):
@@ -176,6 +178,7 @@ def path_labels(task: Task, paths: list[list[int]]) -> np.ndarray:
 
 
 def make_warcraft(ctx: GenerationContext) -> dict[str, dict[str, np.ndarray]]:
+    """Procedural 4 × 4 terrain maps rendered as images, labelled with the edges of their cheapest start-to-goal path."""
     out = {}
     for split in SPLITS:
         rng = ctx.rng(split)
@@ -203,6 +206,7 @@ def make_warcraft(ctx: GenerationContext) -> dict[str, dict[str, np.ndarray]]:
 
 
 def describe_warcraft(task: Task, extras: dict[str, np.ndarray], index: int, y: np.ndarray) -> str:
+    """A map's example caption: its cheapest path's cost."""
     return f"cost {int(extras['path_cost'][index])}"
 
 
