@@ -21,6 +21,8 @@ RECENT_ENUMERATIONS = 8
 
 
 class EnumerationCapReached(RuntimeError):
+    """More models than the enumeration cap: the caller counts another way."""
+
     pass
 
 

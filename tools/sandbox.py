@@ -112,6 +112,8 @@ def collect(ns, submitted):
 
 @dataclass(frozen=True)
 class SandboxLimits:
+    """The resources one sandboxed program may use: CPU and wall time, memory, file, output and result sizes."""
+
     cpu_seconds: float = 20.0
     wall_seconds: float = 30.0
     memory_bytes: int = 2 << 30  # address space; after importing cpmpy (+ortools, pandas) ~0.3 GiB is in use
@@ -123,6 +125,9 @@ class SandboxLimits:
 
 @dataclass(frozen=True)
 class SandboxResult:
+    """What a sandboxed program produced: its result or an error written for an LLM (kind, message, line), its output,
+    timings, protections and any violations."""
+
     ok: bool
     result: Any = None
     stdout: str = ""
@@ -139,6 +144,7 @@ class SandboxResult:
     exit_status: int | None = None  # process exit code, or -signal
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as JSON data (traces, checker records)."""
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 

@@ -34,6 +34,7 @@ def __getattr__(name: str) -> Any:
 
 
 def main() -> None:  # pragma: no cover - console-script entry
+    """Run the command line (the console-script entry point)."""
     app()
 
 

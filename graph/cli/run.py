@@ -160,4 +160,5 @@ def __getattr__(name: str) -> Any:
 
 
 def register(app: typer.Typer) -> None:
+    """Add ``run`` to the app."""
     app.command("run")(run)

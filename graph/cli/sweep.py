@@ -113,4 +113,5 @@ def sweep(
 
 
 def register(app: typer.Typer) -> None:
+    """Add ``sweep`` to the app."""
     app.command("sweep")(sweep)

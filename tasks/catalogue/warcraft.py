@@ -189,6 +189,7 @@ def _enumerate_valid() -> Iterator[list[int]]:
 
 
 def warcraft() -> Task:
+    """Warcraft shortest path: the 24 grid edges, chosen ones forming one simple top-left to bottom-right path."""
     variables = tuple(Variable(_edge_name(a, b), _edge_meaning(a, b)) for a, b in EDGES)
     return Task(
         name="warcraft",
