@@ -72,6 +72,7 @@ class AgentTurn:
     decoding: dict[str, Any] = field(default_factory=lambda: {"mode": "free"})
 
     def to_dict(self) -> dict[str, Any]:
+        """The turn as JSON data for the trace (messages, answer, usage, verdict, error)."""
         return {
             "role": self.role,
             "messages": self.messages,
@@ -85,6 +86,9 @@ class AgentTurn:
 
 @dataclass
 class Policy:
+    """How an attempt talks to its LLM: which prompts it sends, whether answers are autofixed, the repair and
+    semantic-round budgets, and the grammar it decodes under."""
+
     name: ClassVar[str] = ""
     uses_llm: ClassVar[bool] = True
     backend: ChatBackend | None = None
@@ -100,6 +104,7 @@ class Policy:
             raise ValueError(f"unknown decoding {self.decoding!r}; choose one of {', '.join(DECODING_MODES)}")
 
     def style(self, spec: AttemptSpec) -> str:
+        """The prompt style this policy formalizes with (the spec's, unless the policy fixes one)."""
         return spec.prompt
 
     def check_backend(self) -> None:
@@ -152,12 +157,16 @@ class Policy:
         return _grammar(role, spec.format, tuple(spec.task.names), reasoning, lines)
 
     def formalizer_prompt(self, spec: AttemptSpec) -> Prompt:
+        """The first prompt: task, variables, format convention and the style's instructions."""
         return formalizer_prompt(spec.task, spec.format, self.style(spec), spec.detail)
 
     def formalize(self, spec: AttemptSpec) -> AgentTurn:
+        """Ask for a formalization (under the format's answer grammar when decoding is constrained)."""
         return self._ask("formalizer", self.formalizer_prompt(spec), grammar=self._grammar(spec, "formalizer"))
 
     def repair(self, spec: AttemptSpec, source: str, error: str, round_number: int = 1) -> AgentTurn:
+        """Show the repair agent its formula and the checker's error; its answer is parsed into an [[OK]]/[[FIXED]]
+        verdict."""
         turn = self._ask(
             "repair",
             repair_prompt(spec.task, spec.format, spec.detail, source, error),
@@ -169,6 +178,7 @@ class Policy:
         return turn
 
     def semantic_repair(self, spec: AttemptSpec, source: str, counterexamples: str, round_number: int = 1) -> AgentTurn:
+        """Show the formula with the oracle test's counterexamples and ask for a corrected one."""
         prompt = semantic_repair_prompt(spec.task, spec.format, spec.detail, source, counterexamples)
         return self._ask("semantic_repair", prompt, round_number, grammar=self._grammar(spec, "semantic_repair"))
 
@@ -178,30 +188,54 @@ def _grammar(role: str, fmt: str, names: tuple[str, ...], reasoning_chars: int, 
     """The decode-time grammar: bounded (see ``Policy._grammar``), without comment lines (a weak
     model fills its block with them), and for the repair agent ``[[FIXED]]`` only: under a grammar
     every checker error left is real (a header count, a program that raises, a block cut off)."""
-    bounds = dict(max_lines=lines, max_depth=GRAMMAR_DEPTH, max_chain=GRAMMAR_CHAIN, comments=False)
     if role == "repair":
-        return repair_grammar(fmt, names, allow_ok=False, **bounds)
-    return answer_grammar(fmt, names, reasoning_chars=reasoning_chars, **bounds)
+        return repair_grammar(
+            fmt,
+            names,
+            allow_ok=False,
+            max_lines=lines,
+            max_depth=GRAMMAR_DEPTH,
+            max_chain=GRAMMAR_CHAIN,
+            comments=False,
+        )
+    return answer_grammar(
+        fmt,
+        names,
+        reasoning_chars=reasoning_chars,
+        max_lines=lines,
+        max_depth=GRAMMAR_DEPTH,
+        max_chain=GRAMMAR_CHAIN,
+        comments=False,
+    )
 
 
 @dataclass
 class ZeroShot(Policy):
+    """The paper's zero-shot baseline: the formula straight away, no reasoning asked for."""
+
     name: ClassVar[str] = "zs"
 
     def style(self, spec: AttemptSpec) -> str:
+        """Always zero-shot, whatever the spec says."""
         return "zs"
 
 
 @dataclass
 class ZeroShotCoT(Policy):
+    """The paper's zero-shot chain-of-thought baseline: reason first, then the formula."""
+
     name: ClassVar[str] = "zs-cot"
 
     def style(self, spec: AttemptSpec) -> str:
+        """Always zero-shot CoT, whatever the spec says."""
         return "zs-cot"
 
 
 @dataclass
 class OracleFeedback(Policy):
+    """The spec's prompt style plus semantic repair: a formula that fails the oracle test goes back to the LLM with
+    counterexamples (two rounds by default)."""
+
     name: ClassVar[str] = "oracle-feedback"
     semantic_rounds: int = 2
 
@@ -214,6 +248,7 @@ class FewShot(Policy):
     shots: int = DEFAULT_SHOTS
 
     def formalizer_prompt(self, spec: AttemptSpec) -> Prompt:
+        """The formalizer prompt preceded by worked examples: other tasks' reference formalizations in the same format."""
         examples = []
         for other in example_tasks(spec.task.name, spec.format, self.shots):
             from autonesy.tasks.reference import reference_source
@@ -244,16 +279,20 @@ def example_tasks(task_name: str, fmt: str, shots: int) -> tuple[Task, ...]:
 
 @dataclass
 class Expert(Policy):
+    """No LLM: answers with the task's reference formalization, an upper bound and an end-to-end check of the pipeline."""
+
     name: ClassVar[str] = "expert"
     uses_llm: ClassVar[bool] = False
 
     def formalize(self, spec: AttemptSpec) -> AgentTurn:
+        """The reference formalization in the spec's format, as if an LLM had written it."""
         from autonesy.tasks.reference import reference_formalization
 
         prompt = formalizer_prompt(spec.task, spec.format, self.style(spec), spec.detail)
         return AgentTurn("formalizer", prompt.messages(), text=reference_formalization(spec.task, spec.format))
 
     def repair(self, spec: AttemptSpec, source: str, error: str, round_number: int = 1) -> AgentTurn:
+        """The reference needs no repair: always [[OK]]."""
         return AgentTurn("repair", [], text="[[OK]]", verdict=RepairVerdict("ok", ""))
 
 
@@ -261,12 +300,14 @@ POLICIES: dict[str, type[Policy]] = {cls.name: cls for cls in (ZeroShot, ZeroSho
 
 
 def make_policy(name: str, backend: ChatBackend | None, **options: Any) -> Policy:
+    """Build a registered policy by name on a backend; an unknown name lists the known ones."""
     if name not in POLICIES:
         raise ValueError(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}")
     return POLICIES[name](backend=backend, **options)
 
 
 def check_prompt_style(style: str) -> str:
+    """Validate a prompt style name, so a typo fails before any LLM call."""
     if style not in PROMPT_STYLES:
         raise ValueError(f"unknown prompt style {style!r}; choose one of {', '.join(PROMPT_STYLES)}")
     return style

@@ -27,11 +27,14 @@ FORMAT_TITLES = {
 
 @dataclass(frozen=True)
 class Prompt:
+    """A system and a user message, with optional few-shot turns before the question."""
+
     system: str
     user: str
     examples: tuple[tuple[str, str], ...] = ()  # few-shot: (question, answer) turns before the question
 
     def messages(self) -> list[dict[str, str]]:
+        """The chat messages to send: system, the few-shot question/answer turns, then the question."""
         shots = [
             {"role": role, "content": text}
             for question, answer in self.examples
@@ -46,10 +49,12 @@ def with_examples(prompt: Prompt, examples: Sequence[tuple[str, str]]) -> Prompt
 
 
 def format_convention(fmt: str) -> str:
+    """The output format's convention as its front-end states it (one text for the prompt and the parser)."""
     return front_end(fmt).CONVENTION.strip()
 
 
 def variables_block(task: Task) -> str:
+    """The numbered variable list of a prompt: DIMACS index, name and meaning."""
     lines = [f"{index}. {v.name}: {v.meaning}" for index, v in enumerate(task.variables, start=1)]
     return "\n".join(lines)
 

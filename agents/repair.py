@@ -23,12 +23,16 @@ VERDICTS = ("ok", "fixed", "unclear")
 
 @dataclass(frozen=True)
 class RepairVerdict:
+    """What a repair answer says: [[OK]] (the formula stands), [[FIXED]] with a new formula, or unclear."""
+
     verdict: str  # ok | fixed | unclear
     answer: str  # for "fixed": the text that holds the new <cnf> block
     note: str = ""
 
 
 def parse_repair_answer(text: str) -> RepairVerdict:
+    """Read the repair agent's verdict from its answer: the last marker wins; a ``<cnf>`` block without a marker counts
+    as fixed; neither is ``unclear``."""
     text = text or ""
     markers = list(MARKER.finditer(text))
     if not markers:

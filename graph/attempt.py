@@ -23,6 +23,7 @@ import numpy as np
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from autonesy.agents.llm import LLMError
 from autonesy.agents.policies import AgentTurn, AttemptSpec, Policy
 from autonesy.graph.trace import Tracer, change_summary, traced_node
 from autonesy.tasks.oracle_test import oracle_test
@@ -35,6 +36,8 @@ from autonesy.tools.metrics import score_formula
 
 
 class AttemptState(TypedDict, total=False):
+    """The attempt graph's state: plain JSON, so LangGraph checkpoints it and a resumed run reads it back as data."""
+
     answer: str  # the latest raw answer of an agent
     source: str  # the formula text extracted from it
     error: dict[str, Any] | None  # {"kind", "message"} of the latest syntax check
@@ -106,9 +109,17 @@ def _usage(state: AttemptState, turn: AgentTurn) -> dict[str, Any]:
     }
 
 
-def _llm_failure(turn: AgentTurn) -> dict[str, Any]:
-    error = turn.error
+def _llm_failure(error: LLMError) -> dict[str, Any]:
     return {"status": "rejected", "reason": f"LLM error ({error.kind}): {error}"}
+
+
+def _pending(state: AttemptState, key: str) -> dict[str, Any]:
+    """A result the graph routes on (``error`` into repair, ``oracle_test`` into semantic repair):
+    present whenever the node that reads it runs."""
+    value = state.get(key)
+    if not isinstance(value, dict):
+        raise RuntimeError(f"attempt graph: {key} is missing where the route requires it")
+    return value
 
 
 @functools.lru_cache(maxsize=8)
@@ -118,10 +129,11 @@ def accepted_cnf(dimacs: str) -> CNF:
 
 
 def formalize(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    """First LLM turn: the policy writes a formalization; a failed call rejects the attempt."""
     turn = rt.policy.formalize(rt.spec)
     rt.tracer.agent_turn(turn)
     if turn.error:
-        return {**_usage(state, turn), **_llm_failure(turn)}
+        return {**_usage(state, turn), **_llm_failure(turn.error)}
     return {**_usage(state, turn), "answer": turn.text, "cut_chars": _cut(turn), "status": "running"}
 
 
@@ -157,7 +169,7 @@ def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
         rt.tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
         return {"source": "", "error": error, "dimacs": None}
     conversion = convert(state["answer"], rt.spec.format, task.names, autofix=rt.policy.autofix, **_size_limits(rt))
-    if conversion.ok:
+    if conversion.cnf is not None:
         fixes = conversion.autofixes[len(_extraction_notes(state["answer"])) :]
         if fixes:
             rt.tracer.event("autofix", fixes=list(conversion.autofixes))
@@ -172,7 +184,8 @@ def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
             if not state.get("lint_reviewed"):
                 update["error"] = {"kind": "lint", "message": _lint_message(conversion.warnings)}
         return update
-    error = {"kind": conversion.error.kind, "message": str(conversion.error)}
+    failure = conversion.error  # exactly one of cnf and error is set
+    error = {"kind": failure.kind if failure else "unknown", "message": str(failure)}
     rt.tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
     return {"source": conversion.source, "error": error, "dimacs": None}
 
@@ -193,17 +206,19 @@ def _block_source(answer: str) -> str:
 
 
 def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    """One syntax-repair round: the repair agent sees the checker's error and answers [[OK]] or [[FIXED]] with a new
+    formula; the round and what changed go to the trace."""
     round_number = state.get("repair_round", 0) + 1
-    turn = rt.policy.repair(rt.spec, state.get("source", ""), state["error"]["message"], round_number)
+    error = _pending(state, "error")
+    turn = rt.policy.repair(rt.spec, state.get("source", ""), error["message"], round_number)
     rt.tracer.agent_turn(turn, round=round_number)
     update: dict[str, Any] = {**_usage(state, turn), "repair_round": round_number}
     changed = ""
+    verdict = "llm_error"
     if turn.error:
-        verdict = "llm_error"
-        update.update(_llm_failure(turn))
-    else:
+        update.update(_llm_failure(turn.error))
+    elif turn.verdict is not None:  # parsed whenever the call succeeded
         verdict = turn.verdict.verdict
-        error = state["error"]
         if error["kind"] == "lint":
             update["lint_reviewed"] = True
         if verdict == "ok" and error["kind"] != "lint":  # [[OK]] on lint warnings: the formula goes on as it is
@@ -218,8 +233,8 @@ def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     rt.tracer.event(
         "repair_round",
         round=round_number,
-        error_kind=state["error"]["kind"],
-        error=state["error"]["message"],
+        error_kind=error["kind"],
+        error=error["message"],
         verdict=verdict,
         note=turn.verdict.note if turn.verdict else "",
         changed=changed,
@@ -228,29 +243,36 @@ def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
 
 
 def reject_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    """End the attempt when the repair budget is spent without a parseable formula."""
     return {
         "status": "rejected",
-        "reason": f"syntax error after {state.get('repair_round', 0)} repair rounds: {state['error']['kind']}",
+        "reason": f"syntax error after {state.get('repair_round', 0)} repair rounds: {_pending(state, 'error')['kind']}",
     }
 
 
 def run_oracle_test(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    """Check the accepted formula against the task's oracle and training labels; the feedback drives the
+    semantic-repair loop."""
     result = oracle_test(accepted_cnf(state["dimacs"]), rt.spec.task, rt.labels)
     return {"oracle_test": {**result.to_dict(), "feedback": result.feedback()}}
 
 
 def semantic_repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    """One oracle-feedback round: the policy sees counterexamples of the failed oracle test and writes a new formula."""
     round_number = state.get("semantic_round", 0) + 1
-    turn = rt.policy.semantic_repair(rt.spec, state.get("source", ""), state["oracle_test"]["feedback"], round_number)
+    verdict = _pending(state, "oracle_test")
+    turn = rt.policy.semantic_repair(rt.spec, state.get("source", ""), verdict["feedback"], round_number)
     rt.tracer.agent_turn(turn, semantic_round=round_number)
     update: dict[str, Any] = {**_usage(state, turn), "semantic_round": round_number}
     if turn.error:
-        return {**update, **_llm_failure(turn)}
-    rt.tracer.event("semantic_round", round=round_number, counterexamples=len(state["oracle_test"]["counterexamples"]))
+        return {**update, **_llm_failure(turn.error)}
+    rt.tracer.event("semantic_round", round=round_number, counterexamples=len(verdict["counterexamples"]))
     return {**update, "answer": turn.text, "cut_chars": _cut(turn)}
 
 
 def compile_node(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    """Compile the accepted formula to an SDD within the time budget and save it; over budget is recorded, not an
+    error."""
     try:
         sdd = compile_formula(accepted_cnf(state["dimacs"]), time_limit_s=rt.compile_time_limit_s)
     except CompilationBudgetExceeded as error:
@@ -283,10 +305,13 @@ def evaluate(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
 
 
 def train(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
+    """Train the requested NeSy predictors on the accepted formula and on the ground truth, for comparison."""
     from autonesy.nesy.evaluate import train_and_evaluate
     from autonesy.nesy.trainer import TrainConfig
 
     request = rt.training
+    if request is None:  # routed here only with a request
+        return {}
     result = train_and_evaluate(
         rt.spec.task,
         accepted_cnf(state["dimacs"]),
@@ -302,10 +327,13 @@ def train(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
 
 
 def after_formalize(state: AttemptState) -> str:
+    """Route after the first answer: a failed LLM call ends the attempt."""
     return END if state.get("status") == "rejected" else "check_syntax"
 
 
 def after_check(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
+    """Route after the syntax check: a formula with lint warnings gets one review by the repair agent, a parsed formula
+    goes to the oracle test, an error to autofix/repair until the budget is spent."""
     if state.get("dimacs") and (state.get("error") or {}).get("kind") == "lint":
         return "repair" if state.get("repair_round", 0) < runtime.context.policy.max_repairs else "oracle_test"
     if state.get("dimacs"):
@@ -316,10 +344,13 @@ def after_check(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
 
 
 def after_repair(state: AttemptState) -> str:
+    """Route after a repair: [[OK]] on a real error or a failed call ends the attempt, anything else is checked again."""
     return END if state.get("status") == "rejected" else "check_syntax"
 
 
 def after_oracle(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
+    """Route after the oracle test: a failure goes back to the LLM while semantic rounds are left, otherwise the
+    formula is compiled as it is."""
     result = state.get("oracle_test") or {}
     if not result.get("passed", True) and state.get("semantic_round", 0) < runtime.context.policy.semantic_rounds:
         return "semantic_repair"
@@ -327,6 +358,7 @@ def after_oracle(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
 
 
 def after_evaluate(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
+    """Train only when asked and only when a ground truth exists to train against."""
     return "train" if runtime.context.training is not None and runtime.context.spec.task.has_ground_truth else END
 
 

@@ -30,6 +30,7 @@ class DataOnlySerializer(JsonPlusSerializer):
         super().__init__(pickle_fallback=False, allowed_json_modules=None, allowed_msgpack_modules=None)
 
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        """Deserialize one checkpoint value, refusing any type but plain data with one ``CheckpointError`` line."""
         kind = data[0] if isinstance(data, tuple) and data else None
         if kind not in DATA_TYPES:
             raise CheckpointError(

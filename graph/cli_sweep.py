@@ -7,6 +7,7 @@ from autonesy.graph.cli.sweep import sweep
 
 
 def register(app: typer.Typer) -> None:
+    """Add ``sweep`` and ``report`` to the app (old registration path)."""
     app.command("sweep")(sweep)
     app.command("report")(report)
 

@@ -55,6 +55,8 @@ from typing import Any
 import pandas as pd
 
 from autonesy.graph import sweep as sweep_module
+from autonesy.graph.rundir import CONFIG_FILE, read_json
+from autonesy.graph.summary import RunSummary, SummaryError
 from autonesy.tasks.task import DETAIL_LEVELS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
@@ -91,25 +93,30 @@ class ReportError(AutonesyError, ValueError):
 
 # ------------------------------------------------------------------------------------ input
 def _row_from_run_dir(run_dir: Path) -> dict[str, Any] | None:
-    """A results row for a plain `run` directory (summary.json + config.json)."""
+    """A results row for a plain `run` directory (summary.json + config.json); None for a directory
+    whose summary or configuration cannot be read (a damaged one is skipped, as in a sweep)."""
     try:
-        summary = json.loads((run_dir / "summary.json").read_text())
-        config = json.loads((run_dir / "config.json").read_text())
-    except (OSError, ValueError):
+        summary = RunSummary.read(run_dir)
+    except SummaryError:
         return None
-    llm = summary.get("llm") or sweep_module.EXPERT
+    config = read_json(run_dir / CONFIG_FILE)
+    if summary is None or not isinstance(config, dict):
+        return None
+    task_spec = config.get("task_spec")
+    max_repairs = config.get("max_repairs")
     job = {
         "attempt_id": f"run:{run_dir}",
         "config": {
-            "task": config.get("task_spec", summary.get("task")),
-            "format": summary.get("format"),
-            "prompt": summary.get("prompt"),
-            "detail": summary.get("detail"),
-            "policy": summary.get("policy"),
-            "max_repairs": config.get("max_repairs"),
+            "task": task_spec if isinstance(task_spec, str) else summary.task,
+            "format": summary.format,
+            "prompt": summary.prompt,
+            "detail": summary.detail,
+            "policy": summary.policy,
+            "decoding": summary.decoding,
+            "max_repairs": max_repairs if type(max_repairs) is int else None,
         },
-        "llm": llm,
-        "task": summary.get("task"),
+        "llm": summary.llm or sweep_module.EXPERT,
+        "task": summary.task,
         "repeat": 0,
     }
     row = sweep_module.attempt_row(run_dir.parent, job, run_dir)
@@ -213,12 +220,12 @@ def rows_from_training(result: Mapping[str, Any], run_dir: Path | None = None) -
     one row per method × target × seed; the formula target is 'generated', the ground truth 'expert'.
     The attempt's settings come from a ``summary.json`` next to the file, when there is one."""
     context: dict[str, Any] = {}
-    if run_dir is not None and (run_dir / "summary.json").is_file():
-        try:
-            summary = json.loads((run_dir / "summary.json").read_text())
-            context = {k: summary.get(k) for k in ("llm", "format", "prompt", "detail")}
-        except ValueError:
-            pass
+    try:
+        summary = RunSummary.read(run_dir) if run_dir is not None else None
+    except SummaryError:
+        summary = None
+    if summary is not None:
+        context = {"llm": summary.llm, "format": summary.format, "prompt": summary.prompt, "detail": summary.detail}
     relation = (result.get("formula") or {}).get("relation")
     seeds = list(result.get("seeds") or [])
     rows = []
@@ -265,6 +272,9 @@ def frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
 # ----------------------------------------------------------------------------------- tables
 @dataclass
 class Table:
+    """One report table, rendered as Markdown, LaTeX or CSV; ``data`` keeps the numbers for CSV (mean and std in their
+    own columns)."""
+
     name: str
     title: str
     header: list[str]
@@ -273,6 +283,7 @@ class Table:
     notes: list[str] = field(default_factory=list)
 
     def markdown(self) -> str:
+        """The table as a Markdown section with its title."""
         lines = [
             f"### {self.title}",
             "",
@@ -284,6 +295,7 @@ class Table:
         return "\n".join(lines).rstrip() + "\n"
 
     def latex(self) -> str:
+        """The table as a LaTeX tabular (text escaped), for the paper."""
         spec = "l" + "r" * (len(self.header) - 1)
         lines = [
             f"% {self.title}",
@@ -297,6 +309,7 @@ class Table:
         return "\n".join(lines) + "\n"
 
     def csv(self) -> str:
+        """The table's numbers as CSV (from ``data`` when present, else the shown cells)."""
         records = self.data or [dict(zip(self.header, row)) for row in self.rows]
         if not records:
             return ""
@@ -309,6 +322,7 @@ class Table:
         return buffer.getvalue()
 
     def render(self, fmt: str) -> str:
+        """The table in one of ``REPORT_FORMATS``."""
         return {"md": self.markdown, "latex": self.latex, "csv": self.csv}[fmt]()
 
 
@@ -408,6 +422,8 @@ def _match_published_model(model: str) -> str | None:
 
 
 def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
+    """The paper's second table: per LLM, F1, syntax and LLM errors, relation shares, repair rounds, autofixes, tokens
+    and latency (optionally next to the published figures)."""
     header = (
         ["LLM", "attempts", "F1", "syntax errors", "LLM errors"]
         + [r for r in RELATION_ORDER]
@@ -420,7 +436,7 @@ def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
         part = df[df["llm"] == llm]
         model = str(part["model"].iloc[0])
         mean, std, n = _stats(part["f1"])
-        record = {
+        record: dict[str, Any] = {
             "llm": llm,
             "model": model,
             "attempts": len(part),
@@ -463,6 +479,8 @@ def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
 
 
 def marginals_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
+    """F1 per format, description level, prompt style and benchmark, on the slices the paper publishes (optionally next
+    to its figures)."""
     header = ["slice", "attempts", "F1", "syntax errors"] + (["published F1"] if compare_published else [])
     rows, data = [], []
     detailed = df[df["detail"] == "detailed"]
@@ -520,6 +538,8 @@ def marginals_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
 
 
 def downstream_table(rows: Sequence[Mapping[str, Any]]) -> Table | None:
+    """SPL and SL trained on generated vs expert formulas (F1, accuracy, consistency, ΔF1), overall and by the
+    generated formula's relation; None without NeSy results."""
     if not rows:
         return None
     df = pd.DataFrame(rows)
@@ -643,6 +663,7 @@ def plot_data(df: pd.DataFrame) -> dict[str, Any]:
 
 
 def write_plots(df: pd.DataFrame, out: Path) -> list[Path]:
+    """Write the report's PNG plots into ``out``; returns the files written (none for an empty frame)."""
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     if df.empty:
@@ -696,6 +717,8 @@ def write_plots(df: pd.DataFrame, out: Path) -> list[Path]:
 # ----------------------------------------------------------------------------------- report
 @dataclass
 class Report:
+    """The tables and plots of one report, with how many attempts were counted and which were left out."""
+
     tables: list[Table]
     plots: list[Path]
     counted: int
@@ -703,6 +726,7 @@ class Report:
     folder: Path  # where the files were written
 
     def render(self, fmt: str) -> str:
+        """The whole report in one format, with a note of the attempts left out (Markdown)."""
         parts = [table.render(fmt) for table in self.tables]
         if fmt == "md" and self.left_out:
             parts.append("_left out (not finished): " + ", ".join(f"{k} {v}" for k, v in self.left_out.items()) + "_\n")
@@ -714,10 +738,10 @@ def build_report(
 ) -> Report:
     """Tables (and PNG plots) from the results under ``paths``; files go to ``out`` (default:
     ``report/`` in the first path, or next to it when it is a file)."""
-    paths = [Path(p) for p in paths]
-    if not paths:
+    given = [Path(p) for p in paths]
+    if not given:
         raise ReportError("give at least one sweep or run directory")
-    rows, downstream = load_results(paths)
+    rows, downstream = load_results(given)
     df = frame(rows)
     left_out: dict[str, int] = {}
     for row in rows:
@@ -733,7 +757,7 @@ def build_report(
         tables.append(extra)
     if not tables:
         raise ReportError("no finished attempts to report on")
-    target = Path(out) if out else (paths[0] / "report" if paths[0].is_dir() else paths[0].parent / "report")
+    target = Path(out) if out else (given[0] / "report" if given[0].is_dir() else given[0].parent / "report")
     target.mkdir(parents=True, exist_ok=True)
     for table in tables:
         for fmt, suffix in (("md", "md"), ("latex", "tex"), ("csv", "csv")):

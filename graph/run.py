@@ -16,14 +16,8 @@ The run directory holds (docs/architecture.md §9):
 
 from __future__ import annotations
 
-import functools
-import json
-import os
-import platform
-import sqlite3
 import time
 from dataclasses import asdict, dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -41,31 +35,27 @@ from autonesy.agents.llm import (
 from autonesy.agents.llm.guided import DECODING_MODES
 from autonesy.agents.policies import POLICIES, AttemptSpec, check_prompt_style, make_policy
 from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest, build_attempt_graph, json_safe
-from autonesy.graph.checkpoint_store import CheckpointError, data_checkpointer
+from autonesy.graph.rundir import (  # noqa: F401 - first_link, package_versions, LINK_REFUSED: old import paths
+    CACHE_FILE,
+    LINK_REFUSED,
+    SUMMARY_FILE,
+    VERSIONED_PACKAGES,
+    RunDir,
+    first_link,
+    package_versions,
+    run_or_resume,
+)
+from autonesy.graph.summary import RunSummary
 from autonesy.graph.trace import Tracer
-from autonesy.tasks.registry import load_task
+from autonesy.tasks.registry import CATALOGUE, load_task
 from autonesy.tasks.task import Task
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S, LLM_TIMEOUT_S, MAX_REPAIRS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
 
-VERSIONED_PACKAGES = (
-    "autonesy-agent",
-    "langgraph",
-    "langchain-openai",
-    "langchain-core",
-    "python-sat",
-    "pysdd",
-    "pyapproxmc",
-    "pyganak",
-    "cpmpy",
-    "sympy",
-    "z3-solver",
-    "torch",
-    "libcirkit",
-    "klaycircuits",
-)
 THREAD = {"configurable": {"thread_id": "attempt"}, "recursion_limit": 100}
+# What a resume must agree on: the same --out given to a different attempt is refused.
+IDENTITY = ("task", "format", "prompt", "detail", "policy", "llm", "max_repairs", "decoding")
 
 
 class RunError(AutonesyError, ValueError):
@@ -74,6 +64,8 @@ class RunError(AutonesyError, ValueError):
 
 @dataclass
 class RunConfig:
+    """Everything that defines one attempt; ``config.json`` records it (the LLM without its key)."""
+
     task: str
     format: str = "cpmpy"
     prompt: str = "zs-cot"
@@ -86,8 +78,15 @@ class RunConfig:
     max_tokens: int | None = None  # None: the backend's default (the local model caps its own)
     decoding: str | None = None  # free | grammar; default: grammar for the embedded model, else free
     extra: dict[str, Any] = field(default_factory=dict)
+    data: bool = False  # the oracle test also checks the task's annotated training labels (catalogue tasks)
+    data_dir: str | None = None  # where annotated data is cached (default: $AUTONESY_DATA_DIR, else the user cache)
+    train: str = "none"  # NeSy predictors trained on the accepted formula: spl,sl | spl | sl | none | auto
+    seeds: int | None = None  # training seeds (default 5; 1 under --train auto)
+    epochs: int | None = None  # training epochs (default: the trainer's; 3 under --train auto)
 
     def resolved(self) -> RunConfig:
+        """The configuration with every default decided and every choice checked (a ``RunError`` names
+        the bad one), so what ``config.json`` records is what ran."""
         if self.format not in FORMATS:
             raise RunError(f"unknown format {self.format!r}; choose one of {', '.join(FORMATS)}")
         try:
@@ -101,7 +100,22 @@ class RunConfig:
         decoding = self.decoding or default_decoding(llm)
         if decoding not in DECODING_MODES:
             raise RunError(f"unknown decoding {decoding!r}; choose one of {', '.join(DECODING_MODES)}")
-        return RunConfig(**{**asdict(self), "policy": policy, "llm": llm, "decoding": decoding})
+        has_data = self.task in CATALOGUE
+        train, seeds, epochs = resolve_training(self.train, self.seeds, self.epochs, llm, has_data)
+        if train != "none" and not has_data:
+            raise RunError(f"--train needs annotated data, and task {self.task!r} has none")
+        return RunConfig(
+            **{
+                **asdict(self),
+                "policy": policy,
+                "llm": llm,
+                "decoding": decoding,
+                "train": train,
+                "seeds": seeds,
+                "epochs": epochs,
+                "data": has_data and (self.data or train != "none"),
+            }
+        )
 
 
 def default_decoding(llm: str | None) -> str:
@@ -110,63 +124,61 @@ def default_decoding(llm: str | None) -> str:
     return "grammar" if llm is not None and (llm == "local" or llm.startswith("local:")) else "free"
 
 
-def package_versions() -> dict[str, str]:
-    return dict(_package_versions())
+def resolve_training(
+    train: str, seeds: int | None, epochs: int | None, llm: str | None, has_data: bool
+) -> tuple[str, int, int | None]:
+    """``--train auto``: the main command (embedded model, a task with data) trains SPL and SL on a
+    short schedule (1 seed, 3 epochs) so it ends in minutes; anything else trains only when asked."""
+    if train == "auto":
+        main_job = has_data and llm is not None and (llm == "local" or llm.startswith("local:"))
+        return ("spl,sl", seeds or 1, epochs or 3) if main_job else ("none", seeds or 5, epochs)
+    return train, seeds or 5, epochs
 
 
-@functools.lru_cache(maxsize=1)
-def _package_versions() -> tuple[tuple[str, str], ...]:  # reading 14 METADATA files costs ~30 ms: once per process
-    versions = {"python": platform.python_version()}
-    for name in VERSIONED_PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return tuple(versions.items())
+def task_data(task_spec: str, data_dir: str | Path | None = None) -> Any:
+    """The task's annotated splits (built on first use) for the oracle test and training; None for
+    tasks without data (task files, external benchmarks)."""
+    from autonesy.tasks.data.dataset import load_dataset
+
+    if task_spec not in CATALOGUE:
+        return None
+    return load_dataset(task_spec, data_dir)
+
+
+def training_labels(task_spec: str, data_dir: str | Path | None = None) -> np.ndarray | None:
+    """The task's training labels for the oracle test (None for tasks without annotated data)."""
+    dataset = task_data(task_spec, data_dir)
+    return None if dataset is None else dataset.train.y
+
+
+def training_request(config: RunConfig, dataset: Any, progress: bool) -> TrainingRequest | None:
+    """What ``config.train`` asks the attempt to train on its accepted formula (None: nothing)."""
+    if config.train == "none" or dataset is None:
+        return None
+    from autonesy.nesy.evaluate import parse_methods
+
+    try:
+        methods = parse_methods(config.train)
+    except ValueError as error:
+        raise RunError(str(error)) from None
+    return TrainingRequest(methods, dataset, config.seeds or 5, config.epochs, progress=progress)
 
 
 def default_run_dir(config: RunConfig, task: Task) -> Path:
+    """``runs/<task>/<format>-<policy>-<detail>-<time>``: runs of one task sort together, newest last."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return Path("runs") / task.name / f"{config.format}-{config.policy}-{config.detail}-{stamp}"
 
 
-def first_link(run_dir: Path) -> str | None:
-    """A symbolic link inside the run directory, if any. A directory to resume may come from someone
-    else, and a link in it (``answer.txt`` → ``~/.bashrc``, the answer replayed from its own cache)
-    would make the run write outside it."""
-    for parent, dirs, files in os.walk(run_dir):  # links are listed, never followed
-        for name in (*dirs, *files):
-            if os.path.islink(os.path.join(parent, name)):
-                return os.path.join(parent, name)
-    return None
-
-
-LINK_REFUSED = "{} is a symbolic link; a run directory holds plain files only (nothing was run)"
-
-
-def _write_config(run_dir: Path, config: RunConfig, task: Task, backend: ChatBackend | None) -> None:
-    path = run_dir / "config.json"
-    record = {
+def config_record(config: RunConfig, task: Task, backend: ChatBackend | None) -> dict[str, Any]:
+    """What ``config.json`` records: the resolved options, the task's name and spec, the LLM's label
+    (never its key)."""
+    return {
         **asdict(config),
         "task": task.name,
         "task_spec": config.task,
         "llm": backend.label if backend else config.llm,
     }
-    if path.is_file():
-        try:  # the directory may come from someone else: a crafted file is an error line, not a traceback
-            previous = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-        except (ValueError, RecursionError):
-            previous = None
-        if not isinstance(previous, dict):
-            raise RunError(f"{run_dir}/config.json is not a run configuration; choose another --out")
-        keys = ("task", "format", "prompt", "detail", "policy", "llm", "max_repairs", "decoding")
-        if any(previous.get(k, "free" if k == "decoding" else None) != record.get(k) for k in keys):
-            shown = ", ".join(f"{k}={str(previous.get(k))[:80]}" for k in keys)
-            raise RunError(f"{run_dir} holds a different run ({shown}); choose another --out")
-        return
-    record["versions"] = package_versions()
-    record["started"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    path.write_text(json.dumps(record, indent=2))
 
 
 def run_attempt(
@@ -176,126 +188,101 @@ def run_attempt(
     backend: ChatBackend | None = None,
     labels: np.ndarray | None = None,
     training: TrainingRequest | None = None,
+    progress: bool = False,
     notify=lambda message: None,
-) -> dict[str, Any]:
-    """Run (or resume) one attempt; returns the summary that is also written to summary.json."""
+) -> RunSummary:
+    """Run (or resume) one attempt; returns the summary that is also written to summary.json.
+
+    This is the attempt's composition root: the task, its data (``config.data``, ``config.train``),
+    the backend and the policy are all resolved here. ``backend``, ``labels`` and ``training``
+    replace what would be built (tests, sweeps sharing one backend); ``progress`` shows training
+    progress bars."""
     config = config.resolved()
     task = load_task(config.task)
     task.descriptions.get(config.detail)  # validates the detail level
-    run_dir = Path(run_dir) if run_dir else default_run_dir(config, task)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if (link := first_link(run_dir)) is not None:
-        raise RunError(LINK_REFUSED.format(link))
-    owns_backend = backend is None and config.policy != "expert"
-    if owns_backend:
-        cache = ResponseCache(run_dir / "llm_cache.sqlite")
+    rundir = RunDir.open(Path(run_dir) if run_dir else default_run_dir(config, task), RunError)
+    dataset = task_data(config.task, config.data_dir) if config.data else None
+    if labels is None and dataset is not None:
+        labels = dataset.train.y
+    if training is None:
+        training = training_request(config, dataset, progress)
+    policy_name = config.policy or config.prompt  # resolved: the policy is always named
+    owns_backend = backend is None and config.llm is not None  # the expert policy has no LLM
+    if backend is None and config.llm is not None:
+        cache = ResponseCache(rundir.path / CACHE_FILE)
         options = {} if config.max_tokens is None else {"max_tokens": config.max_tokens}
         backend = backend_from_spec(config.llm, timeout_s=config.llm_timeout_s, cache=cache, **options)
         if config.llm == "local":
             notify(f"note: {LOCAL_NOTICE}")
     try:
-        policy = make_policy(config.policy, backend, max_repairs=config.max_repairs, decoding=config.decoding)
+        policy = make_policy(policy_name, backend, max_repairs=config.max_repairs, decoding=config.decoding)
         try:
             policy.check_backend()  # a backend that cannot decode under a grammar says so before any call
         except LLMError as error:
             raise RunError(str(error)) from None
-        _write_config(run_dir, config, task, backend)
-        tracer = Tracer(run_dir)
+        rundir.claim(config_record(config, task, backend), IDENTITY, defaults={"decoding": "free"})
+        tracer = Tracer(rundir.path)
         spec = AttemptSpec(task, config.format, config.detail, config.prompt)
-        runtime = AttemptRuntime(spec, policy, tracer, run_dir, labels, config.compile_time_limit_s, training)
-        connection = sqlite3.connect(run_dir / "checkpoints.sqlite", check_same_thread=False)
-        # WAL (set by the saver) + NORMAL: a commit survives the process being killed, without an fsync each
-        connection.execute("PRAGMA synchronous=NORMAL")
-        try:
-            graph = build_attempt_graph(data_checkpointer(connection))
-            snapshot = graph.get_state(THREAD)
-            if snapshot.values and not snapshot.next:
-                state = snapshot.values  # finished before: nothing to do
-            elif snapshot.next:
-                tracer.event("resumed", next=list(snapshot.next))
-                state = graph.invoke(None, THREAD, context=runtime)
-            else:
-                initial: AttemptState = {
-                    "status": "running",
-                    "repair_round": 0,
-                    "semantic_round": 0,
-                    "autofixes": [],
-                    "llm_calls": 0,
-                    "prompt_tokens": 0,
-                    "completion_tokens": 0,
-                    "llm_seconds": 0.0,
-                }
-                state = graph.invoke(initial, THREAD, context=runtime)
-        except CheckpointError as error:  # a crafted or foreign checkpoints.sqlite: one line, nothing ran
-            raise RunError(f"{run_dir}: {error}") from None
-        finally:
-            connection.close()
-        summary = _summary(config, task, run_dir, state)
-        _write_outputs(run_dir, state, summary)
-        tracer.event("outcome", status=summary["status"], reason=summary["reason"])
+        runtime = AttemptRuntime(spec, policy, tracer, rundir.path, labels, config.compile_time_limit_s, training)
+        with rundir.checkpointer() as checkpointer:
+            state = run_or_resume(
+                build_attempt_graph(checkpointer),
+                THREAD,
+                INITIAL_STATE,
+                on_resume=lambda next_nodes: tracer.event("resumed", next=next_nodes),
+                context=runtime,
+            )
+        summary = summarize(config, task, rundir.path, state)
+        write_outputs(rundir, state, summary)
+        tracer.event("outcome", status=summary.status, reason=summary.reason)
         return summary
     finally:
         if owns_backend and backend is not None:
             backend.close()
 
 
-def _summary(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any]) -> dict[str, Any]:
-    oracle = state.get("oracle_test") or {}
-    metrics = state.get("metrics") or {}
-    return json_safe(
-        {
-            "run_dir": str(run_dir),
-            "task": task.name,
-            "format": config.format,
-            "prompt": config.prompt,
-            "detail": config.detail,
-            "policy": config.policy,
-            "llm": redact_spec(config.llm),
-            "decoding": config.decoding,
-            "status": state.get("status", "unfinished"),
-            "accepted": state.get("status") == "accepted",
-            "reason": state.get("reason", ""),
-            "repair_rounds": state.get("repair_round", 0),
-            "semantic_rounds": state.get("semantic_round", 0),
-            "autofixes": state.get("autofixes", []),
-            "oracle_test": {
-                k: oracle.get(k)
-                for k in (
-                    "passed",
-                    "labels_checked",
-                    "labels_rejected",
-                    "probes_checked",
-                    "too_strict",
-                    "too_permissive",
-                )
+INITIAL_STATE: AttemptState = {
+    "status": "running",
+    "repair_round": 0,
+    "semantic_round": 0,
+    "autofixes": [],
+    "llm_calls": 0,
+    "prompt_tokens": 0,
+    "completion_tokens": 0,
+    "llm_seconds": 0.0,
+}
+
+
+def summarize(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any]) -> RunSummary:
+    """The attempt's final graph state as its summary record."""
+    status = state.get("status", "unfinished")
+    return RunSummary.from_dict(
+        json_safe(
+            {
+                "run_dir": str(run_dir),
+                "task": task.name,
+                "format": config.format,
+                "prompt": config.prompt,
+                "detail": config.detail,
+                "policy": config.policy,
+                "llm": redact_spec(config.llm),
+                "decoding": config.decoding,
+                "status": status,
+                "accepted": status == "accepted",
+                "reason": state.get("reason", ""),
+                "repair_rounds": state.get("repair_round", 0),
+                "semantic_rounds": state.get("semantic_round", 0),
+                "autofixes": state.get("autofixes", []),
+                "oracle_test": state.get("oracle_test") or None,
+                "compiled": state.get("compiled"),
+                "metrics": state.get("metrics") or None,
+                "training": _training_note(state),
+                "llm_calls": state.get("llm_calls", 0),
+                "prompt_tokens": state.get("prompt_tokens", 0),
+                "completion_tokens": state.get("completion_tokens", 0),
+                "llm_seconds": state.get("llm_seconds", 0.0),
             }
-            if oracle
-            else None,
-            "compiled": state.get("compiled"),
-            "metrics": {
-                k: metrics.get(k)
-                for k in (
-                    "precision",
-                    "recall",
-                    "f1",
-                    "relation",
-                    "mc_ratio",
-                    "tp",
-                    "fp",
-                    "fn",
-                    "tn",
-                    "count_method",
-                    "exact",
-                )
-            }
-            if metrics
-            else None,
-            "training": _training_note(state),
-            "llm_calls": state.get("llm_calls", 0),
-            "prompt_tokens": state.get("prompt_tokens", 0),
-            "completion_tokens": state.get("completion_tokens", 0),
-            "llm_seconds": state.get("llm_seconds", 0.0),
-        }
+        )
     )
 
 
@@ -307,18 +294,36 @@ def _training_note(state: dict[str, Any]) -> Any:
     return None
 
 
-def _write_outputs(run_dir: Path, state: dict[str, Any], summary: dict[str, Any]) -> None:
+def write_outputs(rundir: RunDir, state: dict[str, Any], summary: RunSummary) -> None:
+    """The attempt's files (see this module's docstring); ``summary.json`` last, as it marks the
+    attempt finished for a sweep."""
     if state.get("answer"):
-        (run_dir / "answer.txt").write_text(state["answer"])
+        rundir.write_text("answer.txt", state["answer"])
     if state.get("dimacs"):
-        (run_dir / "formula.txt").write_text(state.get("source", ""))
-        (run_dir / "formula.cnf").write_text(state["dimacs"])
+        rundir.write_text("formula.txt", state.get("source", ""))
+        rundir.write_text("formula.cnf", state["dimacs"])
     metrics = {
         "oracle_test": state.get("oracle_test"),
         "compiled": state.get("compiled"),
         "formula": state.get("metrics"),
     }
-    (run_dir / "metrics.json").write_text(json.dumps(json_safe(metrics), indent=2))
+    rundir.write_json("metrics.json", json_safe(metrics))
     if state.get("downstream"):
-        (run_dir / "downstream.json").write_text(json.dumps(json_safe(state["downstream"]), indent=2))
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+        rundir.write_json("downstream.json", json_safe(state["downstream"]))
+    rundir.write_json(SUMMARY_FILE, summary.to_dict())
+
+
+__all__ = [
+    "LINK_REFUSED",
+    "VERSIONED_PACKAGES",
+    "RunConfig",
+    "RunError",
+    "RunSummary",
+    "default_decoding",
+    "first_link",
+    "package_versions",
+    "resolve_training",
+    "run_attempt",
+    "task_data",
+    "training_labels",
+]

@@ -75,6 +75,8 @@ from autonesy.agents.llm import (
 from autonesy.agents.policies import POLICIES
 from autonesy.agents.prompts import PROMPT_STYLES
 from autonesy.graph.run import RunConfig, default_decoding, run_attempt
+from autonesy.graph.rundir import CHECKPOINTS_FILE, SUMMARY_FILE, read_json, write_json
+from autonesy.graph.summary import RunSummary, SummaryError
 from autonesy.tasks.reference import NoReference
 from autonesy.tasks.registry import TASK_NAMES, load_task
 from autonesy.tasks.task import DETAIL_LEVELS, TaskError
@@ -172,8 +174,10 @@ class SweepSpec:
     llm_timeout_s: float = LLM_TIMEOUT_S
     decoding: str | None = None  # free | grammar; default: grammar for the embedded model, else free
     attempt_time_limit_s: float | None = None  # wall seconds per attempt (run in a child process); None: unbounded
+    data: bool = False  # oracle tests also check the tasks' annotated training labels (catalogue tasks)
 
     def to_dict(self) -> dict[str, Any]:
+        """The grid as JSON (tuples as lists), as ``sweep.json`` records it."""
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
@@ -195,6 +199,8 @@ def split_list(values: Iterable[str] | str | None) -> list[str]:
 def parse_choice(
     values: Iterable[str] | str | None, allowed: Sequence[str], what: str, aliases: Mapping[str, str] = {}
 ) -> tuple[str, ...]:
+    """Parse a comma list of options against ``allowed``: 'all'/'both' (or nothing) means every one, an alias maps to
+    its name, anything else is a ``SweepError`` naming the choices."""
     items = split_list(values)
     if not items or items in (["all"], ["both"]):
         return tuple(allowed)
@@ -209,6 +215,8 @@ def parse_choice(
 
 
 def benchmark_of(task_spec: str) -> str:
+    """Which benchmark a task spec comes from (the results table's ``benchmark`` column, which the report's marginals
+    group by)."""
     if task_spec.startswith("satbench:"):
         return "satbench"
     if task_spec.startswith("dcpbench:"):
@@ -251,6 +259,7 @@ def expand_tasks(items: Iterable[str]) -> list[str]:
 
 
 def model_name(llm: str) -> str:
+    """The model part of an LLM spec, so the report can group attempts by model whatever endpoint served it."""
     if llm == EXPERT:
         return EXPERT
     if llm.startswith("openai:"):
@@ -278,6 +287,8 @@ def attempt_identity(config: RunConfig, repeat: int) -> dict[str, Any]:
 
 
 def attempt_id(config: RunConfig, repeat: int) -> str:
+    """The attempt's directory name: a short hash of its identity, so the same grid point always lands in the same
+    directory and resumes there."""
     text = json.dumps(attempt_identity(config, repeat), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -323,6 +334,7 @@ def expand(spec: SweepSpec) -> list[dict[str, Any]]:
                                 llm_timeout_s=spec.llm_timeout_s,
                                 max_tokens=spec.max_tokens,
                                 decoding=None if llm is None else spec.decoding or default_decoding(llm),
+                                data=spec.data,
                             )
                             jobs.append(
                                 {
@@ -360,6 +372,7 @@ class SaltedBackend(ChatBackend):
         self.grammar_dialect = inner.grammar_dialect
 
     def complete(self, messages, *, cache_salt: str = "", **params: Any) -> LLMResponse:
+        """Ask the shared backend with the attempt's salt in the cache key."""
         return self.inner.complete(messages, cache_salt=f"{self.salt}|{cache_salt}", **params)
 
 
@@ -382,6 +395,7 @@ def worker_backend(llm: str, out: str | Path, timeout_s: float, max_tokens: int 
 
 
 def close_worker_backends() -> None:
+    """Close the backends this process built for sweep workers (their HTTP clients and caches)."""
     with _WORKER_LOCK:
         backends = list(_WORKER_BACKENDS.values())
         _WORKER_BACKENDS.clear()
@@ -393,7 +407,6 @@ def execute_attempt(
     job: Mapping[str, Any],
     out: str | Path,
     backends: Mapping[str, ChatBackend] | None = None,
-    labels_for: Callable[[str], Any] | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) one attempt of a sweep in ``out/attempts/<id>/``; return its results row.
 
@@ -413,32 +426,28 @@ def execute_attempt(
             if backend is None:
                 backend = worker_backend(job["llm"], out, config.llm_timeout_s, config.max_tokens)
             backend = SaltedBackend(backend, f"attempt:{job['attempt_id']}")
-        labels = labels_for(config.task) if labels_for else None
-        run_attempt(config, run_dir, backend=backend, labels=labels)
+        run_attempt(config, run_dir, backend=backend)
     except NoReference as error:  # the expert has nothing to say in this format: a final outcome
-        _write_json(run_dir / NOT_APPLICABLE_FILE, {"reason": str(error), "time": time.time()})
+        write_json(run_dir / NOT_APPLICABLE_FILE, {"reason": str(error), "time": time.time()})
         (run_dir / ERROR_FILE).unlink(missing_ok=True)
     except Exception as error:  # recorded, retried on the next run; BaseExceptions propagate
         message = f"{type(error).__name__}: {error}".splitlines()[0][:500]
-        _write_json(run_dir / ERROR_FILE, {"error": message, "time": time.time()})
+        write_json(run_dir / ERROR_FILE, {"error": message, "time": time.time()})
     else:
         (run_dir / ERROR_FILE).unlink(missing_ok=True)
-        _write_json(run_dir / TIMING_FILE, {"wall_seconds": round(time.perf_counter() - start, 4)})
+        write_json(run_dir / TIMING_FILE, {"wall_seconds": round(time.perf_counter() - start, 4)})
     return attempt_row(out, job)
 
 
-def execute_bounded_attempt(
-    job: Mapping[str, Any], out: str | Path, limit_s: float, labels_for: Callable[[str], Any] | None = None
-) -> dict[str, Any]:
+def execute_bounded_attempt(job: Mapping[str, Any], out: str | Path, limit_s: float) -> dict[str, Any]:
     """:func:`execute_attempt` in a child process stopped after ``limit_s`` wall seconds; a stopped
     attempt is recorded in ``timeout.json`` (status ``timeout``). Threads cannot be stopped, and an
     attempt can spend minutes in a native counter or compiler, so the bound needs a process."""
     run_dir = Path(out) / ATTEMPTS_DIR / job["attempt_id"]
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / TIMEOUT_FILE).unlink(missing_ok=True)
-    labels = labels_for(job["config"]["task"]) if labels_for else None
     child = multiprocessing.get_context("spawn").Process(
-        target=_child_attempt, args=(dict(job), str(out), labels), daemon=True
+        target=execute_attempt, args=(dict(job), str(out)), daemon=True
     )
     start = time.perf_counter()
     child.start()
@@ -446,45 +455,34 @@ def execute_bounded_attempt(
     if child.is_alive():
         child.kill()
         child.join()
-        _write_json(
+        write_json(
             run_dir / TIMEOUT_FILE,
             {"limit_s": limit_s, "seconds": round(time.perf_counter() - start, 1), "time": time.time()},
         )
-    elif child.exitcode != 0 and not (run_dir / "summary.json").is_file():
-        _write_json(
+    elif child.exitcode != 0 and not (run_dir / SUMMARY_FILE).is_file():
+        write_json(
             run_dir / ERROR_FILE,
             {"error": f"the attempt's process ended with exit status {child.exitcode}", "time": time.time()},
         )
     return attempt_row(out, job)
 
 
-def _child_attempt(job: dict[str, Any], out: str, labels: Any) -> None:
-    execute_attempt(job, out, None, (lambda task: labels) if labels is not None else None)
-
-
 def finished(run_dir: Path, limit_s: float | None) -> bool:
-    """An attempt that needs no rerun: scored or rejected, not applicable, or stopped by a limit at
-    least as long as this run's."""
-    if (run_dir / "summary.json").is_file() or (run_dir / NOT_APPLICABLE_FILE).is_file():
+    """An attempt that needs no rerun: scored or rejected (a readable summary), not applicable, or
+    stopped by a limit at least as long as this run's."""
+    try:
+        if RunSummary.read(run_dir) is not None:
+            return True
+    except SummaryError:  # damaged: rerun, which resumes from the checkpoint and writes it again
+        return False
+    if (run_dir / NOT_APPLICABLE_FILE).is_file():
         return True
-    stopped = _read_json(run_dir / TIMEOUT_FILE)
-    return isinstance(stopped, dict) and limit_s is not None and float(stopped.get("limit_s", 0)) >= limit_s
-
-
-def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2))
-    os.replace(tmp, path)
+    stopped = read_json(run_dir / TIMEOUT_FILE)
+    stopped_after = stopped.get("limit_s") if isinstance(stopped, dict) else None
+    return isinstance(stopped_after, (int, float)) and limit_s is not None and stopped_after >= limit_s
 
 
 # ----------------------------------------------------------------------------------- rows
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-
-
 def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | None = None) -> dict[str, Any]:
     """The results row of one attempt, from its directory (whatever state it is in); ``run_dir``
     defaults to the sweep's ``out/attempts/<id>``."""
@@ -510,68 +508,68 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
     )
     row["task"] = job.get("task") or _task_name(config["task"])
     row["num_vars"] = job.get("num_vars")
-    summary = _read_json(run_dir / "summary.json")
+    try:
+        summary = RunSummary.read(run_dir)
+    except SummaryError as error:  # a damaged summary: the attempt is retried like one that raised
+        row.update(status="error", reason=str(error))
+        return row
     if summary is None:
-        error = _read_json(run_dir / ERROR_FILE)
-        not_applicable = _read_json(run_dir / NOT_APPLICABLE_FILE)
-        stopped = _read_json(run_dir / TIMEOUT_FILE)
-        if not_applicable is not None:
-            row.update(status="not_applicable", reason=not_applicable.get("reason", ""))
-        elif stopped is not None:
+        failure = read_json(run_dir / ERROR_FILE)
+        not_applicable = read_json(run_dir / NOT_APPLICABLE_FILE)
+        stopped = read_json(run_dir / TIMEOUT_FILE)
+        if isinstance(not_applicable, dict):
+            row.update(status="not_applicable", reason=str(not_applicable.get("reason", "")))
+        elif isinstance(stopped, dict):
             row.update(
                 status="timeout",
                 reason=f"stopped after {stopped.get('limit_s')} s, the per-attempt time limit",
                 wall_seconds=stopped.get("seconds"),
             )
-        elif error is not None:
-            row.update(status="error", reason=error.get("error", ""))
-        elif (run_dir / "checkpoints.sqlite").exists() or (run_dir / "trace.jsonl").exists():
+        elif isinstance(failure, dict):
+            row.update(status="error", reason=str(failure.get("error", "")))
+        elif (run_dir / CHECKPOINTS_FILE).exists() or (run_dir / "trace.jsonl").exists():
             row["status"] = "unfinished"
         else:
             row["status"] = "pending"
         return row
-    reason = summary.get("reason", "") or ""
-    accepted = bool(summary.get("accepted"))
-    row.update(
-        task=summary.get("task", row["task"]),
-        status=summary.get("status"),
-        reason=reason,
-        syntax_error=not accepted and not reason.startswith("LLM error"),
-        llm_error=not accepted and reason.startswith("LLM error"),
-        repair_rounds=summary.get("repair_rounds", 0),
-        semantic_rounds=summary.get("semantic_rounds", 0),
-        autofixes=list(summary.get("autofixes") or []),
-        llm_calls=summary.get("llm_calls", 0),
-        prompt_tokens=summary.get("prompt_tokens", 0),
-        completion_tokens=summary.get("completion_tokens", 0),
-        llm_seconds=round(float(summary.get("llm_seconds") or 0.0), 4),
-    )
-    row["n_autofixes"] = len(row["autofixes"])
-    timing = _read_json(run_dir / TIMING_FILE) or {}
-    row["wall_seconds"] = timing.get("wall_seconds")
-    if accepted:
-        oracle = summary.get("oracle_test") or {}
-        compiled = summary.get("compiled") or {}
-        row.update(oracle_passed=oracle.get("passed"), compiled=compiled.get("ok"), sdd_size=compiled.get("size"))
-        metrics = summary.get("metrics")
-        if metrics:
-            for key in (
-                "f1",
-                "precision",
-                "recall",
-                "relation",
-                "mc_ratio",
-                "tp",
-                "fp",
-                "fn",
-                "tn",
-                "count_method",
-                "exact",
-            ):
-                row[key] = metrics.get(key)
-    elif summary.get("status") == "rejected":
-        row["f1"] = 0.0
+    row.update(summary_fields(summary))
+    row["task"] = summary.task or row["task"]
+    timing = read_json(run_dir / TIMING_FILE)
+    row["wall_seconds"] = timing.get("wall_seconds") if isinstance(timing, dict) else None
     return row
+
+
+SCORE_FIELDS = ("f1", "precision", "recall", "relation", "mc_ratio", "tp", "fp", "fn", "tn", "count_method", "exact")
+
+
+def summary_fields(summary: RunSummary) -> dict[str, Any]:
+    """The results-row fields an attempt's summary decides (the rest come from its job)."""
+    fields: dict[str, Any] = {
+        "status": summary.status,
+        "reason": summary.reason,
+        "syntax_error": summary.syntax_error,
+        "llm_error": summary.llm_error,
+        "repair_rounds": summary.repair_rounds,
+        "semantic_rounds": summary.semantic_rounds,
+        "autofixes": list(summary.autofixes),
+        "n_autofixes": len(summary.autofixes),
+        "llm_calls": summary.llm_calls,
+        "prompt_tokens": summary.prompt_tokens,
+        "completion_tokens": summary.completion_tokens,
+        "llm_seconds": round(summary.llm_seconds, 4),
+    }
+    if summary.accepted:
+        oracle, compiled = summary.oracle_test, summary.compiled
+        fields.update(
+            oracle_passed=oracle.passed if oracle else None,
+            compiled=compiled.ok if compiled else None,
+            sdd_size=compiled.size if compiled else None,
+        )
+        if summary.metrics:
+            fields.update({key: getattr(summary.metrics, key) for key in SCORE_FIELDS})
+    elif summary.status == "rejected":
+        fields["f1"] = 0.0
+    return fields
 
 
 def _task_name(spec: str) -> str:
@@ -582,6 +580,8 @@ def _task_name(spec: str) -> str:
 
 
 def order_key(row: Mapping[str, Any]) -> tuple:
+    """Sort key of a results row: expert first, then LLM, catalogue order of tasks, format, prompt, detail, policy and
+    repeat, so results files are deterministic."""
     spec = row["task_spec"]
     if spec in TASK_NAMES:
         task_key: tuple = (0, TASK_NAMES.index(spec), "", 0, "")
@@ -605,13 +605,14 @@ def recorded_jobs(out: str | Path) -> list[dict[str, Any]]:
     """Every job ever written into the sweep directory."""
     jobs = []
     for path in sorted((Path(out) / ATTEMPTS_DIR).glob(f"*/{JOB_FILE}")):
-        job = _read_json(path)
+        job = read_json(path)
         if isinstance(job, dict) and job.get("attempt_id") == path.parent.name:
             jobs.append(job)
     return jobs
 
 
 def collect_rows(out: str | Path) -> list[dict[str, Any]]:
+    """Every recorded attempt's row, rebuilt from its directory, in table order."""
     return sorted((attempt_row(out, job) for job in recorded_jobs(out)), key=order_key)
 
 
@@ -663,6 +664,7 @@ class Progress:
     counts: dict[str, int] = field(default_factory=dict)
 
     def add(self, row: Mapping[str, Any]) -> None:
+        """Count one finished attempt under its status."""
         self.done += 1
         self.counts[row["status"]] = self.counts.get(row["status"], 0) + 1
 
@@ -736,6 +738,7 @@ async def _run_async(jobs, fn, args, pool: Executor, concurrency: int, on_done, 
 
 
 def ray_available() -> bool:
+    """Whether the optional Ray extra is installed (the ``ray`` executor needs it)."""
     try:
         import ray  # noqa: F401
     except ImportError:
@@ -797,6 +800,8 @@ def _run_ray(jobs, fn, args, concurrency, on_done, on_crash, address, num_cpus) 
 # ------------------------------------------------------------------------------------ sweep
 @dataclass
 class SweepResult:
+    """What a sweep run returns: the rows, what this run did, how long it took and the benchmark records left out."""
+
     out: Path
     rows: list[dict[str, Any]]
     progress: Progress
@@ -805,12 +810,14 @@ class SweepResult:
 
     @property
     def counts(self) -> dict[str, int]:
+        """Attempts per status over the whole table (not only this run)."""
         counts: dict[str, int] = {}
         for row in self.rows:
             counts[row["status"]] = counts.get(row["status"], 0) + 1
         return counts
 
     def to_dict(self) -> dict[str, Any]:
+        """The outcome as ``sweep --json`` prints it."""
         return {
             "out": str(self.out),
             "attempts": len(self.rows),
@@ -852,15 +859,15 @@ def left_out_of(spec: SweepSpec) -> dict[str, dict[str, str]]:
 
 def _record_grid(out: Path, spec: SweepSpec, jobs: list[dict[str, Any]], left_out: dict[str, dict[str, str]]) -> None:
     path = out / SWEEP_FILE
-    data = _read_json(path) or {"grids": []}
-    grid = {k: v for k, v in spec.to_dict().items() if k not in ("llm_timeout_s", "attempt_time_limit_s")}
+    data = read_json(path) or {"grids": []}
+    grid = {k: v for k, v in spec.to_dict().items() if k not in ("llm_timeout_s", "attempt_time_limit_s", "data")}
     grid["llms"] = [redact_spec(llm) for llm in grid["llms"]]
     entry = next((e for e in data["grids"] if e.get("grid") == grid), None)
     if entry is None:
         entry = {"grid": grid, "attempts": len(jobs), "first_run": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         data["grids"].append(entry)
     entry["left_out"] = left_out
-    _write_json(path, data)
+    write_json(path, data)
 
 
 def run_sweep(
@@ -870,7 +877,6 @@ def run_sweep(
     executor: str = "local",
     concurrency: int = 4,
     backends: Mapping[str, ChatBackend] | None = None,
-    labels_for: Callable[[str], Any] | None = None,
     ray_address: str | None = None,
     ray_num_cpus: float | None = None,
     workers: int | None = None,
@@ -910,7 +916,7 @@ def run_sweep(
             path = out / ATTEMPTS_DIR / job["attempt_id"] / JOB_FILE
             if not path.is_file():
                 path.parent.mkdir(parents=True, exist_ok=True)
-                _write_json(path, public_job(job))
+                write_json(path, public_job(job))
         pending = [
             job for job in jobs if not finished(out / ATTEMPTS_DIR / job["attempt_id"], spec.attempt_time_limit_s)
         ]
@@ -918,11 +924,7 @@ def run_sweep(
         own_backends: dict[str, ChatBackend] = {}
         if executor == "local":
             own_backends = _local_backends(pending, out, spec, backends or {})
-        args: tuple = (
-            (str(out), {**(backends or {}), **own_backends} or None, labels_for)
-            if executor == "local"
-            else (str(out), None, labels_for)
-        )
+        args: tuple = (str(out), {**(backends or {}), **own_backends} or None) if executor == "local" else (str(out),)
         fn: Callable[..., dict[str, Any]] = execute_attempt
         if spec.attempt_time_limit_s is not None:
             if backends:
@@ -930,7 +932,7 @@ def run_sweep(
                     "a per-attempt time limit runs each attempt in its own process, which cannot use "
                     "ready-made backends; give LLM specs instead"
                 )
-            fn, args = execute_bounded_attempt, (str(out), spec.attempt_time_limit_s, labels_for)
+            fn, args = execute_bounded_attempt, (str(out), spec.attempt_time_limit_s)
         try:
             with _progress_display(state, progress, console) as on_done:
                 run_jobs(
@@ -963,7 +965,7 @@ def public_job(job: Mapping[str, Any]) -> dict[str, Any]:
 
 def _record_crash(out: Path, job: Mapping[str, Any], error: BaseException) -> dict[str, Any]:
     message = f"the worker running this attempt failed: {type(error).__name__}: {error}".splitlines()[0][:500]
-    _write_json(out / ATTEMPTS_DIR / job["attempt_id"] / ERROR_FILE, {"error": message, "time": time.time()})
+    write_json(out / ATTEMPTS_DIR / job["attempt_id"] / ERROR_FILE, {"error": message, "time": time.time()})
     return attempt_row(out, job)
 
 

@@ -28,16 +28,22 @@ _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
 
 
 def environment_secrets() -> list[str]:
+    """Values of secret-looking environment variables (keys, tokens, passwords), so every trace line can be scrubbed of
+    them before it is written."""
     return [value for name, value in os.environ.items() if _SECRET_NAME.search(name) and len(value) >= 8]
 
 
 class Tracer:
+    """Appends one JSON line per event to ``trace.jsonl`` as it happens (a crash keeps what was written), secrets
+    replaced by ``***``."""
+
     def __init__(self, run_dir: Path) -> None:
         self.path = Path(run_dir) / TRACE_FILE
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.secrets = environment_secrets()
 
     def event(self, event: str, **fields: Any) -> None:
+        """Append one event; the line is scrubbed of secrets and written whole."""
         line = json.dumps({"event": event, "time": time.time(), **fields}, default=str, ensure_ascii=False)
         for secret in self.secrets:
             line = line.replace(secret, "***")
@@ -45,6 +51,7 @@ class Tracer:
             handle.write(line + "\n")  # closed at once: a killed process loses no event
 
     def agent_turn(self, turn: AgentTurn, **fields: Any) -> None:
+        """Record an LLM turn (request, response, usage, verdict); turns without an LLM are not traced."""
         if not turn.messages:  # no LLM involved (e.g. the expert policy's repair)
             return
         record = turn.to_dict()
@@ -69,6 +76,8 @@ def traced_node(emit: Callable[..., None], name: str, node: Callable[[Any], dict
 
 
 def read_trace(run_dir: str | Path) -> list[dict[str, Any]]:
+    """The events of a run's trace; lines that are not events (a crafted or cut file) are skipped, a missing trace is
+    ``FileNotFoundError``."""
     path = Path(run_dir) / TRACE_FILE
     if not path.is_file():
         raise FileNotFoundError(f"{run_dir}: no {TRACE_FILE} (not a run directory?)")
@@ -132,7 +141,7 @@ def attempt_report(run_dir: Path) -> dict[str, Any]:
         for e in events
         if e["event"] == "repair_round"
     ]
-    outcome = next((e for e in reversed(events) if e["event"] == "outcome"), {})
+    outcome: dict[str, Any] = next((e for e in reversed(events) if e["event"] == "outcome"), {})
     return {
         "run_dir": str(run_dir),
         "task": _label(config.get("task")),

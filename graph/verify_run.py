@@ -17,8 +17,6 @@ A run directory holds:
 from __future__ import annotations
 
 import hashlib
-import json
-import sqlite3
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -34,8 +32,7 @@ from autonesy.agents.llm import (
     redact_spec,
 )
 from autonesy.agents.verify import CheckingAgent, FormulationAgent, JudgeAgent, WriterAgent
-from autonesy.graph.checkpoint_store import data_checkpointer
-from autonesy.graph.run import LINK_REFUSED, first_link, package_versions
+from autonesy.graph.rundir import SUMMARY_FILE, RunDir, run_or_resume
 from autonesy.graph.trace import Tracer
 from autonesy.graph.verify import (
     FEEDBACK_MODES,
@@ -55,6 +52,7 @@ from autonesy.tools.user_checkers import UserChecker, load_user_checkers
 
 ROLES = ("formulation", "checker", "judge", "writer")
 THREAD = "verify"
+IDENTITY = ("kind", "verifier", "instruction_sha256", "output_sha256", "budget", "feedback")  # what a resume must match
 
 
 class VerifyError(AutonesyError, ValueError):
@@ -63,6 +61,8 @@ class VerifyError(AutonesyError, ValueError):
 
 @dataclass
 class VerifyConfig:
+    """Everything that defines a verification (or a feedback loop); ``config.json`` records it, LLMs by label only."""
+
     verifier: str = "nsvif"
     llm: str | None = None  # default for every agent: $AUTONESY_LLM, else the embedded local model
     formulation_llm: str | None = None
@@ -81,6 +81,7 @@ class VerifyConfig:
     judge_guidance: str | None = None  # gepa-cot: the CoT judge's optimised guidance (text)
 
     def resolved(self) -> VerifyConfig:
+        """The configuration checked (a ``VerifyError`` names a bad choice) with the default LLM decided."""
         if self.verifier not in VERIFIERS:
             raise VerifyError(f"unknown verifier {self.verifier!r}; choose one of {', '.join(VERIFIERS)}")
         if self.feedback not in FEEDBACK_MODES:
@@ -92,6 +93,7 @@ class VerifyConfig:
         return VerifyConfig(**{**asdict(self), "llm": self.llm or default_llm_spec()})
 
     def role_specs(self) -> dict[str, str]:
+        """The LLM spec of each agent role: its own option, else ``--llm``, else the default."""
         default = self.llm or default_llm_spec()
         return {
             "formulation": self.formulation_llm or default,
@@ -101,6 +103,8 @@ class VerifyConfig:
         }
 
     def limits(self) -> SandboxLimits:
+        """The sandbox limits of one checker run: the checker time limit for CPU and wall clock, fixed memory and
+        output caps."""
         return SandboxLimits(
             cpu_seconds=self.checker_wall_s,
             wall_seconds=self.checker_wall_s,
@@ -111,6 +115,8 @@ class VerifyConfig:
 
 
 def needed_roles(config: VerifyConfig) -> tuple[str, ...]:
+    """The agent roles this verifier calls (a whole-instruction judge needs no formulation or checker; a budget adds
+    the writer), so unused roles build no backend."""
     roles = ("judge",) if config.verifier in WHOLE_INSTRUCTION_JUDGES else ("formulation", "checker", "judge")
     return roles + ("writer",) if config.budget else roles
 
@@ -156,9 +162,11 @@ class Backends:
                 self.by_role[role] = by_spec[spec]
 
     def labels(self) -> dict[str, str]:
+        """Each role's backend label (endpoint and model, never a key) for config.json and the summary."""
         return {role: backend.label for role, backend in self.by_role.items()}
 
     def close(self) -> None:
+        """Close the backends built here; ones handed in belong to the caller."""
         for backend in self._owned:
             backend.close()
 
@@ -170,6 +178,7 @@ class Backends:
 
 
 def load_checkers(config: VerifyConfig) -> dict[str, UserChecker]:
+    """The user checkers the configuration names, by name; a module that cannot be loaded is a ``VerifyError`` line."""
     from autonesy.tools.user_checkers import UserCheckerError
 
     try:
@@ -187,6 +196,8 @@ def make_runtime(
     user_checkers: Mapping[str, UserChecker] | None = None,
     memory: VerifierMemory | None = None,
 ) -> VerifyRuntime:
+    """The verify graph's runtime: one agent per role on its backend, the checkers, limits and loop settings; shared by
+    ``verify``, ``follow`` and VifBench evaluation."""
     checkers = dict(user_checkers if user_checkers is not None else load_checkers(config))
     roles = backends.by_role
     agents = VerifyAgents(
@@ -211,42 +222,30 @@ def make_runtime(
     )
 
 
-def run_graph(runtime: VerifyRuntime, state: dict[str, Any], checkpointer=None) -> dict[str, Any]:
+def run_graph(runtime: VerifyRuntime, state: Mapping[str, Any], checkpointer: Any = None) -> dict[str, Any]:
     """Run to the end (or resume a checkpointed run) and return the final state."""
     settings: dict[str, Any] = {"recursion_limit": RECURSION_LIMIT}
     if checkpointer is None:
         return build_verify_graph(runtime).invoke(state, settings)
     settings["configurable"] = {"thread_id": THREAD}
     graph = build_verify_graph(runtime, checkpointer)
-    snapshot = graph.get_state(settings)
-    if snapshot.values and not snapshot.next:
-        return snapshot.values
-    if snapshot.next:
-        runtime.event("resumed", next=list(snapshot.next))
-        return graph.invoke(None, settings)
-    return graph.invoke(state, settings)
+    return run_or_resume(graph, settings, state, on_resume=lambda next_nodes: runtime.event("resumed", next=next_nodes))
 
 
 def sha(text: str) -> str:
+    """SHA-256 of a text (lone surrogates kept), to record an instruction or response in config.json without repeating
+    it."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _write_config(run_dir: Path, record: dict[str, Any], keys: tuple[str, ...]) -> None:
-    path = run_dir / "config.json"
-    if path.is_file():
-        try:
-            previous = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-        except (ValueError, RecursionError):
-            previous = {}
-        previous = previous if isinstance(previous, dict) else {}
-        if any(previous.get(k) != record.get(k) for k in keys):
-            raise VerifyError(f"{run_dir} holds a different run; choose another --out")
-        return
-    record = {**record, "versions": package_versions(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-    path.write_text(json.dumps(record, indent=2))
+    """``config.json`` of a verification-style run (``graph/vifbench.py`` writes its own through this)."""
+    RunDir(Path(run_dir), VerifyError).claim(record, keys)
 
 
 def config_record(kind: str, config: VerifyConfig, backends: Backends, **extra: Any) -> dict[str, Any]:
+    """What a verification's config.json records: the options, the agents' LLM labels, and the kind of run; ``extra``
+    adds the run's identity (hashes of its inputs)."""
     labels = backends.labels()
     used = needed_roles(config)
     shown = sorted({labels[r] for r in used})
@@ -272,6 +271,8 @@ def summarize(
     llms: Mapping[str, str],
     wall_seconds: float,
 ) -> dict[str, Any]:
+    """The final verify state as the summary ``--json`` prints and summary.json holds: verdict, per-constraint results
+    and evidence, usage, and for ``follow`` the rounds."""
     results = state.get("results") or {}
     status = state.get("status", "unfinished")
     summary = {
@@ -309,23 +310,20 @@ def summarize(
     return summary
 
 
-def _write_outputs(run_dir: Path, state: Mapping[str, Any], summary: Mapping[str, Any]) -> None:
-    codes = state.get("codes") or {}
-    if codes:
-        (run_dir / "checkers").mkdir(exist_ok=True)
-        for cid, code in codes.items():
-            (run_dir / "checkers" / f"{cid}.py").write_text(code)
+def _write_outputs(rundir: RunDir, state: Mapping[str, Any], summary: Mapping[str, Any]) -> None:
+    for cid, code in (state.get("codes") or {}).items():
+        rundir.write_text(f"checkers/{cid}.py", code)
     for item in state.get("history") or []:
         if item.get("round"):
-            (run_dir / "outputs").mkdir(exist_ok=True)
-            (run_dir / "outputs" / f"round-{item['round']}.txt").write_text(item["output"])
+            rundir.write_text(f"outputs/round-{item['round']}.txt", item["output"])
     if state.get("output") is not None and summary.get("rounds") is not None:
-        (run_dir / "output.txt").write_text(state.get("output", ""))
-    (run_dir / "explanation.txt").write_text((state.get("explanation") or state.get("reason") or "") + "\n")
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+        rundir.write_text("output.txt", state.get("output", ""))
+    rundir.write_text("explanation.txt", (state.get("explanation") or state.get("reason") or "") + "\n")
+    rundir.write_json(SUMMARY_FILE, summary, default=str)
 
 
 def default_run_dir(kind: str, verifier: str) -> Path:
+    """``runs/<kind>/<verifier>-<time>``: runs of one kind sort together, newest last."""
     return Path("runs") / kind / f"{verifier}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
@@ -348,13 +346,10 @@ def verify_output(
     if not instruction.strip():
         raise VerifyError("the instruction is empty")
     kind = "follow" if follow else "verify"
-    run_dir = Path(run_dir) if run_dir else default_run_dir(kind, config.verifier)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if (link := first_link(run_dir)) is not None:
-        raise VerifyError(LINK_REFUSED.format(link))
+    rundir = RunDir.open(Path(run_dir) if run_dir else default_run_dir(kind, config.verifier), VerifyError)
     user_checkers = load_checkers(config)
     start = time.perf_counter()
-    with Backends(config, run_dir, backend=backend, backends=backends, notify=notify) as handles:
+    with Backends(config, rundir.path, backend=backend, backends=backends, notify=notify) as handles:
         record = config_record(
             kind,
             config,
@@ -363,23 +358,18 @@ def verify_output(
             output_sha256=sha(output) if output is not None else None,
             user_checkers=[c.to_dict() for c in user_checkers.values()],
         )
-        _write_config(
-            run_dir, record, ("kind", "verifier", "instruction_sha256", "output_sha256", "budget", "feedback")
-        )
-        (run_dir / "instruction.txt").write_text(instruction)
+        rundir.claim(record, IDENTITY)
+        rundir.write_text("instruction.txt", instruction)
         if output is not None:
-            (run_dir / "output.txt").write_text(output)
-        tracer = Tracer(run_dir)
+            rundir.write_text("output.txt", output)
+        tracer = Tracer(rundir.path)
         runtime = make_runtime(config, handles, tracer, user_checkers=user_checkers)
-        connection = sqlite3.connect(run_dir / "checkpoints.sqlite", check_same_thread=False)
-        try:
-            state = run_graph(runtime, initial_state(instruction, output), data_checkpointer(connection))
-        finally:
-            connection.close()
+        with rundir.checkpointer() as checkpointer:
+            state = run_graph(runtime, initial_state(instruction, output), checkpointer)
         summary = summarize(
-            state, run_dir=run_dir, config=config, llms=record["llms"], wall_seconds=time.perf_counter() - start
+            state, run_dir=rundir.path, config=config, llms=record["llms"], wall_seconds=time.perf_counter() - start
         )
-    _write_outputs(run_dir, state, summary)
+    _write_outputs(rundir, state, summary)
     tracer.event("outcome", status=summary["status"], reason=summary["reason"])
     return summary
 

@@ -32,6 +32,8 @@ class EquivalenceError(AssertionError):
 
 @dataclass(frozen=True)
 class EquivalenceReport:
+    """The outcome of proving a ground truth equal to its oracle: method, model count and time."""
+
     task: str
     method: str
     model_count: int
@@ -64,6 +66,8 @@ def _describe(task: Task, row: np.ndarray) -> str:
 
 
 def prove_equivalence(task: Task, method: str | None = None) -> EquivalenceReport:
+    """Prove the task's ground-truth CNF and its oracle accept the same assignments (exhaustively, by construction, or
+    clause by clause) or raise ``EquivalenceError`` with a witness."""
     method = method or task.metadata.equivalence_method
     if not (task.has_oracle and task.has_ground_truth):
         raise TaskError(f"task {task.name!r}: proving equivalence needs both a ground truth and an oracle")
@@ -86,7 +90,7 @@ def _exhaustive(task: Task) -> tuple[int, int]:
     sdd = compile_to_sdd(task.ground_truth)
     count = 0
     for rows in _truth_table_chunks(n):
-        by_oracle = np.asarray(task.oracle_batch(rows), dtype=bool)
+        by_oracle = task.oracle_rows(rows)
         by_cnf = sdd.evaluate(rows)
         wrong = np.flatnonzero(by_oracle != by_cnf)
         if wrong.size:
@@ -109,7 +113,7 @@ def _by_construction(task: Task) -> tuple[int, int]:
     duplicates = len(keys) - len(np.unique(keys))
     if duplicates:
         raise EquivalenceError(f"task {task.name!r}: enumerate_valid yields {duplicates} duplicates")
-    rejected = np.flatnonzero(~np.asarray(task.oracle_batch(valid), dtype=bool))
+    rejected = np.flatnonzero(~task.oracle_rows(valid))
     if rejected.size:
         raise EquivalenceError(f"task {task.name!r}: oracle rejects constructed {_describe(task, valid[rejected[0]])}")
     checked_neighbours = _check_neighbours(task, valid)
@@ -143,7 +147,7 @@ def _check_neighbours(task: Task, valid: np.ndarray, chunk_rows: int = 1 << 14) 
         keys = _row_keys(neighbours)
         position = np.searchsorted(valid_keys, keys).clip(max=len(valid_keys) - 1)
         expected = valid_keys[position] == keys
-        said = np.asarray(task.oracle_batch(neighbours), dtype=bool)
+        said = task.oracle_rows(neighbours)
         wrong = np.flatnonzero(said != expected)
         if wrong.size:
             row = neighbours[wrong[0]]

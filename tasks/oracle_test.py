@@ -26,12 +26,15 @@ from autonesy.tools.cnf import CNF
 
 @dataclass(frozen=True)
 class Counterexample:
+    """An assignment on which the formula and the oracle disagree, and where it came from (a label or a probe)."""
+
     true_variables: tuple[str, ...]
     formula_says: bool
     oracle_says: bool
     source: str  # label | oracle-valid | neighbour | formula-model
 
     def describe(self) -> str:
+        """The counterexample in words for the semantic-repair prompt."""
         holds = ", ".join(self.true_variables) if self.true_variables else "none"
         verdict = "accepts" if self.formula_says else "rejects"
         truth = "valid" if self.oracle_says else "invalid"
@@ -40,6 +43,8 @@ class Counterexample:
 
 @dataclass
 class OracleTestResult:
+    """The oracle test's verdict and counts, with counterexamples for the semantic-repair feedback."""
+
     passed: bool
     labels_checked: int = 0
     labels_rejected: int = 0
@@ -49,6 +54,7 @@ class OracleTestResult:
     counterexamples: list[Counterexample] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as JSON data (for the graph state and metrics.json)."""
         return asdict(self)
 
     def feedback(self) -> str:
@@ -117,7 +123,7 @@ def oracle_test(
                 record(row, False, True, "label")
         if task.has_oracle:
             probes = _probes(task, member, label_rows, samples, rng)
-            verdicts = task.oracle_batch(np.array([row for row, _ in probes], dtype=bool).reshape(-1, task.num_vars))
+            verdicts = task.oracle_rows(np.array([row for row, _ in probes], dtype=bool).reshape(-1, task.num_vars))
             for (row, source), oracle_says in zip(probes, verdicts):
                 formula_says = member(row)
                 result.probes_checked += 1

@@ -58,11 +58,13 @@ def reference_source(task: Task, fmt: str) -> str:
     origin = reference_origin(task, fmt)
     if origin == "ground_truth":
         return render_cnf(task.ground_truth, task.names, fmt)
-    if origin == "rule_list":
+    if origin == "rule_list" and task.rule_list is not None:
         rules = task.rule_list()
         if rules.num_aux_vars:
             raise NoReference(f"task {task.name!r}: its rule_list uses auxiliary variables, which {fmt} cannot express")
         return render_cnf(rules, task.names, fmt)
+    if task.reference_expression is None:  # reference_origin names only a formula the task has
+        raise NoReference(f"task {task.name!r} has no reference formula in {fmt}")
     return render_expression(task.reference_expression(), task.names, fmt)
 
 

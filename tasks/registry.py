@@ -33,6 +33,8 @@ TASK_NAMES: tuple[str, ...] = tuple(CATALOGUE)
 
 
 class UnknownTaskError(TaskError):
+    """A task name the catalogue does not know; the message lists the known ones."""
+
     def __init__(self, name: str) -> None:
         super().__init__(f"unknown task {name!r}; known tasks: {', '.join(TASK_NAMES)}")
         self.name = name
@@ -40,6 +42,7 @@ class UnknownTaskError(TaskError):
 
 @cache
 def get_task(name: str) -> Task:
+    """A catalogue task by name, its module imported only now (building a task costs its encoding)."""
     if name not in CATALOGUE:
         raise UnknownTaskError(name)
     module_name, builder = CATALOGUE[name]
@@ -51,6 +54,7 @@ def get_task(name: str) -> Task:
 
 
 def all_tasks() -> list[Task]:
+    """Every catalogue task, in catalogue order."""
     return [get_task(name) for name in TASK_NAMES]
 
 

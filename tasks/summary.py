@@ -22,6 +22,8 @@ COUNT_CACHE_VERSION = 1  # bump when count_models may answer differently for the
 
 
 def task_summary(task: Task, *, with_count: bool = True) -> dict[str, Any]:
+    """A task's facts as data (size, encoding, model count, provenance, licence) for ``tasks --json`` and ``task
+    show``."""
     meta = task.metadata
     summary: dict[str, Any] = {
         "name": task.name,

@@ -32,6 +32,8 @@ class TaskError(AutonesyError, ValueError):
 
 @dataclass(frozen=True)
 class Variable:
+    """One task variable: its DIMACS name and what it means in words (the prompt shows both)."""
+
     name: str
     meaning: str
 
@@ -44,6 +46,7 @@ class Descriptions:
     not_detailed: str
 
     def get(self, level: str) -> str:
+        """The description at a detail level; an unknown level is a ``TaskError`` naming the levels."""
         if level not in DETAIL_LEVELS:
             raise TaskError(f"unknown detail level {level!r}; choose one of {', '.join(DETAIL_LEVELS)}")
         return self.detailed if level == "detailed" else self.not_detailed
@@ -51,6 +54,8 @@ class Descriptions:
 
 @dataclass(frozen=True)
 class TaskMetadata:
+    """Where a task comes from (dataset, citation, licence) and how its ground truth is proved equal to its oracle."""
+
     source_dataset: str
     citation: str
     licence: str
@@ -104,10 +109,12 @@ class Task:
 
     @property
     def num_vars(self) -> int:
+        """N, the number of task variables (DIMACS 1..N; auxiliaries are above)."""
         return len(self.variables)
 
     @property
     def names(self) -> list[str]:
+        """The variable names in DIMACS order."""
         return [v.name for v in self.variables]
 
     def index_of(self, name: str) -> int:
@@ -119,14 +126,17 @@ class Task:
 
     @property
     def has_ground_truth(self) -> bool:
+        """Whether formulas can be scored against an expert CNF (task files and benchmarks may have none)."""
         return self.encode is not None
 
     @property
     def has_oracle(self) -> bool:
+        """Whether an independent oracle exists for the oracle test and the equivalence proof."""
         return self.oracle_batch is not None
 
     @cached_property
     def ground_truth(self) -> CNF:
+        """The expert CNF, built once and checked to stay within N task variables plus auxiliaries."""
         if self.encode is None:
             raise TaskError(f"task {self.name!r} has no ground truth; give one to score formulas against it")
         cnf = self.encode()
@@ -137,15 +147,23 @@ class Task:
         return cnf
 
     def oracle(self, assignment: Sequence[int | bool]) -> bool:
-        if self.oracle_batch is None:
-            raise TaskError(f"task {self.name!r} has no oracle")
+        """The oracle's verdict on one assignment (in variable order)."""
         row = np.asarray(assignment, dtype=bool).reshape(1, -1)
         if row.shape[1] != self.num_vars:
             raise TaskError(f"task {self.name!r}: assignment has {row.shape[1]} values, expected {self.num_vars}")
-        return bool(self.oracle_batch(row)[0])
+        return bool(self.oracle_rows(row)[0])
+
+    def oracle_rows(self, rows: np.ndarray) -> np.ndarray:
+        """The oracle's verdicts on many assignments (rows × N, bool) at once; ``TaskError`` for a task
+        without an oracle, so a caller never has to check the optional field itself."""
+        if self.oracle_batch is None:
+            raise TaskError(f"task {self.name!r} has no oracle")
+        return np.asarray(self.oracle_batch(rows), dtype=bool)
 
 
 def validate_variable_names(names: Sequence[str], where: str) -> None:
+    """Refuse names a formula could not use in every format: no names, non-identifiers, Python keywords and format
+    operators, duplicates."""
     if not names:
         raise TaskError(f"{where}: no variables")
     seen: set[str] = set()

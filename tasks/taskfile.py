@@ -43,6 +43,7 @@ class TaskFileError(TaskError):
 
 
 def load_task_file(path: str | Path) -> Task:
+    """A user task from a TOML file, validated field by field; any problem is a ``TaskFileError`` naming the file."""
     path = Path(path)
     if not path.is_file():
         raise TaskFileError(f"{path}: no such task file")

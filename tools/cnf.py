@@ -40,10 +40,12 @@ class CNF:
 
     @property
     def num_aux_vars(self) -> int:
+        """How many auxiliary variables sit above the task variables."""
         return self.num_vars - self.num_task_vars
 
     @property
     def task_vars(self) -> range:
+        """The task variables' DIMACS indices, 1..N."""
         return range(1, self.num_task_vars + 1)
 
     def conjoin(self, other: CNF) -> CNF:
@@ -59,6 +61,7 @@ class CNF:
         return CNF(self.num_task_vars, self.clauses + moved, self.num_vars + other.num_aux_vars)
 
     def with_clauses(self, clauses: Iterable[Sequence[int]]) -> CNF:
+        """The same variables with other clauses (e.g. after simplification)."""
         return CNF(self.num_task_vars, tuple(tuple(c) for c in clauses), self.num_vars)
 
 
@@ -146,4 +149,5 @@ def parse_dimacs(text: str, num_task_vars: int | None = None) -> CNF:
 
 
 def read_dimacs(path: str | Path, num_task_vars: int | None = None) -> CNF:
+    """A CNF from a DIMACS file."""
     return parse_dimacs(Path(path).read_text(), num_task_vars)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from pysat.solvers import Solver
 
@@ -21,6 +21,8 @@ RECENT_ENUMERATIONS = 8
 
 
 class EnumerationCapReached(RuntimeError):
+    """More models than the enumeration cap: the caller counts another way."""
+
     pass
 
 
@@ -54,7 +56,7 @@ class _InterruptibleSolver:
             self.timer.cancel()
         self.solver.delete()
 
-    def solve(self, assumptions: list[int] = ()) -> bool:
+    def solve(self, assumptions: Sequence[int] = ()) -> bool:
         # The deadline is checked here too: an interrupt that lands between two calls is not kept by Glucose.
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise CountTimedOut(self.what, self.time_limit_s or 0.0)

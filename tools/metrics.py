@@ -41,6 +41,9 @@ TRUTH_CACHE_SIZE = 64
 
 @dataclass(frozen=True)
 class FormulaScore:
+    """A formula against the ground truth: confusion counts over the task variables, the scores derived from them, the
+    relation, and how the counts were made."""
+
     tp: int
     fp: int
     fn: int
@@ -57,6 +60,7 @@ class FormulaScore:
     counts: dict[str, dict[str, Any]]
 
     def to_dict(self) -> dict[str, Any]:
+        """The score as JSON data."""
         return asdict(self)
 
 
@@ -65,6 +69,8 @@ def _ratio(num: int, den: int, empty_value: float) -> float:
 
 
 def relation_of(fp: int, fn: int) -> str:
+    """How a formula's models relate to the ground truth's: equal, strict (a subset), permissive (a superset) or
+    incomparable."""
     if fp == 0 and fn == 0:
         return "equal"
     if fp == 0:
@@ -75,6 +81,8 @@ def relation_of(fp: int, fn: int) -> str:
 
 
 def confusion_scores(tp: int, fp: int, fn: int, tn: int) -> dict[str, float]:
+    """Precision, recall and F1 from model counts, with the conventions for empty sets (an empty formula of an empty
+    truth is perfect)."""
     precision = _ratio(tp, tp + fp, 1.0 if tp + fn == 0 else 0.0)
     recall = _ratio(tp, tp + fn, 1.0 if tp + fp == 0 else 0.0)
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0

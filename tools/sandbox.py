@@ -112,6 +112,8 @@ def collect(ns, submitted):
 
 @dataclass(frozen=True)
 class SandboxLimits:
+    """The resources one sandboxed program may use: CPU and wall time, memory, file, output and result sizes."""
+
     cpu_seconds: float = 20.0
     wall_seconds: float = 30.0
     memory_bytes: int = 2 << 30  # address space; after importing cpmpy (+ortools, pandas) ~0.3 GiB is in use
@@ -123,6 +125,9 @@ class SandboxLimits:
 
 @dataclass(frozen=True)
 class SandboxResult:
+    """What a sandboxed program produced: its result or an error written for an LLM (kind, message, line), its output,
+    timings, protections and any violations."""
+
     ok: bool
     result: Any = None
     stdout: str = ""
@@ -139,6 +144,7 @@ class SandboxResult:
     exit_status: int | None = None  # process exit code, or -signal
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as JSON data (traces, checker records)."""
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
@@ -202,11 +208,11 @@ def run_program(
         bwrap = _bwrap()
     except SandboxError as exc:
         return SandboxResult(False, error_kind="internal", message=str(exc), duration=time.monotonic() - start)
-    key = tuple(preload)
-    harness = _POOL.take(key) if prewarm else None
+    modules = tuple(preload)  # the pool keeps ready harnesses per preloaded module set
+    harness = _POOL.take(modules) if prewarm else None
     if harness is None:
         try:
-            harness = _Harness.spawn(bwrap, key, die_with_parent=True)
+            harness = _Harness.spawn(bwrap, modules, die_with_parent=True)
         except OSError as exc:
             return SandboxResult(
                 False,
@@ -215,7 +221,7 @@ def run_program(
                 duration=time.monotonic() - start,
             )
     if prewarm:
-        _POOL.refill(key)
+        _POOL.refill(modules)
     try:
         capture = _Capture(limits)
         capture.pump(harness, _with_uid(job, harness.proc.pid))
@@ -467,7 +473,8 @@ class _Harness:
         status = _reap(self.proc)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
-                stream.close()
+                if stream is not None:
+                    stream.close()
             except OSError:
                 pass
         os.close(self.read_fd)
@@ -548,8 +555,11 @@ class _Capture:
 
     def pump(self, harness: _Harness, job: bytes) -> None:
         proc = harness.proc
+        if proc.stdin is None or proc.stdout is None or proc.stderr is None:  # spawned with three pipes
+            raise SandboxError("the sandbox harness has no pipes")
         streams = {proc.stdout.fileno(): "out", proc.stderr.fileno(): "err", harness.read_fd: "res"}
-        stdin = proc.stdin.fileno()
+        stdin_pipe = proc.stdin
+        stdin = stdin_pipe.fileno()
         pending = memoryview(job)
         deadline = time.monotonic() + STARTUP_SECONDS
         with selectors.DefaultSelector() as selector:
@@ -581,7 +591,7 @@ class _Capture:
                             pending = pending[:0]
                         if not pending:
                             selector.unregister(stdin)
-                            proc.stdin.close()
+                            stdin_pipe.close()
                         continue
                     try:
                         chunk = os.read(key.fd, 1 << 16)
@@ -615,7 +625,8 @@ class _Capture:
 
     def messages(self) -> tuple[list[dict], dict | None]:
         """The harness's reports, parsed with bounds; anything malformed is skipped, never raised."""
-        violations, final = [], None
+        violations: list[dict] = []
+        final: dict | None = None
         lines = iter(bytes(self.res).split(b"\n"))
         for raw in lines:
             message = _parse_bounded(raw) if raw.strip() else None
@@ -703,18 +714,22 @@ def _text(value: Any, limit: int = MAX_MESSAGE_CHARS) -> str:
     return text.encode("utf-8", "replace").decode("utf-8")
 
 
+def _part(message: dict, key: str) -> dict[str, Any]:
+    """A section of the harness's final message; anything but an object reads as empty."""
+    value = message.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, duration: float) -> SandboxResult:
     stdout = capture.out.decode("utf-8", "replace")
     stderr = capture.err.decode("utf-8", "replace")
     violations, final = capture.messages()
     final = final or {}
-    report = final.get("report") if isinstance(final.get("report"), dict) else {}
-    exit_info = final.get("exit") if isinstance(final.get("exit"), dict) else {}
+    report, exit_info = _part(final, "report"), _part(final, "exit")
     signal_number, code = exit_info.get("signal"), exit_info.get("code")
     exit_status = -signal_number if type(signal_number) is int else code if type(code) is int else None
-    timings = final.get("timings") if isinstance(final.get("timings"), dict) else {}
-    isolation = final.get("isolation") if isinstance(final.get("isolation"), dict) else {}
-    common = dict(
+    timings, isolation = _part(final, "timings"), _part(final, "isolation")
+    common: dict[str, Any] = dict(
         stdout=stdout,
         stderr=stderr,
         duration=duration,
@@ -771,7 +786,8 @@ def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, durat
     if not capture.started or report.get("status") != "exited":
         return fail("internal", _startup_failure(stderr, status, capture.started))
     # The program's process ended without a report: a signal, os._exit, a crash in native code.
-    cpu = exit_info.get("cpu") if isinstance(exit_info.get("cpu"), (int, float)) else 0.0
+    cpu_used = exit_info.get("cpu")
+    cpu = float(cpu_used) if isinstance(cpu_used, (int, float)) else 0.0
     tail = stderr.strip()[-1500:]
     detail = f"\nLast error output:\n{tail}" if tail else ""
     if exit_status is not None and exit_status < 0:

@@ -7,12 +7,12 @@ only: every command imports what it needs when it runs, so ``--help`` and ``task
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import typer
 
 from autonesy.graph.cli import compile, data, report, run, score, sweep, tasks, trace, verify, view
 from autonesy.graph.cli.common import UserError, user_errors
-from autonesy.graph.cli.run import task_data, training_labels
 from autonesy.tools.config import TRUST_TASK_CODE_ENV
 
 app = typer.Typer(
@@ -43,7 +43,17 @@ for _group in (tasks, data, score, compile, run, trace, view, sweep, report, ver
     _group.register(app)
 
 
+def __getattr__(name: str) -> Any:
+    """``task_data`` / ``training_labels`` moved to ``graph/run.py``; imported on first use (old imports)."""
+    if name in ("task_data", "training_labels"):
+        from autonesy.graph import run
+
+        return getattr(run, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def main() -> None:  # pragma: no cover - console-script entry
+    """Run the command line (the console-script entry point)."""
     app()
 
 

@@ -15,4 +15,5 @@ FEEDBACK_MODES = ("explanation", "boolean")  # autonesy.graph.verify.FEEDBACK_MO
 
 
 def listed(names: tuple[str, ...]) -> str:
+    """Options as a comma list for help texts."""
     return ", ".join(names)

@@ -37,6 +37,7 @@ def user_errors(code: int = 1) -> Iterator[None]:
 
 
 def print_json(data: Any) -> None:
+    """Print data as indented JSON (what every ``--json`` prints), unknown types as text."""
     typer.echo(json.dumps(data, indent=2, default=str))
 
 
@@ -57,20 +58,25 @@ DATA_DIR_HELP = f"Data directory (default: ${DATA_DIR_ENV}, else the user cache 
 
 
 def llm_timeout_option() -> Any:
+    """``--llm-timeout``, with the shared default from ``tools/config.py``."""
     return typer.Option(LLM_TIMEOUT_S, "--llm-timeout", min=0.1, help="Seconds to wait for one LLM answer.")
 
 
 def max_repairs_option() -> Any:
+    """``--max-repairs``, with the shared default from ``tools/config.py``."""
     return typer.Option(MAX_REPAIRS, "--max-repairs", min=0, help="Syntax-repair rounds before rejecting.")
 
 
 def max_reflections_option(help: str | None = None) -> Any:
+    """``--max-reflections``, with the shared default from ``tools/config.py``."""
     return typer.Option(MAX_REFLECTIONS, "--max-reflections", min=0, help=help)
 
 
 def data_dir_option(*names: str, help: str = DATA_DIR_HELP) -> Any:
+    """``--data-dir`` (plus any short names), defaulting to the environment or the user cache."""
     return typer.Option(None, "--data-dir", *names, help=help)
 
 
 def json_option(help: str | None = None) -> Any:
+    """``--json``, one spelling for every command."""
     return typer.Option(False, "--json", help=help)

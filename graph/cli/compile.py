@@ -36,4 +36,5 @@ def compile_formula(
 
 
 def register(app: typer.Typer) -> None:
+    """Add ``compile`` to the app."""
     app.command("compile")(compile_formula)

@@ -250,4 +250,5 @@ def group() -> typer.Typer:
 
 
 def register(app: typer.Typer) -> None:
+    """Add the ``data`` command group to the app."""
     app.add_typer(group(), name="data")

@@ -43,4 +43,5 @@ def report(
 
 
 def register(app: typer.Typer) -> None:
+    """Add ``report`` to the app."""
     app.command("report")(report)

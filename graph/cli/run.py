@@ -1,8 +1,10 @@
-"""``run``: formalize one task end to end; ``task_data`` / ``training_labels`` resolve a task's data."""
+"""``run``: formalize one task end to end (the runner, ``graph/run.py``, resolves the task, its data and training)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -20,23 +22,6 @@ from autonesy.graph.cli.common import (
     say,
     user_errors,
 )
-
-
-def task_data(task_spec: str, data_dir: Path | None):
-    """The task's annotated splits (built on first use) for the oracle test and training; None for
-    tasks without data (task files, external benchmarks)."""
-    from autonesy.tasks.data.dataset import load_dataset
-    from autonesy.tasks.registry import CATALOGUE
-
-    if task_spec not in CATALOGUE:
-        return None
-    return load_dataset(task_spec, data_dir)
-
-
-def training_labels(task_spec: str, data_dir: Path | None = None):
-    """The task's training labels for the oracle test (None for tasks without annotated data)."""
-    dataset = task_data(task_spec, data_dir)
-    return None if dataset is None else dataset.train.y
 
 
 def run(
@@ -74,7 +59,6 @@ def run(
     as_json: bool = json_option("Print the summary as JSON."),
 ) -> None:
     """Formalize one task end to end: formalize, check, repair, oracle-test, compile, score."""
-    from autonesy.graph.attempt import TrainingRequest
     from autonesy.graph.run import RunConfig, run_attempt
 
     with user_errors():
@@ -90,24 +74,15 @@ def run(
             max_repairs=max_repairs,
             llm_timeout_s=llm_timeout,
             decoding=decoding,
+            data=True,
+            data_dir=str(data_dir) if data_dir is not None else None,
+            train=train,
+            seeds=seeds,
+            epochs=epochs,
         )
-        dataset = task_data(config.task, data_dir)
-        train, seeds, epochs = resolve_training(train, seeds, epochs, config.resolved().llm, dataset is not None)
-        training = None
-        if train != "none":
-            from autonesy.nesy.evaluate import parse_methods
-
-            if dataset is None:
-                raise UserError(f"--train needs annotated data, and task {config.task!r} has none")
-            try:
-                methods = parse_methods(train)
-            except ValueError as error:
-                raise UserError(str(error)) from None
-            training = TrainingRequest(methods, dataset, seeds, epochs, progress=not as_json)
-        labels = dataset.train.y if dataset is not None else None
-        summary = run_attempt(config, out, labels=labels, training=training, notify=progress_printer(as_json))
+        summary = run_attempt(config, out, progress=not as_json, notify=progress_printer(as_json))
     if as_json:
-        print_json(summary)
+        print_json(summary.to_dict())
         return
     print_summary(summary)
 
@@ -120,16 +95,8 @@ LOCAL_SUMMARY = (
 )
 
 
-def resolve_training(train: str, seeds: int | None, epochs: int | None, llm: str | None, has_data: bool):
-    """``--train auto``: the main command (embedded model, a task with data) trains SPL and SL on a
-    short schedule (1 seed, 3 epochs) so it ends in minutes; anything else trains only when asked."""
-    if train == "auto":
-        main_job = has_data and llm is not None and (llm == "local" or llm.startswith("local:"))
-        return ("spl,sl", seeds or 1, epochs or 3) if main_job else ("none", seeds or 5, epochs)
-    return train, seeds or 5, epochs
-
-
-def print_summary(summary: dict) -> None:
+def print_summary(summary: Mapping[str, Any]) -> None:
+    """The summary in a few lines for a person (``--json`` prints it whole)."""
     status = "accepted" if summary["accepted"] else f"rejected — {summary['reason']}"
     lines = [
         f"{summary['task']} · {summary['format']} · {summary['policy']} · {summary['detail']} · {summary['llm']}"
@@ -182,5 +149,16 @@ def print_summary(summary: dict) -> None:
         say(f"note: {LOCAL_SUMMARY}")
 
 
+def __getattr__(name: str) -> Any:
+    """Names that moved to ``graph/run.py`` (the runner resolves data now), imported on first use so
+    the command line starts without loading the runner."""
+    if name in ("task_data", "training_labels", "resolve_training"):
+        from autonesy.graph import run
+
+        return getattr(run, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def register(app: typer.Typer) -> None:
+    """Add ``run`` to the app."""
     app.command("run")(run)

@@ -61,4 +61,5 @@ def score(
 
 
 def register(app: typer.Typer) -> None:
+    """Add ``score`` to the app."""
     app.command("score")(score)

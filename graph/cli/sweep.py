@@ -65,7 +65,6 @@ def sweep(
     as_json: bool = json_option("Print the outcome as JSON."),
 ) -> None:
     """Run a grid of attempts (LLMs × tasks × formats × prompts × details) into one results table; resumable."""
-    from autonesy.graph.cli.run import training_labels
     from autonesy.graph.sweep import SweepSpec, run_sweep
 
     with user_errors():
@@ -82,13 +81,13 @@ def sweep(
             llm_timeout_s=llm_timeout,
             decoding=decoding,
             attempt_time_limit_s=attempt_time_limit,
+            data=True,
         )
         result = run_sweep(
             spec,
             out,
             executor=executor,
             concurrency=concurrency,
-            labels_for=training_labels,
             ray_address=ray_address,
             workers=workers,
             progress=not (quiet or as_json),
@@ -114,4 +113,5 @@ def sweep(
 
 
 def register(app: typer.Typer) -> None:
+    """Add ``sweep`` to the app."""
     app.command("sweep")(sweep)

@@ -110,6 +110,7 @@ def export_task(
 
 
 def register(app: typer.Typer) -> None:
+    """Add ``tasks`` and the ``task`` group to the app."""
     app.command("tasks")(list_tasks)
     task_app = typer.Typer(help="Inspect and export one task.", no_args_is_help=True)
     task_app.command("show")(show_task)

@@ -50,4 +50,5 @@ def trace(
 
 
 def register(app: typer.Typer) -> None:
+    """Add ``trace`` to the app."""
     app.command("trace")(trace)

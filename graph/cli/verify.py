@@ -385,6 +385,7 @@ def optimize_judge(
 
 
 def register(app: typer.Typer) -> None:
+    """Add ``verify``, ``follow`` and the ``vifbench`` group to the app."""
     app.command("verify")(verify)
     app.command("follow")(follow)
     vifbench_app = typer.Typer(help="VifBench-style labelled data and verifier evaluation.", no_args_is_help=True)

@@ -24,4 +24,5 @@ def view(
 
 
 def register(app: typer.Typer) -> None:
+    """Add ``view`` to the app."""
     app.command("view")(view)

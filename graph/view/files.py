@@ -44,11 +44,13 @@ class Roots:
         return "" if str(rel) == "." else rel.as_posix()
 
     def redact(self, text: str) -> str:
+        """Replace secret values from the environment with ``***`` before a text is shown."""
         for secret in self.secrets:
             text = text.replace(secret, "***")
         return text
 
     def read_text(self, path: Path, default: str | None = None) -> str | None:
+        """A file's text with secrets redacted, or ``default`` when it cannot be read."""
         try:
             return self.redact(path.read_text(encoding="utf-8", errors="replace"))
         except OSError:

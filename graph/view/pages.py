@@ -49,6 +49,7 @@ def obj(value: Any) -> dict[str, Any]:
 
 
 def objs(value: Any) -> list[dict[str, Any]]:
+    """The dicts in a list read from a run directory (anything else dropped), so templates never see a malformed entry."""
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
@@ -327,6 +328,8 @@ def diff_lines(before: str, after: str) -> list[tuple[str, str]]:
 
 # --------------------------------------------------------------------------------- attempt
 def attempt_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
+    """The attempt page's data: trace, metrics, formula, oracle test and downstream results, read as data from the run
+    directory."""
     events = trace_events(run_dir)
     metrics = roots.read_json(run_dir / "metrics.json", {})
     cnf = roots.read_text(run_dir / "formula.cnf")
@@ -383,6 +386,8 @@ def counterexample_table(counterexamples: list[dict[str, Any]], dimacs: str) -> 
 
 # ----------------------------------------------------------------------------- verification
 def verification_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
+    """The verification page's data: instruction, output with violated spans marked, constraints, checkers and the
+    verdict's evidence."""
     summary = roots.read_json(run_dir / "summary.json", {})
     results = obj(summary.get("results"))
     decision = obj(summary.get("decision"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import socket
 import webbrowser
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -32,7 +32,7 @@ SECURITY_HEADERS = {
 }
 
 
-def _guarded(handler: Callable[[Request], Response]) -> Callable[[Request], Response]:
+def _guarded(handler: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
     """Refused paths are 403, missing ones 404, both with one line; every answer carries the headers."""
 
     async def endpoint(request: Request) -> Response:
@@ -53,6 +53,8 @@ def _guarded(handler: Callable[[Request], Response]) -> Callable[[Request], Resp
 
 
 def create_app(dirs: Sequence[str | Path], *, compare_published: bool = False, host: str = "127.0.0.1") -> Starlette:
+    """The viewer's Starlette app over the given directories: every page and file route guarded (paths outside the
+    roots refused) and served from a worker thread."""
     site = Site(Roots(dirs), ServerLinks(), compare_published=compare_published)
 
     def where(request: Request) -> tuple[int, str]:
@@ -106,6 +108,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def url_of(sock: socket.socket, host: str) -> str:
+    """The URL a bound socket serves at (IPv6 hosts bracketed), to print and open."""
     port = sock.getsockname()[1]
     return f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
 

@@ -28,27 +28,36 @@ def plotly_js() -> Path:
 
 
 class ServerLinks:
+    """URLs of the live viewer's routes (pages, API fragments, static files)."""
+
     static = False
 
     def home(self) -> str:
+        """The directory list."""
         return "/"
 
     def page(self, index: int, rel: str) -> str:
+        """The page of a directory under root ``index``."""
         return f"/r/{index}/{_quote(rel)}"
 
     def errors(self, index: int, rel: str) -> str:
+        """The error-analysis page of a sweep."""
         return f"/errors/{index}/{_quote(rel)}"
 
     def rows(self, index: int, rel: str) -> str:
+        """The JSON rows of a sweep table (loaded by the page as it scrolls)."""
         return f"/api/rows/{index}/{_quote(rel)}"
 
     def summary(self, index: int, rel: str) -> str:
+        """The HTML fragment of a sweep's summary tables."""
         return f"/api/summary/{index}/{_quote(rel)}"
 
     def event(self, index: int, rel: str) -> str:
+        """The HTML fragment of one trace event (expanded on demand)."""
         return f"/api/event/{index}/{_quote(rel)}"
 
     def asset(self, name: str) -> str:
+        """A static file (scripts, styles)."""
         return f"/static/{name}"
 
 
@@ -58,26 +67,33 @@ class StaticLinks:
     static = True
 
     def home(self) -> str:
+        """The index file."""
         return "index.html"
 
     def page(self, index: int, rel: str) -> str:
+        """One flat file name per directory page (path characters replaced)."""
         if index == 0 and rel == "":
             return "index.html"
         return f"{index}_{re.sub(r'[^A-Za-z0-9._-]', '_', rel) or 'root'}.html"
 
     def errors(self, index: int, rel: str) -> str:
+        """The error-analysis file of a sweep."""
         return "errors_" + self.page(index, rel)
 
     def rows(self, index: int, rel: str) -> str:
+        """No API in a static site: rows are embedded in the page."""
         return ""
 
     def summary(self, index: int, rel: str) -> str:
+        """No API in a static site: the summary is embedded in the page."""
         return ""
 
     def event(self, index: int, rel: str) -> str:
+        """No API in a static site: events are embedded in the page."""
         return ""
 
     def asset(self, name: str) -> str:
+        """A static file copied next to the pages."""
         return f"static/{name}"
 
 
@@ -88,6 +104,9 @@ def _quote(rel: str) -> str:
 
 
 class Site:
+    """Renders the viewer's pages from the directories it was given, for the server and the static site alike (only
+    ``links`` differ)."""
+
     def __init__(self, roots: Roots, links: ServerLinks | StaticLinks, *, compare_published: bool = False) -> None:
         self.roots = roots
         self.links = links
@@ -102,14 +121,17 @@ class Site:
         return self.roots.redact(html)
 
     def name(self, index: int, rel: str) -> str:
+        """A directory's display name: its root's name and the path below it."""
         return f"{self.roots.dirs[index].name}/{rel}".rstrip("/")
 
     # --------------------------------------------------------------------------------- pages
     def home(self) -> str:
+        """The start page: every root directory and what kind of run it holds."""
         entries = [{"index": i, "name": str(d), "kind": pages.directory_kind(d)} for i, d in enumerate(self.roots.dirs)]
         return self.render("home.html", title="autonesy viewer", entries=entries)
 
     def page(self, index: int, rel: str) -> str:
+        """The page of a directory, chosen by what it holds (sweep, attempt, verification, or a folder of runs)."""
         path = self.roots.resolve(index, rel)
         if not path.is_dir():
             raise FileNotFoundError(f"{rel}: no such directory")
@@ -146,11 +168,13 @@ class Site:
         )
 
     def summary(self, index: int, rel: str) -> str:
+        """A sweep's summary tables as an HTML fragment."""
         path = self.roots.resolve(index, rel)
         report = pages.sweep_summary(pages.sweep_rows(path), self.compare_published)
         return self.render("_summary.html", s=report)
 
     def table_rows(self, index: int, path: Path, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        """A sweep's rows for the table script, each linked to its attempt's page."""
         base = self.roots.relative(index, path)
         return pages.table_rows(rows, lambda run_dir: self.links.page(index, f"{base}/{run_dir}".strip("/")))
 
@@ -168,6 +192,7 @@ class Site:
         return self.roots.redact(text).encode("utf-8")
 
     def event(self, index: int, rel: str, number: int) -> str:
+        """One trace event rendered in full (the page shows events collapsed)."""
         events = pages.trace_events(self.roots.resolve(index, rel))
         if not 0 <= number < len(events):
             raise FileNotFoundError(f"no event {number}")
@@ -181,6 +206,7 @@ class Site:
         return {i: self.render("_body.html", body=pages.event_body(events, i)) for i in range(len(events))}
 
     def errors(self, index: int, rel: str) -> str:
+        """A sweep's error analysis: rejected attempts grouped by error kind, with examples."""
         path = self.roots.resolve(index, rel)
         analysis = pages.error_analysis(path)
         for found in analysis["groups"].values():

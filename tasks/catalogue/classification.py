@@ -33,6 +33,7 @@ def _one_hot_assignments(n: int):
 
 
 def fashion() -> Task:
+    """Fashion-MNIST: exactly one of ten classes."""
     variables = tuple(Variable(name, f"the image shows a {label}") for name, label in FASHION_CLASSES)
     n = len(variables)
 
@@ -140,6 +141,7 @@ def _profile_text(c: str) -> str:
 
 
 def cifar10() -> Task:
+    """CIFAR-10 with attributes: one class and the attributes each class implies."""
     class_vars = tuple(Variable(c, f"the image shows a{'n' if c[0] in 'aeiou' else ''} {c}") for c in CIFAR10_CLASSES)
     attribute_vars = tuple(Variable(name, meaning) for name, meaning in CIFAR10_ATTRIBUTES)
     variables = class_vars + attribute_vars
@@ -344,6 +346,7 @@ def _cifar100_phrase(name: str) -> str:
 
 
 def cifar100() -> Task:
+    """CIFAR-100: exactly one of 100 classes."""
     variables = tuple(Variable(name, f"the image shows {_cifar100_phrase(name)}") for name in CIFAR100_CLASSES)
     n = len(variables)
 

@@ -114,6 +114,7 @@ def _one_hot_valid(op: Callable[[int, int], int], num_results: int) -> Callable[
 
 
 def mn_add() -> Task:
+    """MNIST addition: one-hot sum of two digits (19 values)."""
     variables = _one_hot_variables("sum", range(19), "first digit plus second digit")
     return Task(
         name="mn-add",
@@ -154,6 +155,7 @@ def mn_add() -> Task:
 
 
 def mn_mul() -> Task:
+    """MNIST multiplication: one-hot product of two digits (82 values, most unreachable)."""
     variables = _one_hot_variables("product", range(82), "first digit times second digit")
     return Task(
         name="mn-mul",
@@ -284,6 +286,7 @@ def _binary_detailed(result_word: str, result_bits: int, max_result: int, verb: 
 
 
 def mn_add_bin() -> Task:
+    """MNIST addition with the sum in binary (5 bits): the constraint is which codes are reachable."""
     return Task(
         name="mn-add-bin",
         variables=_binary_variables("sum", 5, "first digit plus second digit"),
@@ -319,6 +322,7 @@ def mn_add_bin() -> Task:
 
 
 def mn_mul_bin() -> Task:
+    """MNIST multiplication with the product in binary (7 bits)."""
     return Task(
         name="mn-mul-bin",
         variables=_binary_variables("product", 7, "first digit times second digit"),

@@ -101,8 +101,8 @@ def _bdd_encode(names: list[str], with_turns: bool) -> CNF:
     b.iff_or(idx["stop"], [idx["red_light"], idx["stop_sign"], *obstacles])  # 7 clauses
     forward, stop = idx["move_forward"], idx["stop"]
     b.add([-forward, -stop])
-    for reason in ("green_light", "follow", "clear"):
-        b.implies([idx[reason]], [stop, forward])
+    for concept in ("green_light", "follow", "clear"):
+        b.implies([idx[concept]], [stop, forward])
     # "forward → green ∨ follow ∨ clear" is implied (forward → ¬stop → no obstacle → clear): not added.
     if with_turns:
         for side in ("left", "right"):
@@ -139,6 +139,7 @@ def _bdd_oracle(names: list[str], with_turns: bool):
 
 
 def bdd_oia_2() -> Task:
+    """BDD-OIA restricted to forward/stop: the concepts and actions of the simpler variant."""
     pairs = FORWARD_STOP_CONCEPTS + FORWARD_STOP_ACTIONS
     names = [name for name, _ in pairs]
     return Task(
@@ -188,6 +189,7 @@ def bdd_oia_2() -> Task:
 
 
 def bdd_oia() -> Task:
+    """BDD-OIA: 21 driving concepts and four actions (forward, stop, left, right) with the rules that link them."""
     concepts = FORWARD_STOP_CONCEPTS + _side_concepts("left") + _side_concepts("right")
     pairs = concepts + FORWARD_STOP_ACTIONS + TURN_ACTIONS
     names = [name for name, _ in pairs]
@@ -299,6 +301,7 @@ class Requirement:
 
 
 def parse_requirement(text: str, labels: tuple[str, ...] = road_r_data.LABELS) -> Requirement:
+    """One ROAD-R requirement line as a clause over label positions; an unknown label is a ``TaskError``."""
     position = {label: i for i, label in enumerate(labels)}
 
     def literal(token: str) -> tuple[int, bool]:
@@ -317,6 +320,7 @@ def parse_requirement(text: str, labels: tuple[str, ...] = road_r_data.LABELS) -
 
 
 def road_r_requirements() -> tuple[Requirement, ...]:
+    """The 243 published ROAD-R requirements, parsed."""
     return tuple(parse_requirement(line) for line in road_r_data.REQUIREMENTS)
 
 
@@ -491,6 +495,7 @@ def _road_r_detailed() -> str:
 
 
 def road_r() -> Task:
+    """ROAD-R: the 41 agent, action and location labels and their published requirements as the ground truth."""
     labels = road_r_data.LABELS
     if sorted(labels) != sorted(ROAD_R_VARIABLES):
         raise TaskError("road-r: the label table and the requirement data name different labels")

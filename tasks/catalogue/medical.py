@@ -38,6 +38,7 @@ def _chx_valid():
 
 
 def chx() -> Task:
+    """Chest X-ray: findings and the severity code they determine."""
     variables = tuple(Variable(name, meaning) for name, meaning in CHX_FINDINGS) + tuple(
         Variable(f"code_{code}", f"the X-ray is given the severity code {code}") for code in CHX_CODES
     )

@@ -36,6 +36,7 @@ def _permutation_matrices(size: int):
 
 
 def sushi() -> Task:
+    """Sushi preferences: a complete ranking of the items as a permutation matrix (item × rank)."""
     size = len(SUSHI_ITEMS)
     assert size == SUSHI_RANKS
     variables = tuple(

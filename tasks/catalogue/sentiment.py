@@ -73,6 +73,7 @@ def _guarded(builder: ClauseBuilder, guard: int, clauses: Sequence[Sequence[int]
 
 
 def cebab() -> Task:
+    """CEBaB: five annotators' sentiment votes and the majority label they determine."""
     n_sent = len(CEBAB_SENTIMENTS)
     variables = (
         tuple(

@@ -104,6 +104,7 @@ def _enumerate_valid() -> Iterator[list[int]]:
 
 
 def sudoku() -> Task:
+    """4 × 4 Sudoku: one digit per cell, each digit once per row, column and box."""
     variables = tuple(
         Variable(f"r{r + 1}c{c + 1}_is_{d}", f"the cell in row {r + 1}, column {c + 1} holds the digit {d}")
         for r, c in CELLS

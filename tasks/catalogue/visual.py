@@ -100,6 +100,7 @@ def _cle4evr_valid():
 
 
 def cle4evr() -> Task:
+    """CLE4EVR: two objects of the CLEVR vocabulary; the rule relates their shapes and colours."""
     variables = _object_variables("obj1", "object 1", CLEVR_SHAPES, CLEVR_COLOURS) + _object_variables(
         "obj2", "object 2", CLEVR_SHAPES, CLEVR_COLOURS
     )
@@ -241,7 +242,7 @@ def _kandinsky_encode(num_prims: int) -> CNF:
     for attribute in (0, 1):  # 0 shape, 1 colour
         # Pattern of each image as indicator auxiliaries: "same" and, for 3 primitives, "different"
         # ("pair" is neither). Two images share the pattern iff both indicators agree.
-        indicators = []
+        indicators: list[tuple[int, ...]] = []
         for image in (0, 1):
             eq = {(j, k): equal(image, j, k, attribute) for j, k in itertools.combinations(range(num_prims), 2)}
             if num_prims == 2:
@@ -324,6 +325,7 @@ KANDINSKY_CITATION = (
 
 
 def kand_logic_2() -> Task:
+    """Kandinsky patterns with two objects per figure."""
     return Task(
         name="kand-logic-2",
         variables=tuple(_kandinsky_variables(2)),
@@ -372,6 +374,7 @@ def kand_logic_2() -> Task:
 
 
 def kand_logic() -> Task:
+    """Kandinsky patterns with three objects per figure."""
     return Task(
         name="kand-logic",
         variables=tuple(_kandinsky_variables(3)),

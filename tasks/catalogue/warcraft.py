@@ -140,8 +140,8 @@ def _oracle(x: np.ndarray) -> np.ndarray:
     valid = (degree[:, _START_ID] == 1) & (degree[:, _GOAL_ID] == 1) & np.isin(degree[:, inner], (0, 2)).all(axis=1)
 
     rows = np.arange(batch)
-    here = np.full(batch, _START_ID)
-    came_from = np.full(batch, -1)
+    here: np.ndarray = np.full(batch, _START_ID)
+    came_from: np.ndarray = np.full(batch, -1)
     walked = np.zeros(batch, dtype=np.int64)
     for _ in range(SIZE * SIZE):  # a simple path has at most 15 steps
         moving = valid & (here != _GOAL_ID)
@@ -189,6 +189,7 @@ def _enumerate_valid() -> Iterator[list[int]]:
 
 
 def warcraft() -> Task:
+    """Warcraft shortest path: the 24 grid edges, chosen ones forming one simple top-left to bottom-right path."""
     variables = tuple(Variable(_edge_name(a, b), _edge_meaning(a, b)) for a, b in EDGES)
     return Task(
         name="warcraft",

@@ -20,16 +20,20 @@ SPLITS = ("train", "val", "test")
 
 
 def stream_rng(task_name: str, seed: int, stream: str) -> np.random.Generator:
+    """A random stream of its own for (task, seed, purpose): adding a stream never changes the numbers of another."""
     entropy = [int(seed), zlib.crc32(task_name.encode()), zlib.crc32(stream.encode())]
     return np.random.default_rng(np.random.SeedSequence(entropy))
 
 
 @dataclass
 class GenerationContext:
+    """What a data generator gets: the task, seed and split sizes, and named random streams."""
+
     task: Task
     seed: int
     sizes: dict[str, int]
     advance: Callable[[int], None] = field(default=lambda n: None)
 
     def rng(self, stream: str) -> np.random.Generator:
+        """The random stream named ``stream`` for this task and seed."""
         return stream_rng(self.task.name, self.seed, stream)

@@ -37,6 +37,8 @@ Sizes = Mapping[str, int] | Sequence[int] | None
 
 @dataclass(frozen=True)
 class Split:
+    """One split's inputs and labels (and per-example extras such as the digits behind a sum)."""
+
     name: str
     x: np.ndarray  # float32, (B, C, H, W) for images, (B, D) for features
     y: np.ndarray  # uint8 (B, N), the task variables in DIMACS order
@@ -48,6 +50,8 @@ class Split:
 
 @dataclass(frozen=True)
 class Dataset:
+    """A task's train/val/test splits with their provenance, as read from the cache."""
+
     task: str
     seed: int
     sizes: dict[str, int]
@@ -60,19 +64,24 @@ class Dataset:
 
     @property
     def train(self) -> Split:
+        """The training split (its labels feed the oracle test)."""
         return self.splits["train"]
 
     @property
     def val(self) -> Split:
+        """The validation split (model selection while training)."""
         return self.splits["val"]
 
     @property
     def test(self) -> Split:
+        """The test split (the downstream metrics)."""
         return self.splits["test"]
 
 
 @dataclass(frozen=True)
 class BuildReport:
+    """What ``build_dataset`` did: where the entry is, its manifest, whether it was built now and how long it took."""
+
     task: str
     directory: Path
     manifest: dict[str, Any]

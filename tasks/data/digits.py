@@ -34,7 +34,7 @@ from functools import lru_cache
 import numpy as np
 
 from autonesy.tasks.data.context import SPLITS, GenerationContext
-from autonesy.tasks.task import Task
+from autonesy.tasks.task import Task, TaskError
 
 VERSION = "digits-2"
 POOL_FRACTIONS = {"train": 0.60, "val": 0.15, "test": 0.25}
@@ -104,6 +104,7 @@ def arithmetic_labels(task: Task, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def make_arithmetic(ctx: GenerationContext) -> dict[str, dict[str, np.ndarray]]:
+    """Pairs of handwritten digits side by side, labelled with the digits and their sum or product in the task's encoding."""
     images, _ = load_digit_images()
     pools = digit_pools(ctx.rng("digit-pools"))
     out = {}
@@ -120,6 +121,7 @@ def make_arithmetic(ctx: GenerationContext) -> dict[str, dict[str, np.ndarray]]:
 
 
 def describe_arithmetic(task: Task, extras: dict[str, np.ndarray], index: int, y: np.ndarray) -> str:
+    """An example's caption: the equation its images show."""
     a, b = (int(v) for v in extras["digits"][index])
     op = "+" if "add" in task.name else "x"
     return f"{a} {op} {b} = {a + b if op == '+' else a * b}"
@@ -130,6 +132,8 @@ def describe_arithmetic(task: Task, extras: dict[str, np.ndarray], index: int, y
 
 def sudoku_grids(task: Task) -> tuple[np.ndarray, np.ndarray]:
     """(label rows (288, 64) uint8, digit grids (288, 4, 4)) of every completed 4 × 4 Sudoku."""
+    if task.enumerate_valid is None:
+        raise TaskError(f"task {task.name!r} cannot enumerate its grids")
     rows = np.array(list(task.enumerate_valid()), dtype=np.uint8)
     grids = np.zeros((len(rows), 4, 4), dtype=np.uint8)
     for r in range(4):
@@ -140,6 +144,7 @@ def sudoku_grids(task: Task) -> tuple[np.ndarray, np.ndarray]:
 
 
 def make_sudoku(ctx: GenerationContext) -> dict[str, dict[str, np.ndarray]]:
+    """Completed 4 × 4 Sudoku grids as mosaics of handwritten digits (each cell shifted a pixel at random), labelled cell by cell."""
     images, _ = load_digit_images()
     pools = digit_pools(ctx.rng("digit-pools"))
     rows, grids = sudoku_grids(ctx.task)
@@ -173,5 +178,6 @@ def shift_images(images: np.ndarray, shifts: np.ndarray) -> np.ndarray:
 
 
 def describe_sudoku(task: Task, extras: dict[str, np.ndarray], index: int, y: np.ndarray) -> str:
+    """An example's caption: the grid's digits row by row."""
     grid = extras["grid"][index]
     return "\n".join("".join(str(int(d)) for d in row) for row in grid)

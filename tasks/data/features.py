@@ -46,6 +46,8 @@ VERSION = "features-1"
 
 @dataclass(frozen=True)
 class FeatureSpec:
+    """How a feature task's synthetic inputs are drawn: dimension, noise and how often classes mix."""
+
     dim: int
     noise: float
     mix_prob: float
@@ -153,6 +155,7 @@ def embedding(task: Task, spec: FeatureSpec, rng: np.random.Generator) -> tuple[
 
 
 def make_features(ctx: GenerationContext) -> dict[str, dict[str, np.ndarray]]:
+    """Synthetic feature vectors standing in for a backbone's output: labels sampled from the ground truth, observed variables embedded with noise."""
     task = ctx.task
     spec = SPECS[task.name]
     columns, E = embedding(task, spec, ctx.rng("features"))
@@ -174,4 +177,5 @@ def make_features(ctx: GenerationContext) -> dict[str, dict[str, np.ndarray]]:
 
 
 def describe_features(task: Task, extras: dict[str, np.ndarray], index: int, y: np.ndarray) -> str:
+    """An example's caption: the variables true in it."""
     return ", ".join(task.names[j] for j in np.flatnonzero(y)) or "(none)"

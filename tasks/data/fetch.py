@@ -47,6 +47,8 @@ class OfflineError(FetchError):
 
 @dataclass(frozen=True)
 class ExternalDataset:
+    """A dataset downloaded on first use: where from, its archive and checksum, and its terms of use."""
+
     name: str
     url: str
     archive: str
@@ -102,6 +104,7 @@ _FROM_SPEC = object()  # md5 default: the dataset's published checksum
 
 
 def offline_message(url: str) -> str:
+    """What to do when the download host cannot be reached: fetch the file elsewhere and point the loader at it."""
     host = urlsplit(url).hostname or url
     return (
         f"cannot reach {host}: this machine appears to be offline; download {url} elsewhere and pass its "

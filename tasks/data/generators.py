@@ -36,6 +36,9 @@ Describe = Callable[[Task, dict, int, np.ndarray], str]
 
 @dataclass(frozen=True)
 class DataGenerator:
+    """How one task's data is made: the generator and caption functions, provenance, modality and a version that
+    invalidates old cache entries."""
+
     provenance: str  # "real" | "procedural" | "synthetic-features" (the task metadata's vocabulary)
     modality: str  # "image" (x is (B, C, H, W)) or "features" (x is (B, D))
     version: str
@@ -120,6 +123,7 @@ assert set(GENERATORS) == set(TASK_NAMES), "every catalogue task needs a data ge
 
 
 def generator_for(task_name: str) -> DataGenerator:
+    """The data generator of a catalogue task; an unknown name is an ``UnknownTaskError``."""
     if task_name not in GENERATORS:
         raise UnknownTaskError(task_name)
     return GENERATORS[task_name]

@@ -162,7 +162,7 @@ def load_warcraft(directory: str | Path, *, invalid: str = "raise") -> Dataset:
 try:  # NumPy 2 renamed numpy.core to numpy._core; pickles may name either
     from numpy._core import multiarray as _multiarray
 except ImportError:  # pragma: no cover - NumPy 1.x
-    from numpy.core import multiarray as _multiarray
+    from numpy.core import multiarray as _multiarray  # type: ignore[no-redef]
 
 _NUMPY_GLOBALS = {
     ("numpy", "ndarray"): np.ndarray,
@@ -186,7 +186,7 @@ class _ArraysOnlyUnpickler(pickle.Unpickler):
         if module in ("copy_reg", "copyreg") and name == "_reconstructor":
             import copyreg
 
-            return copyreg._reconstructor
+            return copyreg._reconstructor  # type: ignore[attr-defined]  # private, stable since Python 2
         if module in ("__builtin__", "builtins") and name == "object":
             return object
         if module == "_codecs" and name == "encode":  # bytes in a protocol-2 pickle written by Python 3
@@ -261,7 +261,7 @@ def load_cifar(
         train_x = np.concatenate([p[0] for p in parts])
         train_labels = np.concatenate([p[1] for p in parts])
         test_x, test_labels = _cifar_batch(root / "test_batch", "labels", 10)
-        classes = cls.CIFAR10_CLASSES
+        classes: tuple[str, ...] = cls.CIFAR10_CLASSES
     else:
         root = find_root(directory, ["train", "test"], ("cifar-100-python",), CIFAR100_LAYOUT)
         _check_class_names(root / "meta", "fine_label_names", cls.CIFAR100_CLASSES)

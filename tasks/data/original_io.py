@@ -48,6 +48,8 @@ def find_root(directory: str | Path, required: Sequence[str], subdirs: Sequence[
 
 
 def load_npy(path: Path, what: str) -> np.ndarray:
+    """Read a .npy of an original dataset without pickles; a missing or unreadable file is an ``OriginalDataError``
+    naming it."""
     if not path.exists():
         raise OriginalDataError(f"{path.parent}: missing file {path.name} ({what})")
     try:
@@ -91,9 +93,11 @@ class LabelRows:
         self._column = {name: i for i, name in enumerate(task.names)}
 
     def column(self, name: str) -> int:
+        """The column of a task variable in the label rows."""
         return self._column[name]
 
     def set(self, rows: np.ndarray | slice, name: str, values: np.ndarray | int = 1) -> None:
+        """Set a variable's value in some rows (by name, so loaders never hard-code column numbers)."""
         self.y[rows, self._column[name]] = values
 
 

@@ -46,6 +46,7 @@ from autonesy.tasks.data.original_io import (
     SPLITS,
     LabelRows,
     OriginalDataError,
+    Raw,
     assemble,
     images_to_float,
     iter_sorted_numeric,
@@ -146,7 +147,7 @@ def _numpy_safe_globals() -> list:
     try:
         from numpy._core.multiarray import _reconstruct
     except ImportError:  # pragma: no cover - NumPy 1.x
-        from numpy.core.multiarray import _reconstruct
+        from numpy.core.multiarray import _reconstruct  # type: ignore[no-redef]
     dtypes = [getattr(np.dtypes, n) for n in dir(np.dtypes) if n.endswith("DType")]
     return [np.ndarray, np.dtype, _reconstruct, (_reconstruct, "numpy.core.multiarray._reconstruct"), *dtypes]
 
@@ -311,7 +312,7 @@ def _crop_two_figures(image: np.ndarray, figures: int, path: Path) -> np.ndarray
     return image[:, : 2 * (width // figures)]
 
 
-def _kandinsky_sample_3k(meta, meta_path: Path, objects: int) -> tuple[np.ndarray, np.ndarray, int]:
+def _kandinsky_sample_3k(meta, meta_path: Path, objects: int) -> tuple[tuple[np.ndarray, np.ndarray], int]:
     if not isinstance(meta, dict) or "fig0" not in meta:
         raise OriginalDataError(f"{meta_path}: no 'fig0' entry (expected kandinsky-3k meta: y, fig0, fig1, …)")
     figures = sum(1 for k in meta if isinstance(k, str) and k.startswith("fig"))
@@ -330,7 +331,7 @@ def _kandinsky_sample_3k(meta, meta_path: Path, objects: int) -> tuple[np.ndarra
     return _objects(shapes, colours, meta_path, objects), figures
 
 
-def _kandinsky_sample_rssgen(meta, meta_path: Path, objects: int) -> tuple[np.ndarray, np.ndarray, int]:
+def _kandinsky_sample_rssgen(meta, meta_path: Path, objects: int) -> tuple[tuple[np.ndarray, np.ndarray], int]:
     try:
         figures = [list(f) for f in meta["meta"]["concepts"]]
     except (KeyError, TypeError):
@@ -350,7 +351,7 @@ def _kandinsky_sample_rssgen(meta, meta_path: Path, objects: int) -> tuple[np.nd
     return _objects(shapes, colours, meta_path, objects), len(figures)
 
 
-def _objects(shapes, colours, meta_path: Path, objects: int):
+def _objects(shapes, colours, meta_path: Path, objects: int) -> tuple[np.ndarray, np.ndarray]:
     if len(shapes) < 2:
         raise OriginalDataError(f"{meta_path}: {len(shapes)} figure(s); the Kandinsky tasks compare two")
     for s, c in zip(shapes[:2], colours[:2]):
@@ -375,7 +376,7 @@ def load_rsbench_kandinsky(directory: str | Path, task: str = "kand-logic", *, i
     if not root.is_dir():
         raise OriginalDataError(f"{root}: not a directory (expected {KANDINSKY_LAYOUT})")
     three_k = (root / "train" / "meta").is_dir()
-    raw = {}
+    raw: dict[str, Raw] = {}
     for split in SPLITS:
         folder = _split_dir(root, split, KANDINSKY_LAYOUT)
         meta_folder = folder / "meta" if three_k else folder
@@ -419,7 +420,7 @@ def load_rsbench_bdd_oia(directory: str | Path, task: str = "bdd-oia", *, invali
         root = root / "bdd2048"
     if not root.is_dir():
         raise OriginalDataError(f"{root}: not a directory (expected {BDD_LAYOUT})")
-    raw = {}
+    raw: dict[str, Raw] = {}
     for split in SPLITS:
         folder = _split_dir(root, split, BDD_LAYOUT)
         for sub in ("inputs", "labels", "concepts"):

@@ -63,7 +63,8 @@ def _jitter(rgb, rng: np.random.Generator, scale: float = COLOUR_JITTER) -> np.n
 
 
 def _fill(rgb: np.ndarray, factor: float = 1.0) -> tuple[int, int, int]:
-    return tuple(int(v) for v in np.clip(np.rint(rgb * factor), 0, 255))
+    r, g, b = (int(v) for v in np.clip(np.rint(rgb * factor), 0, 255))
+    return r, g, b
 
 
 def _finish(canvas: Image.Image, size: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
@@ -114,6 +115,7 @@ def draw_kandinsky(objects: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def make_kandinsky(ctx: GenerationContext) -> dict[str, dict[str, np.ndarray]]:
+    """Generate Kandinsky figures (coloured shapes) whose attributes are the task's labels."""
     task = ctx.task
     prims, prefixes = _kandinsky_prefixes(task)
     out = {}
@@ -134,6 +136,7 @@ def make_kandinsky(ctx: GenerationContext) -> dict[str, dict[str, np.ndarray]]:
 
 
 def describe_kandinsky(task: Task, extras: dict[str, np.ndarray], index: int, y: np.ndarray) -> str:
+    """An example's caption: the objects of each figure, colour and shape abbreviated."""
     prims, prefixes = _kandinsky_prefixes(task)
     objects = decode_objects(task, y[None], prefixes, KANDINSKY_SHAPES, KANDINSKY_COLOURS)[0]
     words = [f"{KANDINSKY_COLOURS[c][:3]} {KANDINSKY_SHAPES[s][:3]}" for s, c in objects]
@@ -196,6 +199,7 @@ def draw_clevr(objects: np.ndarray, rng: np.random.Generator, width: int = 48, h
 
 
 def make_clevr(ctx: GenerationContext) -> dict[str, dict[str, np.ndarray]]:
+    """Generate CLEVR-like scenes of two objects whose shapes and colours are the labels."""
     task = ctx.task
     out = {}
     for split in SPLITS:
@@ -213,5 +217,6 @@ def make_clevr(ctx: GenerationContext) -> dict[str, dict[str, np.ndarray]]:
 
 
 def describe_clevr(task: Task, extras: dict[str, np.ndarray], index: int, y: np.ndarray) -> str:
+    """An example's caption: each object's colour and shape."""
     objects = decode_objects(task, y[None], ["obj1", "obj2"], CLEVR_SHAPES, CLEVR_COLOURS)[0]
     return "\n".join(f"{CLEVR_COLOURS[c]} {CLEVR_SHAPES[s]}" for s, c in objects)

@@ -71,10 +71,12 @@ def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
 
 
 def entry_name(seed: int, sizes: Mapping[str, int]) -> str:
+    """The cache entry's directory name: seed and split sizes, so different builds never share files."""
     return f"seed-{int(seed)}_n{sizes['train']}-{sizes['val']}-{sizes['test']}"
 
 
 def entry_dir(root: Path, task_name: str, seed: int, sizes: Mapping[str, int]) -> Path:
+    """Where a task's generated splits for (seed, sizes) live under the data root."""
     return root / GENERATED / task_name / entry_name(seed, sizes)
 
 
@@ -97,15 +99,18 @@ def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
 
 
 def write_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
+    """Write arrays as one .npz atomically (a crash never leaves half a split)."""
     atomic_write_bytes(Path(path), npz_bytes(arrays))
 
 
 def read_npz(path: Path) -> dict[str, np.ndarray]:
+    """Read an .npz without pickles (cached files may have been tampered with)."""
     with np.load(path, allow_pickle=False) as archive:
         return {name: archive[name] for name in archive.files}
 
 
 def sha256_file(path: Path) -> str:
+    """SHA-256 of a file, read in blocks; the manifest records it to detect corrupted splits."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -138,6 +143,7 @@ def dump_json(data: Any) -> bytes:
 
 
 def read_manifest(directory: Path) -> dict[str, Any] | None:
+    """A cache entry's manifest, or None when it is missing or not JSON (the entry is then rebuilt)."""
     try:
         data = json.loads((directory / MANIFEST).read_text())
     except (OSError, ValueError):

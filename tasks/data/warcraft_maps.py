@@ -140,7 +140,7 @@ START, GOAL = 0, SIZE * SIZE - 1
 def cheapest_path(costs: np.ndarray) -> tuple[list[int], int]:
     """(cell ids of the cheapest start→goal path under the tie rule, its cost) for a (4, 4) cost grid."""
     cost = [int(v) for v in np.asarray(costs).reshape(-1)]
-    to_goal = [None] * (SIZE * SIZE)  # cheapest cost from a cell to the goal, both included
+    to_goal: list[int | None] = [None] * (SIZE * SIZE)  # cheapest cost from a cell to the goal, both included
     heap = [(cost[GOAL], GOAL)]
     while heap:
         d, cell = heapq.heappop(heap)
@@ -150,19 +150,22 @@ def cheapest_path(costs: np.ndarray) -> tuple[list[int], int]:
         for nb in _NEIGHBOURS[cell]:
             if to_goal[nb] is None:
                 heapq.heappush(heap, (d + cost[nb], nb))
+    reached = [d if d is not None else -1 for d in to_goal]  # the grid is connected: every cell is reached
     path = [START]
     while path[-1] != GOAL:
         here = path[-1]
-        path.append(min(nb for nb in _NEIGHBOURS[here] if to_goal[here] == cost[here] + to_goal[nb]))
-    return path, to_goal[START]
+        path.append(min(nb for nb in _NEIGHBOURS[here] if reached[here] == cost[here] + reached[nb]))
+    return path, reached[START]
 
 
 def edge_name(a: int, b: int) -> str:
+    """The variable name of the edge between two grid cells (cells in reading order, so each edge has one name)."""
     (r1, c1), (r2, c2) = sorted((divmod(a, SIZE), divmod(b, SIZE)))
     return f"edge_r{r1}c{c1}_r{r2}c{c2}"
 
 
 def path_labels(task: Task, paths: list[list[int]]) -> np.ndarray:
+    """Label rows (one per map) with the edges of its cheapest path set."""
     column = {}
     y = np.zeros((len(paths), task.num_vars), dtype=np.uint8)
     for i, path in enumerate(paths):
@@ -175,6 +178,7 @@ def path_labels(task: Task, paths: list[list[int]]) -> np.ndarray:
 
 
 def make_warcraft(ctx: GenerationContext) -> dict[str, dict[str, np.ndarray]]:
+    """Procedural 4 × 4 terrain maps rendered as images, labelled with the edges of their cheapest start-to-goal path."""
     out = {}
     for split in SPLITS:
         rng = ctx.rng(split)
@@ -202,6 +206,7 @@ def make_warcraft(ctx: GenerationContext) -> dict[str, dict[str, np.ndarray]]:
 
 
 def describe_warcraft(task: Task, extras: dict[str, np.ndarray], index: int, y: np.ndarray) -> str:
+    """A map's example caption: its cheapest path's cost."""
     return f"cost {int(extras['path_cost'][index])}"
 
 

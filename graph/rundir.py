@@ -1,0 +1,205 @@
+"""A run directory: where a run's identity, checkpoints and outputs live, for every pipeline.
+
+An attempt (``graph/run.py``) and a verification (``graph/verify_run.py``) keep their runs the same
+way, through this module: ``config.json`` names the run (the same ``--out`` given to a different
+run is refused with one line), ``checkpoints.sqlite`` holds LangGraph's checkpoints (read back as
+data only, see ``graph/checkpoint_store.py``) so running again resumes, and every output file is
+written atomically, so a kill leaves the old file or the new one, never half of one.
+
+A run directory may come from someone else (a colleague's results, a downloaded sweep): nothing in
+it is trusted. A symbolic link inside it is refused before anything runs, a crafted
+``config.json`` or ``checkpoints.sqlite`` is one error line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from autonesy.tools.errors import AutonesyError
+
+CONFIG_FILE = "config.json"
+CHECKPOINTS_FILE = "checkpoints.sqlite"
+CACHE_FILE = "llm_cache.sqlite"
+SUMMARY_FILE = "summary.json"
+LINK_REFUSED = "{} is a symbolic link; a run directory holds plain files only (nothing was run)"
+
+VERSIONED_PACKAGES = (
+    "autonesy-agent",
+    "langgraph",
+    "langchain-openai",
+    "langchain-core",
+    "python-sat",
+    "pysdd",
+    "pyapproxmc",
+    "pyganak",
+    "cpmpy",
+    "sympy",
+    "z3-solver",
+    "torch",
+    "libcirkit",
+    "klaycircuits",
+)
+
+
+def package_versions() -> dict[str, str]:
+    """The versions a result depends on, recorded in ``config.json`` so a run can be reproduced."""
+    return dict(_package_versions())
+
+
+@lru_cache(maxsize=1)
+def _package_versions() -> tuple[tuple[str, str], ...]:  # reading 14 METADATA files costs ~30 ms: once per process
+    versions = {"python": platform.python_version()}
+    for name in VERSIONED_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return tuple(versions.items())
+
+
+def first_link(run_dir: Path) -> str | None:
+    """A symbolic link inside the run directory, if any. A directory to resume may come from someone
+    else, and a link in it (``answer.txt`` → ``~/.bashrc``, the answer replayed from its own cache)
+    would make the run write outside it."""
+    for parent, dirs, files in os.walk(run_dir):  # links are listed, never followed
+        for name in (*dirs, *files):
+            if os.path.islink(os.path.join(parent, name)):
+                return os.path.join(parent, name)
+    return None
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename: readers (a resumed sweep,
+    the viewer) see the old file or the new one, never a half-written one."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_json(path: Path, data: Any, **options: Any) -> None:
+    """``data`` as indented JSON, written atomically (``options`` go to ``json.dumps``)."""
+    write_atomic(path, json.dumps(data, indent=2, **options))
+
+
+def read_json(path: Path) -> Any:
+    """The JSON value in ``path``, or None when it is missing or not JSON (callers check its shape)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def _shown(value: Any) -> str:
+    """A value from an untrusted config, as a short single line."""
+    return json.dumps(value, default=str)[:80]
+
+
+@dataclass(frozen=True)
+class RunDir:
+    """One run directory. ``error`` is the pipeline's own error type (``RunError``, ``VerifyError``),
+    so a caller catches the problems of its runs by one name."""
+
+    path: Path
+    error: type[AutonesyError] = AutonesyError
+
+    @classmethod
+    def open(cls, path: Path, error: type[AutonesyError] = AutonesyError) -> RunDir:
+        """Create (or reopen) the directory, refusing one that holds a symbolic link."""
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        if (link := first_link(path)) is not None:
+            raise error(LINK_REFUSED.format(link))
+        return cls(path, error)
+
+    def claim(self, record: Mapping[str, Any], keys: Sequence[str], defaults: Mapping[str, Any] | None = None) -> None:
+        """Write ``config.json`` for a new run, or check that the run already here is this one.
+
+        ``keys`` are the run's identity: a resume must agree on each (``defaults`` fills a key that
+        older run directories did not record). The first write adds the package versions and the
+        start time."""
+        path = self.path / CONFIG_FILE
+        if not path.is_file():
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+            write_json(path, {**record, "versions": package_versions(), "started": stamp}, default=str)
+            return
+        previous = read_json(path)
+        if not isinstance(previous, dict):
+            raise self.error(f"{path} is not a run configuration; choose another --out")
+        fill = defaults or {}
+        differing = [k for k in keys if previous.get(k, fill.get(k)) != record.get(k)]
+        if differing:
+            shown = ", ".join(f"{k}={_shown(previous.get(k))}" for k in differing)
+            raise self.error(f"{self.path} holds a different run ({shown}); choose another --out")
+
+    @contextmanager
+    def checkpointer(self) -> Iterator[Any]:
+        """LangGraph's SQLite checkpointer on ``checkpoints.sqlite``, closed on exit. A checkpoint that
+        is not plain data (crafted, or from another program) is one error line."""
+        from autonesy.graph.checkpoint_store import CheckpointError, data_checkpointer
+
+        connection = sqlite3.connect(self.path / CHECKPOINTS_FILE, check_same_thread=False)
+        # WAL (set by the saver) + NORMAL: a commit survives the process being killed, without an fsync each
+        connection.execute("PRAGMA synchronous=NORMAL")
+        try:
+            yield data_checkpointer(connection)
+        except CheckpointError as error:
+            raise self.error(f"{self.path}: {error}") from None
+        finally:
+            connection.close()
+
+    def write_text(self, name: str, text: str) -> None:
+        """An output file (``name`` relative to the run directory, parents created), atomically."""
+        path = self.path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text)
+
+    def write_json(self, name: str, data: Any, **options: Any) -> None:
+        """An output JSON file, atomically."""
+        self.write_text(name, json.dumps(data, indent=2, **options))
+
+
+def run_or_resume(
+    graph: Any,
+    settings: Mapping[str, Any],
+    initial: Mapping[str, Any],
+    *,
+    on_resume: Callable[[list[str]], None] = lambda next_nodes: None,
+    **invoke: Any,
+) -> dict[str, Any]:
+    """Run a checkpointed graph to its end: from ``initial`` when its thread is new, from the last
+    checkpoint when it was interrupted (``on_resume`` hears which nodes come next), not at all when it
+    had finished (its final state is returned)."""
+    snapshot = graph.get_state(settings)
+    if snapshot.values and not snapshot.next:
+        return dict(snapshot.values)
+    if snapshot.next:
+        on_resume(list(snapshot.next))
+        return graph.invoke(None, settings, **invoke)
+    return graph.invoke(dict(initial), settings, **invoke)
+
+
+__all__ = [
+    "CACHE_FILE",
+    "CHECKPOINTS_FILE",
+    "CONFIG_FILE",
+    "LINK_REFUSED",
+    "SUMMARY_FILE",
+    "RunDir",
+    "first_link",
+    "package_versions",
+    "read_json",
+    "run_or_resume",
+    "write_atomic",
+    "write_json",
+]

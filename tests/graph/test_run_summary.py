@@ -1,0 +1,124 @@
+"""The typed summary record along run → sweep row → report: the same JSON on disk as before, a
+tolerant typed read of whatever a run directory holds, and one error line for a file that is not a
+summary at all."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autonesy.graph.report import load_results
+from autonesy.graph.run import RunConfig, run_attempt
+from autonesy.graph.summary import Compilation, FormulaScore, OracleVerdict, RunSummary, SummaryError
+from autonesy.graph.sweep import attempt_row, finished
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+FIELDS = [f.name for f in dataclasses.fields(RunSummary)]
+
+
+def _has_type(value, hint) -> bool:
+    """An independent reading of the declared type (not the module's own)."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return any(_has_type(value, option) for option in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is typing.Any:
+        return True
+    if hint is float:
+        return type(value) is float
+    if typing.get_origin(hint) is list:
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if typing.get_origin(hint) is dict:
+        return isinstance(value, dict)
+    return type(value) is hint
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=6), JSON, max_size=12))
+def test_any_json_object_reads_as_a_typed_record(data):
+    summary = RunSummary.from_dict(data)
+    hints = typing.get_type_hints(RunSummary)
+    for name in FIELDS:
+        value = getattr(summary, name)
+        if isinstance(value, (OracleVerdict, Compilation, FormulaScore)):
+            nested = typing.get_type_hints(type(value))
+            assert all(_has_type(getattr(value, f.name), nested[f.name]) for f in dataclasses.fields(value))
+        else:
+            assert _has_type(value, hints[name]), (name, value)
+        if name in data and name not in ("oracle_test", "compiled", "metrics") and _has_type(data[name], hints[name]):
+            assert value == data[name]  # a well-typed value is kept as it is
+    json.dumps(summary.to_dict())  # and it writes back as JSON
+
+
+def _run(tmp_path, **options):
+    return run_attempt(RunConfig(task="fashion", format="dimacs", policy="expert", **options), tmp_path)
+
+
+def test_the_summary_on_disk_reads_back_to_the_same_json(tmp_path):
+    summary = _run(tmp_path / "run")
+    text = (tmp_path / "run" / "summary.json").read_text()
+    on_disk = json.loads(text)
+    assert list(on_disk) == FIELDS  # the keys (and their order) of the summary written before this record
+    again = RunSummary.read(tmp_path / "run")
+    assert again == summary and json.dumps(again.to_dict(), indent=2) == text
+    assert summary["status"] == summary.status == "accepted"  # the JSON view and the record agree
+    assert summary.metrics.f1 == 1.0 and summary.compiled.ok and summary.oracle_test.passed
+
+
+def test_an_old_summary_without_decoding_reads_as_free(tmp_path):
+    _run(tmp_path / "run")
+    path = tmp_path / "run" / "summary.json"
+    data = json.loads(path.read_text())
+    del data["decoding"]
+    path.write_text(json.dumps(data))
+    assert RunSummary.read(tmp_path / "run").decoding == "free"
+
+
+@pytest.mark.parametrize("content", ["[1, 2]", "not json", '"text"', "null", "{" * 5000])
+def test_a_summary_that_is_not_an_object_is_one_error_line_everywhere(tmp_path, content):
+    run_dir = tmp_path / "runs" / "a"
+    _run(run_dir)
+    (run_dir / "summary.json").write_text(content)
+    with pytest.raises(SummaryError) as refused:
+        RunSummary.read(run_dir)
+    assert "\n" not in str(refused.value)
+    job = {
+        "attempt_id": "a",
+        "config": {"task": "fashion", "format": "dimacs", "prompt": "zs-cot", "detail": "detailed"}
+        | {"policy": "expert", "max_repairs": 5},
+        "llm": "expert",
+    }
+    row = attempt_row(tmp_path / "runs", job, run_dir)
+    assert row["status"] == "error" and "not a run summary" in row["reason"]
+    assert not finished(run_dir, None)  # rerun: the attempt resumes and writes its summary again
+    _run(tmp_path / "runs" / "b")
+    rows, _ = load_results([tmp_path / "runs"])  # the damaged run is left out; the good one is read
+    assert [row["run_dir"] for row in rows] == [str(tmp_path / "runs" / "b")]
+
+
+def test_hostile_field_values_become_defaults_in_the_row(tmp_path):
+    run_dir = tmp_path / "run"
+    _run(run_dir)
+    path = run_dir / "summary.json"
+    data = json.loads(path.read_text())
+    data.update(autofixes="rm -rf", llm_calls="many", metrics=[1], oracle_test={"passed": "yes"}, status=7)
+    path.write_text(json.dumps(data))
+    job = {
+        "attempt_id": "a",
+        "config": {"task": "fashion", "format": "dimacs", "prompt": "zs-cot", "detail": "detailed"}
+        | {"policy": "expert", "max_repairs": 5},
+        "llm": "expert",
+    }
+    row = attempt_row(tmp_path, job, run_dir)
+    assert row["autofixes"] == [] and row["llm_calls"] == 0 and row["status"] == "unfinished"
+    assert row["f1"] is None and row["oracle_passed"] is None
