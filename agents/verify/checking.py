@@ -9,7 +9,7 @@
   disagreed with its own examples), answered with the corrected program.
 
 The agent never sees the response: it is handed to ``check`` in the sandbox
-(:mod:`autonesy.tools.checker_run`). A section that cannot be read is a draft without code — a failed
+(:mod:`autonesy.tools.verify.checker_run`). A section that cannot be read is a draft without code — a failed
 round like a crash, reflected on.
 """
 

@@ -28,7 +28,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from autonesy.agents.verify.prompts import SATISFIED, VIOLATED, role_of
 from autonesy.tasks.vifbench.constraints import Constraint, Instruction
-from autonesy.tools.checkers import standalone_source
+from autonesy.tools.verify.checkers import standalone_source
 
 _ROLES = {"system": "system", "human": "user", "ai": "assistant"}
 

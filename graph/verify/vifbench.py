@@ -31,7 +31,7 @@ from typing import Any
 from autonesy.agents.llm import ChatBackend, LLMError, ResponseCache, backend_from_spec
 from autonesy.agents.verify import WriterAgent
 from autonesy.graph.trace import Tracer
-from autonesy.graph.verify import VERIFIERS, WHOLE_INSTRUCTION_JUDGES, VerifierMemory, initial_state
+from autonesy.graph.verify.graph import VERIFIERS, WHOLE_INSTRUCTION_JUDGES, VerifierMemory, initial_state
 from autonesy.graph.verify_run import (
     Backends,
     VerifyConfig,
@@ -46,7 +46,7 @@ from autonesy.graph.verify_run import (
 from autonesy.tasks.vifbench import GROUPS, Instruction, generate_instruction, label_distribution
 from autonesy.tasks.vifbench.generator import constraint_counts, record
 from autonesy.tools.config import LLM_TIMEOUT_S
-from autonesy.tools.verify_metrics import scores
+from autonesy.tools.verify.metrics import scores
 
 DATA_FILE = "vifbench.jsonl"
 REQUIRED_KEYS = ("id", "instruction", "output", "verdict")

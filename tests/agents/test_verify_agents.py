@@ -23,7 +23,7 @@ from autonesy.agents.verify.prompts import (
 )
 from autonesy.agents.verify.scripted_llm import VifBenchOracle
 from autonesy.tasks.vifbench import generate
-from autonesy.tools.checker_run import run_checker_code
+from autonesy.tools.verify.checker_run import run_checker_code
 
 
 def test_formulation_answers_are_read_as_data():

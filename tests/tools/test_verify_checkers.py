@@ -3,8 +3,8 @@
 import pytest
 
 from autonesy.tasks.vifbench import generate
-from autonesy.tools.checker_run import run_checker_code, run_user_function, text_hash
-from autonesy.tools.checkers import (
+from autonesy.tools.verify.checker_run import run_checker_code, run_user_function, text_hash
+from autonesy.tools.verify.checkers import (
     CONSTRAINT_TYPES,
     LOGIC_TYPES,
     SEMANTIC_TYPES,
@@ -16,7 +16,7 @@ from autonesy.tools.checkers import (
     words,
 )
 from autonesy.tools.sandbox import SandboxLimits
-from autonesy.tools.user_checkers import UserCheckerError, load_spec, load_user_checkers
+from autonesy.tools.verify.user_checkers import UserCheckerError, load_spec, load_user_checkers
 
 TEXT = """# Field Notes
 
@@ -139,7 +139,7 @@ def test_a_checker_gets_the_response_as_its_argument_and_cannot_change_it():
 def test_user_checkers_from_a_file_a_module_and_a_function(tmp_path):
     path = tmp_path / "mine.py"
     path.write_text(
-        "from autonesy.tools.checkers import checker\n\n"
+        "from autonesy.tools.verify.checkers import checker\n\n"
         "@checker(description='Has at most `n` lines.', params={'n': 'lines'})\n"
         "def short(response, n):\n    return len(response.splitlines()) <= n\n\n"
         "def check_upper(response):\n    '''Everything is upper case.'''\n    return response.isupper()\n\n"
@@ -155,14 +155,14 @@ def test_user_checkers_from_a_file_a_module_and_a_function(tmp_path):
     assert run_user_function(found["short"].fn, "a\nb", {"m": 2}).error_kind == "type"
     assert run_user_function(lambda r: "yes", "a").error_kind == "type"
     assert run_user_function(lambda r: 1 / 0, "a").error_kind == "runtime"
-    reference = load_user_checkers(["autonesy.tools.checkers"])
+    reference = load_user_checkers(["autonesy.tools.verify.checkers"])
     assert {c.name for c in reference} == set(CONSTRAINT_TYPES)
-    one = load_spec("autonesy.tools.checkers:check_response_title")
+    one = load_spec("autonesy.tools.verify.checkers:check_response_title")
     assert [c.name for c in one] == ["response_title"]
     for spec, message in [
         ("no/such/file.py", "does not exist"),
         ("no_such_module_xyz", "cannot import"),
-        ("autonesy.tools.checkers:nothing", "has no function"),
+        ("autonesy.tools.verify.checkers:nothing", "has no function"),
         ("json", "holds no checker"),
     ]:
         with pytest.raises(UserCheckerError, match=message):
@@ -170,8 +170,8 @@ def test_user_checkers_from_a_file_a_module_and_a_function(tmp_path):
 
 
 def test_reference_programs_name_the_spans_their_result_rests_on():
-    from autonesy.tools.checker_run import run_checker_code
-    from autonesy.tools.checkers import standalone_source
+    from autonesy.tools.verify.checker_run import run_checker_code
+    from autonesy.tools.verify.checkers import standalone_source
 
     run = run_checker_code(standalone_source("keyword_exclusion", {"keywords": ["cheap"]}), "Cheap, and cheap again.")
     assert run.ok and run.value is False and run.spans == ("Cheap", "cheap")

@@ -16,7 +16,7 @@ never contains the response: any stretch of it that also occurs in the response 
 (``raise ValueError(response)`` or ``print(response[:500])`` cannot carry it into the prompt).
 
 **User checkers** (``@checker``-marked functions from a module the user names, see
-:mod:`autonesy.tools.user_checkers`) are the user's own trusted code and are called in-process
+:mod:`autonesy.tools.verify.user_checkers`) are the user's own trusted code and are called in-process
 with the response and the arguments the checking agent chose; the same bool rule applies.
 """
 

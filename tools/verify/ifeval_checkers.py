@@ -4,7 +4,7 @@ with the conventions IFEval states (what a paragraph, a highlight, a placeholder
 
 One function per instruction id, ``check_<group>_<name>(response, **kwargs) -> bool``, taking IFEval's
 own kwargs (``IFEVAL_CHECKERS`` maps the id to it); each is a ``@checker`` so the module is usable as a
-user-checker module (``--checkers autonesy.tools.ifeval_checkers``).
+user-checker module (``--checkers autonesy.tools.verify.ifeval_checkers``).
 
 Two types need models IFEval borrows from NLTK and langdetect, which this project does not ship:
 
@@ -26,7 +26,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from autonesy.tools.checkers import CHECKER_ATTRIBUTE, checker
+from autonesy.tools.verify.checkers import CHECKER_ATTRIBUTE, checker
 
 _WORD_TOKEN = re.compile(r"\w+")
 _RELATIONS = ("less than", "at least")

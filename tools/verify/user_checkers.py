@@ -1,7 +1,7 @@
 """User checker functions: found in the modules a user names, offered to the checking agent.
 
 A user checker is a function ``fn(response: str, **params) -> bool`` marked with
-``@autonesy.tools.checkers.checker(description=..., params={...})`` (unmarked public functions named
+``@autonesy.tools.verify.checkers.checker(description=..., params={...})`` (unmarked public functions named
 ``check_*`` with a docstring are accepted too; their first docstring line is the description).
 Name them with ``--checkers SPEC`` (repeatable) where SPEC is
 
@@ -14,7 +14,7 @@ and installed packages can declare them under the entry-point group ``autonesy.v
 
 The checking agent sees each checker's name, parameters and description in its planning prompt and
 names one when it checks the constraint exactly; the checker is then called with the arguments the
-agent chose (:func:`autonesy.tools.checker_run.run_user_function`). User checkers are the user's own
+agent chose (:func:`autonesy.tools.verify.checker_run.run_user_function`). User checkers are the user's own
 code: they run in-process, like any plugin.
 """
 
@@ -31,7 +31,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from autonesy.tools.checkers import CHECKER_ATTRIBUTE, CheckerInfo
+from autonesy.tools.verify.checkers import CHECKER_ATTRIBUTE, CheckerInfo
 from autonesy.tools.errors import AutonesyError
 
 ENTRY_POINT_GROUP = "autonesy.verify_checkers"
