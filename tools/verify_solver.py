@@ -1,10 +1,10 @@
 """Compatibility shim: this module moved to :mod:`autonesy.tools.verify.solver` (the verifier in one place per layer)."""
 
 from autonesy.tools.verify.solver import (
+    VERDICTS,
     Composition,
     CompositionError,
     Decision,
-    VERDICTS,
     contradiction,
     decide,
     evaluate3,

@@ -311,9 +311,9 @@ def evaluate(
     as_json: bool = json_option(),
 ) -> None:
     """Score verifiers on labelled pairs: F1, precision, recall, pass@1, FP/FN, per constraint count, cost."""
-    from autonesy.graph.verify_run import VerifyConfig
     from autonesy.graph.verify.vifbench import evaluate as run_eval
     from autonesy.graph.verify.vifbench import read_data, report_markdown
+    from autonesy.graph.verify_run import VerifyConfig
 
     with user_errors(1):
         names = _verifiers(verifier)

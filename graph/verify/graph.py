@@ -46,10 +46,10 @@ from autonesy.agents.verify.formulation import FormulationAgent, formulation_fro
 from autonesy.agents.verify.judge import JudgeAgent
 from autonesy.agents.verify.writer import WriterAgent
 from autonesy.graph.trace import Tracer, change_summary, traced_node
-from autonesy.tools.verify.checker_run import CHECKER_LIMITS, run_checker_code, run_user_function
 from autonesy.tools.sandbox import SandboxLimits
-from autonesy.tools.verify.user_checkers import UserChecker
+from autonesy.tools.verify.checker_run import CHECKER_LIMITS, run_checker_code, run_user_function
 from autonesy.tools.verify.solver import contradiction, decide
+from autonesy.tools.verify.user_checkers import UserChecker
 
 VERIFIERS = ("nsvif", "nsvif-neu", "judge", "gepa-cot", "conv-cot")
 WHOLE_INSTRUCTION_JUDGES = ("judge", "gepa-cot", "conv-cot")  # the baselines: no formulation, no code

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from autonesy.tools.verify.checkers import CONSTRAINT_TYPES, SEMANTIC_TYPES, reference_check
 from autonesy.tools.formats.expr import Expr, Op, Var, conj
+from autonesy.tools.verify.checkers import CONSTRAINT_TYPES, SEMANTIC_TYPES, reference_check
 
 PART_OPS = ("lit", "not", "or", "implies", "iff")
 CONVENTIONS = (

@@ -47,6 +47,7 @@ from autonesy.tasks.vifbench.banks import (
     TITLES,
 )
 from autonesy.tasks.vifbench.constraints import Constraint, Instruction, Part
+from autonesy.tools.formats.expr import evaluate
 from autonesy.tools.verify.checkers import (
     CONSTRAINT_TYPES,
     LOGIC_TYPES,
@@ -56,7 +57,6 @@ from autonesy.tools.verify.checkers import (
     word_tolerance,
     words,
 )
-from autonesy.tools.formats.expr import evaluate
 
 GROUPS: tuple[tuple[str, int, int], ...] = tuple((str(n), n, n) for n in range(2, 11))  # one per constraint count
 MAX_PER_COUNT = 100

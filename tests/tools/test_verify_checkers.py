@@ -3,6 +3,7 @@
 import pytest
 
 from autonesy.tasks.vifbench import generate
+from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.verify.checker_run import run_checker_code, run_user_function, text_hash
 from autonesy.tools.verify.checkers import (
     CONSTRAINT_TYPES,
@@ -15,7 +16,6 @@ from autonesy.tools.verify.checkers import (
     title_of,
     words,
 )
-from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.verify.user_checkers import UserCheckerError, load_spec, load_user_checkers
 
 TEXT = """# Field Notes

@@ -31,8 +31,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from autonesy.tools.verify.checkers import CHECKER_ATTRIBUTE, CheckerInfo
 from autonesy.tools.errors import AutonesyError
+from autonesy.tools.verify.checkers import CHECKER_ATTRIBUTE, CheckerInfo
 
 ENTRY_POINT_GROUP = "autonesy.verify_checkers"
 
