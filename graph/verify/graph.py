@@ -374,7 +374,7 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
 
     def write_checkers(state: VerifyState) -> dict[str, Any]:
         missing = [(cid, summary_of(state, cid)) for cid in state["logic"] if cid not in state.get("drafts", {})]
-        turn, drafts = agents.checking.write(state["instruction"], missing)
+        turn, drafts = agents.checking.write(missing)
         rt.turn(turn, constraints=[cid for cid, _ in missing])
         update: dict[str, Any] = _usage(state, [turn])
         if turn.error is not None:
@@ -524,8 +524,9 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
     # -- the judge ---------------------------------------------------------------------------------------------
     def judge(state: VerifyState) -> dict[str, Any]:
         queue = state["queue"]
+        counted = any(kind_of(state, cid) == "logic" for cid in queue)  # counts follow the instruction's conventions
         turns, verdicts = agents.judge.judge(
-            state["instruction"],
+            state["instruction"] if counted else None,
             [(cid, summary_of(state, cid)) for cid in queue],
             state["output"],
             salt=str(state.get("follow_round", 0)),

@@ -114,7 +114,7 @@ def test_only_judges_and_the_writer_see_the_response():
     instruction = "Write something."
     prompts = [
         formulation_prompt(instruction),
-        checkers_prompt(instruction, [("C1", "s")], [], 10),
+        checkers_prompt([("C1", "s")], [], 10),
         reflection_prompt(instruction, "C1", "s", "x", "boom", 1, 10),
     ]
     for prompt in prompts:
@@ -170,9 +170,7 @@ def test_the_oracle_answers_every_role_from_the_ground_truth():
     )
     assert {cid: j.value for cid, j in judged.items()} == rec["labels"]
     logic = [(c["id"], c["summary"]) for c in rec["constraints"] if c["kind"] == "logic"]
-    drafts = parse_checkers(
-        oracle(checkers_prompt(rec["instruction"], logic, [], 10).messages()), [c for c, _ in logic]
-    )
+    drafts = parse_checkers(oracle(checkers_prompt(logic, [], 10).messages()), [c for c, _ in logic])
     for cid, draft in drafts.items():  # the right program, and examples it accepts and rejects
         assert run_checker_code(draft.code, rec["output"]).value is rec["labels"][cid]
         assert all(run_checker_code(draft.code, text).value is True for text in draft.accept)

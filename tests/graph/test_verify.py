@@ -398,3 +398,22 @@ def test_another_response_to_the_same_instruction_costs_at_most_the_judge(tmp_pa
             else:
                 assert row["llm_calls"] <= 3
             seen.add(row["instruction_id"])
+
+
+def test_a_fresh_instruction_costs_at_most_three_judge_calls_worth_of_tokens(tmp_path):
+    """The cost target of issue #16 on the scripted oracle (real prompts, tiktoken counts): Nsvif on a
+    fresh instruction takes ≤ 3 requests and ≤ 3× the LLM-as-judge baseline's tokens."""
+    records = generate(6, seed=0)
+    data = tmp_path / "vifbench.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in records))
+    tokens = {}
+    for verifier in ("nsvif", "judge"):
+        backend = LangChainChatBackend(oracle_chat_model(records), "scripted", "oracle", retries=1)
+        evaluate(data, [verifier], VerifyConfig(llm="scripted"), tmp_path / verifier, backend=backend)
+        rows = [
+            json.loads(line) for line in (tmp_path / verifier / f"results-{verifier}.jsonl").read_text().splitlines()
+        ]
+        fresh = list({row["instruction_id"]: row for row in reversed(rows)}.values())  # each instruction's first
+        assert all(row["llm_calls"] <= 3 for row in fresh)
+        tokens[verifier] = sum(row["prompt_tokens"] + row["completion_tokens"] for row in fresh) / len(fresh)
+    assert tokens["nsvif"] <= 3 * tokens["judge"], tokens

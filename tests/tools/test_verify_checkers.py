@@ -1,14 +1,19 @@
 """Reference checkers, their standalone programs, running checkers in the sandbox, and user checkers."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autonesy.tasks.vifbench import generate
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.verify.checker_run import run_checker_code, run_user_function, text_hash
 from autonesy.tools.verify.checkers import (
+    CHECKER_HELPERS,
     CONSTRAINT_TYPES,
     LOGIC_TYPES,
     SEMANTIC_TYPES,
+    helper_api,
+    helper_source,
     reference_check,
     sentences,
     standalone_source,
@@ -183,3 +188,37 @@ def test_reference_programs_name_the_spans_their_result_rests_on():
     broken = "def check(response):\n    return True\n\ndef spans(response):\n    return 1 / 0\n"
     run = run_checker_code(broken, "text")  # a failing spans() is no error: the result stands
     assert run.ok and run.value is True and run.spans == ()
+
+
+# -- the helpers a generated checker finds defined -------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet="ab #\n.!?'-", max_size=80))
+def test_the_helper_source_defines_the_helpers_as_they_are_here(text):
+    namespace: dict = {}
+    exec(helper_source(), namespace)
+    for helper in CHECKER_HELPERS:
+        args = {"has_keyword": (text, "a b"), "word_tolerance": (len(text),), "compare": (len(text), "at most", 9)}
+        call = args.get(helper.__name__, (text,))
+        assert namespace[helper.__name__](*call) == helper(*call), helper.__name__
+
+
+def test_programs_that_use_the_helpers_agree_with_the_reference():
+    """What the scripted LLM writes (the helpers not written out) is short and still exact."""
+    for rec in generate(8, seed=5):
+        for c in rec["constraints"]:
+            short = standalone_source(c["type"], c["params"], helpers=False)
+            assert len(short) < len(standalone_source(c["type"], c["params"]))
+            namespace: dict = {}
+            exec(helper_source(), namespace)
+            exec(short, namespace)
+            assert namespace["check"](rec["output"]) is rec["labels"][c["id"]]
+
+
+def test_a_generated_checker_may_call_the_helpers_in_the_sandbox():
+    code = "def check(response):\n    return len(words(body_text(response))) == 3 and title_of(response) == 'T'\n"
+    assert run_checker_code(code, "# T\n\n## Part\nOne two three.", limits=QUICK).value is True
+    assert run_checker_code(code, "# T\n\nOne two.", limits=QUICK).value is False
+    listed = {line.split("(")[0] for line in helper_api()}  # the prompt lists every helper but body_text's own helper
+    assert listed == {helper.__name__ for helper in CHECKER_HELPERS} - {"body_lines"}

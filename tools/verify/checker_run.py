@@ -9,7 +9,9 @@ computed over is the caller's own string), and cannot make the harness check som
 collect verifies the SHA-256 of what it passes against the caller's hash. The return value must be
 exactly ``True`` or ``False``; a program may also define ``spans(response) -> list[str]``, the
 parts of the response its result rests on (the forbidden words found, the sentences over a limit),
-which the explanation quotes — optional, and never an error. Anything else (``"yes"``, ``1``, ``None``, a modified text) is a
+which the explanation quotes — optional, and never an error. The text helpers of
+:data:`autonesy.tools.verify.checkers.CHECKER_HELPERS` (``words``, ``sentences``, ``body_text``, …) are
+defined before the program runs (trusted setup), so a checker can be a few lines that use them. Anything else (``"yes"``, ``1``, ``None``, a modified text) is a
 ``type`` error that the checking agent reflects on, as are crashes, timeouts and missing
 definitions. What goes back to the checking agent (error message, printed output) is capped and
 never contains the response: any stretch of it that also occurs in the response is cut out
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from autonesy.tools.sandbox import SandboxError, SandboxLimits, run_program
+from autonesy.tools.verify.checkers import helper_source
 
 MESSAGE_CHARS = 2000  # error text and printed output that go back to the checking agent
 QUOTE_CHARS = 24  # a stretch this long that also occurs in the response is cut out
@@ -38,7 +41,10 @@ CHECKER_LIMITS = SandboxLimits(
 )
 OUTPUT_NAME = "__autonesy_output__"
 
-_SETUP = f"""
+_SETUP = (
+    helper_source()
+    + f"""
+
 def __autonesy_hold(text):
     def held():
         return text
@@ -46,6 +52,7 @@ def __autonesy_hold(text):
 {OUTPUT_NAME} = __autonesy_hold({OUTPUT_NAME})
 del __autonesy_hold
 """
+)
 
 _COLLECT = """
 import hashlib as _hashlib

@@ -92,12 +92,12 @@ PARITIES = ("even", "odd")
 
 
 def words(text):
-    """The words of ``text`` (see WORD_RE), in order."""
+    """list of words (letter/digit runs, inner ' or - kept)."""
     return WORD_RE.findall(text)
 
 
 def title_of(text):
-    """The title (without the ``#``) when the first non-empty line starts with exactly one ``#``, else None."""
+    """the title if the first non-empty line starts with exactly one #, else None."""
     for line in text.splitlines():
         if line.strip():
             return line.strip()[1:].strip() if TITLE_RE.match(line) else None
@@ -120,17 +120,18 @@ def body_lines(text):
 
 
 def body_text(text):
+    """text without the title and ## lines (where words and sentences are counted)."""
     return "\n".join(body_lines(text))
 
 
 def sentences(text):
-    """The sentences of the body (each with at least one word)."""
+    """the body's sentences (split after .!? and at blank lines)."""
     pieces = SENTENCE_SPLIT_RE.split(body_text(text).strip())
     return [piece.strip() for piece in pieces if words(piece)]
 
 
 def subsections(text):
-    """(title or None, body text) per subsection, in order; see the module docstring."""
+    """[(title or None, text)]: the body split at ## lines."""
     lines = text.splitlines()
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     parts = [[None, []]]
@@ -167,6 +168,7 @@ def dominant_category(text, lexicon):
 
 
 def compare(value, relation, limit):
+    """relation: 'at most' or 'at least'."""
     if relation == "at most":
         return value <= limit
     if relation == "at least":
@@ -175,17 +177,17 @@ def compare(value, relation, limit):
 
 
 def has_keyword(text, keyword):
-    """The keyword occurs in ``text``, in any case, also inside a longer word."""
+    """keyword in text, any case, also inside words."""
     return keyword.lower() in text.lower()
 
 
 def word_tolerance(target):
-    """How far a total word count may be from N and still be "around N"."""
+    """how far a count may be from target and still be "around" it."""
     return max(TOLERANCE_MIN, round(TOLERANCE_SHARE * target))
 
 
 def subsection_titles(text):
-    """The subsection titles of the response, in order (without the ``#``)."""
+    """titles of the ## lines, in order."""
     return [line.strip().lstrip("#").strip() for line in text.splitlines() if HEADING_RE.match(line)]
 
 
@@ -436,47 +438,99 @@ def _compact(fn: Callable[..., Any]) -> str:
     return ast.unparse(node) + "\n"
 
 
-def standalone_source(constraint_type: str, params: Mapping[str, Any]) -> str:
-    """A self-contained program defining ``check(response) -> bool`` for this constraint.
+_CONSTANTS = {
+    "WORD_RE": f"WORD_RE = re.compile({WORD_RE.pattern!r})",
+    "TITLE_RE": f"TITLE_RE = re.compile({TITLE_RE.pattern!r})",
+    "HEADING_RE": f"HEADING_RE = re.compile({HEADING_RE.pattern!r})",
+    "SENTENCE_SPLIT_RE": f"SENTENCE_SPLIT_RE = re.compile({SENTENCE_SPLIT_RE.pattern!r})",
+    "TOLERANCE_SHARE": f"TOLERANCE_SHARE, TOLERANCE_MIN = {TOLERANCE_SHARE!r}, {TOLERANCE_MIN!r}",
+    "TOLERANCE_MIN": "",
+    "TONE_LEXICON": f"TONE_LEXICON = {dict(TONE_LEXICON)!r}",
+    "TOPIC_LEXICON": f"TOPIC_LEXICON = {dict(TOPIC_LEXICON)!r}",
+}
 
-    It holds the reference checker with its parameters bound and only the helpers and constants it
-    uses; only the standard library's ``re`` is imported.
+# The helpers every generated checker finds already defined (the checking agent is told their
+# signatures and meanings instead of writing them out: the conventions in a few lines of prompt, and
+# programs a few lines long). ``body_lines`` is there for ``body_text``; the prompt lists the others.
+CHECKER_HELPERS = (
+    words,
+    title_of,
+    body_lines,
+    body_text,
+    sentences,
+    subsections,
+    subsection_titles,
+    has_keyword,
+    word_tolerance,
+    compare,
+)
+
+
+def _program(code: str, provided: frozenset[str] = frozenset()) -> str:
+    """``code`` preceded by the helpers and constants it uses that are not ``provided``."""
+    helpers = {helper.__name__: _compact(helper) for helper in _HELPERS if helper.__name__ not in provided}
+    functions = _needed(code, helpers)
+    code_so_far = code + "".join(helpers[name] for name in functions)
+    constants = {name: line for name, line in _CONSTANTS.items() if name not in provided}
+    parts = ["\n".join(constants[name] for name in _needed(code_so_far, constants))]
+    parts += [helpers[name] for name in functions]
+    parts.append(code)
+    program = "\n\n".join(part.rstrip() + "\n" for part in parts if part.strip())
+    return f"import re\n\n\n{program}" if "re." in program else program
+
+
+def helper_source() -> str:
+    """The trusted source that defines ``CHECKER_HELPERS`` (and the constants they use) before a
+    generated checker runs."""
+    return _program(
+        "\n\n".join(_compact(helper) for helper in CHECKER_HELPERS), frozenset(h.__name__ for h in CHECKER_HELPERS)
+    )
+
+
+HELPER_NAMES = frozenset([helper.__name__ for helper in CHECKER_HELPERS] + _needed(helper_source(), _CONSTANTS))
+
+
+def helper_api() -> list[str]:
+    """One line per helper a checker may call: its signature and what it returns (for the checker prompt)."""
+    return [
+        f"{helper.__name__}{inspect.signature(helper)}: {inspect.getdoc(helper)}"
+        for helper in CHECKER_HELPERS
+        if helper is not body_lines
+    ]
+
+
+def standalone_source(constraint_type: str, params: Mapping[str, Any], *, helpers: bool = True) -> str:
+    """A program defining ``check(response) -> bool`` for this constraint (and ``spans``, where
+    ``SPAN_FUNCTIONS`` has one): the reference checker with its parameters bound.
+
+    With ``helpers`` it is self-contained (the helpers and constants it uses written out; only the
+    standard library's ``re`` imported); without, it relies on ``CHECKER_HELPERS`` being defined, as
+    in a generated checker's run (``helper_source``).
     """
     fn = REFERENCE_CHECKERS.get(constraint_type)
     if fn is None:
         raise ValueError(f"unknown constraint type {constraint_type!r}")
-    constants = {
-        "WORD_RE": f"WORD_RE = re.compile({WORD_RE.pattern!r})",
-        "TITLE_RE": f"TITLE_RE = re.compile({TITLE_RE.pattern!r})",
-        "HEADING_RE": f"HEADING_RE = re.compile({HEADING_RE.pattern!r})",
-        "SENTENCE_SPLIT_RE": f"SENTENCE_SPLIT_RE = re.compile({SENTENCE_SPLIT_RE.pattern!r})",
-        "TOLERANCE_SHARE": f"TOLERANCE_SHARE, TOLERANCE_MIN = {TOLERANCE_SHARE!r}, {TOLERANCE_MIN!r}",
-        "TOLERANCE_MIN": "",
-        "TONE_LEXICON": f"TONE_LEXICON = {dict(TONE_LEXICON)!r}",
-        "TOPIC_LEXICON": f"TOPIC_LEXICON = {dict(TOPIC_LEXICON)!r}",
-    }
-    helpers = {helper.__name__: _compact(helper) for helper in _HELPERS}
-    body = _compact(fn)
+    body = _bound(fn, "check", params)
     span_fn = SPAN_FUNCTIONS.get(constraint_type)
     if span_fn is not None:
-        body += "\n\n" + _compact(span_fn)
-    functions = _needed(body, helpers)
-    code_so_far = body + "".join(helpers[name] for name in functions)
-    parts = ["import re", "\n".join(constants[name] for name in _needed(code_so_far, constants))]
-    parts += [helpers[name] for name in functions]
-    parts.append(body)
-    arguments = ", ".join(f"{key}={value!r}" for key, value in dict(params).items())
-    call = f"{fn.__name__}(response{', ' + arguments if arguments else ''})"
-    parts.append(f"def check(response):\n    return bool({call})\n")
-    if span_fn is not None:
-        parts.append(
-            f"def spans(response):\n    return {span_fn.__name__}(response{', ' + arguments if arguments else ''})\n"
-        )
-    return "\n\n".join(part.rstrip() + "\n" for part in parts if part.strip())
+        body += "\n\n" + _bound(span_fn, "spans", params)
+    return _program(body, frozenset() if helpers else HELPER_NAMES)
+
+
+def _bound(fn: Callable[..., Any], name: str, params: Mapping[str, Any]) -> str:
+    """The source of ``fn`` named ``name``, with ``params`` as the defaults of its parameters after the
+    response (so ``name(response)`` is the bound call)."""
+    node = ast.parse(_compact(fn)).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    node.name = name
+    node.args.defaults = [ast.parse(repr(params[arg.arg]), mode="eval").body for arg in node.args.args[1:]]
+    return ast.unparse(node) + "\n"
 
 
 __all__ = [
     "CHECKER_ATTRIBUTE",
+    "CHECKER_HELPERS",
+    "HELPER_NAMES",
     "CONSTRAINT_TYPES",
     "LOGIC_TYPES",
     "PARITIES",
@@ -491,6 +545,8 @@ __all__ = [
     "checker",
     "reference_check",
     "has_keyword",
+    "helper_api",
+    "helper_source",
     "sentences",
     "standalone_source",
     "subsection_titles",
