@@ -367,7 +367,7 @@ def optimize_judge(
     reflection_llm: str | None = typer.Option(None, "--reflection-llm", help="GEPA's reflection LLM (default: --llm)."),
     max_metric_calls: int = typer.Option(60, "--max-metric-calls", min=1),
 ) -> None:
-    """GEPA-CoT: optimise the CoT judge's guidance with DSPy's GEPA (optional extra 'gepa')."""
+    """GEPA-CoT: optimise the CoT judge's guidance with GEPA (optional extra 'gepa')."""
     from autonesy.agents.llm import backend_from_spec, default_llm_spec
     from autonesy.graph.verify.vifbench import optimize_judge as run_optimize
     from autonesy.graph.verify.vifbench import read_data

@@ -14,7 +14,7 @@ ones whose checker kept failing, all of them for ``nsvif-neu`` — in one answer
 self-tested on the examples it came with (it must accept and reject them) before it is trusted; a
 failure there or on the response is reflected on (≤ ``max_reflections``), then the judge decides.
 ``judge`` is the two-shot LLM-as-judge baseline; ``gepa-cot`` a chain-of-thought judge whose guidance
-DSPy's GEPA optimised (``autonesy.agents.verify.gepa``); ``conv-cot`` a panel of three personas
+GEPA optimised (``autonesy.agents.verify.gepa``); ``conv-cot`` a panel of three personas
 (literalist, pragmatist, skeptic) speaking in turn, by majority.
 
 The formulation and the checkers depend on the instruction only: they are kept from one response to

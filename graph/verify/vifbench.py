@@ -214,7 +214,7 @@ def optimize_judge(
     max_metric_calls: int = 60,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """GEPA-CoT's guidance, optimised with DSPy's GEPA on the first ``train_share`` of the instructions in
+    """GEPA-CoT's guidance, optimised with GEPA on the first ``train_share`` of the instructions in
     ``data`` (their second half selects among candidates); written to ``out/guidance.txt`` for
     ``vifbench eval --verifier gepa-cot --judge-guidance``. Evaluate on other instructions than these."""
     from autonesy.agents.verify.gepa import GepaUnavailable, optimize_guidance
