@@ -23,6 +23,14 @@ ALLOWED = {
 COMPATIBILITY_SHIMS = {
     "autonesy.tools.oracle_test": "autonesy.tasks.oracle_test",
     "autonesy.tools.formats.reference": "autonesy.tasks.reference",
+    "autonesy.graph.verify": "autonesy.graph.verify.graph",
+    "autonesy.graph.vifbench": "autonesy.graph.verify.vifbench",
+    "autonesy.tools.checkers": "autonesy.tools.verify.checkers",
+    "autonesy.tools.checker_run": "autonesy.tools.verify.checker_run",
+    "autonesy.tools.user_checkers": "autonesy.tools.verify.user_checkers",
+    "autonesy.tools.ifeval_checkers": "autonesy.tools.verify.ifeval_checkers",
+    "autonesy.tools.verify_metrics": "autonesy.tools.verify.metrics",
+    "autonesy.tools.verify_solver": "autonesy.tools.verify.solver",
 }
 
 

@@ -9,7 +9,7 @@
   disagreed with its own examples), answered with the corrected program.
 
 The agent never sees the response: it is handed to ``check`` in the sandbox
-(:mod:`autonesy.tools.checker_run`). A section that cannot be read is a draft without code — a failed
+(:mod:`autonesy.tools.verify.checker_run`). A section that cannot be read is a draft without code — a failed
 round like a crash, reflected on.
 """
 
@@ -147,9 +147,9 @@ class CheckingAgent:
         self.wall_seconds = wall_seconds
         self.params = params
 
-    def write(self, instruction: str, constraints: Sequence[tuple[str, str]]) -> tuple[AgentTurn, dict[str, Draft]]:
+    def write(self, constraints: Sequence[tuple[str, str]]) -> tuple[AgentTurn, dict[str, Draft]]:
         """Drafts for ``constraints`` ((id, summary) pairs); on an LLM error, none (the turn says why)."""
-        prompt = checkers_prompt(instruction, constraints, self.user_checkers, self.wall_seconds)
+        prompt = checkers_prompt(constraints, self.user_checkers, self.wall_seconds)
         ids = [cid for cid, _ in constraints]
         turn = ask(self.backend, "checker", prompt, ",".join(ids), **self.params)
         if turn.error is not None:

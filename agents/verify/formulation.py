@@ -3,7 +3,7 @@ their composition as a formula.
 
 The answer is read as data: the ``<constraints>`` block gives ``C<k> [logic|semantic]: summary`` lines
 (the tag routes the constraint: code for logic, the judge for semantic — no separate request), the
-``<formula>`` block a formula in the composition language of :mod:`autonesy.tools.verify_solver`
+``<formula>`` block a formula in the composition language of :mod:`autonesy.tools.verify.solver`
 (NAT notation or SMT-LIB), parsed there — nothing the LLM writes is executed. A problem (no block,
 badly numbered constraints, a formula that does not parse, a constraint the formula never uses) is
 a :class:`FormulationError` whose message goes back to the agent for another try. A line without a
@@ -20,7 +20,7 @@ from autonesy.agents.llm import ChatBackend
 from autonesy.agents.policies import AgentTurn
 from autonesy.agents.verify.ask import ask
 from autonesy.agents.verify.prompts import formulation_prompt
-from autonesy.tools.verify_solver import Composition, CompositionError, parse_composition
+from autonesy.tools.verify.solver import Composition, CompositionError, parse_composition
 
 _BLOCK = {
     name: re.compile(rf"<\s*{name}\s*>(.*?)<\s*/\s*{name}\s*>", re.IGNORECASE | re.DOTALL)

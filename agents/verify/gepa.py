@@ -1,59 +1,80 @@
-"""GEPA-CoT's optimiser: DSPy's GEPA evolves the guidance of a chain-of-thought judge on a train split of
-labelled pairs, reflecting on the judge's mistakes with a second LLM; the result is the ``guidance``
-the ``gepa-cot`` verifier puts in its prompt (:func:`autonesy.agents.verify.prompts.cot_judge_prompt`).
+"""GEPA-CoT's optimiser: GEPA (the reflective prompt evolution that DSPy's ``dspy.GEPA`` runs on; here
+its engine, the ``gepa`` package, without DSPy) evolves the guidance of the chain-of-thought judge on a
+train split of labelled pairs, reflecting on the judge's mistakes with a second LLM. The result is
+the ``guidance`` the ``gepa-cot`` verifier puts in its prompt
+(:func:`autonesy.agents.verify.prompts.cot_judge_prompt`) — the very prompt GEPA scored it in.
 
-DSPy is an optional extra (``pip install 'autonesy-agent[gepa]'``); without it :class:`GepaUnavailable`
-says so in one line. Both LLMs are this project's ``ChatBackend`` objects, wrapped as DSPy language
-models, so GEPA runs on any endpoint the verifier runs on — or on a scripted model, offline.
+GEPA is an optional extra (``pip install 'autonesy-agent[gepa]'``, in ``dev`` too); without it
+:class:`GepaUnavailable` says so in one line. Both LLMs are this project's ``ChatBackend`` objects,
+so GEPA runs on any endpoint the verifier runs on — or on scripted models, offline.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from autonesy.agents.llm import ChatBackend, LLMError
+from autonesy.agents.verify.judge import JudgeAgent
 from autonesy.agents.verify.prompts import COT_GUIDANCE
+
+COMPONENT = "guidance"  # the one text GEPA evolves
 
 
 class GepaUnavailable(RuntimeError):
-    """DSPy (GEPA) is not installed or cannot run; one line."""
+    """GEPA is not installed or cannot run; one line."""
 
 
-def _dspy():
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no download at import
+def _gepa():
     try:
-        import dspy
+        import gepa
+        from gepa.core.adapter import EvaluationBatch
     except ImportError as error:
         raise GepaUnavailable(
-            f"GEPA-CoT's optimiser needs DSPy (pip install 'autonesy-agent[gepa]'): {error}"
+            f"GEPA-CoT's optimiser needs GEPA (pip install 'autonesy-agent[gepa]'): {error}"
         ) from None
-    return dspy
+    return gepa, EvaluationBatch
 
 
-def _language_model(dspy, backend: ChatBackend, name: str):
-    """A DSPy language model answering with ``backend`` (OpenAI-shaped responses, as DSPy expects)."""
-    from types import SimpleNamespace
+class _CotJudgeAdapter:
+    """GEPA's view of the CoT judge: run it with a candidate guidance on labelled pairs, score each
+    verdict (1 right, 0 wrong or none), and tell the reflection LLM what went wrong where."""
 
-    class BackendLM(dspy.BaseLM):
-        def forward(self, prompt=None, messages=None, **kwargs):
-            messages = messages or [{"role": "user", "content": prompt}]
-            try:
-                reply = backend.complete(messages, cache_salt=f"gepa:{name}")
-            except LLMError as error:
-                raise GepaUnavailable(f"the {name} LLM failed during GEPA: {error}") from None
-            message = SimpleNamespace(content=reply.text, role="assistant", tool_calls=None)
-            usage = {
-                "prompt_tokens": reply.prompt_tokens or 0,
-                "completion_tokens": reply.completion_tokens or 0,
-                "total_tokens": (reply.prompt_tokens or 0) + (reply.completion_tokens or 0),
-            }
-            return SimpleNamespace(
-                choices=[SimpleNamespace(message=message, finish_reason="stop", index=0)], usage=usage, model=name
+    propose_new_texts = None  # GEPA's own reflective proposal, with the reflection LLM
+
+    def __init__(self, judge: JudgeAgent, batch_type: Any) -> None:
+        self.judge = judge
+        self.batch_type = batch_type
+
+    def evaluate(self, batch: Sequence[Mapping[str, Any]], candidate: Mapping[str, str], capture_traces: bool = False):
+        outputs, scores, trajectories = [], [], []
+        for record in batch:
+            _, judgement = self.judge.cot(record["instruction"], record["output"], candidate[COMPONENT], salt="gepa")
+            said = None if judgement.value is None else ("sat" if judgement.value else "unsat")
+            right = said == record["verdict"]
+            outputs.append(said)
+            scores.append(float(right))
+            trajectories.append(
+                {
+                    "Inputs": {"instruction": record["instruction"], "response": record["output"]},
+                    "Generated Outputs": f"{judgement.reasoning}\nverdict: {said or 'none'}",
+                    "Feedback": "right"
+                    if right
+                    else f"wrong: the response {'follows' if record['verdict'] == 'sat' else 'breaks'} the "
+                    f"instruction, the judge said {said or 'nothing'}",
+                }
             )
+        return self.batch_type(outputs=outputs, scores=scores, trajectories=trajectories if capture_traces else None)
 
-    return BackendLM(model=name)
+    def make_reflective_dataset(self, candidate, eval_batch, components_to_update):
+        return {name: list(eval_batch.trajectories or []) for name in components_to_update}
+
+
+class _Quiet:
+    """GEPA's logger, silenced: the CLI's output is its result (and JSON with --json)."""
+
+    def log(self, message: str) -> None:
+        pass
 
 
 def optimize_guidance(
@@ -68,46 +89,27 @@ def optimize_guidance(
 ) -> str:
     """The judge guidance GEPA finds best on ``val`` after learning from ``train`` (records with
     ``instruction``, ``output`` and ``verdict``)."""
-    dspy = _dspy()
+    gepa, batch_type = _gepa()
 
-    class Judge(dspy.Signature):
-        instruction: str = dspy.InputField(desc="the instruction the response was written for")
-        response: str = dspy.InputField(desc="the response, verbatim")
-        verdict: str = dspy.OutputField(desc="sat if the response follows every requirement, else unsat")
+    def reflect(prompt: str | list[dict[str, Any]]) -> str:
+        messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt
+        try:
+            return reflection.complete(messages, cache_salt="gepa:reflection").text
+        except LLMError as error:
+            raise GepaUnavailable(f"the reflection LLM failed during GEPA: {error}") from None
 
-    def examples(records):
-        return [
-            dspy.Example(instruction=r["instruction"], response=r["output"], verdict=r["verdict"]).with_inputs(
-                "instruction", "response"
-            )
-            for r in records
-        ]
-
-    def metric(gold, prediction, trace=None, pred_name=None, pred_trace=None):
-        said = str(getattr(prediction, "verdict", "")).strip().lower()
-        right = said == gold.verdict
-        feedback = (
-            "right"
-            if right
-            else (
-                f"wrong: the response {'follows' if gold.verdict == 'sat' else 'breaks'} "
-                f"the instruction, the judge said {said or 'nothing'}"
-            )
-        )
-        return dspy.Prediction(score=float(right), feedback=feedback)
-
-    program = dspy.ChainOfThought(Judge.with_instructions(start))
-    optimiser = dspy.GEPA(
-        metric=metric,
+    result = gepa.optimize(
+        seed_candidate={COMPONENT: start},
+        trainset=list(train),
+        valset=list(val),
+        adapter=_CotJudgeAdapter(JudgeAgent(judge), batch_type),
+        reflection_lm=reflect,
         max_metric_calls=max_metric_calls,
-        track_stats=False,
-        num_threads=1,
         seed=seed,
-        reflection_lm=_language_model(dspy, reflection, "reflection"),
+        logger=_Quiet(),
+        display_progress_bar=False,
     )
-    with dspy.context(lm=_language_model(dspy, judge, "judge")):
-        best = optimiser.compile(program, trainset=examples(train), valset=examples(val))
-    return best.predict.signature.instructions
+    return result.best_candidate[COMPONENT]
 
 
 __all__ = ["GepaUnavailable", "optimize_guidance"]

@@ -86,10 +86,10 @@ class JudgeAgent:
         return turns, Judgement(None, "the judge gave no [[SATISFIED]] / [[VIOLATED]] verdict")
 
     def judge(
-        self, instruction: str, items: list[tuple[str, str]], output: str, *, salt: str = ""
+        self, instruction: str | None, items: list[tuple[str, str]], output: str, *, salt: str = ""
     ) -> tuple[list[AgentTurn], dict[str, Judgement]]:
         """Judge ``items`` ((id, summary) pairs) of ``output`` in one request (a second for those left
-        without a verdict)."""
+        without a verdict); ``instruction`` is the context of constraints that need it (None: none)."""
         turns: list[AgentTurn] = []
         verdicts: dict[str, Judgement] = {}
         pending = list(items)

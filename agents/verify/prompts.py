@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from autonesy.agents.prompts import Prompt
+from autonesy.tools.verify.checkers import helper_api
 
 SYSTEM = {
     "formulation": (
@@ -60,21 +61,18 @@ COT_GUIDANCE = (
 SATISFIED, VIOLATED = "[[SATISFIED]]", "[[VIOLATED]]"
 
 FORMULA_SYNTAX = (
-    "one requirement per line (all lines must hold together); operators NOT, AND, OR, IMPLIES, IFF "
-    "(also written ¬ ∧ ∨ ⇒ ⇔) and parentheses; precedence NOT > AND > OR > IMPLIES > IFF; use parentheses "
-    "when in doubt"
+    "one requirement per line (all must hold); NOT, AND, OR, IMPLIES, IFF (or ¬ ∧ ∨ ⇒ ⇔) and parentheses; "
+    "precedence NOT > AND > OR > IMPLIES > IFF"
 )
 
 FORMULATION_EXAMPLE = (
-    "Describe a smart watch in an enthusiastic tone. If you mention the price, stay under 100 words. Do not use "
-    'the word "cheap".',
+    'If you mention the price, stay under 100 words. Do not use the word "cheap".',
     [
-        ("semantic", "The response is written in an enthusiastic tone."),
         ("semantic", "The response mentions the price."),
         ("logic", "The response has fewer than 100 words."),
         ("logic", 'The response contains the word "cheap".'),
     ],
-    "C1\nC2 IMPLIES C3\nNOT C4",
+    "C1 IMPLIES C2\nNOT C3",
 )
 
 
@@ -82,15 +80,14 @@ def formulation_prompt(instruction: str, previous: str | None = None, error: str
     example, listed, formula = FORMULATION_EXAMPLE
     lines = "\n".join(f"C{i} [{kind}]: {text}" for i, (kind, text) in enumerate(listed, start=1))
     text = (
-        "Decompose the instruction into the constraints a response must meet, and write their composition.\n"
-        "1. Split each requirement into atomic constraints (one checkable property each), stated positively: "
-        'negations, "either … or", "if … then", "if and only if" go into the formula.\n'
-        '2. List them in <constraints> … </constraints>, one per line, as "C<number> [logic|semantic]: <summary>", '
-        "numbered C1, C2, … in order. logic: decidable by a short Python function over the text (counts, words, "
-        "keywords, format, positions); semantic: needs understanding (tone, topic, style, meaning).\n"
-        f"3. Write the formula over C1, C2, … in <formula> … </formula>: {FORMULA_SYNTAX}. Use every constraint.\n\n"
-        f"Example — instruction: {example}\n<constraints>\n{lines}\n</constraints>\n<formula>\n{formula}\n</formula>\n\n"
-        f"## The instruction\n<instruction>\n{instruction.strip()}\n</instruction>\n"
+        "Decompose the instruction into atomic constraints (one checkable property each, self-contained, stated positively: "
+        'negations, "either … or", "if … then", "if and only if" go into the formula).\n'
+        '<constraints>: one per line, "C<n> [logic|semantic]: <summary>", numbered C1, C2, … in order; logic: '
+        "decidable by a short Python function (counts, words, keywords, format, positions); semantic: needs "
+        "understanding (tone, topic, meaning).\n"
+        f"<formula>: over every constraint; {FORMULA_SYNTAX}.\n\n"
+        f"Example: {example}\n<constraints>\n{lines}\n</constraints>\n<formula>\n{formula}\n</formula>\n\n"
+        f"<instruction>\n{instruction.strip()}\n</instruction>\n"
     )
     if previous is not None:
         text += (
@@ -113,21 +110,23 @@ def _user_checker_lines(user_checkers: Iterable[Any]) -> str:
 
 
 def _checker_rules(wall_seconds: float) -> str:
+    """What a program is and may use: the helpers it finds defined, the function it defines, the limits."""
+    helpers = "\n".join(f"- {line}" for line in helper_api())
     return (
-        "## Rules\n"
-        "- A program defines `def check(response: str) -> bool`: True when the constraint holds, False otherwise — "
-        "a bool, nothing else. It may also define `def spans(response) -> list[str]`: the words, sentences or lines "
-        "its result rests on (shown to the writer).\n"
-        "- You are not shown the response: work only on the argument; never embed response text.\n"
-        "- Standard library only; no files, network, input() or printing. Follow the conventions the instruction "
-        f"states. Deterministic and short: a {wall_seconds:g} s time limit.\n"
+        f"## Helpers (already defined, with the instruction's conventions)\n{helpers}\n\n"
+        "## Rules\nDefine `check(response: str) -> bool` (a bool, nothing else) and optionally `spans(response) -> "
+        "list[str]`: the words, sentences or lines the result rests on. You never see the response. Standard "
+        f"library only; no files, network, input() or printing; deterministic, under {wall_seconds:g} s.\n"
     )
 
 
 def checkers_prompt(
-    instruction: str, constraints: Iterable[tuple[str, str]], user_checkers: Iterable[Any], wall_seconds: float
+    constraints: Iterable[tuple[str, str]], user_checkers: Iterable[Any], wall_seconds: float
 ) -> Prompt:
-    """One request for the checkers of every logic constraint, each with examples it must accept and reject."""
+    """One request for the checkers of every logic constraint, each with examples it must accept and reject.
+
+    The instruction is not repeated: the constraints are self-contained (the formulation states them
+    so) and the helpers carry the conventions; a failed checker's reflection sees the instruction."""
     listed = "\n".join(f"{cid}: {summary.strip()}" for cid, summary in constraints)
     user_checkers = list(user_checkers)
     offered = (
@@ -140,16 +139,11 @@ def checkers_prompt(
     )
     text = (
         "Write a Python checker for each constraint.\n\n"
-        f"## Instruction (for context)\n{instruction.strip()}\n\n## Constraints\n{listed}\n{offered}\n"
+        f"## Constraints\n{listed}\n{offered}\n"
         f"{_checker_rules(wall_seconds)}\n"
-        "## Answer\nFor each constraint, in order: a line `### C<number>`, the program in one ```python block, and "
-        'a line `examples: {"accept": [...], "reject": [...]}` (JSON; a short response the program must accept, '
-        "and one it must reject)"
-        + (
-            ', or instead of program and examples a line `user checker: NAME {"argument": value}`'
-            if user_checkers
-            else ""
-        )
+        "## Answer\nPer constraint, in order: `### C<n>`, the program in one ```python block, then "
+        '`examples: {"accept": [...], "reject": [...]}` (JSON: a short response it must accept, one it must reject)'
+        + (', or instead `user checker: NAME {"argument": value}`' if user_checkers else "")
         + "."
     )
     return Prompt(SYSTEM["checker"], text)
@@ -169,14 +163,18 @@ def reflection_prompt(
     return Prompt(SYSTEM["checker"], text)
 
 
-def judge_prompt(instruction: str, items: Iterable[tuple[str, str]], output: str) -> Prompt:
-    """One request judging several constraints (``items``: id, summary) of one response, quoted verbatim."""
+def judge_prompt(instruction: str | None, items: Iterable[tuple[str, str]], output: str) -> Prompt:
+    """One request judging several constraints (``items``: id, summary) of one response, quoted verbatim.
+
+    ``instruction`` is context for constraints that depend on its conventions (counts, formats); a
+    semantic constraint is judged on its own (``None``), which keeps the prompt short."""
     listed = "\n".join(f"{cid}: {summary.strip()}" for cid, summary in items)
+    context = f"## Instruction (for context)\n{instruction.strip()}\n\n" if instruction else ""
     text = (
         "Decide, for each constraint, whether the response satisfies it.\n\n"
-        f"## Instruction (for context)\n{instruction.strip()}\n\n## Constraints\n{listed}\n\n"
+        f"{context}## Constraints\n{listed}\n\n"
         "## Response\n<response>\n" + output + "\n</response>\n\n"
-        "## Answer\nOne line per constraint: `C<number>: <brief reason, quoting the response where it matters> "
+        "## Answer\nOne line per constraint: `C<n>: <brief reason, quoting the response where it matters> "
         f"{SATISFIED}` or `… {VIOLATED}`."
     )
     return Prompt(SYSTEM["judge"], text)

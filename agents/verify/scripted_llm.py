@@ -28,7 +28,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from autonesy.agents.verify.prompts import SATISFIED, VIOLATED, role_of
 from autonesy.tasks.vifbench.constraints import Constraint, Instruction
-from autonesy.tools.checkers import standalone_source
+from autonesy.tools.verify.checkers import standalone_source
 
 _ROLES = {"system": "system", "human": "user", "ai": "assistant"}
 
@@ -141,7 +141,7 @@ class VifBenchOracle:
         return "semantic" if any(c.kind == "semantic" for c in members) else "logic"
 
     def program(self, summary: str, members: tuple[Constraint, ...]) -> str:
-        return conjunction_program([standalone_source(c.type, c.params) for c in members])
+        return conjunction_program([standalone_source(c.type, c.params, helpers=False) for c in members])
 
     def judged(self, summary: str, members: tuple[Constraint, ...], response: str) -> bool:
         return all(c.check(response) for c in members)
@@ -151,12 +151,20 @@ class VifBenchOracle:
         return instruction.verdict(instruction.labels(response)) == "sat"
 
     def examples(self, summary: str, members: tuple[Constraint, ...]) -> dict[str, list[str]]:
-        """The shortest known texts the right program accepts and rejects (the self-test examples)."""
-        pool = sorted({"", "Yes.", *self.texts}, key=len)
-        holds = [all(c.check(text) for c in members) for text in pool]
-        accept = next((t for t, h in zip(pool, holds) if h), None)
-        reject = next((t for t, h in zip(pool, holds) if not h), None)
-        return {"accept": [accept] if accept is not None else [], "reject": [reject] if reject is not None else []}
+        """The shortest known texts the right program accepts and rejects (the self-test examples): a
+        good answer's examples are short, so the known texts are the responses and their beginnings."""
+        found: dict[bool, str] = {}
+        for text in self._example_pool:
+            found.setdefault(all(c.check(text) for c in members), text)
+            if len(found) == 2:
+                break
+        return {"accept": [found[True]] if True in found else [], "reject": [found[False]] if False in found else []}
+
+    @functools.cached_property
+    def _example_pool(self) -> list[str]:
+        """ "", "Yes.", every response and every beginning of one that ends a line or a sentence; shortest first."""
+        prefixes = {text[: m.end()].rstrip() for text in self.texts for m in re.finditer(r"[.!?]+(?=\s)|\n", text)}
+        return sorted({"", "Yes.", *self.texts, *prefixes}, key=lambda t: (len(t), t))
 
     # -- roles -------------------------------------------------------------------------------------
     def _listed(self, user: str) -> list[tuple[str, str, tuple[Constraint, ...] | None]]:
@@ -252,11 +260,11 @@ class VifBenchOracle:
 
 def conjunction_program(sources: list[str]) -> str:
     """One program whose ``check`` holds when every program in ``sources`` accepts the response (each
-    runs in its own namespace, so their helpers cannot clash)."""
+    runs in its own copy of the namespace the helpers are defined in, so their own definitions cannot clash)."""
     if len(sources) == 1:
         return sources[0]
     return (
-        f"SOURCES = {sources!r}\n\n\ndef check(response):\n    for source in SOURCES:\n        namespace = {{}}\n"
+        f"SOURCES = {sources!r}\n\n\ndef check(response):\n    for source in SOURCES:\n        namespace = dict(globals())\n"
         "        exec(source, namespace)\n        if not namespace['check'](response):\n            return False\n"
         "    return True\n"
     )
@@ -456,13 +464,13 @@ def wrong_source(constraint: Constraint) -> str:
     params = dict(constraint.params)
     if "target" in params:  # "around N" checked around N + 1
         params["target"] = params["target"] + 1
-        return standalone_source(constraint.type, params)
+        return standalone_source(constraint.type, params, helpers=False)
     if "limit" in params:
         params["limit"] = params["limit"] + (-1 if params.get("relation") in ("at most", "around") else 1)
-        return standalone_source(constraint.type, params)
+        return standalone_source(constraint.type, params, helpers=False)
     if "count" in params:
         params["count"] = params["count"] + 1
-        return standalone_source(constraint.type, params)
+        return standalone_source(constraint.type, params, helpers=False)
     if "keywords" in params:
         keywords = list(params["keywords"])
         wanted = "all" if constraint.type == "keyword_inclusion" else "not any"
@@ -470,7 +478,7 @@ def wrong_source(constraint: Constraint) -> str:
             f"KEYWORDS = {keywords!r}\n\n\ndef check(response):\n    return {wanted}(keyword in response "
             "for keyword in KEYWORDS)\n"
         )
-    return standalone_source(constraint.type, params)
+    return standalone_source(constraint.type, params, helpers=False)
 
 
 def oracle_chat_model(records: Iterable[Mapping[str, Any]], model_name: str = "vifbench-oracle") -> HandlerChatModel:

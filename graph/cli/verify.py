@@ -69,7 +69,7 @@ def _special(spec: str | None, records: list[dict[str, Any]] | None = None):
         if records is None:
             raise UserError(f"'--llm {kind}' answers from the evaluated data; elsewhere write {kind}:DATA.jsonl")
         return oracle_backend(records, kind)
-    from autonesy.graph.vifbench import read_data
+    from autonesy.graph.verify.vifbench import read_data
 
     return oracle_backend(read_data(Path(path)), kind)
 
@@ -257,7 +257,7 @@ def generate(
     as_json: bool = json_option(),
 ) -> None:
     """Generate labelled <instruction, response, verdict> pairs over the VifBench constraint types."""
-    from autonesy.graph.vifbench import generate_data
+    from autonesy.graph.verify.vifbench import generate_data
 
     with user_errors(1):
         backend = _special(llm) if _is_special(llm) else None
@@ -311,9 +311,9 @@ def evaluate(
     as_json: bool = json_option(),
 ) -> None:
     """Score verifiers on labelled pairs: F1, precision, recall, pass@1, FP/FN, per constraint count, cost."""
+    from autonesy.graph.verify.vifbench import evaluate as run_eval
+    from autonesy.graph.verify.vifbench import read_data, report_markdown
     from autonesy.graph.verify_run import VerifyConfig
-    from autonesy.graph.vifbench import evaluate as run_eval
-    from autonesy.graph.vifbench import read_data, report_markdown
 
     with user_errors(1):
         names = _verifiers(verifier)
@@ -353,7 +353,7 @@ def import_ifeval(
     ),
 ) -> None:
     """IFEval's 541 prompts with GPT-4's responses, labelled by IFEval's checkers (Apache-2.0)."""
-    from autonesy.graph.vifbench import import_ifeval as run_import
+    from autonesy.graph.verify.vifbench import import_ifeval as run_import
 
     with user_errors(1):
         summary = run_import(out, source)
@@ -367,10 +367,10 @@ def optimize_judge(
     reflection_llm: str | None = typer.Option(None, "--reflection-llm", help="GEPA's reflection LLM (default: --llm)."),
     max_metric_calls: int = typer.Option(60, "--max-metric-calls", min=1),
 ) -> None:
-    """GEPA-CoT: optimise the CoT judge's guidance with DSPy's GEPA (optional extra 'gepa')."""
+    """GEPA-CoT: optimise the CoT judge's guidance with GEPA (optional extra 'gepa')."""
     from autonesy.agents.llm import backend_from_spec, default_llm_spec
-    from autonesy.graph.vifbench import optimize_judge as run_optimize
-    from autonesy.graph.vifbench import read_data
+    from autonesy.graph.verify.vifbench import optimize_judge as run_optimize
+    from autonesy.graph.verify.vifbench import read_data
 
     with user_errors(1):
         records = read_data(data) if _is_special(llm) or _is_special(reflection_llm) else None

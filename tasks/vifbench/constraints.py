@@ -6,7 +6,7 @@ The meanings follow the Nsvif paper's VifBench as far as its Table 5 is known he
 
 An instruction is a conjunction of *requirements*; each requirement is one constraint, its negation,
 or two constraints joined by OR, IMPLIES or IFF. The formula is written in the composition language
-of :mod:`autonesy.tools.verify_solver` (one requirement per line), and the instruction text renders
+of :mod:`autonesy.tools.verify.solver` (one requirement per line), and the instruction text renders
 the same requirements in English, one bullet each.
 """
 
@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from autonesy.tools.checkers import CONSTRAINT_TYPES, SEMANTIC_TYPES, reference_check
 from autonesy.tools.formats.expr import Expr, Op, Var, conj
+from autonesy.tools.verify.checkers import CONSTRAINT_TYPES, SEMANTIC_TYPES, reference_check
 
 PART_OPS = ("lit", "not", "or", "implies", "iff")
 CONVENTIONS = (

@@ -15,14 +15,14 @@ For every instruction (deterministic in ``seed`` and its index):
    violate exactly the constraints the target makes false (re-write on another tone or topic, swap a
    keyword, drop the title or a subsection title, lengthen or shorten a sentence, add or remove a
    word or sentences, change a first or last word);
-4. label the result with the reference checkers (:mod:`autonesy.tools.checkers`) — the labels are
+4. label the result with the reference checkers (:mod:`autonesy.tools.verify.checkers`) — the labels are
    always the checkers', never the target's — and compute the verdict from the labels and the
    formula. A mutation that also flipped another constraint is retried; when no clean variant is
    found, any variant with the wanted verdict is kept (``clean: false``).
 
 So every instruction has one ``sat`` and one ``unsat`` output: the data is balanced per constraint
 count. These outputs are *synthetic* (``source: synthetic``); an LLM may write them instead
-(``autonesy.graph.vifbench``), labelled the same way.
+(``autonesy.graph.verify.vifbench``), labelled the same way.
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ from autonesy.tasks.vifbench.banks import (
     TITLES,
 )
 from autonesy.tasks.vifbench.constraints import Constraint, Instruction, Part
-from autonesy.tools.checkers import (
+from autonesy.tools.formats.expr import evaluate
+from autonesy.tools.verify.checkers import (
     CONSTRAINT_TYPES,
     LOGIC_TYPES,
     SEMANTIC_TYPES,
@@ -56,7 +57,6 @@ from autonesy.tools.checkers import (
     word_tolerance,
     words,
 )
-from autonesy.tools.formats.expr import evaluate
 
 GROUPS: tuple[tuple[str, int, int], ...] = tuple((str(n), n, n) for n in range(2, 11))  # one per constraint count
 MAX_PER_COUNT = 100

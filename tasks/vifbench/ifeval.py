@@ -18,8 +18,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from autonesy.tools.checkers import CHECKER_ATTRIBUTE
-from autonesy.tools.ifeval_checkers import IFEVAL_CHECKERS, ifeval_check
+from autonesy.tools.verify.checkers import CHECKER_ATTRIBUTE
+from autonesy.tools.verify.ifeval_checkers import IFEVAL_CHECKERS, ifeval_check
 
 SHIPPED = "ifeval_gpt4.jsonl.gz"
 ROW_KEYS = ("key", "prompt", "instruction_id_list", "kwargs", "response", "follow_instruction_list")

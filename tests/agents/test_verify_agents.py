@@ -23,7 +23,7 @@ from autonesy.agents.verify.prompts import (
 )
 from autonesy.agents.verify.scripted_llm import VifBenchOracle
 from autonesy.tasks.vifbench import generate
-from autonesy.tools.checker_run import run_checker_code
+from autonesy.tools.verify.checker_run import run_checker_code
 
 
 def test_formulation_answers_are_read_as_data():
@@ -114,7 +114,7 @@ def test_only_judges_and_the_writer_see_the_response():
     instruction = "Write something."
     prompts = [
         formulation_prompt(instruction),
-        checkers_prompt(instruction, [("C1", "s")], [], 10),
+        checkers_prompt([("C1", "s")], [], 10),
         reflection_prompt(instruction, "C1", "s", "x", "boom", 1, 10),
     ]
     for prompt in prompts:
@@ -170,9 +170,7 @@ def test_the_oracle_answers_every_role_from_the_ground_truth():
     )
     assert {cid: j.value for cid, j in judged.items()} == rec["labels"]
     logic = [(c["id"], c["summary"]) for c in rec["constraints"] if c["kind"] == "logic"]
-    drafts = parse_checkers(
-        oracle(checkers_prompt(rec["instruction"], logic, [], 10).messages()), [c for c, _ in logic]
-    )
+    drafts = parse_checkers(oracle(checkers_prompt(logic, [], 10).messages()), [c for c, _ in logic])
     for cid, draft in drafts.items():  # the right program, and examples it accepts and rejects
         assert run_checker_code(draft.code, rec["output"]).value is rec["labels"][cid]
         assert all(run_checker_code(draft.code, text).value is True for text in draft.accept)
@@ -246,17 +244,24 @@ def test_gepa_cot_judges_with_its_guidance():
 
 
 def test_gepa_optimises_the_cot_guidance_offline_with_scripted_models():
-    pytest.importorskip("dspy")  # the optional extra 'gepa'
+    pytest.importorskip("gepa")  # the optional extra 'gepa' (in 'dev')
     from autonesy.agents.verify.gepa import optimize_guidance
+    from autonesy.agents.verify.scripted_llm import quoted_response
 
-    def judge(messages):  # counts words only once told to
-        told = "count every word" in messages[0]["content"].lower()
-        response = messages[-1]["content"].split("[[ ## response ## ]]")[-1].split("Respond with")[0]
-        verdict = "sat" if not told or len(response.split()) <= 5 else "unsat"
-        return f"[[ ## reasoning ## ]]\nchecked\n\n[[ ## verdict ## ]]\n{verdict}\n\n[[ ## completed ## ]]"
+    judged = []
 
-    def reflection(messages):
-        return '{"new_instruction": "Count every word of the response exactly."}'
+    def judge(messages):  # a CoT judge that counts words only once its guidance tells it to
+        told = "count every word" in messages[-1]["content"].lower()
+        response = quoted_response(messages[-1]["content"])
+        judged.append(response)
+        ok = not told or len(response.split()) <= 5
+        return f"Step by step: {len(response.split())} words. " + ("[[SATISFIED]]" if ok else "[[VIOLATED]]")
+
+    reflections = []
+
+    def reflection(messages):  # sees the judge's mistakes and proposes a new guidance
+        reflections.append(messages[-1]["content"])
+        return "The judge did not count.\n```\nCount every word of the response exactly.\n```"
 
     records = [
         {"instruction": "Use at most 5 words.", "output": text, "verdict": verdict}
@@ -269,20 +274,22 @@ def test_gepa_optimises_the_cot_guidance_offline_with_scripted_models():
     ]
     guidance = optimize_guidance(records[:2], records[2:], _backend(judge), _backend(reflection), max_metric_calls=20)
     assert guidance == "Count every word of the response exactly."
+    assert reflections and "the judge said sat" in reflections[0]  # GEPA reflected on the judge's mistake
+    assert set(judged) == {r["output"] for r in records}  # the judge ran on train and validation pairs
 
 
-def test_without_dspy_the_optimiser_says_so_in_one_line(monkeypatch):
+def test_without_gepa_the_optimiser_says_so_in_one_line(monkeypatch):
     import builtins
 
     from autonesy.agents.verify.gepa import GepaUnavailable, optimize_guidance
 
     real = builtins.__import__
 
-    def no_dspy(name, *args, **kwargs):
-        if name == "dspy":
-            raise ImportError("No module named 'dspy'")
+    def no_gepa(name, *args, **kwargs):
+        if name == "gepa" or name.startswith("gepa."):
+            raise ImportError("No module named 'gepa'")
         return real(name, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "__import__", no_dspy)
+    monkeypatch.setattr(builtins, "__import__", no_gepa)
     with pytest.raises(GepaUnavailable, match="pip install 'autonesy-agent\\[gepa\\]'"):
         optimize_guidance([], [], None, None)

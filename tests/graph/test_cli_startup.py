@@ -146,7 +146,7 @@ def test_user_facing_errors_share_one_base():
     from autonesy.tasks.task import TaskError
     from autonesy.tools.cnf import DimacsError
     from autonesy.tools.compile import CompilationBudgetExceeded
-    from autonesy.tools.user_checkers import UserCheckerError
+    from autonesy.tools.verify.user_checkers import UserCheckerError
 
     for error in (
         LLMError,

@@ -23,8 +23,8 @@ from autonesy.agents.llm import LangChainChatBackend
 from autonesy.agents.verify.scripted_llm import oracle_chat_model
 from autonesy.graph.cli import app
 from autonesy.graph.trace import read_trace
+from autonesy.graph.verify.vifbench import evaluate
 from autonesy.graph.verify_run import VerifyConfig, VerifyError, verify_output
-from autonesy.graph.vifbench import evaluate
 from autonesy.tasks.vifbench import Instruction, generate
 
 
@@ -202,7 +202,7 @@ def test_each_agent_can_use_its_own_llm(tmp_path):
 def test_a_user_checker_is_preferred_for_a_matching_constraint(tmp_path):
     module = tmp_path / "my_checkers.py"
     module.write_text(
-        "from autonesy.tools.checkers import checker\n\n"
+        "from autonesy.tools.verify.checkers import checker\n\n"
         "@checker(description='The response contains a given word (whole word, any case).', params={'word': 'the word'})\n"
         "def contains_word(response, word):\n"
         "    return word.lower() in response.lower().replace('.', ' ').split()\n"
@@ -303,7 +303,7 @@ def test_reference_checkers_as_user_checkers_replace_generated_code(tmp_path):
         summary = verify_output(
             rec["instruction"],
             rec["output"],
-            VerifyConfig(llm="scripted", checkers=["autonesy.tools.checkers"]),
+            VerifyConfig(llm="scripted", checkers=["autonesy.tools.verify.checkers"]),
             tmp_path / rec["id"],
             backend=backend,
         )
@@ -315,7 +315,7 @@ def test_reference_checkers_as_user_checkers_replace_generated_code(tmp_path):
 
 
 def test_llm_written_data_falls_back_to_synthetic_outputs_when_the_verdict_is_missed(tmp_path):
-    from autonesy.graph.vifbench import generate_data
+    from autonesy.graph.verify.vifbench import generate_data
 
     roles = ScriptedRoles(writer=["A text that follows nothing."])
     summary = generate_data(tmp_path / "data", 2, seed=1, backend=roles.backend())
@@ -398,3 +398,22 @@ def test_another_response_to_the_same_instruction_costs_at_most_the_judge(tmp_pa
             else:
                 assert row["llm_calls"] <= 3
             seen.add(row["instruction_id"])
+
+
+def test_a_fresh_instruction_costs_at_most_three_judge_calls_worth_of_tokens(tmp_path):
+    """The cost target of issue #16 on the scripted oracle (real prompts, tiktoken counts): Nsvif on a
+    fresh instruction takes ≤ 3 requests and ≤ 3× the LLM-as-judge baseline's tokens."""
+    records = generate(6, seed=0)
+    data = tmp_path / "vifbench.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in records))
+    tokens = {}
+    for verifier in ("nsvif", "judge"):
+        backend = LangChainChatBackend(oracle_chat_model(records), "scripted", "oracle", retries=1)
+        evaluate(data, [verifier], VerifyConfig(llm="scripted"), tmp_path / verifier, backend=backend)
+        rows = [
+            json.loads(line) for line in (tmp_path / verifier / f"results-{verifier}.jsonl").read_text().splitlines()
+        ]
+        fresh = list({row["instruction_id"]: row for row in reversed(rows)}.values())  # each instruction's first
+        assert all(row["llm_calls"] <= 3 for row in fresh)
+        tokens[verifier] = sum(row["prompt_tokens"] + row["completion_tokens"] for row in fresh) / len(fresh)
+    assert tokens["nsvif"] <= 3 * tokens["judge"], tokens

@@ -15,13 +15,13 @@ from autonesy.agents.verify.scripted_llm import (
     flawed_chat_model,
     wrong_source,
 )
+from autonesy.graph.verify.vifbench import evaluate
 from autonesy.graph.verify_run import VerifyConfig
-from autonesy.graph.vifbench import evaluate
 from autonesy.tasks.vifbench import generate
 from autonesy.tasks.vifbench.constraints import Constraint
-from autonesy.tools.checker_run import run_checker_code
-from autonesy.tools.checkers import standalone_source
 from autonesy.tools.formats.expr import evaluate as evaluate_expr
+from autonesy.tools.verify.checker_run import run_checker_code
+from autonesy.tools.verify.checkers import standalone_source
 
 SEMANTIC = {"writing_tone", "writing_topic"}
 

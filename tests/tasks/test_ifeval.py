@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from autonesy.graph.verify.vifbench import import_ifeval, read_data
 from autonesy.graph.verify_run import VerifyError
-from autonesy.graph.vifbench import import_ifeval, read_data
 from autonesy.tasks.vifbench.ifeval import (
     IFEvalDataError,
     checker_agreement,
@@ -18,7 +18,7 @@ from autonesy.tasks.vifbench.ifeval import (
     ifeval_records,
     read_ifeval,
 )
-from autonesy.tools import ifeval_checkers as ic
+from autonesy.tools.verify import ifeval_checkers as ic
 
 # the only instructions where our checkers and IFEval's disagree, with the cause in data/IFEVAL.md
 KNOWN_DISAGREEMENTS = {"change_case:english_capital": [3572, 3617]}

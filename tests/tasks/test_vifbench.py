@@ -16,8 +16,8 @@ from autonesy.tasks.vifbench.banks import (
     SUBJECTS,
     TITLES,
 )
-from autonesy.tools.checkers import CONSTRAINT_TYPES, TONE_LEXICON, TOPIC_LEXICON, words
-from autonesy.tools.verify_solver import decide, parse_composition
+from autonesy.tools.verify.checkers import CONSTRAINT_TYPES, TONE_LEXICON, TOPIC_LEXICON, words
+from autonesy.tools.verify.solver import decide, parse_composition
 
 
 @pytest.fixture(scope="module")

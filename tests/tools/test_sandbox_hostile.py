@@ -24,11 +24,11 @@ from hypothesis import strategies as st
 from sandbox_probe import sandbox_processes
 
 from autonesy.tools import sandbox
-from autonesy.tools.checker_run import run_checker_code, scrub
 from autonesy.tools.formats import cpmpy_program, dimacs, sympy_program
 from autonesy.tools.formats.base import FormatError
 from autonesy.tools.sandbox import SandboxLimits, run_program
-from autonesy.tools.verify_solver import CompositionError, parse_composition
+from autonesy.tools.verify.checker_run import run_checker_code, scrub
+from autonesy.tools.verify.solver import CompositionError, parse_composition
 
 QUICK = SandboxLimits(wall_seconds=3.0, cpu_seconds=3.0, memory_bytes=512 << 20)
 ROOT = os.geteuid() == 0

@@ -1,13 +1,19 @@
 """Reference checkers, their standalone programs, running checkers in the sandbox, and user checkers."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autonesy.tasks.vifbench import generate
-from autonesy.tools.checker_run import run_checker_code, run_user_function, text_hash
-from autonesy.tools.checkers import (
+from autonesy.tools.sandbox import SandboxLimits
+from autonesy.tools.verify.checker_run import run_checker_code, run_user_function, text_hash
+from autonesy.tools.verify.checkers import (
+    CHECKER_HELPERS,
     CONSTRAINT_TYPES,
     LOGIC_TYPES,
     SEMANTIC_TYPES,
+    helper_api,
+    helper_source,
     reference_check,
     sentences,
     standalone_source,
@@ -15,8 +21,7 @@ from autonesy.tools.checkers import (
     title_of,
     words,
 )
-from autonesy.tools.sandbox import SandboxLimits
-from autonesy.tools.user_checkers import UserCheckerError, load_spec, load_user_checkers
+from autonesy.tools.verify.user_checkers import UserCheckerError, load_spec, load_user_checkers
 
 TEXT = """# Field Notes
 
@@ -139,7 +144,7 @@ def test_a_checker_gets_the_response_as_its_argument_and_cannot_change_it():
 def test_user_checkers_from_a_file_a_module_and_a_function(tmp_path):
     path = tmp_path / "mine.py"
     path.write_text(
-        "from autonesy.tools.checkers import checker\n\n"
+        "from autonesy.tools.verify.checkers import checker\n\n"
         "@checker(description='Has at most `n` lines.', params={'n': 'lines'})\n"
         "def short(response, n):\n    return len(response.splitlines()) <= n\n\n"
         "def check_upper(response):\n    '''Everything is upper case.'''\n    return response.isupper()\n\n"
@@ -155,14 +160,14 @@ def test_user_checkers_from_a_file_a_module_and_a_function(tmp_path):
     assert run_user_function(found["short"].fn, "a\nb", {"m": 2}).error_kind == "type"
     assert run_user_function(lambda r: "yes", "a").error_kind == "type"
     assert run_user_function(lambda r: 1 / 0, "a").error_kind == "runtime"
-    reference = load_user_checkers(["autonesy.tools.checkers"])
+    reference = load_user_checkers(["autonesy.tools.verify.checkers"])
     assert {c.name for c in reference} == set(CONSTRAINT_TYPES)
-    one = load_spec("autonesy.tools.checkers:check_response_title")
+    one = load_spec("autonesy.tools.verify.checkers:check_response_title")
     assert [c.name for c in one] == ["response_title"]
     for spec, message in [
         ("no/such/file.py", "does not exist"),
         ("no_such_module_xyz", "cannot import"),
-        ("autonesy.tools.checkers:nothing", "has no function"),
+        ("autonesy.tools.verify.checkers:nothing", "has no function"),
         ("json", "holds no checker"),
     ]:
         with pytest.raises(UserCheckerError, match=message):
@@ -170,8 +175,8 @@ def test_user_checkers_from_a_file_a_module_and_a_function(tmp_path):
 
 
 def test_reference_programs_name_the_spans_their_result_rests_on():
-    from autonesy.tools.checker_run import run_checker_code
-    from autonesy.tools.checkers import standalone_source
+    from autonesy.tools.verify.checker_run import run_checker_code
+    from autonesy.tools.verify.checkers import standalone_source
 
     run = run_checker_code(standalone_source("keyword_exclusion", {"keywords": ["cheap"]}), "Cheap, and cheap again.")
     assert run.ok and run.value is False and run.spans == ("Cheap", "cheap")
@@ -183,3 +188,37 @@ def test_reference_programs_name_the_spans_their_result_rests_on():
     broken = "def check(response):\n    return True\n\ndef spans(response):\n    return 1 / 0\n"
     run = run_checker_code(broken, "text")  # a failing spans() is no error: the result stands
     assert run.ok and run.value is True and run.spans == ()
+
+
+# -- the helpers a generated checker finds defined -------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet="ab #\n.!?'-", max_size=80))
+def test_the_helper_source_defines_the_helpers_as_they_are_here(text):
+    namespace: dict = {}
+    exec(helper_source(), namespace)
+    for helper in CHECKER_HELPERS:
+        args = {"has_keyword": (text, "a b"), "word_tolerance": (len(text),), "compare": (len(text), "at most", 9)}
+        call = args.get(helper.__name__, (text,))
+        assert namespace[helper.__name__](*call) == helper(*call), helper.__name__
+
+
+def test_programs_that_use_the_helpers_agree_with_the_reference():
+    """What the scripted LLM writes (the helpers not written out) is short and still exact."""
+    for rec in generate(8, seed=5):
+        for c in rec["constraints"]:
+            short = standalone_source(c["type"], c["params"], helpers=False)
+            assert len(short) < len(standalone_source(c["type"], c["params"]))
+            namespace: dict = {}
+            exec(helper_source(), namespace)
+            exec(short, namespace)
+            assert namespace["check"](rec["output"]) is rec["labels"][c["id"]]
+
+
+def test_a_generated_checker_may_call_the_helpers_in_the_sandbox():
+    code = "def check(response):\n    return len(words(body_text(response))) == 3 and title_of(response) == 'T'\n"
+    assert run_checker_code(code, "# T\n\n## Part\nOne two three.", limits=QUICK).value is True
+    assert run_checker_code(code, "# T\n\nOne two.", limits=QUICK).value is False
+    listed = {line.split("(")[0] for line in helper_api()}  # the prompt lists every helper but body_text's own helper
+    assert listed == {helper.__name__ for helper in CHECKER_HELPERS} - {"body_lines"}

@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from autonesy.tools.verify_metrics import align_constraints, binary_scores, constraint_agreement
+from autonesy.tools.verify.metrics import align_constraints, binary_scores, constraint_agreement
 
 VERDICTS = st.sampled_from(["sat", "unsat"])
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autonesy.tools.formats.expr import Op, Var, evaluate
-from autonesy.tools.verify_solver import CompositionError, decide, evaluate3, parse_composition, render
+from autonesy.tools.verify.solver import CompositionError, decide, evaluate3, parse_composition, render
 
 IDS = ["C1", "C2", "C3", "C4"]
 
@@ -143,7 +143,7 @@ def test_decide_is_safe_from_many_threads():
 # -- feedback a writer can act on -----------------------------------------------------------------------
 
 from autonesy.agents.verify.explanation import explain  # noqa: E402
-from autonesy.tools.verify_solver import contradiction  # noqa: E402
+from autonesy.tools.verify.solver import contradiction  # noqa: E402
 
 THREE = ["C1", "C2", "C3"]
 ATOMS = st.sampled_from([Var(1), Var(2), Var(3)])

@@ -14,7 +14,7 @@ ones whose checker kept failing, all of them for ``nsvif-neu`` — in one answer
 self-tested on the examples it came with (it must accept and reject them) before it is trusted; a
 failure there or on the response is reflected on (≤ ``max_reflections``), then the judge decides.
 ``judge`` is the two-shot LLM-as-judge baseline; ``gepa-cot`` a chain-of-thought judge whose guidance
-DSPy's GEPA optimised (``autonesy.agents.verify.gepa``); ``conv-cot`` a panel of three personas
+GEPA optimised (``autonesy.agents.verify.gepa``); ``conv-cot`` a panel of three personas
 (literalist, pragmatist, skeptic) speaking in turn, by majority.
 
 The formulation and the checkers depend on the instruction only: they are kept from one response to
@@ -46,10 +46,10 @@ from autonesy.agents.verify.formulation import FormulationAgent, formulation_fro
 from autonesy.agents.verify.judge import JudgeAgent
 from autonesy.agents.verify.writer import WriterAgent
 from autonesy.graph.trace import Tracer, change_summary, traced_node
-from autonesy.tools.checker_run import CHECKER_LIMITS, run_checker_code, run_user_function
 from autonesy.tools.sandbox import SandboxLimits
-from autonesy.tools.user_checkers import UserChecker
-from autonesy.tools.verify_solver import contradiction, decide
+from autonesy.tools.verify.checker_run import CHECKER_LIMITS, run_checker_code, run_user_function
+from autonesy.tools.verify.solver import contradiction, decide
+from autonesy.tools.verify.user_checkers import UserChecker
 
 VERIFIERS = ("nsvif", "nsvif-neu", "judge", "gepa-cot", "conv-cot")
 WHOLE_INSTRUCTION_JUDGES = ("judge", "gepa-cot", "conv-cot")  # the baselines: no formulation, no code
@@ -374,7 +374,7 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
 
     def write_checkers(state: VerifyState) -> dict[str, Any]:
         missing = [(cid, summary_of(state, cid)) for cid in state["logic"] if cid not in state.get("drafts", {})]
-        turn, drafts = agents.checking.write(state["instruction"], missing)
+        turn, drafts = agents.checking.write(missing)
         rt.turn(turn, constraints=[cid for cid, _ in missing])
         update: dict[str, Any] = _usage(state, [turn])
         if turn.error is not None:
@@ -524,8 +524,9 @@ def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
     # -- the judge ---------------------------------------------------------------------------------------------
     def judge(state: VerifyState) -> dict[str, Any]:
         queue = state["queue"]
+        counted = any(kind_of(state, cid) == "logic" for cid in queue)  # counts follow the instruction's conventions
         turns, verdicts = agents.judge.judge(
-            state["instruction"],
+            state["instruction"] if counted else None,
             [(cid, summary_of(state, cid)) for cid in queue],
             state["output"],
             salt=str(state.get("follow_round", 0)),
