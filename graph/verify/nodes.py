@@ -46,6 +46,8 @@ def add_failure(state: VerifyState, cid: str, failure: dict[str, Any]) -> dict[s
 def generate(state: VerifyState, rt: VerifyRuntime) -> dict[str, Any]:
     round_number = state.get("follow_round", 0) + 1
     writer = rt.agents.writer
+    if writer is None:  # the runtime of a verification without a feedback loop has no writer
+        return {"status": "error", "reason": "no writer: this verification has no feedback loop"}
     if round_number == 1:
         turn, text = writer.write(state["instruction"], salt="1")
     else:
@@ -269,9 +271,9 @@ def check(state: VerifyState, rt: VerifyRuntime) -> dict[str, Any]:
         return {**add_failure(state, cid, failure), **give_up(state, rt, cid)}
     tested = list(state.get("tested") or [])
     if cid not in tested:
-        failure = self_test(state, rt, cid, code, draft, counters)
-        if failure is not None:
-            return {**counters, **add_failure(state, cid, failure), **give_up(state, rt, cid)}
+        tested_failure = self_test(state, rt, cid, code, draft, counters)
+        if tested_failure is not None:
+            return {**counters, **add_failure(state, cid, tested_failure), **give_up(state, rt, cid)}
         tested.append(cid)
     result = run_checker(state, rt, code, state["output"], counters, constraint=cid)
     if result.ok:
@@ -304,7 +306,7 @@ def give_up(state: VerifyState, rt: VerifyRuntime, cid: str) -> dict[str, Any]:
 
 def reflect(state: VerifyState, rt: VerifyRuntime) -> dict[str, Any]:
     cid = state["logic"][state["cursor"]]
-    failure = state["failure"]
+    failure = state.get("failure") or {"error_kind": "unknown", "message": "the checker failed"}
     old = state.get("codes", {}).get(cid)
     round_number = state.get("reflection_round", 0) + 1
     shown = f"[{failure['error_kind']}] {failure['message']}"

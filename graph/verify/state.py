@@ -156,7 +156,7 @@ def initial_state(instruction: str, output: str | None = None) -> VerifyState:
 
 
 def usage(state: VerifyState, turns: list[AgentTurn]) -> dict[str, Any]:
-    update = {
+    update: dict[str, Any] = {
         k: state.get(k, 0) for k in ("llm_calls", "cached_calls", "prompt_tokens", "completion_tokens", "llm_seconds")
     }
     for turn in turns:

@@ -140,3 +140,9 @@ def test_the_graph_runs_the_nodes_with_the_runtime_as_its_context(tmp_path):
         initial_state(INSTRUCTION, SAT), {"recursion_limit": 1000}, context=runtime(tmp_path, roles)
     )
     assert final["status"] == "sat" and roles.roles() == ["formulation", "checker", "judge"]
+
+
+def test_generate_without_a_writer_is_an_error_not_a_crash(tmp_path):
+    rt = runtime(tmp_path, ScriptedRoles(), budget=2)
+    rt.agents.writer = None
+    assert nodes.generate(initial_state(INSTRUCTION), rt)["status"] == "error"
