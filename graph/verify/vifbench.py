@@ -19,7 +19,6 @@ on labelled data: the paper's tables 2–4 in shape).
 from __future__ import annotations
 
 import json
-import random
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -44,7 +43,7 @@ from autonesy.graph.verify_run import (
     sha,
 )
 from autonesy.tasks.vifbench import GROUPS, Instruction, generate_instruction, label_distribution
-from autonesy.tasks.vifbench.generator import constraint_counts, record
+from autonesy.tasks.vifbench.generator import instruction_plan, record
 from autonesy.tools.config import LLM_TIMEOUT_S
 from autonesy.tools.verify.metrics import scores
 
@@ -146,11 +145,10 @@ def generate_data(
         _write_config(out, config, ("kind", "count", "seed", "format"))
         tracer = Tracer(out)
         writer = WriterAgent(backend) if backend is not None else None
-        sizes = constraint_counts(count, random.Random(f"vifbench-sizes:{seed}"))
         records = []
         start = time.perf_counter()
-        for index, n in enumerate(sizes):
-            item = generate_instruction(seed, index, n)
+        for index, (n, member) in enumerate(instruction_plan(count, seed)):
+            item = generate_instruction(seed, index, n, member)
             records.extend(_llm_outputs(item, writer, tracer) if writer else item.records)
             if writer is None:
                 tracer.event("generated", item=item.instruction_id, group=item.group, n_constraints=n)

@@ -2,11 +2,13 @@
 
 For every instruction (deterministic in ``seed`` and its index):
 
-1. draw ``n`` constraint types (distinct: each type at most once; at least one semantic and one logic
+1. take ``n`` constraint types (distinct: each type at most once; at least one semantic and one logic
    type; ``n`` cycles through 2 … 10, one complexity group per count, as the paper reports them) and
-   compose them into requirements (a constraint, NOT, OR, IMPLIES, IFF) — a draw from the Cartesian
-   product of type combinations and compositions, at most ``MAX_PER_COUNT`` (100) per count as the
-   paper's §4 caps it;
+   their composition into requirements (a constraint, NOT, OR, IMPLIES, IFF) from the Cartesian
+   product of type combinations and compositions for ``n``: enumerated, and capped at
+   ``MAX_PER_COUNT`` (100) members per count as the paper's §4 does — a seeded sample of distinct
+   members where the product is larger (``product_indices``), so no two instructions of a count share
+   their types and composition;
 2. synthesise a *base* text from the sentence banks (:mod:`.banks`) and choose every constraint's
    parameters so that the base satisfies all of them (keywords among the words it uses, limits
    around its counts, its tone and topic, …);
@@ -28,6 +30,7 @@ count. These outputs are *synthetic* (``source: synthetic``); an LLM may write t
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import random
 from collections import Counter
@@ -331,30 +334,81 @@ def _keywords(instruction: Instruction) -> set[str]:
 # Instructions and their outputs
 
 
-def compose(ids: list[str], rng: random.Random) -> list[Part]:
-    """Requirements over the ids: single constraints, NOT, and pairs joined by OR / IMPLIES / IFF."""
+SINGLE_OPS = ("lit", "not")  # a requirement of one constraint
+PAIR_OPS = ("or", "implies", "iff")  # a requirement joining the next two constraints
+
+
+def type_combinations(n: int) -> list[tuple[str, ...]]:
+    """Every set of ``n`` distinct constraint types with at least one semantic and one logic type."""
+    return [
+        combo
+        for combo in itertools.combinations(CONSTRAINT_TYPES, n)
+        if set(combo) & set(SEMANTIC_TYPES) and set(combo) & set(LOGIC_TYPES)
+    ]
+
+
+@functools.cache
+def shape_count(n: int) -> int:
+    """How many compositions ``n`` constraints have: each requirement is one constraint (as it is, or
+    negated) or joins the next two (OR, IMPLIES, IFF)."""
+    if n <= 1:
+        return len(SINGLE_OPS) ** n
+    return len(SINGLE_OPS) * shape_count(n - 1) + len(PAIR_OPS) * shape_count(n - 2)
+
+
+def shape_at(n: int, index: int) -> tuple[str, ...]:
+    """The ``index``-th composition of ``n`` constraints (0 ≤ index < shape_count(n)): its operators in order."""
+    if n == 0:
+        return ()
+    singles = len(SINGLE_OPS) * shape_count(n - 1)
+    if index < singles:
+        op, rest = divmod(index, shape_count(n - 1))
+        return (SINGLE_OPS[op], *shape_at(n - 1, rest))
+    op, rest = divmod(index - singles, shape_count(n - 2))
+    return (PAIR_OPS[op], *shape_at(n - 2, rest))
+
+
+def product_size(n: int) -> int:
+    """The size of the Cartesian product of type combinations and compositions for ``n`` constraints."""
+    return len(type_combinations(n)) * shape_count(n)
+
+
+def product_at(n: int, index: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The ``index``-th (type combination, composition) of the product for ``n`` constraints."""
+    combo, shape = divmod(index, shape_count(n))
+    return type_combinations(n)[combo], shape_at(n, shape)
+
+
+def product_indices(n: int, seed: int) -> list[int]:
+    """The members of the product for ``n`` constraints that VifBench uses, in order: all of it when it
+    has at most ``MAX_PER_COUNT``, else a seeded sample of that many distinct members (§4's cap)."""
+    size = product_size(n)
+    if size <= MAX_PER_COUNT:
+        return list(range(size))
+    return random.Random(f"vifbench-product:{seed}:{n}").sample(range(size), MAX_PER_COUNT)
+
+
+def compose(ids: list[str], shape: tuple[str, ...]) -> list[Part]:
+    """The requirements over ``ids`` that ``shape`` (its operators, in order) describes."""
     pending = list(ids)
     parts: list[Part] = []
-    while pending:
-        if len(pending) >= 2 and rng.random() < 0.5:
-            op = rng.choice(["or", "implies", "implies", "iff"])
-            parts.append(Part(op, (pending.pop(0), pending.pop(0))))
-        else:
-            parts.append(Part("not" if rng.random() < 0.2 else "lit", (pending.pop(0),)))
+    for op in shape:
+        arity = 2 if op in PAIR_OPS else 1
+        parts.append(Part(op, tuple(pending[:arity])))
+        del pending[:arity]
+    if pending:
+        raise ValueError(f"the composition {shape} leaves {pending} unused")
     return parts
 
 
-def draw_types(n: int, rng: random.Random) -> list[str]:
-    """``n`` distinct constraint types, at least one semantic and one logic, in random order."""
-    semantic, logic = rng.choice(SEMANTIC_TYPES), rng.choice(LOGIC_TYPES)
-    rest = rng.sample([t for t in CONSTRAINT_TYPES if t not in (semantic, logic)], n - 2)
-    return rng.sample([semantic, logic, *rest], n)
-
-
-def make_instruction(n: int, rng: random.Random) -> tuple[Instruction, Document]:
-    types = draw_types(n, rng)
-    ids = [f"C{i}" for i in range(1, n + 1)]
-    parts = compose(ids, rng)
+def make_instruction(
+    types: tuple[str, ...], shape: tuple[str, ...], rng: random.Random
+) -> tuple[Instruction, Document]:
+    """An instruction of ``types`` (given to C1, C2, … in a random order) composed as ``shape``, and the
+    base text that meets every constraint."""
+    types = tuple(rng.sample(types, len(types)))
+    ids = [f"C{i}" for i in range(1, len(types) + 1)]
+    parts = compose(ids, shape)
     doc = base_document(types, rng)
     taken: set[str] = set()
     constraints = tuple(Constraint(cid, ctype, choose_params(ctype, doc, rng, taken)) for cid, ctype in zip(ids, types))
@@ -432,21 +486,30 @@ def record(
     }
 
 
-def constraint_counts(count: int, rng: random.Random) -> list[int]:
-    """``count`` constraint numbers cycling through the complexity groups (balanced groups); at most
-    ``MAX_PER_COUNT`` instructions per count."""
+def instruction_plan(count: int, seed: int) -> list[tuple[int, int]]:
+    """(constraint count, member of that count's product) for each of ``count`` instructions: the counts
+    cycle through the complexity groups (balanced), and each group takes the members of
+    ``product_indices`` in turn — distinct, at most ``MAX_PER_COUNT`` per count."""
     if -(-count // len(GROUPS)) > MAX_PER_COUNT:
         raise ValueError(
             f"at most {MAX_PER_COUNT} instructions per constraint count "
             f"({MAX_PER_COUNT * len(GROUPS)} in all), as in the paper"
         )
-    return [rng.randint(low, high) for k in range(count) for _, low, high in [GROUPS[k % len(GROUPS)]]]
+    used: Counter[int] = Counter()
+    plan = []
+    for k in range(count):
+        n = GROUPS[k % len(GROUPS)][1]
+        plan.append((n, product_indices(n, seed)[used[n]]))
+        used[n] += 1
+    return plan
 
 
-def generate_instruction(seed: int, index: int, n: int) -> GeneratedItem:
+def generate_instruction(seed: int, index: int, n: int, member: int) -> GeneratedItem:
+    """Instruction ``index``: member ``member`` of the product for ``n`` constraints, with a sat and an unsat output."""
     rng = random.Random(f"vifbench:{seed}:{index}")
+    types, shape = product_at(n, member)
     while True:
-        instruction, base = make_instruction(n, rng)
+        instruction, base = make_instruction(types, shape, rng)
         outputs = [realize(instruction, base, verdict, rng) for verdict in ("sat", "unsat")]
         if all(outputs):
             break
@@ -470,10 +533,9 @@ def generate_instruction(seed: int, index: int, n: int) -> GeneratedItem:
 
 def generate(count: int, seed: int = 0) -> list[dict[str, Any]]:
     """``count`` instructions → ``2 * count`` records (one sat and one unsat output each), offline."""
-    sizes = constraint_counts(count, random.Random(f"vifbench-sizes:{seed}"))
     records = []
-    for index, n in enumerate(sizes):
-        records.extend(generate_instruction(seed, index, n).records)
+    for index, (n, member) in enumerate(instruction_plan(count, seed)):
+        records.extend(generate_instruction(seed, index, n, member).records)
     return records
 
 
@@ -538,13 +600,18 @@ __all__ = [
     "GeneratedItem",
     "base_document",
     "compose",
-    "constraint_counts",
-    "draw_types",
     "generate",
     "generate_instruction",
     "group_of",
+    "instruction_plan",
     "label_distribution",
     "make_instruction",
+    "product_at",
+    "product_indices",
+    "product_size",
     "realize",
     "record",
+    "shape_at",
+    "shape_count",
+    "type_combinations",
 ]

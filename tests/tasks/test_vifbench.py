@@ -1,10 +1,12 @@
 """The VifBench generator: sentence banks, determinism, balance, labels from the reference checkers."""
 
+import itertools
+import math
 from collections import Counter
 
 import pytest
 
-from autonesy.tasks.vifbench import GROUPS, Instruction, generate, group_of, label_distribution
+from autonesy.tasks.vifbench import GROUPS, Instruction, generate, generator, group_of, label_distribution
 from autonesy.tasks.vifbench.banks import (
     EDGE_WORDS,
     FILLER,
@@ -16,7 +18,17 @@ from autonesy.tasks.vifbench.banks import (
     SUBJECTS,
     TITLES,
 )
-from autonesy.tools.verify.checkers import CONSTRAINT_TYPES, TONE_LEXICON, TOPIC_LEXICON, words
+from autonesy.tasks.vifbench.generator import (
+    MAX_PER_COUNT,
+    PAIR_OPS,
+    SINGLE_OPS,
+    product_indices,
+    product_size,
+    shape_at,
+    shape_count,
+    type_combinations,
+)
+from autonesy.tools.verify.checkers import CONSTRAINT_TYPES, SEMANTIC_TYPES, TONE_LEXICON, TOPIC_LEXICON, words
 from autonesy.tools.verify.solver import decide, parse_composition
 
 
@@ -101,3 +113,54 @@ def test_label_distribution(records):
     assert (
         sum(v["true"] + v["false"] for v in total["by_type"].values()) == total["labels_true"] + total["labels_false"]
     )
+
+
+# -- the Cartesian product of type combinations and compositions (§4), capped per count ----------
+
+
+def _shapes_by_brute_force(n):
+    """Every operator sequence whose arities add up to n (singles take one constraint, pairs two)."""
+    found = set()
+    for length in range(1, n + 1):
+        for ops in itertools.product(SINGLE_OPS + PAIR_OPS, repeat=length):
+            if sum(2 if op in PAIR_OPS else 1 for op in ops) == n:
+                found.add(ops)
+    return found
+
+
+@pytest.mark.parametrize("n", range(1, 7))
+def test_compositions_are_enumerated_one_to_one(n):
+    enumerated = [shape_at(n, i) for i in range(shape_count(n))]
+    assert len(set(enumerated)) == len(enumerated) and set(enumerated) == _shapes_by_brute_force(n)
+
+
+def test_type_combinations_have_a_semantic_and_a_logic_type():
+    for n in range(2, 11):
+        combos = type_combinations(n)
+        assert len(combos) == len(set(combos)) == math.comb(11, n) - math.comb(9, n) - (n == 2)
+        assert all(set(c) & set(SEMANTIC_TYPES) and set(c) - set(SEMANTIC_TYPES) for c in combos)
+
+
+def test_the_product_is_capped_at_100_distinct_members_by_a_seeded_sample(monkeypatch):
+    for n in range(2, 11):
+        chosen = product_indices(n, seed=3)
+        assert len(chosen) == len(set(chosen)) == MAX_PER_COUNT == 100 < product_size(n)
+        assert all(0 <= i < product_size(n) for i in chosen) and chosen == product_indices(n, seed=3)
+    assert product_indices(5, seed=3) != product_indices(5, seed=4)
+    monkeypatch.setattr(generator, "MAX_PER_COUNT", 200)  # a product within the cap is enumerated whole
+    assert product_indices(2, seed=3) == list(range(product_size(2))) and product_size(2) == 126
+
+
+def test_no_two_instructions_of_a_count_share_types_and_composition():
+    records = generate(36, seed=2)  # four instructions per count
+    seen = Counter()
+    for rec in records:
+        if rec["verdict"] == "sat":
+            design = (
+                rec["n_constraints"],
+                tuple(sorted(c["type"] for c in rec["constraints"])),
+                tuple(p["op"] for p in rec["parts"]),
+            )
+            seen[design] += 1
+    assert len(seen) == 36 and set(seen.values()) == {1}
+    assert Counter(n for n, _, _ in seen) == {n: 4 for n in range(2, 11)}

@@ -92,7 +92,12 @@ _STOP = frozenset(
 
 
 def _content(text: str) -> set[str]:
-    return {t for t in _TOKEN.findall(text.lower()) if t not in _STOP}
+    """The content words of ``text``, a plural and its singular alike ("keywords" = "keyword")."""
+    return {
+        t[:-1] if len(t) > 3 and t.endswith("s") and not t.endswith("ss") else t
+        for t in _TOKEN.findall(text.lower())
+        if t not in _STOP
+    }
 
 
 def _param_tokens(params: Mapping[str, Any]) -> set[str]:

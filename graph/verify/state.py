@@ -1,0 +1,186 @@
+"""The verifier graph's data: its state (plain JSON), the runtime its nodes get as LangGraph's runtime
+context (agents, tracer, limits, the memory shared by the verifications of an evaluation), and the
+state a verification starts from."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
+
+from autonesy.agents.policies import AgentTurn
+from autonesy.agents.verify.checking import CheckingAgent
+from autonesy.agents.verify.formulation import FormulationAgent
+from autonesy.agents.verify.judge import JudgeAgent
+from autonesy.agents.verify.writer import WriterAgent
+from autonesy.graph.trace import Tracer
+from autonesy.tools.sandbox import SandboxLimits
+from autonesy.tools.verify.checker_run import CHECKER_LIMITS
+from autonesy.tools.verify.user_checkers import UserChecker
+
+VERIFIERS = ("nsvif", "nsvif-neu", "judge", "gepa-cot", "conv-cot")
+WHOLE_INSTRUCTION_JUDGES = ("judge", "gepa-cot", "conv-cot")  # the baselines: no formulation, no code
+FEEDBACK_MODES = ("explanation", "boolean")
+_TRACE_LOCK = threading.Lock()  # verifications of an evaluation may run in threads and share one trace
+
+
+class VerifyState(TypedDict, total=False):
+    instruction: str
+    output: str  # the response being verified (never changed by a node other than generate)
+    status: str  # running | sat | unsat | unknown | contradictory | error
+    reason: str
+    constraints: list[dict[str, str]]  # [{"id", "summary", "kind"}]
+    formula: str
+    formulation_round: int
+    formulation_answer: str
+    formulation_error: str | None
+    drafts: dict[str, dict[str, Any]]  # per logic constraint: what the checking agent wrote (Draft)
+    codes: dict[str, str]  # the latest checker program per constraint
+    tested: list[str]  # constraints whose program passed its self-test
+    logic: list[str]  # the constraints checked by code for this response, in order
+    cursor: int  # index into ``logic``
+    reflection_round: int  # reflections spent on the current constraint
+    failure: dict[str, Any] | None  # the current constraint's last checker failure
+    failures: dict[str, list[dict[str, Any]]]  # per constraint, for this response
+    queue: list[str]  # the constraints the judge decides for this response
+    checker_llm_error: str | None
+    results: dict[str, dict[str, Any]]
+    decision: dict[str, Any] | None
+    explanation: str
+    feedback: str  # the compact explanation the writer gets
+    follow_round: int
+    history: list[dict[str, Any]]
+    llm_calls: int
+    cached_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    llm_seconds: float
+    checker_runs: int
+    checker_seconds: float
+
+
+@dataclass
+class VerifyAgents:
+    formulation: FormulationAgent
+    checking: CheckingAgent
+    judge: JudgeAgent
+    writer: WriterAgent | None = None
+
+
+class VerifierMemory:
+    """What does not depend on the response, kept across the verifications of one process: the
+    formulation per instruction, the checkers per instruction and formula (only programs that passed
+    their self-test)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._formulations: dict[str, dict[str, Any]] = {}
+        self._checkers: dict[str, dict[str, Any]] = {}
+
+    @staticmethod
+    def _key(*parts: str) -> str:
+        return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+    def formulation(self, instruction: str) -> dict[str, Any] | None:
+        with self._lock:
+            return self._formulations.get(self._key(instruction))
+
+    def remember_formulation(self, instruction: str, found: dict[str, Any]) -> None:
+        with self._lock:
+            self._formulations.setdefault(self._key(instruction), found)
+
+    def checkers(self, instruction: str, formula: str) -> dict[str, Any]:
+        with self._lock:
+            return dict(self._checkers.get(self._key(instruction, formula), {}))
+
+    def remember_checkers(self, instruction: str, formula: str, found: dict[str, Any]) -> None:
+        with self._lock:
+            self._checkers.setdefault(self._key(instruction, formula), {}).update(found)
+
+
+@dataclass
+class VerifyRuntime:
+    """What the nodes need besides the state (not serialised)."""
+
+    agents: VerifyAgents
+    tracer: Tracer
+    verifier: str = "nsvif"
+    max_reflections: int = 3
+    max_formulation_repairs: int = 2
+    checker_limits: SandboxLimits = CHECKER_LIMITS
+    user_checkers: dict[str, UserChecker] = field(default_factory=dict)
+    budget: int = 0  # generations in the feedback loop; 0 = verify the given output only
+    feedback: str = "explanation"
+    tag: dict[str, Any] = field(default_factory=dict)  # added to every trace event (e.g. the item id)
+    memory: VerifierMemory | None = None  # shared by the verifications of an evaluation
+    judge_guidance: str | None = None  # gepa-cot: the optimised guidance of the CoT judge (None: the default)
+
+    def event(self, name: str, **fields: Any) -> None:
+        with _TRACE_LOCK:
+            self.tracer.event(name, **self.tag, **fields)
+
+    def turn(self, turn: AgentTurn, **fields: Any) -> None:
+        with _TRACE_LOCK:
+            self.tracer.agent_turn(turn, **self.tag, **fields)
+
+
+def initial_state(instruction: str, output: str | None = None) -> VerifyState:
+    return {
+        "instruction": instruction,
+        "output": output or "",
+        "status": "running",
+        "reason": "",
+        "formulation_round": 0,
+        "cursor": 0,
+        "drafts": {},
+        "codes": {},
+        "tested": [],
+        "logic": [],
+        "queue": [],
+        "reflection_round": 0,
+        "failure": None,
+        "failures": {},
+        "results": {},
+        "decision": None,
+        "follow_round": 0,
+        "history": [],
+        "llm_calls": 0,
+        "cached_calls": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "llm_seconds": 0.0,
+        "checker_runs": 0,
+        "checker_seconds": 0.0,
+    }
+
+
+def usage(state: VerifyState, turns: list[AgentTurn]) -> dict[str, Any]:
+    update: dict[str, Any] = {
+        k: state.get(k, 0) for k in ("llm_calls", "cached_calls", "prompt_tokens", "completion_tokens", "llm_seconds")
+    }
+    for turn in turns:
+        response = turn.response
+        if response is None:
+            continue
+        if response.cached:
+            update["cached_calls"] += 1
+            continue
+        update["llm_calls"] += 1
+        update["prompt_tokens"] += response.prompt_tokens or 0
+        update["completion_tokens"] += response.completion_tokens or 0
+        update["llm_seconds"] += response.latency_s or 0.0
+    return update
+
+
+__all__ = [
+    "FEEDBACK_MODES",
+    "VERIFIERS",
+    "WHOLE_INSTRUCTION_JUDGES",
+    "VerifierMemory",
+    "VerifyAgents",
+    "VerifyRuntime",
+    "VerifyState",
+    "initial_state",
+    "usage",
+]
