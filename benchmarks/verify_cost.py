@@ -26,8 +26,8 @@ from pathlib import Path
 
 from autonesy.agents.llm import LangChainChatBackend
 from autonesy.agents.verify.scripted_llm import oracle_chat_model
+from autonesy.graph.verify.run import VerifyConfig
 from autonesy.graph.verify.vifbench import evaluate
-from autonesy.graph.verify_run import VerifyConfig
 from autonesy.tasks.vifbench import generate
 
 VERIFIERS = ("nsvif", "nsvif-neu", "judge")

@@ -1,6 +1,6 @@
 """A run directory: where a run's identity, checkpoints and outputs live, for every pipeline.
 
-An attempt (``graph/run.py``) and a verification (``graph/verify_run.py``) keep their runs the same
+An attempt (``graph/run.py``) and a verification (``graph/verify/run.py``) keep their runs the same
 way, through this module: ``config.json`` names the run (the same ``--out`` given to a different
 run is refused with one line), ``checkpoints.sqlite`` holds LangGraph's checkpoints (read back as
 data only, see ``graph/checkpoint_store.py``) so running again resumes, and every output file is

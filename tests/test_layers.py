@@ -25,6 +25,7 @@ COMPATIBILITY_SHIMS = {
     "autonesy.tools.formats.reference": "autonesy.tasks.reference",
     "autonesy.graph.verify": "autonesy.graph.verify.graph",
     "autonesy.graph.vifbench": "autonesy.graph.verify.vifbench",
+    "autonesy.graph.verify_run": "autonesy.graph.verify.run",
     "autonesy.tools.checkers": "autonesy.tools.verify.checkers",
     "autonesy.tools.checker_run": "autonesy.tools.verify.checker_run",
     "autonesy.tools.user_checkers": "autonesy.tools.verify.user_checkers",

@@ -170,7 +170,7 @@ def verify(
     as_json: bool = json_option("Print the summary as JSON."),
 ) -> None:
     """Verify that a response follows an instruction: exit 0 if sat, 1 if unsat, 2 on an error."""
-    from autonesy.graph.verify_run import VerifyConfig, verify_output
+    from autonesy.graph.verify.run import VerifyConfig, verify_output
 
     with user_errors(2):
         text, response = _read(instruction, "instruction"), _read(output, "output")
@@ -220,7 +220,7 @@ def follow(
     as_json: bool = json_option(),
 ) -> None:
     """Write a response, verify it, rewrite it with the explanation until it is sat or the budget is spent."""
-    from autonesy.graph.verify_run import VerifyConfig, verify_output
+    from autonesy.graph.verify.run import VerifyConfig, verify_output
 
     with user_errors(2):
         text = _read(instruction, "instruction")
@@ -311,9 +311,9 @@ def evaluate(
     as_json: bool = json_option(),
 ) -> None:
     """Score verifiers on labelled pairs: F1, precision, recall, pass@1, FP/FN, per constraint count, cost."""
+    from autonesy.graph.verify.run import VerifyConfig
     from autonesy.graph.verify.vifbench import evaluate as run_eval
     from autonesy.graph.verify.vifbench import read_data, report_markdown
-    from autonesy.graph.verify_run import VerifyConfig
 
     with user_errors(1):
         names = _verifiers(verifier)

@@ -31,7 +31,7 @@ from autonesy.agents.llm import ChatBackend, LLMError, ResponseCache, backend_fr
 from autonesy.agents.verify import WriterAgent
 from autonesy.graph.trace import Tracer
 from autonesy.graph.verify.graph import VERIFIERS, WHOLE_INSTRUCTION_JUDGES, VerifierMemory, initial_state
-from autonesy.graph.verify_run import (
+from autonesy.graph.verify.run import (
     Backends,
     VerifyConfig,
     VerifyError,

@@ -138,7 +138,7 @@ def test_user_facing_errors_share_one_base():
     from autonesy.graph.report import ReportError
     from autonesy.graph.run import RunError
     from autonesy.graph.sweep import SweepError
-    from autonesy.graph.verify_run import VerifyError
+    from autonesy.graph.verify.run import VerifyError
     from autonesy.nesy.constraint import UnsatisfiableConstraint
     from autonesy.tasks.data.fetch import FetchError
     from autonesy.tasks.data.store import DataError

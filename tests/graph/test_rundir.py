@@ -20,7 +20,7 @@ from autonesy.graph import run as run_module
 from autonesy.graph import rundir as rundir_module
 from autonesy.graph.run import RunConfig, RunError, run_attempt
 from autonesy.graph.rundir import RunDir
-from autonesy.graph.verify_run import VerifyConfig, VerifyError, verify_output
+from autonesy.graph.verify.run import VerifyConfig, VerifyError, verify_output
 from autonesy.tools.errors import AutonesyError
 
 JSON = st.recursive(

@@ -23,8 +23,8 @@ from autonesy.agents.llm import LangChainChatBackend
 from autonesy.agents.verify.scripted_llm import oracle_chat_model
 from autonesy.graph.cli import app
 from autonesy.graph.trace import read_trace
+from autonesy.graph.verify.run import VerifyConfig, VerifyError, verify_output
 from autonesy.graph.verify.vifbench import evaluate
-from autonesy.graph.verify_run import VerifyConfig, VerifyError, verify_output
 from autonesy.tasks.vifbench import Instruction, generate
 
 

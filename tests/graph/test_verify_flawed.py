@@ -15,8 +15,8 @@ from autonesy.agents.verify.scripted_llm import (
     flawed_chat_model,
     wrong_source,
 )
+from autonesy.graph.verify.run import VerifyConfig
 from autonesy.graph.verify.vifbench import evaluate
-from autonesy.graph.verify_run import VerifyConfig
 from autonesy.tasks.vifbench import generate
 from autonesy.tasks.vifbench.constraints import Constraint
 from autonesy.tools.formats.expr import evaluate as evaluate_expr

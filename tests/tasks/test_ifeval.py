@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from autonesy.graph.verify.run import VerifyError
 from autonesy.graph.verify.vifbench import import_ifeval, read_data
-from autonesy.graph.verify_run import VerifyError
 from autonesy.tasks.vifbench.ifeval import (
     IFEvalDataError,
     checker_agreement,

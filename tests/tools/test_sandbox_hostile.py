@@ -696,7 +696,7 @@ def test_cnf_counts_too_long_or_not_ascii_are_clean_errors(text: str):
 def test_a_resumed_run_directory_with_a_link_out_writes_nothing(tmp_path: Path, canary: Path, link: str):
     # a received run directory: answer.txt -> ~/.bashrc, the answer replayed from its own llm_cache.sqlite
     from autonesy.graph.run import RunConfig, RunError, run_attempt
-    from autonesy.graph.verify_run import VerifyConfig, VerifyError, verify_output
+    from autonesy.graph.verify.run import VerifyConfig, VerifyError, verify_output
 
     run_dir = tmp_path / "received"
     run_dir.mkdir()
