@@ -58,6 +58,8 @@ _TRACE_LOCK = threading.Lock()  # verifications of an evaluation may run in thre
 
 
 class VerifyState(TypedDict, total=False):
+    """The verify graph's state: plain JSON, so it is checkpointed and resumed as data."""
+
     instruction: str
     output: str  # the response being verified (never changed by a node other than generate)
     status: str  # running | sat | unsat | unknown | contradictory | error
@@ -94,6 +96,8 @@ class VerifyState(TypedDict, total=False):
 
 @dataclass
 class VerifyAgents:
+    """The agents a verification uses, one per role."""
+
     formulation: FormulationAgent
     checking: CheckingAgent
     judge: JudgeAgent
@@ -115,18 +119,22 @@ class VerifierMemory:
         return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
     def formulation(self, instruction: str) -> dict[str, Any] | None:
+        """The formulation already found for this instruction, if any."""
         with self._lock:
             return self._formulations.get(self._key(instruction))
 
     def remember_formulation(self, instruction: str, found: dict[str, Any]) -> None:
+        """Keep the first formulation of an instruction, so its other responses reuse it."""
         with self._lock:
             self._formulations.setdefault(self._key(instruction), found)
 
     def checkers(self, instruction: str, formula: str) -> dict[str, Any]:
+        """The checkers already written for this instruction and formula."""
         with self._lock:
             return dict(self._checkers.get(self._key(instruction, formula), {}))
 
     def remember_checkers(self, instruction: str, formula: str, found: dict[str, Any]) -> None:
+        """Keep checkers for reuse on other responses to the same instruction."""
         with self._lock:
             self._checkers.setdefault(self._key(instruction, formula), {}).update(found)
 
@@ -149,15 +157,18 @@ class VerifyRuntime:
     judge_guidance: str | None = None  # gepa-cot: the optimised guidance of the CoT judge (None: the default)
 
     def event(self, name: str, **fields: Any) -> None:
+        """Trace an event, tagged (e.g. with the record id in an evaluation); one writer at a time."""
         with _TRACE_LOCK:
             self.tracer.event(name, **self.tag, **fields)
 
     def turn(self, turn: AgentTurn, **fields: Any) -> None:
+        """Trace an LLM turn, tagged; one writer at a time."""
         with _TRACE_LOCK:
             self.tracer.agent_turn(turn, **self.tag, **fields)
 
 
 def initial_state(instruction: str, output: str | None = None) -> VerifyState:
+    """The state a verification starts from (``follow`` starts without a response)."""
     return {
         "instruction": instruction,
         "output": output or "",
@@ -206,6 +217,8 @@ def _usage(state: VerifyState, turns: list[AgentTurn]) -> dict[str, Any]:
 
 
 def build_verify_graph(rt: VerifyRuntime, checkpointer=None):
+    """The verification state machine: formulate, write and self-test checkers, check, judge, decide, explain (and for
+    ``follow`` write and revise)."""
     agents = rt.agents
 
     def traced(name: str, node):
