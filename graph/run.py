@@ -12,6 +12,9 @@ The run directory holds (docs/architecture.md §9):
     summary.json       the outcome in one object (what `run --json` prints)
     checkpoints.sqlite LangGraph checkpoints: run again with the same --out to resume
     llm_cache.sqlite   LLM responses by prompt hash: a resumed run never pays twice for a call
+
+How the directory is claimed, checkpointed and written is ``graph/rundir.py`` (shared with
+verifications); ``summary.json`` is a ``RunSummary`` (``graph/summary.py``).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from autonesy.agents.llm import (
 from autonesy.agents.llm.guided import DECODING_MODES
 from autonesy.agents.policies import POLICIES, AttemptSpec, check_prompt_style, make_policy
 from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest, build_attempt_graph, json_safe
-from autonesy.graph.rundir import (  # noqa: F401 - first_link, package_versions, LINK_REFUSED: old import paths
+from autonesy.graph.rundir import (  # first_link, package_versions, LINK_REFUSED, VERSIONED_PACKAGES: old paths
     CACHE_FILE,
     LINK_REFUSED,
     SUMMARY_FILE,

@@ -602,13 +602,26 @@ def order_key(row: Mapping[str, Any]) -> tuple:
 
 
 def recorded_jobs(out: str | Path) -> list[dict[str, Any]]:
-    """Every job ever written into the sweep directory."""
+    """Every job ever written into the sweep directory. A sweep directory may come from someone else:
+    a ``job.json`` without the fields a results row is built from is skipped, not a traceback."""
     jobs = []
     for path in sorted((Path(out) / ATTEMPTS_DIR).glob(f"*/{JOB_FILE}")):
         job = read_json(path)
-        if isinstance(job, dict) and job.get("attempt_id") == path.parent.name:
+        if isinstance(job, dict) and job.get("attempt_id") == path.parent.name and _well_formed(job):
             jobs.append(job)
     return jobs
+
+
+def _well_formed(job: Mapping[str, Any]) -> bool:
+    config = job.get("config")
+    return (
+        isinstance(job.get("llm"), str)
+        and type(job.get("repeat", 0)) is int
+        and isinstance(config, dict)
+        and all(isinstance(config.get(key), str) for key in ("task", "format", "prompt", "detail", "policy"))
+        and type(config.get("max_repairs")) is int
+        and isinstance(config.get("decoding"), (str, type(None)))
+    )
 
 
 def collect_rows(out: str | Path) -> list[dict[str, Any]]:

@@ -28,6 +28,7 @@ class MLP(nn.Module):
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits from flattened features."""
         return self.net(x.flatten(1))
 
 
@@ -52,6 +53,7 @@ class SmallCNN(nn.Module):
         self.head = nn.Sequential(nn.Flatten(), nn.Linear(c * h * w, hidden), nn.ReLU(), nn.Linear(hidden, num_outputs))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits from an image batch."""
         return self.head(self.features(x))
 
 
@@ -59,6 +61,7 @@ class AddChannel(nn.Module):
     """(B, H, W) → (B, 1, H, W) for single-channel images given without a channel axis."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Add the channel axis a single-channel image batch lacks."""
         return x.unsqueeze(1)
 
 

@@ -56,6 +56,7 @@ class LogitLiteral(InputLayer):
 
     @property
     def config(self) -> Mapping[str, Any]:
+        """The layer's settings, as cirkit serialises layers."""
         return {"scope": self.scope, "num_output_units": self.num_output_units, "negated": self.negated}
 
 
@@ -68,9 +69,11 @@ class TorchLogitLiteral(TorchInputFunctionLayer):
 
     @property
     def config(self) -> Mapping[str, Any]:
+        """The layer's settings, as cirkit serialises layers."""
         return {"num_output_units": self.num_output_units, "negated": self.negated}
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Log-probabilities of the literal from logits (log-sigmoid, negated for a negative literal), computed stably."""
         if not x.is_floating_point():
             x = x.to(torch.get_default_dtype())
         out = F.logsigmoid(-x if self.negated else x).expand(-1, -1, self.num_output_units)
@@ -78,6 +81,7 @@ class TorchLogitLiteral(TorchInputFunctionLayer):
 
 
 def compile_logit_literal(compiler: TorchCompiler, sl: LogitLiteral) -> TorchLogitLiteral:
+    """cirkit's compiler rule for ``LogitLiteral``: the Torch layer on the same scope."""
     return TorchLogitLiteral(
         torch.tensor(tuple(sl.scope)), sl.num_output_units, negated=sl.negated, semiring=compiler.semiring
     )
@@ -88,18 +92,22 @@ class LSESumNoClampSemiring(LSESumSemiring):
 
     @classmethod
     def sum(cls, x: torch.Tensor, dim: int, *, keepdim: bool = False) -> torch.Tensor:
+        """Sum in log space (log-sum-exp) over a dimension."""
         return x.logsumexp(dim=dim, keepdim=keepdim)
 
     @classmethod
     def add(cls, *xs: torch.Tensor) -> torch.Tensor:
+        """Add in log space (log-add-exp)."""
         return functools.reduce(torch.logaddexp, xs)
 
     @classmethod
     def prod(cls, x: torch.Tensor, dim: int, *, keepdim: bool = False) -> torch.Tensor:
+        """Product in log space (a sum) over a dimension."""
         return x.sum(dim=dim, keepdim=keepdim)
 
     @classmethod
     def mul(cls, *xs: torch.Tensor) -> torch.Tensor:
+        """Multiply in log space (add)."""
         return functools.reduce(torch.add, xs)
 
     @classmethod

@@ -73,25 +73,31 @@ class Constraint:
 
     @property
     def num_vars(self) -> int:
+        """The number of task variables (the predictor's outputs)."""
         return self.sdd.num_task_vars
 
     @property
     def is_false(self) -> bool:
+        """Whether no assignment satisfies the formula."""
         return self.sdd.node.is_false()
 
     @property
     def is_true(self) -> bool:
+        """Whether every assignment satisfies the formula."""
         return self.sdd.node.is_true()
 
     @cached_property
     def model_count(self) -> int:
+        """The formula's model count over the task variables."""
         return self.sdd.model_count()
 
     @property
     def sdd_size(self) -> int:
+        """The SDD's size (circuit cost of SPL and SL)."""
         return self.sdd.size
 
     def require_satisfiable(self) -> None:
+        """Refuse an unsatisfiable formula: its probability is zero everywhere, so SPL and SL cannot be trained on it."""
         if self.is_false:
             raise UnsatisfiableConstraint(
                 f"{self.name or 'the formula'} is unsatisfiable over its {self.num_vars} task variables: "
@@ -126,6 +132,7 @@ class Constraint:
             return self.__dict__["_cirkit"]
 
     def klay_circuit(self):
+        """The KLay circuit for semantic loss, built once per constraint (thread-safe)."""
         with self._lock:
             if "_klay" not in self.__dict__:
                 import klay

@@ -77,6 +77,7 @@ def summarize(per_seed: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]
 
 
 def format_mean_std(summary: Mapping[str, Mapping[str, Any]], key: str, digits: int = 3) -> str:
+    """``mean ± std`` of a summary entry for tables; ``—`` when missing."""
     entry = summary.get(key)
     if entry is None:
         return "—"

@@ -30,14 +30,18 @@ class Unconstrained:
     name = "none"
 
     def loss(self, logits: torch.Tensor, y: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
+        """Binary cross-entropy on the labels only: the baseline without the constraint."""
         return task_loss(logits, y)
 
     @torch.no_grad()
     def predict(self, logits: torch.Tensor) -> torch.Tensor:
+        """Each variable thresholded on its own."""
         return (logits > 0).long()
 
 
 class SemanticLoss(Unconstrained):
+    """Semantic loss (Xu et al. 2018) over the formula's circuit, evaluated with KLay, added to the task loss."""
+
     name = "sl"
 
     def __init__(self, constraint: Constraint, weight: float = 1.0):
@@ -54,7 +58,10 @@ class SemanticLoss(Unconstrained):
         return self.module(F.logsigmoid(logits), F.logsigmoid(-logits)).reshape(-1)
 
     def semantic_loss(self, logits: torch.Tensor) -> torch.Tensor:
+        """Minus the log-probability that a sample from the predicted marginals satisfies the formula, averaged over
+        the batch."""
         return -self.log_wmc(logits).mean()
 
     def loss(self, logits: torch.Tensor, y: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
+        """Task loss plus the weighted semantic loss."""
         return task_loss(logits, y) + self.weight * self.semantic_loss(logits)

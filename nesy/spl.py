@@ -41,6 +41,8 @@ def log_q(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 class SPL:
+    """Semantic probabilistic layer: a probabilistic circuit over the formula's SDD, so every prediction satisfies it."""
+
     name = "spl"
 
     def __init__(self, constraint: Constraint):
@@ -78,6 +80,7 @@ class SPL:
         return torch.where(value > -0.5, torch.zeros_like(value), torch.full_like(value, -torch.inf))
 
     def satisfies(self, y: torch.Tensor) -> torch.Tensor:
+        """Whether label rows satisfy the formula (their constraint log-probability is 0)."""
         return self.log_constraint(y) == 0
 
     def log_likelihood(self, logits: torch.Tensor, y: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:

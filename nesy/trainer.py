@@ -29,6 +29,8 @@ from autonesy.nesy.backbones import make_backbone
 
 
 class Method(Protocol):
+    """What the trainer needs of a NeSy method: a loss over the backbone's logits and a prediction rule."""
+
     name: str
 
     def loss(self, logits: torch.Tensor, y: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor: ...
@@ -38,6 +40,8 @@ class Method(Protocol):
 
 @dataclass(frozen=True)
 class TrainConfig:
+    """Training hyper-parameters, recorded with every result so a run can be repeated."""
+
     epochs: int = 30
     batch_size: int = 128
     lr: float = 1e-3
@@ -49,6 +53,7 @@ class TrainConfig:
     threads: int | None = None  # torch intra-op threads during the run (None: leave torch's setting)
 
     def to_dict(self) -> dict[str, Any]:
+        """The configuration as JSON data."""
         return asdict(self)
 
 
@@ -78,10 +83,12 @@ class Arrays:
 
     @property
     def num_outputs(self) -> int:
+        """The number of label columns (task variables)."""
         return int(np.asarray(self.y_train).shape[1])
 
     @property
     def x_shape(self) -> tuple[int, ...]:
+        """The shape of one input, which picks the backbone."""
         return tuple(np.asarray(self.x_train).shape[1:])
 
     @classmethod
@@ -103,6 +110,8 @@ class Arrays:
 
 @dataclass
 class TrainResult:
+    """A trained model with its method, seed, best epoch and the metrics recorded while training."""
+
     model: torch.nn.Module
     method: Method
     seed: int
@@ -115,6 +124,7 @@ class TrainResult:
     stopped: str = ""
 
     def summary(self) -> dict[str, Any]:
+        """The result as JSON data (without the model)."""
         return {
             "seed": self.seed,
             "best_epoch": self.best_epoch,

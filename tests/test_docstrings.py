@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("agents", "graph", "tools", "nesy", "tasks")
-FLOOR = 0.90  # raise it when coverage rises; never lower it
+FLOOR = 0.95  # 99.7 % when set; headroom for merged branches. Raise it when coverage rises; never lower it
 
 
 def public_definitions(path: Path) -> list[tuple[str, bool]]:

@@ -51,6 +51,7 @@ class CompiledSDD:
 
     @property
     def size(self) -> int:
+        """The SDD's size, the circuit cost reported in metrics."""
         return self.node.size()
 
     def model_count(self) -> int:
@@ -67,6 +68,7 @@ class CompiledSDD:
         return evaluate_sdd(self.node, assignments, self.num_task_vars)
 
     def save(self, directory: str | Path, stem: str) -> tuple[Path, Path]:
+        """Write the SDD and its vtree in PySDD's text formats; returns both paths."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         sdd_path, vtree_path = directory / f"{stem}.sdd", directory / f"{stem}.vtree"

@@ -50,6 +50,8 @@ AUTO_GANAK_SHARE = 0.6  # of what is left after enumeration; the SDD then gets m
 
 @dataclass(frozen=True)
 class ModelCount:
+    """A model count with the method that made it, whether it is exact, and how long it took."""
+
     value: int
     method: str
     exact: bool
@@ -59,6 +61,7 @@ class ModelCount:
     """The projected models themselves when the count enumerated them (reused by the metrics)."""
 
     def to_dict(self) -> dict[str, Any]:
+        """The count as JSON data (enumerated models left out)."""
         data = asdict(self)
         del data["models"]
         return data
@@ -66,6 +69,8 @@ class ModelCount:
 
 @dataclass(frozen=True)
 class ApproxMCSettings:
+    """ApproxMC's tolerance, confidence and seed (recorded with an approximate count)."""
+
     epsilon: float = 0.8
     delta: float = 0.2
     seed: int = 1
@@ -78,6 +83,7 @@ class CounterFailed(RuntimeError):
 def count_by_enumeration(
     cnf: CNF, cap: int | None = DEFAULT_ENUMERATION_CAP, time_limit_s: float | None = DEFAULT_TIME_LIMIT_S
 ) -> ModelCount:
+    """Count by enumerating models with a SAT solver (exact; refused above the cap), keeping the models for overlaps."""
     start = time.perf_counter()
     models = enumerate_models(cnf, cap, time_limit_s)
     return ModelCount(len(models), "enumeration", True, time.perf_counter() - start, {"cap": cap}, tuple(models))
@@ -155,6 +161,7 @@ def _ganak_count(cnf: CNF) -> int:
 
 
 def count_by_ganak(cnf: CNF, time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> ModelCount:
+    """Count with Ganak (exact) within the time limit; an empty clause is zero models without calling it."""
     start = time.perf_counter()
     if any(len(c) == 0 for c in cnf.clauses):
         return ModelCount(0, "ganak", True, time.perf_counter() - start)

@@ -58,6 +58,7 @@ class ResponseCache:
         return con
 
     def get(self, endpoint: str, model: str, prompt_hash: str) -> LLMResponse | None:
+        """A cached response for (endpoint, model, prompt hash), marked as cached; None when absent or unreadable."""
         with self._lock:
             con = self._connect()
             try:
@@ -77,6 +78,7 @@ class ResponseCache:
             return None  # a damaged (or crafted) entry is a miss; the next put overwrites it
 
     def put(self, endpoint: str, model: str, prompt_hash: str, response: LLMResponse) -> None:
+        """Store a response (as data, never pickled) so a resumed run does not pay for the call again."""
         data = json.dumps(replace(response, cached=False).to_dict(), ensure_ascii=False, sort_keys=True)
         with self._lock:
             con = self._connect()

@@ -80,6 +80,7 @@ def fold_system_prompt(messages: list[dict[str, str]]) -> list[dict[str, str]]:
 
 
 def to_langchain_messages(messages: list[dict[str, str]]) -> list[BaseMessage]:
+    """Role/content dicts as LangChain message objects."""
     kinds = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
     return [kinds[m["role"]](content=m["content"]) for m in messages]
 
@@ -116,6 +117,7 @@ def _reasoning_text(value: Any) -> str:
 
 
 def extract_reasoning(message: BaseMessage) -> str:
+    """A reasoning model's thoughts from wherever its server put them (kept in the trace, never parsed as the answer)."""
     kwargs = message.additional_kwargs or {}
     for key in ("reasoning_content", "reasoning", "thinking"):
         text = _reasoning_text(kwargs.get(key))
@@ -128,6 +130,8 @@ def extract_reasoning(message: BaseMessage) -> str:
 
 
 def extract_usage(message: BaseMessage) -> tuple[int | None, int | None]:
+    """(prompt, completion) tokens from the response metadata, in either of LangChain's shapes; None when the server
+    reports none."""
     usage = getattr(message, "usage_metadata", None)
     if usage:
         return usage.get("input_tokens"), usage.get("output_tokens")
@@ -239,6 +243,8 @@ class LangChainChatBackend(ChatBackend):
         )
 
     def complete(self, messages: Sequence[Mapping[str, str]], *, cache_salt: str = "", **params: Any) -> LLMResponse:
+        """One chat completion: answered from the cache when the same prompt was asked before, else sent with retries,
+        recorded, and cached."""
         msgs = normalize_messages(messages)
         call_hash = prompt_hash(msgs, params)
         effective = {**self.default_params, **{k: v for k, v in params.items() if v is not None}}

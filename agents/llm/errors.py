@@ -46,6 +46,7 @@ class LLMError(AutonesyError, RuntimeError):
         super().__init__(self.message)
 
     def to_dict(self) -> dict:
+        """The error as JSON data for traces (kind, message, HTTP status, attempts, endpoint, model)."""
         return {
             "kind": self.kind,
             "message": self.message,
@@ -57,11 +58,13 @@ class LLMError(AutonesyError, RuntimeError):
 
 
 def one_line(text: str, limit: int = 500) -> str:
+    """A text on one line and at most ``limit`` characters, for error messages."""
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
+    """Replace each secret (four characters or more) with ``***``."""
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")

@@ -115,6 +115,7 @@ def find_local_gguf() -> Path:
 
 
 def free_loopback_port() -> int:
+    """A free TCP port on 127.0.0.1 for the embedded server (the OS picks it)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -167,15 +168,18 @@ class LocalLlamaServer:
 
     @property
     def base_url(self) -> str:
+        """The server's OpenAI-compatible URL; ``LLMError`` before it is started."""
         if self.port is None:
             raise LLMError("config", "the local LLM server is not started")
         return f"http://127.0.0.1:{self.port}/v1"
 
     @property
     def running(self) -> bool:
+        """Whether the server process is alive."""
         return self.process is not None and self.process.poll() is None
 
     def command(self) -> list[str]:
+        """The command line that starts llama.cpp's server on this model and port."""
         assert self.model_path is not None and self.port is not None
         cmd = [
             sys.executable, "-m", "llama_cpp.server",
@@ -192,6 +196,7 @@ class LocalLlamaServer:
         return cmd + self.extra_args
 
     def start(self) -> LocalLlamaServer:
+        """Start the server once (thread-safe) and wait until it answers."""
         with self._lock:
             if self.running:
                 return self
@@ -277,6 +282,7 @@ class LocalLlamaServer:
                 continue
 
     def stop(self) -> None:
+        """Stop the server and remove its log when it owns one."""
         with self._lock:
             self._stop_locked()
             if self._owns_log and self.log_path is not None:
@@ -328,6 +334,7 @@ class LocalChatBackend(LangChainChatBackend):
         )
 
     def start(self) -> LocalChatBackend:
+        """Start the embedded server now rather than at the first call."""
         self._get_chat_model()
         return self
 
@@ -344,5 +351,6 @@ class LocalChatBackend(LangChainChatBackend):
             return self._chat_model
 
     def close(self) -> None:
+        """Stop the embedded server."""
         self.server.stop()
         self._chat_model = None

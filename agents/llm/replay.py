@@ -73,6 +73,8 @@ class ReplayBackend(ChatBackend):
         return sum(self._recorded.values())
 
     def complete(self, messages: Sequence[Mapping[str, str]], *, cache_salt: str = "", **params: Any) -> LLMResponse:
+        """The recorded answer to this exact prompt (in recorded order when it is asked again); a prompt never
+        recorded, or asked more often than recorded, is an ``LLMError``."""
         key = prompt_hash(normalize_messages(messages), params)
         with self._lock:
             queue = self._answers.get(key)

@@ -114,11 +114,13 @@ class LLMResponse:
 
     @property
     def total_tokens(self) -> int | None:
+        """Prompt plus completion tokens; None when the server reported neither."""
         if self.prompt_tokens is None and self.completion_tokens is None:
             return None
         return (self.prompt_tokens or 0) + (self.completion_tokens or 0)
 
     def to_dict(self) -> dict[str, Any]:
+        """The response as JSON data (the cache and traces store it)."""
         return asdict(self)
 
     @classmethod

@@ -145,6 +145,8 @@ def openai_compatible_backend(
     fold_system: bool = False,
     grammar_dialect: str = "none",
 ) -> LangChainChatBackend:
+    """A backend on an OpenAI-compatible server, with the URL and key checked first (keys only over https or to
+    loopback)."""
     _check_url(base_url)
     _check_key_transport(base_url, api_key)
     if not model:

@@ -47,6 +47,7 @@ class Draft:
     note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
+        """The draft as state data."""
         return {
             "code": self.code,
             "accept": self.accept,
@@ -58,6 +59,7 @@ class Draft:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Draft:
+        """A draft from state data (missing fields empty)."""
         return cls(
             data.get("code"),
             list(data.get("accept") or []),
@@ -134,6 +136,8 @@ def parse_checkers(text: str, ids: Sequence[str], user_checkers: Iterable[str] =
 
 
 class CheckingAgent:
+    """Writes a checker program per logic constraint, self-tests it on its own examples, and reflects on failures."""
+
     def __init__(
         self,
         backend: ChatBackend | None,
@@ -159,6 +163,8 @@ class CheckingAgent:
     def reflect(
         self, instruction: str, cid: str, summary: str, code: str, failure: str, round_number: int
     ) -> tuple[AgentTurn, str | None]:
+        """Show a failed checker and its failure; returns the turn and the corrected code (None when the call failed or
+        gave no code)."""
         prompt = reflection_prompt(instruction, cid, summary, code, failure, round_number, self.wall_seconds)
         turn = ask(self.backend, "reflection", prompt, f"{cid}:{round_number}", **self.params)
         return turn, None if turn.error else extract_code(turn.text)

@@ -75,6 +75,7 @@ def explain(
     *,
     with_code: bool = True,
 ) -> str:
+    """The verdict in words: which constraints failed and why, with each one's evidence (checker code when asked)."""
     summaries = {c["id"]: c["summary"] for c in constraints}
     verdict = decision.get("verdict")
     lines: list[str] = []

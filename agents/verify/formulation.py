@@ -40,6 +40,8 @@ class FormulationError(ValueError):
 
 @dataclass(frozen=True)
 class Formulation:
+    """An instruction decomposed: constraint ids and summaries, how they compose into the verdict, and each one's kind."""
+
     constraints: tuple[tuple[str, str], ...]  # (id, one-line summary)
     composition: Composition
     kinds: tuple[str, ...] = ()  # logic | semantic, per constraint
@@ -47,9 +49,11 @@ class Formulation:
 
     @property
     def ids(self) -> tuple[str, ...]:
+        """The constraint ids in order."""
         return tuple(cid for cid, _ in self.constraints)
 
     def to_state(self) -> dict[str, Any]:
+        """The formulation as graph state data (constraints with kinds, the formula)."""
         kinds = self.kinds or ("semantic",) * len(self.constraints)
         return {
             "constraints": [
@@ -68,6 +72,8 @@ def _last_block(name: str, text: str) -> str | None:
 
 
 def parse_formulation(text: str) -> Formulation:
+    """Read the formulation agent's answer (the last block of each kind); a missing or malformed block is a
+    ``FormulationError`` written for the repair prompt."""
     block = _last_block("constraints", text or "")
     if block is None:
         raise FormulationError("the answer has no <constraints> … </constraints> block")
@@ -112,6 +118,7 @@ def parse_formulation(text: str) -> Formulation:
 
 
 def formulation_from_state(constraints: list[dict[str, str]], formula: str) -> Formulation:
+    """Rebuild a formulation from graph state (a resumed run, or reused memory)."""
     ids = [c["id"] for c in constraints]
     return Formulation(
         tuple((c["id"], c["summary"]) for c in constraints),
@@ -121,6 +128,9 @@ def formulation_from_state(constraints: list[dict[str, str]], formula: str) -> F
 
 
 class FormulationAgent:
+    """Decomposes an instruction into constraints and a composition formula, repairing its own answer from the parse
+    error."""
+
     def __init__(self, backend: ChatBackend | None, **params: Any) -> None:
         self.backend = backend
         self.params = params

@@ -34,14 +34,18 @@ ATTEMPTS = 2
 
 @dataclass(frozen=True)
 class Judgement:
+    """A judge's verdict and its reasoning (shown in the explanation)."""
+
     value: bool | None  # None: the judge gave no verdict (or the LLM failed)
     reasoning: str
 
     def to_dict(self) -> dict[str, Any]:
+        """The judgement as JSON data."""
         return {"value": self.value, "reasoning": self.reasoning}
 
 
 def parse_judgement(text: str) -> Judgement:
+    """Read the verdict from a judge's answer (the last marker wins); no marker leaves the verdict open."""
     text = text or ""
     markers = list(MARKER.finditer(text))
     if not markers:
@@ -69,6 +73,9 @@ def parse_judgements(text: str, ids: list[str]) -> dict[str, Judgement]:
 
 
 class JudgeAgent:
+    """An LLM judge: per constraint (semantic constraints, fallback for failed checkers) or for the whole instruction
+    (the judge baselines)."""
+
     def __init__(self, backend: ChatBackend | None, **params: Any) -> None:
         self.backend = backend
         self.params = params
@@ -113,6 +120,7 @@ class JudgeAgent:
         return turns, verdicts
 
     def holistic(self, instruction: str, output: str, *, salt: str = "") -> tuple[list[AgentTurn], Judgement]:
+        """One verdict on the whole instruction (the judge baseline)."""
         return self._judge("holistic_judge", holistic_judge_prompt(instruction, output), salt)
 
     def cot(

@@ -77,6 +77,7 @@ FORMULATION_EXAMPLE = (
 
 
 def formulation_prompt(instruction: str, previous: str | None = None, error: str | None = None) -> Prompt:
+    """The formulation prompt, with a worked example; on a retry, the previous answer and its error."""
     example, listed, formula = FORMULATION_EXAMPLE
     lines = "\n".join(f"C{i} [{kind}]: {text}" for i, (kind, text) in enumerate(listed, start=1))
     text = (
@@ -152,6 +153,7 @@ def checkers_prompt(
 def reflection_prompt(
     instruction: str, cid: str, summary: str, code: str, failure: str, round_number: int, wall_seconds: float
 ) -> Prompt:
+    """The prompt to fix a failed checker: the constraint, the code, what went wrong and the time limit."""
     text = (
         "Your checker for one constraint of an instruction failed. Fix it.\n\n"
         f"## Instruction (for context)\n{instruction.strip()}\n\n## Constraint {cid}\n{summary.strip()}\n\n"
@@ -241,6 +243,7 @@ def panel_prompt(persona: str, instruction: str, output: str, transcript: list[t
 
 
 def writer_prompt(instruction: str) -> Prompt:
+    """The prompt that asks for a response to an instruction."""
     return Prompt(
         SYSTEM["writer"],
         f"## Instruction\n{instruction.strip()}\n\n## Answer\nWrite the response only, inside "

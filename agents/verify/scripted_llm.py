@@ -333,6 +333,8 @@ class FlawedVifBenchLLM(VifBenchOracle):
 
     # -- formulation ---------------------------------------------------------------------------------
     def decomposition(self, key: str, instruction: Instruction) -> tuple[list[tuple[str, str]], str]:
+        """The decomposition with this instruction's flaw (drawn once per instruction, so every prompt about it
+        agrees)."""
         if key not in self.chosen:
             self.chosen[key] = self._decompose(key, instruction)
         listed, formula, _ = self.chosen[key]
@@ -415,22 +417,27 @@ class FlawedVifBenchLLM(VifBenchOracle):
 
     # -- classification, checkers, judges ---------------------------------------------------------------
     def kind(self, summary: str, members: tuple[Constraint, ...]) -> str:
+        """The kind, with a share of logic constraints misclassified as semantic."""
         kind = super().kind(summary, members)
         if kind == "logic" and self._dice("misclassify", summary) < self.flaws.misclassify:
             return "semantic"
         return kind
 
     def program(self, summary: str, members: tuple[Constraint, ...]) -> str:
+        """The checker, wrong (but running) for a share of constraints."""
         if self._dice("checker", summary) >= self.flaws.wrong_checker:
             return super().program(summary, members)
         return conjunction_program([wrong_source(c) for c in members])
 
     def judged(self, summary: str, members: tuple[Constraint, ...], response: str) -> bool:
+        """The judge's verdict, lenient on a share of violated constraints (more often for semantic ones)."""
         holds = super().judged(summary, members, response)
         lenient = self.flaws.judge_semantic if super().kind(summary, members) == "semantic" else self.flaws.judge_logic
         return holds or self._dice("judge", summary, response) < lenient
 
     def holistic(self, key: str, instruction: Instruction, response: str, who: str = "holistic_judge") -> bool:
+        """A whole-instruction judge that errs in a share of cases (misreading or/implies/iff, overlooking a
+        violation), the share depending on the persona."""
         overlook = {
             "cot_judge": self.flaws.cot,
             "literalist": self.flaws.panel_careful,
@@ -482,12 +489,15 @@ def wrong_source(constraint: Constraint) -> str:
 
 
 def oracle_chat_model(records: Iterable[Mapping[str, Any]], model_name: str = "vifbench-oracle") -> HandlerChatModel:
+    """A chat model that answers every verifier role exactly for these records (tests and the reference run of
+    VifBench)."""
     return HandlerChatModel(handler=VifBenchOracle(records), model_name=model_name)
 
 
 def flawed_chat_model(
     records: Iterable[Mapping[str, Any]], flaws: Flaws = Flaws(), model_name: str = "vifbench-flawed"
 ) -> HandlerChatModel:
+    """A chat model with the Nsvif paper's failure modes at the given rates, for offline verifier comparisons."""
     return HandlerChatModel(handler=FlawedVifBenchLLM(records, flaws), model_name=model_name)
 
 

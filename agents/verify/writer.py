@@ -16,11 +16,14 @@ _RESPONSE = re.compile(r"<\s*response\s*>\n?(.*?)\n?<\s*/\s*response\s*>", re.IG
 
 
 def extract_response(text: str) -> str:
+    """The response inside the writer's last ``<response>`` block (the whole text when it wrote none)."""
     blocks = _RESPONSE.findall(text or "")
     return (blocks[-1] if blocks else (text or "")).strip("\n")
 
 
 class WriterAgent:
+    """Writes responses for ``follow``: a first one, then revisions from the verifier's feedback."""
+
     def __init__(self, backend: ChatBackend | None, **params: Any) -> None:
         self.backend = backend
         self.params = params
@@ -32,6 +35,7 @@ class WriterAgent:
         return turn, text if text.strip() else None
 
     def write(self, instruction: str, *, salt: str = "0") -> tuple[AgentTurn, str | None]:
+        """The first response to an instruction."""
         return self._answer(ask(self.backend, "writer", writer_prompt(instruction), salt, **self.params))
 
     def rewrite(

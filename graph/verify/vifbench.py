@@ -253,6 +253,8 @@ class EvalTracer(Tracer):
     survive a crash is each finished row of results-VERIFIER.jsonl (which is what resuming reads)."""
 
     def event(self, event: str, **fields: Any) -> None:
+        """Append one event with secrets replaced, without the per-event sync of the run trace (what resuming needs is
+        in the results files)."""
         line = json.dumps({"event": event, "time": time.time(), **fields}, default=str, ensure_ascii=False)
         for secret in self.secrets:
             line = line.replace(secret, "***")
@@ -261,6 +263,7 @@ class EvalTracer(Tracer):
 
 
 def read_data(path: Path, limit: int | None = None) -> list[dict[str, Any]]:
+    """VifBench records from a JSONL file (or the data file in a directory), optionally the first ``limit``."""
     path = Path(path)
     if path.is_dir():
         path = path / DATA_FILE
@@ -447,6 +450,7 @@ def _num(value: float | None, digits: int = 1) -> str:
 
 
 def report_markdown(report: Mapping[str, Any]) -> str:
+    """The evaluation report as Markdown: per verifier, the paper's tables."""
     verifiers = report["verifiers"]
     lines = [f"# VifBench evaluation ({report['pairs']} pairs from {report['data']})", ""]
     lines += [

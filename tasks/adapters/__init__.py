@@ -21,6 +21,7 @@ PREFIXES = ("satbench", "dcpbench")
 
 
 def is_adapter_spec(spec: str) -> bool:
+    """Whether a task spec names an external benchmark (``satbench:…`` or ``dcpbench:…``)."""
     return isinstance(spec, str) and spec.split(":", 1)[0] in PREFIXES and ":" in spec
 
 
@@ -65,6 +66,8 @@ def left_out(spec: str) -> dict[str, str]:
 
 
 def load(spec: str) -> Task:
+    """The task an adapter spec names; a spec naming a whole benchmark copy (no ``#KEY``) is an ``AdapterError`` that
+    says how to name one record."""
     kind, path, key = parse_spec(spec)
     if key is None:
         raise AdapterError(

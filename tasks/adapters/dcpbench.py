@@ -77,6 +77,8 @@ _OPTIMISATION = re.compile(r"\b(minimize|maximize|minimise|maximise)\s*[(=]")
 
 @dataclass(frozen=True)
 class Problem:
+    """One DCP-Bench-Open problem: its description and its runnable CPMpy script."""
+
     id: str
     description: str  # the docstring (or the JSON's description)
     source: str  # the full runnable script: data + model (+ solve, which the sandbox stops at)
@@ -199,6 +201,7 @@ def _from_jsonl(path: Path) -> list[Problem]:
 
 
 def problems(path: Path) -> dict[str, Problem]:
+    """The problems of a DCP-Bench-Open copy by id; a missing or unreadable copy is an ``AdapterError``."""
     path = Path(path)
     if not path.exists():
         raise AdapterError(f"dcpbench: {path} does not exist")
@@ -647,6 +650,8 @@ def _task(path: Path, key: str, stamp: tuple) -> Task:
 
 
 def load(path: Path, key: str) -> Task:
+    """One DCP-Bench-Open problem as a task: its CPMpy model converted into the ground truth over its decision
+    variables; a problem left out is an ``AdapterError`` saying why."""
     path = Path(path)
     if not path.exists():
         raise AdapterError(f"dcpbench: {path} does not exist")

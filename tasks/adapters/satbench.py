@@ -234,6 +234,7 @@ def _conditions(value: Any) -> str:
 
 
 def load(path: Path, key: str) -> Task:
+    """One SATBench record as a task; an unknown key is an ``AdapterError``."""
     all_records = records(path)
     where = f"satbench:{path}#{key}"
     if key not in all_records:

@@ -83,16 +83,20 @@ def _capital(text: str) -> str:
 
 @dataclass(frozen=True)
 class Constraint:
+    """One constraint of an instruction: its id, type and parameters; its checker is the reference one."""
+
     id: str  # C1, C2, ...
     type: str
     params: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def kind(self) -> str:
+        """``semantic`` (tone, topic: a judge decides) or ``logic`` (a checker program decides)."""
         return "semantic" if self.type in SEMANTIC_TYPES else "logic"
 
     @property
     def clause(self) -> str:
+        """The constraint as a clause of the instruction's text."""
         return clause(self.type, self.params)
 
     @property
@@ -101,9 +105,11 @@ class Constraint:
         return _capital(self.clause) + "."
 
     def check(self, response: str) -> bool:
+        """Whether a response meets the constraint, by its reference checker (the labels come from here)."""
         return reference_check(self.type, response, self.params)
 
     def to_dict(self) -> dict[str, Any]:
+        """The constraint as JSON data."""
         return {
             "id": self.id,
             "type": self.type,
@@ -114,6 +120,7 @@ class Constraint:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Constraint:
+        """A constraint from JSON data; an unknown type is a ``ValueError``."""
         if data.get("type") not in CONSTRAINT_TYPES:
             raise ValueError(f"unknown constraint type {data.get('type')!r}")
         return cls(str(data["id"]), str(data["type"]), dict(data.get("params") or {}))
@@ -127,6 +134,7 @@ class Part:
     args: tuple[str, ...]
 
     def formula(self) -> str:
+        """The requirement as a formula over constraint ids (the text a verifier's formulation is compared with)."""
         if self.op == "lit":
             return self.args[0]
         if self.op == "not":
@@ -134,6 +142,7 @@ class Part:
         return f" {self.op.upper()} ".join(self.args)
 
     def sentence(self, by_id: Mapping[str, Constraint]) -> str:
+        """The requirement as an English sentence of the instruction."""
         a = by_id[self.args[0]].clause
         if self.op == "lit":
             return _capital(a) + "."
@@ -147,6 +156,7 @@ class Part:
         return f"{_capital(a)} if and only if {b}."
 
     def expr(self, index: Mapping[str, int]) -> Expr:
+        """The requirement as an expression over the constraints' variable indices."""
         args = tuple(Var(index[a]) for a in self.args)
         if self.op == "lit":
             return args[0]
@@ -155,40 +165,50 @@ class Part:
         return Op(self.op, args)
 
     def to_dict(self) -> dict[str, Any]:
+        """The requirement as JSON data."""
         return {"op": self.op, "args": list(self.args)}
 
 
 @dataclass(frozen=True)
 class Instruction:
+    """An instruction: its constraints and the requirements composed from them (a constraint, NOT, OR, IMPLIES, IFF)."""
+
     constraints: tuple[Constraint, ...]
     parts: tuple[Part, ...]
 
     @property
     def ids(self) -> tuple[str, ...]:
+        """The constraint ids in order."""
         return tuple(c.id for c in self.constraints)
 
     @property
     def by_id(self) -> dict[str, Constraint]:
+        """The constraints by id."""
         return {c.id: c for c in self.constraints}
 
     @property
     def formula(self) -> str:
+        """The requirements as formulas, one per line."""
         return "\n".join(part.formula() for part in self.parts)
 
     def expr(self) -> Expr:
+        """The whole instruction as one expression (the conjunction of its requirements)."""
         index = {cid: i for i, cid in enumerate(self.ids, start=1)}
         return conj(*(part.expr(index) for part in self.parts))
 
     @property
     def text(self) -> str:
+        """The instruction as a prompt: one bullet per requirement, then the shared conventions."""
         by_id = self.by_id
         bullets = "\n".join(f"- {part.sentence(by_id)}" for part in self.parts)
         return f"Write a short text that meets every requirement below.\n{bullets}\n{CONVENTIONS}"
 
     def labels(self, response: str) -> dict[str, bool]:
+        """Each constraint's truth value for a response, by the reference checkers."""
         return {c.id: c.check(response) for c in self.constraints}
 
     def verdict(self, labels: Mapping[str, bool]) -> str:
+        """``sat`` or ``unsat``: the requirements evaluated under the constraint labels."""
         from autonesy.tools.formats.expr import evaluate
 
         values = {i: bool(labels[cid]) for i, cid in enumerate(self.ids, start=1)}
@@ -216,6 +236,7 @@ class Instruction:
         return found
 
     def to_dict(self) -> dict[str, Any]:
+        """The instruction as JSON data."""
         return {
             "constraints": [c.to_dict() for c in self.constraints],
             "parts": [p.to_dict() for p in self.parts],
@@ -224,6 +245,7 @@ class Instruction:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Instruction:
+        """An instruction from JSON data."""
         constraints = tuple(Constraint.from_dict(c) for c in data["constraints"])
         parts = tuple(Part(p["op"], tuple(p["args"])) for p in data["parts"])
         return cls(constraints, parts)

@@ -67,6 +67,7 @@ MAX_TRIES = 40
 
 
 def group_of(n: int) -> str:
+    """The complexity group of a constraint count (the paper reports results per group)."""
     for name, low, high in GROUPS:
         if low <= n <= high:
             return name
@@ -79,6 +80,8 @@ def group_of(n: int) -> str:
 
 @dataclass
 class Sentence:
+    """One sentence of a synthetic text, from the sentence banks, with what mutations change (lead, tail, length)."""
+
     subject: int
     predicate: int
     topic: str
@@ -89,6 +92,7 @@ class Sentence:
     filler: bool = False
 
     def render(self) -> str:
+        """The sentence as text."""
         subject = SUBJECTS[self.topic][self.subject]
         parts = []
         if self.lead:
@@ -106,6 +110,7 @@ class Sentence:
         return " ".join(parts) + "."
 
     def length(self) -> int:
+        """The sentence's word count (from the banks' lengths, without rendering)."""
         return (
             SUBJECT_LENGTHS[self.subject]
             + PREDICATE_LENGTHS[self.predicate]
@@ -118,16 +123,21 @@ class Sentence:
 
 @dataclass
 class Section:
+    """A section of a synthetic text: an optional subsection title and its sentences."""
+
     title: str | None
     sentences: list[Sentence]
 
 
 @dataclass
 class Document:
+    """A synthetic text as structure, so mutations change one property and leave the others."""
+
     title: str | None
     sections: list[Section]
 
     def render(self) -> str:
+        """The document as markdown text."""
         lines: list[str] = []
         if self.title:
             lines += [f"# {self.title}", ""]
@@ -139,13 +149,16 @@ class Document:
         return "\n".join(lines).strip() + "\n"
 
     def all_sentences(self) -> list[Sentence]:
+        """Every sentence, in order."""
         return [s for section in self.sections for s in section.sentences]
 
     def tails(self) -> list[str]:
+        """The tails the sentences end with (words a keyword constraint may draw from)."""
         return [s.tail for s in self.all_sentences() if s.tail]
 
 
 def base_document(types: Iterable[str], rng: random.Random) -> Document:
+    """A base text on a random topic and tone with the structure the constraint types need (title, subsections)."""
     types = set(types)
     topic = rng.choice(sorted(SUBJECTS))
     tone = rng.choice(sorted(PREDICATES))
@@ -225,6 +238,8 @@ def _other_edge(word: str, rng: random.Random) -> str:
 
 
 def mutate(doc: Document, constraint: Constraint, instruction: Instruction, rng: random.Random) -> None:
+    """Change the document so that it violates ``constraint`` (another tone or topic, a swapped keyword, a dropped
+    title, a longer or shorter sentence, …)."""
     kind, params = constraint.type, constraint.params
     every = doc.all_sentences()
     if kind == "writing_tone":
@@ -449,6 +464,8 @@ def realize(
 
 @dataclass
 class GeneratedItem:
+    """One generated instruction with its base document and its labelled sat and unsat records."""
+
     instruction_id: str
     instruction: Instruction
     group: str
@@ -467,6 +484,7 @@ def record(
     clean: bool | None,
     target: Mapping[str, bool] | None = None,
 ) -> dict[str, Any]:
+    """One labelled data record: instruction, output, per-constraint labels and the verdict computed from them."""
     verdict = instruction.verdict(labels)
     return {
         "id": item_id,

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autonesy.graph.report import load_results
+from autonesy.graph.report import ReportError, load_results
 from autonesy.graph.run import RunConfig, run_attempt
 from autonesy.graph.summary import Compilation, FormulaScore, OracleVerdict, RunSummary, SummaryError
 from autonesy.graph.sweep import attempt_row, finished
@@ -122,3 +122,23 @@ def test_hostile_field_values_become_defaults_in_the_row(tmp_path):
     row = attempt_row(tmp_path, job, run_dir)
     assert row["autofixes"] == [] and row["llm_calls"] == 0 and row["status"] == "unfinished"
     assert row["f1"] is None and row["oracle_passed"] is None
+
+
+@pytest.mark.parametrize(
+    "job",
+    [
+        [1],
+        {"attempt_id": "a"},
+        {"attempt_id": "a", "llm": "expert", "config": "x"},
+        {"attempt_id": "a", "llm": "expert", "config": {"task": "fashion", "format": ["x"]}},
+        {"attempt_id": "a", "llm": 3, "config": {}},
+    ],
+)
+def test_a_crafted_job_file_is_skipped_when_rows_are_collected(tmp_path, job):
+    from autonesy.graph.sweep import collect_rows, write_results
+
+    (tmp_path / "attempts" / "a").mkdir(parents=True)
+    (tmp_path / "attempts" / "a" / "job.json").write_text(json.dumps(job))
+    assert collect_rows(tmp_path) == [] and write_results(tmp_path) == []
+    with pytest.raises(ReportError, match="no results found"):  # one line from the report too
+        load_results([tmp_path])

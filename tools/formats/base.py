@@ -62,4 +62,5 @@ class Conversion:
 
     @property
     def ok(self) -> bool:
+        """Whether the answer became a CNF."""
         return self.cnf is not None

@@ -58,10 +58,12 @@ def _show(line: str, width: int = 120) -> str:
 
 
 def is_comment(stripped: str) -> bool:
+    """A DIMACS comment line (any line starting with ``c``)."""
     return stripped.startswith("c")
 
 
 def is_header(stripped: str) -> bool:
+    """The ``p`` header line (case-insensitive, not a word that starts with p)."""
     return stripped[:1] in ("p", "P") and (len(stripped) == 1 or not stripped[1].isalnum())
 
 

@@ -8,11 +8,15 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Var:
+    """A task variable by its DIMACS index."""
+
     index: int  # DIMACS index of a task variable, 1..N
 
 
 @dataclass(frozen=True)
 class Const:
+    """True or false."""
+
     value: bool
 
 
@@ -63,26 +67,31 @@ def evaluate(expr: Expr, assignment: dict[int, bool]) -> bool:
 
 
 def neg(arg: Expr) -> Expr:
+    """Negation."""
     return Op("not", (arg,))
 
 
 def conj(*args: Expr) -> Expr:
+    """Conjunction; none is true, one stays itself."""
     if not args:
         return Const(True)
     return args[0] if len(args) == 1 else Op("and", tuple(args))
 
 
 def disj(*args: Expr) -> Expr:
+    """Disjunction; none is false, one stays itself."""
     if not args:
         return Const(False)
     return args[0] if len(args) == 1 else Op("or", tuple(args))
 
 
 def implies(antecedent: Expr, consequent: Expr) -> Expr:
+    """Implication."""
     return Op("implies", (antecedent, consequent))
 
 
 def iff(left: Expr, right: Expr) -> Expr:
+    """Equivalence."""
     return Op("iff", (left, right))
 
 

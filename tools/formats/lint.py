@@ -32,6 +32,8 @@ SYMPY_CONNECTIVES = frozenset({"And", "Or", "Not", "Implies", "Equivalent", "Xor
 
 @dataclass(frozen=True)
 class LintWarning:
+    """A check on a parsed formula suggesting it may not say what was meant (shown to the repair agent once)."""
+
     name: str
     message: str
 

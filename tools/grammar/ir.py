@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Lit:
+    """A literal string."""
+
     text: str
 
 
@@ -27,22 +29,29 @@ class Chars:
     negated: bool = False
 
     def contains(self, char: str) -> bool:
+        """Whether a character falls in the class (ranges, possibly negated)."""
         inside = any(low <= char <= high for low, high in self.ranges)
         return inside != self.negated
 
 
 @dataclass(frozen=True)
 class Seq:
+    """Items one after another."""
+
     items: tuple[Expr, ...]
 
 
 @dataclass(frozen=True)
 class Alt:
+    """One of several options."""
+
     options: tuple[Expr, ...]
 
 
 @dataclass(frozen=True)
 class Repeat:
+    """An item repeated ``min`` to ``max`` times (bounded repeats keep decoding grammars finite where it matters)."""
+
     item: Expr
     min: int = 0
     max: int | None = None  # None: unbounded
@@ -50,6 +59,8 @@ class Repeat:
 
 @dataclass(frozen=True)
 class Ref:
+    """A reference to a named rule."""
+
     name: str
 
 
@@ -91,6 +102,7 @@ class Grammar:
 
 
 def references(expr: Expr) -> Iterable[str]:
+    """The rule names an expression refers to (to check a grammar is closed)."""
     if isinstance(expr, Ref):
         yield expr.name
     elif isinstance(expr, Seq):
@@ -107,11 +119,13 @@ def references(expr: Expr) -> Iterable[str]:
 
 
 def seq(*items: Expr | str) -> Expr:
+    """A sequence, strings taken as literals; one item stays itself."""
     parts = tuple(Lit(i) if isinstance(i, str) else i for i in items)
     return parts[0] if len(parts) == 1 else Seq(parts)
 
 
 def alt(*options: Expr | str) -> Expr:
+    """An alternative, strings taken as literals; one option stays itself."""
     parts = tuple(Lit(o) if isinstance(o, str) else o for o in options)
     if not parts:
         raise ValueError("an alternative needs at least one option")
@@ -119,10 +133,12 @@ def alt(*options: Expr | str) -> Expr:
 
 
 def opt(item: Expr | str) -> Expr:
+    """An optional item."""
     return Repeat(seq(item), 0, 1)
 
 
 def star(item: Expr | str) -> Expr:
+    """Zero or more repeats of an item."""
     return Repeat(seq(item), 0, None)
 
 

@@ -15,6 +15,8 @@ from autonesy.tools.grammar.render import to_lark
 
 
 class Recognizer:
+    """Decides whether a text is in a grammar (an LALR parser built from it), and says where it is not."""
+
     def __init__(self, grammar: Grammar) -> None:
         self.parser = Lark(to_lark(grammar), parser="lalr", lexer="contextual")
 
@@ -27,4 +29,5 @@ class Recognizer:
         return None
 
     def accepts(self, text: str) -> bool:
+        """Whether the text is in the grammar."""
         return self.error(text) is None

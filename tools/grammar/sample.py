@@ -42,6 +42,8 @@ def _heights(grammar: Grammar) -> dict[str, float]:
 
 
 class Sampler:
+    """Draws random strings from a grammar (bounded depth), to test that a grammar and its recogniser agree."""
+
     def __init__(self, grammar: Grammar, *, max_depth: int = 8, spread: int = 3) -> None:
         self.grammar = grammar.check()
         self.max_depth = max_depth
@@ -62,6 +64,7 @@ class Sampler:
         return 0 if expr.min == 0 else self._height(expr.item)
 
     def sample(self, rng: random.Random) -> str:
+        """One random string of the grammar."""
         out: list[str] = []
         self._emit(Ref(self.grammar.start), 0, rng, out)
         return "".join(out)
@@ -94,4 +97,5 @@ class Sampler:
 
 
 def sample(grammar: Grammar, rng: random.Random, *, max_depth: int = 8, spread: int = 3) -> str:
+    """One random string of the grammar (see ``Sampler``)."""
     return Sampler(grammar, max_depth=max_depth, spread=spread).sample(rng)

@@ -93,6 +93,7 @@ def collect(ns, submitted):
 
 
 def text_hash(text: str) -> str:
+    """SHA-256 of a text (lone surrogates kept): checker results are cached by response hash."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -110,6 +111,7 @@ class CheckerRun:
     spans: tuple[str, ...] = ()  # the parts of the response the result rests on, when the checker names them
 
     def to_dict(self) -> dict[str, Any]:
+        """The run as JSON data."""
         return {
             "ok": self.ok,
             "value": self.value,
@@ -122,6 +124,7 @@ class CheckerRun:
         }
 
     def describe(self) -> str:
+        """The outcome in a few words for prompts and explanations."""
         return f"returned {self.value}" if self.ok else f"[{self.error_kind}] {self.message}"
 
 

@@ -205,6 +205,7 @@ class CheckerInfo:
     params: Mapping[str, str] = field(default_factory=dict)  # parameter name -> meaning
 
     def signature(self) -> str:
+        """The checker's call as prompts show it: ``name(response, params…)``."""
         args = ", ".join(["response", *self.params])
         return f"{self.name}({args})"
 
@@ -245,6 +246,7 @@ def checker(
     params={"tone": f"one of {', '.join(TONE_LEXICON)}"},
 )
 def check_writing_tone(response, tone):
+    """The tone with strictly the most marker words in the body is the one asked for."""
     return dominant_category(body_text(response), TONE_LEXICON) == tone
 
 
@@ -255,6 +257,7 @@ def check_writing_tone(response, tone):
     params={"topic": f"one of {', '.join(TOPIC_LEXICON)}"},
 )
 def check_writing_topic(response, topic):
+    """The topic with strictly the most marker words in the body is the one asked for."""
     return dominant_category(body_text(response), TOPIC_LEXICON) == topic
 
 
@@ -264,6 +267,7 @@ def check_writing_topic(response, topic):
     params={"keywords": "list of words"},
 )
 def check_keyword_inclusion(response, keywords):
+    """Every keyword occurs (any case, also inside a longer word)."""
     return all(has_keyword(response, keyword) for keyword in keywords)
 
 
@@ -273,11 +277,13 @@ def check_keyword_inclusion(response, keywords):
     params={"keywords": "list of words"},
 )
 def check_keyword_exclusion(response, keywords):
+    """No keyword occurs (any case, not even inside a longer word)."""
     return not any(has_keyword(response, keyword) for keyword in keywords)
 
 
 @checker("response_title", description="The response starts with a title: a first line starting with exactly one '#'.")
 def check_response_title(response):
+    """The first non-empty line is a ``#`` title."""
     return title_of(response) is not None
 
 
@@ -288,6 +294,7 @@ def check_response_title(response):
     params={"titles": "list of subsection titles"},
 )
 def check_subsection_titles(response, titles):
+    """The response is divided into subsections with exactly these titles, in order (any case)."""
     parts = subsections(response)
     return all(title is not None for title, _ in parts) and [t.lower() for t in subsection_titles(response)] == [
         t.lower() for t in titles
@@ -300,6 +307,7 @@ def check_subsection_titles(response, titles):
     params={"relation": "'at most' or 'at least'", "limit": "number of words"},
 )
 def check_words_per_sentence(response, relation, limit):
+    """Every sentence's word count meets the relation (and there is at least one sentence)."""
     found = sentences(response)
     return bool(found) and all(compare(len(words(s)), relation, limit) for s in found)
 
@@ -308,6 +316,7 @@ def check_words_per_sentence(response, relation, limit):
     "word_count_parity", description="The body has an even / odd number of words.", params={"parity": "'even' or 'odd'"}
 )
 def check_word_count_parity(response, parity):
+    """The body's word count is even or odd as asked."""
     return len(words(body_text(response))) % 2 == (0 if parity == "even" else 1)
 
 
@@ -317,11 +326,13 @@ def check_word_count_parity(response, parity):
     params={"target": "number of words"},
 )
 def check_total_word_count(response, target):
+    """The body's word count is "around" the target: within a share of it, and at least a minimum."""
     return abs(len(words(body_text(response))) - target) <= word_tolerance(target)
 
 
 @checker("same_start_end_word", description="The body starts and ends with the same word (any case).")
 def check_same_start_end_word(response):
+    """The body starts and ends with the same word (any case)."""
     found = words(body_text(response))
     return bool(found) and found[0].lower() == found[-1].lower()
 
@@ -331,6 +342,7 @@ def check_same_start_end_word(response):
     description="Every subsection of the body (that has words) starts and ends with the same word (any case).",
 )
 def check_subsections_same_start_end_word(response):
+    """Every non-empty subsection starts and ends with the same word."""
     bodies = [words(body) for _, body in subsections(response)]
     bodies = [found for found in bodies if found]
     return bool(bodies) and all(found[0].lower() == found[-1].lower() for found in bodies)

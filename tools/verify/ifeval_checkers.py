@@ -214,17 +214,20 @@ def count_sentences(text: str) -> int:
     params={"capital_frequency": "N", "capital_relation": "'less than' or 'at least'"},
 )
 def check_capital_word_frequency(response, capital_frequency, capital_relation):
+    """Count all-capital words (hyphen- and apostrophe-joined words count once) against IFEval's relation."""
     tokens = re.findall(r"[^\W_]+(?:[-'’][^\W_]+)*", response)
     return _relate(sum(token.isupper() for token in tokens), capital_relation, capital_frequency)
 
 
 @checker("ifeval_english_capital", description="The entire response is in English and in capital letters only.")
 def check_english_capital(response):
+    """All letters capital and the text reads as English (both halves of IFEval's rule)."""
     return response.isupper() and _english(response)
 
 
 @checker("ifeval_english_lowercase", description="The entire response is in English and in lowercase letters only.")
 def check_english_lowercase(response):
+    """All letters lowercase and the text reads as English."""
     return response.islower() and _english(response)
 
 
@@ -234,6 +237,7 @@ def check_english_lowercase(response):
     params={"prompt_to_repeat": "the request"},
 )
 def check_repeat_prompt(response, prompt_to_repeat):
+    """The response opens with the request repeated (case and surrounding space ignored)."""
     return response.strip().lower().startswith(prompt_to_repeat.strip().lower())
 
 
@@ -241,6 +245,8 @@ def check_repeat_prompt(response, prompt_to_repeat):
     "ifeval_two_responses", description="Two different responses separated by six asterisks (******), and nothing else."
 )
 def check_two_responses(response):
+    """Exactly two non-empty, different responses around the ``******`` separator; an empty one between separators
+    fails."""
     parts = response.split("******")
     kept = []
     for index, part in enumerate(parts):
@@ -257,6 +263,7 @@ def check_two_responses(response):
     params={"num_placeholders": "N"},
 )
 def check_number_placeholders(response, num_placeholders):
+    """Count bracketed placeholders such as ``[address]``."""
     return len(re.findall(r"\[[^\]]*?\]", response)) >= num_placeholders
 
 
@@ -266,6 +273,7 @@ def check_number_placeholders(response, num_placeholders):
     params={"postscript_marker": "P.S. or P.P.S"},
 )
 def check_postscript(response, postscript_marker):
+    """A line starting with the postscript marker (P.S. and P.P.S spelled with or without inner spaces)."""
     marker = postscript_marker.strip().lower()
     if marker in ("p.p.s", "p.p.s."):
         pattern = r"^\s*p\.\s?p\.\s?s"
@@ -281,11 +289,13 @@ _OPTIONS = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
 
 @checker("ifeval_constrained_response", description="The response contains one of: My answer is yes./no./maybe.")
 def check_constrained_response(response):
+    """One of IFEval's three fixed answers appears in the response."""
     return any(option in response.strip() for option in _OPTIONS)
 
 
 @checker("ifeval_json_format", description="The entire output is JSON (markdown code fences around it are allowed).")
 def check_json_format(response):
+    """The response parses as JSON once markdown code fences around it are removed."""
     text = response.strip()
     text = re.sub(r"^```(?:json)?", "", text, flags=re.IGNORECASE).strip()
     text = re.sub(r"```$", "", text).strip()
@@ -302,6 +312,7 @@ def check_json_format(response):
     params={"num_sections": "N", "section_spliter": "the word, e.g. SECTION"},
 )
 def check_multiple_sections(response, num_sections, section_spliter):
+    """Count section marks (the splitter word followed by a number)."""
     marks = re.findall(r"\s?" + re.escape(section_spliter) + r"\s?\d+\s?", response)
     return len(marks) >= num_sections
 
@@ -312,6 +323,7 @@ def check_multiple_sections(response, num_sections, section_spliter):
     params={"num_bullets": "N"},
 )
 def check_number_bullet_lists(response, num_bullets):
+    """Count markdown bullet lines opened by ``*`` or ``-`` (bold ``**`` lines are not bullets)."""
     stars = re.findall(r"^\s*\*[^*].*$", response, re.MULTILINE)
     dashes = re.findall(r"^\s*-.*$", response, re.MULTILINE)
     return len(stars) + len(dashes) == num_bullets
@@ -323,6 +335,7 @@ def check_number_bullet_lists(response, num_bullets):
     params={"num_highlights": "N"},
 )
 def check_number_highlighted_sections(response, num_highlights):
+    """Count non-empty ``*highlighted*`` and ``**bold**`` spans, as IFEval does."""
     single = [h for h in re.findall(r"\*[^\n*]*\*", response) if h.strip("*").strip()]
     double = [h for h in re.findall(r"\*\*[^\n*]*\*\*", response) if h[2:-2].strip()]
     return len(single) + len(double) >= num_highlights
@@ -330,6 +343,7 @@ def check_number_highlighted_sections(response, num_highlights):
 
 @checker("ifeval_title", description="A title wrapped in double angular brackets, like <<poem of joy>>.")
 def check_title(response):
+    """A non-empty title in double angular brackets anywhere in the response."""
     return any(t.lstrip("<").rstrip(">").strip() for t in re.findall(r"<<[^\n]+>>", response))
 
 
@@ -339,6 +353,7 @@ def check_title(response):
     params={"keywords": "list of keywords"},
 )
 def check_keyword_existence(response, keywords):
+    """Every keyword occurs, case-insensitively, also inside longer words."""
     lowered = response.lower()
     return all(keyword.lower() in lowered for keyword in keywords)
 
@@ -349,6 +364,7 @@ def check_keyword_existence(response, keywords):
     params={"forbidden_words": "list of words"},
 )
 def check_forbidden_words(response, forbidden_words):
+    """No forbidden word occurs as a whole word, case-insensitively."""
     return not any(re.search(r"\b" + re.escape(word) + r"\b", response, re.IGNORECASE) for word in forbidden_words)
 
 
@@ -358,6 +374,7 @@ def check_forbidden_words(response, forbidden_words):
     params={"keyword": "the word", "frequency": "N", "relation": "'less than' or 'at least'"},
 )
 def check_keyword_frequency(response, keyword, frequency, relation):
+    """Count case-insensitive occurrences of the keyword (substrings included) against the relation."""
     return _relate(response.lower().count(keyword.lower()), relation, frequency)
 
 
@@ -367,6 +384,7 @@ def check_keyword_frequency(response, keyword, frequency, relation):
     params={"letter": "the letter", "let_frequency": "N", "let_relation": "'less than' or 'at least'"},
 )
 def check_letter_frequency(response, letter, let_frequency, let_relation):
+    """Count the letter, case-insensitively, against the relation."""
     return _relate(response.lower().count(letter.lower()), let_relation, let_frequency)
 
 
@@ -377,6 +395,7 @@ def check_letter_frequency(response, letter, let_frequency, let_relation):
     params={"language": "ISO 639-1 code"},
 )
 def check_response_language(response, language):
+    """The language this module detects (script, then function words) is the one asked for."""
     return detect_language(response) == language
 
 
@@ -399,6 +418,8 @@ def _paragraphs(response: str, separator: str) -> list[str] | None:
     params={"num_paragraphs": "N", "nth_paragraph": "i", "first_word": "the word"},
 )
 def check_nth_paragraph_first_word(response, num_paragraphs, nth_paragraph, first_word):
+    """Paragraphs split at blank lines: the count matches and paragraph ``nth`` starts with the word (quotes and
+    trailing punctuation ignored)."""
     parts = response.split("\n\n")
     count = sum(1 for part in parts if part.strip())
     if nth_paragraph > count or nth_paragraph > len(parts) or not parts[nth_paragraph - 1].strip():
@@ -414,6 +435,7 @@ def check_nth_paragraph_first_word(response, num_paragraphs, nth_paragraph, firs
     params={"num_paragraphs": "N"},
 )
 def check_number_paragraphs(response, num_paragraphs):
+    """Exactly N paragraphs between ``***`` dividers; an empty one in the middle fails."""
     kept = _paragraphs(response, r"\s?\*\*\*\s?")
     return kept is not None and len(kept) == num_paragraphs
 
@@ -424,6 +446,7 @@ def check_number_paragraphs(response, num_paragraphs):
     params={"num_sentences": "N", "relation": "'less than' or 'at least'"},
 )
 def check_number_sentences(response, num_sentences, relation):
+    """Count sentences with the rule-based splitter (IFEval uses NLTK's Punkt) against the relation."""
     return _relate(count_sentences(response), relation, num_sentences)
 
 
@@ -433,11 +456,13 @@ def check_number_sentences(response, num_sentences, relation):
     params={"num_words": "N", "relation": "'less than' or 'at least'"},
 )
 def check_number_words(response, num_words, relation):
+    """Count word tokens against the relation."""
     return _relate(len(_WORD_TOKEN.findall(response)), relation, num_words)
 
 
 @checker("ifeval_no_comma", description="No commas anywhere in the response.")
 def check_no_comma(response):
+    """No comma anywhere."""
     return "," not in response
 
 
@@ -447,11 +472,13 @@ def check_no_comma(response):
     params={"end_phrase": "the phrase"},
 )
 def check_end_checker(response, end_phrase):
+    """The response ends with the phrase (case-insensitive; surrounding quotes ignored)."""
     return response.strip().strip('"').lower().endswith(end_phrase.strip().lower())
 
 
 @checker("ifeval_quotation", description="The entire response is wrapped in double quotation marks.")
 def check_quotation(response):
+    """The whole response, trimmed, is wrapped in double quotes."""
     text = response.strip()
     return len(text) > 1 and text[0] == '"' and text[-1] == '"'
 
@@ -495,6 +522,7 @@ def ifeval_check(instruction_id: str, response: str, kwargs: dict) -> bool:
 
 
 def ifeval_kind(instruction_id: str) -> str:
+    """Whether IFEval's instruction id is checked by code (logic) or needs a judge (semantic)."""
     return getattr(IFEVAL_CHECKERS[instruction_id], CHECKER_ATTRIBUTE).kind
 
 

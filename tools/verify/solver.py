@@ -89,9 +89,11 @@ class Composition:
 
     @property
     def expr(self) -> Expr:
+        """The whole composition as one expression (the conjunction of its parts)."""
         return conj(*self.parts)
 
     def render(self, expr: Expr | None = None) -> str:
+        """An expression (the whole composition by default) as text over the constraint ids."""
         return render(self.expr if expr is None else expr, self.ids)
 
     def text(self) -> str:
@@ -99,6 +101,7 @@ class Composition:
         return "\n".join(render(part, self.ids) for part in self.parts)
 
     def used(self) -> set[str]:
+        """The constraint ids the composition mentions."""
         return {self.ids[i - 1] for i in _vars(self.expr)}
 
 
@@ -117,6 +120,7 @@ def _top_conjuncts(expr: Expr) -> list[Expr]:
 
 
 def check_ids(ids: Sequence[str]) -> tuple[str, ...]:
+    """Validate constraint ids (``C1``, ``C2``, …) before they name solver variables."""
     ids = tuple(ids)
     for name in ids:
         if not ID_RE.match(name):
@@ -298,6 +302,7 @@ def render(expr: Expr, ids: Sequence[str], parent: int = 0) -> str:
 
 
 def to_z3(expr: Expr, ids: Sequence[str]) -> Any:
+    """An expression as a Z3 formula over one Boolean per constraint id."""
     if isinstance(expr, Var):
         return z3.Bool(ids[expr.index - 1])
     if isinstance(expr, Const):
@@ -346,6 +351,8 @@ def evaluate3(expr: Expr, values: Mapping[int, bool | None]) -> bool | None:
 
 @dataclass(frozen=True)
 class Decision:
+    """The solver's verdict with the constraint values it used and a minimal core of results that force it."""
+
     verdict: str  # sat | unsat | unknown
     values: Mapping[str, bool | None]
     core: tuple[str, ...] = ()  # a minimal set of results forcing the verdict
@@ -362,6 +369,7 @@ class Decision:
     #                                                                   changing any one of them is enough
 
     def to_dict(self) -> dict[str, Any]:
+        """The decision as JSON data."""
         return {
             "verdict": self.verdict,
             "values": dict(self.values),

@@ -43,15 +43,19 @@ class UserCheckerError(AutonesyError, ValueError):
 
 @dataclass(frozen=True)
 class UserChecker:
+    """A user's checker function with its description and where it was loaded from."""
+
     info: CheckerInfo
     fn: Callable[..., Any]
     origin: str  # the spec it came from
 
     @property
     def name(self) -> str:
+        """The checker's name as prompts and results use it."""
         return self.info.name
 
     def to_dict(self) -> dict[str, Any]:
+        """The checker as recorded in config.json (name, description, kind, parameters, origin)."""
         return {
             "name": self.info.name,
             "description": self.info.description,
@@ -124,6 +128,8 @@ def _from_module(module: ModuleType, origin: str) -> list[UserChecker]:
 
 
 def load_spec(spec: str) -> list[UserChecker]:
+    """The checkers a ``--checkers`` spec names (a file, a module, or ``module:function``); problems are
+    ``UserCheckerError`` lines."""
     spec = spec.strip()
     if not spec:
         raise UserCheckerError("an empty --checkers spec")
