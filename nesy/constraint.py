@@ -51,6 +51,7 @@ from autonesy.tools.compile import (
     compile_to_sdd,
     sdd_postorder,
 )
+from autonesy.tools.elimination import eliminate_auxiliaries
 from autonesy.tools.enumeration import CountTimedOut, EnumerationCapReached, enumerate_models
 from autonesy.tools.errors import AutonesyError
 
@@ -331,8 +332,11 @@ def compile_for_circuits(formula: CNF, *, time_limit_s: float = DEFAULT_TIME_LIM
     and right-linear) built from the models (:func:`~autonesy.tools.compile.compile_from_models`); otherwise each unminimised
     candidate is compiled from the clauses under a size budget of ``NODES_PER_LITERAL`` nodes per
     literal of the formula. Candidates that overflow are reported in the returned comparison, never
-    dropped silently.
+    dropped silently. The formula's auxiliaries are first eliminated by resolution where that stays
+    small (:func:`~autonesy.tools.elimination.eliminate_auxiliaries`; the projection is unchanged):
+    road-r's SDDs otherwise grow through its 39 counter auxiliaries (22 s, height 19; 0.3 s without).
     """
+    formula = eliminate_auxiliaries(formula)
     budget = NODES_PER_LITERAL * max(1, sum(len(c) for c in formula.clauses))
     candidates: dict[str, CompiledSDD] = {}
     choice: dict = {"candidates": {}}
