@@ -39,7 +39,14 @@ def overhead(task_name: str, root: Path) -> dict:
     for event in read_trace(root / task_name):
         if event["event"] == "node":
             nodes[event["node"]] += event["seconds"]
-    return {"task": task_name, "vars": task.num_vars, "wall": wall, "llm": summary["llm_seconds"], "status": summary["status"], **nodes}
+    return {
+        "task": task_name,
+        "vars": task.num_vars,
+        "wall": wall,
+        "llm": summary["llm_seconds"],
+        "status": summary["status"],
+        **nodes,
+    }
 
 
 def main() -> None:

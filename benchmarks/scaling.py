@@ -302,9 +302,7 @@ def main() -> None:
             counts = count_row(cnf, active, limit)
             nesy = nesy_row(cnf, limit) if nesy_active else {"outcome": "skipped"}
             exact = [
-                counts[m]["count"]
-                for m in ("auto", "ganak", "sdd", "enumeration")
-                if counts.get(m, {}).get("exact")
+                counts[m]["count"] for m in ("auto", "ganak", "sdd", "enumeration") if counts.get(m, {}).get("exact")
             ]
             models = exact[0] if exact else None
             if len(set(exact)) > 1:

@@ -19,6 +19,9 @@ overflows), so it goes first.
 
 from __future__ import annotations
 
+import os
+import signal
+import tempfile
 import time
 from array import array
 from collections.abc import Iterable, Sequence
@@ -135,6 +138,53 @@ def compile_to_sdd(
         formula.deref()
         formula = projected
     return CompiledSDD(manager, formula, cnf.num_task_vars, vtree_type, time.perf_counter() - start)
+
+
+def compile_in_child(cnf: CNF, *, time_limit_s: float = DEFAULT_TIME_LIMIT_S, **options) -> CompiledSDD:
+    """:func:`compile_to_sdd` in a forked child that is killed once ``time_limit_s`` has passed.
+
+    :func:`compile_to_sdd` checks its budget between conjoins, and one conjoin can take minutes
+    (kand-logic without auxiliaries, vertical vtree, unminimised: 163 s in a single step). The child
+    writes the SDD and its vtree to files, which are read back here; an overflow comes back as
+    :class:`CompilationBudgetExceeded` either way.
+    """
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="autonesy-sdd-") as folder:
+        pid = os.fork()
+        if pid == 0:  # child: compile, save, leave without running the parent's cleanup
+            code = 1
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 1)
+                os.dup2(devnull, 2)
+                compile_to_sdd(cnf, time_limit_s=time_limit_s, **options).save(folder, "sdd")
+                code = 0
+            except CompilationBudgetExceeded as error:
+                Path(folder, "overflow").write_text(str(error))
+                code = 2
+            finally:
+                os._exit(code)
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.perf_counter() - start > time_limit_s:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                raise CompilationBudgetExceeded(
+                    f"SDD compilation exceeded its time budget ({time_limit_s:g} s) inside one conjoin"
+                )
+            time.sleep(0.005)
+        code = os.waitstatus_to_exitcode(status)
+        if code == 2:
+            raise CompilationBudgetExceeded(Path(folder, "overflow").read_text())
+        if code != 0:
+            raise CompilationBudgetExceeded(f"SDD compilation died in its child process (exit status {code})")
+        manager = SddManager.from_vtree(Vtree.from_file(str(Path(folder, "sdd.vtree")).encode()))
+        node = manager.read_sdd_file(str(Path(folder, "sdd.sdd")).encode())
+    node.ref()
+    vtree_type = options.get("vtree_type", "balanced")
+    return CompiledSDD(manager, node, cnf.num_task_vars, vtree_type, time.perf_counter() - start)
 
 
 def compile_formula(
