@@ -50,6 +50,7 @@ COUNT_METHODS = ("auto", "enumeration", "sdd", "ganak", "approxmc")
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 1.0  # enumeration gets at most this long, and at most a fifth of the limit
+AUTO_ELIMINATION_MAX_S = 1.0  # resolution gets at most this long, and at most a tenth of what is left
 AUTO_QUICK_SDD_MAX_S = 0.5  # the unminimised SDD gets at most this long, and at most a fifth of what is left
 AUTO_GANAK_SHARE = 0.6  # of what is left after that; the minimised SDD then gets most of the rest
 
@@ -243,7 +244,7 @@ def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSetti
     def eliminated() -> CNF:
         """The CNF with the auxiliaries that resolution removes cheaply gone (computed once)."""
         if "cnf" not in reduced:
-            reduced["cnf"] = eliminate_auxiliaries(cnf)
+            reduced["cnf"] = eliminate_auxiliaries(cnf, min(AUTO_ELIMINATION_MAX_S, 0.1 * left()))
         return reduced["cnf"]
 
     routes: list[tuple[str, Callable[[], ModelCount]]] = [

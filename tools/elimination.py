@@ -6,25 +6,31 @@ through the auxiliaries before they are quantified away. Eliminating an auxiliar
 the clauses that mention it by all their non-tautological resolvents on ``a``; the result is
 ∃a. F exactly, so the projected model count and the projected models are unchanged. An
 auxiliary is eliminated only while that does not grow the clause set by more than a small bound
-(bounded variable elimination, as in SatELite), cheapest first; the ones left stay auxiliaries.
+(bounded variable elimination, as in SatELite), cheapest first, under a time limit; the ones left
+stay auxiliaries.
 Clauses subsumed by another (a resolvent often subsumes its parents' siblings) are dropped too,
 which changes no model.
 """
 
 from __future__ import annotations
 
+import time
+
 from autonesy.tools.cnf import CNF
 
 MAX_GROWTH_PER_STEP = 16  # resolvents minus removed clauses, per eliminated auxiliary
 MAX_CLAUSE_FACTOR = 4  # the clause set may grow to this many times its first size at most
 MAX_RESOLVENT_LENGTH = 32
+DEFAULT_TIME_LIMIT_S = 1.0
 
 
-def eliminate_auxiliaries(cnf: CNF) -> CNF:
+def eliminate_auxiliaries(cnf: CNF, time_limit_s: float | None = DEFAULT_TIME_LIMIT_S) -> CNF:
     """An equivalent-under-projection CNF with as few auxiliaries as bounded elimination allows.
 
-    The auxiliaries that remain are renumbered to follow the task variables without gaps.
+    Stops trying once ``time_limit_s`` has passed (what it eliminated so far stands: every step is
+    exact). The auxiliaries that remain are renumbered to follow the task variables without gaps.
     """
+    deadline = time.monotonic() + time_limit_s if time_limit_s is not None else None
     if not cnf.num_aux_vars:
         return cnf
     clauses: set[frozenset[int]] = set()
@@ -68,10 +74,15 @@ def eliminate_auxiliaries(cnf: CNF) -> CNF:
         for lit in clause:
             occurs.setdefault(lit, set()).add(clause)
 
-    progress = True
-    while progress and remaining:
-        progress = False
-        for var in sorted(remaining, key=lambda v: len(occurs.get(v, ())) * len(occurs.get(-v, ()))):
+    candidates = set(remaining)  # retried only when a neighbouring elimination touched their clauses
+    while candidates:
+        touched: set[int] = set()
+        for var in sorted(candidates, key=lambda v: len(occurs.get(v, ())) * len(occurs.get(-v, ()))):
+            if deadline is not None and time.monotonic() > deadline:
+                touched.clear()
+                break
+            if var not in remaining:
+                continue
             old = occurs.get(var, set()) | occurs.get(-var, set())
             new = resolvents(var)
             if new is None or len(new) - len(old) > MAX_GROWTH_PER_STEP:
@@ -83,7 +94,8 @@ def eliminate_auxiliaries(cnf: CNF) -> CNF:
             for clause in new:
                 add(clause)
             remaining.discard(var)
-            progress = True
+            touched.update(abs(lit) for clause in new for lit in clause if abs(lit) in remaining)
+        candidates = touched
     renumber = {v: n + i for i, v in enumerate(sorted(remaining), start=1)}
 
     def move(lit: int) -> int:

@@ -37,3 +37,10 @@ def test_a_sequential_counter_becomes_pairwise_exclusions():
 def test_a_formula_without_auxiliaries_is_returned_as_it_is():
     cnf = CNF(3, ((1, 2), (-3,)))
     assert eliminate_auxiliaries(cnf) is cnf
+
+
+def test_elimination_out_of_time_keeps_the_formula_as_it_was():
+    cnf = sequential_at_most_one(6)
+    stopped = eliminate_auxiliaries(cnf, time_limit_s=0.0)
+    assert stopped.num_aux_vars == cnf.num_aux_vars
+    assert projected_models(stopped) == projected_models(cnf)
