@@ -15,7 +15,8 @@ task files with ``--out``:
 - ``exactly-k n``: exactly n/2 of n variables (sequential counter: auxiliaries).
 
 For each size: variables, clauses, the model count and the seconds of each counting method
-(enumeration, Ganak, SDD, ApproxMC), the SDD's size and compile time, and the CPU time of one SL and
+(``auto`` — enumeration, auxiliary elimination, unminimised SDDs, Ganak, minimised SDD — and each
+route alone on the CNF as built: enumeration, Ganak, minimised SDD, ApproxMC), the SDD's size and compile time, and the CPU time of one SL and
 one SPL training step relative to the bare backbone step (an MLP on random features, batch 128,
 labels that satisfy the constraint). Every step has a time limit (``--limit``, 60 s): counting
 through :mod:`autonesy.tools.counting`'s own limits, the NeSy step in a forked child that is killed.
@@ -41,7 +42,7 @@ from autonesy.tools.cnf import CNF, to_dimacs
 from autonesy.tools.compile import CompilationBudgetExceeded
 from autonesy.tools.counting import CounterFailed, CountTimedOut, EnumerationCapReached, count_models
 
-COUNT_METHODS = ("enumeration", "ganak", "sdd", "approxmc")
+COUNT_METHODS = ("auto", "enumeration", "ganak", "sdd", "approxmc")
 ENUMERATION_CAP = 100_000
 LADDERS = {
     "grid-path": (2, 3, 4, 5, 6, 8, 12),
@@ -181,6 +182,7 @@ def count_row(cnf: CNF, methods: list[str], limit: float) -> dict:
                 "seconds": result.seconds,
                 "count": result.value,
                 "exact": result.exact,
+                "method": result.method,
                 **{k: v for k, v in result.params.items() if k in ("sdd_size",)},
             }
     return row
@@ -300,9 +302,7 @@ def main() -> None:
             counts = count_row(cnf, active, limit)
             nesy = nesy_row(cnf, limit) if nesy_active else {"outcome": "skipped"}
             exact = [
-                counts[m]["count"]
-                for m in ("ganak", "sdd", "enumeration")
-                if counts.get(m, {}).get("count") is not None
+                counts[m]["count"] for m in ("auto", "ganak", "sdd", "enumeration") if counts.get(m, {}).get("exact")
             ]
             models = exact[0] if exact else None
             if len(set(exact)) > 1:

@@ -3,8 +3,12 @@
 Methods: ``enumeration`` (SAT with blocking clauses; exact and fastest for small model sets),
 ``ganak`` (exact projected counter), ``sdd`` (compile with PySDD, exact), ``approxmc`` (ApproxMC,
 (ε, δ)-approximate, projected). ``auto`` goes by measured cost on the task catalogue
-(benchmarks/formula_metrics.py): enumeration up to a small cap and a short time share, then Ganak,
-then the SDD, and ApproxMC only when every exact route failed or ran out of time.
+(benchmarks/formula_metrics.py): enumeration up to a small cap and a short time share; then the
+auxiliaries are eliminated by resolution where that stays small (:mod:`autonesy.tools.elimination`,
+exact: the projection is unchanged), and the result goes to SDDs compiled without vtree
+minimisation under a small size and time budget (:func:`~autonesy.tools.compile.compile_unminimised`;
+road-r: 0.06 s, where Ganak needs 2 s), then to
+Ganak, then to a minimised SDD, and to ApproxMC only when every exact route failed or ran out of time.
 
 Every count has a time limit. Enumeration runs in this process and is stopped through the SAT
 solver's interrupt; the native counters (Ganak, PySDD, ApproxMC) offer no limit of their own, so they
@@ -27,7 +31,8 @@ import pyapproxmc
 import pyganak
 
 from autonesy.tools.cnf import CNF
-from autonesy.tools.compile import CompilationBudgetExceeded, compile_to_sdd
+from autonesy.tools.compile import CompilationBudgetExceeded, compile_to_sdd, compile_unminimised
+from autonesy.tools.elimination import eliminate_auxiliaries
 from autonesy.tools.enumeration import CountTimedOut, EnumerationCapReached, Model, enumerate_models
 
 __all__ = [
@@ -45,7 +50,9 @@ COUNT_METHODS = ("auto", "enumeration", "sdd", "ganak", "approxmc")
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 1.0  # enumeration gets at most this long, and at most a fifth of the limit
-AUTO_GANAK_SHARE = 0.6  # of what is left after enumeration; the SDD then gets most of the rest
+AUTO_ELIMINATION_MAX_S = 1.0  # resolution gets at most this long, and at most a tenth of what is left
+AUTO_QUICK_SDD_MAX_S = 0.5  # the unminimised SDD gets at most this long, and at most a fifth of what is left
+AUTO_GANAK_SHARE = 0.6  # of what is left after that; the minimised SDD then gets most of the rest
 
 
 @dataclass(frozen=True)
@@ -142,13 +149,25 @@ def _run_killable(method: str, work: Callable[..., Any], args: tuple, time_limit
 
 def _sdd_count(cnf: CNF, time_limit_s: float, size_limit: int) -> tuple[int, dict[str, Any]]:
     sdd = compile_to_sdd(cnf, time_limit_s=time_limit_s, size_limit=size_limit)
-    return sdd.model_count(), {"vtree": sdd.vtree_type, "sdd_size": sdd.size}
+    return sdd.model_count(), {"vtree": sdd.vtree_type, "sdd_size": sdd.size, "minimized": True}
 
 
 def count_by_sdd(cnf: CNF, time_limit_s: float = DEFAULT_TIME_LIMIT_S, size_limit: int = 5_000_000) -> ModelCount:
     """Exact count through an SDD; raises :class:`CompilationBudgetExceeded` on a size overflow."""
     start = time.perf_counter()
     value, params = _run_killable("sdd", _sdd_count, (cnf, time_limit_s, size_limit), time_limit_s)
+    return ModelCount(value, "sdd", True, time.perf_counter() - start, params)
+
+
+def _quick_sdd_count(cnf: CNF, time_limit_s: float) -> tuple[int, dict[str, Any]]:
+    sdd = compile_unminimised(cnf, time_limit_s)
+    return sdd.model_count(), {"vtree": sdd.vtree_type, "sdd_size": sdd.size, "minimized": False}
+
+
+def _count_quick_sdd(cnf: CNF, time_limit_s: float) -> ModelCount:
+    """SDDs without vtree minimisation, within ten nodes per literal: cheap when one fits at all."""
+    start = time.perf_counter()
+    value, params = _run_killable("sdd", _quick_sdd_count, (cnf, time_limit_s), time_limit_s)
     return ModelCount(value, "sdd", True, time.perf_counter() - start, params)
 
 
@@ -224,15 +243,23 @@ def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSetti
     start = time.perf_counter()
     deadline = start + time_limit_s
     tried: list[str] = []
+    reduced: dict[str, CNF] = {}
 
     def left() -> float:
         return deadline - time.perf_counter()
 
+    def eliminated() -> CNF:
+        """The CNF with the auxiliaries that resolution removes cheaply gone (computed once)."""
+        if "cnf" not in reduced:
+            reduced["cnf"] = eliminate_auxiliaries(cnf, min(AUTO_ELIMINATION_MAX_S, 0.1 * left()))
+        return reduced["cnf"]
+
     routes: list[tuple[str, Callable[[], ModelCount]]] = [
         ("enumeration", lambda: count_by_enumeration(cnf, cap, min(AUTO_ENUMERATION_MAX_S, 0.2 * left()))),
-        ("ganak", lambda: count_by_ganak(cnf, AUTO_GANAK_SHARE * left())),
-        ("sdd", lambda: count_by_sdd(cnf, 0.75 * left())),
-        ("approxmc", lambda: count_by_approxmc(cnf, approxmc, left())),
+        ("sdd", lambda: _count_quick_sdd(eliminated(), min(AUTO_QUICK_SDD_MAX_S, 0.2 * left()))),
+        ("ganak", lambda: count_by_ganak(eliminated(), AUTO_GANAK_SHARE * left())),
+        ("sdd", lambda: count_by_sdd(eliminated(), 0.75 * left())),
+        ("approxmc", lambda: count_by_approxmc(eliminated(), approxmc, left())),
     ]
     for name, route in routes:
         if left() <= 0:
@@ -247,6 +274,8 @@ def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSetti
             if not tried:
                 return result
             params = dict(result.params, fallbacks=tried)
+            if "cnf" in reduced:
+                params["auxiliaries_left"] = f"{reduced['cnf'].num_aux_vars} of {cnf.num_aux_vars}"
             return ModelCount(
                 result.value, result.method, result.exact, time.perf_counter() - start, params, result.models
             )

@@ -11,7 +11,8 @@ With exact counts, FP = 0 ⟺ φ̂ ⊆ φ* and FN = 0 ⟺ φ* ⊆ φ̂, which gi
 The overlap is rarely counted from scratch: when one formula's clauses are a subset of the other's,
 the smaller clause set is entailed and TP is the other side's count; when one side's models were
 enumerated, TP is how many of them extend to a model of the other side (a SAT call each). The ground
-truth's count is cached per CNF, so the attempts of a task count it once.
+truth's count is cached per CNF, so the attempts of a task count it once (an exact ``auto`` count is
+also kept on disk, :mod:`autonesy.tools.count_store`, so later runs read it back).
 
 Degenerate cases (documented values):
 - precision = TP/(TP+FP); when φ̂ admits nothing, precision is 1 if φ* admits nothing too, else 0;
@@ -32,6 +33,7 @@ from fractions import Fraction
 from typing import Any
 
 from autonesy.tools.cnf import CNF
+from autonesy.tools.count_store import stored_count
 from autonesy.tools.counting import DEFAULT_TIME_LIMIT_S, ApproxMCSettings, ModelCount, count_models
 from autonesy.tools.enumeration import count_extensible
 
@@ -155,7 +157,7 @@ def _cached_truth_count(truth: CNF, settings: Any, count) -> ModelCount:
         if key in _truth_counts:
             _truth_counts.move_to_end(key)
             return _truth_counts[key]
-    result = count(truth)
+    result = stored_count(truth, count) if settings[0] == "auto" else count(truth)
     _remember_truth_count(truth, settings, result)
     return result
 

@@ -62,3 +62,29 @@ def test_weight_scales_the_semantic_term_and_prediction_is_per_output():
     assert torch.allclose(sl0.loss(logits, y), base)
     assert torch.allclose(sl2.loss(logits, y), base + 2 * sl2.semantic_loss(logits))
     assert torch.equal(sl2.predict(logits), (logits > 0).long())
+
+
+@SETTINGS
+@given(
+    cnfs(max_task_vars=8, max_aux=3, max_clauses=10),
+    st.integers(0, 2**31 - 1),
+    st.sampled_from([1.0, 30.0]),
+    st.sampled_from([torch.float64, torch.float32]),
+)
+def test_the_fused_circuit_equals_klays_own_module(cnf, seed, scale, dtype):
+    from autonesy.nesy.klay_ext import FusedLogWMC
+
+    if not valid_mask(cnf, all_assignments(cnf.num_task_vars)).any():
+        return
+    module = constraint_for(cnf).klay_module("log")
+    g = torch.Generator().manual_seed(seed)
+    base = (torch.randn(7, cnf.num_task_vars, generator=g, dtype=torch.float64) * scale).to(dtype)
+    upstream = torch.rand(7, generator=g, dtype=torch.float64).to(dtype)
+    fused_in, klay_in = base.clone().requires_grad_(), base.clone().requires_grad_()
+    fused = FusedLogWMC(module)(fused_in)
+    klay = module(F.logsigmoid(klay_in), F.logsigmoid(-klay_in)).reshape(-1)
+    (fused * upstream).sum().backward()
+    (klay * upstream).sum().backward()
+    tol = 1e-10 if dtype == torch.float64 else 1e-5
+    assert torch.allclose(fused, klay, rtol=tol, atol=tol)
+    assert torch.allclose(fused_in.grad, klay_in.grad, rtol=tol, atol=tol)

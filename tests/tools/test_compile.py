@@ -7,7 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autonesy.tools.cnf import CNF
-from autonesy.tools.compile import VTREE_TYPES, compile_from_models, compile_to_sdd
+from autonesy.tools.compile import (
+    VTREE_TYPES,
+    CompilationBudgetExceeded,
+    compile_formula,
+    compile_from_models,
+    compile_to_sdd,
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -115,3 +121,51 @@ def test_compile_formula_takes_the_clause_route_for_many_models(monkeypatch):
     cnf = CNF(6, ((1, 2), (-3, 7), (7, 4)), 7)
     sdd = compile_module.compile_formula(cnf)
     assert sdd.model_count() == len(projected_models(cnf))
+
+
+@settings(max_examples=60, deadline=None)
+@given(cnfs(max_aux=4, max_clauses=12))
+def test_elimination_order_sdds_count_like_brute_force(cnf):
+    from autonesy.tools.compile import elimination_order
+
+    order = elimination_order(cnf)
+    assert sorted(order) == list(range(1, cnf.num_vars + 1))
+    sdd = compile_to_sdd(cnf, minimize=False, var_order=order)
+    assert sdd.model_count() == len(projected_models(cnf))
+
+
+@settings(max_examples=60, deadline=None)
+@given(cnfs(max_aux=5, max_clauses=12))
+def test_compile_formula_past_enumeration_counts_like_brute_force(cnf):
+    # No models route: auxiliary elimination, the unminimised orders, then minimisation.
+    import autonesy.tools.compile as compile_module
+
+    saved, compile_module.MODELS_ROUTE_CAP = compile_module.MODELS_ROUTE_CAP, -1
+    try:
+        sdd = compile_formula(cnf)
+    finally:
+        compile_module.MODELS_ROUTE_CAP = saved
+    assert sdd.model_count() == len(projected_models(cnf))
+
+
+@settings(max_examples=25, deadline=None)
+@given(cnfs(max_aux=4, max_clauses=12), st.sampled_from(VTREE_TYPES))
+def test_an_sdd_compiled_in_a_child_is_the_projection(cnf, vtree_type):
+    from autonesy.tools.compile import compile_in_child
+
+    sdd = compile_in_child(cnf, time_limit_s=30, vtree_type=vtree_type)
+    rows = np.array(list(itertools.product((0, 1), repeat=cnf.num_task_vars)), dtype=bool)
+    expected = projected_models(cnf)
+    assert {tuple(int(v) for v in row) for row in rows[sdd.evaluate(rows)]} == expected
+    assert sdd.model_count() == len(expected)
+
+
+def test_a_child_compilation_stops_at_its_time_limit():
+    from pysat.examples.genhard import PHP
+
+    from autonesy.tools.compile import compile_in_child
+
+    hard = PHP(9)
+    cnf = CNF(hard.nv, tuple(tuple(c) for c in hard.clauses))
+    with pytest.raises(CompilationBudgetExceeded, match="time budget"):
+        compile_in_child(cnf, time_limit_s=0.5, minimize=False, vtree_type="vertical")

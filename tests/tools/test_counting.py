@@ -47,11 +47,37 @@ def test_approxmc_xor_pitfall_is_worked_around():
     assert count_models(CNF(3, ((1, 2), (-1, -2))), "approxmc").value == 4
 
 
+@settings(max_examples=80, deadline=None)
+@given(cnfs(max_aux=5, max_clauses=12))
+def test_auto_past_enumeration_matches_brute_force(cnf):
+    # A cap of 0 sends every satisfiable formula past enumeration: elimination, then the SDD routes.
+    result = count_models(cnf, "auto", enumeration_cap=0)
+    assert result.value == len(projected_models(cnf)) and result.exact
+
+
+@settings(max_examples=40, deadline=None)
+@given(cnfs(max_aux=5, max_clauses=12))
+def test_ganak_after_elimination_matches_brute_force(cnf):
+    from autonesy.tools.counting import count_by_ganak
+    from autonesy.tools.elimination import eliminate_auxiliaries
+
+    assert count_by_ganak(eliminate_auxiliaries(cnf)).value == len(projected_models(cnf))
+
+
 def test_auto_falls_back_when_enumeration_cap_is_hit():
     cnf = CNF(16, ((1, 2),))
     result = count_models(cnf, "auto", enumeration_cap=10)
-    assert result.value == 3 * 2**14 and result.method == "ganak"
+    assert result.value == 3 * 2**14 and result.method == "sdd" and not result.params["minimized"]
     assert "enumeration" in result.params["fallbacks"][0]
+
+
+def test_auto_falls_back_to_ganak_when_the_unminimised_sdd_overflows(monkeypatch):
+    import autonesy.tools.compile as compile_module
+
+    monkeypatch.setattr(compile_module, "NO_MINIMIZE_NODES_PER_LITERAL", 0)
+    result = count_models(CNF(16, ((1, 2), (3, -4, 20)), 20), "auto", enumeration_cap=10)
+    assert result.value == 3 * 2**14 and result.method == "ganak"  # the auxiliary 20 frees its clause
+    assert [entry.split(" ")[0] for entry in result.params["fallbacks"]] == ["enumeration", "sdd"]
 
 
 def test_enumeration_cap_raises():

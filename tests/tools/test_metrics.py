@@ -9,6 +9,12 @@ from autonesy.tools.cnf import CNF
 from autonesy.tools.metrics import confusion_scores, relation_of, score_formula, syntax_error_rate
 
 
+@pytest.fixture(autouse=True)
+def _own_count_cache(tmp_path, monkeypatch):
+    """Exact ground-truth counts go to a disk cache; keep the tests' out of the user's."""
+    monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path))
+
+
 def _pair(n_max=6):
     return st.integers(1, n_max).flatmap(
         lambda n: st.tuples(cnfs(min_task_vars=n, max_task_vars=n), cnfs(min_task_vars=n, max_task_vars=n))

@@ -1,0 +1,40 @@
+"""Exact counts kept on disk: read back unchanged, marked as read back, and used by the formula metrics."""
+
+import pytest
+from bruteforce import cnfs, projected_models
+from hypothesis import HealthCheck, given, settings
+
+from autonesy.tools import metrics
+from autonesy.tools.cnf import CNF
+from autonesy.tools.count_store import stored_count
+from autonesy.tools.metrics import score_formula
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path))
+    return tmp_path / "counts"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cnfs(max_aux=4))
+def test_a_stored_count_reads_back_as_the_brute_force_count(cache, cnf):
+    first, second = stored_count(cnf), stored_count(cnf)
+    assert first.value == second.value == len(projected_models(cnf))
+    assert second.exact and second.params["from_cache"] and second.method == first.method
+
+
+def test_the_metrics_read_the_ground_truth_count_from_disk_in_a_later_run(cache, monkeypatch):
+    truth = CNF(5, ((1, 2), (-3, 6), (-6, 4)), 6)
+    candidate = CNF(5, ((1,), (4,)))
+    cold = score_formula(candidate, truth)
+    monkeypatch.setattr(metrics, "_truth_counts", type(metrics._truth_counts)())  # a new process's memory
+    warm = score_formula(candidate, truth)
+    assert warm.counts["truth"]["params"]["from_cache"] and not cold.counts["truth"]["params"].get("from_cache")
+    assert (warm.tp, warm.fp, warm.fn, warm.tn) == (cold.tp, cold.fp, cold.fn, cold.tn)
+
+
+def test_other_methods_do_not_use_the_disk(cache):
+    truth = CNF(3, ((1, 2),))
+    score_formula(CNF(3, ((1,),)), truth, "ganak")
+    assert not cache.exists()
