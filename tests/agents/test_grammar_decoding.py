@@ -194,3 +194,38 @@ def test_few_shot_examples_leave_the_task_out_and_compose_with_grammar_decoding(
         assert convert(answer["content"], "nat", other.names).ok
     assert all(f". {name}: " in messages[-1]["content"] for name in task.names)
     assert backend.calls[0]["params"]["extra_body"]["grammar"] == to_gbnf(answer_grammar("nat", task.names, **BOUNDS))
+
+
+@pytest.mark.parametrize("explicit", [True, False])
+def test_a_run_recorded_under_a_grammar_replays(tmp_path, explicit):
+    """The grammar is part of each call's prompt hash; the replay backend takes the recorded dialect,
+    so the replayed run sends the same grammar and meets every hash (``--decoding`` defaults to the
+    recorded one). Replaying it free asks other questions: a one-line error."""
+    task = load_task("fashion")
+    broken = '<cnf>\naux = cp.boolvar(shape=2, name="aux")\nconstraints = [\n    aux[5],\n]\n</cnf>'
+    fixed = f"[[FIXED]]\n<cnf>\n{reference_source(task, 'cpmpy')}</cnf>"
+    with LoopbackLLM([broken, fixed]) as server:
+        config = tmp_path / "llm.toml"
+        config.write_text(f'[llm]\nbase_url = "{server.base_url}"\nmodel = "m"\ngrammar = "llama.cpp"\n')
+        common = ["run", "--task", "fashion", "--format", "cpmpy", "--prompt", "zs", "--json"]
+        recorded = runner.invoke(
+            app, [*common, "--llm", str(config), "--decoding", "grammar", "--out", str(tmp_path / "r")]
+        )
+    assert recorded.exit_code == 0, recorded.output
+    first = json.loads(recorded.output)
+    assert first["accepted"] and first["repair_rounds"] == 1
+    trace = tmp_path / "r" / "trace.jsonl"
+    replay = [*common, "--llm", f"replay:{trace}", "--out", str(tmp_path / "replayed")]
+    result = runner.invoke(app, replay + (["--decoding", "grammar"] if explicit else []))
+    assert result.exit_code == 0, result.output
+    again = json.loads(result.output)
+    assert again["decoding"] == "grammar" and again["accepted"] and again["repair_rounds"] == 1
+    assert again["metrics"]["f1"] == first["metrics"]["f1"] == 1.0
+    calls = [e for e in read_trace(tmp_path / "replayed") if e["event"] == "llm_call"]
+    assert [c["decoding"]["dialect"] for c in calls] == ["llama.cpp", "llama.cpp"]
+    assert [c["response"]["cached"] for c in calls] == [True, True]
+    originals = [e["prompt_hash"] for e in read_trace(tmp_path / "r") if e["event"] == "llm_call"]
+    assert [c["prompt_hash"] for c in calls] == originals
+    free = runner.invoke(app, [*common, "--llm", f"replay:{trace}", "--decoding", "free", "--out", str(tmp_path / "f")])
+    summary = json.loads(free.output)
+    assert not summary["accepted"] and "no recorded answer for this prompt" in summary["reason"]
