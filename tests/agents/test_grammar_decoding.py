@@ -29,7 +29,7 @@ from autonesy.graph.trace import read_trace
 from autonesy.tasks.reference import reference_source
 from autonesy.tasks.registry import load_task
 from autonesy.tools.formats import convert
-from autonesy.tools.grammar import answer_grammar, repair_grammar, to_gbnf
+from autonesy.tools.grammar import FORMATS, answer_grammar, repair_grammar, to_gbnf
 from autonesy.tools.grammar.recognize import Recognizer
 
 runner = CliRunner()
@@ -57,6 +57,25 @@ def test_each_dialect_gets_the_same_grammar_source_in_its_own_field():
     assert guided_params("sglang", g) == {"extra_body": {"ebnf": gbnf}}
     schema = guided_params("json_schema", g)["response_format"]["json_schema"]["schema"]
     assert schema["required"] == ["formula"] and schema["additionalProperties"] is False
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_rendered_grammar_is_what_vllm_and_sglang_read_as_ebnf(fmt):
+    """vLLM reads ``structured_outputs.grammar`` as Lark unless a line holds ``::=``, and xgrammar
+    (vLLM, SGLang ``ebnf``) starts at the rule ``root``: every rendered line is one ``name ::= …`` rule."""
+    names = load_task("warcraft").names
+    for grammar in (answer_grammar(fmt, names, reasoning_chars=100, **BOUNDS), repair_grammar(fmt, names, **BOUNDS)):
+        lines = [line for line in to_gbnf(grammar).splitlines() if line.strip()]
+        assert lines[0].startswith("root ::= ")
+        assert all(re.match(r"[a-z][a-z0-9-]* ::= ", line) for line in lines), lines
+
+
+def test_the_json_schema_fallback_has_the_openai_response_format_shape():
+    """``response_format: {type: json_schema, json_schema: {name, schema, strict}}`` (OpenAI; vLLM;
+    SGLang's ``JsonSchemaResponseFormat``)."""
+    fmt = guided_params("json_schema", answer_grammar("dimacs", ["a", "b"]))["response_format"]
+    assert fmt["type"] == "json_schema" and set(fmt["json_schema"]) == {"name", "strict", "schema"}
+    assert fmt["json_schema"]["schema"]["type"] == "object"
 
 
 def test_json_schema_pattern_agrees_with_the_grammar_on_a_reference_answer():
