@@ -358,6 +358,7 @@ class SaltedBackend(ChatBackend):
         self.inner, self.salt = inner, salt
         self.label, self.model, self.endpoint, self.notice = inner.label, inner.model, inner.endpoint, inner.notice
         self.grammar_dialect = inner.grammar_dialect
+        self.default_params = getattr(inner, "default_params", None) or {}  # the token budget bounds a grammar
 
     def complete(self, messages, *, cache_salt: str = "", **params: Any) -> LLMResponse:
         return self.inner.complete(messages, cache_salt=f"{self.salt}|{cache_salt}", **params)

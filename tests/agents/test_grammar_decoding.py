@@ -248,3 +248,20 @@ def test_a_run_recorded_under_a_grammar_replays(tmp_path, explicit):
     free = runner.invoke(app, [*common, "--llm", f"replay:{trace}", "--decoding", "free", "--out", str(tmp_path / "f")])
     summary = json.loads(free.output)
     assert not summary["accepted"] and "no recorded answer for this prompt" in summary["reason"]
+
+
+def test_a_sweep_attempt_decodes_under_the_same_bounded_grammar_as_a_run():
+    """A sweep wraps its backend per attempt (salted cache keys); the token budget, which bounds the
+    grammar's lines so that a block closes within it, must come through the wrapper."""
+    from autonesy.graph.sweep import SaltedBackend
+
+    inner = Recorded([])
+    inner.default_params = {"max_tokens": 128}
+    spec = AttemptSpec(load_task("chx"), "nat", "detailed", "zs")
+    grammars = [
+        make_policy("zs", backend, decoding="grammar")._grammar(spec, "formalizer")
+        for backend in (inner, SaltedBackend(inner, "attempt:x"))
+    ]
+    assert to_gbnf(grammars[0]) == to_gbnf(grammars[1])
+    assert Recognizer(grammars[1]).accepts("<cnf>\n" + "code_red\n" * 4 + "</cnf>")
+    assert not Recognizer(grammars[1]).accepts("<cnf>\n" + "code_red\n" * 5 + "</cnf>")
