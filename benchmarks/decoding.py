@@ -35,8 +35,10 @@ from autonesy.tasks.registry import TASK_NAMES
 
 CELLS_FILE = "cells.jsonl"
 CELL_KEYS = ("policy", "task", "format", "decoding")
-ROW_KEYS = ("status", "reason", "syntax_error", "llm_error", "repair_rounds", "llm_calls", "completion_tokens")
-ROW_KEYS += ("llm_seconds", "wall_seconds", "f1", "relation", "attempt_id")
+ROW_KEYS = (
+    *("status", "reason", "syntax_error", "llm_error", "repair_rounds", "llm_calls", "completion_tokens"),
+    *("llm_seconds", "wall_seconds", "f1", "relation", "attempt_id"),
+)
 
 
 def grid(args: argparse.Namespace) -> list[dict[str, str]]:

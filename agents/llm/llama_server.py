@@ -145,7 +145,7 @@ def install() -> None:
         return CheckFirstGrammarSampler(self, chain, grammar, greedy=greedy)
 
     _init_sampler.check_first = True  # type: ignore[attr-defined]
-    llama_cpp.Llama._init_sampler = _init_sampler  # type: ignore[method-assign]
+    llama_cpp.Llama._init_sampler = _init_sampler
 
 
 def main() -> None:
