@@ -72,21 +72,28 @@ def _complete(llm, task, fmt, gbnf, **params):
     return reply["choices"][0]["message"]["content"], reply["choices"][0]["finish_reason"]
 
 
-@pytest.mark.parametrize("fmt", ["dimacs", "nat", "cpmpy"])
+UNLIKELY = 'root ::= "Zq" [0-9]{2} "\u2318" ([xyz] " "){1,4} "end"'  # tokens far down the model's ranking
+
+
+@pytest.mark.parametrize("fmt", ["dimacs", "nat", "cpmpy", UNLIKELY])
 def test_check_first_grammar_sampling_matches_llama_cpp_python_greedy(gemma, fmt, monkeypatch):
     """Differential: the patched server's sampler returns token for token what llama-cpp-python's
-    own chain (grammar over the whole vocabulary) returns, greedy and with the default penalties."""
+    own chain (grammar over the whole vocabulary) returns, greedy and with the default penalties.
+    The answer grammars of three formats, and a grammar of unlikely tokens (the windows of best
+    tokens are exhausted before an allowed one turns up)."""
     import llama_cpp
 
     from autonesy.agents.llm import llama_server
 
     task = load_task("warcraft")
-    gbnf = to_gbnf(answer_grammar(fmt, task.names, max_lines=4, max_depth=3, comments=False))
+    gbnf = (
+        fmt if fmt == UNLIKELY else to_gbnf(answer_grammar(fmt, task.names, max_lines=4, max_depth=3, comments=False))
+    )
     params = {"max_tokens": 24, "temperature": 0.0, "repeat_penalty": 1.1}
-    expected = _complete(gemma, task, fmt, gbnf, **params)
+    expected = _complete(gemma, task, "cpmpy" if fmt == UNLIKELY else fmt, gbnf, **params)
     monkeypatch.setattr(llama_cpp.Llama, "_init_sampler", llama_cpp.Llama._init_sampler)  # undone after the test
     llama_server.install()
-    assert _complete(gemma, task, fmt, gbnf, **params) == expected
+    assert _complete(gemma, task, "cpmpy" if fmt == UNLIKELY else fmt, gbnf, **params) == expected
 
 
 def test_check_first_grammar_sampling_stays_in_the_grammar_when_sampling(gemma, monkeypatch):
