@@ -130,6 +130,7 @@ class Policy:
                     "grammar": grammar.start,
                     "grammar_sha256": hashlib.sha256(gbnf.encode()).hexdigest()[:16],
                     "grammar_chars": len(gbnf),
+                    "token_budget": self._token_budget(),  # bounds the grammar: a replay needs it back
                 }
             turn.response = self.backend.complete(turn.messages, cache_salt=f"{role}:{round_number}", **params)
             turn.text = answer_text(dialect, turn.response.text)

@@ -36,6 +36,7 @@ from autonesy.agents.llm import (
     redact_spec,
 )
 from autonesy.agents.llm.guided import DECODING_MODES
+from autonesy.agents.llm.replay import recorded_decoding
 from autonesy.agents.policies import POLICIES, AttemptSpec, check_prompt_style, make_policy
 from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest, build_attempt_graph, json_safe
 from autonesy.graph.rundir import (  # first_link, package_versions, LINK_REFUSED, VERSIONED_PACKAGES: old paths
@@ -122,8 +123,10 @@ class RunConfig:
 
 
 def default_decoding(llm: str | None) -> str:
-    """``grammar`` for the embedded model (whose server takes GBNF), ``free`` elsewhere (a server's
-    grammar support is only known when its config names it)."""
+    """``grammar`` for the embedded model (whose server takes GBNF), what a replayed trace was
+    recorded with, ``free`` elsewhere (a server's grammar support is only known when its config names it)."""
+    if llm is not None and llm.startswith("replay:"):
+        return recorded_decoding(llm[len("replay:") :].strip())
     return "grammar" if llm is not None and (llm == "local" or llm.startswith("local:")) else "free"
 
 

@@ -370,6 +370,7 @@ class SaltedBackend(ChatBackend):
         self.inner, self.salt = inner, salt
         self.label, self.model, self.endpoint, self.notice = inner.label, inner.model, inner.endpoint, inner.notice
         self.grammar_dialect = inner.grammar_dialect
+        self.default_params = getattr(inner, "default_params", None) or {}  # the token budget bounds a grammar
 
     def complete(self, messages, *, cache_salt: str = "", **params: Any) -> LLMResponse:
         """Ask the shared backend with the attempt's salt in the cache key."""

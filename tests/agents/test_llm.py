@@ -564,6 +564,15 @@ def test_local_cached_run_never_starts_the_server(tmp_path, monkeypatch):
     assert backend.complete(MESSAGES).text == "from cache"
 
 
+def test_local_waits_at_least_the_floor_for_an_answer():
+    """A shorter wait on the single-slot embedded server only queues the retry behind the answer
+    the server keeps generating; longer waits are kept."""
+    from autonesy.agents.llm.local import LOCAL_MIN_TIMEOUT_S
+
+    assert backend_from_spec("local", timeout_s=30).timeout_s == LOCAL_MIN_TIMEOUT_S
+    assert backend_from_spec("local", timeout_s=LOCAL_MIN_TIMEOUT_S + 60).timeout_s == LOCAL_MIN_TIMEOUT_S + 60
+
+
 def alive(pid: int) -> bool:
     """True if the process exists and is not a zombie (PID 1 in a container may not reap)."""
     try:

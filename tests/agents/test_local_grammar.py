@@ -38,7 +38,7 @@ def test_llama_cpp_parses_every_grammar(fmt):
         LlamaGrammar.from_string(to_gbnf(grammar), verbose=False)  # raises on a grammar llama.cpp rejects
 
 
-@pytest.mark.slow  # grammar sampling scans Gemma's 262k-token vocabulary each step: minutes on a busy 2-core machine
+@pytest.mark.slow  # starts the server and evaluates a long prompt: a minute or more on a busy 2-core machine
 @pytest.mark.parametrize("fmt", ["nat", "dimacs"])
 def test_a_real_request_under_the_grammar_returns_a_parsable_answer(fmt):
     from autonesy.agents.llm.local import LocalChatBackend
@@ -54,3 +54,61 @@ def test_a_real_request_under_the_grammar_returns_a_parsable_answer(fmt):
         assert conversion.ok, (conversion.error, turn.text)
     else:  # cut off by max_tokens: still a prefix of the grammar's language (no stray name or line)
         assert turn.text.startswith("<cnf>\n"), turn.text
+
+
+@pytest.fixture(scope="module")
+def gemma():
+    import llama_cpp
+
+    return llama_cpp.Llama(str(find_local_gguf()), n_ctx=2048, verbose=False, chat_format="gemma")
+
+
+def _complete(llm, task, fmt, gbnf, **params):
+    from llama_cpp import LlamaGrammar
+
+    messages = [{"role": "user", "content": f"Write the constraint over {', '.join(task.names[:6])} in {fmt}."}]
+    grammar = LlamaGrammar.from_string(gbnf, verbose=False)
+    reply = llm.create_chat_completion(messages, grammar=grammar, **params)
+    return reply["choices"][0]["message"]["content"], reply["choices"][0]["finish_reason"]
+
+
+UNLIKELY = 'root ::= "Zq" [0-9]{2} "\u2318" ([xyz] " "){1,4} "end"'  # tokens far down the model's ranking
+
+
+@pytest.mark.parametrize("fmt", ["dimacs", "nat", "cpmpy", UNLIKELY])
+def test_check_first_grammar_sampling_matches_llama_cpp_python_greedy(gemma, fmt, monkeypatch):
+    """Differential: the patched server's sampler returns token for token what llama-cpp-python's
+    own chain (grammar over the whole vocabulary) returns, greedy and with the default penalties.
+    The answer grammars of three formats, and a grammar of unlikely tokens (the windows of best
+    tokens are exhausted before an allowed one turns up)."""
+    import llama_cpp
+
+    from autonesy.agents.llm import llama_server
+
+    task = load_task("warcraft")
+    gbnf = (
+        fmt if fmt == UNLIKELY else to_gbnf(answer_grammar(fmt, task.names, max_lines=4, max_depth=3, comments=False))
+    )
+    params = {"max_tokens": 24, "temperature": 0.0, "repeat_penalty": 1.1}
+    expected = _complete(gemma, task, "cpmpy" if fmt == UNLIKELY else fmt, gbnf, **params)
+    monkeypatch.setattr(llama_cpp.Llama, "_init_sampler", llama_cpp.Llama._init_sampler)  # undone after the test
+    llama_server.install()
+    assert _complete(gemma, task, "cpmpy" if fmt == UNLIKELY else fmt, gbnf, **params) == expected
+
+
+def test_check_first_grammar_sampling_stays_in_the_grammar_when_sampling(gemma, monkeypatch):
+    import llama_cpp
+
+    from autonesy.agents.llm import llama_server
+
+    monkeypatch.setattr(llama_cpp.Llama, "_init_sampler", llama_cpp.Llama._init_sampler)
+    llama_server.install()
+    task = load_task("warcraft")
+    grammar = answer_grammar("nat", task.names, max_lines=2, max_depth=2, comments=False)
+    for seed in range(3):
+        gemma.set_seed(seed)
+        text, finish = _complete(gemma, task, "nat", to_gbnf(grammar), max_tokens=60, temperature=1.5, top_k=0)
+        if finish == "stop":
+            assert Recognizer(grammar).accepts(text), text
+        else:
+            assert text.startswith("<cnf>\n"), text
