@@ -45,7 +45,7 @@ from autonesy.graph.verify.run import (
 from autonesy.tasks.vifbench import GROUPS, Instruction, generate_instruction, label_distribution
 from autonesy.tasks.vifbench.generator import instruction_plan, record
 from autonesy.tools.config import LLM_TIMEOUT_S
-from autonesy.tools.verify.metrics import scores
+from autonesy.tools.verify.metrics import COST_KEYS, scores
 
 DATA_FILE = "vifbench.jsonl"
 REQUIRED_KEYS = ("id", "instruction", "output", "verdict")
@@ -316,18 +316,7 @@ def _row(rec: Mapping[str, Any], state: Mapping[str, Any], verifier: str, wall: 
         "violated": [v["id"] for v in decision.get("violated") or []],
         "reflections": sum(int(r.get("reflections") or 0) for r in results.values()),
         "fallbacks": sum(r.get("method") == "judge_fallback" for r in results.values()),
-        **{
-            k: state.get(k, 0)
-            for k in (
-                "llm_calls",
-                "cached_calls",
-                "prompt_tokens",
-                "completion_tokens",
-                "llm_seconds",
-                "checker_runs",
-                "checker_seconds",
-            )
-        },
+        **{k: state.get(k, 0) for k in COST_KEYS if k != "wall_seconds"},
         "wall_seconds": round(wall, 4),
     }
 
