@@ -35,8 +35,8 @@ from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any
 
-from autonesy.tools.cnf import CNF
 from autonesy.tools import truth_counts
+from autonesy.tools.cnf import CNF
 from autonesy.tools.counting import DEFAULT_TIME_LIMIT_S, ApproxMCSettings, CountTimedOut, ModelCount, count_models
 from autonesy.tools.enumeration import count_extensible
 from autonesy.tools.equivalence_check import entails_clauses, equivalent, uses_auxiliaries

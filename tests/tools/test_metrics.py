@@ -135,10 +135,10 @@ def test_a_count_that_runs_out_of_time_says_so():
 
 def _timing_out(monkeypatch, tmp_path):
     """count_models that always runs out of time, and a private disk cache of ground-truth counts."""
+    from collections import OrderedDict
+
     import autonesy.tools.metrics as metrics
     from autonesy.tools.counting import CountTimedOut
-
-    from collections import OrderedDict
 
     monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(metrics, "_truth_counts", OrderedDict())
