@@ -22,7 +22,7 @@ from autonesy.tools.enumeration import CountTimedOut, _InterruptibleSolver
 
 def _canonical(cnf: CNF) -> frozenset[frozenset[int]]:
     """The clause set with auxiliaries renumbered N+1, N+2, … in order of first occurrence."""
-    n, rename = cnf.num_task_vars, {}
+    n, rename = cnf.num_task_vars, dict[int, int]()
     clauses = []
     for clause in cnf.clauses:
         renamed = []
