@@ -8,8 +8,8 @@ the counts are. These checks prove such relations cheaply (they never claim one 
   renamed by first occurrence (a bijection on auxiliaries preserves the projection). An expert
   answer that renders the ground truth converts to exactly this.
 - :func:`entails_clauses`: φ ⊨ C for every clause C of ψ, when ψ has no auxiliaries, proves
-  proj(φ) ⊆ ψ — one SAT call per clause (φ ∧ ¬C unsatisfiable), under a time limit. With
-  auxiliaries in φ this still holds: C mentions task variables only.
+  proj(φ) ⊆ ψ — one SAT call (φ ∧ ¬ψ unsatisfiable, ¬ψ written with a selector per clause),
+  under a time limit. With auxiliaries in φ this still holds: ψ mentions task variables only.
 - :func:`equivalent`: True when proved equal, False when a SAT call found an assignment on one side
   only (both sides free of auxiliaries), None when undecided.
 """
@@ -48,18 +48,25 @@ def same_up_to_auxiliaries(a: CNF, b: CNF) -> bool:
 def entails_clauses(a: CNF, b: CNF, time_limit_s: float | None = None) -> bool | None:
     """Does a entail every clause of b? b must have no auxiliary variables (ValueError otherwise).
 
-    True proves proj(a) ⊆ b; False means some model of a violates a clause of b; None: the time
-    limit passed first."""
+    One SAT call: a plus "some clause of b is false" (a selector per clause of b, each implying
+    its clause's literals false, and one clause asking for a selector). Unsatisfiable proves
+    proj(a) ⊆ b: True; a model is an assignment of a outside b: False; None: out of time."""
     if uses_auxiliaries(b):
         raise ValueError("entails_clauses needs a right-hand side without auxiliary variables")
+    distinct = list(set(map(frozenset, b.clauses)))
+    if not distinct:
+        return True
+    top = max(a.num_vars, b.num_vars)
+    selectors = list(range(top + 1, top + 1 + len(distinct)))
     try:
         with _InterruptibleSolver(a, time_limit_s, "entailment") as sat:
-            for clause in set(map(frozenset, b.clauses)):
-                if sat.solve([-lit for lit in clause]):
-                    return False
+            for selector, clause in zip(selectors, distinct):
+                for lit in clause:
+                    sat.solver.add_clause([-selector, -lit])
+            sat.solver.add_clause(selectors)
+            return not sat.solve()
     except CountTimedOut:
         return None
-    return True
 
 
 def equivalent(a: CNF, b: CNF, time_limit_s: float | None = None) -> bool | None:
