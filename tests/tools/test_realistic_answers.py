@@ -213,3 +213,35 @@ def test_a_cpmpy_distance_label_answer_scores_equal_to_the_path_rule():
     assert got == paths
     score = score_formula(conversion.cnf, task.ground_truth)
     assert (score.relation, score.tp, score.fp, score.fn) == ("equal", len(paths), 0, 0)
+
+
+def _sudoku_grids() -> set[tuple[int, ...]]:
+    """Every valid 4 × 4 Sudoku grid as the task's 64 one-hot bits (rows of permutations, then checked)."""
+    perms = list(itertools.permutations(range(1, 5)))
+    found = set()
+    for rows in itertools.product(perms, repeat=4):
+        columns_ok = all(len({rows[r][c] for r in range(4)}) == 4 for c in range(4))
+        boxes_ok = all(
+            len({rows[br + dr][bc + dc] for dr in (0, 1) for dc in (0, 1)}) == 4 for br in (0, 2) for bc in (0, 2)
+        )
+        if columns_ok and boxes_ok:
+            found.add(tuple(int(rows[r][c] == d) for r in range(4) for c in range(4) for d in range(1, 5)))
+    return found
+
+
+@pytest.mark.parametrize(("name", "fmt"), [("sudoku_cpmpy_alldifferent", "cpmpy"), ("sudoku_pysat_cardenc", "pysat")])
+def test_realistic_sudoku_answers_admit_exactly_the_valid_grids(name, fmt):
+    from pathlib import Path
+
+    from bruteforce import sat_models
+
+    from autonesy.tasks.registry import get_task
+    from autonesy.tools.metrics import score_formula
+
+    task = get_task("sudoku")
+    conversion = convert((Path(__file__).parent / "data" / "realistic" / f"{name}.txt").read_text(), fmt, task.names)
+    assert conversion.ok, conversion.error
+    grids = _sudoku_grids()
+    assert len(grids) == 288 and sat_models(conversion.cnf, 64) == grids
+    score = score_formula(conversion.cnf, task.ground_truth)
+    assert (score.relation, score.tp, score.fp, score.fn) == ("equal", 288, 0, 0)
