@@ -53,7 +53,7 @@ RESERVED_NAMES = frozenset({"cp", "VARS", "itertools", "math", "constraints", "m
 # direct encoding for equalities, whose linear constraints pindakaas turns into hundreds of thousands
 # of clauses (a distance-label path answer: 564k clauses, 10 s; binary: 15k, 1 s); any exact
 # encoding gives the same projection on the task variables.
-INTEGER_ENCODING = "order"
+INTEGER_ENCODING = "binary"
 PRELOAD = ("cpmpy", "numpy", "cpmpy.transformations.to_cnf", "cpmpy.transformations.get_variables", "pindakaas")
 
 SETUP = """
