@@ -3,7 +3,10 @@
 A ground truth is counted by `tasks`, by `task export` and by every scored attempt of its task;
 its count is a fact about its clauses, so it is counted once per formula and read back after that.
 Only exact counts are kept. A count read back says so (``params["from_cache"]``) and keeps the
-method and seconds of the count that produced it.
+method and seconds of the count that produced it. A count that ran out of time is remembered too, per
+method: a later request with the same or a shorter limit gets the same
+:class:`~autonesy.tools.counting.CountTimedOut` at once (a sweep's attempts, each in its own process,
+would otherwise each spend the whole limit on the same ground truth); a longer limit counts again.
 """
 
 from __future__ import annotations
@@ -23,23 +26,55 @@ from autonesy.tools.config import cache_dir
 COUNT_CACHE_VERSION = 1  # bump when count_models may answer differently for the same formula
 
 
-def stored_count(cnf: CNF, count: Callable[[CNF], counting.ModelCount] | None = None) -> counting.ModelCount:
-    """The exact count of ``cnf`` from the disk cache, else ``count(cnf)`` (default: ``auto``), kept if exact."""
+def stored_count(
+    cnf: CNF,
+    count: Callable[[CNF], counting.ModelCount] | None = None,
+    *,
+    method: str = "auto",
+    time_limit_s: float | None = None,
+) -> counting.ModelCount:
+    """The exact count of ``cnf`` from the disk cache, else ``count(cnf)`` (default: ``auto``), kept if exact.
+
+    ``method`` and ``time_limit_s`` name the count ``count`` makes: its timeout is remembered under them."""
     start = time.perf_counter()
     path = _entry(cnf)
+    entry = _read(path)
+    value, counted_by = entry.get("model_count"), entry.get("count_method")
+    if isinstance(value, int) and isinstance(counted_by, str):
+        params = {"from_cache": True, "counted_in_s": entry.get("seconds")}
+        return counting.ModelCount(value, counted_by, True, time.perf_counter() - start, params)
+    timed_out = _timeout(entry, method)
+    if timed_out is not None and time_limit_s is not None and timed_out.time_limit_s >= time_limit_s:
+        raise timed_out
     try:
-        cached = json.loads(path.read_text())
-        value, method = cached.get("model_count"), cached.get("count_method")
-        if isinstance(value, int) and isinstance(method, str):
-            params = {"from_cache": True, "counted_in_s": cached.get("seconds")}
-            return counting.ModelCount(value, method, True, time.perf_counter() - start, params)
-    except (OSError, ValueError, AttributeError):
-        pass  # absent, unreadable or damaged: count again
-    result = (count or counting.count_models)(cnf)
+        result = (count or counting.count_models)(cnf)
+    except counting.CountTimedOut as error:
+        if time_limit_s is not None:
+            record = {"method": error.method, "limit": time_limit_s, "tried": list(error.tried)}
+            _write_atomically(path, json.dumps({"timed_out": {**entry.get("timed_out", {}), method: record}}))
+        raise
     if result.exact:  # an approximate count is not a fact about the formula
         entry = {"model_count": result.value, "count_method": result.method, "seconds": result.seconds}
         _write_atomically(path, json.dumps(entry))
     return result
+
+
+def _read(path: Path) -> dict:
+    """The entry as written, or {} when absent, unreadable or damaged (then the formula is counted again)."""
+    try:
+        entry = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return entry if isinstance(entry, dict) else {}
+
+
+def _timeout(entry: dict, method: str) -> counting.CountTimedOut | None:
+    """The remembered timeout of ``method``, if the entry holds a well-formed one."""
+    try:
+        record = entry["timed_out"][method]
+        return counting.CountTimedOut(str(record["method"]), float(record["limit"]), tuple(map(str, record["tried"])))
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _entry(cnf: CNF) -> Path:

@@ -106,7 +106,12 @@ def _remember(key: tuple[CNF, int | None], models: list[Model] | None) -> None:
             _recent.popitem(last=False)
 
 
-def count_extensible(models: Iterable[Model], cnf: CNF, time_limit_s: float | None = None) -> int:
-    """How many task-variable assignments in ``models`` extend to a model of ``cnf`` (SAT under assumptions)."""
+def extensible_models(models: Iterable[Model], cnf: CNF, time_limit_s: float | None = None) -> list[Model]:
+    """The task-variable assignments in ``models`` that extend to a model of ``cnf`` (SAT under assumptions)."""
     with _InterruptibleSolver(cnf, time_limit_s, "model-check") as sat:
-        return sum(sat.solve([i if v else -i for i, v in enumerate(model, start=1)]) for model in models)
+        return [model for model in models if sat.solve([i if v else -i for i, v in enumerate(model, start=1)])]
+
+
+def count_extensible(models: Iterable[Model], cnf: CNF, time_limit_s: float | None = None) -> int:
+    """How many task-variable assignments in ``models`` extend to a model of ``cnf``."""
+    return len(extensible_models(models, cnf, time_limit_s))

@@ -8,11 +8,14 @@ is the intersection of the two projections) — and no CNF with auxiliaries is e
 
 With exact counts, FP = 0 ⟺ φ̂ ⊆ φ* and FN = 0 ⟺ φ* ⊆ φ̂, which gives the relation exactly.
 
-The overlap is rarely counted from scratch: when one formula's clauses are a subset of the other's,
-the smaller clause set is entailed and TP is the other side's count; when one side's models were
-enumerated, TP is how many of them extend to a model of the other side (a SAT call each). The ground
-truth's count is cached per CNF, so the attempts of a task count it once (an exact ``auto`` count is
-also kept on disk, :mod:`autonesy.tools.count_store`, so later runs read it back).
+The overlap is rarely counted from scratch: when the two are proved equivalent (the same clauses up
+to a renaming of auxiliaries, or SAT calls both ways when neither has auxiliaries), one count serves
+all three; when one formula's clauses are a subset of the other's, the smaller clause set is
+entailed and TP is the other side's count; when one side's models were enumerated, TP is how many
+of them extend to a model of the other side (a SAT call each); when a side without auxiliaries is
+entailed by the other (a SAT call per clause), TP is the other side's count. The ground truth's
+count is cached per CNF, so the attempts of a task count it once (an ``auto`` count, or its timeout,
+is also kept on disk, :mod:`autonesy.tools.count_store`, so later runs and other processes read it back).
 
 Degenerate cases (documented values):
 - precision = TP/(TP+FP); when φ̂ admits nothing, precision is 1 if φ* admits nothing too, else 0;
@@ -34,11 +37,23 @@ from typing import Any
 
 from autonesy.tools.cnf import CNF
 from autonesy.tools.count_store import stored_count
-from autonesy.tools.counting import DEFAULT_TIME_LIMIT_S, ApproxMCSettings, ModelCount, count_models
-from autonesy.tools.enumeration import count_extensible
+from autonesy.tools.counting import (
+    DEFAULT_ENUMERATION_CAP,
+    DEFAULT_TIME_LIMIT_S,
+    ApproxMCSettings,
+    CountTimedOut,
+    EnumerationCapReached,
+    ModelCount,
+    count_by_enumeration,
+    count_models,
+)
+from autonesy.tools.enumeration import count_extensible, extensible_models
+from autonesy.tools.equivalence_check import entails_clauses, equivalent, uses_auxiliaries
 
 RELATIONS = ("equal", "permissive", "strict", "incomparable")
 TRUTH_CACHE_SIZE = 64
+PROOF_SHARE = 0.2  # of the time limit, for the SAT calls of an equivalence or entailment proof
+ENUMERATION_SHARE = 0.3  # of the time limit, to enumerate a candidate when the ground truth's models were
 
 
 @dataclass(frozen=True)
@@ -46,17 +61,17 @@ class FormulaScore:
     """A formula against the ground truth: confusion counts over the task variables, the scores derived from them, the
     relation, and how the counts were made."""
 
-    tp: int
+    tp: int | None  # None (with tn, candidate_count, truth_count): the equivalence is proved, the count unknown
     fp: int
     fn: int
-    tn: int
+    tn: int | None
     precision: float
     recall: float
     f1: float
     relation: str
     mc_ratio: float
-    candidate_count: int
-    truth_count: int
+    candidate_count: int | None
+    truth_count: int | None
     exact: bool
     count_method: str
     counts: dict[str, dict[str, Any]]
@@ -103,7 +118,10 @@ def score_formula(
 
     Each of the three counts gets ``time_limit_s``; one running out raises
     :class:`~autonesy.tools.counting.CountTimedOut`. ``candidate_count``, when the caller already
-    knows it exactly (the pipeline's compiled circuit), is used instead of counting again.
+    knows it exactly (the pipeline's compiled circuit), is used instead of counting again. A
+    candidate proved equivalent (:mod:`.equivalence_check`) needs one count, and none at all for
+    its F1: when the ground truth's count runs out of time, the score is F1 = 1, relation
+    ``equal``, with the counts None (unknown).
     """
     if candidate.num_task_vars != truth.num_task_vars:
         raise ValueError(
@@ -114,16 +132,22 @@ def score_formula(
         return count_models(cnf, method, approxmc=approxmc, time_limit_s=time_limit_s)
 
     settings = (method, approxmc, time_limit_s)
-    if candidate == truth and candidate_count is not None and candidate_count.exact:
-        _remember_truth_count(truth, settings, candidate_count)
-    truth_count = _cached_truth_count(truth, settings, count)
-    if candidate_count is None:
-        candidate_count = truth_count if candidate == truth else count(candidate)
-    counts: dict[str, ModelCount] = {
-        "candidate": candidate_count,
-        "truth": truth_count,
-        "both": _overlap(candidate, truth, candidate_count, truth_count, count, time_limit_s),
-    }
+    same = candidate == truth or equivalent(candidate, truth, PROOF_SHARE * time_limit_s)
+    if same is True and candidate_count is not None and candidate_count.exact:
+        _remember_truth_count(truth, settings, candidate_count)  # equal projections: the same count
+    try:
+        truth_count = _cached_truth_count(truth, settings, count)
+    except CountTimedOut:
+        if same is not True:
+            raise
+        return _proved_equal()
+    if same is True:  # one count serves all three
+        candidate_count = candidate_count if candidate_count is not None and candidate_count.exact else truth_count
+        both = ModelCount(candidate_count.value, "equivalence", candidate_count.exact, 0.0)
+    else:
+        candidate_count = candidate_count or _count_candidate(candidate, truth, truth_count, count, time_limit_s)
+        both = _overlap(candidate, truth, candidate_count, truth_count, count, time_limit_s)
+    counts: dict[str, ModelCount] = {"candidate": candidate_count, "truth": truth_count, "both": both}
     total = 1 << truth.num_task_vars
     n_candidate, n_truth = counts["candidate"].value, counts["truth"].value
     tp = min(counts["both"].value, n_candidate, n_truth)  # approximate counts can disagree; keep them consistent
@@ -146,23 +170,73 @@ def score_formula(
     )
 
 
-_truth_counts: OrderedDict[tuple[CNF, Any], ModelCount] = OrderedDict()
+def _count_candidate(candidate: CNF, truth: CNF, truth_count: ModelCount, count, time_limit_s: float) -> ModelCount:
+    """MC(φ̂). When φ*'s models were enumerated (a small set) and φ̂ entails φ* (φ* without
+    auxiliaries), φ̂'s models are among them: each is checked. Otherwise φ̂ is likely small too: its
+    models are enumerated first with a larger share of the limit than the general route gives enumeration, so
+    the overlap becomes a model check (a realistic answer with auxiliaries: 184 models, 2 s here,
+    where Ganak needs 40 s)."""
+    if truth_count.models is not None:
+        start = time.perf_counter()
+        if not uses_auxiliaries(truth) and entails_clauses(candidate, truth, PROOF_SHARE * time_limit_s):
+            # proj(φ̂) ⊆ φ* (one SAT call): φ̂'s models are those of φ* that extend to a model of φ̂.
+            models = tuple(extensible_models(truth_count.models, candidate, time_limit_s))
+            return ModelCount(len(models), "entailment", True, time.perf_counter() - start, {}, models)
+        try:
+            return count_by_enumeration(candidate, DEFAULT_ENUMERATION_CAP, ENUMERATION_SHARE * time_limit_s)
+        except (EnumerationCapReached, CountTimedOut):
+            pass
+    return count(candidate)
+
+
+def _proved_equal() -> FormulaScore:
+    """φ̂ ≡ φ* proved, MC(φ*) out of time: the ratios are 1 and the counts unknown (None)."""
+    return FormulaScore(
+        tp=None,
+        fp=0,
+        fn=0,
+        tn=None,
+        precision=1.0,
+        recall=1.0,
+        f1=1.0,
+        relation="equal",
+        mc_ratio=1.0,
+        candidate_count=None,
+        truth_count=None,
+        exact=False,
+        count_method="equivalence",
+        counts={},
+    )
+
+
+_truth_counts: OrderedDict[tuple[CNF, Any], ModelCount | CountTimedOut] = OrderedDict()
 _truth_lock = threading.Lock()
 
 
 def _cached_truth_count(truth: CNF, settings: Any, count) -> ModelCount:
-    """The ground truth's count, once per (CNF, counting settings); the CNF's own hash keys it."""
+    """The ground truth's count, once per (CNF, counting settings) — in memory, and for ``auto`` on disk
+    (:mod:`.count_store`), timeouts included; a remembered timeout is raised again."""
     key = (truth, settings)
     with _truth_lock:
-        if key in _truth_counts:
+        known = _truth_counts.get(key)
+        if known is not None:
             _truth_counts.move_to_end(key)
-            return _truth_counts[key]
-    result = stored_count(truth, count) if settings[0] == "auto" else count(truth)
-    _remember_truth_count(truth, settings, result)
-    return result
+    if known is None:
+        try:
+            if settings[0] == "auto":  # other methods are asked for by name: they count
+                known = stored_count(truth, count, method="auto", time_limit_s=settings[2])
+            else:
+                known = count(truth)
+        except CountTimedOut as error:
+            known = error
+        _remember_truth_count(truth, settings, known)
+    if isinstance(known, CountTimedOut):
+        raise known
+    return known
 
 
-def _remember_truth_count(truth: CNF, settings: Any, result: ModelCount) -> None:
+def _remember_truth_count(truth: CNF, settings: Any, result: ModelCount | CountTimedOut) -> None:
+    """Keep ``result`` (a count or a timeout) in the in-memory cache, the oldest dropped beyond its size."""
     with _truth_lock:
         _truth_counts[(truth, settings)] = result
         while len(_truth_counts) > TRUTH_CACHE_SIZE:
@@ -190,6 +264,10 @@ def _overlap(
         models, other = min(enumerated, key=lambda pair: len(pair[0]))
         value = count_extensible(models, other, time_limit_s)
         return ModelCount(value, "model-check", True, time.perf_counter() - start)
+    # A side without auxiliaries that the other entails (a SAT call per clause) contains its projection.
+    for inner, outer, n_inner in ((candidate, truth, n_candidate), (truth, candidate, n_truth)):
+        if not uses_auxiliaries(outer) and entails_clauses(inner, outer, PROOF_SHARE * time_limit_s):
+            return _derived(n_inner, "entailment", start)
     return count(truth.conjoin(candidate))
 
 

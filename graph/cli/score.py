@@ -53,11 +53,15 @@ def score(
     say(
         f"{task.name}: relation {result.relation}, F1 {result.f1:.4f} "
         f"(precision {result.precision:.4f}, recall {result.recall:.4f}), MC-R {result.mc_ratio:.4g}\n"
-        f"TP {result.tp:,}  FP {result.fp:,}  FN {result.fn:,}  TN {result.tn:,}  "
+        f"TP {_shown(result.tp)}  FP {result.fp:,}  FN {result.fn:,}  TN {_shown(result.tn)}  "
         f"(counts: {result.count_method}, {'exact' if result.exact else 'approximate'})"
     )
     if conversion.autofixes:
         say("autofixes: " + ", ".join(conversion.autofixes))
+
+
+def _shown(count: int | None) -> str:
+    return "unknown" if count is None else f"{count:,}"
 
 
 def register(app: typer.Typer) -> None:

@@ -13,7 +13,9 @@ Layout read (the repository's ``dataset/`` folder): one folder per problem,
 PATH may be the repository, its ``dataset/`` folder, one problem folder, or the released
 ``dcp-bench-open.jsonl`` (records with ``id``, ``description``, ``example_instance``, ``model``,
 ``decision_variables``). Kept: satisfaction problems whose model runs, whose decision variables are
-found, and whose Boolean encoding has at most ``MAX_TASK_VARS`` variables. Optimisation problems
+found, and whose Boolean encoding has at most ``MAX_TASK_VARS`` variables (no integer decision
+variable with more than ``MAX_DOMAIN`` values). The cap is the prompt's size (each task variable is
+listed with its meaning), not counting or compiling: those are time-bounded at scoring. Optimisation problems
 (``minimize``/``maximize``) are left out, not relaxed to their constraints: their descriptions ask
 for an optimum, which a formula over the constraints alone would not state. Every problem left out
 is listed with its reason (:func:`left_out`; sweeps write the list into ``sweep.json``).
@@ -30,7 +32,9 @@ description's closing "Print …" paragraph words it, and that paragraph (where 
 what values and indices mean, e.g. "where Debra = 0, Janet = 1") stays in the description.
 The ground truth is CPMpy's CNF of the model's constraints plus the channelling
 ``x_i_eq_v ⇔ (x[i] = v)``, encoded in two steps over one shared integer encoding (the model, then
-the channelling: encoding both at once exhausts memory on some models); every other variable (the model's own encodings, helper variables) is
+the channelling: encoding both at once exhausts memory on some models); when pindakaas's default
+encoders exhaust memory or CPU time (its totalizers grow with the range of a weighted sum), the
+model is encoded again with binary adders for its linear constraints; every other variable (the model's own encodings, helper variables) is
 auxiliary. So the formula admits exactly the one-hot images of the model's solutions, and a
 formalization must also say that each integer takes exactly one value (the detailed description
 states it; the not-detailed one leaves it implicit). Ground-truth model counts of large problems
@@ -63,9 +67,15 @@ from typing import Any
 from autonesy.tasks.adapters.base import AdapterError
 from autonesy.tasks.task import RESERVED_NAMES, Descriptions, Task, TaskMetadata, Variable
 from autonesy.tools.config import cache_dir
+from autonesy.tools.sandbox import SandboxLimits
 
-MAX_TASK_VARS = 400
-CONVERSION_VERSION = 2
+MAX_TASK_VARS = 2000  # Boolean task variables (prompts list each one; counting and compiling are time-bounded)
+MAX_DOMAIN = 400  # values of one integer decision variable (one Boolean each)
+FALLBACK_ENCODER = "ADDER"  # pindakaas's encoder for linear constraints when its defaults blow up
+CONVERSION_VERSION = 3
+# CPU time is the bound; the wall limit only stops a stuck program (a loaded machine stretches it).
+# The DIMACS text of a large model exceeds the default 16 MiB result (reindex bounds the clauses).
+CONVERSION_LIMITS = SandboxLimits(cpu_seconds=60.0, wall_seconds=300.0, result_bytes=96 << 20)
 CITATION = (
     "K. Michailidis, D. Tsouros, T. Guns. DCP-Bench-Open: Evaluating LLMs for Constraint Modelling of "
     "Discrete Combinatorial Problems (arXiv:2506.06052)"
@@ -298,7 +308,22 @@ def collect(ns, submitted):
 
     DECISION = {decision!r}
     RESERVED = set({reserved!r})
-    MAX = {max_vars}
+    MAX, MAX_DOMAIN = {max_vars}, {max_domain}
+    LINEAR_ENCODER = {linear_encoder!r}
+    if LINEAR_ENCODER:  # pindakaas's encoder for every linear constraint that takes it (else its default)
+        import pindakaas as pdk
+
+        chosen, default_add = getattr(pdk.Encoder, LINEAR_ENCODER), pdk.CNF.add_encoding
+
+        def add_encoding(self, constraint, encoder=None, conditions=None, **options):
+            if encoder is None:
+                try:
+                    return default_add(self, constraint, chosen, conditions, **options)
+                except pdk.InvalidEncoder:
+                    pass
+            return default_add(self, constraint, encoder, conditions, **options)
+
+        pdk.CNF.add_encoding = add_encoding
     solved = ns.get("_SOLVED") or []
     model = solved[0] if solved else ns.get("model")
     if not isinstance(model, cp.Model):
@@ -331,8 +356,8 @@ def collect(ns, submitted):
             return 1
         if isinstance(item, Expression) or is_num(item):
             lb, ub = (int(item), int(item)) if is_num(item) else map(int, get_bounds(item))
-            if ub - lb + 1 > MAX:
-                raise ProgramError("too_large", shown + " has a domain of " + str(ub - lb + 1) + " values")
+            if ub - lb + 1 > MAX_DOMAIN:
+                raise ProgramError("too_large", shown + " has a domain of " + str(ub - lb + 1) + " values, more than " + str(MAX_DOMAIN))
             return 1 if (lb, ub) == (0, 1) else ub - lb + 1
         return 0
 
@@ -351,8 +376,6 @@ def collect(ns, submitted):
                 add(base_name(name, index), shown + " is true", item if isinstance(item, Expression) else BoolVal(bool(item)))
             elif isinstance(item, Expression) or is_num(item):
                 lb, ub = (int(item), int(item)) if is_num(item) else map(int, get_bounds(item))
-                if ub - lb + 1 > MAX:
-                    raise ProgramError("too_large", shown + " has a domain of " + str(ub - lb + 1) + " values")
                 if (lb, ub) == (0, 1):  # a 0/1 integer is one Boolean
                     add(base_name(name, index), shown + " = 1 (false: " + shown + " = 0)", item == 1)
                     continue
@@ -448,7 +471,16 @@ def _cache_dir() -> Path:
 
 
 def _conversion_key(problem: Problem) -> str:
-    text = json.dumps([CONVERSION_VERSION, MAX_TASK_VARS, problem.source, list(problem.decision_variables)])
+    text = json.dumps(
+        [
+            CONVERSION_VERSION,
+            MAX_TASK_VARS,
+            MAX_DOMAIN,
+            repr(CONVERSION_LIMITS),
+            problem.source,
+            list(problem.decision_variables),
+        ]
+    )
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -478,19 +510,19 @@ def cached(problem: Problem) -> dict[str, Any] | None:
         return None
 
 
-def convert(problem: Problem) -> dict[str, Any]:
-    """Run the problem's script in the sandbox: {"ok", "names", "meanings", "data"} or {"ok": False, "reason"}."""
-    known = cached(problem)
-    if known is not None:
-        return known
-    path = _cache_dir() / f"{_conversion_key(problem)}.json"
-    from autonesy.tools.sandbox import SandboxLimits, run_program
+def _encode(problem: Problem, linear_encoder: str | None) -> dict[str, Any]:
+    """One conversion in the sandbox, with pindakaas's default encoders or ``linear_encoder`` for the
+    linear constraints: {"ok", "names", "meanings", "data"} or {"ok": False, "reason", "retry"}."""
+    from autonesy.tools.sandbox import run_program
 
-    # CPU time is the bound; the wall limit only stops a stuck program (a loaded machine stretches it).
-    limits = SandboxLimits(cpu_seconds=60.0, wall_seconds=300.0)
+    limits = CONVERSION_LIMITS
     program = WRAPPER.format(body=textwrap.indent(problem.source, "    "))
     collect = COLLECT.format(
-        decision=list(problem.decision_variables), reserved=sorted(RESERVED_NAMES), max_vars=MAX_TASK_VARS
+        decision=list(problem.decision_variables),
+        reserved=sorted(RESERVED_NAMES),
+        max_vars=MAX_TASK_VARS,
+        max_domain=MAX_DOMAIN,
+        linear_encoder=linear_encoder,
     )
     result = run_program(
         program,
@@ -501,16 +533,38 @@ def convert(problem: Problem) -> dict[str, Any]:
         prewarm=True,
     )
     if result.ok:
-        outcome = {
+        return {
             "ok": True,
             "names": result.result["names"],
             "meanings": result.result["meanings"],
             "data": {k: result.result[k] for k in ("dimacs", "task_ids")},
+            "encoder": linear_encoder or "default",
         }
-    elif result.error_kind == "internal":
+    if result.error_kind == "internal":
         raise AdapterError(f"dcpbench {problem.id}: the sandbox failed: {result.message}")
-    else:
-        outcome = {"ok": False, "reason": _failure(result.error_kind, result.message, limits)}
+    reason = _failure(result.error_kind, result.message, limits)
+    # The encoder's blow-ups (memory, CPU time) are worth a second try with another encoder.
+    return {"ok": False, "reason": reason, "retry": reason.startswith("out of memory") or "CPU" in reason}
+
+
+def convert(problem: Problem) -> dict[str, Any]:
+    """Run the problem's script in the sandbox: {"ok", "names", "meanings", "data"} or {"ok": False, "reason"}.
+
+    pindakaas's default encoders first; a model on which they exhaust memory or CPU time (its
+    totalizers and decision diagrams grow with the range of a weighted sum: SEND+MORE=MONEY needs
+    gigabytes) is encoded again with binary adders for every linear constraint (``FALLBACK_ENCODER``)."""
+    known = cached(problem)
+    if known is not None:
+        return known
+    path = _cache_dir() / f"{_conversion_key(problem)}.json"
+    outcome = _encode(problem, None)
+    if outcome.pop("retry", False):
+        second = _encode(problem, FALLBACK_ENCODER)
+        second.pop("retry", None)
+        if not second["ok"]:
+            second["reason"] = f"{outcome['reason']}; with {FALLBACK_ENCODER.lower()} encoders: {second['reason']}"
+        outcome = second
+    outcome.pop("retry", None)
     if outcome.get("reason", "").startswith("timeout") and "wall clock" in outcome["reason"]:
         return outcome  # depends on the machine's load: tried again next time (CPU-time limits are cached)
     try:  # cache both outcomes: a script that fails fails the same way next time

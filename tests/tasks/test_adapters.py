@@ -429,3 +429,49 @@ def test_a_real_dcpbench_problem_keeps_what_its_values_mean():
     assert meanings["fleet_eq_0"] == "fleet = 0 (fleet: surname)"
     reference = dcpbench.solution_count(dcpbench.problems(repo)["allergy"])
     assert reference == {"count": 1, "complete": True} and count_models(task.ground_truth).value == 1
+
+
+def _projected(outcome, names):
+    from autonesy.tools.formats.cpmpy_program import reindex
+
+    cnf = reindex(outcome["data"], names)
+    from bruteforce import sat_models
+
+    return sat_models(cnf, len(names))
+
+
+def test_dcpbench_fallback_encoder_admits_the_same_solutions(dcp_repo):
+    """Binary adders for the linear constraints (the fallback when pindakaas's defaults blow up)
+    give the same projected models as the defaults."""
+    from autonesy.tasks.adapters import dcpbench
+
+    found = dcpbench.problems(dcp_repo)
+    for key in ("among", "signs", "after_solve"):
+        default, adder = dcpbench._encode(found[key], None), dcpbench._encode(found[key], "ADDER")
+        assert default["ok"] and adder["ok"] and adder["encoder"] == "ADDER"
+        assert default["names"] == adder["names"]
+        assert _projected(default, default["names"]) == _projected(adder, adder["names"]), key
+
+
+def test_dcpbench_retries_with_the_fallback_encoder_after_a_blow_up(dcp_repo, monkeypatch):
+    from autonesy.tasks.adapters import dcpbench
+
+    real, calls = dcpbench._encode, []
+
+    def encode(problem, linear_encoder):
+        calls.append(linear_encoder)
+        if linear_encoder is None:
+            return {"ok": False, "reason": "out of memory: converting the model needs more than 2 GiB", "retry": True}
+        return real(problem, linear_encoder)
+
+    monkeypatch.setattr(dcpbench, "_encode", encode)
+    outcome = dcpbench.convert(dcpbench.problems(dcp_repo)["pick"])
+    assert calls == [None, dcpbench.FALLBACK_ENCODER] and outcome["ok"] and outcome["encoder"] == "ADDER"
+    assert "retry" not in outcome
+    # A failure that is not a blow-up is not retried, and a failed retry keeps both reasons.
+    calls.clear()
+    monkeypatch.setattr(
+        dcpbench, "_encode", lambda p, e: calls.append(e) or {"ok": False, "reason": "oom", "retry": e is None}
+    )
+    outcome = dcpbench.convert(dcpbench.problems(dcp_repo)["among"])
+    assert calls == [None, "ADDER"] and outcome["reason"] == "oom; with adder encoders: oom"

@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from autonesy.tools import metrics
 from autonesy.tools.cnf import CNF
 from autonesy.tools.count_store import stored_count
+from autonesy.tools.counting import CountTimedOut
 from autonesy.tools.metrics import score_formula
 
 
@@ -38,3 +39,45 @@ def test_other_methods_do_not_use_the_disk(cache):
     truth = CNF(3, ((1, 2),))
     score_formula(CNF(3, ((1,),)), truth, "ganak")
     assert not cache.exists()
+
+
+def test_a_timeout_holds_for_the_same_or_a_shorter_limit_only(cache):
+    cnf = CNF(3, ((1, 4), (-4, 2)), 4)
+    calls = []
+
+    def times_out(formula):
+        calls.append(formula)
+        raise CountTimedOut("auto", 30.0, ("ganak (timed out)",))
+
+    with pytest.raises(CountTimedOut):
+        stored_count(cnf, times_out, time_limit_s=30.0)
+    for limit in (30.0, 5.0):  # remembered: raised again without counting
+        with pytest.raises(CountTimedOut) as again:
+            stored_count(cnf, times_out, time_limit_s=limit)
+        assert again.value.tried == ("ganak (timed out)",)
+    assert len(calls) == 1
+    assert stored_count(cnf, time_limit_s=60.0).value == len(projected_models(cnf))  # a longer limit counts again
+    assert stored_count(cnf, times_out, time_limit_s=5.0).params["from_cache"]  # and the count replaces the timeout
+
+
+def test_a_timeout_of_one_method_does_not_stop_another(cache):
+    cnf = CNF(2, ((1, 2),))
+
+    def times_out(formula):
+        raise CountTimedOut("ganak", 10.0)
+
+    with pytest.raises(CountTimedOut):
+        stored_count(cnf, times_out, method="ganak", time_limit_s=10.0)
+    assert stored_count(cnf, method="auto", time_limit_s=10.0).value == 3
+
+
+@pytest.mark.parametrize(
+    "text", ['{"model_count": "x"', "[1, 2]", '{"timed_out": {"auto": {"limit": "soon"}}}', "null"]
+)
+def test_a_damaged_entry_is_counted_again(cache, text):
+    cnf = CNF(2, ((1, 2),))
+    stored_count(cnf)
+    for path in cache.iterdir():
+        path.write_text(text)
+    again = stored_count(cnf, time_limit_s=1.0)
+    assert again.value == 3 and not again.params.get("from_cache")

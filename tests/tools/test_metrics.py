@@ -104,7 +104,7 @@ def test_clause_subset_shortcut_matches_brute_force(pair, swap, method):
     got = score_formula(candidate, truth, method)
     cand, true = projected_models(candidate), projected_models(truth)
     assert (got.tp, got.fp, got.fn) == (len(cand & true), len(cand - true), len(true - cand))
-    assert got.counts["both"]["method"] == "subset"
+    assert got.counts["both"]["method"] in ("subset", "equivalence")  # a subset may also be proved equivalent
 
 
 def test_enumerated_models_are_checked_against_a_formula_with_auxiliaries():
@@ -137,3 +137,63 @@ def test_a_count_that_runs_out_of_time_says_so():
     candidate = CNF(hard.nv, tuple(tuple(c) for c in hard.clauses))
     with pytest.raises(CountTimedOut, match="timed out"):
         score_formula(candidate, CNF(hard.nv, ()), "auto", time_limit_s=0.5)
+
+
+def _timing_out(monkeypatch, tmp_path):
+    """count_models that always runs out of time, and a private disk cache of ground-truth counts."""
+    from collections import OrderedDict
+
+    import autonesy.tools.metrics as metrics
+    from autonesy.tools.counting import CountTimedOut
+
+    monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(metrics, "_truth_counts", OrderedDict())
+    calls = []
+
+    def count_models(cnf, *args, **kwargs):
+        calls.append(cnf)
+        raise CountTimedOut("auto", kwargs.get("time_limit_s", 0.0))
+
+    monkeypatch.setattr(metrics, "count_models", count_models)
+    return calls
+
+
+@pytest.mark.parametrize(
+    "candidate",
+    [
+        CNF(3, ((1, 4), (-4, 2), (3,)), 4),  # the ground truth itself
+        CNF(3, ((3,), (1, 7), (-7, 2)), 9),  # its clauses reordered, its auxiliary renamed
+    ],
+)
+def test_an_equivalent_answer_scores_one_when_the_ground_truth_cannot_be_counted(monkeypatch, tmp_path, candidate):
+    calls = _timing_out(monkeypatch, tmp_path)
+    truth = CNF(3, ((1, 4), (-4, 2), (3,)), 4)
+    got = score_formula(candidate, truth, time_limit_s=1.0)
+    assert (got.f1, got.precision, got.recall, got.relation, got.fp, got.fn) == (1.0, 1.0, 1.0, "equal", 0, 0)
+    assert got.tp is None and got.truth_count is None and got.count_method == "equivalence"
+    score_formula(candidate, truth, time_limit_s=1.0)
+    import autonesy.tools.metrics as metrics
+
+    metrics._truth_counts.clear()  # a new process: only the disk remembers
+    score_formula(candidate, truth, time_limit_s=1.0)
+    assert calls == [truth]  # the timeout is remembered: the ground truth is tried once
+
+
+def test_an_unproved_answer_still_reports_the_timeout(monkeypatch, tmp_path):
+    from autonesy.tools.counting import CountTimedOut
+
+    _timing_out(monkeypatch, tmp_path)
+    with pytest.raises(CountTimedOut):
+        score_formula(CNF(3, ((1,),)), CNF(3, ((1, 4), (-4, 2)), 4), time_limit_s=1.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_pair(n_max=5))
+def test_entailed_auxiliary_free_side_matches_brute_force(pair):
+    """Overlaps through the entailment route (one side without auxiliaries) equal brute force."""
+    candidate, truth = pair
+    n = truth.num_task_vars
+    candidate = CNF(n, tuple(c for c in candidate.clauses if all(abs(lit) <= n for lit in c)), n)
+    got = score_formula(candidate, truth, "ganak")
+    cand, true = projected_models(candidate), projected_models(truth)
+    assert (got.tp, got.fp, got.fn) == (len(cand & true), len(cand - true), len(true - cand))

@@ -168,3 +168,80 @@ def test_the_nat_convention_lists_every_alias_the_parser_accepts():
 
 def test_the_pysat_convention_does_not_contradict_itself():
     assert "do not import" not in PYSAT_CONVENTION and "no import is needed" in PYSAT_CONVENTION
+
+
+# ------------------------------------------------------------------------- a realistic path answer
+def _simple_paths(size: int = 4) -> set[frozenset[tuple]]:
+    """Every simple path from the top-left to the bottom-right cell of a size × size grid, as its set of edges (DFS)."""
+    goal, found = (size - 1, size - 1), set()
+
+    def walk(cell, seen, edges):
+        if cell == goal:
+            found.add(frozenset(edges))
+            return
+        r, c = cell
+        for nxt in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+            if 0 <= nxt[0] < size and 0 <= nxt[1] < size and nxt not in seen:
+                walk(nxt, seen | {nxt}, edges + [tuple(sorted((cell, nxt)))])
+
+    walk((0, 0), {(0, 0)}, [])
+    return found
+
+
+def test_a_cpmpy_distance_label_answer_scores_equal_to_the_path_rule():
+    """An answer written from the warcraft prompt (prose, a fence around the block, integer distance
+    labels as auxiliaries): its models are exactly the simple corner-to-corner paths."""
+    from pathlib import Path
+
+    from bruteforce import sat_models
+
+    from autonesy.tasks.registry import get_task
+    from autonesy.tools.metrics import score_formula
+
+    task = get_task("warcraft")
+    answer = (Path(__file__).parent / "data" / "realistic" / "warcraft_cpmpy_distance_labels.txt").read_text()
+    conversion = convert(answer, "cpmpy", task.names)
+    assert conversion.ok, conversion.error
+    edge = {}
+    for index, name in enumerate(task.names):
+        r1, c1, r2, c2 = (int(ch) for ch in name if ch.isdigit())
+        edge[index] = ((r1, c1), (r2, c2))
+    got = {
+        frozenset(edge[i] for i, bit in enumerate(row) if bit) for row in sat_models(conversion.cnf, len(task.names))
+    }
+    paths = _simple_paths()
+    assert got == paths
+    score = score_formula(conversion.cnf, task.ground_truth)
+    assert (score.relation, score.tp, score.fp, score.fn) == ("equal", len(paths), 0, 0)
+
+
+def _sudoku_grids() -> set[tuple[int, ...]]:
+    """Every valid 4 × 4 Sudoku grid as the task's 64 one-hot bits (rows of permutations, then checked)."""
+    perms = list(itertools.permutations(range(1, 5)))
+    found = set()
+    for rows in itertools.product(perms, repeat=4):
+        columns_ok = all(len({rows[r][c] for r in range(4)}) == 4 for c in range(4))
+        boxes_ok = all(
+            len({rows[br + dr][bc + dc] for dr in (0, 1) for dc in (0, 1)}) == 4 for br in (0, 2) for bc in (0, 2)
+        )
+        if columns_ok and boxes_ok:
+            found.add(tuple(int(rows[r][c] == d) for r in range(4) for c in range(4) for d in range(1, 5)))
+    return found
+
+
+@pytest.mark.parametrize(("name", "fmt"), [("sudoku_cpmpy_alldifferent", "cpmpy"), ("sudoku_pysat_cardenc", "pysat")])
+def test_realistic_sudoku_answers_admit_exactly_the_valid_grids(name, fmt):
+    from pathlib import Path
+
+    from bruteforce import sat_models
+
+    from autonesy.tasks.registry import get_task
+    from autonesy.tools.metrics import score_formula
+
+    task = get_task("sudoku")
+    conversion = convert((Path(__file__).parent / "data" / "realistic" / f"{name}.txt").read_text(), fmt, task.names)
+    assert conversion.ok, conversion.error
+    grids = _sudoku_grids()
+    assert len(grids) == 288 and sat_models(conversion.cnf, 64) == grids
+    score = score_formula(conversion.cnf, task.ground_truth)
+    assert (score.relation, score.tp, score.fp, score.fn) == ("equal", 288, 0, 0)
