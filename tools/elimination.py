@@ -34,8 +34,8 @@ def eliminate_auxiliaries(cnf: CNF, time_limit_s: float | None = DEFAULT_TIME_LI
     if not cnf.num_aux_vars:
         return cnf
     clauses: set[frozenset[int]] = set()
-    for clause in cnf.clauses:
-        literals = frozenset(clause)
+    for raw in cnf.clauses:
+        literals = frozenset(raw)
         if not any(-lit in literals for lit in literals):
             clauses.add(literals)
     n = cnf.num_task_vars
