@@ -10,7 +10,6 @@ from autonesy.graph.verify.graph import (
     VerifyAgents,
     VerifyRuntime,
     VerifyState,
-    build_verify_graph,
     initial_state,
 )
 
@@ -23,6 +22,5 @@ __all__ = [
     "VerifyAgents",
     "VerifyRuntime",
     "VerifyState",
-    "build_verify_graph",
     "initial_state",
 ]

@@ -140,28 +140,6 @@ def verify_graph(checkpointer=None):
     return _compiled_graph().copy({"checkpointer": checkpointer})
 
 
-class _BoundGraph:
-    """The verifier graph with one run's runtime as the context of every call (what
-    ``build_verify_graph`` callers use: ``invoke(state, config)``, ``get_state(config)``)."""
-
-    def __init__(self, graph, context: VerifyRuntime) -> None:
-        self._graph, self._context = graph, context
-
-    def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
-        return self._graph.invoke(input, config, context=self._context, **kwargs)
-
-    def stream(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
-        return self._graph.stream(input, config, context=self._context, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._graph, name)
-
-
-def build_verify_graph(rt: VerifyRuntime, checkpointer=None) -> _BoundGraph:
-    """The verifier graph bound to ``rt``, with ``checkpointer``."""
-    return _BoundGraph(verify_graph(checkpointer), rt)
-
-
 RECURSION_LIMIT = 100_000  # LangGraph's bound on node visits; loops stop on the state's counters, not on this
 
 
@@ -174,7 +152,6 @@ __all__ = [
     "VerifyAgents",
     "VerifyRuntime",
     "VerifyState",
-    "build_verify_graph",
     "initial_state",
     "verify_graph",
 ]
