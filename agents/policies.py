@@ -40,6 +40,7 @@ from autonesy.agents.prompts import (
 from autonesy.agents.repair import RepairVerdict, parse_repair_answer
 from autonesy.tasks.task import Task
 from autonesy.tools.grammar import Grammar, answer_grammar, repair_grammar, to_gbnf
+from autonesy.tools.grammar.close import close_cut
 
 DEFAULT_MAX_REPAIRS = 5
 DEFAULT_REASONING_CHARS = 1200  # zs-cot under a grammar: free text before the block, at most this long
@@ -134,6 +135,8 @@ class Policy:
                 }
             turn.response = self.backend.complete(turn.messages, cache_salt=f"{role}:{round_number}", **params)
             turn.text = answer_text(dialect, turn.response.text)
+            if grammar is not None and dialect != "none" and turn.response.finish_reason == "length":
+                _close_cut_answer(turn, grammar)
         except LLMError as error:
             turn.error = error
         return turn
@@ -182,6 +185,18 @@ class Policy:
         """Show the formula with the oracle test's counterexamples and ask for a corrected one."""
         prompt = semantic_repair_prompt(spec.task, spec.format, spec.detail, source, counterexamples)
         return self._ask("semantic_repair", prompt, round_number, grammar=self._grammar(spec, "semantic_repair"))
+
+
+def _close_cut_answer(turn: AgentTurn, grammar: Grammar) -> None:
+    """An answer the token budget cut off under a grammar is a prefix of it: keep its finished items
+    and close the block (:func:`close_cut`), and record in the trace what was dropped."""
+    closed = close_cut(turn.text, grammar)
+    if closed is None or closed[0] == turn.text:
+        turn.decoding["cut_by_token_budget"] = {"closed": False}
+        return
+    text, kept = closed
+    turn.decoding["cut_by_token_budget"] = {"closed": True, "dropped": turn.text[kept:][-300:]}
+    turn.text = text
 
 
 @functools.lru_cache(maxsize=64)

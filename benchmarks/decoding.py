@@ -31,6 +31,7 @@ from pathlib import Path
 
 from autonesy.agents.llm import ResponseCache, backend_from_spec
 from autonesy.graph.sweep import ATTEMPTS_DIR, CACHE_FILE, SweepSpec, execute_attempt, expand, split_list
+from autonesy.graph.trace import read_trace
 from autonesy.tasks.registry import TASK_NAMES
 
 CELLS_FILE = "cells.jsonl"
@@ -86,7 +87,24 @@ def run_cell(cell: dict, args: argparse.Namespace, backend) -> dict:
     (job,) = expand(spec)
     (args.out / ATTEMPTS_DIR / job["attempt_id"]).mkdir(parents=True, exist_ok=True)
     row = execute_attempt({**job, "task": cell["task"]}, args.out, backends={args.llm: backend})
-    return {**cell, **{k: row.get(k) for k in ROW_KEYS}}
+    return {
+        **cell,
+        **{k: row.get(k) for k in ROW_KEYS},
+        "cuts_closed": cuts_closed(args.out / ATTEMPTS_DIR / job["attempt_id"]),
+    }
+
+
+def cuts_closed(attempt_dir: Path) -> int:
+    """LLM answers the token budget cut off that were closed under the grammar (their last item dropped)."""
+    try:
+        events = read_trace(attempt_dir)
+    except (OSError, ValueError):
+        return 0
+    return sum(
+        bool(((e.get("decoding") or {}).get("cut_by_token_budget") or {}).get("closed"))
+        for e in events
+        if e.get("event") == "llm_call"
+    )
 
 
 def stats(cells: list[dict]) -> dict:
@@ -101,6 +119,7 @@ def stats(cells: list[dict]) -> dict:
         "repair_rounds": round(statistics.fmean(c["repair_rounds"] or 0 for c in finished), 2) if n else None,
         "llm_seconds": round(sum(float(c["llm_seconds"] or 0) for c in finished), 1),
         "f1": round(statistics.fmean(f1), 4) if f1 else None,
+        "cuts_closed": sum(int(c.get("cuts_closed") or 0) for c in finished),
     }
 
 
@@ -138,8 +157,9 @@ def report(args: argparse.Namespace) -> str:
     }
     (args.out / "decoding.json").write_text(json.dumps(summary, indent=2))
     cell_columns = [*CELL_KEYS, "status", "syntax_error", "repair_rounds", "llm_calls", "llm_seconds", "f1"]
+    cell_columns.append("cuts_closed")
     stat_columns = ["policy", "decoding", "attempts", "accepted", "syntax_error_rate", "llm_error"]
-    stat_columns += ["repair_rounds", "llm_seconds", "f1"]
+    stat_columns += ["repair_rounds", "llm_seconds", "f1", "cuts_closed"]
     not_run: dict[tuple, list[str]] = {}
     for c in missing:
         not_run.setdefault((c["policy"], c["decoding"], c["format"]), []).append(c["task"])

@@ -4,6 +4,7 @@ repair loop for what a grammar cannot rule out, and the few-shot policy."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -265,3 +266,41 @@ def test_a_sweep_attempt_decodes_under_the_same_bounded_grammar_as_a_run():
     assert to_gbnf(grammars[0]) == to_gbnf(grammars[1])
     assert Recognizer(grammars[1]).accepts("<cnf>\n" + "code_red\n" * 4 + "</cnf>")
     assert not Recognizer(grammars[1]).accepts("<cnf>\n" + "code_red\n" * 5 + "</cnf>")
+
+
+def test_an_answer_cut_by_the_token_budget_keeps_its_finished_lines_and_the_trace_says_so(tmp_path):
+    """The server stops at max_tokens wherever it is; under a grammar what came is a prefix of an
+    answer, so its unfinished last line is dropped and the block closed instead of a syntax error."""
+
+    class Cut(Recorded):
+        def complete(self, messages, *, cache_salt="", **params):
+            return dataclasses.replace(
+                super().complete(messages, cache_salt=cache_salt, **params), finish_reason="length"
+            )
+
+    task = load_task("fashion")
+    full = reference_source(task, "nat").strip().splitlines()[1:]  # (its first line is longer than GRAMMAR_CHAIN)
+    cut_text = "<cnf>\n" + "\n".join(full[:2]) + "\n" + full[2][: len(full[2]) // 2]
+    backend = Cut([cut_text])
+    summary = run_attempt(
+        RunConfig(task="fashion", format="nat", prompt="zs", llm="recorded", decoding="grammar", max_repairs=0),
+        tmp_path / "r",
+        backend=backend,
+    )
+    assert summary["accepted"] and summary["repair_rounds"] == 0
+    assert (tmp_path / "r" / "answer.txt").read_text().strip() == "<cnf>\n" + "\n".join(full[:2]) + "\n</cnf>"
+    call = next(e for e in read_trace(tmp_path / "r") if e["event"] == "llm_call")
+    assert call["decoding"]["cut_by_token_budget"] == {"closed": True, "dropped": full[2][: len(full[2]) // 2]}
+
+
+def test_a_free_answer_cut_by_the_token_budget_is_not_touched():
+    task = load_task("fashion")
+    backend = Recorded(["<cnf>\nTRUE\nsho"])
+    backend_response = backend.complete  # a free decoding never closes what it was given
+
+    def cut(messages, **params):
+        return dataclasses.replace(backend_response(messages, **params), finish_reason="length")
+
+    backend.complete = cut
+    turn = make_policy("zs", backend, decoding="free").formalize(AttemptSpec(task, "nat", "detailed", "zs"))
+    assert turn.text == "<cnf>\nTRUE\nsho" and "cut_by_token_budget" not in turn.decoding
