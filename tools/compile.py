@@ -19,6 +19,7 @@ overflows), so it goes first.
 
 from __future__ import annotations
 
+import heapq
 import os
 import signal
 import tempfile
@@ -105,6 +106,8 @@ def compile_to_sdd(
         raise ValueError(f"unknown vtree type {vtree_type!r}; choose one of {', '.join(VTREE_TYPES)}")
     if cnf.num_task_vars < 1:
         raise ValueError("a CNF needs at least one task variable to compile")
+    if time_limit_s <= 0:  # building a large manager alone takes seconds: none left, none started
+        raise CompilationBudgetExceeded("SDD compilation had no time budget left")
     start = time.perf_counter()
     num_vars = cnf.num_vars
     order = list(var_order) if var_order is not None else list(range(1, num_vars + 1))
@@ -220,10 +223,13 @@ def compile_formula(
 def _compile_clauses_cheapest_first(cnf: CNF, deadline: float, size_limit: int, vtree_type: str) -> CompiledSDD:
     try:
         return compile_unminimised(cnf, deadline - time.perf_counter(), size_limit, vtree_type)
-    except CompilationBudgetExceeded:
-        return compile_to_sdd(
-            cnf, time_limit_s=deadline - time.perf_counter(), size_limit=size_limit, vtree_type=vtree_type
-        )
+    except CompilationBudgetExceeded as unminimised:
+        try:
+            return compile_to_sdd(
+                cnf, time_limit_s=deadline - time.perf_counter(), size_limit=size_limit, vtree_type=vtree_type
+            )
+        except CompilationBudgetExceeded as minimised:  # say what each try met
+            raise CompilationBudgetExceeded(f"{unminimised}; minimised: {minimised}") from None
 
 
 def compile_unminimised(
@@ -236,7 +242,7 @@ def compile_unminimised(
     deadline = time.perf_counter() + time_limit_s
     small = min(size_limit, NO_MINIMIZE_NODES_PER_LITERAL * max(1, sum(len(c) for c in cnf.clauses)))
     overflows = []
-    for name, order in (("natural", lambda: None), ("elimination", lambda: elimination_order(cnf))):
+    for name, order in (("natural", lambda: None), ("elimination", lambda: elimination_order(cnf, deadline))):
         try:
             return compile_to_sdd(
                 cnf,
@@ -251,35 +257,66 @@ def compile_unminimised(
     raise CompilationBudgetExceeded("; ".join(overflows))
 
 
-def elimination_order(cnf: CNF) -> list[int]:
+def elimination_order(cnf: CNF, deadline: float | None = None) -> list[int]:
     """A greedy elimination order of the interaction graph (variables sharing a clause are adjacent).
 
     Each step removes the variable whose neighbours need the fewest new edges to form a clique
     (min-fill; min-degree above ``MIN_FILL_MAX_VARS`` variables), and connects its neighbours.
     Variables eliminated together end up next to each other, which keeps the SDD's parts small.
+    Past ``deadline`` (a ``time.perf_counter()`` value) it raises :class:`CompilationBudgetExceeded`:
+    the cliques of a large formula can grow without end.
     """
     adjacent: dict[int, set[int]] = {v: set() for v in range(1, cnf.num_vars + 1)}
     for clause in cnf.clauses:
         variables = {abs(lit) for lit in clause}
         for var in variables:
             adjacent[var] |= variables - {var}
-    use_fill = cnf.num_vars <= MIN_FILL_MAX_VARS
+    if cnf.num_vars <= MIN_FILL_MAX_VARS:
+        return _min_fill_order(adjacent)
+    return _min_degree_order(adjacent, deadline)
 
+
+def _eliminate(adjacent: dict[int, set[int]], var: int) -> set[int]:
+    """Remove ``var`` and make its neighbours a clique; return them."""
+    neighbours = adjacent.pop(var)
+    for other in neighbours:
+        adjacent[other] |= neighbours - {other}
+        adjacent[other].discard(var)
+    return neighbours
+
+
+def _min_fill_order(adjacent: dict[int, set[int]]) -> list[int]:
     def cost(var: int) -> tuple[int, int, int]:
         neighbours = list(adjacent[var])
-        fill = 0
-        if use_fill:
-            fill = sum(1 for i, a in enumerate(neighbours) for b in neighbours[i + 1 :] if b not in adjacent[a])
+        fill = sum(1 for i, a in enumerate(neighbours) for b in neighbours[i + 1 :] if b not in adjacent[a])
         return fill, len(neighbours), var
 
     order = []
     while adjacent:
         var = min(adjacent, key=cost)
-        neighbours = adjacent.pop(var)
-        for other in neighbours:
-            adjacent[other] |= neighbours - {other}
-            adjacent[other].discard(var)
+        _eliminate(adjacent, var)
         order.append(var)
+    return order
+
+
+def _min_degree_order(adjacent: dict[int, set[int]], deadline: float | None) -> list[int]:
+    """Min-degree, ties to the smaller variable, with a heap of (degree, var) entries; an entry whose
+    degree is no longer the variable's is stale and skipped (O(E log n) instead of a scan per step)."""
+    heap = [(len(neighbours), var) for var, neighbours in adjacent.items()]
+    heapq.heapify(heap)
+    order = []
+    while heap:
+        degree, var = heapq.heappop(heap)
+        if var not in adjacent or len(adjacent[var]) != degree:
+            continue
+        for other in _eliminate(adjacent, var):
+            heapq.heappush(heap, (len(adjacent[other]), other))
+        order.append(var)
+        if deadline is not None and time.perf_counter() > deadline:
+            raise CompilationBudgetExceeded(
+                f"the elimination order ran out of the time budget after {len(order)} of "
+                f"{len(order) + len(adjacent)} variables"
+            )
     return order
 
 

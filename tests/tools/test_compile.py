@@ -134,6 +134,52 @@ def test_elimination_order_sdds_count_like_brute_force(cnf):
     assert sdd.model_count() == len(projected_models(cnf))
 
 
+def scanned_min_degree_order(cnf):
+    """The plain definition of min-degree: scan every remaining variable at each step."""
+    adjacent = {v: set() for v in range(1, cnf.num_vars + 1)}
+    for clause in cnf.clauses:
+        variables = {abs(lit) for lit in clause}
+        for var in variables:
+            adjacent[var] |= variables - {var}
+    order = []
+    while adjacent:
+        var = min(adjacent, key=lambda v: (len(adjacent[v]), v))
+        neighbours = adjacent.pop(var)
+        for other in neighbours:
+            adjacent[other] = (adjacent[other] | neighbours) - {other, var}
+        order.append(var)
+    return order
+
+
+@st.composite
+def large_cnfs(draw):
+    """Past MIN_FILL_MAX_VARS, where the order is min-degree."""
+    from autonesy.tools.compile import MIN_FILL_MAX_VARS
+
+    num_vars = draw(st.integers(MIN_FILL_MAX_VARS + 1, MIN_FILL_MAX_VARS + 60))
+    literal = st.integers(1, num_vars).flatmap(lambda v: st.sampled_from((v, -v)))
+    clauses = draw(st.lists(st.lists(literal, min_size=1, max_size=4), max_size=120))
+    return CNF(num_vars, tuple(tuple(c) for c in clauses))
+
+
+@settings(max_examples=40, deadline=None)
+@given(large_cnfs())
+def test_min_degree_order_is_the_scanned_order(cnf):
+    from autonesy.tools.compile import elimination_order
+
+    assert elimination_order(cnf) == scanned_min_degree_order(cnf)
+
+
+def test_elimination_order_stops_at_its_deadline():
+    import time
+
+    from autonesy.tools.compile import elimination_order
+
+    chain = CNF(5000, tuple((v, v + 1) for v in range(1, 5000)))
+    with pytest.raises(CompilationBudgetExceeded, match="elimination order ran out"):
+        elimination_order(chain, deadline=time.perf_counter())
+
+
 @settings(max_examples=60, deadline=None)
 @given(cnfs(max_aux=5, max_clauses=12))
 def test_compile_formula_past_enumeration_counts_like_brute_force(cnf):
@@ -169,3 +215,14 @@ def test_a_child_compilation_stops_at_its_time_limit():
     cnf = CNF(hard.nv, tuple(tuple(c) for c in hard.clauses))
     with pytest.raises(CompilationBudgetExceeded, match="time budget"):
         compile_in_child(cnf, time_limit_s=0.5, minimize=False, vtree_type="vertical")
+
+
+def test_compile_formula_overflow_names_every_try(monkeypatch):
+    import autonesy.tools.compile as compile_module
+
+    monkeypatch.setattr(compile_module, "MODELS_ROUTE_CAP", -1)  # straight to the clauses
+    parity = CNF(4, ((1, 2, 3, 4), (-1, -2, 3, 4), (1, -2, -3, 4), (-1, 2, -3, 4)))
+    with pytest.raises(CompilationBudgetExceeded) as raised:
+        compile_formula(parity, size_limit=1)
+    message = str(raised.value)
+    assert "natural order" in message and "elimination order" in message and "minimised" in message
