@@ -72,7 +72,7 @@ from autonesy.tools.sandbox import SandboxLimits
 MAX_TASK_VARS = 2000  # Boolean task variables (prompts list each one; counting and compiling are time-bounded)
 MAX_DOMAIN = 400  # values of one integer decision variable (one Boolean each)
 FALLBACK_ENCODER = "ADDER"  # pindakaas's encoder for linear constraints when its defaults blow up
-CONVERSION_VERSION = 3
+CONVERSION_VERSION = 4
 # CPU time is the bound; the wall limit only stops a stuck program (a loaded machine stretches it).
 # The DIMACS text of a large model exceeds the default 16 MiB result (reindex bounds the clauses).
 CONVERSION_LIMITS = SandboxLimits(cpu_seconds=60.0, wall_seconds=300.0, result_bytes=96 << 20)
@@ -565,6 +565,8 @@ def convert(problem: Problem) -> dict[str, Any]:
             second["reason"] = f"{outcome['reason']}; with {FALLBACK_ENCODER.lower()} encoders: {second['reason']}"
         outcome = second
     outcome.pop("retry", None)
+    if outcome["ok"]:
+        outcome = _checked(outcome)
     if outcome.get("reason", "").startswith("timeout") and "wall clock" in outcome["reason"]:
         return outcome  # depends on the machine's load: tried again next time (CPU-time limits are cached)
     try:  # cache both outcomes: a script that fails fails the same way next time
@@ -574,6 +576,19 @@ def convert(problem: Problem) -> dict[str, Any]:
         os.replace(tmp, path)
     except OSError:
         pass
+    return outcome
+
+
+def _checked(outcome: dict[str, Any]) -> dict[str, Any]:
+    """A converted outcome the task can be built from, else a left-out one with the reason (a CNF past
+    the clause cap fails here, once, instead of when a sweep loads the task)."""
+    from autonesy.tools.formats.base import FormatError
+    from autonesy.tools.formats.cpmpy_program import reindex
+
+    try:
+        reindex(outcome["data"], list(outcome["names"]))
+    except FormatError as error:
+        return {"ok": False, "reason": f"{error.kind}: {error.message}"}
     return outcome
 
 
@@ -650,10 +665,14 @@ def _task(path: Path, key: str, stamp: tuple) -> Task:
     outcome = convert(problem)
     if not outcome.get("ok"):
         raise AdapterError(f"{where}: left out ({outcome.get('reason')})")
+    from autonesy.tools.formats.base import FormatError
     from autonesy.tools.formats.cpmpy_program import reindex
 
     names = list(outcome["names"])
-    cnf = reindex(outcome["data"], names)
+    try:
+        cnf = reindex(outcome["data"], names)
+    except FormatError as error:  # a cache file written by an older version, or by someone else
+        raise AdapterError(f"{where}: left out ({error.kind}: {error.message})") from None
     statement, request = split_print_request(problem.description)
     role = roles(request)
 

@@ -341,6 +341,28 @@ def test_dcpbench_reads_the_released_jsonl(tmp_path):
     assert count_models(load_task(spec).ground_truth).value == 7
 
 
+def test_dcpbench_a_ground_truth_past_the_clause_cap_is_left_out_not_a_sweep_crash(dcp_repo, tmp_path, monkeypatch):
+    """A model that converts in the sandbox but whose CNF exceeds the clause cap is listed as left out
+    with that reason when surveyed, so a sweep over the copy runs the others instead of stopping."""
+    from autonesy.tasks.adapters import dcpbench
+    from autonesy.tools.formats import cpmpy_program
+
+    among = dcpbench.problems(dcp_repo)["among"]
+    clauses = dcpbench._encode(among, None)["data"]["dimacs"].count("\n")
+    monkeypatch.setattr(cpmpy_program, "MAX_CLAUSES", clauses - 1)
+    monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path / "fresh-cache"))
+    reason = dcpbench.left_out(dcp_repo)["among"]
+    assert reason == f"too_large: the CPMpy model's CNF has more than {clauses - 1:,} clauses"
+    assert f"dcpbench:{dcp_repo}#among" not in expand(f"dcpbench:{dcp_repo}")
+    with pytest.raises(AdapterError, match="left out \\(too_large"):
+        load_task(f"dcpbench:{dcp_repo}#among")
+    copy = f"dcpbench:{dcp_repo}"
+    spec = SweepSpec(tasks=(copy,), formats=("dimacs",), prompts=("zs",), details=("detailed",), policy="expert")
+    result = run_sweep(spec, tmp_path / "sweep", progress=False)
+    assert "dcpbench-among" not in {r["task"] for r in result.rows} and result.left_out[copy]["among"] == reason
+    assert {r["task"] for r in result.rows if r["f1"] == 1.0} >= {"dcpbench-pick"}
+
+
 # ------------------------------------------------------------------------------------- in sweeps
 def test_expert_sweeps_over_adapter_tasks_score_f1_one(satbench, dcp_repo, tmp_path):
     spec = SweepSpec(
