@@ -196,6 +196,9 @@ class LocalLlamaServer:
             "--host", "127.0.0.1",
             "--port", str(self.port),
             "--n_ctx", str(self.n_ctx),
+            # The server's default keeps logits for every prompt token: Gemma's 262k-token output
+            # layer per prompt token, nearly doubling prompt evaluation; sampling reads the last row only.
+            "--logits_all", "false",
         ]  # fmt: skip
         if self.chat_format:
             cmd += ["--chat_format", self.chat_format]

@@ -5,6 +5,9 @@ package) is not installed."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from autonesy.agents.llm import LLMError
@@ -46,6 +49,11 @@ def test_a_real_request_under_the_grammar_returns_a_parsable_answer(fmt):
     task = load_task("bdd-oia-2")
     with LocalChatBackend(max_tokens=400, timeout_s=300) as backend:
         turn = make_policy("zs", backend, decoding="grammar").formalize(AttemptSpec(task, fmt, "detailed", "zs"))
+        # No logits kept per prompt token: that table alone is n_ctx x Gemma's 262,144-token vocabulary
+        # of floats (8.6 GB at n_ctx 8192), and filling it nearly doubled prompt evaluation.
+        status = (Path("/proc") / str(backend.server.process.pid) / "status").read_text()
+        virtual_kib = int(re.search(r"VmSize:\s+(\d+) kB", status).group(1))
+        assert virtual_kib * 1024 < backend.server.n_ctx * 262_144 * 4, status
     assert turn.error is None, turn.error
     assert turn.decoding["dialect"] == "llama.cpp"
     if turn.response.finish_reason == "stop":  # complete: inside the grammar, and it parses
