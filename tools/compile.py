@@ -25,7 +25,7 @@ import signal
 import tempfile
 import time
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -153,6 +153,20 @@ def compile_in_child(cnf: CNF, *, time_limit_s: float = DEFAULT_TIME_LIMIT_S, **
     writes the SDD and its vtree to files, which are read back here; an overflow comes back as
     :class:`CompilationBudgetExceeded` either way.
     """
+    return _in_child(
+        lambda: compile_to_sdd(cnf, time_limit_s=time_limit_s, **options),
+        time_limit_s,
+        cnf.num_task_vars,
+        options.get("vtree_type", "balanced"),
+    )
+
+
+def _in_child(
+    build: Callable[[], CompiledSDD], time_limit_s: float, num_task_vars: int, vtree_type: str
+) -> CompiledSDD:
+    """``build()`` in a forked child killed after ``time_limit_s``; its SDD read back from files."""
+    if time_limit_s <= 0:
+        raise CompilationBudgetExceeded("SDD compilation had no time budget left")
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="autonesy-sdd-") as folder:
         pid = os.fork()
@@ -162,7 +176,7 @@ def compile_in_child(cnf: CNF, *, time_limit_s: float = DEFAULT_TIME_LIMIT_S, **
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, 1)
                 os.dup2(devnull, 2)
-                compile_to_sdd(cnf, time_limit_s=time_limit_s, **options).save(folder, "sdd")
+                build().save(folder, "sdd")
                 code = 0
             except CompilationBudgetExceeded as error:
                 Path(folder, "overflow").write_text(str(error))
@@ -188,8 +202,7 @@ def compile_in_child(cnf: CNF, *, time_limit_s: float = DEFAULT_TIME_LIMIT_S, **
         manager = SddManager.from_vtree(Vtree.from_file(str(Path(folder, "sdd.vtree")).encode()))
         node = manager.read_sdd_file(str(Path(folder, "sdd.sdd")).encode())
     node.ref()
-    vtree_type = options.get("vtree_type", "balanced")
-    return CompiledSDD(manager, node, cnf.num_task_vars, vtree_type, time.perf_counter() - start)
+    return CompiledSDD(manager, node, num_task_vars, vtree_type, time.perf_counter() - start)
 
 
 def compile_formula(
@@ -212,7 +225,13 @@ def compile_formula(
         models = enumerate_models(cnf, MODELS_ROUTE_CAP, min(MODELS_ROUTE_MAX_S, 0.2 * time_limit_s))
     except (EnumerationCapReached, CountTimedOut):
         reduced = eliminate_auxiliaries(cnf)
-        sdd = _compile_clauses_cheapest_first(reduced, start + time_limit_s, size_limit, vtree_type)
+        deadline = start + time_limit_s
+        sdd = _in_child(  # one conjoin can outlast the budget many times over: the child is killed at it
+            lambda: _compile_clauses_cheapest_first(reduced, deadline, size_limit, vtree_type),
+            deadline - time.perf_counter(),
+            cnf.num_task_vars,
+            vtree_type,
+        )
         sdd.seconds = time.perf_counter() - start
         return sdd
     sdd = compile_from_models(models, cnf.num_task_vars, vtree_type)

@@ -1,4 +1,5 @@
 import itertools
+import time
 
 import numpy as np
 import pytest
@@ -226,3 +227,17 @@ def test_compile_formula_overflow_names_every_try(monkeypatch):
         compile_formula(parity, size_limit=1)
     message = str(raised.value)
     assert "natural order" in message and "elimination order" in message and "minimised" in message
+
+
+def test_compile_formula_ends_at_its_budget_when_one_step_does_not(monkeypatch):
+    """One conjoin (or a minimisation inside it) can run for minutes without returning to the budget
+    check; DCP-Bench-Open's hadamard matrix spent 238 s in a 60 s compile. The clause route runs in a
+    child that is killed at the deadline."""
+    import autonesy.tools.compile as compile_module
+
+    monkeypatch.setattr(compile_module, "MODELS_ROUTE_CAP", -1)  # straight to the clauses
+    monkeypatch.setattr(compile_module, "compile_unminimised", lambda *args, **kwargs: time.sleep(60))
+    start = time.perf_counter()
+    with pytest.raises(CompilationBudgetExceeded, match="time budget"):
+        compile_formula(CNF(3, ((1, 2), (-1, 3))), time_limit_s=1.0)
+    assert time.perf_counter() - start < 30  # not the 60 s of the stuck step
