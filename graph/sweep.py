@@ -923,17 +923,23 @@ def run_sweep(
                 print("\n".join(lines), file=sys.stderr)
     with _exclusive(out):
         _record_grid(out, spec, jobs, left_out)
-        tasks = {spec_: _task_or_error(spec_) for spec_ in dict.fromkeys(job["config"]["task"] for job in jobs)}
-        for job in jobs:
-            task = tasks[job["config"]["task"]]
-            job.update(task=task.name, num_vars=task.num_vars)
-            path = out / ATTEMPTS_DIR / job["attempt_id"] / JOB_FILE
-            if not path.is_file():
-                path.parent.mkdir(parents=True, exist_ok=True)
-                write_json(path, public_job(job))
         pending = [
             job for job in jobs if not finished(out / ATTEMPTS_DIR / job["attempt_id"], spec.attempt_time_limit_s)
         ]
+        unfinished = {job["attempt_id"] for job in pending}
+        tasks: dict[str, Any] = {}
+        for job in jobs:  # tasks are loaded only for attempts still to run (a large ground truth takes seconds)
+            path = out / ATTEMPTS_DIR / job["attempt_id"] / JOB_FILE
+            if job["attempt_id"] not in unfinished and path.is_file():
+                continue
+            spec_ = job["config"]["task"]
+            if spec_ not in tasks:
+                tasks[spec_] = _task_or_error(spec_)
+            task = tasks[spec_]
+            job.update(task=task.name, num_vars=task.num_vars)
+            if not path.is_file():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_json(path, public_job(job))
         state = Progress(total=len(jobs), skipped=len(jobs) - len(pending))
         own_backends: dict[str, ChatBackend] = {}
         if executor == "local":

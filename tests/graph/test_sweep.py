@@ -17,6 +17,7 @@ from autonesy.graph.report import build_report
 from autonesy.graph.run import RunConfig
 from autonesy.graph.sweep import (
     CACHE_FILE,
+    JOB_FILE,
     ROW_FIELDS,
     TIMING_FIELDS,
     SweepError,
@@ -252,6 +253,28 @@ def test_killed_sweep_resumes_with_no_duplicate_no_missing_row_and_no_repeated_c
     third = scripted_backend(out)
     again = run_sweep(GRID, out, backends={SPEC: third}, progress=False)
     assert third.calls == 0 and again.progress.done == 0 and again.progress.skipped == 16
+
+
+def test_a_resumed_sweep_loads_only_the_tasks_it_still_runs(tmp_path, monkeypatch):
+    """A DCP-Bench-Open ground truth takes seconds to build (83 of them: 3 minutes), so a finished
+    attempt's task is not loaded again; a removed attempt's is."""
+    import autonesy.graph.sweep as sweep_module
+
+    spec = SweepSpec(
+        tasks=("fashion", "chx"), formats=("dimacs",), prompts=("zs",), details=("detailed",), policy="expert"
+    )
+    first = run_sweep(spec, tmp_path / "sweep", progress=False)
+    loaded = []
+    real = sweep_module.load_task
+    monkeypatch.setattr(sweep_module, "load_task", lambda name: loaded.append(name) or real(name))
+    again = run_sweep(spec, tmp_path / "sweep", progress=False)
+    assert loaded == [] and again.progress.done == 0 and comparable(again.rows) == comparable(first.rows)
+    chx = next(r for r in first.rows if r["task"] == "chx")
+    for leftover in (tmp_path / "sweep" / chx["run_dir"]).iterdir():
+        if leftover.name != JOB_FILE:
+            leftover.unlink()
+    rerun = run_sweep(spec, tmp_path / "sweep", progress=False)
+    assert loaded == ["chx"] and rerun.progress.done == 1 and comparable(rerun.rows) == comparable(first.rows)
 
 
 # -------------------------------------------------------------------------------------- executors
