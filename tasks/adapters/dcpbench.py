@@ -505,9 +505,19 @@ def cached(problem: Problem) -> dict[str, Any] | None:
     if reason:
         return {"ok": False, "reason": reason}
     try:
-        return json.loads((_cache_dir() / f"{_conversion_key(problem)}.json").read_text())
+        known = json.loads((_cache_dir() / f"{_conversion_key(problem)}.json").read_text())
     except (OSError, ValueError):
         return None
+    # The cache directory is writable by others: an entry of the wrong shape is converted again.
+    if not isinstance(known, dict) or known.get("ok") not in (True, False):
+        return None
+    if known["ok"] and not (
+        isinstance(known.get("names"), list)
+        and isinstance(known.get("meanings"), list)
+        and isinstance(known.get("data"), dict)
+    ):
+        return None
+    return known
 
 
 def _encode(problem: Problem, linear_encoder: str | None) -> dict[str, Any]:

@@ -497,3 +497,24 @@ def test_dcpbench_retries_with_the_fallback_encoder_after_a_blow_up(dcp_repo, mo
     )
     outcome = dcpbench.convert(dcpbench.problems(dcp_repo)["among"])
     assert calls == [None, "ADDER"] and outcome["reason"] == "oom; with adder encoders: oom"
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        '{"ok": true}',
+        "[1, 2]",
+        '{"ok": "yes", "reason": "x"}',
+        '{"ok": true, "names": "a", "meanings": [], "data": {}}',
+    ],
+)
+def test_dcpbench_a_cache_entry_of_the_wrong_shape_is_converted_again(dcp_repo, entry):
+    """The conversion cache is a folder others can write: a crafted entry is not trusted as a conversion."""
+    from autonesy.tasks.adapters import dcpbench
+
+    problem = dcpbench.problems(dcp_repo)["pick"]
+    path = dcpbench._cache_dir() / f"{dcpbench._conversion_key(problem)}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(entry)
+    assert dcpbench.cached(problem) is None
+    assert load_task(f"dcpbench:{dcp_repo}#pick").names  # converted again, then built
