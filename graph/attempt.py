@@ -45,6 +45,7 @@ class AttemptState(TypedDict, total=False):
     autofixes: list[str]
     repair_round: int
     cut_chars: int  # characters the LLM layer cut from the latest answer (it was too long to keep whole)
+    token_cut: int  # completion tokens of the latest answer when the token budget stopped it unfinished, else 0
     lint_reviewed: bool  # the repair agent has seen the lint warnings (they are shown once)
     semantic_round: int
     status: str  # running | accepted | rejected
@@ -134,11 +135,22 @@ def formalize(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     rt.tracer.agent_turn(turn)
     if turn.error:
         return {**_usage(state, turn), **_llm_failure(turn.error)}
-    return {**_usage(state, turn), "answer": turn.text, "cut_chars": _cut(turn), "status": "running"}
+    return {**_usage(state, turn), **_answer(turn.text, turn), "status": "running"}
 
 
-def _cut(turn: AgentTurn) -> int:
-    return turn.response.truncated_chars if turn.response is not None else 0
+def _answer(text: str, turn: AgentTurn) -> dict[str, Any]:
+    """The state of a new answer: its text and how it was cut (by the LLM layer's size limit, or by
+    the token budget with nothing left to close under a grammar)."""
+    response = turn.response
+    if response is None:
+        return {"answer": text, "cut_chars": 0, "token_cut": 0}
+    closed = (turn.decoding.get("cut_by_token_budget") or {}).get("closed")
+    stopped = response.finish_reason == "length" and not closed
+    return {
+        "answer": text,
+        "cut_chars": response.truncated_chars,
+        "token_cut": (response.completion_tokens or 1) if stopped else 0,
+    }
 
 
 def _lint_message(warnings) -> str:
@@ -186,6 +198,12 @@ def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
         return update
     failure = conversion.error  # exactly one of cnf and error is set
     error = {"kind": failure.kind if failure else "unknown", "message": str(failure)}
+    if state.get("token_cut"):  # the real cause: the parser's complaint is about where the budget ended
+        error = {
+            "kind": "token_budget",
+            "message": f"the answer stopped at the token budget ({state['token_cut']} tokens) before the "
+            "formula was complete: write it shorter, as short constraints on separate lines.\n" + error["message"],
+        }
     rt.tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
     return {"source": conversion.source, "error": error, "dimacs": None}
 
@@ -229,7 +247,7 @@ def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
             )
         elif verdict == "fixed":
             changed = change_summary(state.get("source", ""), _block_source(turn.verdict.answer))
-            update.update(answer=turn.verdict.answer, cut_chars=_cut(turn))
+            update.update(_answer(turn.verdict.answer, turn))
     rt.tracer.event(
         "repair_round",
         round=round_number,
@@ -267,7 +285,7 @@ def semantic_repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     if turn.error:
         return {**update, **_llm_failure(turn.error)}
     rt.tracer.event("semantic_round", round=round_number, counterexamples=len(verdict["counterexamples"]))
-    return {**update, "answer": turn.text, "cut_chars": _cut(turn)}
+    return {**update, **_answer(turn.text, turn)}
 
 
 def compile_node(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:

@@ -293,6 +293,43 @@ def test_an_answer_cut_by_the_token_budget_keeps_its_finished_lines_and_the_trac
     assert call["decoding"]["cut_by_token_budget"] == {"closed": True, "dropped": full[2][: len(full[2]) // 2]}
 
 
+@pytest.mark.parametrize("decoding", ["grammar", "free"])
+def test_an_answer_the_token_budget_stopped_before_its_first_line_ended_is_repaired_as_too_long(tmp_path, decoding):
+    """Nothing is left to close when the budget runs out inside the first constraint: the checker's
+    error and the repair prompt name the token budget (not only an unclosed parenthesis), and the
+    repaired answer goes on."""
+
+    class StoppedFirst(Recorded):
+        def complete(self, messages, *, cache_salt="", **params):
+            response = super().complete(messages, cache_salt=cache_salt, **params)
+            stopped = len(self.calls) == 1
+            return dataclasses.replace(response, finish_reason="length" if stopped else "stop", completion_tokens=128)
+
+    backend = StoppedFirst(["<cnf>\n(NOT (NOT (code_red AND (NOT", "[[FIXED]]\n<cnf>\ncode_red\n</cnf>"])
+    summary = run_attempt(
+        RunConfig(task="chx", format="nat", prompt="zs", llm="recorded", decoding=decoding, max_repairs=1),
+        tmp_path / "r",
+        backend=backend,
+    )
+    errors = [e for e in read_trace(tmp_path / "r") if e["event"] == "syntax_error"]
+    assert [e["kind"] for e in errors] == ["token_budget"]
+    assert errors[0]["message"].startswith("the answer stopped at the token budget (128 tokens)")
+    assert "token budget (128 tokens)" in backend.calls[1]["messages"][-1]["content"]
+    assert summary["repair_rounds"] == 1 and summary["status"] == "accepted"
+
+
+def test_a_parse_error_of_an_answer_that_ended_by_itself_keeps_its_kind(tmp_path):
+    """Only an answer the budget stopped blames the budget."""
+    backend = Recorded(["<cnf>\n(code_red AND\n</cnf>", "[[FIXED]]\n<cnf>\ncode_red\n</cnf>"])
+    run_attempt(
+        RunConfig(task="chx", format="nat", prompt="zs", llm="recorded", decoding="free", max_repairs=1),
+        tmp_path / "r",
+        backend=backend,
+    )
+    errors = [e for e in read_trace(tmp_path / "r") if e["event"] == "syntax_error"]
+    assert len(errors) == 1 and errors[0]["kind"] != "token_budget"
+
+
 def test_a_free_answer_cut_by_the_token_budget_is_not_touched():
     task = load_task("fashion")
     backend = Recorded(["<cnf>\nTRUE\nsho"])
