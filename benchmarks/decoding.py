@@ -90,21 +90,25 @@ def run_cell(cell: dict, args: argparse.Namespace, backend) -> dict:
     return {
         **cell,
         **{k: row.get(k) for k in ROW_KEYS},
-        "cuts_closed": cuts_closed(args.out / ATTEMPTS_DIR / job["attempt_id"]),
+        **budget_cuts(args.out / ATTEMPTS_DIR / job["attempt_id"], row.get("status")),
     }
 
 
-def cuts_closed(attempt_dir: Path) -> int:
-    """LLM answers the token budget cut off that were closed under the grammar (their last item dropped)."""
+def budget_cuts(attempt_dir: Path, status: str | None) -> dict:
+    """From the attempt's trace: ``cuts_closed``, the LLM answers the token budget cut off that were
+    closed under the grammar (their last item dropped), and ``stopped_unfinished``, whether a
+    rejection for syntax came from a last answer the budget stopped with nothing to close (read from
+    the call's finish reason, so traces from before the checker named the budget count too)."""
     try:
-        events = read_trace(attempt_dir)
+        calls = [e for e in read_trace(attempt_dir) if e.get("event") == "llm_call"]
     except (OSError, ValueError):
-        return 0
-    return sum(
-        bool(((e.get("decoding") or {}).get("cut_by_token_budget") or {}).get("closed"))
-        for e in events
-        if e.get("event") == "llm_call"
-    )
+        return {"cuts_closed": None, "stopped_unfinished": None}
+    cuts = [(e.get("decoding") or {}).get("cut_by_token_budget") or {} for e in calls]
+    last_stopped = bool(calls) and (calls[-1].get("response") or {}).get("finish_reason") == "length"
+    return {
+        "cuts_closed": sum(bool(cut.get("closed")) for cut in cuts),
+        "stopped_unfinished": status == "rejected" and last_stopped and not cuts[-1].get("closed"),
+    }
 
 
 def stats(cells: list[dict]) -> dict:
@@ -120,6 +124,7 @@ def stats(cells: list[dict]) -> dict:
         "llm_seconds": round(sum(float(c["llm_seconds"] or 0) for c in finished), 1),
         "f1": round(statistics.fmean(f1), 4) if f1 else None,
         "cuts_closed": sum(int(c.get("cuts_closed") or 0) for c in finished),
+        "stopped_unfinished": sum(bool(c["syntax_error"] and c.get("stopped_unfinished")) for c in finished),
     }
 
 
@@ -134,6 +139,10 @@ def report(args: argparse.Namespace) -> str:
     planned = grid(args)
     done = read_cells(args.out)
     ran = [done[key(c)] for c in planned if key(c) in done]
+    for cell in ran:  # cells recorded before the column existed: read it from their traces when kept
+        if "stopped_unfinished" not in cell:
+            traced = budget_cuts(args.out / ATTEMPTS_DIR / cell["attempt_id"], cell["status"])
+            cell["stopped_unfinished"] = traced["stopped_unfinished"]
     missing = [c for c in planned if key(c) not in done]
     decodings = split_list(args.decodings)
     by_case: dict[tuple, list[dict]] = {}
@@ -157,9 +166,9 @@ def report(args: argparse.Namespace) -> str:
     }
     (args.out / "decoding.json").write_text(json.dumps(summary, indent=2))
     cell_columns = [*CELL_KEYS, "status", "syntax_error", "repair_rounds", "llm_calls", "llm_seconds", "f1"]
-    cell_columns.append("cuts_closed")
+    cell_columns += ["cuts_closed", "stopped_unfinished"]
     stat_columns = ["policy", "decoding", "attempts", "accepted", "syntax_error_rate", "llm_error"]
-    stat_columns += ["repair_rounds", "llm_seconds", "f1", "cuts_closed"]
+    stat_columns += ["repair_rounds", "llm_seconds", "f1", "cuts_closed", "stopped_unfinished"]
     not_run: dict[tuple, list[str]] = {}
     for c in missing:
         not_run.setdefault((c["policy"], c["decoding"], c["format"]), []).append(c["task"])
@@ -191,7 +200,7 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=128, help="completion token cap per call")
     parser.add_argument("--max-repairs", type=int, default=1)
     parser.add_argument("--llm-timeout", type=float, default=600.0)
-    parser.add_argument("--stop-at", help="UTC time HH:MM after which no new cell starts")
+    parser.add_argument("--stop-at", help="UTC time HH:MM (its next occurrence) after which no new cell starts")
     parser.add_argument("--out", type=Path, default=Path("runs/bench-decoding"))
     parser.add_argument("--table-only", action="store_true", help="write the tables from the recorded cells")
     args = parser.parse_args()
@@ -201,6 +210,8 @@ def main() -> None:
         now = datetime.datetime.now(datetime.UTC)
         hour, minute = (int(x) for x in args.stop_at.split(":"))
         stop_at = now.replace(hour=hour, minute=minute, second=0, microsecond=0)
+        if stop_at <= now:  # the next HH:MM, past midnight if need be
+            stop_at += datetime.timedelta(days=1)
     if not args.table_only:
         done = read_cells(args.out)
         todo = [c for c in grid(args) if key(c) not in done]
