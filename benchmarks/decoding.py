@@ -90,11 +90,11 @@ def run_cell(cell: dict, args: argparse.Namespace, backend) -> dict:
     return {
         **cell,
         **{k: row.get(k) for k in ROW_KEYS},
-        **budget_cuts(args.out / ATTEMPTS_DIR / job["attempt_id"], row.get("status")),
+        **budget_cuts(args.out / ATTEMPTS_DIR / job["attempt_id"], bool(row.get("syntax_error"))),
     }
 
 
-def budget_cuts(attempt_dir: Path, status: str | None) -> dict:
+def budget_cuts(attempt_dir: Path, syntax_error: bool) -> dict:
     """From the attempt's trace: ``cuts_closed``, the LLM answers the token budget cut off that were
     closed under the grammar (their last item dropped), and ``stopped_unfinished``, whether a
     rejection for syntax came from a last answer the budget stopped with nothing to close (read from
@@ -107,7 +107,7 @@ def budget_cuts(attempt_dir: Path, status: str | None) -> dict:
     last_stopped = bool(calls) and (calls[-1].get("response") or {}).get("finish_reason") == "length"
     return {
         "cuts_closed": sum(bool(cut.get("closed")) for cut in cuts),
-        "stopped_unfinished": status == "rejected" and last_stopped and not cuts[-1].get("closed"),
+        "stopped_unfinished": syntax_error and last_stopped and not cuts[-1].get("closed"),
     }
 
 
@@ -124,7 +124,7 @@ def stats(cells: list[dict]) -> dict:
         "llm_seconds": round(sum(float(c["llm_seconds"] or 0) for c in finished), 1),
         "f1": round(statistics.fmean(f1), 4) if f1 else None,
         "cuts_closed": sum(int(c.get("cuts_closed") or 0) for c in finished),
-        "stopped_unfinished": sum(bool(c["syntax_error"] and c.get("stopped_unfinished")) for c in finished),
+        "stopped_unfinished": sum(bool(c.get("stopped_unfinished")) for c in finished),
     }
 
 
@@ -141,7 +141,7 @@ def report(args: argparse.Namespace) -> str:
     ran = [done[key(c)] for c in planned if key(c) in done]
     for cell in ran:  # cells recorded before the column existed: read it from their traces when kept
         if "stopped_unfinished" not in cell:
-            traced = budget_cuts(args.out / ATTEMPTS_DIR / cell["attempt_id"], cell["status"])
+            traced = budget_cuts(args.out / ATTEMPTS_DIR / cell["attempt_id"], bool(cell["syntax_error"]))
             cell["stopped_unfinished"] = traced["stopped_unfinished"]
     missing = [c for c in planned if key(c) not in done]
     decodings = split_list(args.decodings)
