@@ -46,6 +46,12 @@ def say(text: str, **style: Any) -> None:
     console.print(text, highlight=False, markup=False, **style)
 
 
+def score_text(value: float) -> str:
+    """A score in [0, 1] to four places, or in scientific notation when those would read 0.0000 (a
+    permissive formula's F1 is small but not zero)."""
+    return f"{value:.4f}" if value == 0 or value >= 5e-5 else f"{value:.2e}"
+
+
 def progress_printer(quiet: bool):
     """The ``notify`` callback of the runners: progress lines on stderr, none with ``--json``."""
     return (lambda message: None) if quiet else (lambda message: errors.print(message, markup=False))

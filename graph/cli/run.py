@@ -20,6 +20,7 @@ from autonesy.graph.cli.common import (
     print_json,
     progress_printer,
     say,
+    score_text,
     user_errors,
 )
 
@@ -117,8 +118,8 @@ def print_summary(summary: Mapping[str, Any]) -> None:
     if summary["metrics"]:
         m = summary["metrics"]
         lines.append(
-            f"vs ground truth: {m['relation']}, F1 {m['f1']:.4f} (precision {m['precision']:.4f}, "
-            f"recall {m['recall']:.4f}), MC-R {m['mc_ratio']:.4g}, counts by {m['count_method']}"
+            f"vs ground truth: {m['relation']}, F1 {score_text(m['f1'])} (precision {score_text(m['precision'])}, "
+            f"recall {score_text(m['recall'])}), MC-R {m['mc_ratio']:.4g}, counts by {m['count_method']}"
         )
     training = summary.get("training")
     if training and "skipped" in training:
@@ -126,7 +127,7 @@ def print_summary(summary: Mapping[str, Any]) -> None:
     compiled = summary["compiled"]
     if compiled:
         lines.append(
-            f"circuit: SDD size {compiled['size']}"
+            f"circuit: SDD size {compiled['size']}, {int(compiled['model_count']):,} models over the task variables"
             if compiled.get("ok")
             else f"circuit: not compiled — {compiled['note']}"
         )

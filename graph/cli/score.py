@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from autonesy.graph.cli.choices import COUNT_METHODS, FORMATS, listed
-from autonesy.graph.cli.common import UserError, json_option, print_json, say, user_errors
+from autonesy.graph.cli.common import UserError, json_option, print_json, say, score_text, user_errors
 
 FILE_HELP = "The formula text, with or without a <cnf> block."
 TASK_HELP = "Task name or task file."
@@ -51,8 +51,8 @@ def score(
         print_json(data)
         return
     say(
-        f"{task.name}: relation {result.relation}, F1 {result.f1:.4f} "
-        f"(precision {result.precision:.4f}, recall {result.recall:.4f}), MC-R {result.mc_ratio:.4g}\n"
+        f"{task.name}: relation {result.relation}, F1 {score_text(result.f1)} "
+        f"(precision {score_text(result.precision)}, recall {score_text(result.recall)}), MC-R {result.mc_ratio:.4g}\n"
         f"TP {_shown(result.tp)}  FP {result.fp:,}  FN {result.fn:,}  TN {_shown(result.tn)}  "
         f"(counts: {result.count_method}, {'exact' if result.exact else 'approximate'})"
     )

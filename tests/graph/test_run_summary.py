@@ -75,6 +75,20 @@ def test_the_summary_on_disk_reads_back_to_the_same_json(tmp_path):
     assert summary.metrics.f1 == 1.0 and summary.compiled.ok and summary.oracle_test.passed
 
 
+def test_the_printed_summary_shows_a_tiny_f1_and_the_circuit_s_model_count(tmp_path, capsys):
+    """A permissive formula's F1 is small, not zero: it must not print as 0.0000; a circuit of size
+    0 is a constant, and its model count says which."""
+    from autonesy.graph.cli.run import print_summary
+
+    summary = _run(tmp_path / "run").to_dict()
+    count = int(summary["compiled"]["model_count"])
+    summary["metrics"] = {**summary["metrics"], "f1": 2.1934e-05, "precision": 1.0967e-05}
+    print_summary(summary)
+    out = capsys.readouterr().out
+    assert "F1 2.19e-05 (precision 1.10e-05, recall 1.0000)" in out
+    assert f"SDD size {summary['compiled']['size']}, {count:,} models over the task variables" in out
+
+
 def test_an_old_summary_without_decoding_reads_as_free(tmp_path):
     _run(tmp_path / "run")
     path = tmp_path / "run" / "summary.json"
