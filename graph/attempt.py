@@ -45,7 +45,7 @@ class AttemptState(TypedDict, total=False):
     autofixes: list[str]
     repair_round: int
     cut_chars: int  # characters the LLM layer cut from the latest answer (it was too long to keep whole)
-    token_cut: int  # completion tokens of the latest answer when the token budget stopped it unfinished, else 0
+    token_cut: dict[str, Any] | None  # {"completion_tokens"} when the token budget stopped the latest answer unfinished
     lint_reviewed: bool  # the repair agent has seen the lint warnings (they are shown once)
     semantic_round: int
     status: str  # running | accepted | rejected
@@ -143,13 +143,13 @@ def _answer(text: str, turn: AgentTurn) -> dict[str, Any]:
     the token budget with nothing left to close under a grammar)."""
     response = turn.response
     if response is None:
-        return {"answer": text, "cut_chars": 0, "token_cut": 0}
+        return {"answer": text, "cut_chars": 0, "token_cut": None}
     closed = (turn.decoding.get("cut_by_token_budget") or {}).get("closed")
     stopped = response.finish_reason == "length" and not closed
     return {
         "answer": text,
         "cut_chars": response.truncated_chars,
-        "token_cut": (response.completion_tokens or 1) if stopped else 0,
+        "token_cut": {"completion_tokens": response.completion_tokens} if stopped else None,
     }
 
 
@@ -198,11 +198,15 @@ def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
         return update
     failure = conversion.error  # exactly one of cnf and error is set
     error = {"kind": failure.kind if failure else "unknown", "message": str(failure)}
-    if state.get("token_cut"):  # the real cause: the parser's complaint is about where the budget ended
+    cut = state.get("token_cut")
+    if isinstance(cut, dict):  # the real cause: the parser's complaint is about where the budget ended
+        tokens = cut.get("completion_tokens")
         error = {
             "kind": "token_budget",
-            "message": f"the answer stopped at the token budget ({state['token_cut']} tokens) before the "
-            "formula was complete: write it shorter, as short constraints on separate lines.\n" + error["message"],
+            "message": "the answer stopped at the token budget"
+            + (f" ({tokens} tokens)" if tokens else "")
+            + " before the formula was complete: write it shorter, as short constraints on separate lines.\n"
+            + error["message"],
         }
     rt.tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
     return {"source": conversion.source, "error": error, "dimacs": None}

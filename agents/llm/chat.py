@@ -129,17 +129,25 @@ def extract_reasoning(message: BaseMessage) -> str:
     return ""
 
 
+MAX_REPORTED_TOKENS = 1 << 40  # a count past this (or negative, or not an integer) is a server's junk, not usage
+
+
 def extract_usage(message: BaseMessage) -> tuple[int | None, int | None]:
     """(prompt, completion) tokens from the response metadata, in either of LangChain's shapes; None when the server
-    reports none."""
+    reports none, or a count that is not a plausible integer (a server's JSON is untrusted: the counts are summed,
+    stored and shown)."""
     usage = getattr(message, "usage_metadata", None)
     if usage:
-        return usage.get("input_tokens"), usage.get("output_tokens")
+        return _count(usage.get("input_tokens")), _count(usage.get("output_tokens"))
     meta = getattr(message, "response_metadata", None) or {}
     raw = meta.get("token_usage") or meta.get("usage") or {}
     if isinstance(raw, Mapping) and raw:
-        return raw.get("prompt_tokens"), raw.get("completion_tokens")
+        return _count(raw.get("prompt_tokens")), _count(raw.get("completion_tokens"))
     return None, None
+
+
+def _count(value: Any) -> int | None:
+    return value if type(value) is int and 0 <= value < MAX_REPORTED_TOKENS else None
 
 
 class LangChainChatBackend(ChatBackend):
@@ -292,6 +300,7 @@ class LangChainChatBackend(ChatBackend):
         reasoning, cut_reasoning = bounded_text(extract_reasoning(message))
         text = content if content.strip() else reasoning
         finish = (getattr(message, "response_metadata", None) or {}).get("finish_reason")
+        finish = finish if isinstance(finish, str) and len(finish) <= 64 else None  # a server's word: bounded
         if not text.strip():
             why = f" (finish_reason {finish})" if finish else ""
             raise self._error(

@@ -293,8 +293,10 @@ def test_an_answer_cut_by_the_token_budget_keeps_its_finished_lines_and_the_trac
     assert call["decoding"]["cut_by_token_budget"] == {"closed": True, "dropped": full[2][: len(full[2]) // 2]}
 
 
-@pytest.mark.parametrize("decoding", ["grammar", "free"])
-def test_an_answer_the_token_budget_stopped_before_its_first_line_ended_is_repaired_as_too_long(tmp_path, decoding):
+@pytest.mark.parametrize(("decoding", "tokens"), [("grammar", 128), ("free", 128), ("free", None)])
+def test_an_answer_the_token_budget_stopped_before_its_first_line_ended_is_repaired_as_too_long(
+    tmp_path, decoding, tokens
+):
     """Nothing is left to close when the budget runs out inside the first constraint: the checker's
     error and the repair prompt name the token budget (not only an unclosed parenthesis), and the
     repaired answer goes on."""
@@ -303,7 +305,9 @@ def test_an_answer_the_token_budget_stopped_before_its_first_line_ended_is_repai
         def complete(self, messages, *, cache_salt="", **params):
             response = super().complete(messages, cache_salt=cache_salt, **params)
             stopped = len(self.calls) == 1
-            return dataclasses.replace(response, finish_reason="length" if stopped else "stop", completion_tokens=128)
+            return dataclasses.replace(
+                response, finish_reason="length" if stopped else "stop", completion_tokens=tokens
+            )
 
     backend = StoppedFirst(["<cnf>\n(NOT (NOT (code_red AND (NOT", "[[FIXED]]\n<cnf>\ncode_red\n</cnf>"])
     summary = run_attempt(
@@ -313,8 +317,9 @@ def test_an_answer_the_token_budget_stopped_before_its_first_line_ended_is_repai
     )
     errors = [e for e in read_trace(tmp_path / "r") if e["event"] == "syntax_error"]
     assert [e["kind"] for e in errors] == ["token_budget"]
-    assert errors[0]["message"].startswith("the answer stopped at the token budget (128 tokens)")
-    assert "token budget (128 tokens)" in backend.calls[1]["messages"][-1]["content"]
+    said = "the answer stopped at the token budget" + (" (128 tokens)" if tokens else "") + " before the formula"
+    assert errors[0]["message"].startswith(said)  # no count where the server reported none
+    assert said in backend.calls[1]["messages"][-1]["content"]
     assert summary["repair_rounds"] == 1 and summary["status"] == "accepted"
 
 

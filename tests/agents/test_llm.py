@@ -168,6 +168,29 @@ def test_missing_usage_is_none():
     assert r.prompt_tokens is None and r.completion_tokens is None and r.total_tokens is None
 
 
+@pytest.mark.parametrize("junk", [-5, 1 << 70, "lots", "x" * 100_000, 3.5, [1], {"n": 1}])
+def test_a_server_s_junk_usage_and_finish_reason_read_as_unknown(loopback, monkeypatch, junk):
+    """Usage and finish reason are a server's JSON: the counts are summed into an attempt's totals
+    and stored in the cache (a string crashed the sum, 2**70 the checkpoint), so anything but a
+    plausible count reads as None, over real HTTP through langchain-openai."""
+    import loopback_llm
+
+    body = loopback_llm.completion_body
+
+    def hostile(reply, model, index):
+        data = body(reply, model, index)
+        data["usage"] = {"prompt_tokens": junk, "completion_tokens": junk, "total_tokens": junk}
+        data["choices"][0]["finish_reason"] = junk
+        return data
+
+    monkeypatch.setattr(loopback_llm, "completion_body", hostile)
+    loopback.reset(["<cnf>\nx1\n</cnf>"])
+    r = backend_from_spec(f"{loopback.base_url}@test-model").complete(MESSAGES)
+    assert r.text == "<cnf>\nx1\n</cnf>"
+    assert (r.prompt_tokens, r.completion_tokens) == (None, None)
+    assert r.finish_reason == ("lots" if junk == "lots" else None)  # a short word is kept: servers have their own
+
+
 @pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
 def test_empty_content_falls_back_to_reasoning(field):
     r = scripted(ai("", **{field: "The formula is (x1 v x2)."})).complete(MESSAGES)
