@@ -52,6 +52,25 @@ def score_text(value: float) -> str:
     return f"{value:.4f}" if value == 0 or value >= 5e-5 else f"{value:.2e}"
 
 
+MAX_EXACT_BITS = 12_000  # 3,613 digits: Python writes no integer past 4,300
+
+
+def count_text(count: int | str | None) -> str:
+    """A model count for a person: exact with thousands separators up to ``MAX_EXACT_BITS``, then as
+    a power of ten (counts reach 2^(10^5)). A recorded count is text that may come from elsewhere:
+    anything but digits is "unknown"."""
+    if isinstance(count, str) and count.isascii() and count.isdigit():
+        digits = count.lstrip("0") or "0"
+        if len(digits) > MAX_EXACT_BITS // 3:  # past the exact range whatever its bits: not converted
+            return f"about 10^{len(digits) - 1}"
+        count = int(digits)
+    if isinstance(count, int) and not isinstance(count, bool) and count >= 0:
+        if count.bit_length() <= MAX_EXACT_BITS:
+            return f"{count:,}"
+        return f"about 10^{int((count.bit_length() - 1) * 0.30103)}"
+    return "unknown"
+
+
 def progress_printer(quiet: bool):
     """The ``notify`` callback of the runners: progress lines on stderr, none with ``--json``."""
     return (lambda message: None) if quiet else (lambda message: errors.print(message, markup=False))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from autonesy.graph.cli.common import say, user_errors
+from autonesy.graph.cli.common import count_text, say, user_errors
 from autonesy.graph.cli.score import FILE_HELP, FORMAT_HELP, TASK_HELP, read_formula
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S
 
@@ -31,7 +31,7 @@ def compile_formula(
         sdd_path, vtree_path = sdd.save(out, stem)
     say(
         f"wrote {out / (stem + '.cnf')}, {sdd_path} and {vtree_path}: SDD size {sdd.size}, "
-        f"{sdd.model_count():,} models over {task.num_vars} variables, {sdd.seconds:.2f} s"
+        f"{count_text(sdd.model_count())} models over {task.num_vars} variables, {sdd.seconds:.2f} s"
     )
 
 

@@ -13,6 +13,7 @@ from autonesy.graph.cli.common import (
     LLM_HELP,
     UserError,
     console,
+    count_text,
     data_dir_option,
     json_option,
     llm_timeout_option,
@@ -127,7 +128,7 @@ def print_summary(summary: Mapping[str, Any]) -> None:
     compiled = summary["compiled"]
     if compiled:
         lines.append(
-            f"circuit: SDD size {compiled['size']}, {int(compiled['model_count']):,} models over the task variables"
+            f"circuit: SDD size {compiled['size']}, {count_text(compiled.get('model_count'))} models over the task variables"
             if compiled.get("ok")
             else f"circuit: not compiled — {compiled['note']}"
         )

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from autonesy.graph.cli.choices import COUNT_METHODS, FORMATS, listed
-from autonesy.graph.cli.common import UserError, json_option, print_json, say, score_text, user_errors
+from autonesy.graph.cli.common import UserError, count_text, json_option, print_json, say, score_text, user_errors
 
 FILE_HELP = "The formula text, with or without a <cnf> block."
 TASK_HELP = "Task name or task file."
@@ -53,15 +53,11 @@ def score(
     say(
         f"{task.name}: relation {result.relation}, F1 {score_text(result.f1)} "
         f"(precision {score_text(result.precision)}, recall {score_text(result.recall)}), MC-R {result.mc_ratio:.4g}\n"
-        f"TP {_shown(result.tp)}  FP {result.fp:,}  FN {result.fn:,}  TN {_shown(result.tn)}  "
+        f"TP {count_text(result.tp)}  FP {count_text(result.fp)}  FN {count_text(result.fn)}  TN {count_text(result.tn)}  "
         f"(counts: {result.count_method}, {'exact' if result.exact else 'approximate'})"
     )
     if conversion.autofixes:
         say("autofixes: " + ", ".join(conversion.autofixes))
-
-
-def _shown(count: int | None) -> str:
-    return "unknown" if count is None else f"{count:,}"
 
 
 def register(app: typer.Typer) -> None:

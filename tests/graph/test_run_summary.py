@@ -89,6 +89,35 @@ def test_the_printed_summary_shows_a_tiny_f1_and_the_circuit_s_model_count(tmp_p
     assert f"SDD size {summary['compiled']['size']}, {count:,} models over the task variables" in out
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=0, max_value=2**30000))
+def test_a_model_count_is_written_exactly_while_python_can_and_as_a_power_of_ten_after(count):
+    import sys
+
+    from autonesy.graph.cli.common import count_text
+
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)  # the test writes every count; the code must not need to
+    try:
+        decimal = str(count)
+        grouped = f"{count:,}"
+    finally:
+        sys.set_int_max_str_digits(old)
+    for shown in (count_text(count), count_text(decimal)):
+        if count.bit_length() <= 12000:  # exact up to 12,000 bits (3,613 digits), under the 4,300-digit limit
+            assert shown == grouped
+        else:
+            exponent = int(shown.removeprefix("about 10^"))
+            assert abs(exponent - (len(decimal) - 1)) <= 1
+
+
+@pytest.mark.parametrize("recorded", ["abc", "-5", "1e9", "٣", "", None, True, 3.5, [1]])
+def test_a_recorded_model_count_that_is_not_digits_is_shown_as_unknown(recorded):
+    from autonesy.graph.cli.common import count_text
+
+    assert count_text(recorded) == "unknown"
+
+
 def test_an_old_summary_without_decoding_reads_as_free(tmp_path):
     _run(tmp_path / "run")
     path = tmp_path / "run" / "summary.json"
