@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import textwrap
 from pathlib import Path
 
@@ -19,41 +18,15 @@ ALLOWED = {
     "graph": {"tools", "tasks", "nesy", "agents"},
 }
 
-# Modules kept at an old import path after a move; each only re-exports its new home.
-COMPATIBILITY_SHIMS = {
-    "autonesy.tools.oracle_test": "autonesy.tasks.oracle_test",
-    "autonesy.tools.formats.reference": "autonesy.tasks.reference",
-    "autonesy.graph.verify": "autonesy.graph.verify.graph",
-    "autonesy.graph.vifbench": "autonesy.graph.verify.vifbench",
-    "autonesy.graph.verify_run": "autonesy.graph.verify.run",
-    "autonesy.tools.checkers": "autonesy.tools.verify.checkers",
-    "autonesy.tools.checker_run": "autonesy.tools.verify.checker_run",
-    "autonesy.tools.user_checkers": "autonesy.tools.verify.user_checkers",
-    "autonesy.tools.ifeval_checkers": "autonesy.tools.verify.ifeval_checkers",
-    "autonesy.tools.verify_metrics": "autonesy.tools.verify.metrics",
-    "autonesy.tools.verify_solver": "autonesy.tools.verify.solver",
-}
-
 
 def test_layers_hold():
     graph = read_import_graph(ROOT)
-    assert layer_violations(graph, ALLOWED, exempt=set(COMPATIBILITY_SHIMS)) == []
+    assert layer_violations(graph, ALLOWED) == []
 
 
 def test_no_import_cycles_late_imports_included():
     graph = read_import_graph(ROOT)
     assert cycles(graph.edges(include_typing=False)) == []
-
-
-def test_shims_only_re_export_their_new_home():
-    graph = read_import_graph(ROOT)
-    for shim, home in COMPATIBILITY_SHIMS.items():
-        tree = ast.parse(graph.modules[shim].read_text(encoding="utf-8"))
-        body = [n for n in tree.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
-        imports = [n for n in body if isinstance(n, ast.ImportFrom)]
-        others = [n for n in body if not isinstance(n, ast.ImportFrom)]
-        assert [n.module for n in imports] == [home], shim
-        assert all(isinstance(n, ast.Assign) and n.targets[0].id == "__all__" for n in others), shim
 
 
 def _tree(tmp_path: Path, files: dict[str, str]) -> Path:

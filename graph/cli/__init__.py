@@ -7,7 +7,6 @@ only: every command imports what it needs when it runs, so ``--help`` and ``task
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import typer
 
@@ -43,18 +42,9 @@ for _group in (tasks, data, score, compile, run, trace, view, sweep, report, ver
     _group.register(app)
 
 
-def __getattr__(name: str) -> Any:
-    """``task_data`` / ``training_labels`` moved to ``graph/run.py``; imported on first use (old imports)."""
-    if name in ("task_data", "training_labels"):
-        from autonesy.graph import run
-
-        return getattr(run, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def main() -> None:  # pragma: no cover - console-script entry
     """Run the command line (the console-script entry point)."""
     app()
 
 
-__all__ = ["UserError", "app", "main", "task_data", "training_labels", "user_errors"]
+__all__ = ["UserError", "app", "main", "user_errors"]

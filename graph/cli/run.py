@@ -151,16 +151,6 @@ def print_summary(summary: Mapping[str, Any]) -> None:
         say(f"note: {LOCAL_SUMMARY}")
 
 
-def __getattr__(name: str) -> Any:
-    """Names that moved to ``graph/run.py`` (the runner resolves data now), imported on first use so
-    the command line starts without loading the runner."""
-    if name in ("task_data", "training_labels", "resolve_training"):
-        from autonesy.graph import run
-
-        return getattr(run, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def register(app: typer.Typer) -> None:
     """Add ``run`` to the app."""
     app.command("run")(run)

@@ -48,7 +48,7 @@ from autonesy.graph.verify.graph import (
 from autonesy.tools.config import CHECKER_TIMEOUT_S, LLM_TIMEOUT_S, MAX_REFLECTIONS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.sandbox import SandboxLimits
-from autonesy.tools.user_checkers import UserChecker, load_user_checkers
+from autonesy.tools.verify.user_checkers import UserChecker, load_user_checkers
 
 ROLES = ("formulation", "checker", "judge", "writer")
 THREAD = "verify"
@@ -179,7 +179,7 @@ class Backends:
 
 def load_checkers(config: VerifyConfig) -> dict[str, UserChecker]:
     """The user checkers the configuration names, by name; a module that cannot be loaded is a ``VerifyError`` line."""
-    from autonesy.tools.user_checkers import UserCheckerError
+    from autonesy.tools.verify.user_checkers import UserCheckerError
 
     try:
         return {c.name: c for c in load_user_checkers(config.checkers, entry_points=config.entry_point_checkers)}

@@ -106,7 +106,7 @@ def owners():
     from autonesy.agents.policies import POLICIES
     from autonesy.graph.report import REPORT_FORMATS
     from autonesy.graph.sweep import EXECUTORS
-    from autonesy.graph.verify import FEEDBACK_MODES, VERIFIERS
+    from autonesy.graph.verify.graph import FEEDBACK_MODES, VERIFIERS
     from autonesy.tasks.task import DETAIL_LEVELS
     from autonesy.tools.counting import COUNT_METHODS
     from autonesy.tools.formats.base import FORMATS
@@ -134,7 +134,6 @@ def test_each_option_name_list_equals_the_one_of_its_owner():
 def test_user_facing_errors_share_one_base():
     from autonesy.agents.llm import LLMError
     from autonesy.graph.cli import UserError
-    from autonesy.graph.cli_verify import CommandError
     from autonesy.graph.report import ReportError
     from autonesy.graph.run import RunError
     from autonesy.graph.sweep import SweepError
@@ -151,7 +150,6 @@ def test_user_facing_errors_share_one_base():
     for error in (
         LLMError,
         UserError,
-        CommandError,
         ReportError,
         RunError,
         SweepError,
@@ -175,14 +173,3 @@ def test_one_line_is_one_line(text):
     assert "\n" not in line and "\r" not in line and line
     for part in text.splitlines():
         assert part.strip() in line
-
-
-def test_old_module_paths_still_import():
-    from autonesy.graph import cli_data, cli_sweep, cli_verify
-
-    assert {"build", "show", "fetch", "load"} <= {c.name for c in cli_data.data_app.registered_commands}
-    assert callable(cli_sweep.register) and callable(cli_verify.register)
-    done = subprocess.run(
-        [sys.executable, "-m", "autonesy.graph", "--help"], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0 and "vifbench" in done.stdout
