@@ -44,6 +44,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from autonesy.tools.pyast import parse_python
+
 WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’-][A-Za-z0-9]+)*")
 TITLE_RE = re.compile(r"^\s*#(?!#)\s*\S")
 HEADING_RE = re.compile(r"^\s*##+\s*\S")
@@ -438,7 +440,7 @@ def _needed(source: str, available: Mapping[str, str]) -> list[str]:
 
 def _compact(fn: Callable[..., Any]) -> str:
     """The source of ``fn`` without decorators, docstring and comments (what a program needs)."""
-    node = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    node = parse_python(textwrap.dedent(inspect.getsource(fn))).body[0]
     node.decorator_list = []
     if (
         node.body
@@ -532,10 +534,10 @@ def standalone_source(constraint_type: str, params: Mapping[str, Any], *, helper
 def _bound(fn: Callable[..., Any], name: str, params: Mapping[str, Any]) -> str:
     """The source of ``fn`` named ``name``, with ``params`` as the defaults of its parameters after the
     response (so ``name(response)`` is the bound call)."""
-    node = ast.parse(_compact(fn)).body[0]
+    node = parse_python(_compact(fn)).body[0]
     assert isinstance(node, ast.FunctionDef)
     node.name = name
-    node.args.defaults = [ast.parse(repr(params[arg.arg]), mode="eval").body for arg in node.args.args[1:]]
+    node.args.defaults = [parse_python(repr(params[arg.arg]), mode="eval").body for arg in node.args.args[1:]]
     return ast.unparse(node) + "\n"
 
 
