@@ -256,15 +256,15 @@ class LangChainChatBackend(ChatBackend):
         msgs = normalize_messages(messages)
         call_hash = prompt_hash(msgs, params)
         effective = {**self.default_params, **{k: v for k, v in params.items() if v is not None}}
-        cache_key = prompt_hash(msgs, {**effective, "_cache_salt": cache_salt} if cache_salt else effective)
+        sent = fold_system_prompt(msgs) if self.fold_system else msgs
+        kwargs = self._invoke_kwargs(effective)
+        cache_key = prompt_hash(sent, {**kwargs, "_cache_salt": cache_salt} if cache_salt else kwargs)  # as sent
         if self.cache is not None:
             hit = self.cache.get(self.endpoint, self.model, cache_key)
             if hit is not None:
                 return replace(hit, prompt_hash=call_hash, cached=True)
 
-        sent = fold_system_prompt(msgs) if self.fold_system else msgs
         lc_messages = to_langchain_messages(sent)
-        kwargs = self._invoke_kwargs(effective)
         attempts = 0
 
         def attempt() -> tuple[BaseMessage, float]:

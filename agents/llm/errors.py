@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from autonesy.tools.errors import AutonesyError
 
-KINDS = ("refused", "timeout", "http_error", "empty", "auth", "bad_request", "config", "other")
+KINDS = ("refused", "dns", "timeout", "http_error", "empty", "auth", "bad_request", "config", "other")
 
 
 class LLMError(AutonesyError, RuntimeError):
@@ -142,6 +142,11 @@ def classify(exc: BaseException, *, endpoint: str = "", timeout_s: float | None 
             )
         return LLMError("http_error", f"the LLM endpoint{where} answered HTTP {status}: {detail}", status=status)
     # 3) connection failures (openai.APIConnectionError, httpx.ConnectError, ConnectionRefusedError, ...)
+    unresolved = next((e for e in chain if isinstance(e, socket.gaierror)), None)
+    if unresolved is not None:
+        return LLMError(
+            "dns", f"cannot resolve the LLM endpoint's host{where} ({one_line(str(unresolved), 120)})", transient=True
+        )
     if any(isinstance(e, ConnectionError) for e in chain) or any(
         "Connect" in n or n in ("APIConnectionError", "RemoteProtocolError", "ReadError") for n in names
     ):
