@@ -141,6 +141,21 @@ def resolve_training(
     return train, seeds or 5, epochs
 
 
+def training_note(requested: str, config: RunConfig) -> str:
+    """One line on what ``--train`` decided, so a run that trains nothing says why."""
+    if config.train == "none":
+        if requested == "auto":
+            why = (
+                "no annotated data"
+                if config.task not in CATALOGUE
+                else "--train auto trains only with the embedded model"
+            )
+            return f"training: none ({why}; --train spl,sl trains SPL and SL on an accepted formula)"
+        return "training: none"
+    epochs = f"{config.epochs} epochs" if config.epochs else "the trainer's epochs"
+    return f"training: {config.train} on an accepted formula, {config.seeds} seed(s), {epochs}"
+
+
 def task_data(task_spec: str, data_dir: str | Path | None = None) -> Any:
     """The task's annotated splits (built on first use) for the oracle test and training; None for
     tasks without data (task files, external benchmarks)."""
@@ -203,7 +218,9 @@ def run_attempt(
     the backend and the policy are all resolved here. ``backend``, ``labels`` and ``training``
     replace what would be built (tests, sweeps sharing one backend); ``progress`` shows training
     progress bars."""
+    requested_training = config.train
     config = config.resolved()
+    notify(training_note(requested_training, config))
     task = load_task(config.task)
     task.descriptions.get(config.detail)  # validates the detail level
     rundir = RunDir.open(Path(run_dir) if run_dir else default_run_dir(config, task), RunError)
