@@ -404,6 +404,7 @@ def _traced(name: str, node):
 
     def run(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> dict[str, Any]:
         rt = runtime.context
+        rt.tracer.starting(name)
         return traced_node(rt.tracer.event, name, lambda s: node(s, rt))(state)
 
     return run

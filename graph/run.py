@@ -244,7 +244,7 @@ def run_attempt(
         except LLMError as error:
             raise RunError(str(error)) from None
         rundir.claim(config_record(config, task, backend), IDENTITY, defaults={"decoding": "free"})
-        tracer = Tracer(rundir.path)
+        tracer = Tracer(rundir.path, progress=notify)
         spec = AttemptSpec(task, config.format, config.detail, config.prompt)
         runtime = AttemptRuntime(spec, policy, tracer, rundir.path, labels, config.compile_time_limit_s, training)
         with rundir.checkpointer() as checkpointer:

@@ -176,3 +176,17 @@ def test_training_needs_data_and_auto_trains_only_the_embedded_models_main_job()
     no_data = RunConfig(task=task_file, format="dimacs", policy="expert", train="auto").resolved()
     assert "no annotated data" in training_note("auto", no_data)
     assert training_note("none", other) == "training: none"
+
+
+def test_a_run_says_each_step_as_it_begins(tmp_path):
+    said: list[str] = []
+    run_attempt(RunConfig(task="fashion", format="dimacs", policy="expert"), tmp_path / "r", notify=said.append)
+    steps = [line for line in said if line.startswith("… ")]
+    assert steps == [
+        "… formalizing the description (an LLM call)",
+        "… checking the answer",
+        "… testing the formula on the annotated labels",
+        "… compiling the formula to an SDD",
+        "… scoring it against the expert formula (model counting)",
+    ]
+    assert said[0] == "training: none"
