@@ -193,12 +193,15 @@ def default_run_dir(config: RunConfig, task: Task) -> Path:
 
 def config_record(config: RunConfig, task: Task, backend: ChatBackend | None) -> dict[str, Any]:
     """What ``config.json`` records: the resolved options, the task's name and spec, the LLM's label
-    (never its key)."""
+    (never its key), and the generation settings the backend sends (a ``max_tokens`` left unset on
+    the command line is the backend's default, which is what the server received)."""
+    sent = getattr(backend, "default_params", {}) or {}
     return {
         **asdict(config),
         "task": task.name,
         "task_spec": config.task,
         "llm": backend.label if backend else config.llm,
+        "max_tokens": config.max_tokens if config.max_tokens is not None else sent.get("max_tokens"),
     }
 
 
