@@ -36,6 +36,7 @@ from langgraph.runtime import Runtime
 
 from autonesy.agents.llm import LLMError
 from autonesy.agents.policies import AgentTurn, AttemptSpec, Policy
+from autonesy.graph.rundir import TRAINING_DIR
 from autonesy.graph.summary import FailureKind, Outcome
 from autonesy.graph.trace import Tracer, change_summary, traced_node
 from autonesy.tasks.oracle_test import oracle_test
@@ -471,6 +472,7 @@ def train(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
         progress=request.progress,
         config=TrainConfig(threads=request.threads),
         formula_score=state.get("metrics"),
+        resume_dir=rt.run_dir / TRAINING_DIR,
     )
     return {"downstream": json_safe(result)}
 
@@ -540,6 +542,7 @@ def _traced(name: str, node):
 
     def run(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> dict[str, Any]:
         rt = runtime.context
+        rt.tracer.starting(name)
         return traced_node(rt.tracer.event, name, lambda s: node(s, rt))(state)
 
     return run
