@@ -231,6 +231,17 @@ class LangChainChatBackend(ChatBackend):
             kwargs["extra_body"] = extra
         return kwargs
 
+    def _request(self, msgs: list[dict[str, str]], params: Mapping[str, Any]) -> tuple[list[dict[str, str]], dict]:
+        """The messages and client arguments as they are sent (defaults merged, system folded)."""
+        effective = {**self.default_params, **{k: v for k, v in params.items() if v is not None}}
+        return (fold_system_prompt(msgs) if self.fold_system else msgs), self._invoke_kwargs(effective)
+
+    def request_key(self, messages: Sequence[Mapping[str, str]], *, cache_salt: str = "", **params: Any) -> str:
+        """The response cache's key of a call: the request as sent (messages, every decoding and
+        sampling setting, a grammar included) and the salt; never the key, which is not part of it."""
+        sent, kwargs = self._request(normalize_messages(messages), params)
+        return prompt_hash(sent, {**kwargs, "_cache_salt": cache_salt} if cache_salt else kwargs)
+
     def _error(self, err: LLMError, attempts: int) -> LLMError:
         return LLMError(
             err.kind,
@@ -255,10 +266,8 @@ class LangChainChatBackend(ChatBackend):
         recorded, and cached."""
         msgs = normalize_messages(messages)
         call_hash = prompt_hash(msgs, params)
-        effective = {**self.default_params, **{k: v for k, v in params.items() if v is not None}}
-        sent = fold_system_prompt(msgs) if self.fold_system else msgs
-        kwargs = self._invoke_kwargs(effective)
-        cache_key = prompt_hash(sent, {**kwargs, "_cache_salt": cache_salt} if cache_salt else kwargs)  # as sent
+        sent, kwargs = self._request(msgs, params)
+        cache_key = self.request_key(messages, cache_salt=cache_salt, **params)
         if self.cache is not None:
             hit = self.cache.get(self.endpoint, self.model, cache_key)
             if hit is not None:
