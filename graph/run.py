@@ -37,7 +37,6 @@ from autonesy.agents.llm import (
     LLMError,
     backend_from_spec,
     default_llm_spec,
-    redact_spec,
     shared_cache,
 )
 from autonesy.agents.llm.guided import DECODING_MODES
@@ -51,6 +50,7 @@ from autonesy.graph.attempt import (
     build_attempt_graph,
     json_safe,
 )
+from autonesy.graph.checkpoint_store import run_checkpointer
 from autonesy.graph.rundir import (  # first_link, package_versions, LINK_REFUSED, VERSIONED_PACKAGES: old paths
     LINK_REFUSED,
     SUMMARY_FILE,
@@ -61,12 +61,13 @@ from autonesy.graph.rundir import (  # first_link, package_versions, LINK_REFUSE
     run_or_resume,
 )
 from autonesy.graph.summary import Outcome, RunSummary
-from autonesy.graph.trace import Tracer
+from autonesy.graph.tracer import Tracer
 from autonesy.tasks.registry import CATALOGUE, load_task
 from autonesy.tasks.task import Task
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S, LLM_TIMEOUT_S, MAX_REPAIRS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
+from autonesy.tools.llm_spec import redact_spec
 
 THREAD = {"configurable": {"thread_id": "attempt"}, "recursion_limit": 100}
 # What a resume must agree on: the same --out given to a different attempt is refused.
@@ -262,7 +263,7 @@ def run_attempt(
         tracer = Tracer(rundir.path, progress=notify)
         spec = AttemptSpec(task, config.format, config.detail, config.prompt)
         runtime = AttemptRuntime(spec, policy, tracer, rundir.path, labels, config.compile_time_limit_s, training)
-        with rundir.checkpointer() as checkpointer:
+        with run_checkpointer(rundir) as checkpointer:
             graph = build_attempt_graph(checkpointer)
             try:
                 state = run_or_resume(
