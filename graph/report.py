@@ -157,6 +157,7 @@ _NUMBER_FIELDS = {
     "semantic_rounds",
     "n_autofixes",
     "llm_calls",
+    "cached_calls",
     "prompt_tokens",
     "completion_tokens",
     "llm_seconds",
