@@ -124,7 +124,8 @@ def outcome_text(summary: Mapping[str, Any]) -> str:
         else:
             score = "not scored: the task has no ground truth"
         oracle = summary.get("oracle_test") or {}
-        verdict = {True: "oracle test passed; ", False: "oracle test failed; "}.get(oracle.get("passed"), "")
+        passed = oracle.get("passed")
+        verdict = "" if passed is None else f"oracle test {'passed' if passed else 'failed'}; "
         return f"accepted (the formula parsed and passed the syntax checks; {verdict}{score})"
     failure = f" ({summary['failure']})" if summary.get("failure") else ""
     if status == "infra_failed":

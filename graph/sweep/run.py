@@ -130,9 +130,11 @@ def plan_sweep(spec: SweepSpec, out: str | Path) -> SweepPlan:
 def _token_budget(llm: str, spec: SweepSpec) -> int:
     """The completion token limit the LLM's backend sends (the sweep's, else the backend's default); builds the
     backend without calling it."""
-    options = {} if spec.max_tokens is None else {"max_tokens": spec.max_tokens}
     try:
-        backend = backend_from_spec(llm, timeout_s=spec.llm_timeout_s, **options)
+        if spec.max_tokens is None:
+            backend = backend_from_spec(llm, timeout_s=spec.llm_timeout_s)
+        else:
+            backend = backend_from_spec(llm, timeout_s=spec.llm_timeout_s, max_tokens=spec.max_tokens)
     except LLMError as error:
         raise SweepError(str(error)) from None
     try:

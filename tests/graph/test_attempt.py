@@ -262,3 +262,27 @@ def test_config_records_the_max_tokens_the_backend_sent(tmp_path):
         RunConfig(task="fashion", format="dimacs", llm="scripted", max_tokens=300), tmp_path / "b", backend=backend
     )
     assert json.loads((tmp_path / "b" / "config.json").read_text())["max_tokens"] == 300
+
+
+def test_an_outage_in_a_repair_round_is_retried_from_there_by_the_next_run(tmp_path):
+    from autonesy.agents.llm import LLMError
+
+    run_dir = tmp_path / "run"
+    config = RunConfig(task="fashion", format="dimacs", llm="scripted")
+    first = scripted([BROKEN])
+    answer = first.complete
+
+    def refuse_the_repair(messages, **params):
+        if first.calls >= 1:
+            raise LLMError("refused", "cannot connect to the LLM endpoint", transient=True)
+        return answer(messages, **params)
+
+    first.complete = refuse_the_repair
+    down = run_attempt(config, run_dir, backend=first)
+    assert down["status"] == "infra_failed" and down["failure"] == "connection" and first.calls == 1
+    assert down["metrics"] is None and down["repair_rounds"] == 0 and down["llm_calls"] == 1
+    assert json.loads((run_dir / "summary.json").read_text())["status"] == "infra_failed"
+    second = scripted([f"[[FIXED]]\n{GOOD}"])
+    up = run_attempt(config, run_dir, backend=second)
+    assert up["status"] == "accepted" and up["failure"] is None and second.calls == 1  # only the repair, retried
+    assert up["repair_rounds"] == 1 and up["llm_calls"] == 2 and up["metrics"]["f1"] == 1.0
