@@ -312,6 +312,29 @@ def test_the_cache_key_is_the_request_as_sent(tmp_path):
     assert folded.complete(MESSAGES).text == "folded" and folded_model.calls == 1
 
 
+def _put_many(path: str, worker: int) -> None:
+    cache = ResponseCache(path)
+    for j in range(25):
+        cache.put("e", "m", f"k{worker}-{j}", LLMResponse(text=f"{worker}-{j}", model="m", endpoint="e"))
+
+
+def test_cache_writers_in_several_processes_lose_nothing(tmp_path):
+    """Sweep workers in separate processes write one cache file at once (WAL, busy timeout)."""
+    import multiprocessing
+
+    path = str(tmp_path / "c.sqlite")
+    ResponseCache(path)  # created once, as the sweep's driver does
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=_put_many, args=(path, i)) for i in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert [w.exitcode for w in workers] == [0] * 4
+    cache = ResponseCache(path)
+    assert len(cache) == 100 and cache.get("e", "m", "k3-24").text == "3-24"
+
+
 def test_the_shared_cache_lives_where_the_environment_says(tmp_path, monkeypatch):
     from autonesy.agents.llm.cache import shared_cache_path
 

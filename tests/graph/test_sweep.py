@@ -295,7 +295,9 @@ def loopback_mistakes():
 def test_ray_executor_gives_the_same_results_table_as_the_local_one(tmp_path, loopback_mistakes):
     import ray
 
-    spec = SweepSpec(tasks=MISTAKE_TASKS, formats=("dimacs", "nat"), prompts=("zs",), llms=(loopback_mistakes.spec(),))
+    spec = SweepSpec(
+        tasks=MISTAKE_TASKS, formats=("dimacs", "nat"), prompts=("zs",), llms=(loopback_mistakes.spec(),), cache=False
+    )  # no response cache: each sweep asks the endpoint itself
     local = run_sweep(spec, tmp_path / "local", concurrency=2, progress=False)
     local_calls = loopback_mistakes.count
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
