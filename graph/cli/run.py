@@ -66,7 +66,10 @@ def run(
     data_dir: Path | None = data_dir_option(),
     as_json: bool = json_option("Print the summary as JSON."),
 ) -> None:
-    """Formalize one task end to end: formalize, check, repair, oracle-test, compile, score."""
+    """Formalize one task end to end: formalize, check, repair, oracle-test, compile, score.
+
+    Exit status: 0 when the attempt ended accepted or rejected, 3 when it ended infra_failed (the LLM
+    endpoint failed past its retries; running it again with the same --out retries it), 1 on an error."""
     from autonesy.graph.run import RunConfig, run_attempt
 
     with user_errors():
