@@ -23,8 +23,11 @@ How it is contained (the OS layer is the boundary; the audit hook is a second la
   (:mod:`autonesy.tools._sandbox_harness`): rlimits (CPU seconds, address space, file size, open
   files, tasks), a uid without capabilities (for a root caller, a uid of its own, ``UID_BASE +
   pid``), and a seccomp filter that refuses new processes (threads stay possible), ``exec``,
-  ``ptrace``, new namespaces, mounts, sockets other than AF_UNIX, and signals to or limits of
-  other processes.
+  ``ptrace``, new namespaces, mounts, sockets other than AF_UNIX, signals to or limits of
+  other processes (also through a descriptor's owner: ``F_SETOWN``/``F_SETSIG``), and memory the
+  limits do not count (SysV IPC and message queues, ``memfd``, xattrs on the tmpfs). The harness
+  ignores every signal it can; if it dies once the program's process exists, the outcome is the
+  program's (``forbidden``), never ``internal``, which would stop the caller's run.
 * **The result channel belongs to the harness**: the program's process never holds the pipe to
   the caller. It reports to the harness, which accepts one final message carrying a token it
   handed out (so bytes written on descriptors then ``os._exit`` are not a result), bounds its size,
@@ -783,8 +786,14 @@ def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, durat
             exception=_text(report.get("exception"), 100) or None,
             name=_text(report.get("name"), 200) or None,
         )
-    if not capture.started or report.get("status") != "exited":
-        return fail("internal", _startup_failure(stderr, status, capture.started))
+    if not capture.started:
+        return fail("internal", _startup_failure(stderr, status))
+    if report.get("status") != "exited":  # the harness is gone: once the program ran, the program's doing
+        return fail(
+            "forbidden",
+            "the sandbox stopped while the program ran, before it could report (the program signalled it or "
+            "exhausted a resource it needs); the program's result is not accepted",
+        )
     # The program's process ended without a report: a signal, os._exit, a crash in native code.
     cpu_used = exit_info.get("cpu")
     cpu = float(cpu_used) if isinstance(cpu_used, (int, float)) else 0.0
@@ -830,7 +839,7 @@ def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, durat
     )
 
 
-def _startup_failure(stderr: str, status: int | None, started: bool) -> str:
+def _startup_failure(stderr: str, status: int | None) -> str:
     """One line: why the sandbox could not run the program (fail closed: it did not run)."""
     for line in stderr.splitlines():
         if line.startswith("bwrap:"):
@@ -841,8 +850,7 @@ def _startup_failure(stderr: str, status: int | None, started: bool) -> str:
             )
     code = os.waitstatus_to_exitcode(status) if status is not None else None
     tail = " ".join(stderr.strip().splitlines()[-3:])[-500:]
-    when = "before reporting" if started else "before the program started"
-    return f"the sandbox stopped {when} (exit status {code})" + (f": {tail}" if tail else "")
+    return f"the sandbox stopped before the program started (exit status {code})" + (f": {tail}" if tail else "")
 
 
 def _size(n: int) -> str:
