@@ -876,23 +876,38 @@ def main():
     read_end, channel = os.pipe()
     sandbox_uid = job.get("uid") if os.getuid() == 0 else None
     dispositions = _ignore_signals()
-    t = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_end)
-        os.close(result_fd)
-        _run_program(job, channel, token, libc, sandbox_uid, dispositions)
-    os.close(channel)
     isolation["program_uid"] = sandbox_uid if sandbox_uid is not None else os.getuid()
     isolation["seccomp"] = (
         "no processes, exec, ptrace, namespaces, mounts, sockets (but AF_UNIX), signals to others "
         "(also through descriptor owners), SysV IPC and message queues, xattr changes"
     )
+    # Before the fork: no program code runs before the caller knows that whatever ends this process
+    # from now on is the program's doing (and its wall clock starts).
     _send(result_fd, {"event": "started"})
+    t = time.perf_counter()
+    try:
+        pid = os.fork()
+    except OSError as exc:
+        report = {"status": "error", "kind": "internal", "message": f"the sandbox could not fork the program: {exc}"}
+        exit_info = {"signal": None, "code": None, "cpu": 0.0, "program_ran": False}
+        _report(result_fd, timings, isolation, exit_info, json.dumps(report).encode())
+        return
+    if pid == 0:
+        os.close(read_end)
+        os.close(result_fd)
+        _run_program(job, channel, token, libc, sandbox_uid, dispositions)
+    os.close(channel)
     exit_info, report = _relay(read_end, result_fd, token, pid, job)
     timings["program"] = round(time.perf_counter() - t, 4)
-    # The report goes on a line of its own, unparsed: spliced into this line, a program's report such
-    # as ``1},"isolation":{...`` would add keys of its own to what this process vouches for.
+    _report(result_fd, timings, isolation, exit_info, report)
+
+
+def _report(result_fd, timings, isolation, exit_info, report):
+    """The final message: what this process vouches for on one line, the report on the next, unparsed.
+
+    Spliced into the first line, a program's report such as ``1},"isolation":{...`` would add keys of
+    its own to what this process vouches for.
+    """
     head = json.dumps(
         {"event": "result", "timings": timings, "isolation": isolation, "exit": exit_info, "report_follows": True}
     )
