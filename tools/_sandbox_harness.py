@@ -2,9 +2,10 @@
 
 Never imported by the parent. It starts inside the namespaces bubblewrap made (its own PID, mount,
 network, IPC, UTS and, for a non-root caller, user namespace; a read-only view of the interpreter; a
-private size-limited tmpfs at ``/sandbox``), imports the trusted modules named on its command line,
-waits for its job on stdin (so a sandbox can be started ahead of need), and then **forks the
-program's process**, which:
+private size-limited tmpfs at ``/sandbox``), mounts over it a tmpfs bounded in entries too (then a
+non-root caller's harness drops the one capability it had for that), imports the trusted modules
+named on its command line, waits for its job on stdin (so a sandbox can be started ahead of need),
+and then **forks the program's process**, which:
 
     gets back the interpreter's signal dispositions (this process ignores every signal it can),
     sets the resource limits, drops to the sandbox uid (root caller: a uid of its own), installs a
@@ -53,6 +54,9 @@ PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
+CLONE_NEWNS = 0x00020000
+MS_NOSUID, MS_NODEV = 0x2, 0x4
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
 
 class ProgramError(Exception):
@@ -349,6 +353,40 @@ def _install_seccomp(libc, own_pid):
         or libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0
     ):
         raise OSError(ctypes.get_errno(), "the seccomp filter could not be installed")
+
+
+# --- the working directory -------------------------------------------------------------------------
+
+
+def _mount_workdir(libc, workdir):
+    """A tmpfs of our own at /sandbox, bounded in bytes and in inodes; the inode bound, or None.
+
+    bubblewrap's tmpfs has a size but no ``nr_inodes``: each file, directory or link on it holds an
+    inode and a dentry of kernel memory that its size does not count (a program made 388,000
+    directories, ~480 MiB of slab, in 15 s). This process, in a mount namespace of its own, mounts
+    one with both bounds over it. Where it may not (e.g. an AppArmor profile refusing capabilities
+    to bubblewrap's children), bubblewrap's tmpfs stays and the inodes are not bounded.
+    """
+    if libc.unshare(CLONE_NEWNS) != 0:
+        return None
+    options = f"size={int(workdir['bytes'])},nr_inodes={int(workdir['inodes'])},mode=0700".encode()
+    if libc.mount(b"tmpfs", WORKDIR.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
+        return None
+    return int(workdir["inodes"])
+
+
+def _drop_capabilities(libc):
+    """A non-root caller's harness was given CAP_SYS_ADMIN (in its user namespace) only to mount /sandbox."""
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    none = (Data * 2)()
+    if libc.capset(ctypes.byref(Header(_LINUX_CAPABILITY_VERSION_3, 0)), none) != 0:
+        raise OSError(ctypes.get_errno(), "the sandbox could not drop its capabilities")
 
 
 # --- signals -------------------------------------------------------------------------------------------
@@ -862,6 +900,9 @@ def main():
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # the program's process cannot ptrace or read /proc of this one
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     isolation = dict(warm["isolation"])
+    isolation["workdir_inodes"] = _mount_workdir(libc, warm["workdir"])
+    if os.getuid() != 0:
+        _drop_capabilities(libc)
     timings = {}
     t = time.perf_counter()
     for module in warm.get("preload", ()):

@@ -14,7 +14,10 @@ How it is contained (the OS layer is the boundary; the audit hook is a second la
   caller). The filesystem it sees is built from nothing: ``/usr`` and the interpreter's prefix and
   site-packages read-only, ``/etc/ld.so.cache``, a fresh ``/proc`` of its own PID namespace, a
   minimal read-only ``/dev`` (null, zero, random, ...; no host ``/dev/shm``) and a private
-  size-limited tmpfs at ``/sandbox`` as the only writable place (working directory, HOME and
+  tmpfs at ``/sandbox``, bounded in bytes and in entries (the harness mounts it in a mount
+  namespace of its own, with the CAP_SYS_ADMIN bubblewrap gives a non-root caller's harness for
+  that and that it drops at once; where it may not, bubblewrap's tmpfs bounds bytes only), as
+  the only writable place (working directory, HOME and
   TMPDIR; there is no ``/tmp``; the root itself is remounted read-only). The
   network namespace has only a loopback that is down; abstract unix sockets are per namespace.
   **Fails closed:** if ``bwrap`` is missing or cannot set up the namespaces, no program runs and
@@ -80,6 +83,7 @@ HARNESS_INSIDE = "/.autonesy/harness.py"
 WORKDIR = "/sandbox"  # the private tmpfs: working directory, HOME and TMPDIR of the program
 UID_BASE = 1_900_000_000  # root caller: program uid = UID_BASE + pid, above systemd's container range, below 2**31
 WORK_BYTES = 256 << 20  # size of the private tmpfs (all files the program writes, together)
+WORK_INODES = 16_384  # files, directories, symbolic links and hard links on it: kernel memory its size does not count
 MAX_RESULT_DEPTH = 64  # nesting of any JSON the caller parses from the sandbox
 MAX_RESULT_CONTAINERS = 2_000_000  # lists and dicts in a result: 16 MiB of "{}," would cost the caller ~0.8 GiB
 MAX_MESSAGE_CHARS = 20_000  # any text field of a report (messages are for an LLM; longer is noise)
@@ -299,6 +303,7 @@ def _bwrap_args(bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> 
     ]
     if not root:  # a root caller keeps the capabilities the harness needs to give the program its own uid
         args += ["--unshare-user"] + (["--disable-userns"] if _bwrap_version(bwrap) >= (0, 8) else [])
+        args += ["--cap-add", "CAP_SYS_ADMIN"]  # for the harness to mount /sandbox; it drops it at once
     if die_with_parent:
         args.append("--die-with-parent")
     for key, value in _ENV.items():
@@ -342,6 +347,7 @@ def _bwrap_args(bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> 
     warm = {
         "preload": list(preload),
         "caller": os.getpid(),  # the caller's pid: lets a test tell its own sandboxes
+        "workdir": {"bytes": WORK_BYTES, "inodes": WORK_INODES},
         "isolation": {
             "backend": f"bubblewrap ({'root caller' if root else 'user namespace'})",
             "namespaces": ["pid", "mount", "net", "ipc", "uts"] + ([] if root else ["user"]),

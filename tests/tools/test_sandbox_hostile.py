@@ -1093,3 +1093,21 @@ def test_the_audit_hook_never_runs_the_programs_methods():
         "os.remove Sneaky": "refused",
         "os.chmod SneakyText": "refused",
     }
+
+
+def test_files_directories_and_links_on_the_tmpfs_are_bounded_in_number():
+    # each holds an inode and a dentry of kernel memory that the tmpfs size does not count: 388,000
+    # directories (~480 MiB of slab) in 15 s; now the harness's own tmpfs has nr_inodes (the root is one)
+    code = (
+        "import os\ndef fill(make):\n    n = 0\n    try:\n        while n < 100_000:\n            make(n)\n"
+        "            n += 1\n    except OSError as e:\n        return [n, e.errno]\n    return [n, None]\n"
+        "dirs = fill(lambda i: os.mkdir(f'd{i}'))\nfor i in range(dirs[0]):\n    os.rmdir(f'd{i}')\n"
+        "open('f', 'w').close()\nlinks = fill(lambda i: os.link('f', f'l{i}'))\nresult = {'dirs': dirs, 'links': links}"
+    )
+    result = run(code, limits=SandboxLimits(wall_seconds=30, cpu_seconds=30))
+    assert result.ok, result.message
+    if result.isolation["workdir_inodes"] is None and not ROOT:
+        pytest.skip("bubblewrap's children may not mount here (e.g. an AppArmor profile): inodes not bounded")
+    assert result.isolation["workdir_inodes"] == sandbox.WORK_INODES
+    enospc = 28
+    assert result.result == {"dirs": [sandbox.WORK_INODES - 1, enospc], "links": [sandbox.WORK_INODES - 2, enospc]}
