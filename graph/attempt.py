@@ -512,11 +512,12 @@ def after_semantic(state: AttemptState) -> str:
 
 def after_oracle(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
     """Route after the oracle test: a failure goes back to the LLM while semantic rounds are left, otherwise the
-    formula is compiled as it is."""
+    formula is compiled as it is; so is a formula an earlier round already tested (the repair loop can bring one
+    back), whose round would send a prompt already sent."""
     result = state.get("oracle_test") or {}
-    if not result.get("passed", True) and state.get("semantic_round", 0) < runtime.context.policy.semantic_rounds:
-        return "semantic_repair"
-    return "compile"
+    if result.get("passed", True) or state.get("semantic_round", 0) >= runtime.context.policy.semantic_rounds:
+        return "compile"
+    return "compile" if answer_key(state["answer"]) in state.get("tested_formulas", []) else "semantic_repair"
 
 
 def after_evaluate(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:

@@ -101,6 +101,17 @@ def test_oracle_feedback_repairs_a_semantically_wrong_formula(tmp_path):
     assert round_["formula_after"].strip() == ONE_HOT.strip()
 
 
+def test_a_formula_tested_before_that_the_repair_loop_brings_back_ends_the_semantic_rounds(tmp_path):
+    # round 1 answers a broken formula; its repair brings back the first formula, which failed the oracle test:
+    # a second round would send round 1's prompt again
+    answers = [AT_LEAST_ONE, BROKEN, f"[[FIXED]]\n{AT_LEAST_ONE}", GOOD]
+    summary, backend, _ = run(tmp_path, answers, policy="oracle-feedback")
+    assert summary["status"] == "accepted" and backend.calls == 3 and summary["semantic_rounds"] == 1
+    assert summary["repair_rounds"] == 1 and summary["metrics"]["relation"] == "permissive"
+    prompts = [e["prompt_hash"] for e in read_trace(tmp_path / "run") if e["event"] == "llm_call"]
+    assert len(set(prompts)) == len(prompts) == 3
+
+
 def test_a_semantic_round_that_gives_the_same_formula_back_ends_the_rounds(tmp_path):
     summary, backend, _ = run(tmp_path, [AT_LEAST_ONE, AT_LEAST_ONE, GOOD], policy="oracle-feedback")
     # two rounds allowed, but the second would resend the first's prompt: the formula goes on as it is
