@@ -54,12 +54,14 @@ LOCK_FILE = ".sweep.lock"
 CHARS_PER_TOKEN = 4  # the usual estimate for English text and code
 
 
-def resume_counts(jobs: list[dict[str, Any]], out: Path, limit_s: float | None) -> dict[str, int]:
-    """How many attempts of ``jobs`` a run into ``out`` reuses, retries, resumes or starts (``RESUME_STATES``)."""
-    counts = dict.fromkeys(RESUME_STATES, 0)
-    for job in jobs:
-        counts[resume_state(out / ATTEMPTS_DIR / job["attempt_id"], limit_s)] += 1
-    return counts
+def resume_states(
+    jobs: list[dict[str, Any]], out: Path, limit_s: float | None
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The jobs a run into ``out`` starts, retries or resumes, and how many attempts it reuses, retries, resumes or
+    starts (``RESUME_STATES``)."""
+    states = [resume_state(out / ATTEMPTS_DIR / job["attempt_id"], limit_s) for job in jobs]
+    counts = {name: states.count(name) for name in RESUME_STATES}
+    return [job for job, state in zip(jobs, states) if state != "done"], counts
 
 
 def resume_text(counts: Mapping[str, int]) -> str:
@@ -102,10 +104,7 @@ def plan_sweep(spec: SweepSpec, out: str | Path) -> SweepPlan:
     docstring); reads ``out`` when it exists, writes nothing."""
     jobs = expand(spec)
     out = Path(out)
-    resume = resume_counts(jobs, out, spec.attempt_time_limit_s)
-    to_run = [
-        job for job in jobs if resume_state(out / ATTEMPTS_DIR / job["attempt_id"], spec.attempt_time_limit_s) != "done"
-    ]
+    to_run, resume = resume_states(jobs, out, spec.attempt_time_limit_s)
     tasks: dict[str, Any] = {}
     budgets: dict[str, int] = {}
     calls = prompt_tokens = completion_tokens = 0
@@ -242,12 +241,7 @@ def run_sweep(
                 print("\n".join(lines), file=sys.stderr)
     with _exclusive(out):
         _record_grid(out, spec, jobs, left_out)
-        states = {
-            job["attempt_id"]: resume_state(out / ATTEMPTS_DIR / job["attempt_id"], spec.attempt_time_limit_s)
-            for job in jobs
-        }
-        pending = [job for job in jobs if states[job["attempt_id"]] != "done"]
-        resume = {state: sum(1 for s in states.values() if s == state) for state in RESUME_STATES}
+        pending, resume = resume_states(jobs, out, spec.attempt_time_limit_s)
         if progress and resume["new"] < len(jobs):  # a sweep run before: say what is reused and what runs again
             line = resume_text(resume)
             if console is not None:
