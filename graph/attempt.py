@@ -155,8 +155,11 @@ class EndpointFailure(AutonesyError):
 
 def failure_of(error: LLMError) -> tuple[Outcome, FailureKind]:
     """The outcome a failed LLM call gives its attempt, from the error's kind and HTTP status."""
-    if error.kind == "empty":
-        return Outcome.REJECTED, FailureKind.EMPTY_ANSWER
+    if error.kind == "empty":  # the model's; with finish reason length, its token budget ran out first
+        return (
+            Outcome.REJECTED,
+            FailureKind.TOKEN_BUDGET if error.finish_reason == "length" else FailureKind.EMPTY_ANSWER,
+        )
     if error.kind in _ENDPOINT_FAILURES:
         return Outcome.INFRA_FAILED, _ENDPOINT_FAILURES[error.kind]
     if error.kind == "http_error":  # 5xx, 429, another status, or a body that is not an answer
@@ -164,11 +167,15 @@ def failure_of(error: LLMError) -> tuple[Outcome, FailureKind]:
     return Outcome.ERROR, _OUR_FAILURES.get(error.kind, FailureKind.CRASH)
 
 
-def _llm_failure(error: LLMError) -> dict[str, Any]:
-    """The rejection of an empty answer; any other failed call raises :class:`EndpointFailure`."""
+def _llm_failure(error: LLMError, budget: int | None) -> dict[str, Any]:
+    """The rejection of an empty answer (``budget``: the token budget, named when it ran out first); any other
+    failed call raises :class:`EndpointFailure`."""
     outcome, failure = failure_of(error)
     if outcome != Outcome.REJECTED:
         raise EndpointFailure(error, outcome, failure)
+    if failure == FailureKind.TOKEN_BUDGET:
+        spent = f" ({budget} tokens)" if budget else ""
+        return _rejected(failure, f"the model spent the token budget{spent} without answering: raise --max-tokens")
     return _rejected(failure, f"the model gave no answer: {error}")
 
 
@@ -207,7 +214,7 @@ def formalize(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     turn = rt.policy.formalize(rt.spec)
     rt.tracer.agent_turn(turn)
     if turn.error:
-        return {**_usage(state, turn), **_llm_failure(turn.error)}
+        return {**_usage(state, turn), **_llm_failure(turn.error, rt.policy.token_budget())}
     return {**_usage(state, turn), **_answer(turn.text, turn), "status": "running"}
 
 
@@ -322,7 +329,7 @@ def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     changed = ""
     verdict = "llm_error"
     if turn.error:
-        update.update(_llm_failure(turn.error))
+        update.update(_llm_failure(turn.error, rt.policy.token_budget()))
     elif turn.verdict is not None:  # parsed whenever the call succeeded
         verdict = turn.verdict.verdict
         if error["kind"] == "lint":
@@ -398,7 +405,7 @@ def semantic_repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     rt.tracer.agent_turn(turn, semantic_round=round_number)
     update: dict[str, Any] = {**_usage(state, turn), "semantic_round": round_number}
     if turn.error:
-        return {**update, **_llm_failure(turn.error)}
+        return {**update, **_llm_failure(turn.error, rt.policy.token_budget())}
     tested = [*state.get("tested_formulas", []), answer_key(state["answer"])]
     repeated = answer_key(turn.text) in tested
     rt.tracer.event(

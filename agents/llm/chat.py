@@ -251,6 +251,7 @@ class LangChainChatBackend(ChatBackend):
             attempts=attempts,
             endpoint=self.endpoint,
             model=self.model,
+            finish_reason=err.finish_reason,
         )
 
     def _log_retry(self, state: Any) -> None:
@@ -313,7 +314,12 @@ class LangChainChatBackend(ChatBackend):
         if not text.strip():
             why = f" (finish_reason {finish})" if finish else ""
             raise self._error(
-                LLMError("empty", f"the model {self.model} at {self.endpoint} gave an empty answer{why}"), attempts
+                LLMError(
+                    "empty",
+                    f"the model {self.model} at {self.endpoint} gave an empty answer{why}",
+                    finish_reason=finish,
+                ),
+                attempts,
             )
         prompt_tokens, completion_tokens = extract_usage(message)
         response = LLMResponse(

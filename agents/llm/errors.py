@@ -20,7 +20,8 @@ class LLMError(AutonesyError, RuntimeError):
 
     ``kind`` is one of ``KINDS``; ``message`` is a single line.  ``transient`` says whether a
     retry could help; ``attempts`` how many requests were made; ``status`` the HTTP status
-    when there was one.
+    when there was one; ``finish_reason`` the server's, for an empty answer (``length``: the
+    token budget was spent before any answer).
     """
 
     def __init__(
@@ -33,6 +34,7 @@ class LLMError(AutonesyError, RuntimeError):
         attempts: int | None = None,
         endpoint: str | None = None,
         model: str | None = None,
+        finish_reason: str | None = None,
     ) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown LLMError kind {kind!r}")
@@ -43,6 +45,7 @@ class LLMError(AutonesyError, RuntimeError):
         self.attempts = attempts
         self.endpoint = endpoint
         self.model = model
+        self.finish_reason = finish_reason
         super().__init__(self.message)
 
     def to_dict(self) -> dict:

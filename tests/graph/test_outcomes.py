@@ -32,6 +32,11 @@ def test_each_llm_error_kind_has_one_outcome(kind, status, outcome, failure):
     assert failure_of(LLMError(kind, "x", status=status)) == (outcome, failure)
 
 
+def test_an_empty_answer_the_token_budget_stopped_is_a_token_budget_rejection():
+    assert failure_of(LLMError("empty", "x", finish_reason="length")) == ("rejected", "token_budget")
+    assert failure_of(LLMError("empty", "x", finish_reason="stop")) == ("rejected", "empty_answer")
+
+
 def test_every_llm_error_kind_is_classified():
     from autonesy.agents.llm import KINDS
 

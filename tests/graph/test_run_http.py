@@ -61,6 +61,7 @@ def test_rerun_with_the_same_out_makes_no_new_calls(tmp_path):
         (Reply(status=401, error="bad key"), "infra_failed", "auth", "auth", 3),
         (Reply(delay_s=3), "infra_failed", "deadline", "timeout", 3),
         (Reply(content=""), "rejected", "empty_answer", "empty", 0),
+        (Reply(content="", finish_reason="length"), "rejected", "token_budget", "empty", 0),  # all spent thinking
     ],
 )
 def test_endpoint_failures_are_outages_and_an_empty_answer_the_model_s(tmp_path, reply, status, failure, kind, code):
