@@ -192,7 +192,9 @@ def _exclusive(out: Path) -> Iterator[None]:
 def _record_grid(out: Path, spec: SweepSpec, jobs: list[dict[str, Any]], left_out: dict[str, dict[str, str]]) -> None:
     path = out / SWEEP_FILE
     data = read_json(path) or {"grids": []}
-    grid = {k: v for k, v in spec.to_dict().items() if k not in ("llm_timeout_s", "attempt_time_limit_s", "data")}
+    grid = {
+        k: v for k, v in spec.to_dict().items() if k not in ("llm_timeout_s", "attempt_time_limit_s", "data", "cache")
+    }
     grid["llms"] = [redact_spec(llm) for llm in grid["llms"]]
     entry = next((e for e in data["grids"] if e.get("grid") == grid), None)
     if entry is None:
