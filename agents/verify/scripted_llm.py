@@ -472,8 +472,8 @@ def wrong_source(constraint: Constraint) -> str:
     if "target" in params:  # "around N" checked around N + 1
         params["target"] = params["target"] + 1
         return standalone_source(constraint.type, params, helpers=False)
-    if "limit" in params:
-        params["limit"] = params["limit"] + (-1 if params.get("relation") in ("at most", "around") else 1)
+    if "max" in params:  # "at most N" checked as at most N - 1
+        params["max"] = params["max"] - 1
         return standalone_source(constraint.type, params, helpers=False)
     if "count" in params:
         params["count"] = params["count"] + 1

@@ -21,9 +21,9 @@ from autonesy.tools.verify.checkers import CONSTRAINT_TYPES, SEMANTIC_TYPES, ref
 
 PART_OPS = ("lit", "not", "or", "implies", "iff")
 CONVENTIONS = (
-    'Conventions: a title is a first line starting with exactly one "#" (such as "# My Title"); a subsection '
-    'title is a line starting with "##"; words, sentences and the first and last words are counted in the text '
-    "without the title and the subsection title lines; keywords count in any case, also inside longer words; "
+    'Conventions: titles are lines that start with only one "#"; subsection titles are lines that start with more '
+    'than one "#"; words, sentences and the first and last words do not count title and subsection title lines; '
+    "keywords are checked for string inclusion regardless of capitalization; "
     '"around N words" means within 10 % of N (at least 3 words either way).'
 )
 
@@ -55,24 +55,24 @@ def clause(constraint_type: str, params: Mapping[str, Any]) -> str:
             else f"the response uses none of the words {_quoted(kws)}"
         )
     if constraint_type == "response_title":
-        return 'the response has a title on its first line, starting with a single "#"'
-    if constraint_type == "subsection_titles":
+        return f'the response has the title "{p["title"]}" on a line starting with a single "#"'
+    if constraint_type == "response_subsection_titles":
         titles = list(p["titles"])
         named = (
             f"the subsection title {_quoted(titles)}"
             if len(titles) == 1
-            else f"the subsection titles {_quoted(titles)}, in this order"
+            else f"the subsection titles {_quoted(titles)}"
         )
-        return f'the response uses {named}, each on a line starting with "##"'
+        return f'the response includes {named}, each on a line starting with "##"'
     if constraint_type == "words_per_sentence":
-        return f"every sentence has {p['relation']} {p['limit']} words"
-    if constraint_type == "word_count_parity":
+        return f"every sentence has at most {p['max']} words"
+    if constraint_type == "even_odd_word_count":
         return f"the response has an {p['parity']} number of words"
     if constraint_type == "total_word_count":
         return f"the response has around {p['target']} words in total"
-    if constraint_type == "same_start_end_word":
+    if constraint_type == "start_end_same_word":
         return "the response starts and ends with the same word"
-    if constraint_type == "subsections_same_start_end_word":
+    if constraint_type == "subsections_start_end_same_word":
         return "every subsection starts and ends with the same word"
     raise ValueError(f"unknown constraint type {constraint_type!r}")
 

@@ -162,7 +162,7 @@ def base_document(types: Iterable[str], rng: random.Random) -> Document:
     types = set(types)
     topic = rng.choice(sorted(SUBJECTS))
     tone = rng.choice(sorted(PREDICATES))
-    headings = bool(types & {"subsection_titles", "subsections_same_start_end_word"}) or rng.random() < 0.3
+    headings = bool(types & {"response_subsection_titles", "subsections_start_end_same_word"}) or rng.random() < 0.3
     count = rng.randint(1, 4) if headings else 1
     names = rng.sample(SECTION_NAMES, count)
     sections = []
@@ -176,7 +176,7 @@ def base_document(types: Iterable[str], rng: random.Random) -> Document:
     for sentence, noun in zip(with_tail, rng.sample(NOUNS, len(with_tail))):
         sentence.tail = noun
     edges = [rng.choice(EDGE_WORDS) for _ in sections]
-    if "same_start_end_word" in types:
+    if "start_end_same_word" in types:
         edges[-1] = edges[0]
     for section, word in zip(sections, edges):
         section.sentences[0].lead = word
@@ -208,20 +208,20 @@ def choose_params(constraint_type: str, doc: Document, rng: random.Random, taken
         chosen = rng.sample(absent, rng.randint(1, min(3, len(absent))))
         taken.update(chosen)
         return {"keywords": chosen}
-    if constraint_type == "subsection_titles":
+    if constraint_type == "response_title":
+        return {"title": doc.title}
+    if constraint_type == "response_subsection_titles":
         return {"titles": [section.title for section in doc.sections]}
     if constraint_type == "words_per_sentence":
-        if rng.random() < 0.5:
-            return {"relation": "at most", "limit": max(stats["lengths"]) + rng.randint(0, 2)}
-        return {"relation": "at least", "limit": max(1, min(stats["lengths"]) - rng.randint(0, 2))}
-    if constraint_type == "word_count_parity":
+        return {"max": max(stats["lengths"]) + rng.randint(0, 2)}
+    if constraint_type == "even_odd_word_count":
         return {"parity": "even" if stats["total"] % 2 == 0 else "odd"}
     if constraint_type == "total_word_count":
         target = max(5, round(stats["total"] / 5) * 5)  # a round number near the count
         while abs(stats["total"] - target) > word_tolerance(target):
             target += 1 if target < stats["total"] else -1
         return {"target": target}
-    return {}  # response_title, same_start_end_word, subsections_same_start_end_word
+    return {}  # start_end_same_word, subsections_start_end_same_word
 
 
 # --------------------------------------------------------------------------------------------------
@@ -264,41 +264,24 @@ def mutate(doc: Document, constraint: Constraint, instruction: Instruction, rng:
         rng.choice(candidates or every).tail = word
     elif kind == "response_title":
         doc.title = None
-    elif kind == "subsection_titles":
+    elif kind == "response_subsection_titles":
         choice = rng.random()
-        if choice < 0.3:
+        if choice < 0.5:
             doc.sections[0].title = None  # the first subsection loses its title
-        elif choice < 0.6 or len(doc.sections) == 1:  # a title other than the given one
+        else:  # a title other than the given one
             section = rng.choice(doc.sections)
             section.title = rng.choice([n for n in SECTION_NAMES if n not in {s.title for s in doc.sections}])
-        elif choice < 0.8:  # one more titled subsection, edges kept
-            last = doc.sections[-1]
-            model = rng.choice(every)
-            edge = last.sentences[-1].trail
-            extra = Sentence(model.subject, model.predicate, model.topic, model.tone, lead=edge, trail=edge)
-            names = [n for n in SECTION_NAMES if n not in {s.title for s in doc.sections}]
-            doc.sections.append(Section(names[0] if names else "Part Extra", [extra]))
-        else:  # two subsections merged
-            doc.sections[-1].title = None
     elif kind == "words_per_sentence":
         positions = _middle_positions(doc) or [
             (k, i) for k, sec in enumerate(doc.sections) for i in range(len(sec.sentences))
         ]
         k, i = rng.choice(positions)
         s = doc.sections[k].sentences[i]
-        if params["relation"] == "at most":
-            s.subject, s.predicate = rng.choice([(7, 7), (7, 6), (6, 7)])
-            if not s.tail:
-                s.tail = rng.choice(sorted(set(NOUNS) - _keywords(instruction)))
-            s.filler = s.length() <= params["limit"]
-        else:
-            protected = {
-                k for c in instruction.constraints if c.type == "keyword_inclusion" for k in c.params["keywords"]
-            }
-            s.subject, s.predicate, s.filler = 0, rng.choice([0, 1]), False
-            if s.tail and s.tail not in protected:
-                s.tail = None
-    elif kind == "word_count_parity":
+        s.subject, s.predicate = rng.choice([(7, 7), (7, 6), (6, 7)])
+        if not s.tail:
+            s.tail = rng.choice(sorted(set(NOUNS) - _keywords(instruction)))
+        s.filler = s.length() <= params["max"]
+    elif kind == "even_odd_word_count":
         s = rng.choice(every)
         s.filler = not s.filler
     elif kind == "total_word_count":
@@ -318,14 +301,14 @@ def mutate(doc: Document, constraint: Constraint, instruction: Instruction, rng:
                     break
                 k, i = rng.choice(positions)
                 del doc.sections[k].sentences[i]
-    elif kind == "same_start_end_word":
+    elif kind == "start_end_same_word":
         if rng.random() < 0.5:
             last = doc.sections[-1].sentences[-1]
             last.trail = _other_edge(doc.sections[0].sentences[0].lead or "", rng)
         else:
             first = doc.sections[0].sentences[0]
             first.lead = _other_edge(doc.sections[-1].sentences[-1].trail or "", rng)
-    elif kind == "subsections_same_start_end_word":
+    elif kind == "subsections_start_end_same_word":
         sections = doc.sections
         if len(sections) >= 3:
             target = rng.choice(sections[1:-1]).sentences[-1]
