@@ -2,7 +2,8 @@
 
 Exit codes of ``verify`` and ``follow``: 0 sat, 1 unsat (``follow``: the budget was spent without a
 sat response), 2 an error — a one-line message, or a verdict that could not be reached (``unknown``).
-``vifbench`` commands exit 1 on an error, like the rest of the command line.
+``vifbench check`` exits the same way (0 sat, 1 unsat, 2 an error); the other ``vifbench`` commands
+exit 1 on an error, like the rest of the command line.
 
 ``--llm`` takes every spec the formalization pipeline takes, plus ``oracle`` (``vifbench eval``: the
 scripted VifBench ground-truth model built from the evaluated data — the verifier's self-test) and
@@ -34,6 +35,17 @@ from autonesy.tools.config import CHECKER_TIMEOUT_S
 
 VERIFY_LLM_HELP = LLM_HELP.replace(" (default:", " | oracle:DATA.jsonl | flawed:DATA.jsonl (default:")
 SCRIPTED_SPECS = ("oracle", "flawed")
+CHECK_TYPES = (  # the logic types of autonesy.tools.verify.checkers (a test keeps them equal)
+    "keyword_inclusion",
+    "keyword_exclusion",
+    "response_title",
+    "response_subsection_titles",
+    "words_per_sentence",
+    "even_odd_word_count",
+    "total_word_count",
+    "start_end_same_word",
+    "subsections_start_end_same_word",
+)
 CHECKERS_HELP = "User checker module: FILE.py, MODULE or MODULE:FUNCTION (repeatable)."
 
 
@@ -360,6 +372,32 @@ def import_ifeval(
     print_json(summary)
 
 
+def check(
+    constraint_type: str = typer.Argument(..., metavar="TYPE", help="One of: " + ", ".join(CHECK_TYPES) + "."),
+    output: Path = typer.Option(..., "--output", help="The response to check (a text file)."),
+    param: list[str] = typer.Option(
+        [],
+        "--param",
+        help="KEY=VALUE (repeatable): keywords=A,B | titles=A|B | title=TEXT | max=N | target=N | parity=even|odd.",
+    ),
+    as_json: bool = json_option('Print {"verdict": ..., "evidence": ...}.'),
+) -> None:
+    """Check one VifBench logic constraint on a response, with Table 5's conventions: prints sat or unsat.
+
+    Exit code 0 sat, 1 unsat, 2 an error (one line). "around N" words (total_word_count) means within
+    max(3, 10 % of N) of N; title and subsection title lines are not counted.
+    """
+    from autonesy.tools.verify.constraint_check import check_constraint
+
+    with user_errors(2):
+        result = check_constraint(constraint_type, _read(output, "output"), param)
+    if as_json:
+        print_json(result)
+    else:
+        typer.echo(result["verdict"])
+    raise typer.Exit(0 if result["verdict"] == "sat" else 1)
+
+
 def optimize_judge(
     data: Path = typer.Option(..., "--data", help="Labelled pairs; the first half of their instructions is used."),
     out: Path = typer.Option(..., "--out", help="Directory for guidance.txt."),
@@ -390,6 +428,7 @@ def register(app: typer.Typer) -> None:
     app.command("follow")(follow)
     vifbench_app = typer.Typer(help="VifBench-style labelled data and verifier evaluation.", no_args_is_help=True)
     vifbench_app.command("generate")(generate)
+    vifbench_app.command("check")(check)
     vifbench_app.command("eval")(evaluate)
     vifbench_app.command("optimize-judge")(optimize_judge)
     import_app = typer.Typer(help="Labelled data from other benchmarks, as VifBench records.", no_args_is_help=True)

@@ -2,13 +2,18 @@
 template of the Nsvif paper's Table 5 (or, where the table is silent, the convention
 ``autonesy.tools.verify.checkers`` documents as ours: marked "ours"), never by running the checkers.
 
+Each case also runs through ``autonesy-agent vifbench check`` (the way held-out cases are checked).
 The ``why`` column says what a checker with the old conventions (only the first line a title, ``#``
 lines counted, a regex sentence splitter, text before the first ``##`` a subsection) would get wrong,
 where it would.
 """
 
-import pytest
+import json
 
+import pytest
+from typer.testing import CliRunner
+
+from autonesy.graph.cli import app
 from autonesy.tools.verify.checkers import reference_check
 
 NINETY = " ".join(["word"] * 90) + "."
@@ -134,3 +139,25 @@ def test_the_table_has_forty_cases_or_more_with_both_verdicts_per_type():
     assert len(CASES) >= 40
     for ctype in {c[0] for c in CASES}:
         assert {c[3] for c in CASES if c[0] == ctype} == {True, False}, ctype
+
+
+def as_cli_params(params):
+    return [
+        f"{key}={','.join(value) if key == 'keywords' else '|'.join(value) if key == 'titles' else value}"
+        for key, value in params.items()
+    ]
+
+
+@pytest.mark.parametrize(
+    "ctype, params, text, expected, why", CASES, ids=[f"{i:02d}-{c[0]}" for i, c in enumerate(CASES)]
+)
+def test_table5_case_through_vifbench_check(ctype, params, text, expected, why, tmp_path):
+    output = tmp_path / "output.txt"
+    output.write_text(text, encoding="utf-8")
+    args = ["vifbench", "check", ctype, "--output", str(output)]
+    for pair in as_cli_params(params):
+        args += ["--param", pair]
+    result = CliRunner().invoke(app, args)
+    assert (result.exit_code, result.stdout.strip()) == ((0, "sat") if expected else (1, "unsat")), why
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert json.loads(result.stdout)["verdict"] == ("sat" if expected else "unsat")
