@@ -5,10 +5,11 @@ sat response), 2 an error — a one-line message, or a verdict that could not be
 ``vifbench check`` exits the same way (0 sat, 1 unsat, 2 an error); the other ``vifbench`` commands
 exit 1 on an error, like the rest of the command line.
 
-``--llm`` takes every spec the formalization pipeline takes, plus ``oracle`` (``vifbench eval``: the
-scripted VifBench ground-truth model built from the evaluated data — the verifier's self-test) and
-``oracle:DATA.jsonl`` (the same, from a data file, for any command), and ``flawed`` / ``flawed:DATA.jsonl``
-(the oracle with the failure modes the Nsvif paper reports — the scripted run that tells verifiers apart).
+``--llm`` takes every spec the formalization pipeline takes, plus the label-reading plumbing checks:
+``oracle`` (``vifbench eval``: a scripted model that answers from the evaluated data's own labels —
+every verifier must reproduce them) and ``oracle:DATA.jsonl`` (the same, from a data file, for any
+command), and ``flawed`` / ``flawed:DATA.jsonl`` (the same with errors injected at hand-set rates, to
+exercise reflection and fallbacks). Both read the answers, so neither compares verifiers.
 """
 
 from __future__ import annotations
@@ -59,8 +60,8 @@ def _read(path: Path, what: str) -> str:
 
 
 def oracle_backend(records: list[dict[str, Any]], kind: str = "oracle"):
-    """A scripted VifBench model answering from ``records`` (``oracle``: the ground truth; ``flawed``:
-    the ground truth with the paper's failure modes), as a chat backend."""
+    """A label-reading plumbing model answering from ``records`` (``oracle``: their labels; ``flawed``:
+    their labels with errors injected at hand-set rates), as a chat backend."""
     from autonesy.agents.llm import LangChainChatBackend
     from autonesy.agents.verify import flawed_chat_model, oracle_chat_model
 
@@ -305,7 +306,12 @@ def evaluate(
     verifier: list[str] = typer.Option(
         ["nsvif"], "--verifier", help=f"{' | '.join(VERIFIERS)}; repeat or comma-separate to compare."
     ),
-    llm: str | None = typer.Option(None, "--llm", help=VERIFY_LLM_HELP + " 'oracle': the ground-truth self-test."),
+    llm: str | None = typer.Option(
+        None,
+        "--llm",
+        help=VERIFY_LLM_HELP + " 'oracle' / 'flawed': label-reading plumbing checks (they read the answers; they "
+        "compare no verifiers).",
+    ),
     formulation_llm: str | None = typer.Option(None, "--formulation-llm"),
     checker_llm: str | None = typer.Option(None, "--checker-llm"),
     judge_llm: str | None = typer.Option(None, "--judge-llm"),
@@ -398,6 +404,32 @@ def check(
     raise typer.Exit(0 if result["verdict"] == "sat" else 1)
 
 
+def offline_ifeval(
+    source: Path | None = typer.Option(
+        None, "--source", help="Labelled IFEval rows (default: the shipped GPT-4 file)."
+    ),
+    as_json: bool = json_option(),
+) -> None:
+    """Nsvif's checker-and-solver half on IFEval, offline: constraints and formula from IFEval's metadata,
+    our checkers, Z3; accuracy against IFEval's strict labels (read only to score)."""
+    from autonesy.graph.verify.offline import ifeval_offline
+
+    with user_errors(1):
+        report = ifeval_offline(source)
+    if as_json:
+        print_json(report)
+        return
+    inst, prompts = report["instructions"], report["prompts"]
+    say(f"measures: {report['measures']}")
+    say(f"instruction-level accuracy {inst['agree']}/{inst['n']} = {100 * inst['accuracy']:.2f} %")
+    say(
+        f"prompt-level accuracy {prompts['agree']}/{prompts['n']} = {100 * prompts['accuracy']:.2f} % "
+        f"(sat by the labels {prompts['label_sat']}; FP {prompts['fp']}, FN {prompts['fn']})"
+    )
+    for d in report["disagreements"]:
+        say(f"  key {d['key']} {d['instruction']}: ours {d['ours']}, IFEval {d['ifeval']}")
+
+
 def optimize_judge(
     data: Path = typer.Option(..., "--data", help="Labelled pairs; the first half of their instructions is used."),
     out: Path = typer.Option(..., "--out", help="Directory for guidance.txt."),
@@ -431,6 +463,7 @@ def register(app: typer.Typer) -> None:
     vifbench_app.command("check")(check)
     vifbench_app.command("eval")(evaluate)
     vifbench_app.command("optimize-judge")(optimize_judge)
+    vifbench_app.command("offline-ifeval")(offline_ifeval)
     import_app = typer.Typer(help="Labelled data from other benchmarks, as VifBench records.", no_args_is_help=True)
     import_app.command("ifeval")(import_ifeval)
     vifbench_app.add_typer(import_app, name="import")
