@@ -261,7 +261,9 @@ def follow(
 
 def generate(
     out: Path = typer.Option(..., "--out", help="Directory for vifbench.jsonl and stats.json."),
-    count: int = typer.Option(50, "--count", min=1, help="Instructions (each gets a sat and an unsat response)."),
+    count: int | None = typer.Option(
+        None, "--count", min=1, help="Only the first N instructions (groups interleaved; default: all 820)."
+    ),
     seed: int = typer.Option(0, "--seed"),
     llm: str | None = typer.Option(
         None, "--llm", help="Let this LLM write the responses (default: synthesised offline). " + VERIFY_LLM_HELP
@@ -269,7 +271,7 @@ def generate(
     llm_timeout: float = llm_timeout_option(),
     as_json: bool = json_option(),
 ) -> None:
-    """Generate labelled <instruction, response, verdict> pairs over the VifBench constraint types."""
+    """Write VifBench (the Nsvif paper's §A.1–A.2): 820 labelled <instruction, response, verdict> pairs."""
     from autonesy.graph.verify.vifbench import generate_data
 
     with user_errors(1):
@@ -284,7 +286,16 @@ def generate(
     from rich.table import Table
 
     table = Table(title=f"{summary['pairs']} labelled pairs in {summary['data']}", box=box.SIMPLE_HEAD)
-    for column in ("group", "instructions", "sat", "unsat", "mean constraints", "labels true", "labels false", "clean"):
+    for column in (
+        "group",
+        "instructions",
+        "sat",
+        "unsat",
+        "mean constraints",
+        "labels true",
+        "labels false",
+        "regen.",
+    ):
         table.add_column(column, justify="right")
     for group, row in summary["distribution"].items():
         table.add_row(
@@ -295,7 +306,7 @@ def generate(
             f"{row['mean_constraints']:.1f}",
             str(row["labels_true"]),
             str(row["labels_false"]),
-            f"{100 * row['clean_share']:.0f}%",
+            str(row["regenerations"]),
         )
     console.print(table)
     say("sources: " + ", ".join(f"{k} {v}" for k, v in summary["sources"].items()))

@@ -27,10 +27,10 @@ from autonesy.tools.verify.user_checkers import UserCheckerError, load_spec, loa
 TEXT = """# Field Notes
 
 ## Part One
-Today, the quiet forest makes me feel hopeful near the lantern today.
+Today, the daily standup makes me feel hopeful near the lantern today.
 
 ## Part Two
-Lately, the winding river points to brighter days. It is a wonderful sign overall lately.
+Lately, our product backlog points to brighter days. It is a wonderful sign overall lately.
 """
 QUICK = SandboxLimits(cpu_seconds=1, wall_seconds=1)
 
@@ -39,8 +39,8 @@ def test_text_conventions():
     assert titles(TEXT) == ["Field Notes"] and titles("Hello\n# x") == ["x"] and titles("## Not a title\nx") == []
     assert words("It's a well-known fact, isn't it?") == ["It's", "a", "well-known", "fact", "isn't", "it"]
     assert sentences(TEXT) == [
-        "Today, the quiet forest makes me feel hopeful near the lantern today.",
-        "Lately, the winding river points to brighter days.",
+        "Today, the daily standup makes me feel hopeful near the lantern today.",
+        "Lately, our product backlog points to brighter days.",
         "It is a wonderful sign overall lately.",
     ]
     assert [t for t, _ in subsections(TEXT)] == ["Part One", "Part Two"]
@@ -53,13 +53,13 @@ def test_text_conventions():
     [
         ("writing_tone", {"tone": "optimistic"}, True),
         ("writing_tone", {"tone": "humorous"}, False),
-        ("writing_topic", {"topic": "nature"}, True),
+        ("writing_topic", {"topic": "The benefits of agile project management"}, True),
         ("keyword_inclusion", {"keywords": ["lantern", "LANTERN"]}, True),
         ("keyword_inclusion", {"keywords": ["lantern", "kettle"]}, False),
         ("keyword_exclusion", {"keywords": ["kettle"]}, True),
         ("keyword_exclusion", {"keywords": ["field"]}, False),  # keywords count anywhere, the title included
-        ("keyword_inclusion", {"keywords": ["FOREST", "wind"]}, True),  # any case, inside a word ("winding")
-        ("keyword_exclusion", {"keywords": ["wind"]}, False),
+        ("keyword_inclusion", {"keywords": ["STANDUP", "duct"]}, True),  # any case, inside a word ("product")
+        ("keyword_exclusion", {"keywords": ["duct"]}, False),
         ("response_title", {"title": "Field Notes"}, True),
         ("response_title", {"title": "Part One"}, False),  # a ## line is a subsection title
         ("response_subsection_titles", {"titles": ["Part One", "Part Two"]}, True),
