@@ -415,6 +415,22 @@ def check(
     raise typer.Exit(0 if result["verdict"] == "sat" else 1)
 
 
+def _print_offline(report: dict[str, Any]) -> None:
+    constraints, prompts = report["constraints"], report["prompts"]
+    say(f"measures: {report['measures']}")
+    if constraints["decided"]:
+        say(
+            f"constraint-level accuracy {constraints['agree']}/{constraints['decided']} = "
+            f"{100 * constraints['accuracy']:.2f} % (semantic, unknown offline: {constraints['semantic_unknown']})"
+        )
+    say(
+        f"prompt-level accuracy {prompts['agree']}/{prompts['n']} = {100 * (prompts['accuracy'] or 0):.2f} % "
+        f"(sat by the labels {prompts['label_sat']}; FP {prompts['fp']}, FN {prompts['fn']}, unknown {prompts['unknown']})"
+    )
+    for d in report["disagreements"]:
+        say(f"  {d['id']} {d['constraint']} {d['type']}: ours {d['ours']}, label {d['label']}")
+
+
 def offline_ifeval(
     source: Path | None = typer.Option(
         None, "--source", help="Labelled IFEval rows (default: the shipped GPT-4 file)."
@@ -427,18 +443,20 @@ def offline_ifeval(
 
     with user_errors(1):
         report = ifeval_offline(source)
-    if as_json:
-        print_json(report)
-        return
-    inst, prompts = report["instructions"], report["prompts"]
-    say(f"measures: {report['measures']}")
-    say(f"instruction-level accuracy {inst['agree']}/{inst['n']} = {100 * inst['accuracy']:.2f} %")
-    say(
-        f"prompt-level accuracy {prompts['agree']}/{prompts['n']} = {100 * prompts['accuracy']:.2f} % "
-        f"(sat by the labels {prompts['label_sat']}; FP {prompts['fp']}, FN {prompts['fn']})"
-    )
-    for d in report["disagreements"]:
-        say(f"  key {d['key']} {d['instruction']}: ours {d['ours']}, IFEval {d['ifeval']}")
+    print_json(report) if as_json else _print_offline(report)
+
+
+def offline_data(
+    data: Path = typer.Option(..., "--data", help="vifbench.jsonl (or the directory holding it)."),
+    as_json: bool = json_option(),
+) -> None:
+    """The same offline track on VifBench-format data: constraints and formula from each pair's metadata,
+    our checkers, Z3 (semantic constraints unknown); accuracy against the pairs' labels."""
+    from autonesy.graph.verify.offline import data_offline
+
+    with user_errors(1):
+        report = data_offline(data)
+    print_json(report) if as_json else _print_offline(report)
 
 
 def optimize_judge(
@@ -475,6 +493,7 @@ def register(app: typer.Typer) -> None:
     vifbench_app.command("eval")(evaluate)
     vifbench_app.command("optimize-judge")(optimize_judge)
     vifbench_app.command("offline-ifeval")(offline_ifeval)
+    vifbench_app.command("offline")(offline_data)
     import_app = typer.Typer(help="Labelled data from other benchmarks, as VifBench records.", no_args_is_help=True)
     import_app.command("ifeval")(import_ifeval)
     vifbench_app.add_typer(import_app, name="import")
