@@ -11,6 +11,8 @@ where it would.
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from autonesy.graph.cli import app
@@ -161,3 +163,40 @@ def test_table5_case_through_vifbench_check(ctype, params, text, expected, why, 
     assert (result.exit_code, result.stdout.strip()) == ((0, "sat") if expected else (1, "unsat")), why
     result = CliRunner().invoke(app, [*args, "--json"])
     assert json.loads(result.stdout)["verdict"] == ("sat" if expected else "unsat")
+
+
+# -- properties of the conventions -------------------------------------------------------------------
+
+BODY_LINE = st.text(alphabet="abc XYZ.,!?-", min_size=0, max_size=40).filter(
+    lambda line: not line.lstrip().startswith("#")
+)
+HEADING = st.builds(
+    lambda hashes, text: "#" * hashes + " " + text, st.integers(1, 3), st.text(alphabet="ab ", max_size=10)
+)
+COUNTING = [
+    ("words_per_sentence", {"max": 3}),
+    ("even_odd_word_count", {"parity": "even"}),
+    ("total_word_count", {"target": 12}),
+    ("start_end_same_word", {}),
+]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(BODY_LINE, min_size=1, max_size=6), st.lists(st.tuples(st.integers(0, 6), HEADING), max_size=3))
+def test_title_and_subsection_lines_never_change_a_counting_verdict(lines, headings):
+    body = "\n".join(lines)
+    with_headings = list(lines)
+    for position, heading in sorted(headings, reverse=True):
+        with_headings.insert(min(position, len(with_headings)), heading)
+    for ctype, params in COUNTING:
+        assert reference_check(ctype, "\n".join(with_headings), params) == reference_check(ctype, body, params), ctype
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(alphabet="abcAB #\n.", max_size=60), st.text(alphabet="abAB", min_size=1, max_size=3))
+def test_keywords_ignore_capitalization(text, keyword):
+    for variant in (text.upper(), text.lower()):
+        for ctype in ("keyword_inclusion", "keyword_exclusion"):
+            assert reference_check(ctype, variant, {"keywords": [keyword]}) == reference_check(
+                ctype, text, {"keywords": [keyword.swapcase()]}
+            )
