@@ -78,6 +78,7 @@ CASES = [
         "##",
     ),
     ("words_per_sentence", {"max": 3}, "Two words. Now four words here.", False, "the second has 4"),
+    ("words_per_sentence", {"max": 8}, "Call Ms. Lee at 5 p.m. on Fri. please.", False, "one sentence of 9 words"),
     ("words_per_sentence", {"max": 3}, "Really? Yes! It works.", True, "? and ! end sentences"),
     # --- even or odd word count: title and subsection title lines excluded
     ("even_odd_word_count", {"parity": "even"}, "# Title\nOne two three four.", True, "4 body words"),

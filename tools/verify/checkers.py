@@ -25,8 +25,9 @@ the table says something, and ours (marked *ours*) where it is silent:
   not a word. First and last words are compared without case.
 - **sentences** (*ours*): each body line is split by pySBD (rule-based sentence boundary
   detection, the "Golden Rules": abbreviations such as "Dr.", "Mr.", "p.m.", "U.S.", "e.g.", initials,
-  decimals and ellipses do not end a sentence); a line break always ends one, so a list item without
-  a full stop is a sentence of its own; a piece without words is not a sentence.
+  decimals and ellipses do not end a sentence), and a piece pySBD splits off that starts in lower case
+  continues the sentence before it ("on Fri. please"); a line break always ends a sentence, so a list
+  item without a full stop is a sentence of its own; a piece without words is not a sentence.
 - **subsections**: the stretch from a subsection title line to the next title or subsection title
   line; text before the first subsection title line is not a subsection. The subsections constraint
   needs at least one subsection with words and looks only at those (*ours*).
@@ -279,12 +280,19 @@ def words(text):
 
 def sentences(text):
     """The body's sentences: pySBD on each line (abbreviations, initials, decimals and ellipses do not
-    end a sentence; a line break does); pieces without words dropped."""
+    end a sentence; a line break does; a piece that starts in lower case continues the sentence before
+    it); pieces without words dropped."""
     found = []
     for line in body_lines(text):
         line = LIST_MARKER_RE.sub("", line, count=1).strip()
-        if line:
-            found.extend(piece.strip() for piece in split_line(line) if words(piece))
+        pieces = []
+        for piece in split_line(line) if line else ():
+            piece = piece.strip()
+            if pieces and piece[:1].islower():
+                pieces[-1] = pieces[-1] + " " + piece
+            elif piece:
+                pieces.append(piece)
+        found.extend(piece for piece in pieces if words(piece))
     return found
 
 
