@@ -492,6 +492,9 @@ def wrong_source(constraint: Constraint) -> str:
     return standalone_source(constraint.type, params, helpers=False)
 
 
+CANNED_MODEL_NAMES = ("vifbench-oracle", "vifbench-flawed")  # reports say their answers are canned
+
+
 def oracle_chat_model(records: Iterable[Mapping[str, Any]], model_name: str = "vifbench-oracle") -> HandlerChatModel:
     """A chat model that answers every verifier role by reading these records' labels (plumbing checks)."""
     return HandlerChatModel(handler=VifBenchOracle(records), model_name=model_name)
@@ -505,6 +508,7 @@ def flawed_chat_model(
 
 
 __all__ = [
+    "CANNED_MODEL_NAMES",
     "DECOMPOSITIONS",
     "FlawedVifBenchLLM",
     "Flaws",

@@ -29,6 +29,7 @@ from typing import Any
 
 from autonesy.agents.llm import ChatBackend, LLMError, ResponseCache, backend_from_spec
 from autonesy.agents.verify import WriterAgent
+from autonesy.agents.verify.scripted_llm import CANNED_MODEL_NAMES
 from autonesy.graph.tracer import Tracer
 from autonesy.graph.verify.graph import VERIFIERS, WHOLE_INSTRUCTION_JUDGES, VerifierMemory, initial_state
 from autonesy.graph.verify.run import (
@@ -430,6 +431,11 @@ def _num(value: float | None, digits: int = 1) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
+def _canned(label: str) -> bool:
+    """Whether an LLM label names a scripted label-reading model (its answers are canned)."""
+    return label.rpartition("@")[2] in CANNED_MODEL_NAMES
+
+
 def report_markdown(report: Mapping[str, Any]) -> str:
     """The evaluation report as Markdown: per verifier, the paper's tables."""
     verifiers = report["verifiers"]
@@ -484,6 +490,15 @@ def report_markdown(report: Mapping[str, Any]) -> str:
         "",
         "## Table 4 — cost per verification (means over pairs; tokens as the endpoint reports them)",
         "",
+        *(
+            [
+                "Canned answers: " + ", ".join(canned) + " answered from the data's labels (a plumbing check); "
+                "prompt tokens are real, answer tokens those of the script's answers.",
+                "",
+            ]
+            if (canned := sorted({label for label in report.get("llms", {}).values() if _canned(label)}))
+            else []
+        ),
         "| verifier | LLM calls | cached calls | prompt tokens | completion tokens | total tokens | checker runs | "
         "LLM s | wall s |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
