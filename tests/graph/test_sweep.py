@@ -300,7 +300,7 @@ def test_ray_executor_gives_the_same_results_table_as_the_local_one(tmp_path, lo
     )  # no response cache: each sweep asks the endpoint itself
     local = run_sweep(spec, tmp_path / "local", concurrency=2, progress=False)
     local_calls = loopback_mistakes.count
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)  # never a cluster found running
     try:
         remote = run_sweep(spec, tmp_path / "ray", executor="ray", concurrency=2, progress=False)
         assert loopback_mistakes.count == 2 * local_calls  # every call made once per sweep
