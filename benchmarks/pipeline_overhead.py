@@ -53,8 +53,8 @@ def overhead(task_name: str, root: Path) -> dict:
         "vars": task.num_vars,
         "wall": wall,
         "cpu": cpu,
-        "llm": summary["llm_seconds"],
-        "status": summary["status"],
+        "llm": summary.llm_seconds,
+        "status": summary.status,
         **nodes,
     }
 

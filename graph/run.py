@@ -306,7 +306,7 @@ INITIAL_STATE: AttemptState = {
 def summarize(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any]) -> RunSummary:
     """The attempt's final graph state as its summary record."""
     status = state.get("status", "unfinished")
-    return RunSummary.from_dict(
+    return RunSummary.model_validate(
         json_safe(
             {
                 "run_dir": str(run_dir),
@@ -362,7 +362,7 @@ def write_outputs(rundir: RunDir, state: dict[str, Any], summary: RunSummary) ->
     rundir.write_json("metrics.json", json_safe(metrics))
     if state.get("downstream"):
         rundir.write_json("downstream.json", json_safe(state["downstream"]))
-    rundir.write_json(SUMMARY_FILE, summary.to_dict())
+    rundir.write_json(SUMMARY_FILE, summary.model_dump())
 
 
 __all__ = [

@@ -2,13 +2,16 @@
 a sweep's results row is built from and a report reads back.
 
 One record along the whole path (run → sweep row → report) means a field is named, typed and
-defaulted in one place instead of being re-read with ``.get()`` at each step. A summary read from
-disk is untrusted (run directories travel): :meth:`RunSummary.from_dict` keeps each field that has
-its declared type and puts the field's default in place of any other value, and a file that is not
-a JSON object at all is a :class:`SummaryError` (one line), never a traceback.
+defaulted in one place instead of being re-read with ``.get()`` at each step. The records are
+pydantic models, so the same declaration gives the typed read, the JSON written and the JSON Schema
+in ``docs/schemas/`` (``graph/schemas.py``). A summary read from disk is untrusted (run directories
+travel): ``RunSummary.model_validate`` keeps each field that has its declared type (strictly: no
+``"3"`` read as 3; an int is a float, as in JSON) and puts the field's default in place of any other
+value, and a file that is not a JSON object at all is a :class:`SummaryError` (one line), never a
+traceback.
 
-The JSON on disk is the one written before this record existed (same keys, same order), so older
-run directories read back unchanged.
+The JSON on disk is the one written before these models existed (same keys, same order), plus
+``schema_version`` last; a file without it is version 1, so older run directories read back unchanged.
 
 An attempt's ``status`` is an :class:`Outcome` and ``failure`` a :class:`FailureKind` saying why it
 was not accepted. ``accepted`` and ``rejected`` are the model's outcomes only; ``infra_failed`` is an
@@ -21,90 +24,39 @@ reads as it was written: ``rejected``, since which of its failures were outages 
 
 from __future__ import annotations
 
-import dataclasses
 import enum
-import types
-from collections.abc import Iterator, Mapping
-from functools import cached_property
 from pathlib import Path
-from typing import Any, ClassVar, Union, get_args, get_origin, get_type_hints
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer
+from pydantic_core import PydanticUseDefault
 
 from autonesy.graph.rundir import SUMMARY_FILE, read_json
 from autonesy.tools.errors import AutonesyError
+
+SUMMARY_SCHEMA_VERSION = 1  # the summary.json written before schema_version existed is version 1 too
 
 
 class SummaryError(AutonesyError, ValueError):
     """A ``summary.json`` that is not a run's summary (damaged, or written by another program)."""
 
 
-def _fits(value: Any, hint: Any) -> tuple[bool, Any]:
-    """Whether ``value`` (from JSON) has the type ``hint``, and the value as that type."""
-    origin = get_origin(hint)
-    if origin in (Union, types.UnionType):
-        for option in get_args(hint):
-            fits, typed = _fits(value, option)
-            if fits:
-                return True, typed
-        return False, None
-    if hint is Any:
-        return True, value
-    if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        try:
-            return True, hint(value)
-        except ValueError:
-            return False, None
-    if hint is type(None):
-        return value is None, None
-    if hint in (bool, str):
-        return type(value) is hint, value
-    if hint is int:
-        return type(value) is int, value
-    if hint is float:  # an int is a float in JSON; NumPy's floats are floats
-        ok = isinstance(value, float) or type(value) is int
-        return ok, float(value) if ok else None
-    if origin is list:
-        (item,) = get_args(hint)
-        if not isinstance(value, list):
-            return False, None
-        checked = [_fits(v, item) for v in value]
-        return all(ok for ok, _ in checked), [v for _, v in checked]
-    if origin is dict:
-        return isinstance(value, dict) and all(isinstance(k, str) for k in value), value
-    if isinstance(hint, type) and issubclass(hint, _Record):
-        return isinstance(value, dict), hint.from_dict(value) if isinstance(value, dict) else None
-    raise TypeError(f"no JSON reading for {hint!r}")  # a field declared with a type this module cannot read
+class Record(BaseModel):
+    """A record read tolerantly from JSON: a field whose value does not have the declared type (or
+    is missing) takes its default; every field is written back, in declaration order."""
 
+    model_config = ConfigDict(strict=True, frozen=True)
 
-class _Record:
-    """A frozen dataclass read tolerantly from JSON and written back as the same JSON."""
-
-    OMIT_NONE: ClassVar[bool] = False  # leave out fields that are None (the key was absent when written)
-
+    @field_validator("*", mode="wrap")
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Any:
-        """The record from a JSON object: a field of the wrong type (or missing) takes its default."""
-        hints = get_type_hints(cls)
-        values = {}
-        for spec in dataclasses.fields(cls):  # type: ignore[arg-type]
-            if spec.name in data:
-                fits, typed = _fits(data[spec.name], hints[spec.name])
-                if fits:
-                    values[spec.name] = typed
-        return cls(**values)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object, keys in declaration order."""
-        out: dict[str, Any] = {}
-        for spec in dataclasses.fields(self):  # type: ignore[arg-type]
-            value = getattr(self, spec.name)
-            if value is None and self.OMIT_NONE:
-                continue
-            out[spec.name] = value.to_dict() if isinstance(value, _Record) else value
-        return out
+    def _or_default(cls, value: Any, handler: Any) -> Any:
+        try:
+            return handler(value)
+        except ValidationError:
+            raise PydanticUseDefault() from None
 
 
-@dataclasses.dataclass(frozen=True)
-class OracleVerdict(_Record):
+class OracleVerdict(Record):
     """The oracle test of the accepted formula (``tasks/oracle_test.py``), as the summary keeps it."""
 
     passed: bool | None = None
@@ -115,11 +67,9 @@ class OracleVerdict(_Record):
     too_permissive: int | None = None
 
 
-@dataclasses.dataclass(frozen=True)
-class Compilation(_Record):
-    """The accepted formula's SDD: its files, size and model count, or why it did not fit the budget."""
-
-    OMIT_NONE: ClassVar[bool] = True
+class Compilation(Record):
+    """The accepted formula's SDD: its files, size and model count, or why it did not fit the budget.
+    Fields that are None are left out of the JSON (their keys were absent when written)."""
 
     ok: bool | None = None
     note: str | None = None
@@ -129,9 +79,12 @@ class Compilation(_Record):
     model_count: str | None = None  # as text: counts pass 2^53
     seconds: float | None = None
 
+    @model_serializer(mode="wrap")
+    def _without_none(self, handler: Any) -> dict[str, Any]:
+        return {key: value for key, value in handler(self).items() if value is not None}
 
-@dataclasses.dataclass(frozen=True)
-class FormulaScore(_Record):
+
+class FormulaScore(Record):
     """The accepted formula against the ground truth (``tools/metrics.py``); counts past 2^53 are text."""
 
     precision: float | None = None
@@ -183,10 +136,8 @@ MODEL_OUTCOMES = (Outcome.ACCEPTED, Outcome.REJECTED)  # the only attempts a mod
 SYNTAX_FAILURES = (FailureKind.SYNTAX, FailureKind.TOKEN_BUDGET, FailureKind.REPEATED_ANSWER, FailureKind.OK_ON_ERROR)
 
 
-@dataclasses.dataclass(frozen=True)
-class RunSummary(_Record, Mapping[str, Any]):
-    """One attempt's outcome (``summary.json``). It also reads as a mapping of its JSON form, so code
-    written against the JSON (``summary["status"]``) keeps working."""
+class RunSummary(Record):
+    """One attempt's outcome (``summary.json``)."""
 
     run_dir: str = ""
     task: str = ""
@@ -196,13 +147,13 @@ class RunSummary(_Record, Mapping[str, Any]):
     policy: str = ""
     llm: str | None = None  # redacted spec; None for the expert policy
     decoding: str = "free"  # summaries written before constrained decoding existed were free
-    status: Outcome = Outcome.UNFINISHED
-    failure: FailureKind | None = None
+    status: Outcome = Field(default=Outcome.UNFINISHED, strict=False)  # read from its value ("accepted")
+    failure: FailureKind | None = Field(default=None, strict=False)
     accepted: bool = False
     reason: str = ""
     repair_rounds: int = 0
     semantic_rounds: int = 0
-    autofixes: list[str] = dataclasses.field(default_factory=list)
+    autofixes: list[str] = Field(default_factory=list)
     oracle_test: OracleVerdict | None = None
     compiled: Compilation | None = None
     metrics: FormulaScore | None = None
@@ -212,6 +163,7 @@ class RunSummary(_Record, Mapping[str, Any]):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     llm_seconds: float = 0.0
+    schema_version: int = SUMMARY_SCHEMA_VERSION
 
     @classmethod
     def read(cls, run_dir: Path) -> RunSummary | None:
@@ -222,7 +174,7 @@ class RunSummary(_Record, Mapping[str, Any]):
         data = read_json(path)
         if not isinstance(data, dict):
             raise SummaryError(f"{path} is not a run summary (damaged, or from another program)")
-        return cls.from_dict(data)
+        return cls.model_validate(data)
 
     @property
     def syntax_error(self) -> bool:
@@ -230,28 +182,17 @@ class RunSummary(_Record, Mapping[str, Any]):
         summary written before ``failure`` existed counts when rejected at all."""
         return self.status == Outcome.REJECTED and (self.failure is None or self.failure in SYNTAX_FAILURES)
 
-    @cached_property
-    def _json(self) -> dict[str, Any]:
-        return self.to_dict()
-
-    def __getitem__(self, key: str) -> Any:
-        return self._json[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._json)
-
-    def __len__(self) -> int:
-        return len(self._json)
-
 
 __all__ = [
     "MODEL_OUTCOMES",
+    "SUMMARY_SCHEMA_VERSION",
     "SYNTAX_FAILURES",
     "Compilation",
     "FailureKind",
     "FormulaScore",
     "OracleVerdict",
     "Outcome",
+    "Record",
     "RunSummary",
     "SummaryError",
 ]

@@ -171,7 +171,7 @@ def test_repair_loop_runs_for_what_the_grammar_cannot_rule_out(tmp_path):
         tmp_path / "r",
         backend=backend,
     )
-    assert summary["accepted"] and summary["repair_rounds"] == 1 and summary["metrics"]["f1"] == 1.0
+    assert summary.accepted and summary.repair_rounds == 1 and summary.metrics.f1 == 1.0
     first, second = (call["params"]["extra_body"]["grammar"] for call in backend.calls)
     assert first == to_gbnf(answer_grammar("cpmpy", task.names, **BOUNDS))
     assert second == to_gbnf(repair_grammar("cpmpy", task.names, allow_ok=False, **BOUNDS))
@@ -288,7 +288,7 @@ def test_an_answer_cut_by_the_token_budget_keeps_its_finished_lines_and_the_trac
         tmp_path / "r",
         backend=backend,
     )
-    assert summary["accepted"] and summary["repair_rounds"] == 0
+    assert summary.accepted and summary.repair_rounds == 0
     assert (tmp_path / "r" / "answer.txt").read_text().strip() == "<cnf>\n" + "\n".join(full[:2]) + "\n</cnf>"
     call = next(e for e in read_trace(tmp_path / "r") if e["event"] == "llm_call")
     assert call["decoding"]["cut_by_token_budget"] == {"closed": True, "dropped": full[2][: len(full[2]) // 2]}
@@ -321,7 +321,7 @@ def test_an_answer_the_token_budget_stopped_before_its_first_line_ended_is_repai
     said = "the answer stopped at the token budget" + (" (128 tokens)" if tokens else "") + " before the formula"
     assert errors[0]["message"].startswith(said)  # no count where the server reported none
     assert said in backend.calls[1]["messages"][-1]["content"]
-    assert summary["repair_rounds"] == 1 and summary["status"] == "accepted"
+    assert summary.repair_rounds == 1 and summary.status == "accepted"
 
 
 def test_a_parse_error_of_an_answer_that_ended_by_itself_keeps_its_kind(tmp_path):
