@@ -83,6 +83,7 @@ from autonesy.tasks.task import DETAIL_LEVELS, TaskError
 from autonesy.tools.config import LLM_TIMEOUT_S
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
+from autonesy.tools.terminal_text import terminal_text
 
 EXECUTORS = ("local", "process", "ray")
 EXPERT = "expert"
@@ -918,9 +919,9 @@ def run_sweep(
             lines = [f"{item}: {len(reasons)} left out (also in {out / SWEEP_FILE}):"]
             lines += [f"  {key}: {reason}" for key, reason in reasons.items()]
             if console is not None:
-                console.print("\n".join(lines), highlight=False, markup=False)
+                console.print(terminal_text("\n".join(lines)), highlight=False, markup=False, emoji=False)
             else:
-                print("\n".join(lines), file=sys.stderr)
+                print(terminal_text("\n".join(lines)), file=sys.stderr)
     with _exclusive(out):
         _record_grid(out, spec, jobs, left_out)
         pending = [

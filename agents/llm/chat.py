@@ -23,6 +23,7 @@ from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attemp
 from autonesy.agents.llm.cache import ResponseCache
 from autonesy.agents.llm.errors import LLMError, classify, redact
 from autonesy.agents.llm.response import LLMResponse, bounded_text, normalize_messages, prompt_hash
+from autonesy.tools.terminal_text import terminal_line
 
 logger = logging.getLogger(__name__)
 
@@ -245,9 +246,13 @@ class LangChainChatBackend(ChatBackend):
     def _log_retry(self, state: Any) -> None:
         exc = state.outcome.exception() if state.outcome else None
         wait = state.next_action.sleep if state.next_action else 0.0
-        message = redact(str(exc), self._secrets) if exc else "?"
+        message = redact(str(exc), self._secrets) if exc else "?"  # a server's words, printed on stderr
         logger.warning(
-            "%s: attempt %d failed (%s); retrying in %.1f s", self.label, state.attempt_number, message, wait
+            "%s: attempt %d failed (%s); retrying in %.1f s",
+            terminal_line(self.label),
+            state.attempt_number,
+            terminal_line(message),
+            wait,
         )
 
     def complete(self, messages: Sequence[Mapping[str, str]], *, cache_salt: str = "", **params: Any) -> LLMResponse:

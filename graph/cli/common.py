@@ -14,9 +14,11 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from autonesy.tools.config import DATA_DIR_ENV, LLM_ENV, LLM_TIMEOUT_S, MAX_REFLECTIONS, MAX_REPAIRS
 from autonesy.tools.errors import AutonesyError, one_line
+from autonesy.tools.terminal_text import terminal_line, terminal_text
 
 console = Console()
 errors = Console(stderr=True)
@@ -32,7 +34,7 @@ def user_errors(code: int = 1) -> Iterator[None]:
     try:
         yield
     except (AutonesyError, OSError, UnicodeDecodeError) as error:
-        typer.echo(f"error: {one_line(error)}", err=True)
+        typer.echo(f"error: {terminal_line(one_line(error))}", err=True)
         raise typer.Exit(code) from None
 
 
@@ -41,9 +43,16 @@ def print_json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2, default=str))
 
 
-def say(text: str, **style: Any) -> None:
-    """Print plain text (no markup, no highlighting: names and formulas may hold brackets)."""
-    console.print(text, highlight=False, markup=False, **style)
+def say(text: str, *, err: bool = False, **style: Any) -> None:
+    """Print text that may come from elsewhere (names, formulas, errors, files of a received directory) on
+    stdout, or stderr with ``err``: control characters shown escaped, no markup, emoji codes or highlighting."""
+    (errors if err else console).print(terminal_text(text), highlight=False, markup=False, emoji=False, **style)
+
+
+def cell(value: Any) -> Text:
+    """A table cell for a value that may come from elsewhere: one line, control characters shown escaped,
+    never read as markup."""
+    return Text(terminal_line(str(value)))
 
 
 def score_text(value: float) -> str:
@@ -73,7 +82,7 @@ def count_text(count: int | str | None) -> str:
 
 def progress_printer(quiet: bool):
     """The ``notify`` callback of the runners: progress lines on stderr, none with ``--json``."""
-    return (lambda message: None) if quiet else (lambda message: errors.print(message, markup=False))
+    return (lambda message: None) if quiet else (lambda message: say(message, err=True))
 
 
 LLM_HELP = (

@@ -21,6 +21,7 @@ from autonesy.graph.cli.choices import FEEDBACK_MODES, VERIFIERS, listed
 from autonesy.graph.cli.common import (
     LLM_HELP,
     UserError,
+    cell,
     console,
     json_option,
     llm_timeout_option,
@@ -122,11 +123,11 @@ def _print_verification(summary: dict[str, Any]) -> None:
         for c in summary["constraints"]:
             value = c.get("value")
             table.add_row(
-                c["id"],
-                str(c.get("kind") or "—"),
-                str(c.get("method") or "—"),
+                cell(c["id"]),
+                cell(c.get("kind") or "—"),
+                cell(c.get("method") or "—"),
                 "—" if value is None else ("yes" if value else "no"),
-                c["summary"],
+                cell(c["summary"]),
             )
         console.print(table)
         say(f"formula:\n{summary['formula']}")
@@ -270,12 +271,12 @@ def generate(
     from rich import box
     from rich.table import Table
 
-    table = Table(title=f"{summary['pairs']} labelled pairs in {summary['data']}", box=box.SIMPLE_HEAD)
+    table = Table(title=cell(f"{summary['pairs']} labelled pairs in {summary['data']}"), box=box.SIMPLE_HEAD)
     for column in ("group", "instructions", "sat", "unsat", "mean constraints", "labels true", "labels false", "clean"):
         table.add_column(column, justify="right")
     for group, row in summary["distribution"].items():
         table.add_row(
-            group,
+            cell(group),
             str(row["instructions"]),
             str(row["sat"]),
             str(row["unsat"]),

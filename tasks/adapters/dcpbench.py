@@ -68,6 +68,7 @@ from autonesy.tasks.adapters.base import AdapterError
 from autonesy.tasks.task import RESERVED_NAMES, Descriptions, Task, TaskMetadata, Variable
 from autonesy.tools.config import cache_dir
 from autonesy.tools.sandbox import SandboxLimits
+from autonesy.tools.terminal_text import terminal_line
 
 MAX_TASK_VARS = 2000  # Boolean task variables (prompts list each one; counting and compiling are time-bounded)
 MAX_DOMAIN = 400  # values of one integer decision variable (one Boolean each)
@@ -651,7 +652,7 @@ def survey(
 
 def _report_to_stderr(done: int, total: int, key: str, outcome: dict[str, Any]) -> None:
     verdict = "ok" if outcome.get("ok") else f"left out: {outcome.get('reason')}"
-    print(f"dcpbench: {done}/{total} {key}: {verdict}", file=sys.stderr, flush=True)
+    print(terminal_line(f"dcpbench: {done}/{total} {key}: {verdict}"), file=sys.stderr, flush=True)
 
 
 def left_out(path: Path) -> dict[str, str]:
