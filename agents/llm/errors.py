@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from autonesy.tools.errors import AutonesyError
 
-KINDS = ("refused", "timeout", "http_error", "empty", "auth", "bad_request", "config", "other")
+KINDS = ("refused", "timeout", "deadline", "http_error", "empty", "auth", "bad_request", "config", "other")
 
 
 class LLMError(AutonesyError, RuntimeError):

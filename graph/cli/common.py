@@ -93,7 +93,12 @@ DATA_DIR_HELP = f"Data directory (default: ${DATA_DIR_ENV}, else the user cache 
 
 def llm_timeout_option() -> Any:
     """``--llm-timeout``, with the shared default from ``tools/config.py``."""
-    return typer.Option(LLM_TIMEOUT_S, "--llm-timeout", min=0.1, help="Seconds to wait for one LLM answer.")
+    return typer.Option(
+        LLM_TIMEOUT_S,
+        "--llm-timeout",
+        min=0.1,
+        help="Wall-clock seconds for one LLM answer, retries included (the request is abandoned then).",
+    )
 
 
 def max_repairs_option() -> Any:

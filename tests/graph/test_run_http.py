@@ -55,7 +55,7 @@ def test_rerun_with_the_same_out_makes_no_new_calls(tmp_path):
 
 @pytest.mark.parametrize(
     "reply, kind",
-    [(Reply(status=500, error="boom"), "http_error"), (Reply(content=""), "empty"), (Reply(delay_s=3), "timeout")],
+    [(Reply(status=500, error="boom"), "http_error"), (Reply(content=""), "empty"), (Reply(delay_s=3), "deadline")],
 )
 def test_endpoint_failures_are_recorded_errors(tmp_path, reply, kind):
     with LoopbackLLM([reply]) as server:
