@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from autonesy.graph import sweep
 from autonesy.graph.report import build_report
+from autonesy.graph.results import RESULTS_JSONL, ROW_FIELDS
 from autonesy.graph.view import pages
 
 LINK = '<a href="javascript:alert(1)">x</a>'
@@ -20,7 +20,7 @@ def results(folder: Path, models: list[str], formats: list[str]) -> Path:
     rows = []
     for model in models:
         for fmt in formats:
-            row = dict.fromkeys(sweep.ROW_FIELDS)
+            row = dict.fromkeys(ROW_FIELDS)
             row.update(
                 attempt_id=f"{model}-{fmt}",
                 task="fashion",
@@ -51,7 +51,7 @@ def results(folder: Path, models: list[str], formats: list[str]) -> Path:
             )
             rows.append(row)
     folder.mkdir()
-    (folder / sweep.RESULTS_JSONL).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (folder / RESULTS_JSONL).write_text("".join(json.dumps(r) + "\n" for r in rows))
     return folder
 
 

@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from autonesy.graph.cli import app
+from autonesy.graph.results import ROW_FIELDS
 from autonesy.graph.summary import RunSummary
-from autonesy.graph.sweep import ROW_FIELDS
 
 runner = CliRunner()
 # a clipboard write, a link drawn over "click", a window title ended by C1 ST, a cursor move, a bidi
