@@ -163,6 +163,8 @@ def test_an_echoed_key_reaches_no_file_and_no_output(tmp_path: Path, monkeypatch
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         monkeypatch.setenv("MY_ENDPOINT_CRED", SECRET)  # a name without KEY/TOKEN/SECRET/PASSWORD in it
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))  # every cache and data file it writes is searched too
+        monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path / "cache"))
         config = tmp_path / "llm.toml"
         config.write_text(
             f'[llm]\nbase_url = "http://127.0.0.1:{server.server_address[1]}/v1"\nmodel = "m"\n'
@@ -175,8 +177,8 @@ def test_an_echoed_key_reaches_no_file_and_no_output(tmp_path: Path, monkeypatch
         server.shutdown()
         server.server_close()
     assert done.exception is None or isinstance(done.exception, SystemExit), done.output
-    files = [p for p in out.rglob("*") if p.is_file()]
-    assert {"answer.txt", "trace.jsonl", "summary.json"} <= {p.name for p in files}
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert {"answer.txt", "trace.jsonl", "summary.json"} <= {p.name for p in files}, done.output
     assert any(p.suffix == ".sqlite" for p in files)
     answer = (out / "answer.txt").read_text()
     assert "your header: Bearer ***" in answer  # the echo arrived, without the key
