@@ -158,6 +158,8 @@ def _from_script(folder: Path) -> Problem:
             data = json.loads(instances.read_text(encoding="utf-8"))
         except json.JSONDecodeError as error:
             raise AdapterError(f"{instances}: not JSON ({error.msg})") from None
+        except RecursionError:
+            raise AdapterError(f"{instances}: not JSON (arrays or objects nested too deep)") from None
         if isinstance(data, dict) and isinstance(data.get("description"), str):
             description = data["description"].strip()
     data_match = _DATA.search(text)
@@ -181,6 +183,8 @@ def _from_jsonl(path: Path) -> list[Problem]:
             record = json.loads(line)
         except json.JSONDecodeError as error:
             raise AdapterError(f"{path}:{number}: not JSON ({error.msg})") from None
+        except RecursionError:
+            raise AdapterError(f"{path}:{number}: not JSON (arrays or objects nested too deep)") from None
         if (
             not isinstance(record, dict)
             or not isinstance(record.get("id"), str)

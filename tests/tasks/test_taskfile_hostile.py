@@ -158,3 +158,28 @@ def test_the_command_line_prints_one_line_and_copies_nothing(tmp_path: Path, out
         assert "Traceback" not in done.output
     written = [p.read_text() for p in (tmp_path / "out").rglob("*") if p.is_file()]
     assert not any("private key" in text for text in written)
+
+
+@pytest.mark.parametrize(
+    "benchmark, name, where",
+    [
+        ("satbench", "copy.json", "copy.json"),
+        ("satbench", "copy.jsonl", "copy.jsonl:1"),
+        ("dcpbench", "copy.jsonl", "copy.jsonl:1"),
+    ],
+)
+def test_a_benchmark_copy_nested_too_deep_is_one_line(tmp_path: Path, benchmark: str, name: str, where: str):
+    (tmp_path / name).write_text("[" * 100_000 + "]" * 100_000 + "\n")  # a RecursionError traceback before
+    done = runner.invoke(app, ["task", "show", f"{benchmark}:{tmp_path / name}#0"])
+    assert done.exit_code == 1 and (done.exception is None or isinstance(done.exception, SystemExit))
+    assert done.output == f"error: {tmp_path / where}: not JSON (arrays or objects nested too deep)\n"
+
+
+def test_a_benchmark_copy_that_is_a_fifo_is_refused_not_waited_on(tmp_path: Path):
+    os.mkfifo(tmp_path / "copy.json")
+    outcome: list[str] = []
+    args = ["task", "show", f"satbench:{tmp_path / 'copy.json'}#0"]
+    worker = threading.Thread(target=lambda: outcome.append(runner.invoke(app, args).output), daemon=True)
+    worker.start()
+    worker.join(20)
+    assert outcome == [f"error: satbench: {tmp_path / 'copy.json'} is neither a file nor a directory\n"]
