@@ -23,9 +23,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from autonesy.agents.llm.cache import ResponseCache
-from autonesy.agents.llm.deadline import call_deadline, past
 from autonesy.agents.llm.errors import LLMError, classify, redact
 from autonesy.agents.llm.response import LLMResponse, bounded_text, normalize_messages, prompt_hash
+from autonesy.agents.llm.transport import call_deadline, past
 from autonesy.tools.terminal_text import terminal_line
 
 logger = logging.getLogger(__name__)

@@ -1,6 +1,7 @@
 """Hostile endpoints (issue 27): ``--llm-timeout`` is a wall-clock deadline for the whole call, held
-against a real server on 127.0.0.1 that trickles one byte every 1.5 s; and the API key a server echoes
-back never reaches a file of the run directory, whatever the key's variable is called."""
+against a real server on 127.0.0.1 that trickles one byte every 1.5 s; an endless answer is refused at
+the size cap; and the API key a server echoes back never reaches a file of the run directory, whatever
+the key's variable is called."""
 
 from __future__ import annotations
 
@@ -127,6 +128,38 @@ def test_a_slow_answer_inside_the_deadline_is_kept():
         assert backend.complete(MESSAGES).text == "late answer"
     finally:
         server.close()
+
+
+def test_an_endless_answer_is_refused_past_the_size_cap():
+    """A server that sends 1 GiB as fast as it can: refused at 32 MiB, long before the deadline."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    sent: list[int] = []
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (1 << 30))
+            total, block = 0, b'{"x": "' + b"a" * (1 << 20)
+            try:
+                while total < 1 << 30:
+                    conn.sendall(block)
+                    total += len(block)
+            except OSError:
+                pass
+            sent.append(total)
+
+    threading.Thread(target=serve, daemon=True).start()
+    backend = backend_from_spec(f"http://127.0.0.1:{listener.getsockname()[1]}/v1@m", timeout_s=60, retries=1)
+    with pytest.raises(LLMError) as caught:
+        backend.complete(MESSAGES)
+    listener.close()
+    assert caught.value.kind == "http_error" and "more than 32 MiB for one answer" in caught.value.message
+    for _ in range(50):
+        if sent:
+            break
+        time.sleep(0.1)
+    assert sent and sent[0] < 64 << 20  # the client stopped reading (and closed) soon after the cap
 
 
 # ---------------------------------------------------------------------------------- key echo
