@@ -60,6 +60,7 @@ from autonesy.graph.summary import RunSummary, SummaryError
 from autonesy.tasks.task import DETAIL_LEVELS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
+from autonesy.tools.terminal_text import terminal_line
 
 REPORT_FORMATS = ("md", "latex", "csv")
 FINISHED = ("accepted", "rejected")
@@ -610,8 +611,9 @@ def _figure(width: float = 8.0, height: float = 4.5):
 
 def matplotlib_text(label: str) -> str:
     """A label from a results file as matplotlib plain text: between two ``$`` it would be read as mathtext
-    (a crafted model name like ``$\\frac{$`` stops the plot with a parse error), so each ``$`` is escaped."""
-    return str(label).replace("$", r"\$")
+    (a crafted model name like ``$\\frac{$`` stops the plot with a parse error), so each ``$`` is escaped;
+    control characters are shown escaped (matplotlib's missing-glyph warning prints them on the terminal)."""
+    return terminal_line(str(label)).replace("$", r"\$")
 
 
 def _grouped_bars(ax, groups: list[str], series: dict[str, list[float]], errors: dict[str, list[float]] | None = None):

@@ -1,9 +1,12 @@
 """Labels from a received results file (model and format names) reach the plots as plain text: Plotly's
-pseudo-HTML is escaped in the viewer's figures, matplotlib's mathtext in the report's PNGs (issue 27)."""
+pseudo-HTML is escaped in the viewer's figures, matplotlib's mathtext and control characters in the
+report's PNGs (issue 27)."""
 
 from __future__ import annotations
 
 import json
+import unicodedata
+import warnings
 from pathlib import Path
 
 from autonesy.graph.report import build_report
@@ -86,3 +89,13 @@ def test_the_report_plots_a_model_name_holding_mathtext(tmp_path: Path):
         "repair_rounds.png",
         "syntax_error_rate.png",
     ]
+
+
+def test_the_report_plots_never_warn_a_control_character_onto_the_terminal(tmp_path: Path):
+    """matplotlib warns of each glyph its font lacks, the character itself in the message (printed on stderr)."""
+    folder = results(tmp_path / "sweep", ["\x1b]0;title\x07model", "plain"], ["\x1b[2Jdimacs"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = build_report([folder], tmp_path / "report", plots=True)
+    assert len(report.plots) == 4
+    assert not [str(w.message) for w in caught if any(unicodedata.category(c) == "Cc" for c in str(w.message))]
