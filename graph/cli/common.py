@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -36,6 +38,26 @@ def user_errors(code: int = 1) -> Iterator[None]:
     except (AutonesyError, OSError, UnicodeDecodeError) as error:
         typer.echo(f"error: {terminal_line(one_line(error))}", err=True)
         raise typer.Exit(code) from None
+
+
+class _TerminalFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return terminal_text(super().format(record))
+
+
+_plain_warning = warnings.formatwarning
+
+
+def _escaped_warning(*args: Any, **kwargs: Any) -> str:
+    return terminal_text(_plain_warning(*args, **kwargs))
+
+
+def escape_library_output() -> None:
+    """Warnings and log lines that libraries print on stderr may quote text from elsewhere (matplotlib a
+    label's missing glyph, a client a server's error): show their control characters escaped too."""
+    warnings.formatwarning = _escaped_warning
+    if logging.lastResort is not None:  # what prints a warning when logging is not configured
+        logging.lastResort.setFormatter(_TerminalFormatter())
 
 
 def print_json(data: Any) -> None:

@@ -152,3 +152,22 @@ def test_report_tables_of_a_received_sweep(tmp_path: Path):
         assert done.exit_code == 0, done.output
         assert not any(unicodedata.category(c) == "Cc" and c != "\n" for c in done.output)
         assert "\\x1b]52;c;" in done.output
+
+
+def test_library_warnings_and_log_lines_are_escaped_too(monkeypatch):
+    import logging
+    import warnings
+
+    from autonesy.graph.cli.common import escape_library_output
+
+    monkeypatch.setattr(warnings, "formatwarning", warnings.formatwarning)  # restored after the test
+    monkeypatch.setattr(logging.lastResort, "formatter", logging.lastResort.formatter)
+    done = runner.invoke(app, ["tasks", "--json"])  # any command installs them
+    assert done.exit_code == 0
+    assert warnings.formatwarning.__name__ == "_escaped_warning"
+    shown = warnings.formatwarning(f"Glyph 27 ({HOSTILE}) missing", UserWarning, "font.py", 1, "")
+    assert_shown_as_text(shown)
+    record = logging.LogRecord("x", logging.WARNING, "f.py", 1, "retrying: %s", (HOSTILE,), None)
+    assert_shown_as_text(logging.lastResort.format(record) + "\n")
+    escape_library_output()  # twice is once
+    assert_shown_as_text(warnings.formatwarning(HOSTILE, UserWarning, "f.py", 1, ""))
