@@ -4,6 +4,7 @@ command line (``task show``, ``task export``, ``run --task-file``)."""
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from pathlib import Path
@@ -183,3 +184,35 @@ def test_a_benchmark_copy_that_is_a_fifo_is_refused_not_waited_on(tmp_path: Path
     worker.start()
     worker.join(20)
     assert outcome == [f"error: satbench: {tmp_path / 'copy.json'} is neither a file nor a directory\n"]
+
+
+def test_the_rows_of_a_received_sweep_never_load_the_task_files_it_names(tmp_path: Path, monkeypatch):
+    """A job.json names its task; building its row (report, view) must not load it: even with
+    --trust-task-code, the module beside a task file the sweep points at is never imported."""
+    from autonesy.graph.results import collect_rows
+
+    monkeypatch.setenv("AUTONESY_TRUST_TASK_CODE", "1")
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    canary = tmp_path / "imported"
+    (evil / "task.toml").write_text(RAIN + '[ground_truth]\nencoder = "payload:encode"\n')
+    (evil / "payload.py").write_text(f"open({str(canary)!r}, 'w').close()\ndef encode():\n    return [[1]]\n")
+    job = {
+        "attempt_id": "a1",
+        "llm": "expert",
+        "repeat": 0,
+        "config": {
+            "task": str(evil / "task.toml"),
+            "format": "dimacs",
+            "prompt": "zs",
+            "detail": "detailed",
+            "policy": "expert",
+            "max_repairs": 5,
+            "decoding": None,
+        },
+    }
+    (tmp_path / "sweep" / "attempts" / "a1").mkdir(parents=True)
+    (tmp_path / "sweep" / "attempts" / "a1" / "job.json").write_text(json.dumps(job))
+    [row] = collect_rows(tmp_path / "sweep")
+    assert row["task"] == str(evil / "task.toml") and row["status"] == "pending"
+    assert not canary.exists()
