@@ -28,7 +28,7 @@ import enum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticUseDefault
 
 from autonesy.graph.rundir import SUMMARY_FILE, read_json
@@ -67,37 +67,40 @@ class OracleVerdict(Record):
     too_permissive: int | None = None
 
 
+def _omitted_when_none() -> Any:
+    """A field left out of the JSON while it is None (its key was absent when written)."""
+    return Field(None, exclude_if=lambda value: value is None)
+
+
 class Compilation(Record):
-    """The accepted formula's SDD: its files, size and model count, or why it did not fit the budget.
-    Fields that are None are left out of the JSON (their keys were absent when written)."""
+    """The accepted formula's SDD: its files, size and model count, or why it did not fit the budget."""
 
-    ok: bool | None = None
-    note: str | None = None
-    sdd: str | None = None
-    vtree: str | None = None
-    size: int | None = None
-    model_count: str | None = None  # as text: counts pass 2^53
-    seconds: float | None = None
-
-    @model_serializer(mode="wrap")
-    def _without_none(self, handler: Any) -> dict[str, Any]:
-        return {key: value for key, value in handler(self).items() if value is not None}
+    ok: bool | None = _omitted_when_none()
+    note: str | None = _omitted_when_none()
+    sdd: str | None = _omitted_when_none()
+    vtree: str | None = _omitted_when_none()
+    size: int | None = _omitted_when_none()
+    model_count: str | None = _omitted_when_none()  # as text: counts pass 2^53
+    seconds: float | None = _omitted_when_none()
 
 
 class FormulaScore(Record):
-    """The accepted formula against the ground truth (``tools/metrics.py``); counts past 2^53 are text."""
+    """The accepted formula against the ground truth (``tools/metrics.py``); counts past 2^53 are text.
+    A sweep's results row has one column per field (``graph/results.py``), described as here."""
 
-    precision: float | None = None
-    recall: float | None = None
-    f1: float | None = None
-    relation: str | None = None
-    mc_ratio: float | None = None
-    tp: int | str | None = None
-    fp: int | str | None = None
-    fn: int | str | None = None
-    tn: int | str | None = None
-    count_method: str | None = None
-    exact: bool | None = None
+    precision: float | None = Field(None, description="precision")
+    recall: float | None = Field(None, description="recall")
+    f1: float | None = Field(None, description="F1 vs the ground truth")
+    relation: str | None = Field(None, description="equal | permissive | strict | incomparable")
+    mc_ratio: float | None = Field(None, description="MC(formula) / max(MC(ground truth), 1)")
+    tp: int | str | None = Field(None, description="MC(truth ∧ formula)")
+    fp: int | str | None = Field(None, description="MC(¬truth ∧ formula)")
+    fn: int | str | None = Field(None, description="MC(truth ∧ ¬formula)")
+    tn: int | str | None = Field(None, description="MC(¬truth ∧ ¬formula)")
+    count_method: str | None = Field(
+        None, description="how the counts were obtained (enumeration | sdd | ganak | approxmc)"
+    )
+    exact: bool | None = Field(None, description="counts are exact (false only with approxmc)")
 
 
 class Outcome(enum.StrEnum):
