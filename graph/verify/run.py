@@ -300,6 +300,7 @@ def summarize(
         "cached_calls": state.get("cached_calls", 0),
         "prompt_tokens": state.get("prompt_tokens", 0),
         "completion_tokens": state.get("completion_tokens", 0),
+        "calls_without_usage": state.get("calls_without_usage", 0),
         "llm_seconds": round(state.get("llm_seconds", 0.0), 4),
         "checker_runs": state.get("checker_runs", 0),
         "checker_seconds": round(state.get("checker_seconds", 0.0), 4),

@@ -55,6 +55,7 @@ class VerifyState(TypedDict, total=False):
     cached_calls: int
     prompt_tokens: int
     completion_tokens: int
+    calls_without_usage: int  # answered calls whose server reported no token counts (their tokens count 0)
     llm_seconds: float
     checker_runs: int
     checker_seconds: float
@@ -149,16 +150,20 @@ def initial_state(instruction: str, output: str | None = None) -> VerifyState:
         "cached_calls": 0,
         "prompt_tokens": 0,
         "completion_tokens": 0,
+        "calls_without_usage": 0,
         "llm_seconds": 0.0,
         "checker_runs": 0,
         "checker_seconds": 0.0,
     }
 
 
+USAGE_KEYS = ("llm_calls", "cached_calls", "prompt_tokens", "completion_tokens", "calls_without_usage", "llm_seconds")
+
+
 def usage(state: VerifyState, turns: list[AgentTurn]) -> dict[str, Any]:
-    update: dict[str, Any] = {
-        k: state.get(k, 0) for k in ("llm_calls", "cached_calls", "prompt_tokens", "completion_tokens", "llm_seconds")
-    }
+    """The usage counters after ``turns``: calls sent and answered, tokens as the server reported them
+    (``usage``), calls whose server reported none; a cached answer counts as a cached call only."""
+    update: dict[str, Any] = {k: state.get(k, 0) for k in USAGE_KEYS}
     for turn in turns:
         response = turn.response
         if response is None:
@@ -169,6 +174,7 @@ def usage(state: VerifyState, turns: list[AgentTurn]) -> dict[str, Any]:
         update["llm_calls"] += 1
         update["prompt_tokens"] += response.prompt_tokens or 0
         update["completion_tokens"] += response.completion_tokens or 0
+        update["calls_without_usage"] += response.prompt_tokens is None or response.completion_tokens is None
         update["llm_seconds"] += response.latency_s or 0.0
     return update
 

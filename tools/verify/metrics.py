@@ -67,6 +67,7 @@ COST_KEYS = (
     "cached_calls",
     "prompt_tokens",
     "completion_tokens",
+    "calls_without_usage",
     "llm_seconds",
     "checker_runs",
     "checker_seconds",
