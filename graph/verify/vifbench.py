@@ -180,12 +180,9 @@ def generate_data(
 
 def import_ifeval(out: Path, source: Path | None = None) -> dict[str, Any]:
     """IFEval's labelled GPT-4 responses (the shipped file, or ``source``) as VifBench records in ``out``."""
-    from autonesy.tasks.vifbench.ifeval import IFEvalDataError, ifeval_distribution, ifeval_records, read_ifeval
+    from autonesy.tasks.vifbench.ifeval import ifeval_distribution, ifeval_records, read_ifeval
 
-    try:
-        records = ifeval_records(read_ifeval(source))
-    except IFEvalDataError as error:
-        raise VerifyError(str(error)) from None
+    records = ifeval_records(read_ifeval(source))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     with (out / DATA_FILE).open("w", encoding="utf-8") as handle:
