@@ -56,6 +56,7 @@ class VerifyState(TypedDict, total=False):
     prompt_tokens: int
     completion_tokens: int
     calls_without_usage: int  # answered calls whose server reported no token counts (their tokens count 0)
+    cached_tokens: int  # prompt + completion tokens of the cached answers, as reported when first answered
     llm_seconds: float
     checker_runs: int
     checker_seconds: float
@@ -151,18 +152,28 @@ def initial_state(instruction: str, output: str | None = None) -> VerifyState:
         "prompt_tokens": 0,
         "completion_tokens": 0,
         "calls_without_usage": 0,
+        "cached_tokens": 0,
         "llm_seconds": 0.0,
         "checker_runs": 0,
         "checker_seconds": 0.0,
     }
 
 
-USAGE_KEYS = ("llm_calls", "cached_calls", "prompt_tokens", "completion_tokens", "calls_without_usage", "llm_seconds")
+USAGE_KEYS = (
+    "llm_calls",
+    "cached_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "calls_without_usage",
+    "cached_tokens",
+    "llm_seconds",
+)
 
 
 def usage(state: VerifyState, turns: list[AgentTurn]) -> dict[str, Any]:
     """The usage counters after ``turns``: calls sent and answered, tokens as the server reported them
-    (``usage``), calls whose server reported none; a cached answer counts as a cached call only."""
+    (``usage``), calls whose server reported none; a cached answer counts as a cached call, with the
+    tokens it cost when it was first answered (what the call would cost sent again)."""
     update: dict[str, Any] = {k: state.get(k, 0) for k in USAGE_KEYS}
     for turn in turns:
         response = turn.response
@@ -170,6 +181,7 @@ def usage(state: VerifyState, turns: list[AgentTurn]) -> dict[str, Any]:
             continue
         if response.cached:
             update["cached_calls"] += 1
+            update["cached_tokens"] += (response.prompt_tokens or 0) + (response.completion_tokens or 0)
             continue
         update["llm_calls"] += 1
         update["prompt_tokens"] += response.prompt_tokens or 0

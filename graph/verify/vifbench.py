@@ -593,9 +593,12 @@ def report_tables(report: Mapping[str, Any]) -> list[Table]:
     cost = Table(
         "cost",
         "Cost (the paper's Table 7: token usage over the data)",
-        "Totals over the pairs. Tokens are the endpoint's own counts (the `usage` of each answer); calls without "
-        "usage: answers whose server reported none (their tokens count 0). Cached answers were not sent and count "
-        "no tokens." + ("\n\n" + "\n".join(f"- {line}" for line in canned_note) if canned_note else ""),
+        "Totals over the pairs. LLM calls: requests answered by the endpoint; prompt and completion tokens: the "
+        "endpoint's own counts (the `usage` of each answer); calls without usage: answers whose server reported "
+        "none (their tokens count 0). Cached calls were answered from the run's response cache (the same prompt "
+        "asked before, by this verifier or an earlier one in the same run) and sent nothing; cached tokens are "
+        "what they cost when first answered. A verifier run alone costs calls + cached calls and tokens + "
+        "cached tokens." + ("\n\n" + "\n".join(f"- {line}" for line in canned_note) if canned_note else ""),
         (
             ("", "verifier", "text"),
             ("", "answers", "text"),
@@ -605,6 +608,7 @@ def report_tables(report: Mapping[str, Any]) -> list[Table]:
             ("", "calls without usage", "int"),
             ("", "prompt tokens", "int"),
             ("", "completion tokens", "int"),
+            ("", "cached tokens", "int"),
             ("", "calls / pair", "num"),
             ("", "tokens / pair", "num"),
             ("", "checker runs", "int"),
@@ -621,6 +625,7 @@ def report_tables(report: Mapping[str, Any]) -> list[Table]:
                 t.get("calls_without_usage"),
                 t["prompt_tokens"],
                 t["completion_tokens"],
+                t.get("cached_tokens"),
                 m["cost"]["per_pair"]["llm_calls"],
                 (t["prompt_tokens"] + t["completion_tokens"]) / m["cost"]["pairs"] if m["cost"]["pairs"] else None,
                 t["checker_runs"],
@@ -640,7 +645,7 @@ def report_markdown(report: Mapping[str, Any]) -> str:
     llms = sorted(set(report.get("llms", {}).values()))
     if llms:
         lines += ["LLMs: " + ", ".join(f"`{label}`" for label in llms), ""]
-    return "\n".join(lines) + "\n".join(table.markdown() for table in report_tables(report))
+    return "\n".join([*lines, *(table.markdown() for table in report_tables(report))])
 
 
 def write_report(out: Path, report: Mapping[str, Any]) -> None:

@@ -125,6 +125,9 @@ def test_eval_tables_count_what_the_server_counted_and_never_read_the_labels(dat
         server.reset(served)
         flipped = _eval(root / "flipped.jsonl", tmp_path / "flipped", server, VERIFIERS)
         flipped_log = _log(server)
+        server.reset(served)
+        _eval(root / "vifbench.jsonl", tmp_path / "alone", server, ("nsvif-neu",))  # no earlier verifier's cache
+        alone_log = _log(server)
 
     out = tmp_path / "eval"
     # cost: calls and tokens equal the server's own log, per verifier; all answers came from a server
@@ -137,6 +140,17 @@ def test_eval_tables_count_what_the_server_counted_and_never_read_the_labels(dat
         assert int(row["prompt tokens"]) == sum(r["usage"]["prompt_tokens"] for r in log), verifier
         assert int(row["completion tokens"]) == sum(r["usage"]["completion_tokens"] for r in log), verifier
         assert row["answers"] == "model" and row["calls without usage"] == "0"
+    # nsvif-neu's formulations were cached from nsvif's in the shared run; alone, it sends them: the cost of a
+    # verifier alone is its calls + cached calls and tokens + cached tokens
+    alone = _csv(tmp_path / "alone" / "table-cost.csv")[0]
+    assert int(alone["LLM calls"]) == len(alone_log) and alone["cached calls"] == "0"
+    tokens = sum(r["usage"]["prompt_tokens"] + r["usage"]["completion_tokens"] for r in alone_log)
+    assert int(alone["prompt tokens"]) + int(alone["completion tokens"]) == tokens
+    shared = cost["nsvif-neu"]
+    assert int(shared["cached calls"]) > 0
+    assert int(shared["LLM calls"]) + int(shared["cached calls"]) == len(alone_log)
+    shared_tokens = sum(int(shared[k]) for k in ("prompt tokens", "completion tokens", "cached tokens"))
+    assert shared_tokens == tokens
     # the layout: one row per verifier, one column group (six columns) per complexity group present
     groups = _csv(out / "table-groups.csv")
     assert [row["verifier"] for row in groups] == list(VERIFIERS)

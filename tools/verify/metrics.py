@@ -68,6 +68,7 @@ COST_KEYS = (
     "prompt_tokens",
     "completion_tokens",
     "calls_without_usage",
+    "cached_tokens",
     "llm_seconds",
     "checker_runs",
     "checker_seconds",
