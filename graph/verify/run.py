@@ -302,6 +302,7 @@ def summarize(
         "completion_tokens": state.get("completion_tokens", 0),
         "calls_without_usage": state.get("calls_without_usage", 0),
         "cached_tokens": state.get("cached_tokens", 0),
+        "failed_requests": state.get("failed_requests", 0),
         "llm_seconds": round(state.get("llm_seconds", 0.0), 4),
         "checker_runs": state.get("checker_runs", 0),
         "checker_seconds": round(state.get("checker_seconds", 0.0), 4),

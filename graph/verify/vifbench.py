@@ -598,7 +598,8 @@ def report_tables(report: Mapping[str, Any]) -> list[Table]:
         "none (their tokens count 0). Cached calls were answered from the run's response cache (the same prompt "
         "asked before, by this verifier or an earlier one in the same run) and sent nothing; cached tokens are "
         "what they cost when first answered. A verifier run alone costs calls + cached calls and tokens + "
-        "cached tokens." + ("\n\n" + "\n".join(f"- {line}" for line in canned_note) if canned_note else ""),
+        "cached tokens. Failed requests got no answer (retried attempts, calls that failed): the endpoint saw LLM "
+        "calls + failed requests." + ("\n\n" + "\n".join(f"- {line}" for line in canned_note) if canned_note else ""),
         (
             ("", "verifier", "text"),
             ("", "answers", "text"),
@@ -609,6 +610,7 @@ def report_tables(report: Mapping[str, Any]) -> list[Table]:
             ("", "prompt tokens", "int"),
             ("", "completion tokens", "int"),
             ("", "cached tokens", "int"),
+            ("", "failed requests", "int"),
             ("", "calls / pair", "num"),
             ("", "tokens / pair", "num"),
             ("", "checker runs", "int"),
@@ -626,6 +628,7 @@ def report_tables(report: Mapping[str, Any]) -> list[Table]:
                 t["prompt_tokens"],
                 t["completion_tokens"],
                 t.get("cached_tokens"),
+                t.get("failed_requests"),
                 m["cost"]["per_pair"]["llm_calls"],
                 (t["prompt_tokens"] + t["completion_tokens"]) / m["cost"]["pairs"] if m["cost"]["pairs"] else None,
                 t["checker_runs"],

@@ -69,6 +69,7 @@ COST_KEYS = (
     "completion_tokens",
     "calls_without_usage",
     "cached_tokens",
+    "failed_requests",
     "llm_seconds",
     "checker_runs",
     "checker_seconds",
