@@ -405,3 +405,38 @@ def test_a_crafted_job_file_is_skipped_when_rows_are_collected(tmp_path, job):
     assert collect_rows(tmp_path) == [] and write_results(tmp_path) == []
     with pytest.raises(ReportError, match="no results found"):  # one line from the report too
         load_results([tmp_path])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    clauses=st.lists(
+        st.lists(st.integers(1, 4).flatmap(lambda v: st.sampled_from([v, -v])), min_size=1, max_size=3), max_size=4
+    ),
+    truth=st.lists(
+        st.lists(st.integers(1, 4).flatmap(lambda v: st.sampled_from([v, -v])), min_size=1, max_size=3), max_size=4
+    ),
+)
+def test_the_summary_keeps_the_score_the_tools_computed(clauses, truth):
+    """The boundary between the two score types: tools/metrics computes a dataclass, the attempt graph
+    carries it as JSON (``json_safe``) and the summary reads it back; every field the summary keeps is
+    the computed one."""
+    from autonesy.graph.attempt import json_safe
+    from autonesy.tools.cnf import CNF
+    from autonesy.tools.metrics import score_formula
+
+    computed = score_formula(CNF(4, tuple(map(tuple, clauses))), CNF(4, tuple(map(tuple, truth))))
+    kept = FormulaScore.model_validate(json_safe(computed.to_dict()))
+    assert kept.model_dump() == {name: getattr(computed, name) for name in FormulaScore.model_fields}
+
+
+def test_a_count_past_two_to_the_53_is_kept_exactly_as_text():
+    from autonesy.graph.attempt import json_safe
+    from autonesy.tools.metrics import FormulaScore as ComputedScore
+
+    huge = 2**100 + 1
+    computed = ComputedScore(
+        tp=huge, fp=0, fn=0, tn=huge, precision=1.0, recall=1.0, f1=1.0, relation="equal", mc_ratio=1.0,
+        candidate_count=huge, truth_count=huge, exact=True, count_method="sdd", counts={},
+    )  # fmt: skip
+    kept = FormulaScore.model_validate(json_safe(computed.to_dict()))
+    assert kept.tp == kept.tn == "1267650600228229401496703205377" and kept.fp == 0
