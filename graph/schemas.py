@@ -15,10 +15,12 @@ from pydantic import BaseModel
 
 from autonesy.graph.results import ResultsRow
 from autonesy.graph.summary import RunSummary
+from autonesy.graph.verify.summary import VerificationSummary
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "run-summary.schema.json": RunSummary,  # summary.json
     "results-row.schema.json": ResultsRow,  # a line of results.jsonl
+    "verification-summary.schema.json": VerificationSummary,  # a verification's summary.json
 }
 
 

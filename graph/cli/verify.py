@@ -15,7 +15,7 @@ exercise reflection and fallbacks). Both read the answers, so neither compares v
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -34,6 +34,9 @@ from autonesy.graph.cli.common import (
     user_errors,
 )
 from autonesy.tools.config import CHECKER_TIMEOUT_S
+
+if TYPE_CHECKING:  # the command line is built without pydantic (tests/graph/test_cli_startup.py)
+    from autonesy.graph.verify.summary import VerificationSummary
 
 VERIFY_LLM_HELP = LLM_HELP.replace(" (default:", " | oracle:DATA.jsonl | flawed:DATA.jsonl (default:")
 SCRIPTED_SPECS = ("oracle", "flawed")
@@ -116,24 +119,23 @@ def _verifiers(values: list[str]) -> list[str]:
     return names or ["nsvif"]
 
 
-def _print_verification(summary: dict[str, Any]) -> None:
-    status = summary["status"]
-    llms = " + ".join(sorted(set(summary["llms"].values())))
-    lines = [f"{status} · {summary['verifier']} · {llms}"]
-    if summary.get("rounds") is not None:
+def _print_verification(summary: VerificationSummary) -> None:
+    llms = " + ".join(sorted(set(summary.llms.values())))
+    lines = [f"{summary.status} · {summary.verifier} · {llms}"]
+    if summary.rounds is not None:
         lines.append(
-            f"rounds: {summary['rounds']} of {summary['budget']} ({summary['feedback']} feedback): "
-            + " → ".join(h["verdict"] for h in summary["history"])
+            f"rounds: {summary.rounds} of {summary.budget} ({summary.feedback} feedback): "
+            + " → ".join(h["verdict"] for h in summary.history or [])
         )
     say("\n".join(lines))
-    if summary["constraints"]:
+    if summary.constraints:
         from rich import box
         from rich.table import Table
 
         table = Table(box=box.SIMPLE_HEAD)
         for column in ("id", "kind", "checked by", "holds", "constraint"):
             table.add_column(column)
-        for c in summary["constraints"]:
+        for c in summary.constraints:
             value = c.get("value")
             table.add_row(
                 cell(c["id"]),
@@ -143,18 +145,18 @@ def _print_verification(summary: dict[str, Any]) -> None:
                 cell(c["summary"]),
             )
         console.print(table)
-        say(f"formula:\n{summary['formula']}")
-    say(summary["explanation"] or summary["reason"])
+        say(f"formula:\n{summary.formula}")
+    say(summary.explanation or summary.reason)
     say(
-        f"LLM calls: {summary['llm_calls']} ({summary['prompt_tokens']} prompt + {summary['completion_tokens']} "
-        f"completion tokens, {summary['llm_seconds']:.1f} s; {summary['cached_calls']} cached), checker runs: "
-        f"{summary['checker_runs']} ({summary['checker_seconds']:.2f} s), wall {summary['wall_seconds']:.1f} s"
+        f"LLM calls: {summary.llm_calls} ({summary.prompt_tokens} prompt + {summary.completion_tokens} "
+        f"completion tokens, {summary.llm_seconds:.1f} s; {summary.cached_calls} cached), checker runs: "
+        f"{summary.checker_runs} ({summary.checker_seconds:.2f} s), wall {summary.wall_seconds:.1f} s"
     )
-    say(f"files: {summary['run_dir']}")
+    say(f"files: {summary.run_dir}")
 
 
-def _exit_code(summary: dict[str, Any]) -> int:
-    return {"sat": 0, "unsat": 1}.get(summary["status"], 2)
+def _exit_code(summary: VerificationSummary) -> int:
+    return {"sat": 0, "unsat": 1}.get(summary.status, 2)
 
 
 def verify(
@@ -209,7 +211,7 @@ def verify(
         )
         summary = verify_output(text, response, config, out, backends=given, notify=progress_printer(as_json))
     if as_json:
-        print_json(summary)
+        print_json(summary.model_dump())
     else:
         _print_verification(summary)
     raise typer.Exit(_exit_code(summary))
@@ -253,10 +255,10 @@ def follow(
         )
         summary = verify_output(text, None, config, out, backends=given, notify=progress_printer(as_json))
     if as_json:
-        print_json(summary)
+        print_json(summary.model_dump())
     else:
         _print_verification(summary)
-        say("final response:\n" + summary.get("output", ""))
+        say("final response:\n" + (summary.output or ""))
     raise typer.Exit(_exit_code(summary))
 
 

@@ -13,6 +13,7 @@ from autonesy.graph.results import ROW_FIELDS, ResultsRow, attempt_row, summary_
 from autonesy.graph.run import RunConfig, run_attempt
 from autonesy.graph.schemas import SCHEMAS, schema_text, write_schemas
 from autonesy.graph.summary import FormulaScore, RunSummary
+from autonesy.graph.verify.summary import VerificationSummary
 
 DOCS = Path(__file__).parents[2] / "docs" / "schemas"
 SUMMARIES = Path(__file__).parent / "summaries"
@@ -92,3 +93,33 @@ def test_a_row_has_one_column_per_score_field_filled_from_the_summary():
         fields["sdd_size"] == written["compiled"]["size"]
         and fields["oracle_passed"] is written["oracle_test"]["passed"]
     )
+
+
+@pytest.mark.parametrize("name", ["verification-unsat", "verification-follow"])
+def test_a_verification_summary_written_before_the_model_reads_back_to_the_same_bytes(name):
+    """Written by the dict the model replaced (a plain verification, and a feedback loop with its five
+    extra fields); the model writes the same keys in the same order, then schema_version."""
+    text = (SUMMARIES / "verify" / f"{name}.json").read_text()
+    written = VerificationSummary.model_validate(json.loads(text)).model_dump()
+    assert list(written) == [*json.loads(text), "schema_version"] and written.pop("schema_version") == 1
+    assert json.dumps(written, indent=2, default=str) == text
+
+
+def test_a_verification_writes_what_it_wrote_before_the_model(tmp_path):
+    """The same scripted verification as the fixture's: the same summary.json but for the run
+    directory and the timings, plus schema_version."""
+    from verify_fakes import INSTRUCTION, NO_LANTERN, ScriptedRoles
+
+    from autonesy.graph.verify.run import VerifyConfig, verify_output
+
+    verify_output(
+        INSTRUCTION, NO_LANTERN, VerifyConfig(llm="scripted"), tmp_path / "v", backend=ScriptedRoles().backend()
+    )
+    on_disk = json.loads((tmp_path / "v" / "summary.json").read_text())
+    before = json.loads((SUMMARIES / "verify" / "verification-unsat.json").read_text())
+    assert list(on_disk) == [*before, "schema_version"] and on_disk.pop("schema_version") == 1
+    varying = ("run_dir", "wall_seconds", "llm_seconds", "checker_seconds")
+    del on_disk["decision"]["seconds"], before["decision"]["seconds"]  # the solver's time
+    assert {k: v for k, v in on_disk.items() if k not in varying} == {
+        k: v for k, v in before.items() if k not in varying
+    }
