@@ -51,6 +51,7 @@ import asyncio
 import csv
 import fcntl
 import hashlib
+import io
 import json
 import multiprocessing
 import os
@@ -80,6 +81,7 @@ from autonesy.graph.summary import RunSummary, SummaryError
 from autonesy.tasks.reference import NoReference
 from autonesy.tasks.registry import TASK_NAMES, load_task
 from autonesy.tasks.task import DETAIL_LEVELS, TaskError
+from autonesy.tools import safe_files
 from autonesy.tools.config import LLM_TIMEOUT_S
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
@@ -417,7 +419,7 @@ def execute_attempt(
     """
     out = Path(out)
     run_dir = out / ATTEMPTS_DIR / job["attempt_id"]
-    run_dir.mkdir(parents=True, exist_ok=True)
+    safe_files.make_dirs(run_dir, root=out)  # a received sweep's attempts/ or attempt folder may be a link
     config = RunConfig(**job["config"])
     start = time.perf_counter()
     try:
@@ -429,14 +431,14 @@ def execute_attempt(
             backend = SaltedBackend(backend, f"attempt:{job['attempt_id']}")
         run_attempt(config, run_dir, backend=backend)
     except NoReference as error:  # the expert has nothing to say in this format: a final outcome
-        write_json(run_dir / NOT_APPLICABLE_FILE, {"reason": str(error), "time": time.time()})
-        (run_dir / ERROR_FILE).unlink(missing_ok=True)
+        write_json(run_dir / NOT_APPLICABLE_FILE, {"reason": str(error), "time": time.time()}, root=out)
+        safe_files.remove(run_dir / ERROR_FILE, root=out)
     except Exception as error:  # recorded, retried on the next run; BaseExceptions propagate
         message = f"{type(error).__name__}: {error}".splitlines()[0][:500]
-        write_json(run_dir / ERROR_FILE, {"error": message, "time": time.time()})
+        write_json(run_dir / ERROR_FILE, {"error": message, "time": time.time()}, root=out)
     else:
-        (run_dir / ERROR_FILE).unlink(missing_ok=True)
-        write_json(run_dir / TIMING_FILE, {"wall_seconds": round(time.perf_counter() - start, 4)})
+        safe_files.remove(run_dir / ERROR_FILE, root=out)
+        write_json(run_dir / TIMING_FILE, {"wall_seconds": round(time.perf_counter() - start, 4)}, root=out)
     return attempt_row(out, job)
 
 
@@ -445,8 +447,8 @@ def execute_bounded_attempt(job: Mapping[str, Any], out: str | Path, limit_s: fl
     attempt is recorded in ``timeout.json`` (status ``timeout``). Threads cannot be stopped, and an
     attempt can spend minutes in a native counter or compiler, so the bound needs a process."""
     run_dir = Path(out) / ATTEMPTS_DIR / job["attempt_id"]
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / TIMEOUT_FILE).unlink(missing_ok=True)
+    safe_files.make_dirs(run_dir, root=out)
+    safe_files.remove(run_dir / TIMEOUT_FILE, root=out)
     child = multiprocessing.get_context("spawn").Process(
         target=execute_attempt, args=(dict(job), str(out)), daemon=True
     )
@@ -459,11 +461,13 @@ def execute_bounded_attempt(job: Mapping[str, Any], out: str | Path, limit_s: fl
         write_json(
             run_dir / TIMEOUT_FILE,
             {"limit_s": limit_s, "seconds": round(time.perf_counter() - start, 1), "time": time.time()},
+            root=out,
         )
-    elif child.exitcode != 0 and not (run_dir / SUMMARY_FILE).is_file():
+    elif child.exitcode != 0 and not safe_files.is_file(run_dir / SUMMARY_FILE, root=out):
         write_json(
             run_dir / ERROR_FILE,
             {"error": f"the attempt's process ended with exit status {child.exitcode}", "time": time.time()},
+            root=out,
         )
     return attempt_row(out, job)
 
@@ -476,7 +480,7 @@ def finished(run_dir: Path, limit_s: float | None) -> bool:
             return True
     except SummaryError:  # damaged: rerun, which resumes from the checkpoint and writes it again
         return False
-    if (run_dir / NOT_APPLICABLE_FILE).is_file():
+    if safe_files.is_file(run_dir / NOT_APPLICABLE_FILE):
         return True
     stopped = read_json(run_dir / TIMEOUT_FILE)
     stopped_after = stopped.get("limit_s") if isinstance(stopped, dict) else None
@@ -528,7 +532,7 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
             )
         elif isinstance(failure, dict):
             row.update(status="error", reason=str(failure.get("error", "")))
-        elif (run_dir / CHECKPOINTS_FILE).exists() or (run_dir / "trace.jsonl").exists():
+        elif any(safe_files.entry_stat(run_dir / name) for name in (CHECKPOINTS_FILE, "trace.jsonl")):
             row["status"] = "unfinished"
         else:
             row["status"] = "pending"
@@ -607,7 +611,7 @@ def recorded_jobs(out: str | Path) -> list[dict[str, Any]]:
     a ``job.json`` without the fields a results row is built from is skipped, not a traceback."""
     jobs = []
     for path in sorted((Path(out) / ATTEMPTS_DIR).glob(f"*/{JOB_FILE}")):
-        job = read_json(path)
+        job = read_json(path, root=Path(out))
         if isinstance(job, dict) and job.get("attempt_id") == path.parent.name and _well_formed(job):
             jobs.append(job)
     return jobs
@@ -634,18 +638,13 @@ def write_results(out: str | Path, rows: list[dict[str, Any]] | None = None) -> 
     """Rebuild results.jsonl and results.csv from the attempt directories (atomically)."""
     out = Path(out)
     rows = collect_rows(out) if rows is None else rows
-    tmp = out / (RESULTS_JSONL + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    os.replace(tmp, out / RESULTS_JSONL)
-    tmp = out / (RESULTS_CSV + ".tmp")
-    with tmp.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(ROW_FIELDS))
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: _csv_value(row.get(k)) for k in ROW_FIELDS})
-    os.replace(tmp, out / RESULTS_CSV)
+    safe_files.write_text(out / RESULTS_JSONL, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    table = io.StringIO(newline="")
+    writer = csv.DictWriter(table, fieldnames=list(ROW_FIELDS))
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: _csv_value(row.get(k)) for k in ROW_FIELDS})
+    safe_files.write_text(out / RESULTS_CSV, table.getvalue())
     return rows
 
 
@@ -664,7 +663,7 @@ def read_results(path: str | Path) -> list[dict[str, Any]]:
     path = Path(path)
     if path.is_dir():
         path = path / RESULTS_JSONL
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in safe_files.read_text(path).splitlines() if line.strip()]
 
 
 # ------------------------------------------------------------------------------- executors
@@ -846,7 +845,7 @@ class SweepResult:
 
 @contextmanager
 def _exclusive(out: Path) -> Iterator[None]:
-    handle = (out / LOCK_FILE).open("a")
+    handle = safe_files.open_append(out / LOCK_FILE)
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -854,7 +853,7 @@ def _exclusive(out: Path) -> Iterator[None]:
             raise SweepError(f"{out} is in use by another sweep") from None
         yield
     finally:
-        handle.close()
+        os.close(handle)
 
 
 def left_out_of(spec: SweepSpec) -> dict[str, dict[str, str]]:
@@ -873,7 +872,10 @@ def left_out_of(spec: SweepSpec) -> dict[str, dict[str, str]]:
 
 def _record_grid(out: Path, spec: SweepSpec, jobs: list[dict[str, Any]], left_out: dict[str, dict[str, str]]) -> None:
     path = out / SWEEP_FILE
-    data = read_json(path) or {"grids": []}
+    data = read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("grids"), list):
+        data = {"grids": []}  # none yet, or damaged: the grids run from now on are recorded
+    data["grids"] = [entry for entry in data["grids"] if isinstance(entry, dict)]
     grid = {k: v for k, v in spec.to_dict().items() if k not in ("llm_timeout_s", "attempt_time_limit_s", "data")}
     grid["llms"] = [redact_spec(llm) for llm in grid["llms"]]
     entry = next((e for e in data["grids"] if e.get("grid") == grid), None)
@@ -910,8 +912,7 @@ def run_sweep(
         raise SweepError("ready-made backends can only be used with the local executor")
     start = time.perf_counter()
     jobs = expand(spec)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = safe_files.output_dir(out)
     left_out = left_out_of(spec)
     if progress:
         for item, reasons in left_out.items():
@@ -922,6 +923,7 @@ def run_sweep(
             else:
                 print("\n".join(lines), file=sys.stderr)
     with _exclusive(out):
+        safe_files.make_dirs(out / ATTEMPTS_DIR, root=out)  # a received sweep's attempts/ may be a link: refused
         _record_grid(out, spec, jobs, left_out)
         pending = [
             job for job in jobs if not finished(out / ATTEMPTS_DIR / job["attempt_id"], spec.attempt_time_limit_s)
@@ -930,16 +932,15 @@ def run_sweep(
         tasks: dict[str, Any] = {}
         for job in jobs:  # tasks are loaded only for attempts still to run (a large ground truth takes seconds)
             path = out / ATTEMPTS_DIR / job["attempt_id"] / JOB_FILE
-            if job["attempt_id"] not in unfinished and path.is_file():
+            if job["attempt_id"] not in unfinished and safe_files.is_file(path, root=out):
                 continue
             spec_ = job["config"]["task"]
             if spec_ not in tasks:
                 tasks[spec_] = _task_or_error(spec_)
             task = tasks[spec_]
             job.update(task=task.name, num_vars=task.num_vars)
-            if not path.is_file():
-                path.parent.mkdir(parents=True, exist_ok=True)
-                write_json(path, public_job(job))
+            if not safe_files.is_file(path, root=out):
+                write_json(path, public_job(job), root=out)
         state = Progress(total=len(jobs), skipped=len(jobs) - len(pending))
         own_backends: dict[str, ChatBackend] = {}
         if executor == "local":
@@ -985,7 +986,7 @@ def public_job(job: Mapping[str, Any]) -> dict[str, Any]:
 
 def _record_crash(out: Path, job: Mapping[str, Any], error: BaseException) -> dict[str, Any]:
     message = f"the worker running this attempt failed: {type(error).__name__}: {error}".splitlines()[0][:500]
-    write_json(out / ATTEMPTS_DIR / job["attempt_id"] / ERROR_FILE, {"error": message, "time": time.time()})
+    write_json(out / ATTEMPTS_DIR / job["attempt_id"] / ERROR_FILE, {"error": message, "time": time.time()}, root=out)
     return attempt_row(out, job)
 
 

@@ -22,6 +22,8 @@ from typing import Any
 
 from autonesy.agents.llm import LLM_CALL_EVENT, prompt_hash
 from autonesy.agents.policies import AgentTurn
+from autonesy.graph.rundir import CONFIG_FILE, read_json
+from autonesy.tools import safe_files
 
 TRACE_FILE = "trace.jsonl"
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
@@ -39,7 +41,7 @@ class Tracer:
 
     def __init__(self, run_dir: Path) -> None:
         self.path = Path(run_dir) / TRACE_FILE
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        safe_files.output_dir(run_dir)
         self.secrets = environment_secrets()
 
     def event(self, event: str, **fields: Any) -> None:
@@ -47,8 +49,8 @@ class Tracer:
         line = json.dumps({"event": event, "time": time.time(), **fields}, default=str, ensure_ascii=False)
         for secret in self.secrets:
             line = line.replace(secret, "***")
-        with self.path.open("a", encoding="utf-8", errors="replace") as handle:  # a lone surrogate is not UTF-8
-            handle.write(line + "\n")  # closed at once: a killed process loses no event
+        # one write, closed at once: a killed process loses no event; a link planted as trace.jsonl is refused
+        safe_files.append_text(self.path, line + "\n")
 
     def agent_turn(self, turn: AgentTurn, **fields: Any) -> None:
         """Record an LLM turn (request, response, usage, verdict); turns without an LLM are not traced."""
@@ -79,10 +81,10 @@ def read_trace(run_dir: str | Path) -> list[dict[str, Any]]:
     """The events of a run's trace; lines that are not events (a crafted or cut file) are skipped, a missing trace is
     ``FileNotFoundError``."""
     path = Path(run_dir) / TRACE_FILE
-    if not path.is_file():
+    if not safe_files.is_file(path):
         raise FileNotFoundError(f"{run_dir}: no {TRACE_FILE} (not a run directory?)")
     events = []  # a run directory may come from someone else: any line that is not an event is skipped
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in safe_files.read_text(path).splitlines():
         try:
             event = json.loads(line)
         except (ValueError, RecursionError):  # a line cut by a crash, or crafted (nested a million deep)
@@ -93,10 +95,7 @@ def read_trace(run_dir: str | Path) -> list[dict[str, Any]]:
 
 
 def _read_config(run_dir: Path) -> dict[str, Any]:
-    try:
-        config = json.loads((run_dir / "config.json").read_text(encoding="utf-8", errors="replace"))
-    except (OSError, ValueError, RecursionError):
-        return {}
+    config = read_json(Path(run_dir) / CONFIG_FILE)
     return config if isinstance(config, dict) else {}
 
 

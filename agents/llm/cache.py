@@ -3,7 +3,9 @@
 Makes sweeps resumable and cheap to re-run: a hit returns the stored answer (``cached=True``)
 without calling the model.  Safe for threads and for several processes sharing one file (each
 operation opens its own short connection; WAL journal; busy timeout).  Only ``LLMResponse``
-values are stored — never keys or headers.
+values are stored — never keys or headers.  The file may lie in a run or sweep directory from
+elsewhere: a link, a FIFO, a folder, a file that is not SQLite or one with another schema is refused
+with one line before any query (``tools/safe_files.check_sqlite``, then the ``responses`` columns).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from autonesy.agents.llm.errors import LLMError
 from autonesy.agents.llm.response import LLMResponse
+from autonesy.tools import safe_files
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -28,6 +31,8 @@ CREATE TABLE IF NOT EXISTS responses (
     PRIMARY KEY (endpoint, model, prompt_hash)
 )
 """
+_COLUMNS = {"endpoint", "model", "prompt_hash", "response", "created_at"}
+_FRESH = "remove it or choose a fresh --out"
 
 
 class ResponseCache:
@@ -45,12 +50,19 @@ class ResponseCache:
         self.hits = 0
         self.misses = 0
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            safe_files.output_dir(self.path.parent)
+            safe_files.check_sqlite(self.path)
+        except OSError as exc:
+            raise LLMError("config", f"cannot use the response cache: {exc}; {_FRESH}") from None
+        try:
             with self._connect() as con:
                 con.execute("PRAGMA journal_mode=WAL")
                 con.execute(_SCHEMA)
+                columns = {row[1] for row in con.execute("PRAGMA table_info(responses)")}
         except sqlite3.Error as exc:
-            raise LLMError("config", f"cannot open the response cache {self.path}: {exc}") from None
+            raise LLMError("config", f"cannot open the response cache {self.path}: {exc}; {_FRESH}") from None
+        if not _COLUMNS <= columns:
+            raise LLMError("config", f"{self.path} is not a response cache (another table 'responses'); {_FRESH}")
 
     def _connect(self) -> sqlite3.Connection:
         con = sqlite3.connect(self.path, timeout=self.timeout_s)
