@@ -35,7 +35,7 @@ CONFIG_FILE = "config.json"
 CHECKPOINTS_FILE = "checkpoints.sqlite"
 CACHE_FILE = "llm_cache.sqlite"
 SUMMARY_FILE = "summary.json"
-LINK_REFUSED = "{} is a symbolic link; a run directory holds plain files only (nothing was run)"
+LINK_REFUSED = "{} is a symbolic link; a run directory holds plain files only (nothing was run; choose a fresh --out)"
 JSON_LIMIT = 64 * 2**20  # bytes of one JSON file in a run directory (a summary is kilobytes)
 FRESH_OUT = "choose a fresh --out"
 

@@ -56,13 +56,15 @@ class ResponseCache:
             raise LLMError("config", f"cannot use the response cache: {exc}; {_FRESH}") from None
         try:
             with self._connect() as con:
-                con.execute("PRAGMA journal_mode=WAL")
-                con.execute(_SCHEMA)
+                tables = {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if tables <= {"responses"}:
+                    con.execute("PRAGMA journal_mode=WAL")
+                    con.execute(_SCHEMA)
                 columns = {row[1] for row in con.execute("PRAGMA table_info(responses)")}
         except sqlite3.Error as exc:
             raise LLMError("config", f"cannot open the response cache {self.path}: {exc}; {_FRESH}") from None
-        if not _COLUMNS <= columns:
-            raise LLMError("config", f"{self.path} is not a response cache (another table 'responses'); {_FRESH}")
+        if not tables <= {"responses"} or not _COLUMNS <= columns:
+            raise LLMError("config", f"{self.path} is not a response cache (other tables or columns); {_FRESH}")
 
     def _connect(self) -> sqlite3.Connection:
         con = sqlite3.connect(self.path, timeout=self.timeout_s)
