@@ -9,16 +9,22 @@ plain data (str, int, float, list, dict) only, so nothing is lost.
 
 Before LangGraph touches the file its schema is checked: an SQLite file of another program (other
 tables, other columns) or a damaged one is one ``CheckpointError`` line, not a traceback on the
-first query. (``graph/rundir.py`` has already refused a link, a FIFO or a file that is not SQLite.)
+first query; before SQLite opens the file by name, ``run_checkpointer`` refuses a link, a FIFO, a
+folder or a file that is not SQLite (``tools/safe_files.check_sqlite``).
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
+
+from autonesy.graph.rundir import CHECKPOINTS_FILE, FRESH_OUT, RunDir
+from autonesy.tools import safe_files
 
 DATA_TYPES = ("null", "bytes", "bytearray", "msgpack")
 # The columns LangGraph's SqliteSaver reads (``task_path`` is added by its own migration when missing).
@@ -82,4 +88,37 @@ def data_checkpointer(connection: sqlite3.Connection) -> SqliteSaver:
     return saver
 
 
-__all__ = ["CHECKPOINT_COLUMNS", "CheckpointError", "DataOnlySerializer", "check_schema", "data_checkpointer"]
+@contextmanager
+def run_checkpointer(rundir: RunDir) -> Iterator[SqliteSaver]:
+    """LangGraph's SQLite checkpointer on the run's ``checkpoints.sqlite``, closed on exit. A file that is not
+    LangGraph's checkpoints (random bytes, a FIFO, a folder, a link, another schema) or a checkpoint that is not
+    plain data (crafted, or from another program) is one error line (the run's error type)."""
+    path = rundir.path / CHECKPOINTS_FILE
+    try:
+        safe_files.check_sqlite(path, root=rundir.path)
+    except safe_files.UnsafeFileError as error:
+        raise rundir.error(f"{error}; {FRESH_OUT}") from None
+    connection = sqlite3.connect(path, check_same_thread=False)  # checked just above: SQLite opens by name
+    try:
+        try:
+            saver = data_checkpointer(connection)
+        except CheckpointError as error:
+            raise rundir.error(f"{rundir.path}: {error}; {FRESH_OUT}") from None
+        # WAL (set by the saver) + NORMAL: a commit survives the process being killed, without an fsync each
+        connection.execute("PRAGMA synchronous=NORMAL")
+        try:
+            yield saver
+        except CheckpointError as error:
+            raise rundir.error(f"{rundir.path}: {error}") from None
+    finally:
+        connection.close()
+
+
+__all__ = [
+    "CHECKPOINT_COLUMNS",
+    "CheckpointError",
+    "DataOnlySerializer",
+    "check_schema",
+    "data_checkpointer",
+    "run_checkpointer",
+]

@@ -54,7 +54,7 @@ from typing import Any
 
 import pandas as pd
 
-from autonesy.graph import sweep as sweep_module
+from autonesy.graph import results
 from autonesy.graph.rundir import CONFIG_FILE, read_json
 from autonesy.graph.summary import RunSummary, SummaryError
 from autonesy.tasks.task import DETAIL_LEVELS
@@ -116,11 +116,11 @@ def _row_from_run_dir(run_dir: Path) -> dict[str, Any] | None:
             "decoding": summary.decoding,
             "max_repairs": max_repairs if type(max_repairs) is int else None,
         },
-        "llm": summary.llm or sweep_module.EXPERT,
+        "llm": summary.llm or results.EXPERT,
         "task": summary.task,
         "repeat": 0,
     }
-    row = sweep_module.attempt_row(run_dir.parent, job, run_dir)
+    row = results.attempt_row(run_dir.parent, job, run_dir)
     row["run_dir"] = str(run_dir)
     return row
 
@@ -144,7 +144,7 @@ def load_results(paths: Iterable[str | Path]) -> tuple[list[dict[str, Any]], lis
         downstream.extend(row for row in more if isinstance(row, dict))
     if not rows and not downstream:
         raise ReportError("no results found (expected sweep directories, results.jsonl files or run directories)")
-    return sorted(rows.values(), key=sweep_module.order_key), downstream
+    return sorted(rows.values(), key=results.order_key), downstream
 
 
 _KEY_FIELDS = ("attempt_id", "task_spec", "llm", "format", "prompt", "detail", "policy")
@@ -179,7 +179,7 @@ def _checked_row(row: Any) -> dict[str, Any] | None:
     if not isinstance(row, dict) or not all(isinstance(row.get(key), str) for key in _KEY_FIELDS):
         return None
     checked: dict[str, Any] = {}
-    for key in sweep_module.ROW_FIELDS:
+    for key in results.ROW_FIELDS:
         value = row.get(key)
         if key in _NUMBER_FIELDS:
             fits = type(value) is int or (type(value) is float and math.isfinite(value))
@@ -198,11 +198,11 @@ def _results_in(path: Path) -> tuple[list[Any], list[Any]]:
     downstream: list[Any] = []
     found: list[Any] = []
     if path.is_file():
-        found = sweep_module.read_results(path)
-    elif (path / sweep_module.RESULTS_JSONL).is_file():
-        found = sweep_module.read_results(path)
-    elif (path / sweep_module.ATTEMPTS_DIR).is_dir():
-        found = sweep_module.collect_rows(path)
+        found = results.read_results(path)
+    elif (path / results.RESULTS_JSONL).is_file():
+        found = results.read_results(path)
+    elif (path / results.ATTEMPTS_DIR).is_dir():
+        found = results.collect_rows(path)
     else:
         for summary in sorted(path.rglob("summary.json")):
             row = _row_from_run_dir(summary.parent)
@@ -434,7 +434,7 @@ def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
     if compare_published:
         header += ["published F1", "published syntax errors"]
     rows, data = [], []
-    for llm in _ordered(df["llm"], [sweep_module.EXPERT]):
+    for llm in _ordered(df["llm"], [results.EXPERT]):
         part = df[df["llm"] == llm]
         model = str(part["model"].iloc[0])
         mean, std, n = _stats(part["f1"])
@@ -454,7 +454,7 @@ def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
             "llm_seconds_mean": float(part["llm_seconds"].mean()),
         }
         cells = [
-            model if model == llm or llm == sweep_module.EXPERT else f"{model} ({llm})",
+            model if model == llm or llm == results.EXPERT else f"{model} ({llm})",
             str(len(part)),
             _pm(mean, std),
             _pct(record["syntax_error_rate"]),
@@ -634,7 +634,7 @@ RELATION_COLOURS = {
 def plot_data(df: pd.DataFrame) -> dict[str, Any]:
     """The numbers behind the four plots (drawn as PNG here and in the browser by the viewer)."""
     formats = _ordered(df["format"], FORMATS)
-    models = _ordered(df["label"], [sweep_module.EXPERT])
+    models = _ordered(df["label"], [results.EXPERT])
     by_cell = df.groupby(["label", "format"])
     f1 = by_cell["f1"].agg(["mean", lambda v: v.std(ddof=0)]).set_axis(["mean", "std"], axis=1)
     syntax = by_cell["syntax_error"].mean()

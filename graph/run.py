@@ -33,12 +33,12 @@ from autonesy.agents.llm import (
     ResponseCache,
     backend_from_spec,
     default_llm_spec,
-    redact_spec,
 )
 from autonesy.agents.llm.guided import DECODING_MODES
 from autonesy.agents.llm.replay import recorded_decoding
 from autonesy.agents.policies import POLICIES, AttemptSpec, check_prompt_style, make_policy
 from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest, build_attempt_graph, json_safe
+from autonesy.graph.checkpoint_store import run_checkpointer
 from autonesy.graph.rundir import (  # first_link, package_versions, LINK_REFUSED, VERSIONED_PACKAGES: old paths
     CACHE_FILE,
     LINK_REFUSED,
@@ -50,12 +50,13 @@ from autonesy.graph.rundir import (  # first_link, package_versions, LINK_REFUSE
     run_or_resume,
 )
 from autonesy.graph.summary import RunSummary
-from autonesy.graph.trace import Tracer
+from autonesy.graph.tracer import Tracer
 from autonesy.tasks.registry import CATALOGUE, load_task
 from autonesy.tasks.task import Task
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S, LLM_TIMEOUT_S, MAX_REPAIRS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
+from autonesy.tools.llm_spec import redact_spec
 
 THREAD = {"configurable": {"thread_id": "attempt"}, "recursion_limit": 100}
 # What a resume must agree on: the same --out given to a different attempt is refused.
@@ -141,6 +142,21 @@ def resolve_training(
     return train, seeds or 5, epochs
 
 
+def training_note(requested: str, config: RunConfig) -> str:
+    """One line on what ``--train`` decided, so a run that trains nothing says why."""
+    if config.train == "none":
+        if requested == "auto":
+            why = (
+                "no annotated data"
+                if config.task not in CATALOGUE
+                else "--train auto trains only with the embedded model"
+            )
+            return f"training: none ({why}; --train spl,sl trains SPL and SL on an accepted formula)"
+        return "training: none"
+    epochs = f"{config.epochs} epochs" if config.epochs else "the trainer's epochs"
+    return f"training: {config.train} on an accepted formula, {config.seeds} seed(s), {epochs}"
+
+
 def task_data(task_spec: str, data_dir: str | Path | None = None) -> Any:
     """The task's annotated splits (built on first use) for the oracle test and training; None for
     tasks without data (task files, external benchmarks)."""
@@ -178,12 +194,15 @@ def default_run_dir(config: RunConfig, task: Task) -> Path:
 
 def config_record(config: RunConfig, task: Task, backend: ChatBackend | None) -> dict[str, Any]:
     """What ``config.json`` records: the resolved options, the task's name and spec, the LLM's label
-    (never its key)."""
+    (never its key), and the generation settings the backend sends (a ``max_tokens`` left unset on
+    the command line is the backend's default, which is what the server received)."""
+    sent = getattr(backend, "default_params", {}) or {}
     return {
         **asdict(config),
         "task": task.name,
         "task_spec": config.task,
         "llm": backend.label if backend else config.llm,
+        "max_tokens": config.max_tokens if config.max_tokens is not None else sent.get("max_tokens"),
     }
 
 
@@ -203,7 +222,9 @@ def run_attempt(
     the backend and the policy are all resolved here. ``backend``, ``labels`` and ``training``
     replace what would be built (tests, sweeps sharing one backend); ``progress`` shows training
     progress bars."""
+    requested_training = config.train
     config = config.resolved()
+    notify(training_note(requested_training, config))
     task = load_task(config.task)
     task.descriptions.get(config.detail)  # validates the detail level
     rundir = RunDir.open(Path(run_dir) if run_dir else default_run_dir(config, task), RunError)
@@ -227,10 +248,10 @@ def run_attempt(
         except LLMError as error:
             raise RunError(str(error)) from None
         rundir.claim(config_record(config, task, backend), IDENTITY, defaults={"decoding": "free"})
-        tracer = Tracer(rundir.path)
+        tracer = Tracer(rundir.path, progress=notify)
         spec = AttemptSpec(task, config.format, config.detail, config.prompt)
         runtime = AttemptRuntime(spec, policy, tracer, rundir.path, labels, config.compile_time_limit_s, training)
-        with rundir.checkpointer() as checkpointer:
+        with run_checkpointer(rundir) as checkpointer:
             state = run_or_resume(
                 build_attempt_graph(checkpointer),
                 THREAD,

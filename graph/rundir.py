@@ -2,8 +2,8 @@
 
 An attempt (``graph/run.py``) and a verification (``graph/verify/run.py``) keep their runs the same
 way, through this module: ``config.json`` names the run (the same ``--out`` given to a different
-run is refused with one line), ``checkpoints.sqlite`` holds LangGraph's checkpoints (read back as
-data only, see ``graph/checkpoint_store.py``) so running again resumes, and every output file is
+run is refused with one line), ``checkpoints.sqlite`` holds LangGraph's checkpoints (opened, as
+data only, by ``graph/checkpoint_store.py``) so running again resumes, and every output file is
 written atomically, so a kill leaves the old file or the new one, never half of one.
 
 A run directory may come from someone else (a colleague's results, a downloaded sweep): nothing in
@@ -18,10 +18,8 @@ from __future__ import annotations
 import json
 import os
 import platform
-import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
@@ -35,6 +33,7 @@ CONFIG_FILE = "config.json"
 CHECKPOINTS_FILE = "checkpoints.sqlite"
 CACHE_FILE = "llm_cache.sqlite"
 SUMMARY_FILE = "summary.json"
+TRAINING_DIR = "training"  # each NeSy training run's state per epoch and its result (resumable)
 LINK_REFUSED = "{} is a symbolic link; a run directory holds plain files only (nothing was run; choose a fresh --out)"
 JSON_LIMIT = 64 * 2**20  # bytes of one JSON file in a run directory (a summary is kilobytes)
 FRESH_OUT = "choose a fresh --out"
@@ -139,33 +138,6 @@ class RunDir:
         if differing:
             shown = ", ".join(f"{k}={_shown(previous.get(k))}" for k in differing)
             raise self.error(f"{self.path} holds a different run ({shown}); choose another --out")
-
-    @contextmanager
-    def checkpointer(self) -> Iterator[Any]:
-        """LangGraph's SQLite checkpointer on ``checkpoints.sqlite``, closed on exit. A file that is not LangGraph's
-        checkpoints (random bytes, a FIFO, a folder, a link, another schema) or a checkpoint that is not plain data
-        (crafted, or from another program) is one error line."""
-        from autonesy.graph.checkpoint_store import CheckpointError, data_checkpointer
-
-        path = self.path / CHECKPOINTS_FILE
-        try:
-            safe_files.check_sqlite(path, root=self.path)
-        except safe_files.UnsafeFileError as error:
-            raise self.error(f"{error}; {FRESH_OUT}") from None
-        connection = sqlite3.connect(path, check_same_thread=False)  # checked just above
-        try:
-            try:
-                saver = data_checkpointer(connection)
-            except CheckpointError as error:
-                raise self.error(f"{self.path}: {error}; {FRESH_OUT}") from None
-            # WAL (set by the saver) + NORMAL: a commit survives the process being killed, without an fsync each
-            connection.execute("PRAGMA synchronous=NORMAL")
-            try:
-                yield saver
-            except CheckpointError as error:
-                raise self.error(f"{self.path}: {error}") from None
-        finally:
-            connection.close()
 
     def write_text(self, name: str, text: str) -> None:
         """An output file (``name`` relative to the run directory, parents created), atomically, no link followed."""

@@ -20,7 +20,7 @@ Grammar dialects (``agents/llm/guided``): ``local`` â†’ llama.cpp, ``openai:`` â
 Keys only ever come from the environment; they are never part of a label, an error message, a
 response or a cache entry. They go only where they belong: ``OPENAI_API_KEY`` only to OpenAI's
 API (``api.openai.com``), and no key at all over plain ``http://`` except to a loopback address.
-A password in an endpoint URL is redacted (:func:`redact_spec`) wherever the spec is shown or written.
+A password in an endpoint URL is redacted (``tools/llm_spec.redact_spec``) wherever the spec is shown or written.
 """
 
 from __future__ import annotations
@@ -82,18 +82,6 @@ def _check_url(url: str) -> None:
         raise LLMError("config", f"bad LLM endpoint URL {public_url(url)!r}: {exc}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise LLMError("config", f"bad LLM endpoint URL {public_url(url)!r}: expected http(s)://HOST[:PORT]/v1")
-
-
-def redact_spec(spec: str | None) -> str | None:
-    """The spec as it may be shown or written: a password in an endpoint URL becomes ``***``."""
-    if not spec or "://" not in spec:
-        return spec
-    scheme, rest = spec.split("://", 1)
-    authority, slash, tail = rest.partition("/")
-    userinfo, at, host = authority.rpartition("@")
-    if not at or ":" not in userinfo:
-        return spec
-    return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{host}{slash}{tail}"
 
 
 def _is_loopback(host: str | None) -> bool:
