@@ -83,13 +83,13 @@ def first_link(run_dir: Path) -> str | None:
     return None
 
 
-def write_json(path: Path, data: Any, *, root: Path | None = None, **options: Any) -> None:
+def write_json(path: Path, data: Any, *, root: str | Path | None = None, **options: Any) -> None:
     """``data`` as indented JSON, written atomically below ``root`` (default: the file's folder; ``options`` go to
     ``json.dumps``): readers (a resumed sweep, the viewer) see the old file or the new one, never half of one."""
     safe_files.write_text(path, json.dumps(data, indent=2, **options), root=root)
 
 
-def read_json(path: Path, *, root: Path | None = None, limit: int = JSON_LIMIT) -> Any:
+def read_json(path: Path, *, root: str | Path | None = None, limit: int = JSON_LIMIT) -> Any:
     """The JSON value in ``path`` (below ``root``, no link followed), or None when it is missing, refused or not JSON
     (callers check its shape)."""
     try:

@@ -86,7 +86,7 @@ def _openat2(dir_fd: int, rel: str, flags: int, mode: int) -> int | None:
     raise OSError(code, os.strerror(code), rel)
 
 
-def _parts(path: Path, root: Path | None) -> tuple[Path, list[str]]:
+def _parts(path: str | Path, root: str | Path | None) -> tuple[Path, list[str]]:
     """(root, names below it) for ``path`` (``..`` taken lexically); refuses a path that leaves the root."""
     root = Path(root) if root is not None else Path(path).parent
     try:
@@ -110,7 +110,7 @@ def _kind(mode: int) -> str:
     return "a regular file"
 
 
-def _refusal(path: Path, what: str) -> UnsafeFileError:
+def _refusal(path: str | Path, what: str) -> UnsafeFileError:
     return UnsafeFileError(f"{path}: {what}; refused (a received directory holds plain files and folders only)")
 
 
@@ -162,7 +162,7 @@ def _first_refused(root_fd: int, root: Path, names: list[str]) -> UnsafeFileErro
     return None if stat.S_ISREG(mode) else _refusal(root.joinpath(*names), _kind(mode))
 
 
-def _open(path: Path, root: Path | None, flags: int, *, create_parents: bool = False) -> int:
+def _open(path: str | Path, root: str | Path | None, flags: int, *, create_parents: bool = False) -> int:
     """A descriptor of the regular file ``path`` below ``root``, no link followed, checked with ``fstat``."""
     root, names = _parts(path, root)
     if not names:
@@ -196,7 +196,7 @@ def _open(path: Path, root: Path | None, flags: int, *, create_parents: bool = F
     return fd
 
 
-def read_bytes(path: Path, *, root: Path | None = None, limit: int = READ_LIMIT) -> bytes:
+def read_bytes(path: str | Path, *, root: str | Path | None = None, limit: int = READ_LIMIT) -> bytes:
     """The bytes of the regular file ``path`` below ``root``; more than ``limit`` bytes is refused."""
     fd = _open(path, root, os.O_RDONLY)
     chunks, size = [], 0
@@ -214,7 +214,7 @@ def read_bytes(path: Path, *, root: Path | None = None, limit: int = READ_LIMIT)
     return b"".join(chunks)
 
 
-def read_text(path: Path, *, root: Path | None = None, limit: int = READ_LIMIT) -> str:
+def read_text(path: str | Path, *, root: str | Path | None = None, limit: int = READ_LIMIT) -> str:
     """The text (UTF-8, undecodable bytes replaced) of the regular file ``path`` below ``root``."""
     return read_bytes(path, root=root, limit=limit).decode("utf-8", errors="replace")
 
@@ -225,7 +225,7 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def write_bytes(path: Path, data: bytes, *, root: Path | None = None) -> None:
+def write_bytes(path: str | Path, data: bytes, *, root: str | Path | None = None) -> None:
     """Replace ``path`` below ``root`` by ``data`` atomically (missing folders made); readers see the old file or the
     new one. A target that is a link, a folder or a FIFO is refused and left as it is."""
     root, names = _parts(path, root)
@@ -267,17 +267,17 @@ def write_bytes(path: Path, data: bytes, *, root: Path | None = None) -> None:
         os.close(parent)
 
 
-def write_text(path: Path, text: str, *, root: Path | None = None) -> None:
+def write_text(path: str | Path, text: str, *, root: str | Path | None = None) -> None:
     """Replace ``path`` below ``root`` by ``text`` (UTF-8; a lone surrogate written as '?') atomically."""
     write_bytes(path, text.encode("utf-8", errors="replace"), root=root)
 
 
-def open_append(path: Path, *, root: Path | None = None) -> int:
+def open_append(path: str | Path, *, root: str | Path | None = None) -> int:
     """A descriptor for appending to the regular file ``path`` below ``root`` (created with its folders)."""
     return _open(path, root, os.O_WRONLY | os.O_APPEND | os.O_CREAT, create_parents=True)
 
 
-def append_text(path: Path, text: str, *, root: Path | None = None) -> None:
+def append_text(path: str | Path, text: str, *, root: str | Path | None = None) -> None:
     """Append ``text`` (UTF-8) to ``path`` below ``root`` in one write, closed at once."""
     fd = open_append(path, root=root)
     try:
@@ -286,7 +286,7 @@ def append_text(path: Path, text: str, *, root: Path | None = None) -> None:
         os.close(fd)
 
 
-def make_dirs(path: Path, *, root: Path | None = None) -> None:
+def make_dirs(path: str | Path, *, root: str | Path | None = None) -> None:
     """Make the folder ``path`` below ``root`` and its missing parents; an existing link on the way is refused."""
     root, names = _parts(path, root)
     root_fd = _open_root(root)
@@ -311,7 +311,7 @@ def output_dir(path: str | Path) -> Path:
     return path
 
 
-def entry_stat(path: Path, *, root: Path | None = None) -> os.stat_result | None:
+def entry_stat(path: str | Path, *, root: str | Path | None = None) -> os.stat_result | None:
     """The entry's own status (a link is not followed; no link may lead to it); None when it does not exist."""
     root, names = _parts(path, root)
     try:
@@ -330,7 +330,7 @@ def entry_stat(path: Path, *, root: Path | None = None) -> os.stat_result | None
         return None
 
 
-def is_file(path: Path, *, root: Path | None = None) -> bool:
+def is_file(path: str | Path, *, root: str | Path | None = None) -> bool:
     """Whether ``path`` is a regular file reached below ``root`` without any link."""
     try:
         found = entry_stat(path, root=root)
@@ -339,30 +339,7 @@ def is_file(path: Path, *, root: Path | None = None) -> bool:
     return found is not None and stat.S_ISREG(found.st_mode)
 
 
-def is_dir(path: Path, *, root: Path | None = None) -> bool:
-    """Whether ``path`` is a folder reached below ``root`` without any link."""
-    try:
-        found = entry_stat(path, root=root)
-    except OSError:
-        return False
-    return found is not None and stat.S_ISDIR(found.st_mode)
-
-
-def list_dir(path: Path, *, root: Path | None = None) -> list[str]:
-    """The names in the folder ``path`` below ``root`` (sorted); a link on the way is refused."""
-    root, names = _parts(path, root)
-    root_fd = _open_root(root)
-    try:
-        fd = _descend(root_fd, root, names, create=False)
-    finally:
-        os.close(root_fd)
-    try:
-        return sorted(os.listdir(fd))
-    finally:
-        os.close(fd)
-
-
-def remove(path: Path, *, root: Path | None = None) -> None:
+def remove(path: str | Path, *, root: str | Path | None = None) -> None:
     """Remove the file (or link) ``path`` below ``root`` if it exists; a link on the way is refused."""
     root, names = _parts(path, root)
     if not names:
@@ -382,7 +359,7 @@ def remove(path: Path, *, root: Path | None = None) -> None:
         os.close(parent)
 
 
-def check_sqlite(path: Path, *, root: Path | None = None) -> None:
+def check_sqlite(path: str | Path, *, root: str | Path | None = None) -> None:
     """Refuse an SQLite file below ``root`` before SQLite opens it by name: the database and its journal, WAL and
     shared-memory files must be absent or regular files, and a non-empty database must start with SQLite's header
     (random bytes, a FIFO that would block, a folder or a link are one line)."""
@@ -408,9 +385,7 @@ __all__ = [
     "append_text",
     "check_sqlite",
     "entry_stat",
-    "is_dir",
     "is_file",
-    "list_dir",
     "make_dirs",
     "open_append",
     "output_dir",
