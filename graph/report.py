@@ -7,11 +7,13 @@ others (error, unfinished, pending) it left out.
 
 Definitions (docs/architecture.md §6, as in auto-nesy-bench):
 - **F1** of an attempt is the F1 of its accepted formula against the ground truth; a rejected
-  attempt (no usable formula after repair, or a failed LLM call) counts as **F1 = 0**.
-  Attempts on tasks without a ground truth are left out of F1.
+  attempt (no usable formula after repair, or an empty answer) counts as **F1 = 0**.
+  Attempts on tasks without a ground truth are left out of F1. Attempts that ended ``infra_failed``
+  (the endpoint failed past its retries) or ``error`` are no model's outcome: they are left out of
+  every rate and listed with their counts.
 - **syntax-error rate**: the share of attempts rejected because no parseable formula was reached
-  (after autofix and repair, or the repair agent answered [[OK]] on an error). LLM call failures
-  are reported separately ("LLM errors") and are not syntax errors.
+  (after autofix and repair, or the repair agent answered [[OK]] on an error). Empty answers
+  are reported separately ("empty answers") and are not syntax errors.
 - **mean ± std**: over the attempts of the group (population standard deviation, so a group of
   one attempt shows ± 0.000).
 - relation shares: equal / permissive / strict / incomparable among all attempts, rejected ones
@@ -21,7 +23,7 @@ Tables (each written as Markdown, LaTeX and CSV; CSV holds numbers, mean and std
 columns):
 - ``by_setting``: F1 (and, second table, syntax-error rate) by output format × description level ×
   prompting — the paper's first table;
-- ``by_llm``: per LLM: F1, syntax errors, LLM errors, relation shares, repair rounds, autofixes,
+- ``by_llm``: per LLM: F1, syntax errors, empty answers, relation shares, repair rounds, autofixes,
   tokens, latency — the paper's second table;
 - ``marginals``: F1 per format, per description level, per prompt style and per benchmark; with
   ``compare_published`` the published figures of docs/tasks.md next to ours (computed on the same slice:
@@ -156,6 +158,7 @@ _NUMBER_FIELDS = {
     "semantic_rounds",
     "n_autofixes",
     "llm_calls",
+    "cached_calls",
     "prompt_tokens",
     "completion_tokens",
     "llm_seconds",
@@ -170,7 +173,7 @@ _NUMBER_FIELDS = {
     "fn",
     "tn",
 }
-_FLAG_FIELDS = {"syntax_error", "llm_error", "oracle_passed", "compiled", "exact"}
+_FLAG_FIELDS = {"syntax_error", "oracle_passed", "compiled", "exact"}
 
 
 def _checked_row(row: Any) -> dict[str, Any] | None:
@@ -255,8 +258,8 @@ def frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     if df.empty:
         return df
     df["f1"] = pd.to_numeric(df["f1"], errors="coerce")
-    for column in ("syntax_error", "llm_error"):
-        df[column] = df[column].fillna(False).astype(bool)
+    df["syntax_error"] = df["syntax_error"].fillna(False).astype(bool)
+    df["empty_answer"] = df["failure"] == "empty_answer" if "failure" in df else False
     df["rejected"] = df["status"] == "rejected"
     df["relation_or_rejected"] = [
         ("rejected" if rej else (rel if isinstance(rel, str) and rel else "unscored"))
@@ -424,10 +427,10 @@ def _match_published_model(model: str) -> str | None:
 
 
 def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
-    """The paper's second table: per LLM, F1, syntax and LLM errors, relation shares, repair rounds, autofixes, tokens
+    """The paper's second table: per LLM, F1, syntax errors and empty answers, relation shares, repair rounds, autofixes, tokens
     and latency (optionally next to the published figures)."""
     header = (
-        ["LLM", "attempts", "F1", "syntax errors", "LLM errors"]
+        ["LLM", "attempts", "F1", "syntax errors", "empty answers"]
         + [r for r in RELATION_ORDER]
         + ["repair rounds", "autofixes", "tokens", "LLM s"]
     )
@@ -446,7 +449,7 @@ def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
             "f1_std": std,
             "f1_n": n,
             "syntax_error_rate": float(part["syntax_error"].mean()),
-            "llm_error_rate": float(part["llm_error"].mean()),
+            "empty_answer_rate": float(part["empty_answer"].mean()),
             **{f"share_{r}": float((part["relation_or_rejected"] == r).mean()) for r in RELATION_ORDER},
             "repair_rounds_mean": float(part["repair_rounds"].mean()),
             "autofixes_mean": float(part["n_autofixes"].mean()),
@@ -458,7 +461,7 @@ def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
             str(len(part)),
             _pm(mean, std),
             _pct(record["syntax_error_rate"]),
-            _pct(record["llm_error_rate"]),
+            _pct(record["empty_answer_rate"]),
         ]
         cells += [_pct(record[f"share_{r}"]) for r in RELATION_ORDER]
         cells += [

@@ -229,13 +229,16 @@ def test_a_crafted_checkpoints_file_is_one_line_naming_it(tmp_path, kind):
 
 
 @pytest.mark.parametrize("kind", [*KINDS, "responses columns"])
-def test_a_crafted_response_cache_is_one_line_naming_it(tmp_path, kind):
-    out = tmp_path / "run"
+def test_a_crafted_response_cache_in_a_verification_is_one_line_naming_it(tmp_path, kind):
+    out = tmp_path / "verification"
     out.mkdir()
     craft(out / "llm_cache.sqlite", kind, tmp_path / "elsewhere")
+    (tmp_path / "instruction.txt").write_text("Answer in one word.")
+    (tmp_path / "output.txt").write_text("Yes")
     spec = "http://127.0.0.1:9/v1@unreachable"  # never asked: the cache is refused first
-    result = runner.invoke(app, ["run", "--task", "fashion", "--llm", spec, "--out", str(out)])
-    assert result.exit_code == 1, result.output
+    files = ["--instruction", str(tmp_path / "instruction.txt"), "--output", str(tmp_path / "output.txt")]
+    result = runner.invoke(app, ["verify", *files, "--llm", spec, "--out", str(out)])
+    assert result.exit_code == 2, result.output  # verify's exit status for an error
     [line] = error_lines(result)
     assert "Traceback" not in result.output and isinstance(result.exception, SystemExit)  # a clean exit
     assert "llm_cache.sqlite" in line and "fresh --out" in line, line
