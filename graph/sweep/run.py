@@ -51,6 +51,7 @@ from autonesy.tasks.registry import load_task
 from autonesy.tasks.task import TaskError
 from autonesy.tools import safe_files
 from autonesy.tools.llm_spec import redact_spec
+from autonesy.tools.terminal_text import terminal_text
 
 LOCK_FILE = ".sweep.lock"
 CHARS_PER_TOKEN = 4  # the usual estimate for English text and code
@@ -242,9 +243,9 @@ def run_sweep(
             lines = [f"{item}: {len(reasons)} left out (also in {out / SWEEP_FILE}):"]
             lines += [f"  {key}: {reason}" for key, reason in reasons.items()]
             if console is not None:
-                console.print("\n".join(lines), highlight=False, markup=False)
+                console.print(terminal_text("\n".join(lines)), highlight=False, markup=False, emoji=False)
             else:
-                print("\n".join(lines), file=sys.stderr)
+                print(terminal_text("\n".join(lines)), file=sys.stderr)
     with _exclusive(out):
         safe_files.make_dirs(out / ATTEMPTS_DIR, root=out)  # a received sweep's attempts/ may be a link: refused
         _record_grid(out, spec, jobs, left_out)
