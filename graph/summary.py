@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_core import PydanticUseDefault
 
 from autonesy.graph.rundir import SUMMARY_FILE, read_json
+from autonesy.tools import safe_files
 from autonesy.tools.errors import AutonesyError
 
 SUMMARY_SCHEMA_VERSION = 1  # the summary.json written before schema_version existed is version 1 too
@@ -172,9 +173,9 @@ class RunSummary(Record):
     def read(cls, run_dir: Path) -> RunSummary | None:
         """The summary in ``run_dir``; None when there is none yet (the attempt has not finished)."""
         path = Path(run_dir) / SUMMARY_FILE
-        if not path.is_file():
+        if safe_files.entry_stat(path) is None:
             return None
-        data = read_json(path)
+        data = read_json(path)  # a link, a FIFO or a folder in its place is refused: not a summary
         if not isinstance(data, dict):
             raise SummaryError(f"{path} is not a run summary (damaged, or from another program)")
         return cls.model_validate(data)
