@@ -440,3 +440,15 @@ def test_a_count_past_two_to_the_53_is_kept_exactly_as_text():
     )  # fmt: skip
     kept = FormulaScore.model_validate(json_safe(computed.to_dict()))
     assert kept.tp == kept.tn == "1267650600228229401496703205377" and kept.fp == 0
+
+
+@settings(max_examples=50, deadline=None)
+@given(passed=st.booleans(), counts=st.lists(st.integers(0, 10**9), min_size=5, max_size=5))
+def test_the_summary_keeps_the_oracle_verdict_the_task_layer_computed(passed, counts):
+    """The same boundary for the oracle test: tasks/oracle_test's result, as the attempt graph carries
+    it (with its feedback text), reads back into the summary's verdict field for field."""
+    from autonesy.tasks.oracle_test import OracleTestResult
+
+    computed = OracleTestResult(passed, *counts)
+    kept = OracleVerdict.model_validate({**computed.to_dict(), "feedback": computed.feedback()})
+    assert kept.model_dump() == {name: getattr(computed, name) for name in OracleVerdict.model_fields}
