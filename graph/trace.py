@@ -92,6 +92,23 @@ def read_trace(run_dir: str | Path) -> list[dict[str, Any]]:
     return events
 
 
+def first_answer_syntax_error(run_dir: Path) -> bool | None:
+    """Whether the attempt's first answer failed the syntax check (before any repair or autofix round
+    could help): a ``syntax_error`` event before the first ``check_syntax`` node finished. None when the
+    trace never got there (no trace, or the first LLM call failed). Reads only the trace's head."""
+    path = Path(run_dir) / TRACE_FILE
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if line.startswith('{"event": "syntax_error"'):
+                    return True
+                if line.startswith('{"event": "node"') and '"node": "check_syntax"' in line:
+                    return False
+    except OSError:
+        return None
+    return None
+
+
 def _read_config(run_dir: Path) -> dict[str, Any]:
     try:
         config = json.loads((run_dir / "config.json").read_text(encoding="utf-8", errors="replace"))

@@ -12,7 +12,9 @@ Accepted forms::
     PATH.toml                         a config file with an [llm] table: base_url, model, api_key_env,
                                       timeout_s, max_tokens, temperature (and optionally retries, and
                                       grammar = llama.cpp | vllm | vllm-legacy | sglang | json_schema | none:
-                                      how the server takes a grammar for --decoding grammar)
+                                      how the server takes a grammar for --decoding grammar;
+                                      prompt_price_per_mtok and completion_price_per_mtok: what a million
+                                      tokens cost, for ``report``'s costs)
 
 Grammar dialects (``agents/llm/guided``): ``local`` → llama.cpp, ``openai:`` → json_schema, a bare
 ``http(s)://…@MODEL`` → none (the server kind is unknown: name it in a TOML config).
@@ -26,8 +28,10 @@ A password in an endpoint URL is redacted (:func:`redact_spec`) wherever the spe
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -175,6 +179,39 @@ def openai_compatible_backend(
     )
 
 
+PRICE_KEYS = ("prompt_price_per_mtok", "completion_price_per_mtok")
+
+
+@dataclass(frozen=True)
+class LLMPrices:
+    """What an LLM's tokens cost, per million (the ``[llm]`` table's optional price keys), for the report's costs."""
+
+    prompt: float
+    completion: float
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        """The cost of that many tokens."""
+        return (prompt_tokens * self.prompt + completion_tokens * self.completion) / 1e6
+
+
+def llm_prices(spec: str) -> LLMPrices | None:
+    """The prices an LLM spec's TOML config names (both keys, numbers ≥ 0); None for any other spec, an unreadable
+    file or a config without them (a report then shows no cost, never a guessed one)."""
+    path = Path(spec)
+    if path.suffix.lower() != ".toml" or not path.is_file():
+        return None
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8")).get("llm")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    if not isinstance(table, dict):
+        return None
+    values = [table.get(key) for key in PRICE_KEYS]
+    if not all(type(v) in (int, float) and math.isfinite(v) and v >= 0 for v in values):
+        return None
+    return LLMPrices(float(values[0]), float(values[1]))
+
+
 def _from_config_file(path: Path, **overrides: Any) -> ChatBackend:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -202,6 +239,7 @@ def _from_config_file(path: Path, **overrides: Any) -> ChatBackend:
         "fold_system",
         "spec",
         "grammar",
+        *PRICE_KEYS,
     }
     unknown = sorted(set(table) - known)
     if unknown:

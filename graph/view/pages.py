@@ -110,17 +110,12 @@ def table_rows(rows: list[dict[str, Any]], link: Callable[[str], str]) -> dict[s
 
 def sweep_summary(rows: list[dict[str, Any]], compare_published: bool) -> dict[str, Any]:
     """The report's tables and plot data over the finished rows."""
-    df = report.frame(rows)
     counts: dict[str, int] = defaultdict(int)
     for row in rows:
         counts[row.get("status") or "?"] += 1
-    if df.empty:
-        return {"tables": [], "plots": [], "counts": dict(counts)}
-    tables = report.setting_tables(df) + [
-        report.llm_table(df, compare_published),
-        report.marginals_table(df, compare_published),
-    ]
-    return {"tables": tables, "plots": plotly_figures(report.plot_data(df)), "counts": dict(counts)}
+    tables, df, _ = report.report_tables(rows, compare_published=compare_published)
+    plots = plotly_figures(report.plot_data(df)) if not df.empty else []
+    return {"tables": tables, "plots": plots, "counts": dict(counts)}
 
 
 def plotly_figures(data: dict[str, Any]) -> list[dict[str, Any]]:

@@ -4,6 +4,7 @@ Markdown/LaTeX/CSV files, PNG plots, --compare-published, run directories, the C
 import csv
 import io
 import json
+import math
 
 import pytest
 from typer.testing import CliRunner
@@ -147,7 +148,15 @@ def test_tables_hold_the_hand_computed_values(results_dir, tmp_path):
     report = build_report([results_dir], tmp_path / "r", compare_published=True, plots=False)
     assert report.counted == 8 and report.left_out == {"error": 1, "pending": 1}
     tables = {t.name: t for t in report.tables}
-    assert set(tables) == {"by_setting", "syntax_errors_by_setting", "by_llm", "marginals", "downstream"}
+    assert set(tables) == {
+        "by_setting",
+        "syntax_errors_by_setting",
+        "by_llm",
+        "per_task",
+        "cost_by_llm",
+        "marginals",
+        "downstream",
+    }
     by_llm = {r["llm"]: r for r in tables["by_llm"].data}
     qwen, gpt = by_llm[QWEN], by_llm[GPT]
     assert qwen["llm"] == QWEN and gpt["llm"] == GPT
@@ -165,7 +174,13 @@ def test_tables_hold_the_hand_computed_values(results_dir, tmp_path):
     assert qwen["published_model"] == "qwen3-8b" and qwen["published_f1"] == 0.372
     assert gpt["f1_mean"] == pytest.approx(0.7) and gpt["syntax_error_rate"] == 0 and gpt["llm_error_rate"] == 0.25
     assert (gpt["published_f1"], gpt["published_syntax_error_rate"]) == (0.786, 0.078)
-    cell = {(r["format"], r["detail"], r["prompt"]): r for r in tables["by_setting"].data}
+    by_llm_cell = {(r["llm"], r["format"], r["detail"], r["prompt"]): r for r in tables["by_setting"].data}
+    assert by_llm_cell[(QWEN, "cpmpy", "not-detailed", "zs")]["f1_mean"] == 0.25  # two LLMs: two cells
+    assert by_llm_cell[(GPT, "cpmpy", "not-detailed", "zs")]["f1_mean"] == 1.0
+    pooled = build_report([results_dir], tmp_path / "p", plots=False, pool=["llm"])
+    by_setting = next(t for t in pooled.tables if t.name == "by_setting")
+    assert "pooled on request over llm: " + ", ".join(sorted([GPT, QWEN])) + "." in by_setting.notes
+    cell = {(r["format"], r["detail"], r["prompt"]): r for r in by_setting.data}
     assert cell[("cpmpy", "not-detailed", "zs")]["f1_mean"] == pytest.approx(0.625)
     assert cell[("cpmpy", "not-detailed", "zs")]["f1_std"] == pytest.approx(0.375)
     assert cell[("dimacs", "not-detailed", "zs")]["syntax_error_rate"] == 0.5
@@ -194,7 +209,9 @@ def test_files_in_three_formats_and_png_plots(results_dir, tmp_path):
     for name in ("by_setting", "syntax_errors_by_setting", "by_llm", "marginals", "downstream"):
         for suffix in ("md", "tex", "csv"):
             assert (out / f"{name}.{suffix}").stat().st_size > 0, (name, suffix)
-    assert "| dimacs | 1.000 ± 0.000 | 0.400 ± 0.400 | 0.700 ± 0.412 |" in (out / "by_setting.md").read_text()
+    by_setting = (out / "by_setting.md").read_text()
+    assert "| llm | format | detailed · zs | not-detailed · zs | all |" in by_setting
+    assert "| gpt-oss-120b (openai:gpt-oss-120b) | all | 0.500 ± 0.500 | 0.900 ± 0.100 | 0.700 ± 0.412 |" in by_setting
     latex = (out / "by_llm.tex").read_text()
     assert "\\begin{tabular}" in latex and "$\\pm$" in latex and "\\%" in latex
     records = list(csv.DictReader(io.StringIO((out / "by_llm.csv").read_text())))
@@ -266,3 +283,145 @@ def test_downstream_table_reads_training_results_next_to_attempts(tmp_path):
         (0.6 + 0.85) / 2 - 0.85
     )
     assert rows[("generated", "strict")]["delta_f1"] == pytest.approx(0.6 - 0.85)
+
+
+def _results(tmp_path, rows, name="sweep"):
+    out = tmp_path / name
+    out.mkdir()
+    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return out
+
+
+def _tables(report):
+    return {t.name: t for t in report.tables}
+
+
+def test_two_policies_are_two_cells_unless_pooled_on_request(tmp_path):
+    # The same grid point under two policies (zs and oracle-feedback, both with the zs prompt): F1 1.0 and 0.0.
+    zs = row(QWEN, "nat", "detailed", 1.0)
+    oracle = {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "o", "policy": "oracle-feedback"}
+    report = build_report([_results(tmp_path, [zs, oracle])], tmp_path / "r", plots=False)
+    tables = _tables(report)
+    cells = {(r["policy"], r["format"], r["detail"], r["prompt"]): r["f1_mean"] for r in tables["by_setting"].data}
+    assert cells[("zs", "nat", "detailed", "zs")] == 1.0 and cells[("oracle-feedback", "nat", "detailed", "zs")] == 0.0
+    header = (tmp_path / "r" / "by_llm.csv").read_text().splitlines()[0].split(",")
+    assert "policy" in header and "policy" in tables["by_llm"].header
+    assert {r["policy"]: r["attempts"] for r in tables["by_llm"].data} == {"zs": 1, "oracle-feedback": 1}
+    pooled = _tables(build_report([tmp_path / "sweep"], tmp_path / "p", plots=False, pool=["policy"]))
+    [all_cell] = [r for r in pooled["by_setting"].data if r["format"] == "nat" and r["detail"] == "detailed"]
+    assert all_cell["f1_mean"] == 0.5 and "policy" not in all_cell
+    assert "pooled on request over policy: oracle-feedback, zs." in pooled["by_llm"].notes
+    with pytest.raises(ReportError, match="cannot pool over colour"):
+        build_report([tmp_path / "sweep"], tmp_path / "q", plots=False, pool=["colour"])
+
+
+def test_a_policy_that_follows_the_prompt_is_no_extra_column(tmp_path):
+    # ROWS: policy == prompt in every row, so policy distinguishes nothing the prompt does not.
+    rows = [row(QWEN, "nat", "detailed", 1.0), row(QWEN, "nat", "detailed", 0.5, prompt="zs-cot")]
+    assert [r["policy"] for r in rows] == ["zs", "zs-cot"]
+    tables = _tables(build_report([_results(tmp_path, rows)], tmp_path / "r", plots=False))
+    assert tables["by_llm"].header[:3] == ["LLM", "attempts", "tasks"]
+    assert tables["by_setting"].header == ["format", "detailed · zs", "detailed · zs-cot", "all"]
+
+
+def test_bootstrap_interval_is_seeded_and_a_constant_column_is_a_point():
+    from autonesy.graph.report import bootstrap_ci
+
+    assert bootstrap_ci([0.7, 0.7, 0.7]) == (0.7, 0.7)
+    assert bootstrap_ci([0.25]) == (0.25, 0.25)
+    low, high = bootstrap_ci([0.0, 1.0] * 10)
+    assert (low, high) == bootstrap_ci([0.0, 1.0] * 10)  # the fixed seed: the same report twice
+    # mean 0.5, standard error sqrt(0.25 / 20) ≈ 0.112: a 95 % interval about ±0.22, inside [0, 1]
+    assert 0.25 < low < 0.35 and 0.65 < high < 0.75
+    assert all(math.isnan(v) for v in bootstrap_ci([]))
+
+
+def test_costs_are_tokens_times_prices_from_the_llm_config(tmp_path):
+    config = tmp_path / "server.toml"
+    config.write_text(
+        '[llm]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n'
+        "prompt_price_per_mtok = 0.5\ncompletion_price_per_mtok = 2.0\n"
+    )
+    priced = [{**row(str(config), "nat", d, 1.0), "attempt_id": d} for d in ("detailed", "not-detailed")]
+    free = row(QWEN, "nat", "detailed", 1.0)
+    report = build_report([_results(tmp_path, [*priced, free])], tmp_path / "r", plots=False)
+    costs = {r["llm"]: r for r in _tables(report)["cost_by_llm"].data}
+    # two attempts × (100 prompt, 50 completion) tokens: 200 × 0.5 / 1e6 + 100 × 2.0 / 1e6
+    assert costs[str(config)]["prompt_tokens"] == 200 and costs[str(config)]["completion_tokens"] == 100
+    assert costs[str(config)]["cost"] == pytest.approx(200 * 0.5 / 1e6 + 100 * 2.0 / 1e6)
+    assert costs[str(config)]["cost_per_attempt"] == pytest.approx((200 * 0.5 + 100 * 2.0) / 1e6 / 2)
+    assert costs[QWEN]["cost"] is None and costs[QWEN]["prompt_tokens"] == 100
+
+
+def test_infrastructure_failures_are_listed_apart_and_never_scored(tmp_path):
+    ok = row(QWEN, "nat", "detailed", 1.0)
+    down = {
+        **row(QWEN, "nat", "not-detailed", None, status="infra_failed"),
+        "f1": None,
+        "failure": "connection",
+        "reason": "LLM error (connection): refused after 3 retries",
+    }
+    report = build_report([_results(tmp_path, [ok, down])], tmp_path / "r", plots=False)
+    tables = _tables(report)
+    assert report.counted == 1 and report.left_out == {"infra_failed": 1}
+    [llm] = tables["by_llm"].data
+    assert llm["attempts"] == 1 and llm["f1_mean"] == 1.0 and llm["llm_error_rate"] == 0
+    infra = tables["infra_failed"]
+    assert infra.title.endswith(": 1") and infra.rows[0][infra.header.index("failure")] == "connection"
+    assert "by kind: connection 1." in infra.notes
+    assert "_infrastructure failures (never scored): 1_" in report.render("md")
+
+
+def test_syntax_errors_before_and_after_repair_come_from_the_traces(tmp_path):
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    from autonesy.agents.llm import LangChainChatBackend
+
+    one_hot = "p cnf 10 46\n1 2 3 4 5 6 7 8 9 10 0\n" + "".join(
+        f"-{a} -{b} 0\n" for a in range(1, 11) for b in range(a + 1, 11)
+    )
+    good, broken = f"<cnf>\n{one_hot}</cnf>", "<cnf>\np cnf 10 1\n1 2 banana 0\n</cnf>"
+    sweep = tmp_path / "runs"
+    for name, answers in (("fixed", [broken, f"[[FIXED]]\n{good}"]), ("clean", [good]), ("broken", [broken] * 3)):
+        config = RunConfig(task="fashion", format="dimacs", llm="scripted", max_repairs=2)
+        model = FakeListChatModel(responses=answers)
+        run_attempt(config, sweep / name, backend=LangChainChatBackend(model, "scripted", "fake", retries=1))
+    report = build_report([sweep], tmp_path / "r", plots=False)
+    tables = _tables(report)
+    [llm] = tables["by_llm"].data
+    # first answers: broken, good, broken → 2/3 before repair; after repair only "broken" is left → 1/3
+    assert llm["first_answer_syntax_error_rate"] == pytest.approx(2 / 3)
+    assert llm["syntax_error_rate"] == pytest.approx(1 / 3)
+    [task] = tables["per_task"].data
+    assert task["task"] == "fashion" and task["first_answer_syntax_error_rate_mean"] == pytest.approx(2 / 3)
+    assert task["accepted_rate_mean"] == pytest.approx(2 / 3) and task["f1_mean"] == pytest.approx(2 / 3)
+
+
+def test_per_task_table_keeps_tasks_and_llms_apart(tmp_path):
+    rows = [
+        row(QWEN, "nat", "detailed", 1.0),
+        row(QWEN, "cpmpy", "detailed", 0.5),
+        {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "s", "task": "sushi"},
+        row(GPT, "nat", "detailed", 0.25),
+    ]
+    tables = _tables(build_report([_results(tmp_path, rows)], tmp_path / "r", plots=False))
+    per_task = {(r["task"], r["llm"]): r for r in tables["per_task"].data}
+    assert set(per_task) == {("fashion", QWEN), ("sushi", QWEN), ("fashion", GPT)}
+    assert per_task[("fashion", QWEN)]["f1_mean"] == 0.75 and per_task[("fashion", QWEN)]["attempts"] == 2
+    assert per_task[("sushi", QWEN)]["syntax_error_rate_mean"] == 1.0
+    assert per_task[("fashion", GPT)]["f1_ci_low"] == per_task[("fashion", GPT)]["f1_ci_high"] == 0.25
+
+
+def test_compare_published_uses_the_catalogue_tasks_and_says_how_many(tmp_path):
+    rows = [
+        row(QWEN, "cpmpy", "detailed", 1.0),
+        {**row(QWEN, "cpmpy", "detailed", 0.0), "attempt_id": "t", "task": "mine", "benchmark": "taskfile"},
+    ]
+    tables = _tables(build_report([_results(tmp_path, rows)], tmp_path / "r", plots=False, compare_published=True))
+    marginals = {(r["slice"], r["value"]): r for r in tables["marginals"].data}
+    assert marginals[("format", "cpmpy")]["f1_mean"] == 1.0 and marginals[("format", "cpmpy")]["tasks"] == 1
+    note = tables["marginals"].notes[-1]
+    assert "all 18 catalogue tasks" in note and "our 1 catalogue task(s) only (fashion)" in note
+    assert "1 other task(s) left out" in note
+    by_benchmark = {r["benchmark"]: r for r in tables["by_llm"].data}  # the task set varies: a key column
+    assert by_benchmark["catalogue"]["f1_catalogue_mean"] == 1.0 and by_benchmark["taskfile"]["f1_mean"] == 0.0
