@@ -60,7 +60,7 @@ from autonesy.agents.llm.spec import LLMPrices, llm_prices
 from autonesy.graph import sweep as sweep_module
 from autonesy.graph.rundir import CONFIG_FILE, read_json
 from autonesy.graph.summary import RunSummary, SummaryError
-from autonesy.graph.trace import first_answer_syntax_error
+from autonesy.graph.trace import first_answer_syntax_error, shorten
 from autonesy.tasks.registry import TASK_NAMES
 from autonesy.tasks.task import DETAIL_LEVELS
 from autonesy.tools.errors import AutonesyError
@@ -775,7 +775,7 @@ def infra_table(rows: Sequence[Mapping[str, Any]]) -> Table | None:
     if not failed:
         return None
     columns = ["llm", "task", "format", "prompt", "detail", "policy", "failure", "reason"]
-    shown = [[_short(r.get(c)) for c in columns] for r in failed]
+    shown = [[shorten(r.get(c)) for c in columns] for r in failed]
     data = [{c: r.get(c) for c in ["attempt_id", *columns]} for r in failed]
     kinds = pd.Series([r.get("failure") or "?" for r in failed]).value_counts()
     return Table(
@@ -789,15 +789,6 @@ def infra_table(rows: Sequence[Mapping[str, Any]]) -> Table | None:
             "these attempts count in no rate and no F1; the same command retries them.",
         ],
     )
-
-
-def _short(value: Any, limit: int = 120) -> str:
-    """A cell's text on one line, cut at a word boundary."""
-    text = " ".join(str("" if value is None else value).split())
-    if len(text) <= limit:
-        return text
-    cut = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
-    return cut + " …"
 
 
 def marginals_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -> Table:
