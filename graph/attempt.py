@@ -25,6 +25,7 @@ from langgraph.runtime import Runtime
 
 from autonesy.agents.llm import LLMError
 from autonesy.agents.policies import AgentTurn, AttemptSpec, Policy
+from autonesy.graph.rundir import TRAINING_DIR
 from autonesy.graph.trace import Tracer, change_summary, traced_node
 from autonesy.tasks.oracle_test import oracle_test
 from autonesy.tools.cnf import CNF, parse_dimacs, to_dimacs
@@ -344,6 +345,7 @@ def train(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
         progress=request.progress,
         config=TrainConfig(threads=request.threads),
         formula_score=state.get("metrics"),
+        resume_dir=rt.run_dir / TRAINING_DIR,
     )
     return {"downstream": json_safe(result)}
 
@@ -402,6 +404,7 @@ def _traced(name: str, node):
 
     def run(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> dict[str, Any]:
         rt = runtime.context
+        rt.tracer.starting(name)
         return traced_node(rt.tracer.event, name, lambda s: node(s, rt))(state)
 
     return run

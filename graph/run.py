@@ -141,6 +141,21 @@ def resolve_training(
     return train, seeds or 5, epochs
 
 
+def training_note(requested: str, config: RunConfig) -> str:
+    """One line on what ``--train`` decided, so a run that trains nothing says why."""
+    if config.train == "none":
+        if requested == "auto":
+            why = (
+                "no annotated data"
+                if config.task not in CATALOGUE
+                else "--train auto trains only with the embedded model"
+            )
+            return f"training: none ({why}; --train spl,sl trains SPL and SL on an accepted formula)"
+        return "training: none"
+    epochs = f"{config.epochs} epochs" if config.epochs else "the trainer's epochs"
+    return f"training: {config.train} on an accepted formula, {config.seeds} seed(s), {epochs}"
+
+
 def task_data(task_spec: str, data_dir: str | Path | None = None) -> Any:
     """The task's annotated splits (built on first use) for the oracle test and training; None for
     tasks without data (task files, external benchmarks)."""
@@ -178,12 +193,15 @@ def default_run_dir(config: RunConfig, task: Task) -> Path:
 
 def config_record(config: RunConfig, task: Task, backend: ChatBackend | None) -> dict[str, Any]:
     """What ``config.json`` records: the resolved options, the task's name and spec, the LLM's label
-    (never its key)."""
+    (never its key), and the generation settings the backend sends (a ``max_tokens`` left unset on
+    the command line is the backend's default, which is what the server received)."""
+    sent = getattr(backend, "default_params", {}) or {}
     return {
         **asdict(config),
         "task": task.name,
         "task_spec": config.task,
         "llm": backend.label if backend else config.llm,
+        "max_tokens": config.max_tokens if config.max_tokens is not None else sent.get("max_tokens"),
     }
 
 
@@ -203,7 +221,9 @@ def run_attempt(
     the backend and the policy are all resolved here. ``backend``, ``labels`` and ``training``
     replace what would be built (tests, sweeps sharing one backend); ``progress`` shows training
     progress bars."""
+    requested_training = config.train
     config = config.resolved()
+    notify(training_note(requested_training, config))
     task = load_task(config.task)
     task.descriptions.get(config.detail)  # validates the detail level
     rundir = RunDir.open(Path(run_dir) if run_dir else default_run_dir(config, task), RunError)
@@ -227,7 +247,7 @@ def run_attempt(
         except LLMError as error:
             raise RunError(str(error)) from None
         rundir.claim(config_record(config, task, backend), IDENTITY, defaults={"decoding": "free"})
-        tracer = Tracer(rundir.path)
+        tracer = Tracer(rundir.path, progress=notify)
         spec = AttemptSpec(task, config.format, config.detail, config.prompt)
         runtime = AttemptRuntime(spec, policy, tracer, rundir.path, labels, config.compile_time_limit_s, training)
         with rundir.checkpointer() as checkpointer:

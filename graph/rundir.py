@@ -32,6 +32,7 @@ CONFIG_FILE = "config.json"
 CHECKPOINTS_FILE = "checkpoints.sqlite"
 CACHE_FILE = "llm_cache.sqlite"
 SUMMARY_FILE = "summary.json"
+TRAINING_DIR = "training"  # each NeSy training run's state per epoch and its result (resumable)
 LINK_REFUSED = "{} is a symbolic link; a run directory holds plain files only (nothing was run)"
 
 VERSIONED_PACKAGES = (

@@ -36,14 +36,34 @@ def environment_secrets() -> list[str]:
     return [value for name, value in os.environ.items() if _SECRET_NAME.search(name) and len(value) >= 8]
 
 
+NODE_STEPS = {
+    "formalize": "formalizing the description (an LLM call)",
+    "check_syntax": "checking the answer",
+    "repair": "asking the LLM to repair its answer",
+    "reject_syntax": "rejecting: no parseable formula",
+    "oracle_test": "testing the formula on the annotated labels",
+    "semantic_repair": "asking the LLM to fix the counterexamples",
+    "compile": "compiling the formula to an SDD",
+    "evaluate": "scoring it against the expert formula (model counting)",
+    "train": "training NeSy predictors on it",
+}
+
+
 class Tracer:
     """Appends one JSON line per event to ``trace.jsonl`` as it happens (a crash keeps what was written), secrets
     replaced by ``***``."""
 
-    def __init__(self, run_dir: Path) -> None:
+    def __init__(self, run_dir: Path, progress: Callable[[str], None] | None = None) -> None:
         self.path = Path(run_dir) / TRACE_FILE
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.secrets = environment_secrets()
+        self.progress = progress
+
+    def starting(self, node: str) -> None:
+        """Say which step begins (a progress line, not a trace event), so a long LLM call or count
+        shows a sign of life."""
+        if self.progress is not None:
+            self.progress(f"… {NODE_STEPS.get(node, node)}")
 
     def event(self, event: str, **fields: Any) -> None:
         """Append one event; the line is scrubbed of secrets and written whole."""

@@ -217,3 +217,16 @@ def test_ok_on_an_oversized_answer_says_what_the_checker_said(tmp_path):
     summary, _, _ = run(tmp_path, ["<cnf>\n" + "c " + "x" * 1_000_001 + "\n</cnf>", "[[OK]]"])
     assert summary["status"] == "rejected" and "too_large" in summary["reason"]
     assert "1,000,0" in summary["reason"]  # the size of what the LLM wrote, not of what was kept
+
+
+def test_config_records_the_max_tokens_the_backend_sent(tmp_path):
+    backend = LangChainChatBackend(
+        FakeListChatModel(responses=[GOOD]), "scripted", "fake-model", retries=1, default_params={"max_tokens": 4096}
+    )
+    run_attempt(RunConfig(task="fashion", format="dimacs", llm="scripted"), tmp_path / "a", backend=backend)
+    assert json.loads((tmp_path / "a" / "config.json").read_text())["max_tokens"] == 4096
+    backend = scripted([GOOD])
+    run_attempt(
+        RunConfig(task="fashion", format="dimacs", llm="scripted", max_tokens=300), tmp_path / "b", backend=backend
+    )
+    assert json.loads((tmp_path / "b" / "config.json").read_text())["max_tokens"] == 300
