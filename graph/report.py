@@ -482,8 +482,8 @@ BOOTSTRAP_NOTE = (
 )
 
 
-def _measure(values: pd.Series) -> dict[str, Any]:
-    """Mean, population std, n and bootstrap interval of a column (NaNs left out)."""
+def measure(values: pd.Series) -> dict[str, Any]:
+    """Mean, population std, n and bootstrap interval of a column (NaNs left out): mean, std, n, low, high."""
     mean, std, n = _stats(values)
     low, high = bootstrap_ci(values)
     return {"mean": mean, "std": std, "n": n, "low": low, "high": high}
@@ -507,7 +507,7 @@ def _record(prefix: str, m: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _groups(df: pd.DataFrame, keys: Sequence[str], orders: Mapping[str, Sequence[str]] | None = None):
+def grouped(df: pd.DataFrame, keys: Sequence[str], orders: Mapping[str, Sequence[str]] | None = None):
     """(key values, part) for each combination of ``keys`` present, in a stable readable order."""
     if not keys:
         yield (), df
@@ -549,7 +549,7 @@ def setting_tables(df: pd.DataFrame, cells: Cells) -> list[Table]:
     formats = [] if "format" in pooled else _ordered(df["format"], FORMATS)
     header = lead + ["format"] + [" · ".join(c) for c in combos] + ["all"]
     f1_rows, err_rows, data = [], [], []
-    for values, group in _groups(df, lead, ORDERS):
+    for values, group in grouped(df, lead, ORDERS):
         shown = [_key_cells(k, v, df) for k, v in zip(lead, values)]
         for fmt in formats + ["all"]:
             part = group if fmt == "all" else group[group["format"] == fmt]
@@ -560,8 +560,8 @@ def setting_tables(df: pd.DataFrame, cells: Cells) -> list[Table]:
                 cell = part
                 if combo is not None:
                     cell = part[np.logical_and.reduce([part[d] == v for d, v in zip(split, combo)])]
-                f1 = _measure(cell["f1"])
-                err = _measure(cell["syntax_error"].astype(float))
+                f1 = measure(cell["f1"])
+                err = measure(cell["syntax_error"].astype(float))
                 f1_cells.append(_pm(f1["mean"], f1["std"]))
                 err_cells.append(_pct(err["mean"]))
                 where = dict(zip(split, combo)) if combo is not None else dict.fromkeys(split, "all")
@@ -628,12 +628,12 @@ def llm_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -
     if compare_published:
         header += ["F1 (catalogue tasks)", "published F1", "published syntax errors"]
     rows, data = [], []
-    for values, part in _groups(df, keys, ORDERS):
+    for values, part in grouped(df, keys, ORDERS):
         llm = values[0]
         model = str(part["model"].iloc[0])
-        f1 = _measure(part["f1"])
-        before = _measure(part["first_syntax_error"])
-        after = _measure(part["syntax_error"].astype(float))
+        f1 = measure(part["f1"])
+        before = measure(part["first_syntax_error"])
+        after = measure(part["syntax_error"].astype(float))
         record: dict[str, Any] = {
             "llm": llm,
             "model": model,
@@ -704,12 +704,12 @@ def per_task_table(df: pd.DataFrame, cells: Cells) -> Table:
     keys = ["task", *[k for k in cells.keys if k not in ("format", "prompt", "detail")]]
     header = [*keys, "attempts", "F1", "accepted", "syntax errors before repair", "syntax errors", "equal"]
     rows, data = [], []
-    for values, part in _groups(df, keys, ORDERS):
-        f1 = _measure(part["f1"])
-        accepted = _measure(part["accepted_share"])
-        before = _measure(part["first_syntax_error"])
-        after = _measure(part["syntax_error"].astype(float))
-        equal = _measure((part["relation_or_rejected"] == "equal").astype(float))
+    for values, part in grouped(df, keys, ORDERS):
+        f1 = measure(part["f1"])
+        accepted = measure(part["accepted_share"])
+        before = measure(part["first_syntax_error"])
+        after = measure(part["syntax_error"].astype(float))
+        equal = measure((part["relation_or_rejected"] == "equal").astype(float))
         rows.append(
             [_key_cells(k, v, df) for k, v in zip(keys, values)]
             + [str(len(part)), _with_ci(f1), _with_ci(accepted, True), _with_ci(before, True)]
@@ -737,7 +737,7 @@ def cost_table(df: pd.DataFrame, cells: Cells, prices: Mapping[str, LLMPrices]) 
     header = ["LLM", *cells.conditions, "attempts", "LLM calls", "prompt tokens", "completion tokens"]
     header += ["$/M prompt", "$/M completion", "cost", "cost per attempt"]
     rows, data = [], []
-    for values, part in _groups(df, keys, ORDERS):
+    for values, part in grouped(df, keys, ORDERS):
         prompt, completion = int(part["prompt_tokens"].sum()), int(part["completion_tokens"].sum())
         price = prices.get(values[0])
         cost = None if price is None else price.cost(prompt, completion)
@@ -821,7 +821,7 @@ def marginals_table(df: pd.DataFrame, cells: Cells, compare_published: bool = Fa
         rows.append(cells_shown)
         data.append(record)
 
-    for values, group in _groups(df, lead, ORDERS):
+    for values, group in grouped(df, lead, ORDERS):
         compared = group[group["benchmark"] == "catalogue"] if compare_published else group
         detailed = compared[compared["detail"] == "detailed"]
         for fmt in _ordered(group["format"], FORMATS):
@@ -965,7 +965,7 @@ def _figure(width: float = 8.0, height: float = 4.5):
     return figure
 
 
-def _grouped_bars(ax, groups: list[str], series: dict[str, list[float]], errors: dict[str, list[float]] | None = None):
+def _grouped_bars(ax, groups: list[str], series: dict[str, list[float]], errors: dict[str, Any] | None = None):
     width = 0.8 / max(1, len(series))
     for i, (label, values) in enumerate(series.items()):
         xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
@@ -1012,6 +1012,13 @@ def plot_data(df: pd.DataFrame) -> dict[str, Any]:
         "models": models,
         "f1_mean": {m: [value(f1["mean"], (m, f)) for f in formats] for m in models},
         "f1_std": {m: [value(f1["std"], (m, f)) for f in formats] for m in models},
+        # error bars of ± std, clipped to F1's range [0, 1]
+        "f1_err_plus": {
+            m: [min(value(f1["std"], (m, f)), 1 - value(f1["mean"], (m, f))) for f in formats] for m in models
+        },
+        "f1_err_minus": {
+            m: [min(value(f1["std"], (m, f)), value(f1["mean"], (m, f))) for f in formats] for m in models
+        },
         "syntax_error_rate": {m: [value(syntax, (m, f)) for f in formats] for m in models},
         "rounds": [str(r) for r in range(top + 1)],
         "round_counts": {m: [int(value(rounds, (m, r))) for r in range(top + 1)] for m in models},
@@ -1035,7 +1042,8 @@ def write_plots(df: pd.DataFrame, out: Path) -> list[Path]:
 
     figure = _figure()
     ax = figure.add_subplot()
-    _grouped_bars(ax, data["formats"], data["f1_mean"], data["f1_std"])
+    errors = {m: [data["f1_err_minus"][m], data["f1_err_plus"][m]] for m in data["models"]}
+    _grouped_bars(ax, data["formats"], data["f1_mean"], errors)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("F1 (rejected = 0)")
     ax.set_title("F1 by output format and model")
