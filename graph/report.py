@@ -145,8 +145,7 @@ def load_results(paths: Iterable[str | Path]) -> tuple[list[dict[str, Any]], lis
                 f"{path}: cannot be read as results ({type(error).__name__}: {str(error)[:100]}); "
                 "is it damaged or from another program?"
             ) from None
-        for row in filter(None, map(_checked_row, found)):
-            row.setdefault("first_answer_syntax_error", _first_answer_syntax_error(path, row))
+        for row in with_first_answers(filter(None, map(_checked_row, found)), path):
             rows.setdefault(row["attempt_id"], row)
         downstream.extend(row for row in more if isinstance(row, dict))
     if not rows and not downstream:
@@ -206,16 +205,20 @@ def _checked_row(row: Any) -> dict[str, Any] | None:
     return checked
 
 
-def _first_answer_syntax_error(source: Path, row: Mapping[str, Any]) -> bool | None:
-    """Whether the attempt's first answer failed the syntax check, from its trace (None without one)."""
-    run_dir = row.get("run_dir")
-    if not isinstance(run_dir, str) or not run_dir:
-        return None
+def with_first_answers(rows: Iterable[dict[str, Any]], source: Path) -> list[dict[str, Any]]:
+    """``rows`` (of the sweep or results file ``source``), each with ``first_answer_syntax_error`` where it lacks it:
+    read from the attempt's trace (None without one, or for a ``run_dir`` outside ``source``'s folder — rows
+    travel, and a report never reads outside their own folder)."""
     base = (source if source.is_dir() else source.parent).resolve()
-    found = (base / run_dir).resolve()
-    if found != base and base not in found.parents:  # rows travel: never read outside their own folder
-        return None
-    return first_answer_syntax_error(found)
+    out = []
+    for row in rows:
+        if type(row.get(FIRST_ANSWER_FIELD)) is not bool:
+            run_dir = row.get("run_dir")
+            found = (base / run_dir).resolve() if isinstance(run_dir, str) and run_dir else None
+            inside = found is not None and (found == base or base in found.parents)
+            row = {**row, FIRST_ANSWER_FIELD: first_answer_syntax_error(found) if inside and found else None}
+        out.append(row)
+    return out
 
 
 def _results_in(path: Path) -> tuple[list[Any], list[Any]]:

@@ -120,11 +120,14 @@ def sweep_is_running(path: Path) -> bool:
     return any(p.exists() and p.stat().st_mtime > written for p in (path / sweep.SWEEP_FILE, path / sweep.ATTEMPTS_DIR))
 
 
-def sweep_rows(path: Path) -> list[dict[str, Any]]:
-    """Every attempt's results row, as on disk now."""
+def sweep_rows(path: Path, *, first_answers: bool = False) -> list[dict[str, Any]]:
+    """Every attempt's results row, as on disk now (``first_answers``: with whether each first answer failed the
+    syntax check, read from the traces, for the summary tables)."""
     if sweep_is_running(path):
-        return sweep.collect_rows(path) if (path / sweep.ATTEMPTS_DIR).is_dir() else []
-    return _results_file(path / sweep.RESULTS_JSONL, (path / sweep.RESULTS_JSONL).stat().st_mtime_ns)
+        rows = sweep.collect_rows(path) if (path / sweep.ATTEMPTS_DIR).is_dir() else []
+    else:
+        rows = _results_file(path / sweep.RESULTS_JSONL, (path / sweep.RESULTS_JSONL).stat().st_mtime_ns)
+    return report.with_first_answers(rows, path) if first_answers else rows
 
 
 @functools.lru_cache(maxsize=4)
@@ -194,10 +197,10 @@ def compare_sweeps(rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]]) -
 
 def plotly_figures(data: dict[str, Any]) -> list[dict[str, Any]]:
     """The report's four plots as Plotly figures (drawn by plotly.js in the page)."""
-    layout = {  # titles on the left, Plotly's toolbar (shown on hover) on the right above the plot: apart
+    layout = {  # Plotly's toolbar (shown on hover) in a strip above the title: it never covers it
         "barmode": "group",
-        "margin": {"l": 50, "r": 10, "t": 56, "b": 40},
-        "height": 320,
+        "margin": {"l": 50, "r": 10, "t": 64, "b": 40},
+        "height": 340,
         "legend": {"font": {"size": 10}},
         "modebar": {"orientation": "h"},
         "xaxis": {"automargin": True},
@@ -205,7 +208,16 @@ def plotly_figures(data: dict[str, Any]) -> list[dict[str, Any]]:
     }
 
     def titled(text: str) -> dict[str, Any]:
-        return {"text": text, "x": 0.01, "xanchor": "left", "y": 0.97, "yanchor": "top", "font": {"size": 14}}
+        return {  # below the toolbar's strip (the top 28 px), left-aligned
+            "text": text,
+            "x": 0.01,
+            "xanchor": "left",
+            "y": 1,
+            "yref": "container",
+            "yanchor": "top",
+            "pad": {"t": 30},
+            "font": {"size": 14},
+        }
 
     f1 = [
         {

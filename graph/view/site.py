@@ -173,7 +173,7 @@ class Site:
     def summary(self, index: int, rel: str) -> str:
         """A sweep's summary tables as an HTML fragment."""
         path = self.roots.resolve(index, rel)
-        report = pages.sweep_summary(pages.sweep_rows(path), self.compare_published)
+        report = pages.sweep_summary(pages.sweep_rows(path, first_answers=True), self.compare_published)
         return self.render("_summary.html", s=report)
 
     def table_rows(self, index: int, path: Path, rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -97,7 +97,7 @@ def test_sweep_filter_attempt_diff_counterexamples(dirs, page):
         repair.locator("summary").click()
         page.wait_for_selector("li.ev-repair_round pre.diff .add")
         added = page.locator("li.ev-repair_round pre.diff .add").all_inner_texts()
-        assert "+[[FIXED]]" in added and any(line.startswith("+1 2 3 4 0") for line in added)
+        assert "+[[FIXED]]" not in added and any(line.startswith("+1 2 3 4 0") for line in added)  # formulas only
         assert page.locator("li.ev-repair_round pre.diff .del", has_text="banana").count() == 1
         call = page.locator("li.ev-llm_call details").first
         call.locator("summary").click()
@@ -155,3 +155,64 @@ def test_static_export_opens_from_disk(dirs, page, tmp_path):
     assert page.locator("li.ev-llm_call .answer pre").first.is_visible()
     no_xss(page)
     shot(page, "static-attempt")
+
+
+def boxes_overlap(a, b):
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and (b["y"] < a["y"] + a["height"])
+    )
+
+
+def test_sweep_layout_at_1400_pixels(dirs, browser):
+    sweep, _ = dirs
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    try:
+        with serving([sweep]) as url:
+            page.goto(f"{url}r/0/")
+            page.wait_for_selector("#plot-relations .main-svg")
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # nothing overflows
+            main = page.locator("main").bounding_box()
+            plots = page.locator(".plot").all()
+            assert len(plots) == 4
+            for plot in plots:
+                box = plot.bounding_box()
+                assert box["x"] >= main["x"] and box["x"] + box["width"] <= main["x"] + main["width"] + 0.5
+            tops = {round(plot.bounding_box()["y"]) for plot in plots[:3]}
+            assert len(tops) == 1  # three plots side by side in the first row
+            for plot in plots:  # the toolbar (shown on hover) does not cover the title
+                plot.hover()
+                page.wait_for_timeout(150)
+                title = plot.locator(".gtitle").bounding_box()
+                bar = plot.locator(".modebar").bounding_box()
+                assert title and bar and not boxes_overlap(title, bar), (title, bar)
+            relations = page.locator("#plot-relations")
+            frame_box = relations.bounding_box()
+            for label in relations.locator(".ytick text").all():  # relation labels (model names) not cut off
+                box = label.bounding_box()
+                assert box["x"] >= frame_box["x"] - 0.5 and box["width"] > 0
+            accepted = page.locator("#rows td.status-accepted").first
+            assert accepted.evaluate("td => getComputedStyle(td).color") != "rgb(42, 157, 143)"  # not green
+            shot(page, "sweep-1400")
+    finally:
+        context.close()
+
+
+def test_two_sweeps_compared_from_the_home_page(dirs, page, tmp_path):
+    from study_dirs import make_perfect_copy
+
+    sweep, _ = dirs
+    perfect = make_perfect_copy(sweep, tmp_path / "perfect")
+    with serving([sweep, perfect]) as url:
+        page.goto(url)
+        page.select_option("form.compare select[name=b]", "1/")
+        page.click("form.compare button")
+        page.wait_for_selector("#cells tbody tr")
+        assert page.locator("#cells tbody tr").count() >= 2
+        deltas = page.locator("#cells td.delta").all_inner_texts()
+        assert all(float(d) >= 0 for d in deltas)  # B is perfect: never worse
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        shot(page, "compare")

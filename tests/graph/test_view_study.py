@@ -175,3 +175,15 @@ def test_f1_error_bars_stay_inside_zero_and_one():
     # mean 2/3, std sqrt(2)/3 ≈ 0.471: the bar may rise only 1/3 above the mean, and falls the full std
     assert data["f1_err_plus"]["m"] == [pytest.approx(1 / 3)]
     assert data["f1_err_minus"]["m"] == [pytest.approx(math.sqrt(2) / 3)]
+
+
+def test_sweep_summary_has_the_syntax_error_rate_before_repair(dirs):
+    _, sweep, _, _ = dirs
+    rows = read_results(sweep)
+    # the scripted model's first answers that did not parse are the attempts that needed a repair round
+    before = sum(r["repair_rounds"] > 0 for r in rows) / len(rows)
+    summary = client_for(sweep).get("/api/summary/0/").text
+    table = summary.split("Results per LLM")[1].split("</table>")[0]
+    header = re.findall(r"<th>([^<]+)</th>", table)
+    cells = re.findall(r"<td>([^<]*)</td>", table)
+    assert cells[header.index("syntax errors before repair")].startswith(f"{100 * before:.1f}% [")
