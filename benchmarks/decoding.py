@@ -30,7 +30,9 @@ import time
 from pathlib import Path
 
 from autonesy.agents.llm import ResponseCache, backend_from_spec
-from autonesy.graph.sweep import ATTEMPTS_DIR, CACHE_FILE, SweepSpec, execute_attempt, expand, split_list
+from autonesy.graph.results import ATTEMPTS_DIR, CACHE_FILE
+from autonesy.graph.sweep.grid import SweepSpec, expand, split_list
+from autonesy.graph.sweep.worker import execute_attempt
 from autonesy.graph.trace import read_trace
 from autonesy.tasks.registry import TASK_NAMES
 

@@ -31,7 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from scripted_llm import ScriptedChatModel, format_of, task_of  # noqa: E402
 
 from autonesy.agents.llm import LangChainChatBackend, ResponseCache  # noqa: E402
-from autonesy.graph.sweep import CACHE_FILE, SweepSpec, run_sweep  # noqa: E402
+from autonesy.graph.results import CACHE_FILE  # noqa: E402
+from autonesy.graph.sweep.grid import SweepSpec  # noqa: E402
+from autonesy.graph.sweep.run import run_sweep  # noqa: E402
 from autonesy.tasks.registry import TASK_NAMES, get_task  # noqa: E402
 
 SPEC = "http://scripted.bench/v1@overhead"

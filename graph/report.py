@@ -56,8 +56,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from autonesy.agents.llm.spec import LLMPrices, llm_prices
-from autonesy.graph import sweep as sweep_module
+from autonesy.graph import results
 from autonesy.graph.rundir import CONFIG_FILE, read_json
 from autonesy.graph.summary import RunSummary, SummaryError
 from autonesy.graph.trace import first_answer_syntax_error, shorten
@@ -65,6 +64,7 @@ from autonesy.tasks.registry import TASK_NAMES
 from autonesy.tasks.task import DETAIL_LEVELS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
+from autonesy.tools.llm_spec import LLMPrices, llm_prices
 
 REPORT_FORMATS = ("md", "latex", "csv")
 FINISHED = ("accepted", "rejected")
@@ -122,11 +122,11 @@ def _row_from_run_dir(run_dir: Path) -> dict[str, Any] | None:
             "decoding": summary.decoding,
             "max_repairs": max_repairs if type(max_repairs) is int else None,
         },
-        "llm": summary.llm or sweep_module.EXPERT,
+        "llm": summary.llm or results.EXPERT,
         "task": summary.task,
         "repeat": 0,
     }
-    row = sweep_module.attempt_row(run_dir.parent, job, run_dir)
+    row = results.attempt_row(run_dir.parent, job, run_dir)
     row["run_dir"] = str(run_dir)
     return row
 
@@ -150,7 +150,7 @@ def load_results(paths: Iterable[str | Path]) -> tuple[list[dict[str, Any]], lis
         downstream.extend(row for row in more if isinstance(row, dict))
     if not rows and not downstream:
         raise ReportError("no results found (expected sweep directories, results.jsonl files or run directories)")
-    return sorted(rows.values(), key=sweep_module.order_key), downstream
+    return sorted(rows.values(), key=results.order_key), downstream
 
 
 _KEY_FIELDS = ("attempt_id", "task_spec", "llm", "format", "prompt", "detail", "policy")
@@ -191,7 +191,7 @@ def _checked_row(row: Any) -> dict[str, Any] | None:
     for key, kind in _OPTIONAL_FIELDS.items():  # when a row records them (rows written before them do not)
         if type(row.get(key)) is kind:
             checked[key] = row[key]
-    for key in sweep_module.ROW_FIELDS:
+    for key in results.ROW_FIELDS:
         value = row.get(key)
         if key in _NUMBER_FIELDS:
             fits = type(value) is int or (type(value) is float and math.isfinite(value))
@@ -226,11 +226,11 @@ def _results_in(path: Path) -> tuple[list[Any], list[Any]]:
     downstream: list[Any] = []
     found: list[Any] = []
     if path.is_file():
-        found = sweep_module.read_results(path)
-    elif (path / sweep_module.RESULTS_JSONL).is_file():
-        found = sweep_module.read_results(path)
-    elif (path / sweep_module.ATTEMPTS_DIR).is_dir():
-        found = sweep_module.collect_rows(path)
+        found = results.read_results(path)
+    elif (path / results.RESULTS_JSONL).is_file():
+        found = results.read_results(path)
+    elif (path / results.ATTEMPTS_DIR).is_dir():
+        found = results.collect_rows(path)
     else:
         for summary in sorted(path.rglob("summary.json")):
             row = _row_from_run_dir(summary.parent)
@@ -524,7 +524,7 @@ def grouped(df: pd.DataFrame, keys: Sequence[str], orders: Mapping[str, Sequence
 
 
 ORDERS: dict[str, Sequence[str]] = {
-    "llm": (sweep_module.EXPERT,),
+    "llm": (results.EXPERT,),
     "format": FORMATS,
     "detail": DETAIL_LEVELS,
     "prompt": ("zs", "zs-cot"),
@@ -536,7 +536,7 @@ ORDERS: dict[str, Sequence[str]] = {
 def _key_cells(key: str, value: str, df: pd.DataFrame) -> str:
     if key == "llm":
         model = str(df.loc[df["llm"] == value, "model"].iloc[0])
-        return model if model == value or value == sweep_module.EXPERT else f"{model} ({value})"
+        return model if model == value or value == results.EXPERT else f"{model} ({value})"
     return value
 
 
@@ -992,7 +992,7 @@ RELATION_COLOURS = {
 def plot_data(df: pd.DataFrame) -> dict[str, Any]:
     """The numbers behind the four plots (drawn as PNG here and in the browser by the viewer)."""
     formats = _ordered(df["format"], FORMATS)
-    models = _ordered(df["label"], [sweep_module.EXPERT])
+    models = _ordered(df["label"], [results.EXPERT])
     by_cell = df.groupby(["label", "format"])
     f1 = by_cell["f1"].agg(["mean", lambda v: v.std(ddof=0)]).set_axis(["mean", "std"], axis=1)
     syntax = by_cell["syntax_error"].mean()

@@ -33,12 +33,12 @@ from autonesy.agents.llm import (
     ResponseCache,
     backend_from_spec,
     default_llm_spec,
-    redact_spec,
 )
 from autonesy.agents.llm.guided import DECODING_MODES
 from autonesy.agents.llm.replay import recorded_decoding
 from autonesy.agents.policies import POLICIES, AttemptSpec, check_prompt_style, make_policy
 from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest, build_attempt_graph, json_safe
+from autonesy.graph.checkpoint_store import run_checkpointer
 from autonesy.graph.rundir import (  # first_link, package_versions, LINK_REFUSED, VERSIONED_PACKAGES: old paths
     CACHE_FILE,
     LINK_REFUSED,
@@ -50,12 +50,13 @@ from autonesy.graph.rundir import (  # first_link, package_versions, LINK_REFUSE
     run_or_resume,
 )
 from autonesy.graph.summary import RunSummary
-from autonesy.graph.trace import Tracer
+from autonesy.graph.tracer import Tracer
 from autonesy.tasks.registry import CATALOGUE, load_task
 from autonesy.tasks.task import Task
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S, LLM_TIMEOUT_S, MAX_REPAIRS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
+from autonesy.tools.llm_spec import redact_spec
 
 THREAD = {"configurable": {"thread_id": "attempt"}, "recursion_limit": 100}
 # What a resume must agree on: the same --out given to a different attempt is refused.
@@ -250,7 +251,7 @@ def run_attempt(
         tracer = Tracer(rundir.path, progress=notify)
         spec = AttemptSpec(task, config.format, config.detail, config.prompt)
         runtime = AttemptRuntime(spec, policy, tracer, rundir.path, labels, config.compile_time_limit_s, training)
-        with rundir.checkpointer() as checkpointer:
+        with run_checkpointer(rundir) as checkpointer:
             state = run_or_resume(
                 build_attempt_graph(checkpointer),
                 THREAD,

@@ -9,8 +9,8 @@ from pathlib import Path
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from autonesy.agents.llm import LangChainChatBackend
+from autonesy.graph.results import RESULTS_JSONL, read_results
 from autonesy.graph.run import RunConfig, run_attempt
-from autonesy.graph.sweep import RESULTS_JSONL, read_results
 
 ONE_HOT = "p cnf 10 46\n1 2 3 4 5 6 7 8 9 10 0\n" + "".join(
     f"-{a} -{b} 0\n" for a in range(1, 11) for b in range(a + 1, 11)

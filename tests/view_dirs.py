@@ -15,7 +15,9 @@ from typer.testing import CliRunner
 
 from autonesy.agents.llm import LangChainChatBackend, ResponseCache
 from autonesy.graph.cli import app
-from autonesy.graph.sweep import CACHE_FILE, SweepSpec, run_sweep
+from autonesy.graph.results import CACHE_FILE
+from autonesy.graph.sweep.grid import SweepSpec
+from autonesy.graph.sweep.run import run_sweep
 
 SPEC = "http://scripted.test/v1@mistakes"
 GRID = SweepSpec(tasks=MISTAKE_TASKS, formats=("dimacs", "nat"), llms=(SPEC,))

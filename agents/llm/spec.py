@@ -22,16 +22,14 @@ Grammar dialects (``agents/llm/guided``): ``local`` → llama.cpp, ``openai:`` �
 Keys only ever come from the environment; they are never part of a label, an error message, a
 response or a cache entry. They go only where they belong: ``OPENAI_API_KEY`` only to OpenAI's
 API (``api.openai.com``), and no key at all over plain ``http://`` except to a loopback address.
-A password in an endpoint URL is redacted (:func:`redact_spec`) wherever the spec is shown or written.
+A password in an endpoint URL is redacted (``tools/llm_spec.redact_spec``) wherever the spec is shown or written.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import math
 import os
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -51,6 +49,7 @@ from autonesy.tools.config import (
     OPENAI_KEY_ENV,
     env,
 )
+from autonesy.tools.llm_spec import PRICE_KEYS
 
 DEFAULT_TIMEOUT_S = LLM_TIMEOUT_S
 DEFAULT_MAX_TOKENS = 4096
@@ -86,18 +85,6 @@ def _check_url(url: str) -> None:
         raise LLMError("config", f"bad LLM endpoint URL {public_url(url)!r}: {exc}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise LLMError("config", f"bad LLM endpoint URL {public_url(url)!r}: expected http(s)://HOST[:PORT]/v1")
-
-
-def redact_spec(spec: str | None) -> str | None:
-    """The spec as it may be shown or written: a password in an endpoint URL becomes ``***``."""
-    if not spec or "://" not in spec:
-        return spec
-    scheme, rest = spec.split("://", 1)
-    authority, slash, tail = rest.partition("/")
-    userinfo, at, host = authority.rpartition("@")
-    if not at or ":" not in userinfo:
-        return spec
-    return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{host}{slash}{tail}"
 
 
 def _is_loopback(host: str | None) -> bool:
@@ -177,39 +164,6 @@ def openai_compatible_backend(
         secrets=secrets,
         grammar_dialect=grammar_dialect,
     )
-
-
-PRICE_KEYS = ("prompt_price_per_mtok", "completion_price_per_mtok")
-
-
-@dataclass(frozen=True)
-class LLMPrices:
-    """What an LLM's tokens cost, per million (the ``[llm]`` table's optional price keys), for the report's costs."""
-
-    prompt: float
-    completion: float
-
-    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
-        """The cost of that many tokens."""
-        return (prompt_tokens * self.prompt + completion_tokens * self.completion) / 1e6
-
-
-def llm_prices(spec: str) -> LLMPrices | None:
-    """The prices an LLM spec's TOML config names (both keys, numbers ≥ 0); None for any other spec, an unreadable
-    file or a config without them (a report then shows no cost, never a guessed one)."""
-    path = Path(spec)
-    if path.suffix.lower() != ".toml" or not path.is_file():
-        return None
-    try:
-        table = tomllib.loads(path.read_text(encoding="utf-8")).get("llm")
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None
-    if not isinstance(table, dict):
-        return None
-    values = [table.get(key) for key in PRICE_KEYS]
-    if not all(type(v) in (int, float) and math.isfinite(v) and v >= 0 for v in values):
-        return None
-    return LLMPrices(float(values[0]), float(values[1]))
 
 
 def _from_config_file(path: Path, **overrides: Any) -> ChatBackend:

@@ -65,7 +65,8 @@ def sweep(
     as_json: bool = json_option("Print the outcome as JSON."),
 ) -> None:
     """Run a grid of attempts (LLMs × tasks × formats × prompts × details) into one results table; resumable."""
-    from autonesy.graph.sweep import SweepSpec, run_sweep
+    from autonesy.graph.sweep.grid import SweepSpec
+    from autonesy.graph.sweep.run import run_sweep
 
     with user_errors():
         spec = SweepSpec(

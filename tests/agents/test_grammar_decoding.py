@@ -254,7 +254,7 @@ def test_a_run_recorded_under_a_grammar_replays(tmp_path, explicit):
 def test_a_sweep_attempt_decodes_under_the_same_bounded_grammar_as_a_run():
     """A sweep wraps its backend per attempt (salted cache keys); the token budget, which bounds the
     grammar's lines so that a block closes within it, must come through the wrapper."""
-    from autonesy.graph.sweep import SaltedBackend
+    from autonesy.graph.sweep.worker import SaltedBackend
 
     inner = Recorded([])
     inner.default_params = {"max_tokens": 128}

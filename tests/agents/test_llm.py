@@ -37,9 +37,9 @@ from autonesy.agents.llm import (
     default_llm_spec,
     fold_system_prompt,
     prompt_hash,
-    redact_spec,
 )
 from autonesy.agents.llm import local as local_module
+from autonesy.tools.llm_spec import redact_spec
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
 MESSAGES = [

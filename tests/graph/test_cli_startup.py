@@ -105,7 +105,7 @@ def test_a_heavy_command_still_finds_its_libraries(tmp_path):
 def owners():
     from autonesy.agents.policies import POLICIES
     from autonesy.graph.report import REPORT_FORMATS
-    from autonesy.graph.sweep import EXECUTORS
+    from autonesy.graph.sweep.executors import EXECUTORS
     from autonesy.graph.verify.graph import FEEDBACK_MODES, VERIFIERS
     from autonesy.tasks.task import DETAIL_LEVELS
     from autonesy.tools.counting import COUNT_METHODS
@@ -136,7 +136,7 @@ def test_user_facing_errors_share_one_base():
     from autonesy.graph.cli import UserError
     from autonesy.graph.report import ReportError
     from autonesy.graph.run import RunError
-    from autonesy.graph.sweep import SweepError
+    from autonesy.graph.sweep.grid import SweepError
     from autonesy.graph.verify.run import VerifyError
     from autonesy.nesy.constraint import UnsatisfiableConstraint
     from autonesy.tasks.data.fetch import FetchError

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from autonesy.graph.cli import app
 from autonesy.graph.report import ReportError, build_report
+from autonesy.graph.results import ROW_FIELDS
 from autonesy.graph.run import RunConfig, run_attempt
-from autonesy.graph.sweep import ROW_FIELDS
 
 QWEN, GPT = "http://h:8000/v1@qwen3-8b", "openai:gpt-oss-120b"
 runner = CliRunner()

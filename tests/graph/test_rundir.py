@@ -93,11 +93,13 @@ def test_outputs_are_written_whole_and_leave_no_temporary_file(tmp_path):
 
 
 def test_both_pipelines_checkpoint_through_the_run_directory_with_the_same_pragmas(tmp_path, monkeypatch):
-    opened = []
-    original = RunDir.checkpointer
+    from autonesy.graph import checkpoint_store
+    from autonesy.graph.verify import run as verify_run_module
 
-    def spy(self):
-        manager = original(self)
+    opened = []
+
+    def spy(rundir):
+        manager = checkpoint_store.run_checkpointer(rundir)
         saver = manager.__enter__()
         opened.append(saver.conn.execute("PRAGMA synchronous").fetchone()[0])
 
@@ -110,7 +112,8 @@ def test_both_pipelines_checkpoint_through_the_run_directory_with_the_same_pragm
 
         return Wrapped()
 
-    monkeypatch.setattr(RunDir, "checkpointer", spy)
+    for module in (run_module, verify_run_module):
+        monkeypatch.setattr(module, "run_checkpointer", spy)
     run_attempt(RunConfig(task="fashion", format="dimacs", policy="expert"), tmp_path / "attempt")
     verify_output(
         INSTRUCTION, SAT, VerifyConfig(llm="scripted"), tmp_path / "verify", backend=ScriptedRoles().backend()

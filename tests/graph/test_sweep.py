@@ -14,20 +14,11 @@ from typer.testing import CliRunner
 from autonesy.agents.llm import LangChainChatBackend, ResponseCache
 from autonesy.graph.cli import app
 from autonesy.graph.report import build_report
+from autonesy.graph.results import CACHE_FILE, JOB_FILE, ROW_FIELDS, TIMING_FIELDS, read_results
 from autonesy.graph.run import RunConfig
-from autonesy.graph.sweep import (
-    CACHE_FILE,
-    JOB_FILE,
-    ROW_FIELDS,
-    TIMING_FIELDS,
-    SweepError,
-    SweepSpec,
-    attempt_id,
-    expand,
-    ray_available,
-    read_results,
-    run_sweep,
-)
+from autonesy.graph.sweep.executors import ray_available
+from autonesy.graph.sweep.grid import SweepError, SweepSpec, attempt_id, expand
+from autonesy.graph.sweep.run import run_sweep
 from autonesy.tasks.registry import TASK_NAMES
 
 SPEC = "http://scripted.test/v1@mistakes"
@@ -258,15 +249,17 @@ def test_killed_sweep_resumes_with_no_duplicate_no_missing_row_and_no_repeated_c
 def test_a_resumed_sweep_loads_only_the_tasks_it_still_runs(tmp_path, monkeypatch):
     """A DCP-Bench-Open ground truth takes seconds to build (83 of them: 3 minutes), so a finished
     attempt's task is not loaded again; a removed attempt's is."""
-    import autonesy.graph.sweep as sweep_module
+    from autonesy.graph import results
+    from autonesy.graph.sweep import run
 
     spec = SweepSpec(
         tasks=("fashion", "chx"), formats=("dimacs",), prompts=("zs",), details=("detailed",), policy="expert"
     )
     first = run_sweep(spec, tmp_path / "sweep", progress=False)
     loaded = []
-    real = sweep_module.load_task
-    monkeypatch.setattr(sweep_module, "load_task", lambda name: loaded.append(name) or real(name))
+    real = run.load_task
+    for module in (run, results):  # the sweep loads tasks to run, the rows to name them
+        monkeypatch.setattr(module, "load_task", lambda name: loaded.append(name) or real(name))
     again = run_sweep(spec, tmp_path / "sweep", progress=False)
     assert loaded == [] and again.progress.done == 0 and comparable(again.rows) == comparable(first.rows)
     chx = next(r for r in first.rows if r["task"] == "chx")

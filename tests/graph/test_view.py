@@ -19,7 +19,7 @@ from view_dirs import SECRET, SECRET_NAME, XSS, make_sweep, make_verification
 
 from autonesy.graph.cli import app
 from autonesy.graph.report import frame, plot_data
-from autonesy.graph.sweep import RESULTS_JSONL, SWEEP_FILE, read_results
+from autonesy.graph.results import RESULTS_JSONL, SWEEP_FILE, read_results
 from autonesy.graph.view.files import OutsideRoots, Roots
 from autonesy.graph.view.server import create_app
 

@@ -14,7 +14,7 @@ from study_dirs import make_oracle_attempt, make_perfect_copy
 from view_dirs import SECRET, SECRET_NAME, make_sweep
 
 from autonesy.graph.report import frame, plot_data
-from autonesy.graph.sweep import read_results
+from autonesy.graph.results import read_results
 from autonesy.graph.view.pages import _lens_area, overlap_circles
 from autonesy.graph.view.server import create_app
 

@@ -607,7 +607,8 @@ def test_a_composition_chain_nested_past_the_bound_is_refused(text: str):
 
 
 def test_a_crafted_run_directory_is_read_as_data(tmp_path: Path):
-    from autonesy.graph.trace import Tracer, attempt_report, error_taxonomy
+    from autonesy.graph.trace import attempt_report, error_taxonomy
+    from autonesy.graph.tracer import Tracer
 
     run_dir = tmp_path / "run"
     run_dir.mkdir()
@@ -637,10 +638,11 @@ def test_a_crafted_run_directory_is_read_as_data(tmp_path: Path):
 
 
 def test_sweep_files_never_hold_an_llm_url_password(tmp_path: Path):
-    from autonesy.graph import sweep
+    from autonesy.graph.results import SWEEP_FILE
+    from autonesy.graph.sweep import grid, run
 
     specs = [
-        sweep.SweepSpec(
+        grid.SweepSpec(
             tasks=("warcraft",),
             formats=("nat",),
             prompts=("zs",),
@@ -649,11 +651,11 @@ def test_sweep_files_never_hold_an_llm_url_password(tmp_path: Path):
         )
         for password in (SECRET, "other")
     ]
-    jobs, others = sweep.expand(specs[0]), sweep.expand(specs[1])
+    jobs, others = grid.expand(specs[0]), grid.expand(specs[1])
     assert SECRET in jobs[0]["config"]["llm"]  # the worker still gets the spec it needs
     assert [j["attempt_id"] for j in jobs] == [j["attempt_id"] for j in others]  # no hash of the password either
-    sweep._record_grid(tmp_path, specs[0], jobs, {})
-    written = json.dumps([sweep.public_job(job) for job in jobs]) + (tmp_path / sweep.SWEEP_FILE).read_text()
+    run._record_grid(tmp_path, specs[0], jobs, {})
+    written = json.dumps([grid.public_job(job) for job in jobs]) + (tmp_path / SWEEP_FILE).read_text()
     assert SECRET not in written and "user:***@127.0.0.1" in written
 
 
