@@ -111,6 +111,7 @@ def _row_from_run_dir(run_dir: Path) -> dict[str, Any] | None:
         return None
     task_spec = config.get("task_spec")
     max_repairs = config.get("max_repairs")
+    max_tokens = config.get("max_tokens")
     job = {
         "attempt_id": f"run:{run_dir}",
         "config": {
@@ -121,6 +122,7 @@ def _row_from_run_dir(run_dir: Path) -> dict[str, Any] | None:
             "policy": summary.policy,
             "decoding": summary.decoding,
             "max_repairs": max_repairs if type(max_repairs) is int else None,
+            "max_tokens": max_tokens if type(max_tokens) is int else None,
         },
         "llm": summary.llm or results.EXPERT,
         "task": summary.task,
@@ -158,6 +160,7 @@ _NUMBER_FIELDS = {
     "num_vars",
     "repeat",
     "max_repairs",
+    "max_tokens",
     "repair_rounds",
     "semantic_rounds",
     "n_autofixes",
@@ -381,7 +384,7 @@ def _ordered(values: Iterable[str], order: Sequence[str]) -> list[str]:
 # The settings that can tell two attempts apart. A report never averages over one of them silently: when it varies
 # across the attempts read, it is a key column of every table (or the table's caption says it averages over it).
 GRID_SETTINGS = ("llm", "format", "prompt", "detail")
-CONDITION_SETTINGS = ("policy", "decoding", "max_repairs", "benchmark")
+CONDITION_SETTINGS = ("policy", "decoding", "max_repairs", "max_tokens", "benchmark")
 SETTINGS = GRID_SETTINGS + CONDITION_SETTINGS
 BOOTSTRAP_SEED = 2026
 BOOTSTRAP_RESAMPLES = 2000

@@ -342,6 +342,9 @@ def test_costs_are_tokens_times_prices_from_the_llm_config(tmp_path):
         '[llm]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n'
         "prompt_price_per_mtok = 0.5\ncompletion_price_per_mtok = 2.0\n"
     )
+    from autonesy.agents.llm.spec import backend_from_spec
+
+    assert backend_from_spec(str(config)) is not None  # the price keys are known keys of an [llm] table
     priced = [{**row(str(config), "nat", d, 1.0), "attempt_id": d} for d in ("detailed", "not-detailed")]
     free = row(QWEN, "nat", "detailed", 1.0)
     report = build_report([_results(tmp_path, [*priced, free])], tmp_path / "r", plots=False)
@@ -425,3 +428,26 @@ def test_compare_published_uses_the_catalogue_tasks_and_says_how_many(tmp_path):
     assert "1 other task(s) left out" in note
     by_benchmark = {r["benchmark"]: r for r in tables["by_llm"].data}  # the task set varies: a key column
     assert by_benchmark["catalogue"]["f1_catalogue_mean"] == 1.0 and by_benchmark["taskfile"]["f1_mean"] == 0.0
+
+
+def test_a_token_budget_that_varies_is_a_column_and_rows_record_it(tmp_path):
+    from autonesy.graph.results import attempt_row
+
+    job = {
+        "attempt_id": "a",
+        "llm": QWEN,
+        "config": {
+            "task": "fashion",
+            "format": "nat",
+            "prompt": "zs",
+            "detail": "detailed",
+            "policy": "zs",
+            "max_repairs": 5,
+            "max_tokens": 300,
+        },
+    }
+    assert attempt_row(tmp_path, job)["max_tokens"] == 300
+    short = {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "s", "max_tokens": 300}
+    long = {**row(QWEN, "nat", "detailed", 1.0), "attempt_id": "l", "max_tokens": 4096}
+    tables = _tables(build_report([_results(tmp_path, [short, long])], tmp_path / "r", plots=False))
+    assert {r["max_tokens"]: r["f1_mean"] for r in tables["by_llm"].data} == {"300": 0.0, "4096": 1.0}
