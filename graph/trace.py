@@ -174,7 +174,7 @@ def node_visits(events: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
             entry = visits.setdefault(event["node"], {"visits": 0, "seconds": 0.0})
             entry["visits"] += 1
             seconds = event.get("seconds")
-            entry["seconds"] += seconds if type(seconds) in (int, float) else 0.0
+            entry["seconds"] += float(seconds) if isinstance(seconds, (int, float)) else 0.0
     return visits
 
 
@@ -187,7 +187,9 @@ def attempt_report(run_dir: Path) -> dict[str, Any]:
         {
             **e,
             "round": e.get("round") if type(e.get("round")) is int else None,
-            "error": error_text(_label(e.get("error_kind")), e.get("error") if isinstance(e.get("error"), str) else ""),
+            "error": error_text(
+                _label(e.get("error_kind")), str(e["error"]) if isinstance(e.get("error"), str) else ""
+            ),
             "error_kind": _label(e.get("error_kind")),
             "verdict": _label(e.get("verdict")),
             "changed": _label(e.get("changed")),

@@ -52,7 +52,8 @@ def llm_prices(spec: str) -> LLMPrices | None:
         return None
     if not isinstance(table, dict):
         return None
-    values = [table.get(key) for key in PRICE_KEYS]
-    if not all(type(v) in (int, float) and math.isfinite(v) and v >= 0 for v in values):
+    found = [table.get(key) for key in PRICE_KEYS]
+    values = [float(v) for v in found if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if len(values) != len(PRICE_KEYS) or not all(math.isfinite(v) and v >= 0 for v in values):
         return None
-    return LLMPrices(float(values[0]), float(values[1]))
+    return LLMPrices(values[0], values[1])

@@ -183,7 +183,7 @@ def compare_sweeps(rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]]) -
     ]
     out = []
     for values, part in report.grouped(df, cells.keys, report.ORDERS):
-        sides = {}
+        sides: dict[str, dict[str, Any]] = {}
         for side in ("A", "B"):
             cell = part[part["sweep"] == side]
             f1 = report.measure(cell["f1"])
