@@ -132,7 +132,9 @@ def _answer_text(event: dict[str, Any]) -> str:
 
 def semantic_rounds(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The oracle-feedback rounds: per round the counterexamples the model was shown, and how its formula changed
-    (``unchanged formula`` when it answered the same one again), in trace order."""
+    (``unchanged formula`` when it answered the same one again), in trace order. Read from the round's own record
+    where it has one (counterexamples as a list, the formulas before and after, ``repeated``), else from the LLM
+    call of the round."""
     rounds: dict[int, dict[str, Any]] = {}
     formula = ""
     for index, event in enumerate(events):
@@ -149,7 +151,12 @@ def semantic_rounds(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             shown = event.get("counterexamples")
             item["counterexamples"] = len(shown) if isinstance(shown, list) else shown if type(shown) is int else None
             if isinstance(shown, list):
-                item["examples"] = shown
+                item["examples"] = [example for example in shown if isinstance(example, dict)]
+            before, after = event.get("formula_before"), event.get("formula_after")
+            if isinstance(before, str) and isinstance(after, str):  # recorded by the round itself: it decides
+                item["changed"] = "unchanged formula" if before == after else change_summary(before, after)
+            if event.get("repeated") is True:
+                item["changed"] += " · a formula already tested: the rounds stop"
             continue
         if event.get("error"):
             item["changed"] = f"LLM error: {shorten(event['error'], 80)}"

@@ -417,9 +417,10 @@ def _seconds(value: Any, start: float) -> float:
         return 0.0
 
 
-def event_body(events: tuple[dict[str, Any], ...], index: int) -> dict[str, Any]:
-    """The full content of one timeline item: an LLM call's messages and answer, a repair round's
-    diff (the answer before the round against the repaired one), another event's fields."""
+def event_body(events: tuple[dict[str, Any], ...], index: int, dimacs: str = "") -> dict[str, Any]:
+    """The full content of one timeline item: an LLM call's messages and answer, a repair or oracle-feedback round's
+    diff (the formula before the round against the one after it; a feedback round's counterexamples over the
+    variables named in ``dimacs``), another event's fields."""
     event = events[index]
     kind = event.get("event")
     if kind == LLM_CALL_EVENT:
@@ -440,8 +441,11 @@ def event_body(events: tuple[dict[str, Any], ...], index: int) -> dict[str, Any]
         before, after = (formulas[-2], formulas[-1]) if len(formulas) >= 2 else ("", formulas[-1] if formulas else "")
         if event.get("verdict") == "ok":
             after = before  # [[OK]]: the formula stays as it was
+        if isinstance(event.get("formula_before"), str) and isinstance(event.get("formula_after"), str):
+            before, after = event["formula_before"], event["formula_after"]  # recorded by the round itself
         error = error_text(_label(event.get("error_kind")), str(event.get("error", "")))
-        return {"kind": "diff", "lines": diff_lines(before, after), "error": error}
+        examples = counterexample_table(objs(event.get("counterexamples")), dimacs)
+        return {"kind": "diff", "lines": diff_lines(before, after), "error": error, "examples": examples}
     return {
         "kind": "fields",
         "text": json.dumps({k: v for k, v in event.items() if k != "event"}, indent=2, default=str, ensure_ascii=False),

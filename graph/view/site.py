@@ -196,17 +196,20 @@ class Site:
 
     def event(self, index: int, rel: str, number: int) -> str:
         """One trace event rendered in full (the page shows events collapsed)."""
-        events = pages.trace_events(self.roots.resolve(index, rel))
+        path = self.roots.resolve(index, rel)
+        events = pages.trace_events(path)
         if not 0 <= number < len(events):
             raise FileNotFoundError(f"no event {number}")
-        return self.render("_body.html", body=pages.event_body(events, number))
+        dimacs = self.roots.read_text(path / "formula.cnf", "") or ""
+        return self.render("_body.html", body=pages.event_body(events, number, dimacs))
 
     def inline_bodies(self, path: Path) -> dict[int, str] | None:
         """Static pages cannot fetch: they carry every item's content."""
         if not self.links.static:
             return None
         events = pages.trace_events(path)
-        return {i: self.render("_body.html", body=pages.event_body(events, i)) for i in range(len(events))}
+        dimacs = self.roots.read_text(path / "formula.cnf", "") or ""
+        return {i: self.render("_body.html", body=pages.event_body(events, i, dimacs)) for i in range(len(events))}
 
     def sweeps(self) -> list[dict[str, Any]]:
         """Every sweep among the directories and their folders (what the comparison form offers)."""

@@ -1,6 +1,8 @@
 """`trace`: syntax and oracle-feedback rounds in trace order, the error shown once with its kind, reasons cut at
 word boundaries, the --kind and --node filters; the report's first-answer syntax check from a trace."""
 
+import json
+
 from hypothesis import given
 from hypothesis import strategies as st
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
@@ -73,3 +75,36 @@ def test_first_answer_syntax_error_reads_the_first_check(tmp_path):
     assert first_answer_syntax_error(attempt(tmp_path / "a", [BROKEN, f"[[FIXED]]\n{GOOD}"])) is True
     assert first_answer_syntax_error(attempt(tmp_path / "b", [GOOD])) is False
     assert first_answer_syntax_error(tmp_path / "none") is None
+
+
+def recorded_round(run_dir, **fields):
+    """A trace whose oracle-feedback round records its counterexamples and formulas itself."""
+    run_dir.mkdir(parents=True)
+    events = [
+        {"event": "llm_call", "role": "formalizer", "text": AT_LEAST_ONE},
+        {"event": "llm_call", "role": "semantic_repair", "semantic_round": 1, "text": AT_LEAST_ONE},
+        {"event": "semantic_round", "round": 1, **fields},
+    ]
+    (run_dir / "trace.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    return run_dir
+
+
+EXAMPLES = [
+    {"true_variables": ["tshirt", "coat"], "formula_says": True, "oracle_says": False, "source": "probe"},
+    {"true_variables": [], "formula_says": True, "oracle_says": False, "source": "probe"},
+]
+
+
+def test_a_round_that_records_itself_is_read_from_its_record(tmp_path):
+    run = recorded_round(
+        tmp_path / "r",
+        counterexamples=EXAMPLES,
+        formula_before="p cnf 10 1\n1 2 0",
+        formula_after="p cnf 10 1\n1 2 0",
+        repeated=True,
+    )
+    [item] = attempt_report(run)["semantic_rounds"]
+    assert item["counterexamples"] == 2 and item["examples"] == EXAMPLES
+    assert item["changed"] == "unchanged formula · a formula already tested: the rounds stop"
+    moved = recorded_round(tmp_path / "m", counterexamples=[], formula_before="a\nb", formula_after="a\nc\nd")
+    assert attempt_report(moved)["semantic_rounds"][0]["changed"] == "+2 −1 lines"
