@@ -775,6 +775,44 @@ def cost_table(df: pd.DataFrame, cells: Cells, prices: Mapping[str, LLMPrices]) 
     return Table("cost_by_llm", "Tokens and cost per LLM", header, rows, data, notes)
 
 
+REJECTION_ORDER = ("syntax", "token_budget", "empty_answer", "repeated_answer", "ok_on_error")
+
+
+def rejection_table(df: pd.DataFrame, cells: Cells) -> Table | None:
+    """Per LLM (and condition): the share of attempts rejected for each kind of failure the rows name (rows written
+    before the kinds existed count as 'not recorded'); None without rejections."""
+    rejected = df[df["rejected"]]
+    if rejected.empty:
+        return None
+    kinds = rejected["failure"] if "failure" in rejected else pd.Series(["—"] * len(rejected), index=rejected.index)
+    kinds = kinds.fillna("—").astype(str)
+    order = [k for k in _ordered(kinds, REJECTION_ORDER) if k != "—"] + (["—"] if (kinds == "—").any() else [])
+    keys = ["llm", *cells.conditions]
+    header = ["LLM", *cells.conditions, "attempts", "rejected"] + [k if k != "—" else "not recorded" for k in order]
+    rows, data = [], []
+    for values, part in grouped(df, keys, ORDERS):
+        mine = kinds.loc[kinds.index.intersection(part.index)]
+        shares = {k: float((mine == k).sum()) / len(part) for k in order}
+        rows.append(
+            [_key_cells("llm", values[0], df), *values[1:], str(len(part)), _pct(float(part["rejected"].mean()))]
+            + [_pct(shares[k]) for k in order]
+        )
+        data.append(
+            {
+                "llm": values[0],
+                **dict(zip(cells.conditions, values[1:])),
+                "attempts": len(part),
+                "rejected_rate": float(part["rejected"].mean()),
+                **{f"rejected_{k if k != '—' else 'not_recorded'}_rate": shares[k] for k in order},
+            }
+        )
+    notes = [
+        "shares of all attempts of the row; each rejected attempt counts under the kind its row names.",
+        *cells.notes(),
+    ]
+    return Table("rejections_by_kind", "Rejections by kind", header, rows, data, notes)
+
+
 def infra_table(rows: Sequence[Mapping[str, Any]]) -> Table | None:
     """Attempts that an infrastructure failure stopped (never scored), one line each; None when there are none."""
     failed = [r for r in rows if r.get("status") == INFRA_FAILED]
@@ -891,6 +929,9 @@ def report_tables(
         tables += setting_tables(df, cells)
         tables.append(llm_table(df, cells, compare_published))
         tables.append(per_task_table(df, cells))
+        rejections = rejection_table(df, cells)
+        if rejections is not None:
+            tables.append(rejections)
         tables.append(cost_table(df, cells, prices))
         tables.append(marginals_table(df, cells, compare_published))
         df = label_cells(df, cells)

@@ -153,6 +153,7 @@ def test_tables_hold_the_hand_computed_values(results_dir, tmp_path):
         "syntax_errors_by_setting",
         "by_llm",
         "per_task",
+        "rejections_by_kind",
         "cost_by_llm",
         "marginals",
         "downstream",
@@ -313,6 +314,13 @@ def test_two_policies_are_two_cells_unless_pooled_on_request(tmp_path):
     assert "pooled on request over policy: oracle-feedback, zs." in pooled["by_llm"].notes
     with pytest.raises(ReportError, match="cannot pool over colour"):
         build_report([tmp_path / "sweep"], tmp_path / "q", plots=False, pool=["colour"])
+    shown = runner.invoke(app, ["report", str(tmp_path / "sweep"), "--out", str(tmp_path / "c"), "--no-plots"])
+    assert shown.exit_code == 0 and "| LLM | policy | attempts |" in shown.output
+    pooled_cli = ["report", str(tmp_path / "sweep"), "--pool", "policy", "--out", str(tmp_path / "d"), "--no-plots"]
+    shown = runner.invoke(app, pooled_cli)
+    assert shown.exit_code == 0 and "_pooled on request over policy: oracle-feedback, zs._" in shown.output
+    refused = runner.invoke(app, ["report", str(tmp_path / "sweep"), "--pool", "colour", "--no-plots"])
+    assert refused.exit_code == 1 and len(refused.output.splitlines()) == 1 and "cannot pool" in refused.output
 
 
 def test_a_policy_that_follows_the_prompt_is_no_extra_column(tmp_path):
@@ -451,3 +459,18 @@ def test_a_token_budget_that_varies_is_a_column_and_rows_record_it(tmp_path):
     long = {**row(QWEN, "nat", "detailed", 1.0), "attempt_id": "l", "max_tokens": 4096}
     tables = _tables(build_report([_results(tmp_path, [short, long])], tmp_path / "r", plots=False))
     assert {r["max_tokens"]: r["f1_mean"] for r in tables["by_llm"].data} == {"300": 0.0, "4096": 1.0}
+
+
+def test_rejections_are_counted_by_the_kind_each_row_names(tmp_path):
+    rows = [
+        {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "a", "failure": "token_budget"},
+        {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "b", "failure": "syntax"},
+        {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "c"},  # an old row: no kind
+        {**row(QWEN, "nat", "detailed", 1.0), "attempt_id": "d"},
+    ]
+    table = _tables(build_report([_results(tmp_path, rows)], tmp_path / "r", plots=False))["rejections_by_kind"]
+    assert table.header == ["LLM", "attempts", "rejected", "syntax", "token_budget", "not recorded"]
+    [record] = table.data
+    assert record["rejected_rate"] == 0.75
+    assert record["rejected_syntax_rate"] == record["rejected_token_budget_rate"] == 0.25
+    assert record["rejected_not_recorded_rate"] == 0.25
