@@ -291,6 +291,7 @@ class Table:
     rows: list[list[str]]
     data: list[dict[str, Any]] = field(default_factory=list)  # numbers, for CSV
     notes: list[str] = field(default_factory=list)
+    lead: int = 1  # the leading key columns (text, left-aligned); the others hold numbers
 
     def markdown(self) -> str:
         """The table as a Markdown section with its title."""
@@ -298,7 +299,7 @@ class Table:
             f"### {self.title}",
             "",
             "| " + " | ".join(self.header) + " |",
-            "|" + "|".join("---" if i == 0 else "---:" for i in range(len(self.header))) + "|",
+            "|" + "|".join("---" if i < self.lead else "---:" for i in range(len(self.header))) + "|",
         ]
         lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in self.rows]
         lines += [""] + [f"_{note}_" for note in self.notes]
@@ -306,7 +307,7 @@ class Table:
 
     def latex(self) -> str:
         """The table as a LaTeX tabular (text escaped), for the paper."""
-        spec = "l" + "r" * (len(self.header) - 1)
+        spec = "l" * self.lead + "r" * (len(self.header) - self.lead)
         lines = [
             f"% {self.title}",
             f"\\begin{{tabular}}{{{spec}}}",
@@ -429,8 +430,8 @@ def frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     if df.empty:
         return df
     df["f1"] = pd.to_numeric(df["f1"], errors="coerce")
-    for column in ("syntax_error", "llm_error"):
-        df[column] = df[column].fillna(False).astype(bool)
+    for column in ("syntax_error", "llm_error"):  # rows from elsewhere may lack a flag: false
+        df[column] = df[column].fillna(False).astype(bool) if column in df else False
     first = df[FIRST_ANSWER_FIELD] if FIRST_ANSWER_FIELD in df else pd.Series([None] * len(df), index=df.index)
     df["first_syntax_error"] = pd.to_numeric(first.map({True: 1.0, False: 0.0}), errors="coerce")
     df["rejected"] = df["status"] == "rejected"
@@ -588,7 +589,15 @@ def setting_tables(df: pd.DataFrame, cells: Cells) -> list[Table]:
             err_rows.append(err_cells)
     notes = ["F1 mean ± std over attempts; a rejected attempt counts F1 = 0; CIs in the CSV.", *cells.notes()]
     return [
-        Table("by_setting", "F1 by output format, description level and prompting", header, f1_rows, data, notes),
+        Table(
+            "by_setting",
+            "F1 by output format, description level and prompting",
+            header,
+            f1_rows,
+            data,
+            notes,
+            lead=len(lead) + 1,
+        ),
         Table(
             "syntax_errors_by_setting",
             "Syntax-error rate by output format, description level and prompting",
@@ -596,6 +605,7 @@ def setting_tables(df: pd.DataFrame, cells: Cells) -> list[Table]:
             err_rows,
             [],
             ["share of attempts left without a parseable formula after repair", *cells.notes()],
+            lead=len(lead) + 1,
         ),
     ]
 
@@ -694,7 +704,7 @@ def llm_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -
     ]
     if compare_published:
         notes += [f"published: {PUBLISHED_SOURCE}; averaged over formats and prompts.", _task_note(df)]
-    return Table("by_llm", "Results per LLM", header, rows, data, notes)
+    return Table("by_llm", "Results per LLM", header, rows, data, notes, lead=len(keys))
 
 
 def _ci(m: Mapping[str, Any], percent: bool = False) -> str:
@@ -733,7 +743,7 @@ def per_task_table(df: pd.DataFrame, cells: Cells) -> Table:
             }
         )
     notes = ["averaged over formats, prompts and descriptions; rejected = F1 0.", BOOTSTRAP_NOTE, *cells.notes()]
-    return Table("per_task", "Results per task", header, rows, data, notes)
+    return Table("per_task", "Results per task", header, rows, data, notes, lead=len(keys))
 
 
 def cost_table(df: pd.DataFrame, cells: Cells, prices: Mapping[str, LLMPrices]) -> Table:
@@ -772,7 +782,7 @@ def cost_table(df: pd.DataFrame, cells: Cells, prices: Mapping[str, LLMPrices]) 
         "from the response cache cost nothing and are not counted.",
         *cells.notes(),
     ]
-    return Table("cost_by_llm", "Tokens and cost per LLM", header, rows, data, notes)
+    return Table("cost_by_llm", "Tokens and cost per LLM", header, rows, data, notes, lead=len(keys))
 
 
 REJECTION_ORDER = ("syntax", "token_budget", "empty_answer", "repeated_answer", "ok_on_error")
@@ -810,7 +820,7 @@ def rejection_table(df: pd.DataFrame, cells: Cells) -> Table | None:
         "shares of all attempts of the row; each rejected attempt counts under the kind its row names.",
         *cells.notes(),
     ]
-    return Table("rejections_by_kind", "Rejections by kind", header, rows, data, notes)
+    return Table("rejections_by_kind", "Rejections by kind", header, rows, data, notes, lead=len(keys))
 
 
 def infra_table(rows: Sequence[Mapping[str, Any]]) -> Table | None:
@@ -832,6 +842,7 @@ def infra_table(rows: Sequence[Mapping[str, Any]]) -> Table | None:
             "by kind: " + ", ".join(f"{k} {v}" for k, v in kinds.items()) + ".",
             "these attempts count in no rate and no F1; the same command retries them.",
         ],
+        lead=len(columns),
     )
 
 
@@ -907,7 +918,8 @@ def marginals_table(df: pd.DataFrame, cells: Cells, compare_published: bool = Fa
     ]
     if compare_published:
         notes += [f"published: {PUBLISHED_SOURCE}.", _task_note(df)]
-    return Table("marginals", "F1 by format, description level, prompting and benchmark", header, rows, data, notes)
+    title = "F1 by format, description level, prompting and benchmark"
+    return Table("marginals", title, header, rows, data, notes, lead=len(lead) + 1)
 
 
 def report_tables(
