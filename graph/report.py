@@ -2,8 +2,15 @@
 
 Input: sweep directories (their ``results.jsonl``, or rebuilt from ``attempts/`` when a sweep was
 interrupted before writing it), results files, or plain ``run`` directories (``summary.json``).
-Only finished attempts (status ``accepted`` or ``rejected``) are counted; the report says how many
-others (error, unfinished, pending) it left out.
+Only finished attempts (status ``accepted`` or ``rejected``) are counted; attempts that ended
+``infra_failed`` (the endpoint failed past its retries) are never scored and get a table of their own
+with their count; the report says how many others (error, unfinished, pending) it left out.
+
+**Cells never pool silently.** A cell is keyed by every setting that varies across the attempts
+read (``SETTINGS``: LLM, format, prompt, detail, policy, decoding, max repairs, max tokens,
+benchmark); each is a key column of every table. A condition that the other keys decide (a
+plain sweep's policy is its prompt style, the decoding follows the LLM) adds no column. ``pool``
+averages over settings on request, and every table's caption says which and over what values.
 
 Definitions (docs/architecture.md §6, as in auto-nesy-bench):
 - **F1** of an attempt is the F1 of its accepted formula against the ground truth; a rejected
@@ -11,22 +18,31 @@ Definitions (docs/architecture.md §6, as in auto-nesy-bench):
   Attempts on tasks without a ground truth are left out of F1.
 - **syntax-error rate**: the share of attempts rejected because no parseable formula was reached
   (after autofix and repair, or the repair agent answered [[OK]] on an error). LLM call failures
-  are reported separately ("LLM errors") and are not syntax errors.
+  are reported separately ("LLM errors") and are not syntax errors. **Before repair**: the share
+  whose first answer did not parse (read from the attempt's trace: the repair loop's value is the
+  difference).
 - **mean ± std**: over the attempts of the group (population standard deviation, so a group of
-  one attempt shows ± 0.000).
+  one attempt shows ± 0.000); **[low, high]**: the 95 % percentile bootstrap interval of the mean
+  (``BOOTSTRAP_RESAMPLES`` resamples, NumPy seed ``BOOTSTRAP_SEED``: the same report twice is the
+  same).
 - relation shares: equal / permissive / strict / incomparable among all attempts, rejected ones
   as their own category.
 
-Tables (each written as Markdown, LaTeX and CSV; CSV holds numbers, mean and std in their own
-columns):
+Tables (each written as Markdown, LaTeX and CSV; CSV holds numbers, mean, std and interval in
+their own columns):
 - ``by_setting``: F1 (and, second table, syntax-error rate) by output format × description level ×
   prompting — the paper's first table;
-- ``by_llm``: per LLM: F1, syntax errors, LLM errors, relation shares, repair rounds, autofixes,
-  tokens, latency — the paper's second table;
+- ``by_llm``: per LLM: F1 with its interval, syntax errors before and after repair, LLM errors,
+  relation shares, repair rounds, autofixes, tokens, latency — the paper's second table;
+- ``per_task``: per task: F1, accepted share, syntax errors before and after repair, equal share;
+- ``rejections_by_kind``: per LLM, the share of attempts rejected for each ``failure`` kind;
+- ``cost_by_llm``: tokens per LLM and their cost at the prices of the LLM's TOML config;
 - ``marginals``: F1 per format, per description level, per prompt style and per benchmark; with
   ``compare_published`` the published figures of docs/tasks.md next to ours (computed on the same slice:
-  formats and prompts over detailed descriptions, as published; satbench/dcpbench as the best
-  configuration's mean);
+  formats and prompts over detailed descriptions, as published, and on our catalogue tasks only —
+  the published figures average all 18, and the caption says how many we cover; satbench/dcpbench
+  as the best configuration's mean);
+- ``infra_failed``: the attempts an infrastructure failure stopped, one line each;
 - ``downstream`` (when NeSy results exist): SPL and SL trained on the generated vs the expert
   formula — F1, accuracy, consistency, ΔF1 — overall and by the generated formula's relation.
   Read from ``downstream.jsonl`` files anywhere under the given directories, one JSON object per
@@ -37,7 +53,7 @@ columns):
   are counted once per (task, method, seed).
 
 Plots (PNG): ``f1_by_format_model``, ``syntax_error_rate``, ``repair_rounds`` (histogram),
-``relations`` (relation breakdown per LLM).
+``relations`` (relation breakdown per LLM), one series per LLM and condition.
 """
 
 from __future__ import annotations
