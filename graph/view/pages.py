@@ -22,6 +22,7 @@ from autonesy.graph.trace import (
     find_run_dirs,
     formula_text,
     semantic_rounds,
+    shorten,
 )
 from autonesy.graph.view.files import Roots
 from autonesy.tools.trace_events import LLM_CALL_EVENT
@@ -322,8 +323,7 @@ def _label(value: Any) -> str | None:
 
 
 def _preview(text: Any) -> str:
-    text = " ".join(str(text or "").split())
-    return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + "…"
+    return shorten(text or "", PREVIEW_CHARS)
 
 
 def _answer(event: dict[str, Any]) -> str:
