@@ -355,7 +355,10 @@ def timeline(events: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
                 body=True,
             )
         elif kind == "syntax_error":
-            item.update(title=f"syntax error · {event.get('kind', '?')}", note=str(event.get("message", "")))
+            item.update(
+                title=f"syntax error · {event.get('kind', '?')}",
+                note=error_text(_label(event.get("kind")), str(event.get("message", ""))),
+            )
         elif kind == "repair_round":
             item.update(
                 title=f"repair round {event.get('round')} · {event.get('verdict')}",
@@ -370,7 +373,6 @@ def timeline(events: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
             item.update(
                 title=f"semantic round {event.get('round')} · "
                 + ("counterexamples not recorded" if shown is None else f"{shown} counterexamples"),
-                note=found.get("changed", ""),
                 changed=found.get("changed", ""),
                 body=True,
             )
@@ -408,6 +410,18 @@ def _formulas_before(events: tuple[dict[str, Any], ...], index: int) -> list[str
             if formula:
                 found.append(formula)
     return found
+
+
+def _with_verdict(items: list[dict[str, Any]], metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """The timeline with the relation and F1 beside an accepted outcome (accepted is not correct)."""
+    f1 = metrics.get("f1")
+    verdict = f"relation {metrics.get('relation') or '—'} · F1 " + (
+        f"{f1:.3f}" if isinstance(f1, (int, float)) else "—"
+    )
+    for item in items:
+        if item["event"] == "outcome" and item.get("title") == "outcome · accepted":
+            item["note"] = verdict + (f" · {item['note']}" if item.get("note") else "")
+    return items
 
 
 def _seconds(value: Any, start: float) -> float:
@@ -483,7 +497,7 @@ def attempt_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
         "config": roots.read_json(run_dir / "config.json", {}),
         "summary": roots.read_json(run_dir / "summary.json"),
         "error": roots.read_json(run_dir / results.ERROR_FILE),
-        "timeline": timeline(events),
+        "timeline": _with_verdict(timeline(events), obj(metrics.get("formula"))),
         "finished": any(e.get("event") == "outcome" for e in events),
         "formula": roots.read_text(run_dir / "formula.txt"),
         "dimacs": cnf,
@@ -514,9 +528,12 @@ def _lens_area(r1: float, r2: float, d: float) -> float:
         return 0.0
     if d <= abs(r1 - r2):
         return math.pi * min(r1, r2) ** 2
-    a1 = r1 * r1 * math.acos((d * d + r1 * r1 - r2 * r2) / (2 * d * r1))
-    a2 = r2 * r2 * math.acos((d * d + r2 * r2 - r1 * r1) / (2 * d * r2))
-    return a1 + a2 - 0.5 * math.sqrt((-d + r1 + r2) * (d + r1 - r2) * (d - r1 + r2) * (d + r1 + r2))
+
+    def angle(a: float, b: float) -> float:  # clamped: rounding can put the cosine a hair past ±1
+        return math.acos(max(-1.0, min(1.0, (d * d + a * a - b * b) / (2 * d * a))))
+
+    kite = (-d + r1 + r2) * (d + r1 - r2) * (d - r1 + r2) * (d + r1 + r2)
+    return r1 * r1 * angle(r1, r2) + r2 * r2 * angle(r2, r1) - 0.5 * math.sqrt(max(0.0, kite))
 
 
 def overlap_circles(metrics: dict[str, Any], width: float = 360.0) -> dict[str, Any] | None:

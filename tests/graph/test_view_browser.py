@@ -216,3 +216,26 @@ def test_two_sweeps_compared_from_the_home_page(dirs, page, tmp_path):
         assert all(float(d) >= 0 for d in deltas)  # B is perfect: never worse
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         shot(page, "compare")
+
+
+def test_semantic_rounds_open_to_a_formula_diff(page, tmp_path):
+    from study_dirs import make_oracle_attempt
+
+    run = make_oracle_attempt(tmp_path / "oracle")
+    with serving([run]) as url:
+        page.goto(url)
+        page.click("text=oracle")
+        rounds = page.locator("li.ev-semantic_round")
+        assert rounds.count() == 2
+        assert "5 counterexamples" in rounds.first.inner_text() and "unchanged formula" in rounds.first.inner_text()
+        rounds.nth(1).locator("summary").click()
+        page.wait_for_selector("li.ev-semantic_round pre.diff .add")
+        added = rounds.nth(1).locator("pre.diff .add").all_inner_texts()
+        assert "+p cnf 10 46" in added and len([a for a in added if a.startswith("+-")]) == 45
+        assert "relation equal · F1 1.000" in page.locator("li.ev-outcome").inner_text()
+        assert "[syntax]" not in page.locator("li.ev-syntax_error").inner_text()  # the kind once, in the title
+        outcome = page.locator("p.outcome").inner_text()
+        assert "accepted" in outcome and "equal" in outcome and "1.000" in outcome
+        circles = page.locator("svg.overlap circle")
+        assert circles.nth(0).get_attribute("cx") == circles.nth(1).get_attribute("cx")  # F1 = 1: one circle
+        shot(page, "semantic-rounds")
