@@ -32,6 +32,10 @@ def export_html(dirs: Sequence[str | Path], out: str | Path, *, compare_publishe
             (out / site.links.page(index, rel)).write_text(html, encoding="utf-8")
         if pages.directory_kind(root) in ("sweep", "folder"):
             (out / site.links.errors(index, "")).write_text(site.errors(index, ""), encoding="utf-8")
+    sweeps = site.sweeps()
+    if len(sweeps) >= 2:  # no server to ask: the first two sweeps side by side, linked from the index
+        first, second = sweeps[0]["value"], sweeps[1]["value"]
+        (out / StaticLinks.COMPARE).write_text(site.compare(first, second), encoding="utf-8")
     return out / "index.html"
 
 

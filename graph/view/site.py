@@ -65,6 +65,7 @@ class StaticLinks:
     """Links between files in one folder: ``index.html`` for the first directory, one file per page."""
 
     static = True
+    COMPARE = "compare.html"  # the first two sweeps side by side (report --html over two or more)
 
     def home(self) -> str:
         """The index file."""
@@ -128,8 +129,7 @@ class Site:
     def home(self) -> str:
         """The start page: every root directory and what kind of run it holds."""
         entries = [{"index": i, "name": str(d), "kind": pages.directory_kind(d)} for i, d in enumerate(self.roots.dirs)]
-        sweeps = self.sweeps() if not self.links.static else []
-        return self.render("home.html", title="autonesy viewer", entries=entries, sweeps=sweeps)
+        return self.render("home.html", title="autonesy viewer", entries=entries, sweeps=self.sweeps())
 
     def page(self, index: int, rel: str) -> str:
         """The page of a directory, chosen by what it holds (sweep, attempt, verification, or a folder of runs)."""
@@ -166,8 +166,15 @@ class Site:
             found = pages.sweep_rows(path)
             rows = self.table_rows(common["index"], path, found)
             summary = self.summary(common["index"], common["rel"])
+        compare = StaticLinks.COMPARE if self.links.static and len(self.sweeps()) >= 2 else None
         return self.render(
-            "sweep.html", **common, rows=rows, summary=summary, filters=pages.FILTERS, live=pages.sweep_is_running(path)
+            "sweep.html",
+            **common,
+            rows=rows,
+            summary=summary,
+            filters=pages.FILTERS,
+            live=pages.sweep_is_running(path),
+            compare=compare,
         )
 
     def summary(self, index: int, rel: str) -> str:

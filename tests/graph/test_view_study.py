@@ -215,3 +215,13 @@ def test_a_recorded_round_shows_its_counterexamples_as_a_table(tmp_path):
         ["on", "on"],
     ]
     assert '<span class="del">-1 0</span>' in body and '<span class="add">+2 0</span>' in body
+
+
+def test_static_export_of_two_sweeps_carries_their_comparison(dirs, tmp_path):
+    from autonesy.graph.view.export import export_html
+
+    _, sweep, _, perfect = dirs
+    index = export_html([sweep, perfect], tmp_path / "site")
+    assert '<a href="compare.html">' in index.read_text()
+    page = (tmp_path / "site" / "compare.html").read_text()
+    assert 'id="cells"' in page and 'href="/' not in page and "<form" not in page
