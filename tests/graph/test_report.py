@@ -7,6 +7,8 @@ import json
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from autonesy.graph.cli import app
@@ -474,3 +476,28 @@ def test_rejections_are_counted_by_the_kind_each_row_names(tmp_path):
     assert record["rejected_rate"] == 0.75
     assert record["rejected_syntax_rate"] == record["rejected_token_budget_rate"] == 0.25
     assert record["rejected_not_recorded_rate"] == 0.25
+
+
+SETTING_VALUES = {
+    "llm": [QWEN, GPT],
+    "format": ["nat", "cpmpy"],
+    "prompt": ["zs", "zs-cot"],
+    "detail": ["detailed", "not-detailed"],
+    "policy": ["zs", "zs-cot", "oracle-feedback"],
+    "decoding": ["free", "grammar"],
+    "max_repairs": [0, 5],
+    "max_tokens": [300, 4096],
+    "benchmark": ["catalogue", "taskfile"],
+}
+
+
+@given(st.lists(st.fixed_dictionaries({k: st.sampled_from(v) for k, v in SETTING_VALUES.items()}), min_size=1))
+def test_no_cell_ever_mixes_two_values_of_a_setting(settings):
+    from autonesy.graph.report import SETTINGS, cells_of, frame
+
+    rows = [{**row(QWEN, "nat", "detailed", 1.0), **s, "attempt_id": str(i)} for i, s in enumerate(settings)]
+    df = frame(rows)
+    cells = cells_of(df)
+    groups = df.groupby(list(cells.keys)) if cells.keys else [((), df)]
+    for _, cell in groups:
+        assert all(cell[s].nunique() == 1 for s in SETTINGS), cell[list(SETTINGS)]
