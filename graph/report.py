@@ -451,6 +451,8 @@ def frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     first = df[FIRST_ANSWER_FIELD] if FIRST_ANSWER_FIELD in df else pd.Series([None] * len(df), index=df.index)
     df["first_syntax_error"] = pd.to_numeric(first.map({True: 1.0, False: 0.0}), errors="coerce")
     df["rejected"] = df["status"] == "rejected"
+    if "failure" in df:  # an empty answer (rows with failure kinds) is what the LLM errors column counts
+        df["llm_error"] = df["llm_error"] | (df["rejected"] & (df["failure"] == "empty_answer"))
     df["accepted_share"] = (~df["rejected"]).astype(float)
     df["relation_or_rejected"] = [
         ("rejected" if rej else (rel if isinstance(rel, str) and rel else "unscored"))
@@ -714,7 +716,8 @@ def llm_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -
         "averaged over formats, prompts, descriptions and tasks; F1 mean ± std over attempts (rejected = 0); "
         "relation shares over all attempts.",
         "syntax errors before repair: the first answer did not parse (read from the trace; — without one); "
-        "after: no parseable formula at the end.",
+        "after: no parseable formula at the end. LLM errors: rejected for an empty answer (in rows written "
+        "before failure kinds: any failed LLM call).",
         BOOTSTRAP_NOTE,
         *cells.notes(),
     ]

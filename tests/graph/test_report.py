@@ -501,3 +501,14 @@ def test_no_cell_ever_mixes_two_values_of_a_setting(settings):
     groups = df.groupby(list(cells.keys)) if cells.keys else [((), df)]
     for _, cell in groups:
         assert all(cell[s].nunique() == 1 for s in SETTINGS), cell[list(SETTINGS)]
+
+
+def test_empty_answers_count_as_llm_errors_and_old_rows_as_they_were(tmp_path):
+    rows = [
+        {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "e", "failure": "empty_answer"},
+        {**row(QWEN, "nat", "detailed", 0.0, status="rejected", llm_error=True), "attempt_id": "o"},  # old row
+        {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "s", "failure": "syntax"},
+        {**row(QWEN, "nat", "detailed", 1.0), "attempt_id": "a"},
+    ]
+    [llm] = _tables(build_report([_results(tmp_path, rows)], tmp_path / "r", plots=False))["by_llm"].data
+    assert llm["attempts"] == 4 and llm["f1_mean"] == 0.25 and llm["llm_error_rate"] == 0.5
