@@ -14,11 +14,13 @@ averages over settings on request, and every table's caption says which and over
 
 Definitions (docs/architecture.md §6, as in auto-nesy-bench):
 - **F1** of an attempt is the F1 of its accepted formula against the ground truth; a rejected
-  attempt (no usable formula after repair, or a failed LLM call) counts as **F1 = 0**.
-  Attempts on tasks without a ground truth are left out of F1.
+  attempt (no usable formula after repair, or an empty answer) counts as **F1 = 0**.
+  Attempts on tasks without a ground truth are left out of F1. Attempts that ended ``infra_failed``
+  (the endpoint failed past its retries) or ``error`` are no model's outcome: they are left out of
+  every rate and listed with their counts.
 - **syntax-error rate**: the share of attempts rejected because no parseable formula was reached
-  (after autofix and repair, or the repair agent answered [[OK]] on an error). LLM call failures
-  are reported separately ("LLM errors") and are not syntax errors. **Before repair**: the share
+  (after autofix and repair, or the repair agent answered [[OK]] on an error). Empty answers
+  are reported separately ("empty answers") and are not syntax errors. **Before repair**: the share
   whose first answer did not parse (read from the attempt's trace: the repair loop's value is the
   difference).
 - **mean ± std**: over the attempts of the group (population standard deviation, so a group of
@@ -32,7 +34,7 @@ Tables (each written as Markdown, LaTeX and CSV; CSV holds numbers, mean, std an
 their own columns):
 - ``by_setting``: F1 (and, second table, syntax-error rate) by output format × description level ×
   prompting — the paper's first table;
-- ``by_llm``: per LLM: F1 with its interval, syntax errors before and after repair, LLM errors,
+- ``by_llm``: per LLM: F1 with its interval, syntax errors before and after repair, empty answers,
   relation shares, repair rounds, autofixes, tokens, latency — the paper's second table;
 - ``per_task``: per task: F1, accepted share, syntax errors before and after repair, equal share;
 - ``rejections_by_kind``: per LLM, the share of attempts rejected for each ``failure`` kind;
@@ -181,6 +183,7 @@ _NUMBER_FIELDS = {
     "semantic_rounds",
     "n_autofixes",
     "llm_calls",
+    "cached_calls",
     "prompt_tokens",
     "completion_tokens",
     "llm_seconds",
@@ -195,10 +198,10 @@ _NUMBER_FIELDS = {
     "fn",
     "tn",
 }
-# Fields a report reads when a row has them: the kind of failure (outcome taxonomy) and whether the first answer
-# failed the syntax check (else read from the attempt's trace).
-_OPTIONAL_FIELDS: dict[str, type] = {"failure": str, FIRST_ANSWER_FIELD: bool}
-_FLAG_FIELDS = {"syntax_error", "llm_error", "oracle_passed", "compiled", "exact"}
+# Fields a report reads when a row has them: whether the first answer failed the syntax check (else read from the
+# attempt's trace).
+_OPTIONAL_FIELDS: dict[str, type] = {FIRST_ANSWER_FIELD: bool}
+_FLAG_FIELDS = {"syntax_error", "oracle_passed", "compiled", "exact"}
 
 
 def _checked_row(row: Any) -> dict[str, Any] | None:
@@ -446,13 +449,11 @@ def frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     if df.empty:
         return df
     df["f1"] = pd.to_numeric(df["f1"], errors="coerce")
-    for column in ("syntax_error", "llm_error"):  # rows from elsewhere may lack a flag: false
-        df[column] = df[column].fillna(False).astype(bool) if column in df else False
+    df["syntax_error"] = df["syntax_error"].fillna(False).astype(bool) if "syntax_error" in df else False
     first = df[FIRST_ANSWER_FIELD] if FIRST_ANSWER_FIELD in df else pd.Series([None] * len(df), index=df.index)
     df["first_syntax_error"] = pd.to_numeric(first.map({True: 1.0, False: 0.0}), errors="coerce")
     df["rejected"] = df["status"] == "rejected"
-    if "failure" in df:  # an empty answer (rows with failure kinds) is what the LLM errors column counts
-        df["llm_error"] = df["llm_error"] | (df["rejected"] & (df["failure"] == "empty_answer"))
+    df["empty_answer"] = df["rejected"] & (df["failure"] == "empty_answer") if "failure" in df else False
     df["accepted_share"] = (~df["rejected"]).astype(float)
     df["relation_or_rejected"] = [
         ("rejected" if rej else (rel if isinstance(rel, str) and rel else "unscored"))
@@ -651,12 +652,12 @@ def _task_note(df: pd.DataFrame) -> str:
 
 def llm_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -> Table:
     """The paper's second table: per LLM (and condition), F1 with its interval, syntax errors before and after repair,
-    LLM errors, relation shares, repair rounds, autofixes, tokens and latency (optionally next to the published
+    empty answers, relation shares, repair rounds, autofixes, tokens and latency (optionally next to the published
     figures, computed on the catalogue tasks only)."""
     keys = ["llm", *cells.conditions]
     header = (
         ["LLM", *cells.conditions, "attempts", "tasks", "F1", "F1 95% CI", "syntax errors before repair"]
-        + ["syntax errors", "LLM errors", *RELATION_ORDER]
+        + ["syntax errors", "empty answers", *RELATION_ORDER]
         + ["repair rounds", "autofixes", "tokens", "LLM s"]
     )
     if compare_published:
@@ -682,7 +683,7 @@ def llm_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -
             "syntax_error_rate": after["mean"],
             "syntax_error_rate_ci_low": after["low"],
             "syntax_error_rate_ci_high": after["high"],
-            "llm_error_rate": float(part["llm_error"].mean()),
+            "empty_answer_rate": float(part["empty_answer"].mean()),
             **{f"share_{r}": float((part["relation_or_rejected"] == r).mean()) for r in RELATION_ORDER},
             "repair_rounds_mean": float(part["repair_rounds"].mean()),
             "autofixes_mean": float(part["n_autofixes"].mean()),
@@ -691,7 +692,7 @@ def llm_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -
         }
         cells_shown = [_key_cells("llm", llm, df), *values[1:], str(len(part)), str(record["tasks"])]
         cells_shown += [_pm(f1["mean"], f1["std"]), _ci(f1), _with_ci(before, True), _with_ci(after, True)]
-        cells_shown += [_pct(record["llm_error_rate"])] + [_pct(record[f"share_{r}"]) for r in RELATION_ORDER]
+        cells_shown += [_pct(record["empty_answer_rate"])] + [_pct(record[f"share_{r}"]) for r in RELATION_ORDER]
         cells_shown += [
             f"{record['repair_rounds_mean']:.2f}",
             f"{record['autofixes_mean']:.2f}",
@@ -716,8 +717,7 @@ def llm_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -
         "averaged over formats, prompts, descriptions and tasks; F1 mean ± std over attempts (rejected = 0); "
         "relation shares over all attempts.",
         "syntax errors before repair: the first answer did not parse (read from the trace; — without one); "
-        "after: no parseable formula at the end. LLM errors: rejected for an empty answer (in rows written "
-        "before failure kinds: any failed LLM call).",
+        "after: no parseable formula at the end; empty answers: rejected because the model answered nothing.",
         BOOTSTRAP_NOTE,
         *cells.notes(),
     ]

@@ -231,6 +231,17 @@ class LangChainChatBackend(ChatBackend):
             kwargs["extra_body"] = extra
         return kwargs
 
+    def _request(self, msgs: list[dict[str, str]], params: Mapping[str, Any]) -> tuple[list[dict[str, str]], dict]:
+        """The messages and client arguments as they are sent (defaults merged, system folded)."""
+        effective = {**self.default_params, **{k: v for k, v in params.items() if v is not None}}
+        return (fold_system_prompt(msgs) if self.fold_system else msgs), self._invoke_kwargs(effective)
+
+    def request_key(self, messages: Sequence[Mapping[str, str]], *, cache_salt: str = "", **params: Any) -> str:
+        """The response cache's key of a call: the request as sent (messages, every decoding and
+        sampling setting, a grammar included) and the salt; never the key, which is not part of it."""
+        sent, kwargs = self._request(normalize_messages(messages), params)
+        return prompt_hash(sent, {**kwargs, "_cache_salt": cache_salt} if cache_salt else kwargs)
+
     def _error(self, err: LLMError, attempts: int) -> LLMError:
         return LLMError(
             err.kind,
@@ -240,6 +251,7 @@ class LangChainChatBackend(ChatBackend):
             attempts=attempts,
             endpoint=self.endpoint,
             model=self.model,
+            finish_reason=err.finish_reason,
         )
 
     def _log_retry(self, state: Any) -> None:
@@ -255,16 +267,14 @@ class LangChainChatBackend(ChatBackend):
         recorded, and cached."""
         msgs = normalize_messages(messages)
         call_hash = prompt_hash(msgs, params)
-        effective = {**self.default_params, **{k: v for k, v in params.items() if v is not None}}
-        cache_key = prompt_hash(msgs, {**effective, "_cache_salt": cache_salt} if cache_salt else effective)
+        sent, kwargs = self._request(msgs, params)
+        cache_key = self.request_key(messages, cache_salt=cache_salt, **params)
         if self.cache is not None:
             hit = self.cache.get(self.endpoint, self.model, cache_key)
             if hit is not None:
                 return replace(hit, prompt_hash=call_hash, cached=True)
 
-        sent = fold_system_prompt(msgs) if self.fold_system else msgs
         lc_messages = to_langchain_messages(sent)
-        kwargs = self._invoke_kwargs(effective)
         attempts = 0
 
         def attempt() -> tuple[BaseMessage, float]:
@@ -304,7 +314,12 @@ class LangChainChatBackend(ChatBackend):
         if not text.strip():
             why = f" (finish_reason {finish})" if finish else ""
             raise self._error(
-                LLMError("empty", f"the model {self.model} at {self.endpoint} gave an empty answer{why}"), attempts
+                LLMError(
+                    "empty",
+                    f"the model {self.model} at {self.endpoint} gave an empty answer{why}",
+                    finish_reason=finish,
+                ),
+                attempts,
             )
         prompt_tokens, completion_tokens = extract_usage(message)
         response = LLMResponse(

@@ -2,6 +2,9 @@
 
 Conventions: a problem the user can fix (any :class:`AutonesyError`, a file that cannot be read)
 prints one ``error: …`` line and exits 1 (``verify`` and ``follow``: 2); ``--json`` prints JSON only.
+``run`` and ``sweep`` exit 3 (``INFRA_FAILED_EXIT``) when attempts ended ``infra_failed`` (the LLM
+endpoint failed past its retries; nothing of them was scored) and none crashed: running the same
+command again retries exactly those. An attempt that crashed (status ``error``) exits 1.
 Nothing heavy is imported here: ``--help`` must answer at once.
 """
 
@@ -80,6 +83,33 @@ LLM_HELP = (
     f"openai:MODEL | http://HOST:PORT/v1@MODEL | local | replay:TRACE | CONFIG.toml (default: ${LLM_ENV}, else local)."
 )
 DATA_DIR_HELP = f"Data directory (default: ${DATA_DIR_ENV}, else the user cache directory)."
+
+
+INFRA_FAILED_EXIT = 3
+
+
+def infra_failed_line(count: int, again: str) -> str:
+    """The line ``run`` and ``sweep`` end with when attempts outlived the endpoint's retries."""
+    attempts = "1 attempt" if count == 1 else f"{count} attempts"
+    return (
+        f"error: {attempts} ended infra_failed (the LLM endpoint failed past its retries; nothing of them was "
+        f"scored): {again} retries them (exit status {INFRA_FAILED_EXIT})"
+    )
+
+
+def cache_option() -> Any:
+    """``--cache/--no-cache``: the response cache shared by every run and sweep."""
+    return typer.Option(
+        True,
+        "--cache/--no-cache",
+        help="Answer repeated LLM requests from the shared response cache ($AUTONESY_LLM_CACHE, else "
+        "$AUTONESY_CACHE_DIR/llm/responses.sqlite); --no-cache sends every request.",
+    )
+
+
+def max_tokens_option() -> Any:
+    """``--max-tokens``: the completion token limit sent with every LLM request."""
+    return typer.Option(None, "--max-tokens", min=1, help="Completion token limit (default: the backend's).")
 
 
 def llm_timeout_option() -> Any:

@@ -20,7 +20,7 @@ QWEN, GPT = "http://h:8000/v1@qwen3-8b", "openai:gpt-oss-120b"
 runner = CliRunner()
 
 
-def row(llm, fmt, detail, f1, *, status="accepted", relation="equal", rounds=0, llm_error=False, prompt="zs"):
+def row(llm, fmt, detail, f1, *, status="accepted", relation="equal", rounds=0, empty=False, prompt="zs"):
     data = dict.fromkeys(ROW_FIELDS)
     rejected = status == "rejected"
     data.update(
@@ -38,10 +38,10 @@ def row(llm, fmt, detail, f1, *, status="accepted", relation="equal", rounds=0, 
         repeat=0,
         max_repairs=5,
         status=status,
-        syntax_error=rejected and not llm_error,
-        llm_error=rejected and llm_error,
-        reason="LLM error (timeout): slow"
-        if llm_error
+        syntax_error=rejected and not empty,
+        failure=("empty_answer" if empty else "syntax") if rejected else None,
+        reason="the model gave no answer: empty"
+        if empty
         else ("syntax error after 5 repair rounds: syntax" if rejected else ""),
         repair_rounds=rounds,
         semantic_rounds=0,
@@ -66,7 +66,7 @@ ROWS = [
     row(QWEN, "cpmpy", "not-detailed", 0.25, relation="incomparable"),
     row(GPT, "dimacs", "detailed", 1.0),
     row(GPT, "dimacs", "not-detailed", 0.8, relation="permissive"),
-    row(GPT, "cpmpy", "detailed", 0.0, status="rejected", llm_error=True),
+    row(GPT, "cpmpy", "detailed", 0.0, status="rejected", empty=True),
     row(GPT, "cpmpy", "not-detailed", 1.0),
     {**row(GPT, "nat", "detailed", None, status="error"), "f1": None},
     {**row(GPT, "nat", "not-detailed", None, status="pending"), "f1": None},
@@ -165,7 +165,7 @@ def test_tables_hold_the_hand_computed_values(results_dir, tmp_path):
     assert qwen["llm"] == QWEN and gpt["llm"] == GPT
     # qwen: F1 1, 0, 0.5, 0.25 → mean 0.4375, population std sqrt(0.546875 / 4)
     assert qwen["f1_mean"] == 0.4375 and qwen["f1_std"] == pytest.approx((0.546875 / 4) ** 0.5)
-    assert qwen["syntax_error_rate"] == 0.25 and qwen["llm_error_rate"] == 0
+    assert qwen["syntax_error_rate"] == 0.25 and qwen["empty_answer_rate"] == 0
     assert [qwen[f"share_{r}"] for r in ("equal", "permissive", "strict", "incomparable", "rejected")] == [
         0.25,
         0,
@@ -175,7 +175,7 @@ def test_tables_hold_the_hand_computed_values(results_dir, tmp_path):
     ]
     assert qwen["repair_rounds_mean"] == 7 / 4 and qwen["tokens_mean"] == 150
     assert qwen["published_model"] == "qwen3-8b" and qwen["published_f1"] == 0.372
-    assert gpt["f1_mean"] == pytest.approx(0.7) and gpt["syntax_error_rate"] == 0 and gpt["llm_error_rate"] == 0.25
+    assert gpt["f1_mean"] == pytest.approx(0.7) and gpt["syntax_error_rate"] == 0 and gpt["empty_answer_rate"] == 0.25
     assert (gpt["published_f1"], gpt["published_syntax_error_rate"]) == (0.786, 0.078)
     by_llm_cell = {(r["llm"], r["format"], r["detail"], r["prompt"]): r for r in tables["by_setting"].data}
     assert by_llm_cell[(QWEN, "cpmpy", "not-detailed", "zs")]["f1_mean"] == 0.25  # two LLMs: two cells
@@ -378,7 +378,7 @@ def test_infrastructure_failures_are_listed_apart_and_never_scored(tmp_path):
     tables = _tables(report)
     assert report.counted == 1 and report.left_out == {"infra_failed": 1}
     [llm] = tables["by_llm"].data
-    assert llm["attempts"] == 1 and llm["f1_mean"] == 1.0 and llm["llm_error_rate"] == 0
+    assert llm["attempts"] == 1 and llm["f1_mean"] == 1.0 and llm["empty_answer_rate"] == 0
     infra = tables["infra_failed"]
     assert infra.title.endswith(": 1") and infra.rows[0][infra.header.index("failure")] == "connection"
     assert "by kind: connection 1." in infra.notes
@@ -467,7 +467,7 @@ def test_rejections_are_counted_by_the_kind_each_row_names(tmp_path):
     rows = [
         {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "a", "failure": "token_budget"},
         {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "b", "failure": "syntax"},
-        {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "c"},  # an old row: no kind
+        {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "c", "failure": None},  # an old row
         {**row(QWEN, "nat", "detailed", 1.0), "attempt_id": "d"},
     ]
     table = _tables(build_report([_results(tmp_path, rows)], tmp_path / "r", plots=False))["rejections_by_kind"]
@@ -503,12 +503,17 @@ def test_no_cell_ever_mixes_two_values_of_a_setting(settings):
         assert all(cell[s].nunique() == 1 for s in SETTINGS), cell[list(SETTINGS)]
 
 
-def test_empty_answers_count_as_llm_errors_and_old_rows_as_they_were(tmp_path):
+def test_empty_answers_have_their_column_and_old_rows_count_as_they_were(tmp_path):
+    old = {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "o", "failure": None}
+    old["llm_error"] = True  # written before failure kinds: still rejected, F1 0, of no kind
     rows = [
-        {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "e", "failure": "empty_answer"},
-        {**row(QWEN, "nat", "detailed", 0.0, status="rejected", llm_error=True), "attempt_id": "o"},  # old row
-        {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "s", "failure": "syntax"},
+        {**row(QWEN, "nat", "detailed", 0.0, status="rejected", empty=True), "attempt_id": "e"},
+        old,
+        {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "s"},
         {**row(QWEN, "nat", "detailed", 1.0), "attempt_id": "a"},
     ]
-    [llm] = _tables(build_report([_results(tmp_path, rows)], tmp_path / "r", plots=False))["by_llm"].data
-    assert llm["attempts"] == 4 and llm["f1_mean"] == 0.25 and llm["llm_error_rate"] == 0.5
+    tables = _tables(build_report([_results(tmp_path, rows)], tmp_path / "r", plots=False))
+    [llm] = tables["by_llm"].data
+    assert llm["attempts"] == 4 and llm["f1_mean"] == 0.25 and llm["empty_answer_rate"] == 0.25
+    [kinds] = tables["rejections_by_kind"].data
+    assert kinds["rejected_not_recorded_rate"] == kinds["rejected_empty_answer_rate"] == 0.25

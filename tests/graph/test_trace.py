@@ -29,18 +29,25 @@ def attempt(run_dir, answers, **options):
 
 
 def oracle_run(tmp_path):
-    # broken → fixed to "at least one" (permissive) → the same formula again → the one-hot formula
-    answers = [BROKEN, f"[[FIXED]]\n{AT_LEAST_ONE}", f"thinking it over…\n{AT_LEAST_ONE}", GOOD]
-    return attempt(tmp_path / "runs" / "oracle", answers, policy="oracle-feedback")
+    from study_dirs import make_oracle_attempt
+
+    return make_oracle_attempt(tmp_path / "runs" / "oracle")
 
 
 def test_semantic_rounds_show_counterexamples_and_the_formula_change(tmp_path):
     report = attempt_report(oracle_run(tmp_path))
     rounds = [(r["round"], r["counterexamples"], r["changed"]) for r in report["semantic_rounds"]]
-    # the answer around the formula differs in round 1, the formula does not; round 2: the header line changes and
-    # the 45 "at most one" clauses are added (45 + 1 added, 1 removed)
-    assert rounds == [(1, 5, "unchanged formula"), (2, 5, "+46 −1 lines")]
+    # round 1: the header line changes and one clause is added; round 2: the header again, and the 44 other
+    # "at most one" clauses (the reasoning around the formula in round 1 is no change)
+    assert rounds == [(1, 5, "+2 −1 lines"), (2, 5, "+45 −1 lines")]
     assert report["status"] == "accepted" and (report["relation"], report["f1"]) == ("equal", 1.0)
+
+
+def test_a_repeated_formula_ends_the_rounds_and_says_so(tmp_path):
+    from study_dirs import make_repeating_attempt
+
+    [item] = attempt_report(make_repeating_attempt(tmp_path / "r"))["semantic_rounds"]
+    assert item["changed"] == "unchanged formula · a formula already tested: the rounds stop"
 
 
 def test_trace_cli_prints_rounds_in_order_once_and_filters(tmp_path):
@@ -50,8 +57,8 @@ def test_trace_cli_prints_rounds_in_order_once_and_filters(tmp_path):
     assert result.exit_code == 0, result.output
     out = result.output
     assert "[syntax] [syntax]" not in out and "round 1 [syntax]: line 2: 'banana'" in out
-    assert out.index("round 1 [syntax]") < out.index("semantic round 1: 5 counterexamples → unchanged formula")
-    assert "semantic round 2: 5 counterexamples → +46 −1 lines" in out
+    assert out.index("round 1 [syntax]") < out.index("semantic round 1: 5 counterexamples → +2 −1 lines")
+    assert "semantic round 2: 5 counterexamples → +45 −1 lines" in out
     assert "accepted · relation equal · F1 1.000" in out
     assert "node check_syntax: 4 visits" in out and "node check_syntax: 1 visits" in out
     only = runner.invoke(app, ["trace", str(tmp_path / "runs"), "--kind", "semantic"], env={"COLUMNS": "300"})

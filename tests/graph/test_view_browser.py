@@ -28,6 +28,12 @@ def dirs(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def scripted_sweep(tmp_path_factory):
+    """The scripted sweep alone (the layout and comparison tests need no verification)."""
+    return make_sweep(tmp_path_factory.mktemp("view-layout") / "sweep")
+
+
+@pytest.fixture(scope="module")
 def browser():
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
@@ -166,8 +172,8 @@ def boxes_overlap(a, b):
     )
 
 
-def test_sweep_layout_at_1400_pixels(dirs, browser):
-    sweep, _ = dirs
+def test_sweep_layout_at_1400_pixels(scripted_sweep, browser):
+    sweep = scripted_sweep
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     try:
@@ -201,10 +207,10 @@ def test_sweep_layout_at_1400_pixels(dirs, browser):
         context.close()
 
 
-def test_two_sweeps_compared_from_the_home_page(dirs, page, tmp_path):
+def test_two_sweeps_compared_from_the_home_page(scripted_sweep, page, tmp_path):
     from study_dirs import make_perfect_copy
 
-    sweep, _ = dirs
+    sweep = scripted_sweep
     perfect = make_perfect_copy(sweep, tmp_path / "perfect")
     with serving([sweep, perfect]) as url:
         page.goto(url)
@@ -227,11 +233,12 @@ def test_semantic_rounds_open_to_a_formula_diff(page, tmp_path):
         page.click("text=oracle")
         rounds = page.locator("li.ev-semantic_round")
         assert rounds.count() == 2
-        assert "5 counterexamples" in rounds.first.inner_text() and "unchanged formula" in rounds.first.inner_text()
+        assert "5 counterexamples" in rounds.first.inner_text() and "+2 −1 lines" in rounds.first.inner_text()
         rounds.nth(1).locator("summary").click()
         page.wait_for_selector("li.ev-semantic_round pre.diff .add")
         added = rounds.nth(1).locator("pre.diff .add").all_inner_texts()
-        assert "+p cnf 10 46" in added and len([a for a in added if a.startswith("+-")]) == 45
+        assert "+p cnf 10 46" in added and len([a for a in added if a.startswith("+-")]) == 44
+        assert rounds.nth(1).locator("table.round-cex tbody tr").count() == 5
         assert "relation equal · F1 1.000" in page.locator("li.ev-outcome").inner_text()
         assert "[syntax]" not in page.locator("li.ev-syntax_error").inner_text()  # the kind once, in the title
         outcome = page.locator("p.outcome").inner_text()

@@ -42,11 +42,24 @@ def test_semantic_rounds_are_rounds_with_counterexamples_and_a_formula_diff(dirs
     assert "semantic_round {" not in page and "&#34;counterexamples&#34;" not in page  # not raw JSON
     events = [json.loads(line) for line in (oracle / "trace.jsonl").read_text().splitlines()]
     first, second = [i for i, e in enumerate(events) if e["event"] == "semantic_round"]
-    same = client.get(f"/api/event/0/?i={first}").text
-    assert "no change to the formula in this round" in same  # the answer changed (reasoning), the formula did not
+    one = client.get(f"/api/event/0/?i={first}").text  # the reasoning around the formula is not in the diff
+    assert "think" not in one and '<span class="add">+-1 -2 0</span>' in one and one.count('class="add"') == 2
     diff = client.get(f"/api/event/0/?i={second}").text
-    assert '<span class="del">-p cnf 10 1</span>' in diff and '<span class="add">+p cnf 10 46</span>' in diff
-    assert diff.count('<span class="add">+-') == 45  # the 45 "at most one" clauses
+    assert '<span class="del">-p cnf 10 2</span>' in diff and '<span class="add">+p cnf 10 46</span>' in diff
+    assert diff.count('<span class="add">+-') == 44  # the other "at most one" clauses
+    table = diff.split('class="grid cex round-cex"')[1].split("</table>")[0]
+    assert table.split("<tbody>")[1].count("<tr>") == 5  # the round's counterexamples as a table
+
+
+def test_a_repeated_formula_is_no_change_and_ends_the_rounds(tmp_path):
+    from study_dirs import make_repeating_attempt
+
+    run = make_repeating_attempt(tmp_path / "repeat")
+    client = client_for(run)
+    assert "a formula already tested: the rounds stop" in client.get("/r/0/").text
+    events = [json.loads(line) for line in (run / "trace.jsonl").read_text().splitlines()]
+    [number] = [i for i, e in enumerate(events) if e["event"] == "semantic_round"]
+    assert "no change to the formula in this round" in client.get(f"/api/event/0/?i={number}").text
 
 
 def test_repair_diff_compares_formulas_not_raw_answers(dirs):
@@ -163,7 +176,6 @@ def test_f1_error_bars_stay_inside_zero_and_one():
             "relation": "equal",
             "repair_rounds": 0,
             "syntax_error": False,
-            "llm_error": False,
             "n_autofixes": 0,
             "prompt_tokens": 0,
             "completion_tokens": 0,

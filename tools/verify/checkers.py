@@ -58,6 +58,8 @@ from typing import Any
 
 import pysbd
 
+from autonesy.tools.pyast import parse_python
+
 TITLE_RE = re.compile(r"^\s*#(?!#)")
 SUBSECTION_RE = re.compile(r"^\s*##")
 LIST_MARKER_RE = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
@@ -613,7 +615,7 @@ def _needed(source: str, available: Mapping[str, str]) -> list[str]:
 
 def _compact(fn: Callable[..., Any]) -> str:
     """The source of ``fn`` without decorators, docstring and comments (what a program needs)."""
-    node = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    node = parse_python(textwrap.dedent(inspect.getsource(fn))).body[0]
     node.decorator_list = []
     if (
         node.body
@@ -709,10 +711,10 @@ def standalone_source(constraint_type: str, params: Mapping[str, Any], *, helper
 def _bound(fn: Callable[..., Any], name: str, params: Mapping[str, Any]) -> str:
     """The source of ``fn`` named ``name``, with ``params`` as the defaults of its parameters after the
     response (so ``name(response)`` is the bound call)."""
-    node = ast.parse(_compact(fn)).body[0]
+    node = parse_python(_compact(fn)).body[0]
     assert isinstance(node, ast.FunctionDef)
     node.name = name
-    node.args.defaults = [ast.parse(repr(params[arg.arg]), mode="eval").body for arg in node.args.args[1:]]
+    node.args.defaults = [parse_python(repr(params[arg.arg]), mode="eval").body for arg in node.args.args[1:]]
     return ast.unparse(node) + "\n"
 
 
