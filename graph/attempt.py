@@ -138,6 +138,7 @@ _ENDPOINT_FAILURES = {
     "refused": FailureKind.CONNECTION,
     "dns": FailureKind.DNS,
     "timeout": FailureKind.DEADLINE,
+    "deadline": FailureKind.DEADLINE,
     "auth": FailureKind.AUTH,
 }
 _OUR_FAILURES = {"bad_request": FailureKind.BAD_REQUEST, "config": FailureKind.CONFIG, "other": FailureKind.CRASH}

@@ -83,6 +83,7 @@ from autonesy.tasks.task import DETAIL_LEVELS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
 from autonesy.tools.llm_spec import LLMPrices, llm_prices
+from autonesy.tools.terminal_text import terminal_line
 
 REPORT_FORMATS = ("md", "latex", "csv")
 FINISHED = ("accepted", "rejected")
@@ -1043,13 +1044,20 @@ def _figure(width: float = 8.0, height: float = 4.5):
     return figure
 
 
+def matplotlib_text(label: str) -> str:
+    """A label from a results file as matplotlib plain text: between two ``$`` it would be read as mathtext
+    (a crafted model name like ``$\\frac{$`` stops the plot with a parse error), so each ``$`` is escaped;
+    control characters are shown escaped (matplotlib's missing-glyph warning prints them on the terminal)."""
+    return terminal_line(str(label)).replace("$", r"\$")
+
+
 def _grouped_bars(ax, groups: list[str], series: dict[str, list[float]], errors: dict[str, Any] | None = None):
     width = 0.8 / max(1, len(series))
     for i, (label, values) in enumerate(series.items()):
         xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
-        ax.bar(xs, values, width, label=label, yerr=(errors or {}).get(label), capsize=2)
+        ax.bar(xs, values, width, label=matplotlib_text(label), yerr=(errors or {}).get(label), capsize=2)
     ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels(groups)
+    ax.set_xticklabels([matplotlib_text(group) for group in groups])
     if len(series) > 1:
         ax.legend(fontsize=7)
 
@@ -1147,7 +1155,13 @@ def write_plots(df: pd.DataFrame, out: Path) -> list[Path]:
     ax = figure.add_subplot()
     left = [0.0] * len(data["models"])
     for relation, shares in data["relations"].items():
-        ax.barh(data["models"], shares, left=left, label=relation, color=RELATION_COLOURS[relation])
+        ax.barh(
+            [matplotlib_text(m) for m in data["models"]],
+            shares,
+            left=left,
+            label=relation,
+            color=RELATION_COLOURS[relation],
+        )
         left = [a + b for a, b in zip(left, shares)]
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of attempts")

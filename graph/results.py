@@ -24,8 +24,8 @@ from typing import Any
 
 from autonesy.graph.rundir import CHECKPOINTS_FILE, read_json
 from autonesy.graph.summary import MODEL_OUTCOMES, Outcome, RunSummary, SummaryError
-from autonesy.tasks.registry import TASK_NAMES, load_task
-from autonesy.tasks.task import DETAIL_LEVELS, TaskError
+from autonesy.tasks.registry import TASK_NAMES
+from autonesy.tasks.task import DETAIL_LEVELS
 from autonesy.tools.formats.base import FORMATS
 from autonesy.tools.llm_spec import redact_spec
 
@@ -187,7 +187,9 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
         run_dir=f"{ATTEMPTS_DIR}/{job['attempt_id']}",
         autofixes=[],
     )
-    row["task"] = job.get("task") or _task_name(config["task"])
+    # until the summary names the task, the spec stands for it: loading the task file or benchmark copy a
+    # received job.json names would read (and with --trust-task-code import) whatever it points at
+    row["task"] = job.get("task") or config["task"]
     row["num_vars"] = job.get("num_vars")
     try:
         summary = RunSummary.read(run_dir)
@@ -252,13 +254,6 @@ def summary_fields(summary: RunSummary) -> dict[str, Any]:
     elif summary.status == Outcome.REJECTED:
         fields["f1"] = 0.0
     return fields
-
-
-def _task_name(spec: str) -> str:
-    try:
-        return load_task(spec).name
-    except (TaskError, OSError):
-        return spec
 
 
 def order_key(row: Mapping[str, Any]) -> tuple:

@@ -35,7 +35,7 @@ TRUST_TASK_CODE_ENV = "AUTONESY_TRUST_TASK_CODE"
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_LLM = "local"
-LLM_TIMEOUT_S = 120.0  # seconds to wait for one LLM answer (--llm-timeout)
+LLM_TIMEOUT_S = 120.0  # wall-clock seconds for one LLM answer, retries included (--llm-timeout)
 MAX_REPAIRS = 5  # syntax-repair rounds before a formula is rejected (--max-repairs)
 COMPILE_TIME_LIMIT_S = 60.0  # SDD compilation budget (compile --time-limit, and each run's circuit)
 MAX_REFLECTIONS = 3  # verifier: self-reflection rounds on a failing checker (--max-reflections)

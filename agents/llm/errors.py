@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from autonesy.tools.errors import AutonesyError
 
-KINDS = ("refused", "dns", "timeout", "http_error", "empty", "auth", "bad_request", "config", "other")
+KINDS = ("refused", "dns", "timeout", "deadline", "http_error", "empty", "auth", "bad_request", "config", "other")
 
 
 class LLMError(AutonesyError, RuntimeError):
@@ -106,10 +106,11 @@ def _server_message(exc: BaseException) -> str:
 
 def classify(exc: BaseException, *, endpoint: str = "", timeout_s: float | None = None) -> LLMError:
     """Turn any exception raised by a chat-model call into an ``LLMError``."""
-    if isinstance(exc, LLMError):
-        return exc
-    where = f" at {endpoint}" if endpoint else ""
     chain = _chain(exc)
+    carried = next((e for e in chain if isinstance(e, LLMError)), None)  # raised under the client (the transport)
+    if carried is not None:
+        return carried
+    where = f" at {endpoint}" if endpoint else ""
     names = {type(e).__name__ for e in chain}
     # 1) timeouts (openai.APITimeoutError, httpx.TimeoutException, socket.timeout, langchain ModelTimeoutError)
     if any(isinstance(e, (TimeoutError, socket.timeout)) for e in chain) or any(

@@ -14,6 +14,7 @@ from autonesy.graph.cli.common import (
     LLM_HELP,
     UserError,
     cache_option,
+    cell,
     console,
     count_text,
     data_dir_option,
@@ -184,7 +185,7 @@ def print_summary(summary: Mapping[str, Any]) -> None:
         for column in rows[0]:
             table.add_column(column)
         for row in rows[1:]:
-            table.add_row(*row)
+            table.add_row(*map(cell, row))
         console.print(table)
     if (summary.get("llm") or "").startswith("local"):
         say(f"note: {LOCAL_SUMMARY}")

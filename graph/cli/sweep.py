@@ -20,6 +20,7 @@ from autonesy.graph.cli.common import (
     user_errors,
 )
 from autonesy.tools.config import LLM_ENV
+from autonesy.tools.terminal_text import terminal_text
 
 
 def sweep(
@@ -129,8 +130,10 @@ def sweep(
     else:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(data["counts"].items()))
         typer.echo(
-            f"{data['attempts']} attempts ({counts}); ran {data['ran']} now ({resume_text(data['resume'])}); "
-            f"{data['seconds']:.1f} s\nresults: {data['results'][0]}, {data['results'][1]}"
+            terminal_text(
+                f"{data['attempts']} attempts ({counts}); ran {data['ran']} now ({resume_text(data['resume'])}); "
+                f"{data['seconds']:.1f} s\nresults: {data['results'][0]}, {data['results'][1]}"
+            )
         )
     failed = sum(data["counts"].get(status, 0) for status in ("error", "unfinished", "pending"))
     outages = data["counts"].get("infra_failed", 0)

@@ -23,6 +23,7 @@ from autonesy.graph.cli.choices import FEEDBACK_MODES, VERIFIERS, listed
 from autonesy.graph.cli.common import (
     LLM_HELP,
     UserError,
+    cell,
     console,
     json_option,
     llm_timeout_option,
@@ -135,11 +136,11 @@ def _print_verification(summary: dict[str, Any]) -> None:
         for c in summary["constraints"]:
             value = c.get("value")
             table.add_row(
-                c["id"],
-                str(c.get("kind") or "—"),
-                str(c.get("method") or "—"),
+                cell(c["id"]),
+                cell(c.get("kind") or "—"),
+                cell(c.get("method") or "—"),
                 "—" if value is None else ("yes" if value else "no"),
-                c["summary"],
+                cell(c["summary"]),
             )
         console.print(table)
         say(f"formula:\n{summary['formula']}")
@@ -285,7 +286,7 @@ def generate(
     from rich import box
     from rich.table import Table
 
-    table = Table(title=f"{summary['pairs']} labelled pairs in {summary['data']}", box=box.SIMPLE_HEAD)
+    table = Table(title=cell(f"{summary['pairs']} labelled pairs in {summary['data']}"), box=box.SIMPLE_HEAD)
     for column in (
         "group",
         "instructions",
@@ -299,7 +300,7 @@ def generate(
         table.add_column(column, justify="right")
     for group, row in summary["distribution"].items():
         table.add_row(
-            group,
+            cell(group),
             str(row["instructions"]),
             str(row["sat"]),
             str(row["unsat"]),

@@ -49,6 +49,7 @@ from autonesy.graph.sweep.worker import execute_attempt, execute_bounded_attempt
 from autonesy.tasks.registry import load_task
 from autonesy.tasks.task import TaskError
 from autonesy.tools.llm_spec import redact_spec
+from autonesy.tools.terminal_text import terminal_text
 
 LOCK_FILE = ".sweep.lock"
 CHARS_PER_TOKEN = 4  # the usual estimate for English text and code
@@ -238,9 +239,9 @@ def run_sweep(
             lines = [f"{item}: {len(reasons)} left out (also in {out / SWEEP_FILE}):"]
             lines += [f"  {key}: {reason}" for key, reason in reasons.items()]
             if console is not None:
-                console.print("\n".join(lines), highlight=False, markup=False)
+                console.print(terminal_text("\n".join(lines)), highlight=False, markup=False, emoji=False)
             else:
-                print("\n".join(lines), file=sys.stderr)
+                print(terminal_text("\n".join(lines)), file=sys.stderr)
     with _exclusive(out):
         _record_grid(out, spec, jobs, left_out)
         pending, resume = resume_states(jobs, out, spec.attempt_time_limit_s)

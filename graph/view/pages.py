@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import html
 import json
 import math
 import re
@@ -198,8 +199,17 @@ def compare_sweeps(rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]]) -
     return {"keys": list(cells.keys), "rows": out, "settings": settings, "counts": left_out}
 
 
+def plotly_text(label: str) -> str:
+    """A label from a results file as Plotly plain text: Plotly draws its pseudo-HTML (``<a href>``, ``<b>``,
+    ``<br>``) in titles, tick labels, legends and hover text, so ``&``, ``<`` and ``>`` become entities."""
+    return html.escape(str(label), quote=False)
+
+
 def plotly_figures(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """The report's four plots as Plotly figures (drawn by plotly.js in the page)."""
+    """The report's four plots as Plotly figures (drawn by plotly.js in the page); every label that comes
+    from the results (model and format names) is passed through :func:`plotly_text`."""
+    formats = [plotly_text(f) for f in data["formats"]]
+    models = {m: plotly_text(m) for m in data["models"]}
     layout = {  # Plotly's toolbar (shown on hover) in a strip above the title: it never covers it
         "barmode": "group",
         "margin": {"l": 50, "r": 10, "t": 64, "b": 40},
@@ -225,8 +235,8 @@ def plotly_figures(data: dict[str, Any]) -> list[dict[str, Any]]:
     f1 = [
         {
             "type": "bar",
-            "name": m,
-            "x": data["formats"],
+            "name": models[m],
+            "x": formats,
             "y": data["f1_mean"][m],
             "error_y": {
                 "type": "data",
@@ -238,15 +248,17 @@ def plotly_figures(data: dict[str, Any]) -> list[dict[str, Any]]:
         for m in data["models"]
     ]
     syntax = [
-        {"type": "bar", "name": m, "x": data["formats"], "y": data["syntax_error_rate"][m]} for m in data["models"]
+        {"type": "bar", "name": models[m], "x": formats, "y": data["syntax_error_rate"][m]} for m in data["models"]
     ]
-    rounds = [{"type": "bar", "name": m, "x": data["rounds"], "y": data["round_counts"][m]} for m in data["models"]]
+    rounds = [
+        {"type": "bar", "name": models[m], "x": data["rounds"], "y": data["round_counts"][m]} for m in data["models"]
+    ]
     relations = [
         {
             "type": "bar",
             "orientation": "h",
             "name": r,
-            "y": data["models"],
+            "y": list(models.values()),
             "x": shares,
             "marker": {"color": report.RELATION_COLOURS[r]},
         }

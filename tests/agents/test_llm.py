@@ -137,7 +137,18 @@ def test_response_round_trips_through_json():
 
 
 def test_llm_error_kinds_are_checked():
-    assert set(KINDS) == {"refused", "dns", "timeout", "http_error", "empty", "auth", "bad_request", "config", "other"}
+    assert set(KINDS) == {
+        "refused",
+        "dns",
+        "timeout",
+        "deadline",
+        "http_error",
+        "empty",
+        "auth",
+        "bad_request",
+        "config",
+        "other",
+    }
     with pytest.raises(ValueError):
         LLMError("nonsense", "x")
     assert str(LLMError("other", "two\nlines")) == "two lines"
@@ -580,7 +591,7 @@ def test_http_timeout(loopback):
     server = loopback.reset([Reply(content="late", delay_s=2.0)])
     with pytest.raises(LLMError) as err:
         backend_from_spec(server.spec(), timeout_s=0.5, retries=1).complete(MESSAGES)
-    assert err.value.kind == "timeout" and server.count == 1
+    assert err.value.kind == "deadline" and server.count == 1
 
 
 def test_http_500_after_retries(loopback):

@@ -59,7 +59,7 @@ def test_rerun_with_the_same_out_makes_no_new_calls(tmp_path):
         (Reply(status=500, error="boom"), "infra_failed", "server_error", "http_error", 3),
         (Reply(status=429, error="slow down"), "infra_failed", "rate_limit", "http_error", 3),
         (Reply(status=401, error="bad key"), "infra_failed", "auth", "auth", 3),
-        (Reply(delay_s=3), "infra_failed", "deadline", "timeout", 3),
+        (Reply(delay_s=3), "infra_failed", "deadline", "deadline", 3),
         (Reply(content=""), "rejected", "empty_answer", "empty", 0),
         (Reply(content="", finish_reason="length"), "rejected", "token_budget", "empty", 0),  # all spent thinking
     ],
