@@ -29,8 +29,12 @@ def dirs(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def scripted_sweep(tmp_path_factory):
-    """The scripted sweep alone (the layout and comparison tests need no verification)."""
-    return make_sweep(tmp_path_factory.mktemp("view-layout") / "sweep")
+    """The scripted sweep alone (the layout and comparison tests need no verification), run in a thread of its own:
+    Playwright's event loop may already be running in this one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(make_sweep, tmp_path_factory.mktemp("view-layout") / "sweep").result()
 
 
 @pytest.fixture(scope="module")
