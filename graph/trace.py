@@ -18,7 +18,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from autonesy.graph.rundir import CONFIG_FILE, read_json
 from autonesy.graph.summary import RunSummary, SummaryError
+from autonesy.tools import safe_files
 from autonesy.tools.formats import FormatError
 from autonesy.tools.formats.extract import extract
 from autonesy.tools.trace_events import LLM_CALL_EVENT
@@ -37,10 +39,10 @@ def read_trace(run_dir: str | Path) -> list[dict[str, Any]]:
     """The events of a run's trace; lines that are not events (a crafted or cut file) are skipped, a missing trace is
     ``FileNotFoundError``."""
     path = Path(run_dir) / TRACE_FILE
-    if not path.is_file():
+    if not safe_files.is_file(path):
         raise FileNotFoundError(f"{run_dir}: no {TRACE_FILE} (not a run directory?)")
     events = []  # a run directory may come from someone else: any line that is not an event is skipped
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in safe_files.read_text(path).splitlines():
         try:
             event = json.loads(line)
         except (ValueError, RecursionError):  # a line cut by a crash, or crafted (nested a million deep)
@@ -50,28 +52,25 @@ def read_trace(run_dir: str | Path) -> list[dict[str, Any]]:
     return events
 
 
-def first_answer_syntax_error(run_dir: Path) -> bool | None:
+def first_answer_syntax_error(run_dir: Path, root: Path | None = None) -> bool | None:
     """Whether the attempt's first answer failed the syntax check (before any repair or autofix round
     could help): a ``syntax_error`` event before the first ``check_syntax`` node finished. None when the
-    trace never got there (no trace, or the first LLM call failed). Reads only the trace's head."""
-    path = Path(run_dir) / TRACE_FILE
+    trace never got there (no trace, or the first LLM call failed). The trace is read below ``root``
+    (default: the run directory), no link followed."""
     try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                if line.startswith('{"event": "syntax_error"'):
-                    return True
-                if line.startswith('{"event": "node"') and '"node": "check_syntax"' in line:
-                    return False
+        text = safe_files.read_text(Path(run_dir) / TRACE_FILE, root=root or run_dir)
     except OSError:
         return None
+    for line in text.splitlines():
+        if line.startswith('{"event": "syntax_error"'):
+            return True
+        if line.startswith('{"event": "node"') and '"node": "check_syntax"' in line:
+            return False
     return None
 
 
 def _read_config(run_dir: Path) -> dict[str, Any]:
-    try:
-        config = json.loads((run_dir / "config.json").read_text(encoding="utf-8", errors="replace"))
-    except (OSError, ValueError, RecursionError):
-        return {}
+    config = read_json(Path(run_dir) / CONFIG_FILE)
     return config if isinstance(config, dict) else {}
 
 

@@ -12,6 +12,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from autonesy.tools import safe_files
+
 
 def redact_spec(spec: str | None) -> str | None:
     """The spec as it may be shown or written: a password in an endpoint URL becomes ``***``."""
@@ -44,11 +46,11 @@ def llm_prices(spec: str) -> LLMPrices | None:
     """The prices an LLM spec's TOML config names (both keys, numbers ≥ 0); None for any other spec, an unreadable
     file or a config without them (a report then shows no cost, never a guessed one)."""
     path = Path(spec)
-    if path.suffix.lower() != ".toml" or not path.is_file():
+    if path.suffix.lower() != ".toml":
         return None
-    try:
-        table = tomllib.loads(path.read_text(encoding="utf-8")).get("llm")
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    try:  # a spec in a received results file names the path: a regular file only, small, no link followed
+        table = tomllib.loads(safe_files.read_text(path, limit=1 << 20)).get("llm")
+    except (OSError, tomllib.TOMLDecodeError):
         return None
     if not isinstance(table, dict):
         return None
