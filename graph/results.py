@@ -83,6 +83,7 @@ def _columns() -> dict[str, Any]:
         "decoding": (str, "free | grammar (constrained to the format's answer grammar for the task)"),
         "repeat": (int, "repeat index (0-based; --repeats draws independent answers: cache keys carry the attempt id)"),
         "max_repairs": (int | None, "syntax-repair budget"),
+        "max_tokens": (int | None, "completion-token budget per LLM call (empty: the backend's default)"),
     }
     outcome: dict[str, tuple[Any, str]] = {
         "status": (
@@ -240,6 +241,7 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
         decoding=config.get("decoding") or "free",
         repeat=job.get("repeat", 0),
         max_repairs=config["max_repairs"],
+        max_tokens=config.get("max_tokens") if type(config.get("max_tokens")) is int else None,
         run_dir=f"{ATTEMPTS_DIR}/{job['attempt_id']}",
         autofixes=[],
     )
