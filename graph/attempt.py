@@ -30,6 +30,7 @@ from autonesy.graph.tracer import Tracer, change_summary, traced_node
 from autonesy.tasks.oracle_test import oracle_test
 from autonesy.tools.cnf import CNF, parse_dimacs, to_dimacs
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_formula
+from autonesy.tools.config import COMPILE_TIME_LIMIT_S
 from autonesy.tools.counting import CountTimedOut, ModelCount
 from autonesy.tools.formats import FormatError, convert
 from autonesy.tools.formats.extract import extract
@@ -70,7 +71,7 @@ class AttemptRuntime:
     tracer: Tracer
     run_dir: Path
     labels: np.ndarray | None = None
-    compile_time_limit_s: float = 60.0
+    compile_time_limit_s: float = COMPILE_TIME_LIMIT_S
     training: TrainingRequest | None = None
 
 

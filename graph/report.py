@@ -57,11 +57,10 @@ import pandas as pd
 from autonesy.graph import results
 from autonesy.graph.rundir import CONFIG_FILE, read_json
 from autonesy.graph.summary import RunSummary, SummaryError
-from autonesy.tasks.task import DETAIL_LEVELS
+from autonesy.tasks.options import DETAIL_LEVELS
 from autonesy.tools.errors import AutonesyError
-from autonesy.tools.formats.base import FORMATS
+from autonesy.tools.options import FORMATS
 
-REPORT_FORMATS = ("md", "latex", "csv")
 FINISHED = ("accepted", "rejected")
 RELATION_ORDER = ("equal", "permissive", "strict", "incomparable", "rejected")
 DOWNSTREAM_FILE = "downstream.jsonl"  # flat rows, one per trained model

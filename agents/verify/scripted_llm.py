@@ -9,7 +9,8 @@ and cost measurements:
   standalone programs, which still run in the sandbox) with self-test examples, and judgements. It is the verifier's plumbing self-test: with it,
   ``vifbench eval`` must reproduce every label, for every verifier, so it cannot tell them apart;
 - ``FlawedVifBenchLLM``: the oracle with the failure modes the Nsvif paper reports, so that the
-  metrics can tell the verifiers apart (see its docstring).
+  metrics can tell the verifiers apart (see its docstring);
+- the provider of the ``oracle`` and ``flawed`` LLM specs (``--llm oracle``, ``flawed:DATA.jsonl``).
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
+from autonesy.agents.llm import ChatBackend, LangChainChatBackend, LLMError, provider
 from autonesy.agents.verify.prompts import SATISFIED, VIOLATED, role_of
 from autonesy.tasks.vifbench.constraints import Constraint, Instruction
+from autonesy.tools.llm_spec import SCRIPTED_KINDS, LLMSpec
 from autonesy.tools.verify.checkers import standalone_source
 
 _ROLES = {"system": "system", "human": "user", "ai": "assistant"}
@@ -517,3 +520,20 @@ __all__ = [
     "quoted_response",
     "wrong_source",
 ]
+
+
+@provider(*SCRIPTED_KINDS)
+def scripted_backend(
+    spec: LLMSpec, settings: dict[str, Any], records: list[dict[str, Any]] | None = None
+) -> ChatBackend:  # noqa: ARG001
+    """``oracle`` / ``flawed`` (``:DATA.jsonl``): a scripted VifBench model answering from ``records`` —
+    the spec's data file, read by the caller, or the data being evaluated."""
+    if records is None:
+        raise LLMError(
+            "config", f"'--llm {spec.kind}' answers from the evaluated data; elsewhere write {spec.kind}:DATA.jsonl"
+        )
+    try:
+        model = oracle_chat_model(records) if spec.kind == "oracle" else flawed_chat_model(records)
+    except (ValueError, KeyError) as error:
+        raise LLMError("config", f"'--llm {spec.kind}' answers from VifBench records only ({error})") from None
+    return LangChainChatBackend(model, spec.kind, model.model_name, retries=1)

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from autonesy.graph.cli.choices import DETAIL_LEVELS, FORMATS, POLICIES, listed
+from autonesy.agents.options import POLICY_NAMES, PROMPT_STYLES
 from autonesy.graph.cli.common import (
     LLM_HELP,
     UserError,
@@ -16,6 +16,7 @@ from autonesy.graph.cli.common import (
     count_text,
     data_dir_option,
     json_option,
+    listed,
     llm_timeout_option,
     max_repairs_option,
     print_json,
@@ -24,6 +25,8 @@ from autonesy.graph.cli.common import (
     score_text,
     user_errors,
 )
+from autonesy.tasks.options import DETAIL_LEVELS
+from autonesy.tools.options import FORMATS
 
 
 def run(
@@ -31,10 +34,10 @@ def run(
     task_file: Path | None = typer.Option(None, "--task-file", help="A user task file (*.toml)."),
     llm: str | None = typer.Option(None, "--llm", help=LLM_HELP),
     fmt: str = typer.Option("cpmpy", "--format", help=f"One of: {listed(FORMATS)}."),
-    prompt: str = typer.Option("zs-cot", "--prompt", help="zs or zs-cot."),
+    prompt: str = typer.Option("zs-cot", "--prompt", help=f"One of: {listed(PROMPT_STYLES)}."),
     detail: str = typer.Option("detailed", "--detail", help=f"One of: {listed(DETAIL_LEVELS)}."),
     policy: str | None = typer.Option(
-        None, "--policy", help=f"One of: {listed(POLICIES)} (default: the prompt style)."
+        None, "--policy", help=f"One of: {listed(POLICY_NAMES)} (default: the prompt style)."
     ),
     decoding: str | None = typer.Option(
         None,
@@ -62,6 +65,7 @@ def run(
 ) -> None:
     """Formalize one task end to end: formalize, check, repair, oracle-test, compile, score."""
     from autonesy.graph.run import RunConfig, run_attempt
+    from autonesy.tools.llm_spec import LLMSpec
 
     with user_errors():
         if (task_name is None) == (task_file is None):
@@ -72,7 +76,7 @@ def run(
             prompt=prompt,
             detail=detail,
             policy=policy,
-            llm=llm,
+            llm=LLMSpec.parse(llm) if llm else None,
             max_repairs=max_repairs,
             llm_timeout_s=llm_timeout,
             decoding=decoding,

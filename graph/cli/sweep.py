@@ -6,15 +6,16 @@ from pathlib import Path
 
 import typer
 
-from autonesy.graph.cli.choices import EXECUTORS, listed
 from autonesy.graph.cli.common import (
     errors,
     json_option,
+    listed,
     llm_timeout_option,
     max_repairs_option,
     print_json,
     user_errors,
 )
+from autonesy.graph.options import EXECUTORS
 from autonesy.tools.config import LLM_ENV
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from autonesy.agents.llm import ChatBackend, ResponseCache, backend_from_spec
+from autonesy.graph.options import EXECUTORS
 from autonesy.graph.results import (
     ATTEMPTS_DIR,
     CACHE_FILE,
@@ -37,7 +38,7 @@ from autonesy.graph.results import (
     write_results,
 )
 from autonesy.graph.rundir import read_json, write_json
-from autonesy.graph.sweep.executors import EXECUTORS, Progress, progress_display, run_jobs
+from autonesy.graph.sweep.executors import Progress, progress_display, run_jobs
 from autonesy.graph.sweep.grid import SweepError, SweepSpec, expand, left_out_of, public_job
 from autonesy.graph.sweep.worker import execute_attempt, execute_bounded_attempt
 from autonesy.tasks.registry import load_task

@@ -87,7 +87,7 @@ def execute_attempt(
     out = Path(out)
     run_dir = out / ATTEMPTS_DIR / job["attempt_id"]
     run_dir.mkdir(parents=True, exist_ok=True)
-    config = RunConfig(**job["config"])
+    config = RunConfig.from_dict(job["config"])
     start = time.perf_counter()
     try:
         backend = None

@@ -29,8 +29,9 @@ from typing import Any
 
 from autonesy.agents.llm import ChatBackend, LLMError, ResponseCache, backend_from_spec
 from autonesy.agents.verify import WriterAgent
+from autonesy.graph.options import VERIFIERS
 from autonesy.graph.tracer import Tracer
-from autonesy.graph.verify.graph import VERIFIERS, WHOLE_INSTRUCTION_JUDGES, VerifierMemory, initial_state
+from autonesy.graph.verify.graph import WHOLE_INSTRUCTION_JUDGES, VerifierMemory, initial_state
 from autonesy.graph.verify.run import (
     Backends,
     VerifyConfig,

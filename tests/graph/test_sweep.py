@@ -42,15 +42,18 @@ def test_grid_expansion_and_stable_attempt_ids():
     jobs = expand(GRID)
     assert len(jobs) == 2 * 2 * 2 * 2 and len({j["attempt_id"] for j in jobs}) == 16
     assert [j["attempt_id"] for j in expand(GRID)] == [j["attempt_id"] for j in jobs]
-    config = RunConfig(**jobs[0]["config"])
+    config = RunConfig.from_dict(jobs[0]["config"])
     assert attempt_id(config, 0) == jobs[0]["attempt_id"]
-    assert attempt_id(RunConfig(**{**jobs[0]["config"], "llm_timeout_s": 9.0}), 0) == jobs[0]["attempt_id"]
-    assert attempt_id(RunConfig(**{**jobs[0]["config"], "max_repairs": 2}), 0) != jobs[0]["attempt_id"]
+    assert attempt_id(RunConfig.from_dict({**jobs[0]["config"], "llm_timeout_s": 9.0}), 0) == jobs[0]["attempt_id"]
+    assert attempt_id(RunConfig.from_dict({**jobs[0]["config"], "max_repairs": 2}), 0) != jobs[0]["attempt_id"]
     assert attempt_id(config, 1) != jobs[0]["attempt_id"]
     expert = expand(SweepSpec(tasks=("all",), policy="expert", llms=("ignored@x",)))
     assert len(expert) == 18 * 5 * 2 * 2 and {j["llm"] for j in expert} == {"expert"}
     assert [j["config"]["task"] for j in expert[::20]] == list(TASK_NAMES)
-    assert len(expand(SweepSpec(tasks=("fashion",), llms=("a@x", "b@y"), repeats=3, formats=("nat",)))) == 2 * 4 * 3
+    assert (
+        len(expand(SweepSpec(tasks=("fashion",), llms=("http://a/v1@x", "http://b/v1@y"), repeats=3, formats=("nat",))))
+        == 2 * 4 * 3
+    )
 
 
 @pytest.mark.parametrize(
@@ -61,6 +64,8 @@ def test_grid_expansion_and_stable_attempt_ids():
         (SweepSpec(prompts=("zs", "zs-cot"), policy="zs"), "fixes the prompt style"),
         (SweepSpec(details=("medium",)), "unknown detail level"),
         (SweepSpec(tasks=("missing.toml",)), "no such task file"),
+        (SweepSpec(llms=("a@x",)), "unknown LLM spec 'a@x'"),
+        (SweepSpec(llms=("openai:",)), "needs a model name"),
     ],
 )
 def test_bad_grids_are_refused_with_one_line(spec, message):
