@@ -20,6 +20,8 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -124,6 +126,49 @@ def ray_available() -> bool:
     return True
 
 
+RAY_AUTH_ADVICE = (
+    "the cluster asks for Ray's token authentication (started with RAY_AUTH_MODE=token): set RAY_AUTH_MODE=token "
+    "here too, with the cluster's token in RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token "
+    "(`ray get-auth-token` on the head node prints it)"
+)
+
+
+def connect_ray(ray: Any, address: str | None) -> None:
+    """``ray.init``, with what Ray's C++ client writes to stderr held back until it is known to be
+    useful: a cluster that refuses the connection (token authentication, nothing listening) is one
+    ``SweepError`` line with the fix, not dozens of retry lines. Output of a good connection is replayed."""
+    where = f" at {address}" if address else ""
+    with tempfile.TemporaryFile() as held:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(held.fileno(), 2)
+        try:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
+            failure: Exception | None = None
+        except Exception as error:  # a cluster that cannot be reached or refuses us
+            failure = error
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+        held.seek(0)
+        said = held.read(1 << 20).decode("utf-8", errors="replace")
+    if failure is None:
+        sys.stderr.write(said)
+        return
+    if (
+        "InvalidAuthToken" in said
+        or "InvalidAuthToken" in str(failure)
+        or type(failure).__name__ == "AuthenticationError"
+    ):
+        raise SweepError(f"cannot connect to Ray{where}: {RAY_AUTH_ADVICE}") from None
+    first = str(failure).strip().splitlines()[0] if str(failure).strip() else type(failure).__name__
+    raise SweepError(
+        f"cannot connect to Ray{where}: {first} (is `ray start --head` running there, and is the address "
+        "the HOST:PORT its start-up printed?)"
+    ) from None
+
+
 def _run_ray(jobs, fn, args, concurrency, on_done, on_crash, address, num_cpus) -> None:
     try:
         import ray
@@ -131,10 +176,7 @@ def _run_ray(jobs, fn, args, concurrency, on_done, on_crash, address, num_cpus) 
         raise SweepError("--executor ray needs Ray: pip install 'autonesy-agent[ray]'") from None
     owns = not ray.is_initialized()
     if owns:
-        try:
-            ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
-        except Exception as error:  # a cluster that cannot be reached
-            raise SweepError(f"cannot connect to Ray{f' at {address}' if address else ''}: {error}") from None
+        connect_ray(ray, address)
     try:
         cpus = num_cpus if num_cpus is not None else (1.0 if all(j["llm"] == EXPERT for j in jobs) else 0.25)
         remote = ray.remote(num_cpus=cpus, max_retries=0)(fn)
