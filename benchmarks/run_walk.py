@@ -6,7 +6,8 @@ passes through, from the CLI to the run directory, read as a profile of Python c
 The LLM is a real OpenAI-compatible server on 127.0.0.1 (tests/loopback_llm.py) answering the
 task's reference formalization, so the walk is the one an HTTP model takes (spec parsed, backend
 built, formalize, check, oracle test, compile, score), with ``--train none``. Every call into a
-project module is recorded in order; consecutive calls in one file are one *stay*. Reported:
+project module is recorded in order (calls made while a module is imported — module bodies,
+decorators registering things — are not part of the walk); consecutive calls in one file are one *stay*. Reported:
 ``files`` (distinct files visited), ``stays`` and ``returns`` (stays in a file already left before),
 for the whole run and for its set-up (CLI until the attempt graph is invoked — where the options,
 the LLM spec and the task are resolved).
@@ -41,12 +42,18 @@ def project_file(filename: str) -> str | None:
     return None
 
 
-def walk_stats(files: list[str]) -> dict[str, object]:
-    """Distinct files, stays (runs of consecutive calls in one file) and returns to a file already left."""
+def stays_of(files: list[str]) -> list[str]:
+    """The files in call order, consecutive calls in one file merged into one stay."""
     stays: list[str] = []
     for name in files:
         if not stays or stays[-1] != name:
             stays.append(name)
+    return stays
+
+
+def walk_stats(files: list[str]) -> dict[str, object]:
+    """Distinct files, stays (runs of consecutive calls in one file) and returns to a file already left."""
+    stays = stays_of(files)
     seen: set[str] = set()
     returns = 0
     for name in stays:
@@ -64,11 +71,20 @@ def record(argv: list[str]) -> tuple[list[str], int]:
     setup_end = [0]
     main = threading.main_thread()
 
+    base = sys._getframe()
+
+    def importing(frame) -> bool:  # a module body running (an import), or a call made from one
+        while frame is not None and frame is not base:
+            if frame.f_code.co_name == "<module>":
+                return True
+            frame = frame.f_back
+        return False
+
     def profile(frame, event, arg):  # noqa: ARG001 - the signature sys.setprofile calls
         if event != "call" or threading.current_thread() is not main:
             return
         name = project_file(frame.f_code.co_filename)
-        if name is None:
+        if name is None or importing(frame):
             return
         if not setup_end[0] and frame.f_code.co_name == "run_or_resume":
             setup_end[0] = len(calls)
@@ -103,13 +119,13 @@ def main() -> None:
         "status": summary.get("status"),
         "whole_run": walk_stats(calls),
         "setup": walk_stats(calls[:setup_end]),
-        "setup_files": list(dict.fromkeys(calls[:setup_end])),
+        "setup_stays": stays_of(calls[:setup_end]),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     previous = json.loads(args.out.read_text()) if args.out.is_file() else {}
     previous[args.label] = result
     args.out.write_text(json.dumps(previous, indent=1) + "\n")
-    print(json.dumps({k: v for k, v in result.items() if k != "setup_files"}))
+    print(json.dumps({k: v for k, v in result.items() if k != "setup_stays"}))
 
 
 if __name__ == "__main__":

@@ -88,7 +88,7 @@ class RunConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """The configuration as JSON data, the LLM as its spec text (with any password: redact to show it)."""
-        return {**asdict(self), "llm": str(self.llm) if self.llm else None}
+        return {**asdict(self), "llm": self.llm.text if self.llm else None}
 
     def resolved(self) -> RunConfig:
         """The configuration with every default decided and every choice checked (a ``RunError`` names

@@ -189,7 +189,7 @@ def expand(spec: SweepSpec) -> list[dict[str, Any]]:
                                     "attempt_id": attempt_id(config, repeat),
                                     "config": config.to_dict(),
                                     "repeat": repeat,
-                                    "llm": str(llm) if llm else EXPERT,
+                                    "llm": llm.text if llm else EXPERT,
                                 }
                             )
     return jobs

@@ -7,6 +7,7 @@ answers, so results do not depend on the order in which attempts ran."""
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.util
 import threading
 import time
 from collections.abc import Mapping
@@ -60,12 +61,15 @@ def worker_backend(llm: str, out: str | Path, timeout_s: float, max_tokens: int 
             backend = backend_from_spec(
                 llm, timeout_s=timeout_s, cache=ResponseCache(Path(out) / CACHE_FILE), **options
             )
+            if not _WORKER_BACKENDS:  # closed when this process ends: a pool or Ray worker, a bounded attempt
+                multiprocessing.util.Finalize(None, close_worker_backends, exitpriority=10)
             _WORKER_BACKENDS[key] = backend
         return backend
 
 
 def close_worker_backends() -> None:
-    """Close the backends this process built for sweep workers (their HTTP clients and caches)."""
+    """Close the backends this process built for sweep workers (their HTTP clients and caches); runs
+    when the process exits (registered by the first :func:`worker_backend`)."""
     with _WORKER_LOCK:
         backends = list(_WORKER_BACKENDS.values())
         _WORKER_BACKENDS.clear()

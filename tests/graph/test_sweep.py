@@ -2,6 +2,9 @@
 hand), kill-and-resume with counted LLM calls, the process and Ray executors, the CLI."""
 
 import json
+import os
+import subprocess
+import sys
 import threading
 from fractions import Fraction
 from pathlib import Path
@@ -367,3 +370,22 @@ def test_an_attempt_past_its_time_limit_is_a_timeout_and_is_not_rerun_under_the_
     longer = run_sweep(replace(spec, attempt_time_limit_s=300.0), tmp_path / "sweep", progress=False)
     [row] = longer.rows
     assert longer.progress.done == 1 and row["status"] == "accepted" and row["f1"] == 1.0
+
+
+def test_a_worker_process_closes_the_backends_it_built_when_it_ends(tmp_path):
+    """Pool and Ray workers build their own backends (worker_backend); they are closed at the process's exit."""
+    code = f"""
+from pathlib import Path
+from autonesy.graph.sweep import worker
+
+class Backend:
+    def close(self):
+        Path({str(tmp_path / "closed")!r}).write_text("closed")
+
+worker.backend_from_spec = lambda *args, **options: Backend()
+assert worker.worker_backend("http://h/v1@m", {str(tmp_path)!r}, 1.0, None) is worker.worker_backend(
+    "http://h/v1@m", {str(tmp_path)!r}, 1.0, None
+)
+"""
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120, env=os.environ.copy())
+    assert (tmp_path / "closed").read_text() == "closed"
