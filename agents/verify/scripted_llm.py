@@ -214,7 +214,7 @@ class VifBenchOracle:
     def _reflection(self, user: str) -> str:
         summary = re.search(r"## Constraint C[0-9]+\n(.*?)\n", user)
         members = self.views.get(summary.group(1).strip()) if summary else None
-        if members is None:
+        if summary is None or members is None:
             return "```python\ndef check(response):\n    return True\n```"
         return f"The program missed the constraint.\n```python\n{VifBenchOracle.program(self, summary.group(1), members)}```"
 

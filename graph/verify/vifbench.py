@@ -377,7 +377,9 @@ def evaluate(
         for verifier in verifiers:
             vconfig = replace(config, verifier=verifier)
             results_path = out / f"results-{verifier}.jsonl"
-            rows = [r for r in _read_rows(results_path) if r.get("id") in {rec["id"] for rec in records}]
+            rows: list[Mapping[str, Any]] = [
+                r for r in _read_rows(results_path) if r.get("id") in {rec["id"] for rec in records}
+            ]
             done = {r["id"] for r in rows}
             pending = [rec for rec in records if rec["id"] not in done]
 
