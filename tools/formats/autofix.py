@@ -234,7 +234,7 @@ def _fix_dimacs(text: str, fixes: list[str]) -> str:
         return _join(lines, trailing_newline)
     for i in reversed(header_rows):
         del lines[i]
-    if misplaced:
+    if misplaced and first_clause is not None:  # misplaced implies a first clause
         lines.insert(first_clause, header)
     else:
         lines.insert(first_header, header)
