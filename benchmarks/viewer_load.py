@@ -58,7 +58,7 @@ def make_sweep(out: Path, attempts: int) -> None:
             max_repairs=5,
             status=status,
             syntax_error=status == "rejected",
-            llm_error=False,
+            failure=None,
             reason="no parseable formula after 5 repair rounds" if status == "rejected" else "",
             repair_rounds=rng.randint(0, 5),
             semantic_rounds=0,

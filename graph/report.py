@@ -7,11 +7,13 @@ others (error, unfinished, pending) it left out.
 
 Definitions (docs/architecture.md §6, as in auto-nesy-bench):
 - **F1** of an attempt is the F1 of its accepted formula against the ground truth; a rejected
-  attempt (no usable formula after repair, or a failed LLM call) counts as **F1 = 0**.
-  Attempts on tasks without a ground truth are left out of F1.
+  attempt (no usable formula after repair, or an empty answer) counts as **F1 = 0**.
+  Attempts on tasks without a ground truth are left out of F1. Attempts that ended ``infra_failed``
+  (the endpoint failed past its retries) or ``error`` are no model's outcome: they are left out of
+  every rate and listed with their counts.
 - **syntax-error rate**: the share of attempts rejected because no parseable formula was reached
-  (after autofix and repair, or the repair agent answered [[OK]] on an error). LLM call failures
-  are reported separately ("LLM errors") and are not syntax errors.
+  (after autofix and repair, or the repair agent answered [[OK]] on an error). Empty answers
+  are reported separately ("empty answers") and are not syntax errors.
 - **mean ± std**: over the attempts of the group (population standard deviation, so a group of
   one attempt shows ± 0.000).
 - relation shares: equal / permissive / strict / incomparable among all attempts, rejected ones
@@ -21,7 +23,7 @@ Tables (each written as Markdown, LaTeX and CSV; CSV holds numbers, mean and std
 columns):
 - ``by_setting``: F1 (and, second table, syntax-error rate) by output format × description level ×
   prompting — the paper's first table;
-- ``by_llm``: per LLM: F1, syntax errors, LLM errors, relation shares, repair rounds, autofixes,
+- ``by_llm``: per LLM: F1, syntax errors, empty answers, relation shares, repair rounds, autofixes,
   tokens, latency — the paper's second table;
 - ``marginals``: F1 per format, per description level, per prompt style and per benchmark; with
   ``compare_published`` the published figures of docs/tasks.md next to ours (computed on the same slice:
@@ -60,6 +62,7 @@ from autonesy.graph.summary import RunSummary, SummaryError
 from autonesy.tasks.options import DETAIL_LEVELS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.options import FORMATS
+from autonesy.tools.terminal_text import terminal_line
 
 FINISHED = ("accepted", "rejected")
 RELATION_ORDER = ("equal", "permissive", "strict", "incomparable", "rejected")
@@ -154,6 +157,7 @@ _NUMBER_FIELDS = {
     "semantic_rounds",
     "n_autofixes",
     "llm_calls",
+    "cached_calls",
     "prompt_tokens",
     "completion_tokens",
     "llm_seconds",
@@ -168,7 +172,7 @@ _NUMBER_FIELDS = {
     "fn",
     "tn",
 }
-_FLAG_FIELDS = {"syntax_error", "llm_error", "oracle_passed", "compiled", "exact"}
+_FLAG_FIELDS = {"syntax_error", "oracle_passed", "compiled", "exact"}
 
 
 def _checked_row(row: Any) -> dict[str, Any] | None:
@@ -252,8 +256,8 @@ def frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     if df.empty:
         return df
     df["f1"] = pd.to_numeric(df["f1"], errors="coerce")
-    for column in ("syntax_error", "llm_error"):
-        df[column] = df[column].fillna(False).astype(bool)
+    df["syntax_error"] = df["syntax_error"].fillna(False).astype(bool)
+    df["empty_answer"] = df["failure"] == "empty_answer" if "failure" in df else False
     df["rejected"] = df["status"] == "rejected"
     df["relation_or_rejected"] = [
         ("rejected" if rej else (rel if isinstance(rel, str) and rel else "unscored"))
@@ -421,10 +425,10 @@ def _match_published_model(model: str) -> str | None:
 
 
 def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
-    """The paper's second table: per LLM, F1, syntax and LLM errors, relation shares, repair rounds, autofixes, tokens
+    """The paper's second table: per LLM, F1, syntax errors and empty answers, relation shares, repair rounds, autofixes, tokens
     and latency (optionally next to the published figures)."""
     header = (
-        ["LLM", "attempts", "F1", "syntax errors", "LLM errors"]
+        ["LLM", "attempts", "F1", "syntax errors", "empty answers"]
         + [r for r in RELATION_ORDER]
         + ["repair rounds", "autofixes", "tokens", "LLM s"]
     )
@@ -443,7 +447,7 @@ def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
             "f1_std": std,
             "f1_n": n,
             "syntax_error_rate": float(part["syntax_error"].mean()),
-            "llm_error_rate": float(part["llm_error"].mean()),
+            "empty_answer_rate": float(part["empty_answer"].mean()),
             **{f"share_{r}": float((part["relation_or_rejected"] == r).mean()) for r in RELATION_ORDER},
             "repair_rounds_mean": float(part["repair_rounds"].mean()),
             "autofixes_mean": float(part["n_autofixes"].mean()),
@@ -455,7 +459,7 @@ def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
             str(len(part)),
             _pm(mean, std),
             _pct(record["syntax_error_rate"]),
-            _pct(record["llm_error_rate"]),
+            _pct(record["empty_answer_rate"]),
         ]
         cells += [_pct(record[f"share_{r}"]) for r in RELATION_ORDER]
         cells += [
@@ -607,13 +611,20 @@ def _figure(width: float = 8.0, height: float = 4.5):
     return figure
 
 
+def matplotlib_text(label: str) -> str:
+    """A label from a results file as matplotlib plain text: between two ``$`` it would be read as mathtext
+    (a crafted model name like ``$\\frac{$`` stops the plot with a parse error), so each ``$`` is escaped;
+    control characters are shown escaped (matplotlib's missing-glyph warning prints them on the terminal)."""
+    return terminal_line(str(label)).replace("$", r"\$")
+
+
 def _grouped_bars(ax, groups: list[str], series: dict[str, list[float]], errors: dict[str, list[float]] | None = None):
     width = 0.8 / max(1, len(series))
     for i, (label, values) in enumerate(series.items()):
         xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
-        ax.bar(xs, values, width, label=label, yerr=(errors or {}).get(label), capsize=2)
+        ax.bar(xs, values, width, label=matplotlib_text(label), yerr=(errors or {}).get(label), capsize=2)
     ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels(groups)
+    ax.set_xticklabels([matplotlib_text(group) for group in groups])
     if len(series) > 1:
         ax.legend(fontsize=7)
 
@@ -703,7 +714,13 @@ def write_plots(df: pd.DataFrame, out: Path) -> list[Path]:
     ax = figure.add_subplot()
     left = [0.0] * len(data["models"])
     for relation, shares in data["relations"].items():
-        ax.barh(data["models"], shares, left=left, label=relation, color=RELATION_COLOURS[relation])
+        ax.barh(
+            [matplotlib_text(m) for m in data["models"]],
+            shares,
+            left=left,
+            label=relation,
+            color=RELATION_COLOURS[relation],
+        )
         left = [a + b for a, b in zip(left, shares)]
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of attempts")

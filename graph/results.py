@@ -4,13 +4,13 @@ Report and viewer read sweeps through this module only, so reading results never
 executors, the agents or LangGraph. The directory (written by ``graph/sweep``)::
 
     sweep.json          the grids run into DIR (one entry per distinct grid, in the order first run)
-    llm_cache.sqlite    ONE response cache shared by every attempt (keyed by endpoint, model, prompt)
     attempts/<id>/      one run directory per attempt (what ``run_attempt`` writes, see graph/run.py)
                         plus ``job.json`` (the attempt's grid point) and, after a failure, ``error.json``
     results.jsonl       one row per attempt (schema: ``ROW_FIELDS``), deterministic order
     results.csv         the same rows as CSV (lists joined with ';')
 
 A row is always rebuilt from its attempt directory (:func:`attempt_row`), whatever state it is in.
+LLM answers live in the response cache every run and sweep shares (``agents/llm/cache.py``).
 """
 
 from __future__ import annotations
@@ -23,10 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from autonesy.graph.rundir import CHECKPOINTS_FILE, read_json
-from autonesy.graph.summary import RunSummary, SummaryError
+from autonesy.graph.summary import MODEL_OUTCOMES, Outcome, RunSummary, SummaryError
 from autonesy.tasks.options import DETAIL_LEVELS
-from autonesy.tasks.registry import TASK_NAMES, TaskSpec, load_task
-from autonesy.tasks.task import TaskError
+from autonesy.tasks.registry import TASK_NAMES, TaskSpec
 from autonesy.tools.llm_spec import LLMSpec, LLMSpecError, redact_spec
 from autonesy.tools.options import FORMATS
 
@@ -37,7 +36,6 @@ ERROR_FILE = "error.json"
 NOT_APPLICABLE_FILE = "not_applicable.json"
 TIMEOUT_FILE = "timeout.json"
 TIMING_FILE = "timing.json"
-CACHE_FILE = "llm_cache.sqlite"
 SWEEP_FILE = "sweep.json"
 RESULTS_JSONL = "results.jsonl"
 RESULTS_CSV = "results.csv"
@@ -59,19 +57,26 @@ ROW_FIELDS: dict[str, str] = {
     "repeat": "repeat index (0-based; --repeats draws independent answers: cache keys carry the attempt id)",
     "max_repairs": "syntax-repair budget",
     "status": (
-        "accepted | rejected | timeout (ran past the per-attempt time limit; retried only under a longer "
-        "limit) | not_applicable (the format cannot express this task's reference, e.g. NAT/SymPy for a "
-        "ground truth with auxiliaries; never retried) | error (raised; retried on the next run) | unfinished "
-        "| pending"
+        "accepted (the formula parsed and passed the checks: see relation and f1 for how right it is) | rejected "
+        "(the model gave no acceptable formula) | infra_failed (the LLM endpoint failed past its retries: not "
+        "scored, in no rate, retried on the next run) | timeout (ran past the per-attempt time limit; retried "
+        "only under a longer limit) | not_applicable (the format cannot express this task's reference, e.g. "
+        "NAT/SymPy for a ground truth with auxiliaries; never retried) | error (raised; retried on the next run) "
+        "| unfinished | pending"
+    ),
+    "failure": (
+        "why not accepted: syntax | token_budget | empty_answer | repeated_answer | ok_on_error (rejected); "
+        "connection | dns | auth | server_error | rate_limit | deadline (infra_failed); bad_request | config | "
+        "crash (error); empty otherwise"
     ),
     "syntax_error": "true when rejected because no parseable formula was reached (after repair, or [[OK]] on an error)",
-    "llm_error": "true when rejected because the LLM call failed (timeout, HTTP error, empty answer)",
-    "reason": "why the attempt was rejected (or the exception, for status error)",
+    "reason": "why the attempt was not accepted (or the exception, for status error)",
     "repair_rounds": "[[OK]]/[[FIXED]] rounds used",
     "semantic_rounds": "oracle-feedback rounds used",
     "autofixes": "autofixes applied (list in JSONL, ';'-joined in CSV)",
     "n_autofixes": "number of autofixes",
     "llm_calls": "requests sent to the model (answers from the response cache not counted)",
+    "cached_calls": "answers the shared response cache gave instead of the model (not in the token counts)",
     "prompt_tokens": "prompt tokens of those requests",
     "completion_tokens": "completion tokens of those requests",
     "llm_seconds": "summed latency of those requests",
@@ -113,18 +118,42 @@ def model_name(llm: str) -> str:
 
 
 def finished(run_dir: Path, limit_s: float | None) -> bool:
-    """An attempt that needs no rerun: scored or rejected (a readable summary), not applicable, or
-    stopped by a limit at least as long as this run's."""
+    """An attempt that needs no rerun: accepted or rejected (a model outcome), not applicable, or
+    stopped by a limit at least as long as this run's. One that ended ``infra_failed`` or ``error``
+    is rerun, and resumes from the checkpoint before its failed call."""
     try:
-        if RunSummary.read(run_dir) is not None:
-            return True
+        summary = RunSummary.read(run_dir)
     except SummaryError:  # damaged: rerun, which resumes from the checkpoint and writes it again
         return False
+    if summary is not None:
+        return summary.status in MODEL_OUTCOMES
     if (run_dir / NOT_APPLICABLE_FILE).is_file():
         return True
     stopped = read_json(run_dir / TIMEOUT_FILE)
     stopped_after = stopped.get("limit_s") if isinstance(stopped, dict) else None
     return isinstance(stopped_after, (int, float)) and limit_s is not None and stopped_after >= limit_s
+
+
+RESUME_STATES = ("done", "infra_failed", "error", "unfinished", "new")
+
+
+def resume_state(run_dir: Path, limit_s: float | None) -> str:
+    """What a sweep run does with an attempt: reuse it (``done``), retry it after an outage
+    (``infra_failed``) or a crash (``error``), resume it from its checkpoint (``unfinished``), or
+    start it (``new``)."""
+    if finished(run_dir, limit_s):
+        return "done"
+    try:
+        summary = RunSummary.read(run_dir)
+    except SummaryError:
+        return "error"
+    if summary is not None and summary.status == Outcome.INFRA_FAILED:
+        return "infra_failed"
+    if (summary is not None and summary.status == Outcome.ERROR) or (run_dir / ERROR_FILE).is_file():
+        return "error"
+    if (run_dir / CHECKPOINTS_FILE).exists() or summary is not None:
+        return "unfinished"
+    return "new"
 
 
 def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | None = None) -> dict[str, Any]:
@@ -150,7 +179,9 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
         run_dir=f"{ATTEMPTS_DIR}/{job['attempt_id']}",
         autofixes=[],
     )
-    row["task"] = job.get("task") or _task_name(config["task"])
+    # until the summary names the task, the spec stands for it: loading the task file or benchmark copy a
+    # received job.json names would read (and with --trust-task-code import) whatever it points at
+    row["task"] = job.get("task") or config["task"]
     row["num_vars"] = job.get("num_vars")
     try:
         summary = RunSummary.read(run_dir)
@@ -189,15 +220,16 @@ SCORE_FIELDS = ("f1", "precision", "recall", "relation", "mc_ratio", "tp", "fp",
 def summary_fields(summary: RunSummary) -> dict[str, Any]:
     """The results-row fields an attempt's summary decides (the rest come from its job)."""
     fields: dict[str, Any] = {
-        "status": summary.status,
+        "status": summary.status.value,
+        "failure": summary.failure.value if summary.failure else None,
         "reason": summary.reason,
         "syntax_error": summary.syntax_error,
-        "llm_error": summary.llm_error,
         "repair_rounds": summary.repair_rounds,
         "semantic_rounds": summary.semantic_rounds,
         "autofixes": list(summary.autofixes),
         "n_autofixes": len(summary.autofixes),
         "llm_calls": summary.llm_calls,
+        "cached_calls": summary.cached_calls,
         "prompt_tokens": summary.prompt_tokens,
         "completion_tokens": summary.completion_tokens,
         "llm_seconds": round(summary.llm_seconds, 4),
@@ -211,16 +243,9 @@ def summary_fields(summary: RunSummary) -> dict[str, Any]:
         )
         if summary.metrics:
             fields.update({key: getattr(summary.metrics, key) for key in SCORE_FIELDS})
-    elif summary.status == "rejected":
+    elif summary.status == Outcome.REJECTED:
         fields["f1"] = 0.0
     return fields
-
-
-def _task_name(spec: str) -> str:
-    try:
-        return load_task(spec).name
-    except (TaskError, OSError):
-        return spec
 
 
 def order_key(row: Mapping[str, Any]) -> tuple:

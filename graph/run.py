@@ -11,7 +11,12 @@ The run directory holds (docs/architecture.md §9):
     downstream.json    SPL/SL trained on the formula and on the ground truth (with --train)
     summary.json       the outcome in one object (what `run --json` prints)
     checkpoints.sqlite LangGraph checkpoints: run again with the same --out to resume
-    llm_cache.sqlite   LLM responses by prompt hash: a resumed run never pays twice for a call
+
+LLM answers go to the response cache shared by every run and sweep (``$AUTONESY_CACHE_DIR``,
+``agents/llm/cache.py``), so a resumed run, or the same attempt in another directory, never pays twice
+for a call. An attempt whose LLM endpoint failed past its retries ends ``infra_failed`` (or ``error``
+for a request the endpoint refused) with its checkpoint before the failed call: running it again
+with the same ``--out`` retries the call, and nothing of it is scored meanwhile.
 
 How the directory is claimed, checkpointed and written is ``graph/rundir.py`` (shared with
 verifications); ``summary.json`` is a ``RunSummary`` (``graph/summary.py``).
@@ -30,17 +35,24 @@ from autonesy.agents.llm import (
     LOCAL_NOTICE,
     ChatBackend,
     LLMError,
-    ResponseCache,
     backend_from_spec,
     default_llm_spec,
+    shared_cache,
 )
 from autonesy.agents.llm.replay import recorded_decoding
 from autonesy.agents.options import DECODING_MODES, POLICY_NAMES
 from autonesy.agents.policies import AttemptSpec, check_prompt_style, make_policy
-from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest, build_attempt_graph, json_safe
+from autonesy.graph.attempt import (
+    AttemptRuntime,
+    AttemptState,
+    EndpointFailure,
+    TrainingRequest,
+    build_attempt_graph,
+    json_safe,
+)
 from autonesy.graph.checkpoint_store import run_checkpointer
-from autonesy.graph.rundir import CACHE_FILE, SUMMARY_FILE, RunDir, run_or_resume
-from autonesy.graph.summary import RunSummary
+from autonesy.graph.rundir import SUMMARY_FILE, RunDir, run_or_resume
+from autonesy.graph.summary import Outcome, RunSummary
 from autonesy.graph.tracer import Tracer
 from autonesy.tasks.registry import TaskSpec
 from autonesy.tasks.task import Task
@@ -69,6 +81,7 @@ class RunConfig:
     policy: str | None = None  # default: the prompt style's policy
     llm: LLMSpec | None = None  # default: $AUTONESY_LLM, else the embedded local model
     max_repairs: int = MAX_REPAIRS
+    cache: bool = True  # answers from (and into) the shared response cache; False: every call goes to the LLM
     compile_time_limit_s: float = COMPILE_TIME_LIMIT_S
     llm_timeout_s: float = LLM_TIMEOUT_S
     max_tokens: int | None = None  # None: the backend's default (the local model caps its own)
@@ -230,7 +243,7 @@ def run_attempt(
     policy_name = config.policy or config.prompt  # resolved: the policy is always named
     owns_backend = backend is None and config.llm is not None  # the expert policy has no LLM
     if backend is None and config.llm is not None:
-        cache = ResponseCache(rundir.path / CACHE_FILE)
+        cache = shared_cache() if config.cache else None
         options = {} if config.max_tokens is None else {"max_tokens": config.max_tokens}
         backend = backend_from_spec(config.llm, timeout_s=config.llm_timeout_s, cache=cache, **options)
         if config.llm.kind == "local" and not config.llm.path:
@@ -246,16 +259,26 @@ def run_attempt(
         spec = AttemptSpec(task, config.format, config.detail, config.prompt)
         runtime = AttemptRuntime(spec, policy, tracer, rundir.path, labels, config.compile_time_limit_s, training)
         with run_checkpointer(rundir) as checkpointer:
-            state = run_or_resume(
-                build_attempt_graph(checkpointer),
-                THREAD,
-                INITIAL_STATE,
-                on_resume=lambda next_nodes: tracer.event("resumed", next=next_nodes),
-                context=runtime,
-            )
+            graph = build_attempt_graph(checkpointer)
+            try:
+                state = run_or_resume(
+                    graph,
+                    THREAD,
+                    INITIAL_STATE,
+                    on_resume=lambda next_nodes: tracer.event("resumed", next=next_nodes),
+                    context=runtime,
+                )
+            except EndpointFailure as failure:  # the checkpoint stays before the failed call: a rerun retries it
+                state = {
+                    **INITIAL_STATE,
+                    **graph.get_state(THREAD).values,
+                    "status": failure.outcome.value,
+                    "failure": failure.failure.value,
+                    "reason": str(failure),
+                }
         summary = summarize(config, task, rundir.path, state)
         write_outputs(rundir, state, summary)
-        tracer.event("outcome", status=summary.status, reason=summary.reason)
+        tracer.event("outcome", status=summary.status, failure=summary.failure, reason=summary.reason)
         return summary
     finally:
         if owns_backend and backend is not None:
@@ -268,6 +291,7 @@ INITIAL_STATE: AttemptState = {
     "semantic_round": 0,
     "autofixes": [],
     "llm_calls": 0,
+    "cached_calls": 0,
     "prompt_tokens": 0,
     "completion_tokens": 0,
     "llm_seconds": 0.0,
@@ -289,7 +313,8 @@ def summarize(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any
                 "llm": config.llm.redacted if config.llm else None,
                 "decoding": config.decoding,
                 "status": status,
-                "accepted": status == "accepted",
+                "failure": state.get("failure"),
+                "accepted": status == Outcome.ACCEPTED,
                 "reason": state.get("reason", ""),
                 "repair_rounds": state.get("repair_round", 0),
                 "semantic_rounds": state.get("semantic_round", 0),
@@ -299,6 +324,7 @@ def summarize(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any
                 "metrics": state.get("metrics") or None,
                 "training": _training_note(state),
                 "llm_calls": state.get("llm_calls", 0),
+                "cached_calls": state.get("cached_calls", 0),
                 "prompt_tokens": state.get("prompt_tokens", 0),
                 "completion_tokens": state.get("completion_tokens", 0),
                 "llm_seconds": state.get("llm_seconds", 0.0),
@@ -310,7 +336,7 @@ def summarize(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any
 def _training_note(state: dict[str, Any]) -> Any:
     if state.get("downstream"):
         return state["downstream"]
-    if state.get("status") == "rejected":
+    if state.get("status") == Outcome.REJECTED:
         return {"skipped": "the formula was rejected, so no predictor was trained on it"}
     return None
 

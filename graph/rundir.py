@@ -28,7 +28,6 @@ from autonesy.tools.errors import AutonesyError
 
 CONFIG_FILE = "config.json"
 CHECKPOINTS_FILE = "checkpoints.sqlite"
-CACHE_FILE = "llm_cache.sqlite"
 SUMMARY_FILE = "summary.json"
 TRAINING_DIR = "training"  # each NeSy training run's state per epoch and its result (resumable)
 LINK_REFUSED = "{} is a symbolic link; a run directory holds plain files only (nothing was run)"
@@ -173,7 +172,6 @@ def run_or_resume(
 
 
 __all__ = [
-    "CACHE_FILE",
     "CHECKPOINTS_FILE",
     "CONFIG_FILE",
     "LINK_REFUSED",

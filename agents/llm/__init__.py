@@ -7,7 +7,7 @@
   (the embedded smoke-test model, extra ``[local]``).
 """
 
-from autonesy.agents.llm.cache import ResponseCache
+from autonesy.agents.llm.cache import ResponseCache, shared_cache
 from autonesy.agents.llm.chat import ChatBackend, LangChainChatBackend, fold_system_prompt
 from autonesy.agents.llm.errors import KINDS, LLMError
 from autonesy.agents.llm.local import LOCAL_NOTICE, LocalChatBackend, LocalLlamaServer
@@ -27,6 +27,7 @@ __all__ = [
     "LocalLlamaServer",
     "ReplayBackend",
     "ResponseCache",
+    "shared_cache",
     "backend_from_spec",
     "parse_spec",
     "provider",

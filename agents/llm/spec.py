@@ -125,7 +125,8 @@ def openai_compatible_backend(
     _check_key_transport(base_url, api_key)
     if not model:
         raise LLMError("config", f"no model name for the endpoint {public_url(base_url)}")
-    secrets = [api_key, *(os.environ.get(name, "").strip() for name in KEY_ENV_VARS)]  # any key we know of
+    known = (api_key, *(os.environ.get(name, "").strip() for name in KEY_ENV_VARS))  # any key we know of, scrubbed
+    secrets = [key for key in known if key != DUMMY_API_KEY]  # from errors and answers (the placeholder is none)
     password = urlsplit(base_url).password
     if password:
         secrets.append(password)

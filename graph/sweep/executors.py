@@ -4,12 +4,12 @@
   LLM endpoint (an asyncio semaphore per endpoint in front of a thread pool). LLM calls are I/O
   bound; the backends are thread-safe (their counters and the cache are locked).
 - ``process``: the same, with a pool of worker processes (for CPU-bound sweeps such as the
-  ``expert`` policy); each worker builds its own backends on the shared cache file.
+  ``expert`` policy); each worker builds its own backends on the shared response cache file.
 - ``ray``: every job is a Ray task (``--ray-address`` for a cluster, else a local Ray
   instance); the same per-endpoint limit is kept by the driver. Workers write their attempt
-  directory and the cache themselves, so DIR must be on a filesystem every node sees at the same
-  path (trivially true on one machine; NFS or similar on a cluster) and ``autonesy-agent`` must
-  be installed on every node. Ray is an optional extra (``pip install "autonesy-agent[ray]"``).
+  directory themselves, so DIR must be on a filesystem every node sees at the same path (trivially
+  true on one machine; NFS or similar on a cluster) and ``autonesy-agent`` must be installed on
+  every node. Each node answers from its own response cache (``$AUTONESY_LLM_CACHE``). Ray is an optional extra (``pip install "autonesy-agent[ray]"``).
 
 Any module-level function of a JSON job can be dispatched with :func:`run_jobs` (training jobs
 will use the same path). Plus the progress a sweep shows while its jobs run (:class:`Progress`, :func:`progress_display`).
@@ -243,7 +243,12 @@ def progress_display(state: Progress, enabled: bool, console) -> Iterator[Callab
         c = state.counts
         return f"sweep · accepted {c.get('accepted', 0)} · rejected {c.get('rejected', 0)}" + "".join(
             f" · {name} {c[key]}"
-            for key, name in (("timeout", "timeouts"), ("not_applicable", "not applicable"), ("error", "errors"))
+            for key, name in (
+                ("infra_failed", "infra_failed"),
+                ("timeout", "timeouts"),
+                ("not_applicable", "not applicable"),
+                ("error", "errors"),
+            )
             if c.get(key)
         )
 

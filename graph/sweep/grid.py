@@ -48,6 +48,9 @@ class SweepSpec:
     decoding: str | None = None  # free | grammar; default: grammar for the embedded model, else free
     attempt_time_limit_s: float | None = None  # wall seconds per attempt (run in a child process); None: unbounded
     data: bool = False  # oracle tests also check the tasks' annotated training labels (catalogue tasks)
+    limit: int | None = None  # run a sample of this many attempts of the grid (see ``sample``); None: all
+    sample_seed: int = 0  # which sample ``limit`` draws
+    cache: bool = True  # answers from the shared response cache; False: every request goes to the LLM
 
     def to_dict(self) -> dict[str, Any]:
         """The grid as JSON (tuples as lists), as ``sweep.json`` records it."""
@@ -183,6 +186,7 @@ def expand(spec: SweepSpec) -> list[dict[str, Any]]:
                                 max_tokens=spec.max_tokens,
                                 decoding=None if llm is None else spec.decoding or default_decoding(llm),
                                 data=spec.data,
+                                cache=spec.cache,
                             )
                             jobs.append(
                                 {
@@ -192,7 +196,21 @@ def expand(spec: SweepSpec) -> list[dict[str, Any]]:
                                     "llm": llm.text if llm else EXPERT,
                                 }
                             )
-    return jobs
+    return jobs if spec.limit is None else sample(jobs, spec.limit, spec.sample_seed)
+
+
+def sample(jobs: Sequence[Mapping[str, Any]], limit: int, seed: int = 0) -> list[dict[str, Any]]:
+    """``limit`` attempts of the grid, in grid order: those whose hash of (seed, attempt id) is
+    smallest. The same on every run and machine (no random state), and a larger limit keeps the
+    attempts of a smaller one, so a sample grows by resuming."""
+    if limit < 1:
+        raise SweepError("--limit must be at least 1")
+
+    def rank(job: Mapping[str, Any]) -> str:
+        return hashlib.sha256(f"{seed}:{job['attempt_id']}".encode()).hexdigest()
+
+    chosen = {job["attempt_id"] for job in sorted(jobs, key=rank)[:limit]}
+    return [dict(job) for job in jobs if job["attempt_id"] in chosen]
 
 
 def _llm_specs(texts: Iterable[str]) -> list[LLMSpec | None]:

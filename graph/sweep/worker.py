@@ -2,7 +2,9 @@
 ``RunConfig`` and the sweep directory) — runs (or resumes) ``run_attempt`` in ``DIR/attempts/<id>/``
 and returns the attempt's row. Exceptions of the attempt are recorded in the attempt directory,
 never raised. Cache keys carry the attempt id (:class:`SaltedBackend`): attempts never share
-answers, so results do not depend on the order in which attempts ran."""
+answers, so results do not depend on the order in which attempts ran; the id is a hash of the
+attempt's settings, not of the sweep directory, so another sweep of the same attempt reads its
+answers from the shared response cache."""
 
 from __future__ import annotations
 
@@ -14,10 +16,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from autonesy.agents.llm import ChatBackend, LLMResponse, ResponseCache, backend_from_spec
+from autonesy.agents.llm import ChatBackend, LLMResponse, backend_from_spec, shared_cache
 from autonesy.graph.results import (
     ATTEMPTS_DIR,
-    CACHE_FILE,
     ERROR_FILE,
     EXPERT,
     NOT_APPLICABLE_FILE,
@@ -51,16 +52,14 @@ _WORKER_BACKENDS: dict[tuple, ChatBackend] = {}
 _WORKER_LOCK = threading.Lock()
 
 
-def worker_backend(llm: str, out: str | Path, timeout_s: float, max_tokens: int | None) -> ChatBackend:
-    """One backend per (LLM spec, sweep directory) in this process, on the sweep's shared cache."""
-    key = (llm, str(out), timeout_s, max_tokens)
+def worker_backend(llm: str, timeout_s: float, max_tokens: int | None, cache: bool = True) -> ChatBackend:
+    """One backend per LLM setting in this process, on the shared response cache (or none)."""
+    key = (llm, timeout_s, max_tokens, cache)
     with _WORKER_LOCK:
         backend = _WORKER_BACKENDS.get(key)
         if backend is None:
             options = {} if max_tokens is None else {"max_tokens": max_tokens}
-            backend = backend_from_spec(
-                llm, timeout_s=timeout_s, cache=ResponseCache(Path(out) / CACHE_FILE), **options
-            )
+            backend = backend_from_spec(llm, timeout_s=timeout_s, cache=shared_cache() if cache else None, **options)
             if not _WORKER_BACKENDS:  # closed when this process ends: a pool or Ray worker, a bounded attempt
                 multiprocessing.util.Finalize(None, close_worker_backends, exitpriority=10)
             _WORKER_BACKENDS[key] = backend
@@ -98,7 +97,7 @@ def execute_attempt(
         if job["llm"] != EXPERT:
             backend = (backends or {}).get(job["llm"])
             if backend is None:
-                backend = worker_backend(job["llm"], out, config.llm_timeout_s, config.max_tokens)
+                backend = worker_backend(job["llm"], config.llm_timeout_s, config.max_tokens, config.cache)
             backend = SaltedBackend(backend, f"attempt:{job['attempt_id']}")
         run_attempt(config, run_dir, backend=backend)
     except NoReference as error:  # the expert has nothing to say in this format: a final outcome

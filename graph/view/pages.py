@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import html
 import json
 import re
 from collections import defaultdict
@@ -125,8 +126,17 @@ def sweep_summary(rows: list[dict[str, Any]], compare_published: bool) -> dict[s
     return {"tables": tables, "plots": plotly_figures(report.plot_data(df)), "counts": dict(counts)}
 
 
+def plotly_text(label: str) -> str:
+    """A label from a results file as Plotly plain text: Plotly draws its pseudo-HTML (``<a href>``, ``<b>``,
+    ``<br>``) in titles, tick labels, legends and hover text, so ``&``, ``<`` and ``>`` become entities."""
+    return html.escape(str(label), quote=False)
+
+
 def plotly_figures(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """The report's four plots as Plotly figures (drawn by plotly.js in the page)."""
+    """The report's four plots as Plotly figures (drawn by plotly.js in the page); every label that comes
+    from the results (model and format names) is passed through :func:`plotly_text`."""
+    formats = [plotly_text(f) for f in data["formats"]]
+    models = {m: plotly_text(m) for m in data["models"]}
     layout = {
         "barmode": "group",
         "margin": {"l": 50, "r": 10, "t": 40, "b": 40},
@@ -136,23 +146,25 @@ def plotly_figures(data: dict[str, Any]) -> list[dict[str, Any]]:
     f1 = [
         {
             "type": "bar",
-            "name": m,
-            "x": data["formats"],
+            "name": models[m],
+            "x": formats,
             "y": data["f1_mean"][m],
             "error_y": {"type": "data", "array": data["f1_std"][m]},
         }
         for m in data["models"]
     ]
     syntax = [
-        {"type": "bar", "name": m, "x": data["formats"], "y": data["syntax_error_rate"][m]} for m in data["models"]
+        {"type": "bar", "name": models[m], "x": formats, "y": data["syntax_error_rate"][m]} for m in data["models"]
     ]
-    rounds = [{"type": "bar", "name": m, "x": data["rounds"], "y": data["round_counts"][m]} for m in data["models"]]
+    rounds = [
+        {"type": "bar", "name": models[m], "x": data["rounds"], "y": data["round_counts"][m]} for m in data["models"]
+    ]
     relations = [
         {
             "type": "bar",
             "orientation": "h",
             "name": r,
-            "y": data["models"],
+            "y": list(models.values()),
             "x": shares,
             "marker": {"color": report.RELATION_COLOURS[r]},
         }

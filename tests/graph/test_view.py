@@ -306,7 +306,7 @@ def test_plot_data_matches_a_cell_by_cell_count(cells):
             "relation": rel,
             "repair_rounds": r,
             "syntax_error": syn and s == "rejected",
-            "llm_error": False,
+            "failure": None,
             "prompt": "zs",
             "detail": "detailed",
             "n_autofixes": 0,
