@@ -280,7 +280,7 @@ def test_an_outage_in_a_repair_round_is_retried_from_there_by_the_next_run(tmp_p
     from autonesy.agents.llm import LLMError
 
     run_dir = tmp_path / "run"
-    config = RunConfig(task="fashion", format="dimacs", llm="scripted")
+    config = RunConfig(task="fashion", format="dimacs", llm=SCRIPTED)
     first = scripted([BROKEN])
     answer = first.complete
 
