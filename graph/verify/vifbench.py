@@ -10,20 +10,26 @@ on labelled data: the paper's tables 2–4 in shape).
 ``eval --out DIR`` writes
     results-VERIFIER.jsonl  one row per pair: label, predicted verdict, per-constraint values, cost
                             (rows already there are kept: an interrupted evaluation resumes)
-    metrics.json            per verifier: overall and per-group scores, cost, constraint agreement
-    report.md               table 2 (F1, precision, recall, pass@1, FP/FN), table 3 (per complexity
-                            group), table 4 (LLM calls, tokens, time per verification)
+    metrics.json            per verifier: overall and per-group scores, cost, constraint agreement, its
+                            LLMs and whether their answers were canned
+    report.md               the paper's tables, one row per verifier: effectiveness (Tables 2–3: F1,
+                            precision, recall, pass@1; Table 4: FP/FN), per complexity group (Figure 4),
+                            per constraint type, cost (Table 7: calls, prompt and completion tokens as the
+                            server's usage reports them, "canned" when a scripted model answered)
+    table-NAME.csv          each of those tables as CSV (verifiers, groups, constraint-types, cost)
     config.json, trace.jsonl (every verification's events, tagged with the item id), llm_cache.sqlite
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +47,7 @@ from autonesy.graph.verify.run import (
     config_record,
     load_checkers,
     make_runtime,
+    needed_roles,
     run_graph,
     sha,
 )
@@ -174,12 +181,9 @@ def generate_data(
 
 def import_ifeval(out: Path, source: Path | None = None) -> dict[str, Any]:
     """IFEval's labelled GPT-4 responses (the shipped file, or ``source``) as VifBench records in ``out``."""
-    from autonesy.tasks.vifbench.ifeval import IFEvalDataError, ifeval_distribution, ifeval_records, read_ifeval
+    from autonesy.tasks.vifbench.ifeval import ifeval_distribution, ifeval_records, read_ifeval
 
-    try:
-        records = ifeval_records(read_ifeval(source))
-    except IFEvalDataError as error:
-        raise VerifyError(str(error)) from None
+    records = ifeval_records(read_ifeval(source))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     with (out / DATA_FILE).open("w", encoding="utf-8") as handle:
@@ -367,6 +371,7 @@ def evaluate(
         _write_config(out, record_, ("kind", "data_sha256"))
         tracer = EvalTracer(out)
         lock = threading.Lock()
+        labels = handles.labels()
         for verifier in verifiers:
             vconfig = replace(config, verifier=verifier)
             results_path = out / f"results-{verifier}.jsonl"
@@ -412,11 +417,12 @@ def evaluate(
             order = {rec["id"]: i for i, rec in enumerate(records)}
             rows.sort(key=lambda r: order[r["id"]])
             metrics[verifier] = scores(rows, GROUP_ORDER)
+            llms = {role: labels[role] for role in needed_roles(vconfig)}
+            metrics[verifier].update(llms=llms, canned=canned_labels(llms.values()))
             overall = metrics[verifier]["overall"]
             notify(f"{verifier}: F1 {_pct(overall['f1'])} over {overall['n']} pairs")
         report = {"data": str(data), "pairs": len(records), "llms": record_["llms"], "verifiers": metrics}
-        (out / "metrics.json").write_text(json.dumps(report, indent=2))
-        (out / "report.md").write_text(report_markdown(report))
+        write_report(out, report)
         reason = "; ".join(f"{v} F1 {_pct(m['overall']['f1'])}" for v, m in metrics.items())
         tracer.event("outcome", status="done", reason=reason)
     return {"out": str(out), **report}
@@ -426,95 +432,245 @@ def evaluate(
 # the report
 
 
+@dataclass(frozen=True)
+class Table:
+    """One table of the report, written as a Markdown section and as ``table-NAME.csv``.
+
+    ``columns`` are (group, name, kind): kind ``pct`` is a share shown in percent, ``int`` a count,
+    ``num`` a mean, ``text`` as it is; columns with the same non-empty group share one Markdown cell
+    (``a / b / c``, the names in ``note``) and are separate columns in the CSV (``group name``)."""
+
+    name: str
+    title: str
+    note: str
+    columns: tuple[tuple[str, str, str], ...]
+    rows: tuple[tuple[Any, ...], ...]
+
+    @staticmethod
+    def _cell(value: Any, kind: str) -> str:
+        if value is None:
+            return "—"
+        if kind == "pct":
+            return f"{100 * value:.1f}"
+        if kind == "int":
+            return f"{int(value):,}"
+        if kind == "num":
+            return f"{value:,.2f}"
+        return str(value).replace("|", "\\|")
+
+    @staticmethod
+    def _raw(value: Any, kind: str) -> Any:
+        if value is None:
+            return ""
+        if kind == "pct":
+            return round(100 * value, 2)
+        if kind == "int":
+            return int(value)
+        return round(value, 4) if kind == "num" else value
+
+    def markdown(self) -> str:
+        """The table as a Markdown section (title, note, table)."""
+        spans: list[tuple[str, list[int]]] = []  # (header, column indices) per Markdown column
+        for index, (group, name, _) in enumerate(self.columns):
+            if group and spans and spans[-1][0] == group:
+                spans[-1][1].append(index)
+            else:
+                spans.append((group or name, [index]))
+        kinds = [kind for _, _, kind in self.columns]
+        lines = [f"## {self.title}", "", *([self.note, ""] if self.note else [])]
+        lines.append("| " + " | ".join(header for header, _ in spans) + " |")
+        lines.append(
+            "|" + "|".join("---" if kinds[idx[0]] == "text" and len(idx) == 1 else "---:" for _, idx in spans) + "|"
+        )
+        for row in self.rows:
+            cells = [" / ".join(self._cell(row[i], kinds[i]) for i in idx) for _, idx in spans]
+            lines.append("| " + " | ".join(cells) + " |")
+        return "\n".join(lines) + "\n"
+
+    def csv(self) -> str:
+        """The table as CSV: one column per value, percentages in percent (two decimals), empty for none."""
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow([f"{group} {name}".strip() for group, name, _ in self.columns])
+        for row in self.rows:
+            writer.writerow([self._raw(value, kind) for value, (_, _, kind) in zip(row, self.columns, strict=True)])
+        return buffer.getvalue()
+
+
 def _pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}"
 
 
-def _num(value: float | None, digits: int = 1) -> str:
-    return "—" if value is None else f"{value:,.{digits}f}"
+def canned_labels(labels: Iterable[str]) -> list[str]:
+    """The LLM labels among ``labels`` that name a scripted label-reading model (its answers are canned)."""
+    return sorted({label for label in labels if label.rpartition("@")[2] in CANNED_MODEL_NAMES})
 
 
-def _canned(label: str) -> bool:
-    """Whether an LLM label names a scripted label-reading model (its answers are canned)."""
-    return label.rpartition("@")[2] in CANNED_MODEL_NAMES
+def _groups(verifiers: Mapping[str, Any]) -> list[str]:
+    present = {g for m in verifiers.values() for g in m["groups"]}
+    return [g for g in GROUP_ORDER if g in present] + sorted(present - set(GROUP_ORDER))
+
+
+def report_tables(report: Mapping[str, Any]) -> list[Table]:
+    """The paper's tables from an evaluation's metrics: effectiveness (Tables 2–3) with FP/FN (Table 4),
+    per complexity group (Figure 4), per constraint type, and token usage (Table 7)."""
+    verifiers = report["verifiers"]
+    overall = Table(
+        "verifiers",
+        "Tables 2–4 — verification effectiveness",
+        "Positive class: sat. F1, precision, recall, pass@1 and FP / FN % are over the decided pairs (the paper's "
+        "Tables 2–3 and 4); unknown: pairs without a verdict. Constraints: the labelled constraints the verifier's "
+        "own decomposition aligned with by meaning, and its accuracy on them.",
+        (
+            ("", "verifier", "text"),
+            ("", "pairs", "int"),
+            ("", "F1 %", "pct"),
+            ("", "precision %", "pct"),
+            ("", "recall %", "pct"),
+            ("", "pass@1 %", "pct"),
+            ("", "FP %", "pct"),
+            ("", "FP #", "int"),
+            ("", "FN %", "pct"),
+            ("", "FN #", "int"),
+            ("", "unknown #", "int"),
+            ("", "constraints aligned %", "pct"),
+            ("", "constraint acc. %", "pct"),
+        ),
+        tuple(
+            (
+                name,
+                o["n"],
+                o["f1"],
+                o["precision"],
+                o["recall"],
+                o["pass_at_1"],
+                o["fp_rate"],
+                o["fp"],
+                o["fn_rate"],
+                o["fn"],
+                o["unknown"],
+                m["constraints"].get("aligned_share"),
+                m["constraints"].get("accuracy"),
+            )
+            for name, m in verifiers.items()
+            for o in [m["overall"]]
+        ),
+    )
+    groups = _groups(verifiers)
+    metrics = (("F1 %", "f1", "pct"), ("P %", "precision", "pct"), ("R %", "recall", "pct"))
+    counts = (("FP #", "fp", "int"), ("FN #", "fn", "int"), ("n", "n", "int"))
+    by_group = Table(
+        "groups",
+        "By complexity group (the paper's Figure 4: number of constraints)",
+        "One row per verifier, one column per group; each cell: F1 % / precision % / recall % / FP # / FN # / pairs.",
+        (("", "verifier", "text"),)
+        + tuple((f"{group} constraints", label, kind) for group in groups for label, _, kind in metrics + counts),
+        tuple(
+            (name,)
+            + tuple((m["groups"].get(group) or {}).get(key) for group in groups for _, key, _ in metrics + counts)
+            for name, m in verifiers.items()
+        ),
+    )
+    types = sorted({t for m in verifiers.values() for t in m["constraints"].get("by_type", {})})
+    by_type = Table(
+        "constraint-types",
+        "Constraint level by type — FP % / FN % (shares of the decided, aligned constraints)",
+        "",
+        (("", "type", "text"),) + tuple((name, label, "pct") for name in verifiers for label in ("FP %", "FN %")),
+        tuple(
+            (t,)
+            + tuple(
+                (m["constraints"]["by_type"].get(t) or {}).get(key)
+                for m in verifiers.values()
+                for key in ("fp_rate", "fn_rate")
+            )
+            for t in types
+        ),
+    )
+    canned_note = [
+        f"{name}: canned answers from {', '.join(m['canned'])} (a label-reading plumbing model; its token counts "
+        "are tiktoken counts of its prompts and scripted answers, not a server's)"
+        for name, m in verifiers.items()
+        if m.get("canned")
+    ]
+    cost = Table(
+        "cost",
+        "Cost (the paper's Table 7: token usage over the data)",
+        "Totals over the pairs. LLM calls: requests answered by the endpoint; prompt and completion tokens: the "
+        "endpoint's own counts (the `usage` of each answer); calls without usage: answers whose server reported "
+        "none (their tokens count 0). Cached calls were answered from the run's response cache (the same prompt "
+        "asked before, by this verifier or an earlier one in the same run) and sent nothing; cached tokens are "
+        "what they cost when first answered. A verifier run alone costs calls + cached calls and tokens + "
+        "cached tokens. Failed requests got no answer (retried attempts, calls that failed): the endpoint saw LLM "
+        "calls + failed requests." + ("\n\n" + "\n".join(f"- {line}" for line in canned_note) if canned_note else ""),
+        (
+            ("", "verifier", "text"),
+            ("", "answers", "text"),
+            ("", "pairs", "int"),
+            ("", "LLM calls", "int"),
+            ("", "cached calls", "int"),
+            ("", "calls without usage", "int"),
+            ("", "prompt tokens", "int"),
+            ("", "completion tokens", "int"),
+            ("", "cached tokens", "int"),
+            ("", "failed requests", "int"),
+            ("", "calls / pair", "num"),
+            ("", "tokens / pair", "num"),
+            ("", "checker runs", "int"),
+            ("", "LLM s", "num"),
+            ("", "wall s", "num"),
+        ),
+        tuple(
+            (
+                name,
+                "canned" if m.get("canned") else "model",
+                m["cost"]["pairs"],
+                t["llm_calls"],
+                t["cached_calls"],
+                t.get("calls_without_usage"),
+                t["prompt_tokens"],
+                t["completion_tokens"],
+                t.get("cached_tokens"),
+                t.get("failed_requests"),
+                m["cost"]["per_pair"]["llm_calls"],
+                (t["prompt_tokens"] + t["completion_tokens"]) / m["cost"]["pairs"] if m["cost"]["pairs"] else None,
+                t["checker_runs"],
+                t["llm_seconds"],
+                t["wall_seconds"],
+            )
+            for name, m in verifiers.items()
+            for t in [m["cost"]["total"]]
+        ),
+    )
+    return [overall, by_group, *([by_type] if types else []), cost]
 
 
 def report_markdown(report: Mapping[str, Any]) -> str:
-    """The evaluation report as Markdown: per verifier, the paper's tables."""
-    verifiers = report["verifiers"]
+    """The evaluation report as Markdown: the paper's tables, one row per verifier."""
     lines = [f"# VifBench evaluation ({report['pairs']} pairs from {report['data']})", ""]
-    lines += [
-        "## Table 2 — verification quality (positive class: sat; pass@1, FP and FN over the decided pairs; "
-        "unknown: no verdict, a share of all pairs)",
-        "",
-        "| verifier | pairs | F1 | precision | recall | pass@1 | FP | FN | unknown | constraints aligned | "
-        "constraint acc. | constraint unknown |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for name, m in verifiers.items():
-        o, c = m["overall"], m["constraints"]
-        lines.append(
-            f"| {name} | {o['n']} | {_pct(o['f1'])} | {_pct(o['precision'])} | {_pct(o['recall'])} | "
-            f"{_pct(o['pass_at_1'])} | {_pct(o['fp_rate'])} | {_pct(o['fn_rate'])} | {_pct(o['unknown_share'])} | "
-            f"{_pct(c.get('aligned_share'))} | {_pct(c.get('accuracy'))} | {_pct(c.get('unknown_share'))} |"
-        )
-    types = sorted({t for m in verifiers.values() for t in m["constraints"].get("by_type", {})})
-    if types:
-        lines += [
-            "",
-            "## Constraint level by type — FP / FN (shares of the decided, aligned constraints)",
-            "",
-            "| type | " + " | ".join(verifiers) + " |",
-            "|---|" + "---:|" * len(verifiers),
-        ]
-        for constraint_type in types:
-            cells = []
-            for m in verifiers.values():
-                e = m["constraints"]["by_type"].get(constraint_type)
-                cells.append(f"{_pct(e['fp_rate'])} / {_pct(e['fn_rate'])}" if e else "—")
-            lines.append(f"| {constraint_type} | " + " | ".join(cells) + " |")
-    groups = [g for g in GROUP_ORDER if any(g in m["groups"] for m in verifiers.values())]
-    groups += sorted({g for m in verifiers.values() for g in m["groups"]} - set(groups))
-    lines += [
-        "",
-        "## Table 3 — by complexity group (number of constraints): F1 / pass@1",
-        "",
-        "| group | pairs | " + " | ".join(verifiers) + " |",
-        "|---|---:|" + "---:|" * len(verifiers),
-    ]
-    for group in groups:
-        cells, pairs = [], 0
-        for m in verifiers.values():
-            g = m["groups"].get(group)
-            pairs = max(pairs, g["n"] if g else 0)
-            cells.append(f"{_pct(g['f1'])} / {_pct(g['pass_at_1'])}" if g else "—")
-        lines.append(f"| {group} | {pairs} | " + " | ".join(cells) + " |")
-    lines += [
-        "",
-        "## Table 4 — cost per verification (means over pairs; tokens as the endpoint reports them)",
-        "",
-        *(
-            [
-                "Canned answers: " + ", ".join(canned) + " answered from the data's labels (a plumbing check); "
-                "prompt tokens are real, answer tokens those of the script's answers.",
-                "",
-            ]
-            if (canned := sorted({label for label in report.get("llms", {}).values() if _canned(label)}))
-            else []
-        ),
-        "| verifier | LLM calls | cached calls | prompt tokens | completion tokens | total tokens | checker runs | "
-        "LLM s | wall s |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for name, m in verifiers.items():
-        p = m["cost"]["per_pair"]
-        total = (p["prompt_tokens"] or 0) + (p["completion_tokens"] or 0)
-        lines.append(
-            f"| {name} | {_num(p['llm_calls'])} | {_num(p['cached_calls'])} | {_num(p['prompt_tokens'], 0)} | "
-            f"{_num(p['completion_tokens'], 0)} | {_num(total, 0)} | {_num(p['checker_runs'])} | "
-            f"{_num(p['llm_seconds'], 2)} | {_num(p['wall_seconds'], 2)} |"
-        )
-    return "\n".join(lines) + "\n"
+    llms = sorted(set(report.get("llms", {}).values()))
+    if llms:
+        lines += ["LLMs: " + ", ".join(f"`{label}`" for label in llms), ""]
+    return "\n".join([*lines, *(table.markdown() for table in report_tables(report))])
 
 
-__all__ = ["DATA_FILE", "evaluate", "generate_data", "import_ifeval", "optimize_judge", "read_data", "report_markdown"]
+def write_report(out: Path, report: Mapping[str, Any]) -> None:
+    """``metrics.json``, ``report.md`` and one ``table-NAME.csv`` per table in ``out``."""
+    (out / "metrics.json").write_text(json.dumps(report, indent=2))
+    (out / "report.md").write_text(report_markdown(report))
+    for table in report_tables(report):
+        (out / f"table-{table.name}.csv").write_text(table.csv())
+
+
+__all__ = [
+    "DATA_FILE",
+    "Table",
+    "canned_labels",
+    "evaluate",
+    "generate_data",
+    "import_ifeval",
+    "optimize_judge",
+    "read_data",
+    "report_markdown",
+    "report_tables",
+]

@@ -387,3 +387,30 @@ assert worker.worker_backend("http://h/v1@m", 1.0, None) is worker.worker_backen
 """
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120, env=os.environ.copy())
     assert (tmp_path / "closed").read_text() == "closed"
+
+
+def test_the_process_executor_says_when_it_runs_fewer_workers_than_asked(tmp_path, monkeypatch):
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    args = ["sweep", "--policy", "expert", "--tasks", "fashion", "--formats", "dimacs", "--prompts", "zs"]
+    args += ["--details", "detailed", "--executor", "process", "--concurrency", "3", "--out", str(tmp_path / "s")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())  # the console wraps long lines
+    assert "runs 1 worker processes (one per CPU core), not 3; --workers N sets the number" in said
+    quiet = runner.invoke(app, args[:-1] + [str(tmp_path / "w"), "--workers", "2"])
+    assert quiet.exit_code == 0 and "worker processes" not in quiet.output
+
+
+def test_a_resumed_sweeps_progress_line_says_what_was_done_before():
+    import io
+
+    from rich.console import Console
+
+    from autonesy.graph.sweep.executors import Progress, progress_display
+
+    out = io.StringIO()
+    state = Progress(total=4, skipped=3)
+    with progress_display(state, True, Console(file=out, width=200)) as show:
+        show({}, {"status": "accepted"})
+    text = out.getvalue()
+    assert "sweep · 3 done before · accepted 1 · rejected 0" in text and "4/4" in text
