@@ -60,6 +60,7 @@ from autonesy.graph import results
 from autonesy.graph.rundir import CONFIG_FILE, read_json
 from autonesy.graph.summary import RunSummary, SummaryError
 from autonesy.tasks.options import DETAIL_LEVELS
+from autonesy.tools import safe_files
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.options import FORMATS
 from autonesy.tools.terminal_text import terminal_line
@@ -212,9 +213,10 @@ def _results_in(path: Path) -> tuple[list[Any], list[Any]]:
                 found.append(row)
     if path.is_dir():
         for file in sorted(path.rglob(DOWNSTREAM_FILE)):
-            downstream.extend(json.loads(line) for line in file.read_text().splitlines() if line.strip())
+            text = safe_files.read_text(file, root=path)
+            downstream.extend(json.loads(line) for line in text.splitlines() if line.strip())
         for file in sorted(path.rglob(TRAINING_FILE)):
-            downstream.extend(rows_from_training(json.loads(file.read_text()), file.parent))
+            downstream.extend(rows_from_training(json.loads(safe_files.read_text(file, root=path)), file.parent))
     return found, downstream
 
 
@@ -672,9 +674,11 @@ def plot_data(df: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def write_plots(df: pd.DataFrame, out: Path) -> list[Path]:
-    """Write the report's PNG plots into ``out``; returns the files written (none for an empty frame)."""
-    out.mkdir(parents=True, exist_ok=True)
+def write_plots(df: pd.DataFrame, out: Path, root: Path | None = None) -> list[Path]:
+    """Write the report's PNG plots into ``out`` (below ``root``, no link followed: each is drawn in memory, then
+    written through ``safe_files``); returns the files written (none for an empty frame)."""
+    root = out if root is None else root
+    safe_files.make_dirs(out, root=root)
     written: list[Path] = []
     if df.empty:
         return written
@@ -683,7 +687,9 @@ def write_plots(df: pd.DataFrame, out: Path) -> list[Path]:
     def save(figure, name: str) -> None:
         figure.tight_layout()
         path = out / f"{name}.png"
-        figure.savefig(path)
+        image = io.BytesIO()
+        figure.savefig(image, format="png")
+        safe_files.write_bytes(path, image.getvalue(), root=root)
         written.append(path)
 
     figure = _figure()
@@ -773,10 +779,16 @@ def build_report(
         tables.append(extra)
     if not tables:
         raise ReportError("no finished attempts to report on")
-    target = Path(out) if out else (given[0] / "report" if given[0].is_dir() else given[0].parent / "report")
-    target.mkdir(parents=True, exist_ok=True)
+    # --out is the user's folder (made by us where it does not exist); by default report/ inside a directory that may
+    # come from elsewhere, where no link is followed (report/by_llm.md → ~/.ssh/authorized_keys is refused)
+    if out:
+        target = root = safe_files.output_dir(out)
+    else:
+        root = given[0] if given[0].is_dir() else given[0].parent
+        target = root / "report"
+    safe_files.make_dirs(target, root=root)
     for table in tables:
         for fmt, suffix in (("md", "md"), ("latex", "tex"), ("csv", "csv")):
-            (target / f"{table.name}.{suffix}").write_text(table.render(fmt))
-    written = write_plots(df, target) if plots and not df.empty else []
+            safe_files.write_text(target / f"{table.name}.{suffix}", table.render(fmt), root=root)
+    written = write_plots(df, target, root) if plots and not df.empty else []
     return Report(tables, written, len(df), left_out, target)

@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from autonesy.graph.rundir import CONFIG_FILE, read_json
+from autonesy.tools import safe_files
 from autonesy.tools.trace_events import LLM_CALL_EVENT
 
 TRACE_FILE = "trace.jsonl"
@@ -33,10 +35,10 @@ def read_trace(run_dir: str | Path) -> list[dict[str, Any]]:
     """The events of a run's trace; lines that are not events (a crafted or cut file) are skipped, a missing trace is
     ``FileNotFoundError``."""
     path = Path(run_dir) / TRACE_FILE
-    if not path.is_file():
+    if not safe_files.is_file(path):
         raise FileNotFoundError(f"{run_dir}: no {TRACE_FILE} (not a run directory?)")
     events = []  # a run directory may come from someone else: any line that is not an event is skipped
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in safe_files.read_text(path).splitlines():
         try:
             event = json.loads(line)
         except (ValueError, RecursionError):  # a line cut by a crash, or crafted (nested a million deep)
@@ -47,10 +49,7 @@ def read_trace(run_dir: str | Path) -> list[dict[str, Any]]:
 
 
 def _read_config(run_dir: Path) -> dict[str, Any]:
-    try:
-        config = json.loads((run_dir / "config.json").read_text(encoding="utf-8", errors="replace"))
-    except (OSError, ValueError, RecursionError):
-        return {}
+    config = read_json(Path(run_dir) / CONFIG_FILE)
     return config if isinstance(config, dict) else {}
 
 

@@ -53,6 +53,7 @@ from autonesy.graph.verify.run import (
 )
 from autonesy.tasks.vifbench import GROUPS, Instruction, generate_instruction, label_distribution
 from autonesy.tasks.vifbench.generator import REGENERATION_BUDGET, record, vifbench_plan
+from autonesy.tools import safe_files
 from autonesy.tools.config import LLM_TIMEOUT_S
 from autonesy.tools.verify.metrics import COST_KEYS, scores
 
@@ -127,8 +128,7 @@ def generate_data(
     plan = vifbench_plan()
     if count is not None and not 1 <= count <= len(plan):
         raise VerifyError(f"--count must be 1 to {len(plan)} (VifBench has {len(plan)} instructions)")
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = safe_files.output_dir(out)
     owned = None
     if backend is None and llm:
         owned = backend = backend_from_spec(llm, timeout_s=llm_timeout_s, cache=ResponseCache(out / "llm_cache.sqlite"))
@@ -153,9 +153,7 @@ def generate_data(
             records.extend(_llm_outputs(item, writer, tracer) if writer else item.records)
             if writer is None:
                 tracer.event("generated", item=item.instruction_id, group=item.group, n_constraints=n)
-        with (out / DATA_FILE).open("w", encoding="utf-8") as handle:
-            for rec in records:
-                handle.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        safe_files.write_text(out / DATA_FILE, _jsonl(records))
         stats = label_distribution(records)
         sources: dict[str, int] = {}
         for rec in records:
@@ -171,7 +169,7 @@ def generate_data(
             "seconds": round(time.perf_counter() - start, 3),
             "distribution": stats,
         }
-        (out / "stats.json").write_text(json.dumps(summary, indent=2))
+        safe_files.write_text(out / "stats.json", json.dumps(summary, indent=2))
         tracer.event("outcome", status="done", reason=f"{len(records)} labelled pairs")
         return summary
     finally:
@@ -184,11 +182,8 @@ def import_ifeval(out: Path, source: Path | None = None) -> dict[str, Any]:
     from autonesy.tasks.vifbench.ifeval import ifeval_distribution, ifeval_records, read_ifeval
 
     records = ifeval_records(read_ifeval(source))
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    with (out / DATA_FILE).open("w", encoding="utf-8") as handle:
-        for rec in records:
-            handle.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    out = safe_files.output_dir(out)
+    safe_files.write_text(out / DATA_FILE, _jsonl(records))
     summary = {
         "out": str(out),
         "data": str(out / DATA_FILE),
@@ -196,8 +191,12 @@ def import_ifeval(out: Path, source: Path | None = None) -> dict[str, Any]:
         "pairs": len(records),
         "distribution": ifeval_distribution(records),
     }
-    (out / "stats.json").write_text(json.dumps(summary, indent=2))
+    safe_files.write_text(out / "stats.json", json.dumps(summary, indent=2))
     return summary
+
+
+def _jsonl(records: Iterable[Any]) -> str:
+    return "".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in records)
 
 
 def optimize_judge(
@@ -227,9 +226,8 @@ def optimize_judge(
         )
     except GepaUnavailable as error:
         raise VerifyError(str(error)) from None
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "guidance.txt").write_text(guidance.strip() + "\n")
+    out = safe_files.output_dir(out)
+    safe_files.write_text(out / "guidance.txt", guidance.strip() + "\n")
     summary = {
         "out": str(out),
         "guidance": str(out / "guidance.txt"),
@@ -238,7 +236,7 @@ def optimize_judge(
         "val_pairs": len(val),
         "max_metric_calls": max_metric_calls,
     }
-    (out / "optimize.json").write_text(json.dumps(summary, indent=2))
+    safe_files.write_text(out / "optimize.json", json.dumps(summary, indent=2))
     return summary
 
 
@@ -246,27 +244,13 @@ def optimize_judge(
 # eval
 
 
-class EvalTracer(Tracer):
-    """The run trace without an fsync per event: an evaluation writes thousands of events, and what must
-    survive a crash is each finished row of results-VERIFIER.jsonl (which is what resuming reads)."""
-
-    def event(self, event: str, **fields: Any) -> None:
-        """Append one event with secrets replaced, without the per-event sync of the run trace (what resuming needs is
-        in the results files)."""
-        line = json.dumps({"event": event, "time": time.time(), **fields}, default=str, ensure_ascii=False)
-        for secret in self.secrets:
-            line = line.replace(secret, "***")
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
-
-
 def read_data(path: Path, limit: int | None = None) -> list[dict[str, Any]]:
     """VifBench records from a JSONL file (or the data file in a directory), optionally the first ``limit``."""
     path = Path(path)
-    if path.is_dir():
-        path = path / DATA_FILE
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+    try:  # a data folder may come from elsewhere (no link below it); a file the user names is read where it leads
+        lines = (
+            safe_files.read_text(path / DATA_FILE, root=path) if path.is_dir() else safe_files.read_text(path.resolve())
+        ).splitlines()
     except OSError as error:
         raise VerifyError(f"cannot read the data {path}: {error.strerror or error}") from None
     records = []
@@ -320,10 +304,10 @@ def _row(rec: Mapping[str, Any], state: Mapping[str, Any], verifier: str, wall: 
 
 
 def _read_rows(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
+    if not safe_files.is_file(path):
         return []
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in safe_files.read_text(path).splitlines():
         try:
             rows.append(json.loads(line))
         except ValueError:
@@ -352,8 +336,7 @@ def evaluate(
         raise VerifyError("name at least one verifier")
     config = replace(config, budget=0).resolved()
     records = read_data(data, limit)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = safe_files.output_dir(out)
     user_checkers = load_checkers(config)
     metrics: dict[str, Any] = {}
     needs = replace(config, verifier="nsvif" if any(v not in WHOLE_INSTRUCTION_JUDGES for v in verifiers) else "judge")
@@ -369,7 +352,7 @@ def evaluate(
         )
         record_["format"] = ",".join(verifiers)
         _write_config(out, record_, ("kind", "data_sha256"))
-        tracer = EvalTracer(out)
+        tracer = Tracer(out)
         lock = threading.Lock()
         labels = handles.labels()
         for verifier in verifiers:
@@ -405,8 +388,7 @@ def evaluate(
                     state = {"status": "error", "reason": f"LLM error ({error.kind}): {error}"}
                 row = _row(rec, state, verifier, time.perf_counter() - start)
                 with lock:
-                    with results_path.open("a", encoding="utf-8") as handle:
-                        handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    safe_files.append_text(results_path, json.dumps(row, ensure_ascii=False) + "\n")
                 return row
 
             if workers > 1 and len(pending) > 1:
@@ -656,10 +638,10 @@ def report_markdown(report: Mapping[str, Any]) -> str:
 
 def write_report(out: Path, report: Mapping[str, Any]) -> None:
     """``metrics.json``, ``report.md`` and one ``table-NAME.csv`` per table in ``out``."""
-    (out / "metrics.json").write_text(json.dumps(report, indent=2))
-    (out / "report.md").write_text(report_markdown(report))
+    safe_files.write_text(out / "metrics.json", json.dumps(report, indent=2))
+    safe_files.write_text(out / "report.md", report_markdown(report))
     for table in report_tables(report):
-        (out / f"table-{table.name}.csv").write_text(table.csv())
+        safe_files.write_text(out / f"table-{table.name}.csv", table.csv())
 
 
 __all__ = [

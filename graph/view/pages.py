@@ -9,6 +9,7 @@ import functools
 import html
 import json
 import re
+import stat
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 from autonesy.graph import report, results
 from autonesy.graph.trace import TRACE_FILE, attempt_report, find_run_dirs
 from autonesy.graph.view.files import Roots
+from autonesy.tools import safe_files
 from autonesy.tools.trace_events import LLM_CALL_EVENT
 
 TABLE_COLUMNS = (
@@ -211,24 +213,30 @@ def plotly_figures(data: dict[str, Any]) -> list[dict[str, Any]]:
 @functools.lru_cache(maxsize=4)
 def _parsed_trace(path: Path, mtime_ns: int, size: int) -> tuple[dict[str, Any], ...]:
     events = []
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a line cut by a crash, or still being written
-            if isinstance(event, dict):
-                events.append(event)
+    try:
+        text = safe_files.read_text(path)
+    except OSError:  # refused (a link, a FIFO, too large) or gone
+        return ()
+    for line in text.splitlines():
+        try:
+            event = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            continue  # a line cut by a crash, or still being written
+        if isinstance(event, dict):
+            events.append(event)
     return tuple(events)
 
 
 def trace_events(run_dir: Path) -> tuple[dict[str, Any], ...]:
     """The trace's events, parsed once per version of the file (a 50 MB trace is read once, not per click)."""
     path = run_dir / TRACE_FILE
-    if not path.is_file():
+    try:
+        found = safe_files.entry_stat(path)
+    except OSError:
         return ()
-    stat = path.stat()
-    return _parsed_trace(path, stat.st_mtime_ns, stat.st_size)
+    if found is None or not stat.S_ISREG(found.st_mode):
+        return ()
+    return _parsed_trace(path, found.st_mtime_ns, found.st_size)
 
 
 def _preview(text: Any) -> str:
