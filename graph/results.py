@@ -57,6 +57,7 @@ ROW_FIELDS: dict[str, str] = {
     "decoding": "free | grammar (constrained to the format's answer grammar for the task)",
     "repeat": "repeat index (0-based; --repeats draws independent answers: cache keys carry the attempt id)",
     "max_repairs": "syntax-repair budget",
+    "max_tokens": "completion-token budget per LLM call (empty: the backend's default)",
     "status": (
         "accepted (the formula parsed and passed the checks: see relation and f1 for how right it is) | rejected "
         "(the model gave no acceptable formula) | infra_failed (the LLM endpoint failed past its retries: not "
@@ -177,6 +178,7 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
         decoding=config.get("decoding") or "free",
         repeat=job.get("repeat", 0),
         max_repairs=config["max_repairs"],
+        max_tokens=config.get("max_tokens") if type(config.get("max_tokens")) is int else None,
         run_dir=f"{ATTEMPTS_DIR}/{job['attempt_id']}",
         autofixes=[],
     )

@@ -9,7 +9,6 @@ changed), ``autofix`` (fix names), ``resumed``, ``outcome``. Secrets found in th
 
 from __future__ import annotations
 
-import difflib
 import json
 import time
 from collections.abc import Callable
@@ -82,11 +81,3 @@ def traced_node(emit: Callable[..., None], name: str, node: Callable[[Any], dict
         return update
 
     return run
-
-
-def change_summary(before: str, after: str) -> str:
-    """'+a −b lines' between two formula texts."""
-    diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0))
-    added = sum(1 for line in diff if line.startswith("+") and not line.startswith("+++"))
-    removed = sum(1 for line in diff if line.startswith("-") and not line.startswith("---"))
-    return f"+{added} −{removed} lines"

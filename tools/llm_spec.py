@@ -11,15 +11,18 @@ verifier, the results rows). Accepted forms::
 
 Lives in tools/ because what reads results (report, viewer) shows specs too, without loading a
 backend. The text may hold a password in an endpoint URL: :attr:`LLMSpec.redacted` is what may be
-shown or written.
+shown or written. The report's costs read the token prices a TOML config names (:func:`llm_prices`).
 """
 
 from __future__ import annotations
 
+import math
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from autonesy.tools import safe_files
 from autonesy.tools.errors import AutonesyError
 
 ACCEPTED_FORMS = (
@@ -129,3 +132,37 @@ def public_url(url: str) -> str:
         host = f"[{host}]"
     netloc = f"{host}:{parts.port}" if parts.port else host
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+PRICE_KEYS = ("prompt_price_per_mtok", "completion_price_per_mtok")
+
+
+@dataclass(frozen=True)
+class LLMPrices:
+    """What an LLM's tokens cost, per million (the ``[llm]`` table's optional price keys), for the report's costs."""
+
+    prompt: float
+    completion: float
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        """The cost of that many tokens."""
+        return (prompt_tokens * self.prompt + completion_tokens * self.completion) / 1e6
+
+
+def llm_prices(spec: str) -> LLMPrices | None:
+    """The prices an LLM spec's TOML config names (both keys, numbers ≥ 0); None for any other spec, an unreadable
+    file or a config without them (a report then shows no cost, never a guessed one)."""
+    path = Path(spec)
+    if path.suffix.lower() != ".toml":
+        return None
+    try:  # a spec in a received results file names the path: a regular file only, small, no link followed
+        table = tomllib.loads(safe_files.read_text(path, limit=1 << 20)).get("llm")
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    if not isinstance(table, dict):
+        return None
+    found = [table.get(key) for key in PRICE_KEYS]
+    values = [float(v) for v in found if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if len(values) != len(PRICE_KEYS) or not all(math.isfinite(v) and v >= 0 for v in values):
+        return None
+    return LLMPrices(values[0], values[1])

@@ -35,6 +35,10 @@ def export_html(dirs: Sequence[str | Path], out: str | Path, *, compare_publishe
             safe_files.write_text(out / site.links.page(index, rel), html, root=root)
         if pages.directory_kind(given) in ("sweep", "folder"):
             safe_files.write_text(out / site.links.errors(index, ""), site.errors(index, ""), root=root)
+    sweeps = site.sweeps()
+    if len(sweeps) >= 2:  # no server to ask: the first two sweeps side by side, linked from the sweep pages
+        first, second = sweeps[0]["value"], sweeps[1]["value"]
+        safe_files.write_text(out / StaticLinks.COMPARE, site.compare(first, second), root=root)
     return out / "index.html"
 
 
