@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from autonesy.tools import safe_files
 from autonesy.tools.errors import AutonesyError
 
 ACCEPTED_FORMS = (
@@ -155,6 +154,8 @@ def llm_prices(spec: str) -> LLMPrices | None:
     path = Path(spec)
     if path.suffix.lower() != ".toml":
         return None
+    from autonesy.tools import safe_files  # here: the command line imports this module at start-up
+
     try:  # a spec in a received results file names the path: a regular file only, small, no link followed
         table = tomllib.loads(safe_files.read_text(path, limit=1 << 20)).get("llm")
     except (OSError, tomllib.TOMLDecodeError):
