@@ -26,11 +26,11 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from autonesy.graph.rundir import CHECKPOINTS_FILE, read_json
 from autonesy.graph.summary import MODEL_OUTCOMES, FormulaScore, Outcome, RunSummary, SummaryError
-from autonesy.tasks.registry import TASK_NAMES
-from autonesy.tasks.task import DETAIL_LEVELS
+from autonesy.tasks.options import DETAIL_LEVELS
+from autonesy.tasks.registry import TASK_NAMES, TaskSpec
 from autonesy.tools import safe_files
-from autonesy.tools.formats.base import FORMATS
-from autonesy.tools.llm_spec import redact_spec
+from autonesy.tools.llm_spec import LLMSpec, LLMSpecError, redact_spec
+from autonesy.tools.options import FORMATS
 
 EXPERT = "expert"
 ATTEMPTS_DIR = "attempts"
@@ -161,25 +161,19 @@ TIMING_FIELDS = ("wall_seconds", "llm_seconds")  # differ between two runs of th
 
 def benchmark_of(task_spec: str) -> str:
     """Which benchmark a task spec comes from (the results table's ``benchmark`` column, which the report's marginals
-    group by)."""
-    if task_spec.startswith("satbench:"):
-        return "satbench"
-    if task_spec.startswith("dcpbench:"):
-        return "dcpbench"
-    if task_spec.endswith(".toml"):
-        return "taskfile"
-    return "catalogue"
+    group by): catalogue | taskfile | satbench | dcpbench."""
+    return TaskSpec.parse(task_spec).kind
 
 
 def model_name(llm: str) -> str:
-    """The model part of an LLM spec, so the report can group attempts by model whatever endpoint served it."""
+    """The model part of an LLM spec, so the report can group attempts by model whatever endpoint served it
+    (a recorded spec that does not parse is shown as it is)."""
     if llm == EXPERT:
         return EXPERT
-    if llm.startswith("openai:"):
-        return llm[len("openai:") :]
-    if "://" in llm and "@" in llm.split("://", 1)[1]:
-        return llm.rsplit("@", 1)[1]
-    return llm
+    try:
+        return LLMSpec.parse(llm).model_name
+    except LLMSpecError:
+        return llm
 
 
 def finished(run_dir: Path, limit_s: float | None) -> bool:

@@ -34,6 +34,7 @@ from autonesy.tools.cnf import CNF
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_to_sdd, compile_unminimised
 from autonesy.tools.elimination import eliminate_auxiliaries
 from autonesy.tools.enumeration import CountTimedOut, EnumerationCapReached, Model, enumerate_models
+from autonesy.tools.options import COUNT_METHODS
 
 __all__ = [
     "COUNT_METHODS",
@@ -46,7 +47,6 @@ __all__ = [
     "enumerate_models",
 ]
 
-COUNT_METHODS = ("auto", "enumeration", "sdd", "ganak", "approxmc")
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 1.0  # enumeration gets at most this long, and at most a fifth of the limit

@@ -173,3 +173,8 @@ def data_dir_option(*names: str, help: str = DATA_DIR_HELP) -> Any:
 def json_option(help: str | None = None) -> Any:
     """``--json``, one spelling for every command."""
     return typer.Option(False, "--json", help=help)
+
+
+def listed(names: tuple[str, ...]) -> str:
+    """Options as a comma list for help texts."""
+    return ", ".join(names)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from autonesy.graph.cli.choices import DETAIL_LEVELS, FORMATS, POLICIES, listed
+from autonesy.agents.options import POLICY_NAMES, PROMPT_STYLES
 from autonesy.graph.cli.common import (
     INFRA_FAILED_EXIT,
     LLM_HELP,
@@ -19,6 +19,7 @@ from autonesy.graph.cli.common import (
     data_dir_option,
     infra_failed_line,
     json_option,
+    listed,
     llm_timeout_option,
     max_repairs_option,
     max_tokens_option,
@@ -28,6 +29,8 @@ from autonesy.graph.cli.common import (
     score_text,
     user_errors,
 )
+from autonesy.tasks.options import DETAIL_LEVELS
+from autonesy.tools.options import FORMATS
 
 if TYPE_CHECKING:  # the command line is built without pydantic (tests/graph/test_cli_startup.py)
     from autonesy.graph.summary import RunSummary
@@ -38,10 +41,10 @@ def run(
     task_file: Path | None = typer.Option(None, "--task-file", help="A user task file (*.toml)."),
     llm: str | None = typer.Option(None, "--llm", help=LLM_HELP),
     fmt: str = typer.Option("cpmpy", "--format", help=f"One of: {listed(FORMATS)}."),
-    prompt: str = typer.Option("zs-cot", "--prompt", help="zs or zs-cot."),
+    prompt: str = typer.Option("zs-cot", "--prompt", help=f"One of: {listed(PROMPT_STYLES)}."),
     detail: str = typer.Option("detailed", "--detail", help=f"One of: {listed(DETAIL_LEVELS)}."),
     policy: str | None = typer.Option(
-        None, "--policy", help=f"One of: {listed(POLICIES)} (default: the prompt style)."
+        None, "--policy", help=f"One of: {listed(POLICY_NAMES)} (default: the prompt style)."
     ),
     decoding: str | None = typer.Option(
         None,
@@ -74,6 +77,7 @@ def run(
     Exit status: 0 when the attempt ended accepted or rejected, 3 when it ended infra_failed (the LLM
     endpoint failed past its retries; running it again with the same --out retries it), 1 on an error."""
     from autonesy.graph.run import RunConfig, run_attempt
+    from autonesy.tools.llm_spec import LLMSpec
 
     with user_errors():
         if (task_name is None) == (task_file is None):
@@ -84,7 +88,7 @@ def run(
             prompt=prompt,
             detail=detail,
             policy=policy,
-            llm=llm,
+            llm=LLMSpec.parse(llm) if llm else None,
             max_repairs=max_repairs,
             llm_timeout_s=llm_timeout,
             max_tokens=max_tokens,

@@ -32,12 +32,11 @@ from autonesy.agents.llm import (
 )
 from autonesy.agents.verify import CheckingAgent, FormulationAgent, JudgeAgent, WriterAgent
 from autonesy.graph.checkpoint_store import run_checkpointer
+from autonesy.graph.options import FEEDBACK_MODES, VERIFIERS
 from autonesy.graph.rundir import SUMMARY_FILE, RunDir, run_or_resume
 from autonesy.graph.tracer import Tracer
 from autonesy.graph.verify.graph import (
-    FEEDBACK_MODES,
     RECURSION_LIMIT,
-    VERIFIERS,
     WHOLE_INSTRUCTION_JUDGES,
     VerifierMemory,
     VerifyAgents,
@@ -48,7 +47,7 @@ from autonesy.graph.verify.graph import (
 from autonesy.graph.verify.summary import VERDICTS, VerificationSummary
 from autonesy.tools.config import CHECKER_TIMEOUT_S, LLM_TIMEOUT_S, MAX_REFLECTIONS
 from autonesy.tools.errors import AutonesyError
-from autonesy.tools.llm_spec import redact_spec
+from autonesy.tools.llm_spec import LLMSpec, redact_spec
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.verify.user_checkers import UserChecker, load_user_checkers
 
@@ -152,16 +151,17 @@ class Backends:
             elif backend is not None:
                 self.by_role[role] = backend
             else:
-                spec = specs[role]
-                if spec not in by_spec:
+                text = specs[role]
+                if text not in by_spec:  # parsed here, where a role's backend is built (once per spec)
+                    spec = LLMSpec.parse(text)
                     options = {} if config.max_tokens is None else {"max_tokens": config.max_tokens}
-                    by_spec[spec] = backend_from_spec(
+                    by_spec[text] = backend_from_spec(
                         spec, timeout_s=config.llm_timeout_s, cache=response_cache, **options
                     )
-                    self._owned.append(by_spec[spec])
-                    if spec == "local":
+                    self._owned.append(by_spec[text])
+                    if spec.kind == "local" and not spec.path:
                         notify(f"note: {LOCAL_NOTICE}")
-                self.by_role[role] = by_spec[spec]
+                self.by_role[role] = by_spec[text]
 
     def labels(self) -> dict[str, str]:
         """Each role's backend label (endpoint and model, never a key) for config.json and the summary."""

@@ -8,6 +8,9 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from autonesy.agents.llm import LangChainChatBackend, ResponseCache
 from autonesy.graph.run import RunConfig, RunError, run_attempt
 from autonesy.graph.trace import attempt_report, read_trace
+from autonesy.tools.llm_spec import LLMSpec
+
+SCRIPTED = LLMSpec.parse("http://scripted.test/v1@fake-model")  # the LLM a ready backend stands for
 
 ONE_HOT = (
     "p cnf 10 46\n"
@@ -33,7 +36,7 @@ def scripted(answers, run_dir=None):
 
 def run(tmp_path, answers, **options):
     backend = scripted(answers)
-    config = RunConfig(task="fashion", format="dimacs", llm="scripted", **options)
+    config = RunConfig(task="fashion", format="dimacs", llm=SCRIPTED, **options)
     summary = run_attempt(config, tmp_path / "run", backend=backend)
     return summary, backend, attempt_report(tmp_path / "run")
 
@@ -133,7 +136,7 @@ class Killed(BaseException):
 
 def test_killed_run_resumes_without_repeating_finished_llm_calls(tmp_path):
     run_dir = tmp_path / "run"
-    config = RunConfig(task="fashion", format="dimacs", llm="scripted")
+    config = RunConfig(task="fashion", format="dimacs", llm=SCRIPTED)
     first = scripted([BROKEN], run_dir)
     original = first.complete
 
@@ -165,9 +168,7 @@ def test_an_empty_answer_is_the_model_s_rejection(tmp_path):
 def test_a_run_directory_holding_another_run_is_refused(tmp_path):
     run(tmp_path, [GOOD])
     with pytest.raises(RunError, match="holds a different run"):
-        run_attempt(
-            RunConfig(task="sushi", format="dimacs", llm="scripted"), tmp_path / "run", backend=scripted([GOOD])
-        )
+        run_attempt(RunConfig(task="sushi", format="dimacs", llm=SCRIPTED), tmp_path / "run", backend=scripted([GOOD]))
 
 
 def test_config_records_versions_and_no_secret(tmp_path, monkeypatch):
@@ -212,7 +213,7 @@ def test_accepted_formula_is_trained_next_to_the_ground_truth(tmp_path):
 
     training = TrainingRequest(("spl", "sl"), _tiny_fashion_data(), seeds=1, epochs=1, progress=False)
     summary = run_attempt(
-        RunConfig(task="fashion", format="dimacs", llm="scripted"),
+        RunConfig(task="fashion", format="dimacs", llm=SCRIPTED),
         tmp_path / "run",
         backend=scripted([AT_LEAST_ONE]),
         training=training,
@@ -229,7 +230,7 @@ def test_rejected_formula_skips_training_with_a_note(tmp_path):
 
     training = TrainingRequest(("spl",), _tiny_fashion_data(), seeds=1, epochs=1, progress=False)
     summary = run_attempt(
-        RunConfig(task="fashion", format="dimacs", llm="scripted"),
+        RunConfig(task="fashion", format="dimacs", llm=SCRIPTED),
         tmp_path / "run",
         backend=scripted([BROKEN, "[[OK]]"]),
         training=training,
@@ -266,11 +267,11 @@ def test_config_records_the_max_tokens_the_backend_sent(tmp_path):
     backend = LangChainChatBackend(
         FakeListChatModel(responses=[GOOD]), "scripted", "fake-model", retries=1, default_params={"max_tokens": 4096}
     )
-    run_attempt(RunConfig(task="fashion", format="dimacs", llm="scripted"), tmp_path / "a", backend=backend)
+    run_attempt(RunConfig(task="fashion", format="dimacs", llm=SCRIPTED), tmp_path / "a", backend=backend)
     assert json.loads((tmp_path / "a" / "config.json").read_text())["max_tokens"] == 4096
     backend = scripted([GOOD])
     run_attempt(
-        RunConfig(task="fashion", format="dimacs", llm="scripted", max_tokens=300), tmp_path / "b", backend=backend
+        RunConfig(task="fashion", format="dimacs", llm=SCRIPTED, max_tokens=300), tmp_path / "b", backend=backend
     )
     assert json.loads((tmp_path / "b" / "config.json").read_text())["max_tokens"] == 300
 
@@ -279,7 +280,7 @@ def test_an_outage_in_a_repair_round_is_retried_from_there_by_the_next_run(tmp_p
     from autonesy.agents.llm import LLMError
 
     run_dir = tmp_path / "run"
-    config = RunConfig(task="fashion", format="dimacs", llm="scripted")
+    config = RunConfig(task="fashion", format="dimacs", llm=SCRIPTED)
     first = scripted([BROKEN])
     answer = first.complete
 
