@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticUseDefault
@@ -167,7 +167,7 @@ class RunSummary(Record):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     llm_seconds: float = 0.0
-    schema_version: int = SUMMARY_SCHEMA_VERSION
+    schema_version: Literal[1] = SUMMARY_SCHEMA_VERSION  # any other value read back is this version's record
 
     @classmethod
     def read(cls, run_dir: Path) -> RunSummary | None:

@@ -53,7 +53,7 @@ class VerificationSummary(BaseModel):
     feedback: str | None = _follow_only()
     history: list[dict[str, Any]] | None = _follow_only()  # each round's verdict
     output: str | None = _follow_only()  # the last response written
-    schema_version: int = SUMMARY_SCHEMA_VERSION
+    schema_version: Literal[1] = SUMMARY_SCHEMA_VERSION  # any other value read back is this version's record
 
 
 __all__ = ["SUMMARY_SCHEMA_VERSION", "VERDICTS", "VerificationSummary"]

@@ -235,6 +235,8 @@ def _has_type(value, hint) -> bool:
         return isinstance(value, list) and all(isinstance(v, str) for v in value)
     if typing.get_origin(hint) is dict:
         return isinstance(value, dict)
+    if typing.get_origin(hint) is typing.Literal:
+        return any(type(value) is type(option) and value == option for option in typing.get_args(hint))
     return type(value) is hint
 
 
@@ -276,7 +278,7 @@ def test_there_are_summaries_written_before_the_models():
 
 def test_the_schema_version_is_read_and_defaults_to_one():
     assert RunSummary.model_validate({}).schema_version == 1
-    assert RunSummary.model_validate({"schema_version": 7}).schema_version == 7
+    assert RunSummary.model_validate({"schema_version": 7}).schema_version == 1  # read back as this version writes it
     assert RunSummary.model_validate({"schema_version": "2"}).schema_version == 1  # not an int: the default
 
 

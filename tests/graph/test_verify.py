@@ -113,7 +113,7 @@ def test_a_crashing_looping_garbage_checker_is_reflected_three_times_then_judged
     assert "the generated checker failed 4 times" in summary.explanation
     assert "judged by the LLM instead" in summary.explanation
     shown = CliRunner().invoke(app, ["trace", str(tmp_path / "run")])
-    assert shown.exit_code == 0 and "round 1: [runtime] C1:" in shown.output and "round 2: [timeout]" in shown.output
+    assert shown.exit_code == 0 and "round 1 [runtime]: C1:" in shown.output and "round 2 [timeout]:" in shown.output
 
 
 def test_a_reflection_that_fixes_the_checker_keeps_the_code_path(tmp_path):
