@@ -276,6 +276,87 @@ def compile_unminimised(
     raise CompilationBudgetExceeded("; ".join(overflows))
 
 
+def compile_by_elimination(
+    cnf: CNF,
+    *,
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S,
+    size_limit: int = DEFAULT_SIZE_LIMIT,
+    vtree_type: str = "right",
+    var_order: Sequence[int] | None = None,
+) -> CompiledSDD:
+    """Bucket elimination: each auxiliary quantified as soon as every clause that mentions it is in.
+
+    Compiling all clauses first and quantifying at the end (:func:`compile_to_sdd`) carries the
+    auxiliaries' every combination along: a sequential counter's registers make an exactly-k of n
+    exponential in k. Here the auxiliaries are eliminated in ``var_order`` (default: the natural
+    order, in which encoders create them, register after register), the vtree is right-linear over
+    the same order, every clause waits in the bucket of its first auxiliary in that order, and an
+    auxiliary's bucket is conjoined and the auxiliary quantified before the next one: what is
+    carried is only what the encoding's state (a counter's value) holds. Measured (exactly-25 of 50,
+    sequential counter): 2.9 s of CPU, SDD size 1,346; the min-degree order, and left-linear,
+    vertical or register-at-a-time elimination, ran out of 60 s. Raises
+    :class:`CompilationBudgetExceeded` past the time or size budget.
+    """
+    if cnf.num_task_vars < 1:
+        raise ValueError("a CNF needs at least one task variable to compile")
+    start = time.perf_counter()
+    n = cnf.num_task_vars
+    order = list(var_order) if var_order is not None else list(range(1, cnf.num_vars + 1))
+    position = {var: index for index, var in enumerate(order)}
+    manager = SddManager.from_vtree(Vtree(var_count=cnf.num_vars, var_order=order, vtree_type=vtree_type))
+    manager.auto_gc_and_minimize_off()
+    buckets: dict[int, list[tuple[SddNode, frozenset[int]]]] = {}
+    task_part = manager.true()
+    task_part.ref()
+
+    def check(done: str) -> None:
+        elapsed = time.perf_counter() - start
+        if elapsed > time_limit_s or manager.live_size() > size_limit:
+            what = "time" if elapsed > time_limit_s else "size"
+            raise CompilationBudgetExceeded(
+                f"SDD bucket elimination exceeded its {what} budget ({time_limit_s:g} s, {size_limit} nodes) "
+                f"after {done} ({elapsed:.1f} s, live size {manager.live_size()})"
+            )
+
+    def place(node: SddNode, variables: frozenset[int]) -> None:
+        nonlocal task_part
+        auxiliaries = [var for var in variables if var > n]
+        if auxiliaries:
+            node.ref()
+            buckets.setdefault(min(auxiliaries, key=position.__getitem__), []).append((node, variables))
+        else:
+            conjunction = task_part & node
+            conjunction.ref()
+            task_part.deref()
+            task_part = conjunction
+
+    for clause in cnf.clauses:
+        disjunction = manager.false()
+        for lit in clause:
+            disjunction = disjunction | manager.literal(lit)
+        place(disjunction, frozenset(abs(lit) for lit in clause))
+    eliminated = 0
+    for var in order:
+        if var not in buckets:
+            continue
+        merged, variables = manager.true(), frozenset()
+        merged.ref()
+        for node, support in sorted(buckets.pop(var), key=lambda part: part[0].size()):  # the carried state last
+            conjunction = merged & node
+            conjunction.ref()
+            merged.deref()
+            node.deref()
+            merged, variables = conjunction, variables | support
+        projected = manager.exists(var, merged)
+        merged.deref()
+        place(projected, variables - {var})
+        eliminated += 1
+        if eliminated % 256 == 0:
+            manager.garbage_collect()
+        check(f"{eliminated} of {cnf.num_aux_vars} auxiliaries")
+    return CompiledSDD(manager, task_part, n, vtree_type, time.perf_counter() - start)
+
+
 def elimination_order(cnf: CNF, deadline: float | None = None) -> list[int]:
     """A greedy elimination order of the interaction graph (variables sharing a clause are adjacent).
 

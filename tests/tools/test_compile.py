@@ -241,3 +241,23 @@ def test_compile_formula_ends_at_its_budget_when_one_step_does_not(monkeypatch):
     with pytest.raises(CompilationBudgetExceeded, match="time budget"):
         compile_formula(CNF(3, ((1, 2), (-1, 3))), time_limit_s=1.0)
     assert time.perf_counter() - start < 30  # not the 60 s of the stuck step
+
+
+@settings(max_examples=80, deadline=None)
+@given(cnfs(max_task_vars=5, max_aux=5, max_clauses=12))
+def test_bucket_elimination_counts_the_projection(cnf):
+    from autonesy.tools.compile import compile_by_elimination
+
+    assert compile_by_elimination(cnf).model_count() == len(projected_models(cnf))
+
+
+@pytest.mark.parametrize(("n", "k"), [(12, 6), (30, 15)])
+def test_bucket_elimination_compiles_a_sequential_counter_small(n, k):
+    import math
+
+    from autonesy.tasks.encoding import ClauseBuilder
+    from autonesy.tools.compile import compile_by_elimination
+
+    sdd = compile_by_elimination(ClauseBuilder(n).exactly(list(range(1, n + 1)), k).cnf())
+    assert sdd.model_count() == math.comb(n, k)
+    assert sdd.size <= 2 * n * k  # an exactly-k of n has a polynomial SDD: the counter's state, not its registers
