@@ -290,10 +290,10 @@ def compile_by_elimination(
     auxiliaries' every combination along: a sequential counter's registers make an exactly-k of n
     exponential in k. Here the auxiliaries are eliminated in ``var_order`` (default: the natural
     order, in which encoders create them, register after register), the vtree is right-linear over
-    the same order, every clause waits in the bucket of its first auxiliary in that order, and an
+    the reversed order, every clause waits in the bucket of its first auxiliary in that order, and an
     auxiliary's bucket is conjoined and the auxiliary quantified before the next one: what is
     carried is only what the encoding's state (a counter's value) holds. Measured (exactly-25 of 50,
-    sequential counter): 2.9 s of CPU, SDD size 1,346; the min-degree order, and left-linear,
+    sequential counter): 1.3 s of CPU, SDD size 1,346; the min-degree order, and left-linear,
     vertical or register-at-a-time elimination, ran out of 60 s. Raises
     :class:`CompilationBudgetExceeded` past the time or size budget.
     """
@@ -303,7 +303,10 @@ def compile_by_elimination(
     n = cnf.num_task_vars
     order = list(var_order) if var_order is not None else list(range(1, cnf.num_vars + 1))
     position = {var: index for index, var in enumerate(order)}
-    manager = SddManager.from_vtree(Vtree(var_count=cnf.num_vars, var_order=order, vtree_type=vtree_type))
+    # The vtree runs the other way: the variables eliminated last sit near its root, so each conjunction
+    # touches the top of the carried SDD, not all of it (exactly-25 of 50: 1.3 s of CPU instead of 2.9 s).
+    vtree = Vtree(var_count=cnf.num_vars, var_order=order[::-1], vtree_type=vtree_type)
+    manager = SddManager.from_vtree(vtree)
     manager.auto_gc_and_minimize_off()
     buckets: dict[int, list[tuple[SddNode, frozenset[int]]]] = {}
     task_part = manager.true()
