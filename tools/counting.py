@@ -411,8 +411,7 @@ def _race(cnf: CNF, enumeration: Enumeration, deadline: float, tried: list[str])
         os.close(wake_read)
         os.close(wake_write)
     if answer is None:
-        error = found.get("error")
-        if isinstance(error, EnumerationCapReached):
+        if isinstance(found.get("error"), EnumerationCapReached):
             tried.append(f"enumeration (over {AUTO_RACE_ENUMERATION_CAP} models)")
         tried.extend(f"{c.method} (out of time)" for c in children if c.method not in failed)
         return None
