@@ -131,7 +131,7 @@ class Policy:
                     "grammar": grammar.start,
                     "grammar_sha256": hashlib.sha256(gbnf.encode()).hexdigest()[:16],
                     "grammar_chars": len(gbnf),
-                    "token_budget": self._token_budget(),  # bounds the grammar: a replay needs it back
+                    "token_budget": self.token_budget(),  # bounds the grammar: a replay needs it back
                 }
             turn.response = self.backend.complete(turn.messages, cache_salt=f"{role}:{round_number}", **params)
             turn.text = answer_text(dialect, turn.response.text)
@@ -141,7 +141,8 @@ class Policy:
             turn.error = error
         return turn
 
-    def _token_budget(self) -> int | None:
+    def token_budget(self) -> int | None:
+        """The answer's token budget (``max_tokens``) when known."""
         budget = self.params.get("max_tokens") or (getattr(self.backend, "default_params", None) or {}).get(
             "max_tokens"
         )
@@ -155,7 +156,7 @@ class Policy:
         if self.decoding != "grammar":
             return None
         reasoning = self.reasoning_chars if role == "formalizer" and self.style(spec) == "zs-cot" else 0
-        budget, lines = self._token_budget(), None
+        budget, lines = self.token_budget(), None
         if budget:
             reasoning, lines = min(reasoning, budget), max(4, budget // TOKENS_PER_LINE)
         return _grammar(role, spec.format, tuple(spec.task.names), reasoning, lines)

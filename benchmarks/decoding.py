@@ -30,14 +30,16 @@ import time
 from pathlib import Path
 
 from autonesy.agents.llm import ResponseCache, backend_from_spec
-from autonesy.graph.sweep import ATTEMPTS_DIR, CACHE_FILE, SweepSpec, execute_attempt, expand, split_list
+from autonesy.graph.results import ATTEMPTS_DIR
+from autonesy.graph.sweep.grid import SweepSpec, expand, split_list
+from autonesy.graph.sweep.worker import execute_attempt
 from autonesy.graph.trace import read_trace
 from autonesy.tasks.registry import TASK_NAMES
 
 CELLS_FILE = "cells.jsonl"
 CELL_KEYS = ("policy", "task", "format", "decoding")
 ROW_KEYS = (
-    *("status", "reason", "syntax_error", "llm_error", "repair_rounds", "llm_calls", "completion_tokens"),
+    *("status", "failure", "reason", "syntax_error", "repair_rounds", "llm_calls", "completion_tokens"),
     *("llm_seconds", "wall_seconds", "f1", "relation", "attempt_id"),
 )
 
@@ -119,7 +121,7 @@ def stats(cells: list[dict]) -> dict:
         "attempts": n,
         "accepted": sum(c["status"] == "accepted" for c in finished),
         "syntax_error_rate": round(sum(bool(c["syntax_error"]) for c in finished) / n, 3) if n else None,
-        "llm_error": sum(bool(c["llm_error"]) for c in finished),
+        "empty_answers": sum(c.get("failure") == "empty_answer" for c in finished),
         "repair_rounds": round(statistics.fmean(c["repair_rounds"] or 0 for c in finished), 2) if n else None,
         "llm_seconds": round(sum(float(c["llm_seconds"] or 0) for c in finished), 1),
         "f1": round(statistics.fmean(f1), 4) if f1 else None,
@@ -167,7 +169,7 @@ def report(args: argparse.Namespace) -> str:
     (args.out / "decoding.json").write_text(json.dumps(summary, indent=2))
     cell_columns = [*CELL_KEYS, "status", "syntax_error", "repair_rounds", "llm_calls", "llm_seconds", "f1"]
     cell_columns += ["cuts_closed", "stopped_unfinished"]
-    stat_columns = ["policy", "decoding", "attempts", "accepted", "syntax_error_rate", "llm_error"]
+    stat_columns = ["policy", "decoding", "attempts", "accepted", "syntax_error_rate", "empty_answers"]
     stat_columns += ["repair_rounds", "llm_seconds", "f1", "cuts_closed", "stopped_unfinished"]
     not_run: dict[tuple, list[str]] = {}
     for c in missing:
@@ -216,7 +218,10 @@ def main() -> None:
         done = read_cells(args.out)
         todo = [c for c in grid(args) if key(c) not in done]
         backend = backend_from_spec(
-            args.llm, timeout_s=args.llm_timeout, max_tokens=args.max_tokens, cache=ResponseCache(args.out / CACHE_FILE)
+            args.llm,
+            timeout_s=args.llm_timeout,
+            max_tokens=args.max_tokens,
+            cache=ResponseCache(args.out / "llm_cache.sqlite"),
         )
         start = time.perf_counter()
         try:

@@ -24,7 +24,7 @@ from collections import defaultdict
 from autonesy.agents.llm.chat import fold_system_prompt
 from autonesy.agents.llm.local import LocalLlamaServer
 from autonesy.agents.policies import AttemptSpec, make_policy
-from autonesy.graph.sweep import split_list
+from autonesy.graph.sweep.grid import split_list
 from autonesy.tasks.registry import load_task
 from autonesy.tools.grammar import to_gbnf
 

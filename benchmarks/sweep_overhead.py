@@ -31,7 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from scripted_llm import ScriptedChatModel, format_of, task_of  # noqa: E402
 
 from autonesy.agents.llm import LangChainChatBackend, ResponseCache  # noqa: E402
-from autonesy.graph.sweep import CACHE_FILE, SweepSpec, run_sweep  # noqa: E402
+from autonesy.graph.sweep.grid import SweepSpec  # noqa: E402
+from autonesy.graph.sweep.run import run_sweep  # noqa: E402
 from autonesy.tasks.registry import TASK_NAMES, get_task  # noqa: E402
 
 SPEC = "http://scripted.bench/v1@overhead"
@@ -52,7 +53,7 @@ def answer_for(mode: str, tasks):
 def one_sweep(out: Path, spec: SweepSpec, answer, latency_s: float, concurrency: int) -> tuple[float, int, dict]:
     model = ScriptedChatModel(answer=answer, latency_s=latency_s)
     backend = LangChainChatBackend(
-        model, "http://scripted.bench/v1", "overhead", retries=1, cache=ResponseCache(out / CACHE_FILE)
+        model, "http://scripted.bench/v1", "overhead", retries=1, cache=ResponseCache(out / "llm_cache.sqlite")
     )
     start = time.perf_counter()
     result = run_sweep(spec, out, backends={SPEC: backend}, concurrency=concurrency, progress=False)

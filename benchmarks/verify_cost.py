@@ -1,9 +1,11 @@
 """Cost of one verification — LLM calls, tokens, wall time — for Nsvif, Nsvif-Neu and the LLM-as-judge
 baseline, side by side on the same scripted VifBench data, for a **fresh** instruction (its first
-output) and a **repeated** one (a second output of the same instruction, in the same evaluation).
+output) and a **repeated** one (a second output of the same instruction — the offline writer's,
+with the next seed — in the same evaluation).
 
-Every verifier is answered by the VifBench oracle (``autonesy.agents.verify.scripted_llm``): the right
-decomposition, checker programs and judgements, returned instantly. Tokens are counted by a real
+Every verifier is answered by the VifBench oracle (``autonesy.agents.verify.scripted_llm``), a
+label-reading plumbing model: the right decomposition, checker programs and judgements, returned
+instantly. Its answers are canned, so completion tokens are those of answers shaped like good ones. Tokens are counted by a real
 tokenizer (tiktoken's ``cl100k_base``) over the real prompts and answers. So
 
 - the **calls and tokens** are those of the real prompts (and of answers shaped like good answers);
@@ -40,16 +42,18 @@ def _means(rows: list[dict]) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=12, help="instructions (a sat and an unsat output each)")
+    parser.add_argument("--count", type=int, default=12, help="instructions (two outputs each)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--call-s", type=float, default=0.5, help="modelled latency per LLM call (s)")
     parser.add_argument("--tok-s", type=float, default=50.0, help="modelled generation speed (tokens/s)")
     args = parser.parse_args()
 
-    records = generate(args.count, args.seed)
+    first = generate(args.count, args.seed)
+    second = [{**r, "id": r["id"] + "-again"} for r in generate(args.count, args.seed + 1)]
+    records = [r for pair in zip(first, second) for r in pair]
     print(
-        f"data: {len(records)} pairs from {args.count} instructions (seed {args.seed}); each instruction's first "
-        "output is 'fresh', its second 'repeated'"
+        f"data: {len(records)} pairs from {args.count} instructions (seeds {args.seed}, {args.seed + 1}); each "
+        "instruction's first output is 'fresh', its second 'repeated'"
     )
     table = {}
     with tempfile.TemporaryDirectory() as tmp:

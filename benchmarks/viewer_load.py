@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from autonesy.graph.sweep import ROW_FIELDS, SWEEP_FILE, read_results, write_results
-from autonesy.graph.trace import Tracer
+from autonesy.graph.results import ROW_FIELDS, SWEEP_FILE, read_results, write_results
+from autonesy.graph.tracer import Tracer
 
 TASKS = ("fashion", "sushi", "sudoku4", "nqueens5", "warcraft", "grid", "music", "courses")
 MODELS = ("gpt-oss-120b", "gemma4-31b", "qwen3-32b", "mistral-nemo")
@@ -58,7 +58,7 @@ def make_sweep(out: Path, attempts: int) -> None:
             max_repairs=5,
             status=status,
             syntax_error=status == "rejected",
-            llm_error=False,
+            failure=None,
             reason="no parseable formula after 5 repair rounds" if status == "rejected" else "",
             repair_rounds=rng.randint(0, 5),
             semantic_rounds=0,

@@ -2,7 +2,9 @@
 
     formalize ─▶ check_syntax ─┬─ ok (autofix included) ─▶ oracle_test ─┬─▶ compile ─▶ evaluate ─▶ (train)
                                │                                        └─ fails, rounds left ─▶ semantic_repair ─▶ check_syntax
-                               └─ error ─▶ repair ─▶ check_syntax   (or rejected: [[OK]], LLM error, rounds used)
+                               │                                              (the same formula again: ─▶ compile)
+                               └─ error ─▶ repair ─▶ check_syntax   (or rejected: [[OK]], an empty or repeated
+                                                                     answer, two token-budget cuts in a row, rounds used)
 
 Nodes are module-level functions of the state and the run's :class:`AttemptRuntime`, which LangGraph
 hands them as its runtime context (``context_schema``), so the graph is compiled once per process
@@ -10,11 +12,20 @@ and each node can be called alone. Nodes only call agents (policies) and tools; 
 JSON data (checkpointed by LangGraph's SQLite saver). Each answer is converted once per round
 (autofix included); the accepted DIMACS is parsed once per process. Loops stop on counters kept
 in the state, never on the recursion limit.
+
+An LLM call that failed for the endpoint's reasons (refused, DNS, auth, 5xx/429 past the retries, the
+deadline) or ours (a request refused as malformed) raises :class:`EndpointFailure` out of its node:
+LangGraph then keeps the checkpoint from before that node, so running the attempt again retries the
+call instead of reading back a failure (the runner records ``infra_failed`` or ``error`` meanwhile).
+An empty answer is the model's: the attempt is rejected (``empty_answer``). The repair loops never
+send a prompt twice: an answer that repeats one already rejected ends the attempt
+(``repeated_answer``), and a semantic round that gives back a formula already tested ends the rounds.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
@@ -25,11 +36,14 @@ from langgraph.runtime import Runtime
 
 from autonesy.agents.llm import LLMError
 from autonesy.agents.policies import AgentTurn, AttemptSpec, Policy
-from autonesy.graph.trace import Tracer, change_summary, traced_node
+from autonesy.graph.rundir import TRAINING_DIR
+from autonesy.graph.summary import FailureKind, Outcome
+from autonesy.graph.tracer import Tracer, change_summary, traced_node
 from autonesy.tasks.oracle_test import oracle_test
 from autonesy.tools.cnf import CNF, parse_dimacs, to_dimacs
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_formula
 from autonesy.tools.counting import CountTimedOut, ModelCount
+from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats import FormatError, convert
 from autonesy.tools.formats.extract import extract
 from autonesy.tools.metrics import score_formula
@@ -48,13 +62,19 @@ class AttemptState(TypedDict, total=False):
     token_cut: dict[str, Any] | None  # {"completion_tokens"} when the token budget stopped the latest answer unfinished
     lint_reviewed: bool  # the repair agent has seen the lint warnings (they are shown once)
     semantic_round: int
-    status: str  # running | accepted | rejected
+    semantic_stalled: bool  # a semantic round gave back a formula already tested: the rounds end
+    rejected_answers: list[str]  # answer_key of each answer the checker rejected (a repeat ends the attempt)
+    tested_formulas: list[str]  # answer_key of each formula that failed the oracle test (a repeat ends the rounds)
+    token_budget_streak: int  # answers in a row stopped by the token budget before their formula was complete
+    status: str  # running | accepted | rejected (an Outcome's value)
+    failure: str | None  # a FailureKind's value when rejected
     reason: str
     oracle_test: dict[str, Any] | None
     compiled: dict[str, Any] | None
     metrics: dict[str, Any] | None
     downstream: dict[str, Any] | None  # SPL/SL trained on the formula and on the ground truth
     llm_calls: int
+    cached_calls: int  # answers the response cache gave (not sent, not counted in llm_calls or tokens)
     prompt_tokens: int
     completion_tokens: int
     llm_seconds: float
@@ -100,8 +120,10 @@ def json_safe(value: Any) -> Any:
 
 def _usage(state: AttemptState, turn: AgentTurn) -> dict[str, Any]:
     response = turn.response
-    if response is None or response.cached:
+    if response is None:
         return {}
+    if response.cached:
+        return {"cached_calls": state.get("cached_calls", 0) + 1}
     return {
         "llm_calls": state.get("llm_calls", 0) + 1,
         "prompt_tokens": state.get("prompt_tokens", 0) + (response.prompt_tokens or 0),
@@ -110,8 +132,67 @@ def _usage(state: AttemptState, turn: AgentTurn) -> dict[str, Any]:
     }
 
 
-def _llm_failure(error: LLMError) -> dict[str, Any]:
-    return {"status": "rejected", "reason": f"LLM error ({error.kind}): {error}"}
+TOKEN_BUDGET_STREAK = 2  # answers in a row cut by the token budget that end the attempt: a third would be cut too
+_ENDPOINT_FAILURES = {
+    "refused": FailureKind.CONNECTION,
+    "dns": FailureKind.DNS,
+    "timeout": FailureKind.DEADLINE,
+    "deadline": FailureKind.DEADLINE,
+    "auth": FailureKind.AUTH,
+}
+_OUR_FAILURES = {"bad_request": FailureKind.BAD_REQUEST, "config": FailureKind.CONFIG, "other": FailureKind.CRASH}
+
+
+class EndpointFailure(AutonesyError):
+    """An LLM call that failed for reasons that are not the model's: the attempt stops here and the
+    next run retries the call. ``outcome`` is ``infra_failed`` or ``error``, ``failure`` the kind."""
+
+    def __init__(self, error: LLMError, outcome: Outcome, failure: FailureKind) -> None:
+        super().__init__(f"LLM call failed ({failure.value}): {error}")
+        self.error = error
+        self.outcome = outcome
+        self.failure = failure
+
+
+def failure_of(error: LLMError) -> tuple[Outcome, FailureKind]:
+    """The outcome a failed LLM call gives its attempt, from the error's kind and HTTP status."""
+    if error.kind == "empty":  # the model's; with finish reason length, its token budget ran out first
+        return (
+            Outcome.REJECTED,
+            FailureKind.TOKEN_BUDGET if error.finish_reason == "length" else FailureKind.EMPTY_ANSWER,
+        )
+    if error.kind in _ENDPOINT_FAILURES:
+        return Outcome.INFRA_FAILED, _ENDPOINT_FAILURES[error.kind]
+    if error.kind == "http_error":  # 5xx, 429, another status, or a body that is not an answer
+        return Outcome.INFRA_FAILED, FailureKind.RATE_LIMIT if error.status == 429 else FailureKind.SERVER_ERROR
+    return Outcome.ERROR, _OUR_FAILURES.get(error.kind, FailureKind.CRASH)
+
+
+def _llm_failure(error: LLMError, budget: int | None) -> dict[str, Any]:
+    """The rejection of an empty answer (``budget``: the token budget, named when it ran out first); any other
+    failed call raises :class:`EndpointFailure`."""
+    outcome, failure = failure_of(error)
+    if outcome != Outcome.REJECTED:
+        raise EndpointFailure(error, outcome, failure)
+    if failure == FailureKind.TOKEN_BUDGET:
+        spent = f" ({budget} tokens)" if budget else ""
+        return _rejected(failure, f"the model spent the token budget{spent} without answering: raise --max-tokens")
+    return _rejected(failure, f"the model gave no answer: {error}")
+
+
+def _rejected(failure: FailureKind, reason: str) -> dict[str, Any]:
+    return {"status": Outcome.REJECTED.value, "failure": failure.value, "reason": reason}
+
+
+def answer_key(answer: str) -> str:
+    """What makes two answers the same formula: the extracted block (whitespace at line ends and
+    blank lines ignored), else the whole answer; hashed."""
+    try:
+        text = extract(answer).source
+    except FormatError:
+        text = answer
+    lines = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
+    return hashlib.sha256("\n".join(lines).encode("utf-8", "replace")).hexdigest()[:32]
 
 
 def _pending(state: AttemptState, key: str) -> dict[str, Any]:
@@ -134,7 +215,7 @@ def formalize(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     turn = rt.policy.formalize(rt.spec)
     rt.tracer.agent_turn(turn)
     if turn.error:
-        return {**_usage(state, turn), **_llm_failure(turn.error)}
+        return {**_usage(state, turn), **_llm_failure(turn.error, rt.policy.token_budget())}
     return {**_usage(state, turn), **_answer(turn.text, turn), "status": "running"}
 
 
@@ -179,7 +260,7 @@ def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
             f"the {kept:,} kept of an LLM answer: write the formula more compactly",
         }
         rt.tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
-        return {"source": "", "error": error, "dimacs": None}
+        return {"source": "", "error": error, "dimacs": None, **_rejected_answer(state, error)}
     conversion = convert(state["answer"], rt.spec.format, task.names, autofix=rt.policy.autofix, **_size_limits(rt))
     if conversion.cnf is not None:
         fixes = conversion.autofixes[len(_extraction_notes(state["answer"])) :]
@@ -188,6 +269,7 @@ def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
         update: dict[str, Any] = {
             "source": conversion.source,
             "error": None,
+            "token_budget_streak": 0,
             "dimacs": to_dimacs(conversion.cnf, task.names),
             "autofixes": state.get("autofixes", []) + list(conversion.autofixes),
         }
@@ -209,7 +291,17 @@ def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
             + error["message"],
         }
     rt.tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
-    return {"source": conversion.source, "error": error, "dimacs": None}
+    return {"source": conversion.source, "error": error, "dimacs": None, **_rejected_answer(state, error)}
+
+
+def _rejected_answer(state: AttemptState, error: dict[str, Any]) -> dict[str, Any]:
+    """What the state keeps of an answer the checker rejected: its key (a repeat of it ends the
+    attempt) and the run of token-budget cuts it extends or ends."""
+    streak = state.get("token_budget_streak", 0) + 1 if error["kind"] == "token_budget" else 0
+    return {
+        "rejected_answers": [*state.get("rejected_answers", []), answer_key(state["answer"])],
+        "token_budget_streak": streak,
+    }
 
 
 def _extraction_notes(answer: str) -> tuple[str, ...]:
@@ -238,16 +330,27 @@ def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     changed = ""
     verdict = "llm_error"
     if turn.error:
-        update.update(_llm_failure(turn.error))
+        update.update(_llm_failure(turn.error, rt.policy.token_budget()))
     elif turn.verdict is not None:  # parsed whenever the call succeeded
         verdict = turn.verdict.verdict
         if error["kind"] == "lint":
             update["lint_reviewed"] = True
         if verdict == "ok" and error["kind"] != "lint":  # [[OK]] on lint warnings: the formula goes on as it is
             update.update(
-                status="rejected",
-                reason=f"the repair agent answered [[OK]] on a formula the checker "
-                f"rejected ({error['kind']}: {error['message'].splitlines()[0][:160]})",
+                _rejected(
+                    FailureKind.OK_ON_ERROR,
+                    f"the repair agent answered [[OK]] on a formula the checker "
+                    f"rejected ({error['kind']}: {error['message'].splitlines()[0][:160]})",
+                )
+            )
+        elif verdict == "fixed" and answer_key(turn.verdict.answer) in state.get("rejected_answers", []):
+            verdict = "repeated"  # checking it again would send the same repair prompt again
+            update.update(
+                _rejected(
+                    FailureKind.REPEATED_ANSWER,
+                    f"the repair agent repeated an answer already rejected (round {round_number}; "
+                    f"{error['kind']}: {error['message'].splitlines()[0][:160]})",
+                )
             )
         elif verdict == "fixed":
             changed = change_summary(state.get("source", ""), _block_source(turn.verdict.answer))
@@ -265,11 +368,22 @@ def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
 
 
 def reject_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
-    """End the attempt when the repair budget is spent without a parseable formula."""
-    return {
-        "status": "rejected",
-        "reason": f"syntax error after {state.get('repair_round', 0)} repair rounds: {_pending(state, 'error')['kind']}",
-    }
+    """End the attempt when the repair budget is spent without a parseable formula, or when the token
+    budget cut the answers twice in a row (a third would be cut too: the advice is a larger budget)."""
+    kind = _pending(state, "error")["kind"]
+    rounds = state.get("repair_round", 0)
+    if kind != "token_budget":
+        return _rejected(FailureKind.SYNTAX, f"syntax error after {rounds} repair rounds: {kind}")
+    streak = state.get("token_budget_streak", 0)
+    budget = rt.policy.token_budget()
+    if streak < TOKEN_BUDGET_STREAK:  # the repair budget ran out on a single cut answer
+        return _rejected(FailureKind.TOKEN_BUDGET, f"syntax error after {rounds} repair rounds: {kind}")
+    return _rejected(
+        FailureKind.TOKEN_BUDGET,
+        f"{streak} answers in a row stopped at the token budget"
+        + (f" ({budget} tokens)" if budget else "")
+        + f" before the formula was complete (after {rounds} repair rounds): raise --max-tokens",
+    )
 
 
 def run_oracle_test(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
@@ -280,16 +394,35 @@ def run_oracle_test(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
 
 
 def semantic_repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
-    """One oracle-feedback round: the policy sees counterexamples of the failed oracle test and writes a new formula."""
+    """One oracle-feedback round: the policy sees counterexamples of the failed oracle test and writes a new formula.
+
+    The round goes to the trace (``semantic_round``: its counterexamples, the formula before and
+    after). A formula already tested (this one or an earlier round's) ends the rounds: the formula
+    goes on as it is, since asking again would send a prompt already sent."""
     round_number = state.get("semantic_round", 0) + 1
     verdict = _pending(state, "oracle_test")
-    turn = rt.policy.semantic_repair(rt.spec, state.get("source", ""), verdict["feedback"], round_number)
+    before = state.get("source", "")
+    turn = rt.policy.semantic_repair(rt.spec, before, verdict["feedback"], round_number)
     rt.tracer.agent_turn(turn, semantic_round=round_number)
     update: dict[str, Any] = {**_usage(state, turn), "semantic_round": round_number}
     if turn.error:
-        return {**update, **_llm_failure(turn.error)}
-    rt.tracer.event("semantic_round", round=round_number, counterexamples=len(verdict["counterexamples"]))
-    return {**update, **_answer(turn.text, turn)}
+        return {**update, **_llm_failure(turn.error, rt.policy.token_budget())}
+    tested = [*state.get("tested_formulas", []), answer_key(state["answer"])]
+    repeated = answer_key(turn.text) in tested
+    rt.tracer.event(
+        "semantic_round",
+        round=round_number,
+        counterexamples=list(verdict.get("counterexamples") or []),
+        too_strict=verdict.get("too_strict"),
+        too_permissive=verdict.get("too_permissive"),
+        formula_before=before,
+        formula_after=_block_source(turn.text),
+        changed=change_summary(before, _block_source(turn.text)),
+        repeated=repeated,
+    )
+    if repeated:
+        return {**update, "tested_formulas": tested, "semantic_stalled": True}
+    return {**update, **_answer(turn.text, turn), "tested_formulas": tested}
 
 
 def compile_node(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
@@ -316,14 +449,17 @@ def evaluate(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     """Score against the ground truth; the compiled circuit's exact count is the candidate's count."""
     task = rt.spec.task
     if not task.has_ground_truth:
-        return {"status": "accepted", "metrics": None}
+        return {"status": Outcome.ACCEPTED.value, "metrics": None}
     compiled = state.get("compiled") or {}
     known = ModelCount(int(compiled["model_count"]), "sdd", True, compiled["seconds"]) if compiled.get("ok") else None
     try:
         score = score_formula(accepted_cnf(state["dimacs"]), task.ground_truth, candidate_count=known)
     except CountTimedOut as error:  # the formula stands; only its score is missing
-        return {"status": "accepted", "metrics": {"count_method": "timed out", "exact": False, "note": str(error)}}
-    return {"status": "accepted", "metrics": json_safe(score.to_dict())}
+        return {
+            "status": Outcome.ACCEPTED.value,
+            "metrics": {"count_method": "timed out", "exact": False, "note": str(error)},
+        }
+    return {"status": Outcome.ACCEPTED.value, "metrics": json_safe(score.to_dict())}
 
 
 def train(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
@@ -344,13 +480,14 @@ def train(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
         progress=request.progress,
         config=TrainConfig(threads=request.threads),
         formula_score=state.get("metrics"),
+        resume_dir=rt.run_dir / TRAINING_DIR,
     )
     return {"downstream": json_safe(result)}
 
 
 def after_formalize(state: AttemptState) -> str:
     """Route after the first answer: a failed LLM call ends the attempt."""
-    return END if state.get("status") == "rejected" else "check_syntax"
+    return END if state.get("status") == Outcome.REJECTED else "check_syntax"
 
 
 def after_check(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
@@ -360,23 +497,35 @@ def after_check(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
         return "repair" if state.get("repair_round", 0) < runtime.context.policy.max_repairs else "oracle_test"
     if state.get("dimacs"):
         return "oracle_test"
+    if state.get("token_budget_streak", 0) >= TOKEN_BUDGET_STREAK:
+        return "reject_syntax"
     if state.get("repair_round", 0) < runtime.context.policy.max_repairs:
         return "repair"
     return "reject_syntax"
 
 
 def after_repair(state: AttemptState) -> str:
-    """Route after a repair: [[OK]] on a real error or a failed call ends the attempt, anything else is checked again."""
-    return END if state.get("status") == "rejected" else "check_syntax"
+    """Route after a repair: [[OK]] on a real error, an empty or repeated answer ends the attempt, anything else is
+    checked again."""
+    return END if state.get("status") == Outcome.REJECTED else "check_syntax"
+
+
+def after_semantic(state: AttemptState) -> str:
+    """Route after a semantic round: an empty answer ends the attempt, a formula already tested is compiled as it
+    is, a new one is checked."""
+    if state.get("status") == Outcome.REJECTED:
+        return END
+    return "compile" if state.get("semantic_stalled") else "check_syntax"
 
 
 def after_oracle(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
     """Route after the oracle test: a failure goes back to the LLM while semantic rounds are left, otherwise the
-    formula is compiled as it is."""
+    formula is compiled as it is; so is a formula an earlier round already tested (the repair loop can bring one
+    back), whose round would send a prompt already sent."""
     result = state.get("oracle_test") or {}
-    if not result.get("passed", True) and state.get("semantic_round", 0) < runtime.context.policy.semantic_rounds:
-        return "semantic_repair"
-    return "compile"
+    if result.get("passed", True) or state.get("semantic_round", 0) >= runtime.context.policy.semantic_rounds:
+        return "compile"
+    return "compile" if answer_key(state["answer"]) in state.get("tested_formulas", []) else "semantic_repair"
 
 
 def after_evaluate(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
@@ -402,6 +551,7 @@ def _traced(name: str, node):
 
     def run(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> dict[str, Any]:
         rt = runtime.context
+        rt.tracer.starting(name)
         return traced_node(rt.tracer.event, name, lambda s: node(s, rt))(state)
 
     return run
@@ -418,7 +568,7 @@ def _compiled_graph():
     graph.add_conditional_edges("repair", after_repair, ["check_syntax", END])
     graph.add_edge("reject_syntax", END)
     graph.add_conditional_edges("oracle_test", after_oracle, ["semantic_repair", "compile"])
-    graph.add_conditional_edges("semantic_repair", after_repair, ["check_syntax", END])
+    graph.add_conditional_edges("semantic_repair", after_semantic, ["check_syntax", "compile", END])
     graph.add_edge("compile", "evaluate")
     graph.add_conditional_edges("evaluate", after_evaluate, ["train", END])
     graph.add_edge("train", END)

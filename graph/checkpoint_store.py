@@ -11,10 +11,14 @@ plain data (str, int, float, list, dict) only, so nothing is lost.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
+
+from autonesy.graph.rundir import CHECKPOINTS_FILE, RunDir
 
 DATA_TYPES = ("null", "bytes", "bytearray", "msgpack")
 
@@ -52,4 +56,19 @@ def data_checkpointer(connection: sqlite3.Connection) -> SqliteSaver:
     return saver
 
 
-__all__ = ["CheckpointError", "DataOnlySerializer", "data_checkpointer"]
+@contextmanager
+def run_checkpointer(rundir: RunDir) -> Iterator[SqliteSaver]:
+    """LangGraph's SQLite checkpointer on the run's ``checkpoints.sqlite``, closed on exit. A checkpoint
+    that is not plain data (crafted, or from another program) is one error line (the run's error type)."""
+    connection = sqlite3.connect(rundir.path / CHECKPOINTS_FILE, check_same_thread=False)
+    # WAL (set by the saver) + NORMAL: a commit survives the process being killed, without an fsync each
+    connection.execute("PRAGMA synchronous=NORMAL")
+    try:
+        yield data_checkpointer(connection)
+    except CheckpointError as error:
+        raise rundir.error(f"{rundir.path}: {error}") from None
+    finally:
+        connection.close()
+
+
+__all__ = ["CheckpointError", "DataOnlySerializer", "data_checkpointer", "run_checkpointer"]

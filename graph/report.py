@@ -7,11 +7,13 @@ others (error, unfinished, pending) it left out.
 
 Definitions (docs/architecture.md §6, as in auto-nesy-bench):
 - **F1** of an attempt is the F1 of its accepted formula against the ground truth; a rejected
-  attempt (no usable formula after repair, or a failed LLM call) counts as **F1 = 0**.
-  Attempts on tasks without a ground truth are left out of F1.
+  attempt (no usable formula after repair, or an empty answer) counts as **F1 = 0**.
+  Attempts on tasks without a ground truth are left out of F1. Attempts that ended ``infra_failed``
+  (the endpoint failed past its retries) or ``error`` are no model's outcome: they are left out of
+  every rate and listed with their counts.
 - **syntax-error rate**: the share of attempts rejected because no parseable formula was reached
-  (after autofix and repair, or the repair agent answered [[OK]] on an error). LLM call failures
-  are reported separately ("LLM errors") and are not syntax errors.
+  (after autofix and repair, or the repair agent answered [[OK]] on an error). Empty answers
+  are reported separately ("empty answers") and are not syntax errors.
 - **mean ± std**: over the attempts of the group (population standard deviation, so a group of
   one attempt shows ± 0.000).
 - relation shares: equal / permissive / strict / incomparable among all attempts, rejected ones
@@ -21,7 +23,7 @@ Tables (each written as Markdown, LaTeX and CSV; CSV holds numbers, mean and std
 columns):
 - ``by_setting``: F1 (and, second table, syntax-error rate) by output format × description level ×
   prompting — the paper's first table;
-- ``by_llm``: per LLM: F1, syntax errors, LLM errors, relation shares, repair rounds, autofixes,
+- ``by_llm``: per LLM: F1, syntax errors, empty answers, relation shares, repair rounds, autofixes,
   tokens, latency — the paper's second table;
 - ``marginals``: F1 per format, per description level, per prompt style and per benchmark; with
   ``compare_published`` the published figures of docs/tasks.md next to ours (computed on the same slice:
@@ -54,12 +56,13 @@ from typing import Any
 
 import pandas as pd
 
-from autonesy.graph import sweep as sweep_module
+from autonesy.graph import results
 from autonesy.graph.rundir import CONFIG_FILE, read_json
 from autonesy.graph.summary import RunSummary, SummaryError
 from autonesy.tasks.task import DETAIL_LEVELS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
+from autonesy.tools.terminal_text import terminal_line
 
 REPORT_FORMATS = ("md", "latex", "csv")
 FINISHED = ("accepted", "rejected")
@@ -115,11 +118,11 @@ def _row_from_run_dir(run_dir: Path) -> dict[str, Any] | None:
             "decoding": summary.decoding,
             "max_repairs": max_repairs if type(max_repairs) is int else None,
         },
-        "llm": summary.llm or sweep_module.EXPERT,
+        "llm": summary.llm or results.EXPERT,
         "task": summary.task,
         "repeat": 0,
     }
-    row = sweep_module.attempt_row(run_dir.parent, job, run_dir)
+    row = results.attempt_row(run_dir.parent, job, run_dir)
     row["run_dir"] = str(run_dir)
     return row
 
@@ -143,7 +146,7 @@ def load_results(paths: Iterable[str | Path]) -> tuple[list[dict[str, Any]], lis
         downstream.extend(row for row in more if isinstance(row, dict))
     if not rows and not downstream:
         raise ReportError("no results found (expected sweep directories, results.jsonl files or run directories)")
-    return sorted(rows.values(), key=sweep_module.order_key), downstream
+    return sorted(rows.values(), key=results.order_key), downstream
 
 
 _KEY_FIELDS = ("attempt_id", "task_spec", "llm", "format", "prompt", "detail", "policy")
@@ -155,6 +158,7 @@ _NUMBER_FIELDS = {
     "semantic_rounds",
     "n_autofixes",
     "llm_calls",
+    "cached_calls",
     "prompt_tokens",
     "completion_tokens",
     "llm_seconds",
@@ -169,7 +173,7 @@ _NUMBER_FIELDS = {
     "fn",
     "tn",
 }
-_FLAG_FIELDS = {"syntax_error", "llm_error", "oracle_passed", "compiled", "exact"}
+_FLAG_FIELDS = {"syntax_error", "oracle_passed", "compiled", "exact"}
 
 
 def _checked_row(row: Any) -> dict[str, Any] | None:
@@ -178,7 +182,7 @@ def _checked_row(row: Any) -> dict[str, Any] | None:
     if not isinstance(row, dict) or not all(isinstance(row.get(key), str) for key in _KEY_FIELDS):
         return None
     checked: dict[str, Any] = {}
-    for key in sweep_module.ROW_FIELDS:
+    for key in results.ROW_FIELDS:
         value = row.get(key)
         if key in _NUMBER_FIELDS:
             fits = type(value) is int or (type(value) is float and math.isfinite(value))
@@ -197,11 +201,11 @@ def _results_in(path: Path) -> tuple[list[Any], list[Any]]:
     downstream: list[Any] = []
     found: list[Any] = []
     if path.is_file():
-        found = sweep_module.read_results(path)
-    elif (path / sweep_module.RESULTS_JSONL).is_file():
-        found = sweep_module.read_results(path)
-    elif (path / sweep_module.ATTEMPTS_DIR).is_dir():
-        found = sweep_module.collect_rows(path)
+        found = results.read_results(path)
+    elif (path / results.RESULTS_JSONL).is_file():
+        found = results.read_results(path)
+    elif (path / results.ATTEMPTS_DIR).is_dir():
+        found = results.collect_rows(path)
     else:
         for summary in sorted(path.rglob("summary.json")):
             row = _row_from_run_dir(summary.parent)
@@ -253,8 +257,8 @@ def frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     if df.empty:
         return df
     df["f1"] = pd.to_numeric(df["f1"], errors="coerce")
-    for column in ("syntax_error", "llm_error"):
-        df[column] = df[column].fillna(False).astype(bool)
+    df["syntax_error"] = df["syntax_error"].fillna(False).astype(bool)
+    df["empty_answer"] = df["failure"] == "empty_answer" if "failure" in df else False
     df["rejected"] = df["status"] == "rejected"
     df["relation_or_rejected"] = [
         ("rejected" if rej else (rel if isinstance(rel, str) and rel else "unscored"))
@@ -422,17 +426,17 @@ def _match_published_model(model: str) -> str | None:
 
 
 def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
-    """The paper's second table: per LLM, F1, syntax and LLM errors, relation shares, repair rounds, autofixes, tokens
+    """The paper's second table: per LLM, F1, syntax errors and empty answers, relation shares, repair rounds, autofixes, tokens
     and latency (optionally next to the published figures)."""
     header = (
-        ["LLM", "attempts", "F1", "syntax errors", "LLM errors"]
+        ["LLM", "attempts", "F1", "syntax errors", "empty answers"]
         + [r for r in RELATION_ORDER]
         + ["repair rounds", "autofixes", "tokens", "LLM s"]
     )
     if compare_published:
         header += ["published F1", "published syntax errors"]
     rows, data = [], []
-    for llm in _ordered(df["llm"], [sweep_module.EXPERT]):
+    for llm in _ordered(df["llm"], [results.EXPERT]):
         part = df[df["llm"] == llm]
         model = str(part["model"].iloc[0])
         mean, std, n = _stats(part["f1"])
@@ -444,7 +448,7 @@ def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
             "f1_std": std,
             "f1_n": n,
             "syntax_error_rate": float(part["syntax_error"].mean()),
-            "llm_error_rate": float(part["llm_error"].mean()),
+            "empty_answer_rate": float(part["empty_answer"].mean()),
             **{f"share_{r}": float((part["relation_or_rejected"] == r).mean()) for r in RELATION_ORDER},
             "repair_rounds_mean": float(part["repair_rounds"].mean()),
             "autofixes_mean": float(part["n_autofixes"].mean()),
@@ -452,11 +456,11 @@ def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
             "llm_seconds_mean": float(part["llm_seconds"].mean()),
         }
         cells = [
-            model if model == llm or llm == sweep_module.EXPERT else f"{model} ({llm})",
+            model if model == llm or llm == results.EXPERT else f"{model} ({llm})",
             str(len(part)),
             _pm(mean, std),
             _pct(record["syntax_error_rate"]),
-            _pct(record["llm_error_rate"]),
+            _pct(record["empty_answer_rate"]),
         ]
         cells += [_pct(record[f"share_{r}"]) for r in RELATION_ORDER]
         cells += [
@@ -608,13 +612,20 @@ def _figure(width: float = 8.0, height: float = 4.5):
     return figure
 
 
+def matplotlib_text(label: str) -> str:
+    """A label from a results file as matplotlib plain text: between two ``$`` it would be read as mathtext
+    (a crafted model name like ``$\\frac{$`` stops the plot with a parse error), so each ``$`` is escaped;
+    control characters are shown escaped (matplotlib's missing-glyph warning prints them on the terminal)."""
+    return terminal_line(str(label)).replace("$", r"\$")
+
+
 def _grouped_bars(ax, groups: list[str], series: dict[str, list[float]], errors: dict[str, list[float]] | None = None):
     width = 0.8 / max(1, len(series))
     for i, (label, values) in enumerate(series.items()):
         xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
-        ax.bar(xs, values, width, label=label, yerr=(errors or {}).get(label), capsize=2)
+        ax.bar(xs, values, width, label=matplotlib_text(label), yerr=(errors or {}).get(label), capsize=2)
     ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels(groups)
+    ax.set_xticklabels([matplotlib_text(group) for group in groups])
     if len(series) > 1:
         ax.legend(fontsize=7)
 
@@ -632,7 +643,7 @@ RELATION_COLOURS = {
 def plot_data(df: pd.DataFrame) -> dict[str, Any]:
     """The numbers behind the four plots (drawn as PNG here and in the browser by the viewer)."""
     formats = _ordered(df["format"], FORMATS)
-    models = _ordered(df["label"], [sweep_module.EXPERT])
+    models = _ordered(df["label"], [results.EXPERT])
     by_cell = df.groupby(["label", "format"])
     f1 = by_cell["f1"].agg(["mean", lambda v: v.std(ddof=0)]).set_axis(["mean", "std"], axis=1)
     syntax = by_cell["syntax_error"].mean()
@@ -704,7 +715,13 @@ def write_plots(df: pd.DataFrame, out: Path) -> list[Path]:
     ax = figure.add_subplot()
     left = [0.0] * len(data["models"])
     for relation, shares in data["relations"].items():
-        ax.barh(data["models"], shares, left=left, label=relation, color=RELATION_COLOURS[relation])
+        ax.barh(
+            [matplotlib_text(m) for m in data["models"]],
+            shares,
+            left=left,
+            label=relation,
+            color=RELATION_COLOURS[relation],
+        )
         left = [a + b for a, b in zip(left, shares)]
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of attempts")

@@ -11,7 +11,12 @@ The run directory holds (docs/architecture.md §9):
     downstream.json    SPL/SL trained on the formula and on the ground truth (with --train)
     summary.json       the outcome in one object (what `run --json` prints)
     checkpoints.sqlite LangGraph checkpoints: run again with the same --out to resume
-    llm_cache.sqlite   LLM responses by prompt hash: a resumed run never pays twice for a call
+
+LLM answers go to the response cache shared by every run and sweep (``$AUTONESY_CACHE_DIR``,
+``agents/llm/cache.py``), so a resumed run, or the same attempt in another directory, never pays twice
+for a call. An attempt whose LLM endpoint failed past its retries ends ``infra_failed`` (or ``error``
+for a request the endpoint refused) with its checkpoint before the failed call: running it again
+with the same ``--out`` retries the call, and nothing of it is scored meanwhile.
 
 How the directory is claimed, checkpointed and written is ``graph/rundir.py`` (shared with
 verifications); ``summary.json`` is a ``RunSummary`` (``graph/summary.py``).
@@ -30,17 +35,23 @@ from autonesy.agents.llm import (
     LOCAL_NOTICE,
     ChatBackend,
     LLMError,
-    ResponseCache,
     backend_from_spec,
     default_llm_spec,
-    redact_spec,
+    shared_cache,
 )
 from autonesy.agents.llm.guided import DECODING_MODES
 from autonesy.agents.llm.replay import recorded_decoding
 from autonesy.agents.policies import POLICIES, AttemptSpec, check_prompt_style, make_policy
-from autonesy.graph.attempt import AttemptRuntime, AttemptState, TrainingRequest, build_attempt_graph, json_safe
+from autonesy.graph.attempt import (
+    AttemptRuntime,
+    AttemptState,
+    EndpointFailure,
+    TrainingRequest,
+    build_attempt_graph,
+    json_safe,
+)
+from autonesy.graph.checkpoint_store import run_checkpointer
 from autonesy.graph.rundir import (  # first_link, package_versions, LINK_REFUSED, VERSIONED_PACKAGES: old paths
-    CACHE_FILE,
     LINK_REFUSED,
     SUMMARY_FILE,
     VERSIONED_PACKAGES,
@@ -49,13 +60,14 @@ from autonesy.graph.rundir import (  # first_link, package_versions, LINK_REFUSE
     package_versions,
     run_or_resume,
 )
-from autonesy.graph.summary import RunSummary
-from autonesy.graph.trace import Tracer
+from autonesy.graph.summary import Outcome, RunSummary
+from autonesy.graph.tracer import Tracer
 from autonesy.tasks.registry import CATALOGUE, load_task
 from autonesy.tasks.task import Task
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S, LLM_TIMEOUT_S, MAX_REPAIRS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
+from autonesy.tools.llm_spec import redact_spec
 
 THREAD = {"configurable": {"thread_id": "attempt"}, "recursion_limit": 100}
 # What a resume must agree on: the same --out given to a different attempt is refused.
@@ -77,6 +89,7 @@ class RunConfig:
     policy: str | None = None  # default: the prompt style's policy
     llm: str | None = None  # default: $AUTONESY_LLM, else the embedded local model
     max_repairs: int = MAX_REPAIRS
+    cache: bool = True  # answers from (and into) the shared response cache; False: every call goes to the LLM
     compile_time_limit_s: float = COMPILE_TIME_LIMIT_S
     llm_timeout_s: float = LLM_TIMEOUT_S
     max_tokens: int | None = None  # None: the backend's default (the local model caps its own)
@@ -141,6 +154,21 @@ def resolve_training(
     return train, seeds or 5, epochs
 
 
+def training_note(requested: str, config: RunConfig) -> str:
+    """One line on what ``--train`` decided, so a run that trains nothing says why."""
+    if config.train == "none":
+        if requested == "auto":
+            why = (
+                "no annotated data"
+                if config.task not in CATALOGUE
+                else "--train auto trains only with the embedded model"
+            )
+            return f"training: none ({why}; --train spl,sl trains SPL and SL on an accepted formula)"
+        return "training: none"
+    epochs = f"{config.epochs} epochs" if config.epochs else "the trainer's epochs"
+    return f"training: {config.train} on an accepted formula, {config.seeds} seed(s), {epochs}"
+
+
 def task_data(task_spec: str, data_dir: str | Path | None = None) -> Any:
     """The task's annotated splits (built on first use) for the oracle test and training; None for
     tasks without data (task files, external benchmarks)."""
@@ -178,12 +206,15 @@ def default_run_dir(config: RunConfig, task: Task) -> Path:
 
 def config_record(config: RunConfig, task: Task, backend: ChatBackend | None) -> dict[str, Any]:
     """What ``config.json`` records: the resolved options, the task's name and spec, the LLM's label
-    (never its key)."""
+    (never its key), and the generation settings the backend sends (a ``max_tokens`` left unset on
+    the command line is the backend's default, which is what the server received)."""
+    sent = getattr(backend, "default_params", {}) or {}
     return {
         **asdict(config),
         "task": task.name,
         "task_spec": config.task,
         "llm": backend.label if backend else config.llm,
+        "max_tokens": config.max_tokens if config.max_tokens is not None else sent.get("max_tokens"),
     }
 
 
@@ -203,7 +234,9 @@ def run_attempt(
     the backend and the policy are all resolved here. ``backend``, ``labels`` and ``training``
     replace what would be built (tests, sweeps sharing one backend); ``progress`` shows training
     progress bars."""
+    requested_training = config.train
     config = config.resolved()
+    notify(training_note(requested_training, config))
     task = load_task(config.task)
     task.descriptions.get(config.detail)  # validates the detail level
     rundir = RunDir.open(Path(run_dir) if run_dir else default_run_dir(config, task), RunError)
@@ -215,7 +248,7 @@ def run_attempt(
     policy_name = config.policy or config.prompt  # resolved: the policy is always named
     owns_backend = backend is None and config.llm is not None  # the expert policy has no LLM
     if backend is None and config.llm is not None:
-        cache = ResponseCache(rundir.path / CACHE_FILE)
+        cache = shared_cache() if config.cache else None
         options = {} if config.max_tokens is None else {"max_tokens": config.max_tokens}
         backend = backend_from_spec(config.llm, timeout_s=config.llm_timeout_s, cache=cache, **options)
         if config.llm == "local":
@@ -227,20 +260,30 @@ def run_attempt(
         except LLMError as error:
             raise RunError(str(error)) from None
         rundir.claim(config_record(config, task, backend), IDENTITY, defaults={"decoding": "free"})
-        tracer = Tracer(rundir.path)
+        tracer = Tracer(rundir.path, progress=notify)
         spec = AttemptSpec(task, config.format, config.detail, config.prompt)
         runtime = AttemptRuntime(spec, policy, tracer, rundir.path, labels, config.compile_time_limit_s, training)
-        with rundir.checkpointer() as checkpointer:
-            state = run_or_resume(
-                build_attempt_graph(checkpointer),
-                THREAD,
-                INITIAL_STATE,
-                on_resume=lambda next_nodes: tracer.event("resumed", next=next_nodes),
-                context=runtime,
-            )
+        with run_checkpointer(rundir) as checkpointer:
+            graph = build_attempt_graph(checkpointer)
+            try:
+                state = run_or_resume(
+                    graph,
+                    THREAD,
+                    INITIAL_STATE,
+                    on_resume=lambda next_nodes: tracer.event("resumed", next=next_nodes),
+                    context=runtime,
+                )
+            except EndpointFailure as failure:  # the checkpoint stays before the failed call: a rerun retries it
+                state = {
+                    **INITIAL_STATE,
+                    **graph.get_state(THREAD).values,
+                    "status": failure.outcome.value,
+                    "failure": failure.failure.value,
+                    "reason": str(failure),
+                }
         summary = summarize(config, task, rundir.path, state)
         write_outputs(rundir, state, summary)
-        tracer.event("outcome", status=summary.status, reason=summary.reason)
+        tracer.event("outcome", status=summary.status, failure=summary.failure, reason=summary.reason)
         return summary
     finally:
         if owns_backend and backend is not None:
@@ -253,6 +296,7 @@ INITIAL_STATE: AttemptState = {
     "semantic_round": 0,
     "autofixes": [],
     "llm_calls": 0,
+    "cached_calls": 0,
     "prompt_tokens": 0,
     "completion_tokens": 0,
     "llm_seconds": 0.0,
@@ -274,7 +318,8 @@ def summarize(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any
                 "llm": redact_spec(config.llm),
                 "decoding": config.decoding,
                 "status": status,
-                "accepted": status == "accepted",
+                "failure": state.get("failure"),
+                "accepted": status == Outcome.ACCEPTED,
                 "reason": state.get("reason", ""),
                 "repair_rounds": state.get("repair_round", 0),
                 "semantic_rounds": state.get("semantic_round", 0),
@@ -284,6 +329,7 @@ def summarize(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any
                 "metrics": state.get("metrics") or None,
                 "training": _training_note(state),
                 "llm_calls": state.get("llm_calls", 0),
+                "cached_calls": state.get("cached_calls", 0),
                 "prompt_tokens": state.get("prompt_tokens", 0),
                 "completion_tokens": state.get("completion_tokens", 0),
                 "llm_seconds": state.get("llm_seconds", 0.0),
@@ -295,7 +341,7 @@ def summarize(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any
 def _training_note(state: dict[str, Any]) -> Any:
     if state.get("downstream"):
         return state["downstream"]
-    if state.get("status") == "rejected":
+    if state.get("status") == Outcome.REJECTED:
         return {"skipped": "the formula was rejected, so no predictor was trained on it"}
     return None
 

@@ -2,8 +2,8 @@
 
 An attempt (``graph/run.py``) and a verification (``graph/verify/run.py``) keep their runs the same
 way, through this module: ``config.json`` names the run (the same ``--out`` given to a different
-run is refused with one line), ``checkpoints.sqlite`` holds LangGraph's checkpoints (read back as
-data only, see ``graph/checkpoint_store.py``) so running again resumes, and every output file is
+run is refused with one line), ``checkpoints.sqlite`` holds LangGraph's checkpoints (opened, as
+data only, by ``graph/checkpoint_store.py``) so running again resumes, and every output file is
 written atomically, so a kill leaves the old file or the new one, never half of one.
 
 A run directory may come from someone else (a colleague's results, a downloaded sweep): nothing in
@@ -16,10 +16,8 @@ from __future__ import annotations
 import json
 import os
 import platform
-import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
@@ -30,8 +28,8 @@ from autonesy.tools.errors import AutonesyError
 
 CONFIG_FILE = "config.json"
 CHECKPOINTS_FILE = "checkpoints.sqlite"
-CACHE_FILE = "llm_cache.sqlite"
 SUMMARY_FILE = "summary.json"
+TRAINING_DIR = "training"  # each NeSy training run's state per epoch and its result (resumable)
 LINK_REFUSED = "{} is a symbolic link; a run directory holds plain files only (nothing was run)"
 
 VERSIONED_PACKAGES = (
@@ -142,22 +140,6 @@ class RunDir:
             shown = ", ".join(f"{k}={_shown(previous.get(k))}" for k in differing)
             raise self.error(f"{self.path} holds a different run ({shown}); choose another --out")
 
-    @contextmanager
-    def checkpointer(self) -> Iterator[Any]:
-        """LangGraph's SQLite checkpointer on ``checkpoints.sqlite``, closed on exit. A checkpoint that
-        is not plain data (crafted, or from another program) is one error line."""
-        from autonesy.graph.checkpoint_store import CheckpointError, data_checkpointer
-
-        connection = sqlite3.connect(self.path / CHECKPOINTS_FILE, check_same_thread=False)
-        # WAL (set by the saver) + NORMAL: a commit survives the process being killed, without an fsync each
-        connection.execute("PRAGMA synchronous=NORMAL")
-        try:
-            yield data_checkpointer(connection)
-        except CheckpointError as error:
-            raise self.error(f"{self.path}: {error}") from None
-        finally:
-            connection.close()
-
     def write_text(self, name: str, text: str) -> None:
         """An output file (``name`` relative to the run directory, parents created), atomically."""
         path = self.path / name
@@ -190,7 +172,6 @@ def run_or_resume(
 
 
 __all__ = [
-    "CACHE_FILE",
     "CHECKPOINTS_FILE",
     "CONFIG_FILE",
     "LINK_REFUSED",

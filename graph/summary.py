@@ -9,11 +9,20 @@ a JSON object at all is a :class:`SummaryError` (one line), never a traceback.
 
 The JSON on disk is the one written before this record existed (same keys, same order), so older
 run directories read back unchanged.
+
+An attempt's ``status`` is an :class:`Outcome` and ``failure`` a :class:`FailureKind` saying why it
+was not accepted. ``accepted`` and ``rejected`` are the model's outcomes only; ``infra_failed`` is an
+infrastructure failure that outlived its retries (refused connection, DNS, HTTP 401/403, 5xx or 429
+to the end, the call's deadline): it is never scored nor counted in any model rate, and running the
+same command again retries it. A summary written before ``failure`` existed reads with
+``failure: None``, and one rejected because its LLM call failed (its reason starts "LLM error")
+reads as it was written: ``rejected``, since which of its failures were outages is not recorded.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import types
 from collections.abc import Iterator, Mapping
 from functools import cached_property
@@ -39,6 +48,11 @@ def _fits(value: Any, hint: Any) -> tuple[bool, Any]:
         return False, None
     if hint is Any:
         return True, value
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        try:
+            return True, hint(value)
+        except ValueError:
+            return False, None
     if hint is type(None):
         return value is None, None
     if hint in (bool, str):
@@ -133,7 +147,40 @@ class FormulaScore(_Record):
     exact: bool | None = None
 
 
-LLM_ERROR_PREFIX = "LLM error"  # how the attempt graph starts the reason of a failed LLM call
+class Outcome(enum.StrEnum):
+    """How an attempt ended (``summary.json``'s and a results row's ``status``)."""
+
+    ACCEPTED = "accepted"  # the formula parsed and passed the checks: not a claim that it is correct
+    REJECTED = "rejected"  # the model gave no acceptable formula (see ``failure``)
+    INFRA_FAILED = "infra_failed"  # the LLM endpoint failed past its retries: retried by the next run
+    ERROR = "error"  # a crash of ours (or a request the endpoint refused as malformed)
+    UNFINISHED = "unfinished"
+
+
+class FailureKind(enum.StrEnum):
+    """Why an attempt was not accepted (``failure``)."""
+
+    # rejected: the model's doing
+    SYNTAX = "syntax"  # no parseable formula within the repair budget
+    TOKEN_BUDGET = "token_budget"  # the answers stopped at the token budget before the formula was complete
+    EMPTY_ANSWER = "empty_answer"  # the model answered nothing (no content, no reasoning)
+    REPEATED_ANSWER = "repeated_answer"  # the model repeated an answer already rejected
+    OK_ON_ERROR = "ok_on_error"  # the repair agent answered [[OK]] on a formula the checker rejected
+    # infra_failed: the endpoint's doing, retried by the next run of the same command
+    CONNECTION = "connection"
+    DNS = "dns"
+    AUTH = "auth"
+    SERVER_ERROR = "server_error"
+    RATE_LIMIT = "rate_limit"
+    DEADLINE = "deadline"
+    # error: ours
+    BAD_REQUEST = "bad_request"
+    CONFIG = "config"
+    CRASH = "crash"
+
+
+MODEL_OUTCOMES = (Outcome.ACCEPTED, Outcome.REJECTED)  # the only attempts a model's rates count
+SYNTAX_FAILURES = (FailureKind.SYNTAX, FailureKind.TOKEN_BUDGET, FailureKind.REPEATED_ANSWER, FailureKind.OK_ON_ERROR)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,7 +196,8 @@ class RunSummary(_Record, Mapping[str, Any]):
     policy: str = ""
     llm: str | None = None  # redacted spec; None for the expert policy
     decoding: str = "free"  # summaries written before constrained decoding existed were free
-    status: str = "unfinished"
+    status: Outcome = Outcome.UNFINISHED
+    failure: FailureKind | None = None
     accepted: bool = False
     reason: str = ""
     repair_rounds: int = 0
@@ -160,6 +208,7 @@ class RunSummary(_Record, Mapping[str, Any]):
     metrics: FormulaScore | None = None
     training: dict[str, Any] | None = None  # nesy.evaluate's result, or {"skipped": why}
     llm_calls: int = 0
+    cached_calls: int = 0  # answers the response cache gave (not in llm_calls or the token counts)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     llm_seconds: float = 0.0
@@ -176,14 +225,10 @@ class RunSummary(_Record, Mapping[str, Any]):
         return cls.from_dict(data)
 
     @property
-    def llm_error(self) -> bool:
-        """Rejected because the LLM call failed (timeout, HTTP error, empty answer)."""
-        return not self.accepted and self.reason.startswith(LLM_ERROR_PREFIX)
-
-    @property
     def syntax_error(self) -> bool:
-        """Rejected because no parseable formula was reached (the report's syntax-error rate)."""
-        return not self.accepted and not self.reason.startswith(LLM_ERROR_PREFIX)
+        """Rejected because no parseable formula was reached (the report's syntax-error rate); a
+        summary written before ``failure`` existed counts when rejected at all."""
+        return self.status == Outcome.REJECTED and (self.failure is None or self.failure in SYNTAX_FAILURES)
 
     @cached_property
     def _json(self) -> dict[str, Any]:
@@ -199,4 +244,14 @@ class RunSummary(_Record, Mapping[str, Any]):
         return len(self._json)
 
 
-__all__ = ["Compilation", "FormulaScore", "OracleVerdict", "RunSummary", "SummaryError"]
+__all__ = [
+    "MODEL_OUTCOMES",
+    "SYNTAX_FAILURES",
+    "Compilation",
+    "FailureKind",
+    "FormulaScore",
+    "OracleVerdict",
+    "Outcome",
+    "RunSummary",
+    "SummaryError",
+]

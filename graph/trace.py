@@ -1,6 +1,5 @@
-"""The per-attempt JSONL trace: written event by event (each line handed to the OS at once, so a
-killed process loses nothing), read
-back by ``autonesy-agent trace`` and by the ``replay:`` LLM backend.
+"""The per-attempt JSONL trace, read: by ``autonesy-agent trace``, the viewer and the report
+(``graph/tracer.py`` writes it; the ``replay:`` LLM backend reads its LLM calls).
 
 Events: ``node`` (each node visit with its duration), ``llm_call`` (request messages, prompt hash,
 response, or the LLM error), ``repair_round`` (round, the error it answered, verdict, what
@@ -10,18 +9,15 @@ changed), ``autofix`` (fix names), ``resumed``, ``outcome``. Secrets found in th
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
-import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from autonesy.agents.llm import LLM_CALL_EVENT, prompt_hash
-from autonesy.agents.policies import AgentTurn
+from autonesy.tools.trace_events import LLM_CALL_EVENT
 
 TRACE_FILE = "trace.jsonl"
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
@@ -31,48 +27,6 @@ def environment_secrets() -> list[str]:
     """Values of secret-looking environment variables (keys, tokens, passwords), so every trace line can be scrubbed of
     them before it is written."""
     return [value for name, value in os.environ.items() if _SECRET_NAME.search(name) and len(value) >= 8]
-
-
-class Tracer:
-    """Appends one JSON line per event to ``trace.jsonl`` as it happens (a crash keeps what was written), secrets
-    replaced by ``***``."""
-
-    def __init__(self, run_dir: Path) -> None:
-        self.path = Path(run_dir) / TRACE_FILE
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.secrets = environment_secrets()
-
-    def event(self, event: str, **fields: Any) -> None:
-        """Append one event; the line is scrubbed of secrets and written whole."""
-        line = json.dumps({"event": event, "time": time.time(), **fields}, default=str, ensure_ascii=False)
-        for secret in self.secrets:
-            line = line.replace(secret, "***")
-        with self.path.open("a", encoding="utf-8", errors="replace") as handle:  # a lone surrogate is not UTF-8
-            handle.write(line + "\n")  # closed at once: a killed process loses no event
-
-    def agent_turn(self, turn: AgentTurn, **fields: Any) -> None:
-        """Record an LLM turn (request, response, usage, verdict); turns without an LLM are not traced."""
-        if not turn.messages:  # no LLM involved (e.g. the expert policy's repair)
-            return
-        record = turn.to_dict()
-        self.event(
-            LLM_CALL_EVENT,
-            prompt_hash=turn.response.prompt_hash if turn.response else prompt_hash(turn.messages),
-            **record,
-            **fields,
-        )
-
-
-def traced_node(emit: Callable[..., None], name: str, node: Callable[[Any], dict[str, Any]]):
-    """Wrap a graph node so each visit is recorded as a ``node`` event with its duration and status."""
-
-    def run(state: Any) -> dict[str, Any]:
-        start = time.perf_counter()
-        update = node(state)
-        emit("node", node=name, seconds=time.perf_counter() - start, status=update.get("status", state.get("status")))
-        return update
-
-    return run
 
 
 def read_trace(run_dir: str | Path) -> list[dict[str, Any]]:
@@ -102,14 +56,6 @@ def _read_config(run_dir: Path) -> dict[str, Any]:
 
 def _label(value: Any) -> str | None:
     return value if isinstance(value, str) or value is None else str(value)[:200]
-
-
-def change_summary(before: str, after: str) -> str:
-    """'+a −b lines' between two formula texts."""
-    diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0))
-    added = sum(1 for line in diff if line.startswith("+") and not line.startswith("+++"))
-    removed = sum(1 for line in diff if line.startswith("-") and not line.startswith("---"))
-    return f"+{added} −{removed} lines"
 
 
 def find_run_dirs(paths: Iterable[str | Path]) -> list[Path]:

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from autonesy.nesy.checkpoint import TrainingStore, fingerprint
 from autonesy.nesy.constraint import Constraint, constraint_for
 from autonesy.nesy.metrics import METRICS, downstream_metrics, format_mean_std, summarize
 from autonesy.nesy.trainer import Arrays, TrainConfig, predict, train
@@ -89,14 +91,29 @@ def _run(
     progress: bool,
     desc: str,
     sl_weight: float,
+    store: TrainingStore | None = None,
+    target: tuple[str, CNF | None] = ("backbone", None),
 ) -> dict[str, Any]:
+    """One training run and its test metrics; with ``store``, a run finished before is read back and
+    an unfinished one continues from its last epoch."""
+    key = f"{name}-{target[0]}-seed{seed}"
+    identity = fingerprint(target[0], target[1].clauses if target[1] is not None else None, sl_weight)
+    row_print = fingerprint(identity, name, seed, config.to_dict(), data.x_train, data.y_train, data.y_test)
+    if store is not None:
+        done = store.load_row(key, row_print)
+        if done is not None:
+            return done
     method = make_method(name, constraint, sl_weight)
-    result = train(method, data, seed=seed, config=config, progress=progress, desc=desc)
+    result = train(
+        method, data, seed=seed, config=config, progress=progress, desc=desc, store=store, key=key, identity=identity
+    )
     start = time.perf_counter()
     y_pred = predict(result.model, method, data.x_test, config.eval_batch_size)
     row = downstream_metrics(data.y_test, y_pred, truth, constraint)
     row.update(result.summary())
     row["predict_seconds"] = time.perf_counter() - start
+    if store is not None:
+        store.save_row(key, row_print, row)
     return row
 
 
@@ -113,6 +130,7 @@ def train_and_evaluate(
     formula_score: Any = None,
     baseline: bool = True,
     sl_weight: float = 1.0,
+    resume_dir: Path | None = None,
 ) -> dict[str, Any]:
     """Train on ``formula`` and on the task's ground truth; JSON-serialisable results.
 
@@ -120,6 +138,8 @@ def train_and_evaluate(
     (None: ground truth and baseline only). ``data``: see :meth:`Arrays.from_any`. ``seeds``: a count
     (seeds 0..n-1) or explicit seeds. ``epochs`` overrides ``config.epochs``. ``formula_score``: the
     formula's :class:`~autonesy.tools.metrics.FormulaScore` (or its dict) when already computed.
+    ``resume_dir``: where each run's state is saved after every epoch and its result when done, so
+    calling again after a kill continues (see :mod:`autonesy.nesy.checkpoint`).
     """
     start = time.perf_counter()
     truth_cnf = task.ground_truth
@@ -189,12 +209,14 @@ def train_and_evaluate(
         if outer is not None:
             outer.update(1)
 
+    store = TrainingStore(resume_dir) if resume_dir is not None else None
+    cnfs = {"ground_truth": truth_cnf, "formula": formula}
     try:
         if baseline:
             rows = []
             for seed in seed_list:
                 rows.append(
-                    _run("none", None, arrays, truth, seed, config, progress, f"backbone seed {seed}", sl_weight)
+                    _run("none", None, arrays, truth, seed, config, progress, f"backbone seed {seed}", sl_weight, store)
                 )
                 tick()
             result["baseline"] = {"per_seed": rows, "summary": summarize(rows)}
@@ -216,6 +238,8 @@ def train_and_evaluate(
                             progress,
                             f"{name} on {target.replace('_', ' ')} seed {seed}",
                             sl_weight,
+                            store,
+                            (target, cnfs[target]),
                         )
                     )
                     tick()

@@ -11,11 +11,16 @@
   torch's default thread pool can make these small models 10–40× slower than one thread (measured
   while other processes held the cores); ``threads=1`` is the safe choice there.
 - **Progress** bars (tqdm, to stderr) per run, with loss and validation score.
+- **Resumable**: given a :class:`~autonesy.nesy.checkpoint.TrainingStore` and a key, the state after
+  every epoch (weights, optimiser, best weights, history, both random generators) is saved, and a run
+  started again with the same key and fingerprint continues from it with the same result as one that
+  was never stopped.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import math
 import sys
 import time
@@ -26,6 +31,7 @@ import numpy as np
 import torch
 
 from autonesy.nesy.backbones import make_backbone
+from autonesy.nesy.checkpoint import TrainingStore, fingerprint
 
 
 class Method(Protocol):
@@ -177,13 +183,30 @@ def train(
     config: TrainConfig = TrainConfig(),
     progress: bool = True,
     desc: str = "",
+    store: TrainingStore | None = None,
+    key: str = "",
+    identity: str = "",
 ) -> TrainResult:
-    """Train a fresh backbone (seeded) with ``method``'s loss; early stopping on the validation split."""
+    """Train a fresh backbone (seeded) with ``method``'s loss; early stopping on the validation split.
+
+    With ``store``, the state after each epoch is saved under ``key`` and a saved state for the same
+    run (``identity``: what the caller trains on, e.g. the constraint; the seed, configuration and data
+    are added here) is continued instead of starting afresh."""
     if config.threads is not None:
         before = torch.get_num_threads()
         torch.set_num_threads(int(config.threads))
         try:
-            return train(method, data, seed=seed, config=replace(config, threads=None), progress=progress, desc=desc)
+            return train(
+                method,
+                data,
+                seed=seed,
+                config=replace(config, threads=None),
+                progress=progress,
+                desc=desc,
+                store=store,
+                key=key,
+                identity=identity,
+            )
         finally:
             torch.set_num_threads(before)
     start = time.perf_counter()
@@ -200,14 +223,46 @@ def train(
     best_score, best_epoch, best_state = -math.inf, 0, copy.deepcopy(model.state_dict())
     history: list[dict[str, float]] = []
     stale, stopped = 0, "max epochs"
+    epoch, elapsed = 0, 0.0
+    run_print = ""
+    if store is not None:
+        run_print = fingerprint(identity, method.name, seed, config.to_dict(), data.x_train, data.y_train, data.y_val)
+        saved = store.load_state(key, run_print)
+        try:
+            if saved is not None:
+                model.load_state_dict(saved["model"])
+                optimiser.load_state_dict(saved["optimiser"])
+                best_state, best_score = saved["best_state"], float(saved["best_score"])
+                best_epoch, stale, epoch = int(saved["best_epoch"]), int(saved["stale"]), int(saved["epoch"])
+                history, elapsed = [dict(h) for h in saved["history"]], float(saved["seconds"])
+                rng.bit_generator.state = json.loads(saved["numpy_rng"])
+                torch.set_rng_state(saved["torch_rng"])
+        except Exception:  # a state of the right fingerprint but the wrong shape: start afresh
+            store.discard(key)
+            return train(
+                method,
+                data,
+                seed=seed,
+                config=config,
+                progress=progress,
+                desc=desc,
+                store=store,
+                key=key,
+                identity=identity,
+            )
+    start -= elapsed  # the time cap and the reported seconds include the epochs before a restart
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=config.epochs, desc=desc or method.name, unit="ep", leave=False, file=sys.stderr)
-    epoch = 0
+        bar = tqdm(
+            total=config.epochs, initial=epoch, desc=desc or method.name, unit="ep", leave=False, file=sys.stderr
+        )
+    first = epoch + 1
+    if stale >= config.patience:  # restarted after the epoch that stopped it
+        first, stopped = config.epochs + 1, f"early stop (no improvement for {config.patience} epochs)"
     try:
-        for epoch in range(1, config.epochs + 1):
+        for epoch in range(first, config.epochs + 1):
             model.train()
             order = torch.from_numpy(rng.permutation(n))
             total = 0.0
@@ -226,6 +281,24 @@ def train(
                 best_state = copy.deepcopy(model.state_dict())
             else:
                 stale += 1
+            if store is not None:
+                store.save_state(
+                    key,
+                    {
+                        "fingerprint": run_print,
+                        "epoch": epoch,
+                        "model": model.state_dict(),
+                        "optimiser": optimiser.state_dict(),
+                        "best_state": best_state,
+                        "best_score": best_score,
+                        "best_epoch": best_epoch,
+                        "stale": stale,
+                        "history": history,
+                        "seconds": time.perf_counter() - start,
+                        "numpy_rng": json.dumps(rng.bit_generator.state),
+                        "torch_rng": torch.get_rng_state(),
+                    },
+                )
             if bar is not None:
                 bar.update(1)
                 bar.set_postfix(loss=f"{total / n:.3f}", val=f"{score:.3f}", best=best_epoch)

@@ -9,7 +9,7 @@ meaning = "the pizza has a thin base"
 detailed = "..."
 not_detailed = "..."
 [ground_truth]            # optional: one of
-dimacs = "pizza.cnf"      #   a DIMACS file, relative to the task file (aux variables > N allowed)
+dimacs = "pizza.cnf"      #   a DIMACS file below the task file's folder (aux variables > N allowed)
 encoder = "pkg.mod:fn"    #   a function returning clauses (list of int lists or a PySAT CNF)
 [oracle]                  # optional
 function = "pkg.mod:fn"   #   fn(assignment: dict[str, bool]) -> bool
@@ -19,7 +19,9 @@ function = "pkg.mod:fn"   #   fn(assignment: dict[str, bool]) -> bool
 from __future__ import annotations
 
 import importlib
+import os
 import re
+import stat
 import sys
 import tomllib
 from collections.abc import Callable
@@ -30,12 +32,14 @@ import numpy as np
 
 from autonesy.tasks.equivalence import EXHAUSTIVE_MAX_VARS
 from autonesy.tasks.task import Descriptions, Task, TaskError, TaskMetadata, Variable
-from autonesy.tools.cnf import CNF, DimacsError, from_pysat, read_dimacs
+from autonesy.tools.cnf import CNF, MAX_AUX_VARS, DimacsError, from_pysat, parse_dimacs
 from autonesy.tools.config import TRUST_TASK_CODE_ENV, trusts_task_code
 
 TASK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")  # as the catalogue's: no "/", ".", spaces
 _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _SHIPPED_EXAMPLES = (Path(__file__).parent / "examples").resolve()
+MAX_TASK_FILE_BYTES = 4 << 20  # a task file is a few kilobytes of names and descriptions
+MAX_DIMACS_BYTES = 256 << 20  # ~20 million clauses: far above any ground truth a solver proves equivalent
 
 
 class TaskFileError(TaskError):
@@ -47,10 +51,13 @@ def load_task_file(path: str | Path) -> Task:
     path = Path(path)
     if not path.is_file():
         raise TaskFileError(f"{path}: no such task file")
+    text = _read_bounded(path, MAX_TASK_FILE_BYTES, str(path))
     try:
-        data = tomllib.loads(path.read_text())
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
         raise TaskFileError(f"{path}: not valid TOML ({error})") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise TaskFileError(f"{path}: not valid TOML (arrays or tables nested too deep)") from None
     where = str(path)
     name = _string(data, "name", where)
     if not TASK_NAME.fullmatch(name):  # it names files and directories (runs/NAME, export NAME.cnf)
@@ -84,6 +91,40 @@ def load_task_file(path: str | Path) -> Task:
         return Task(name, variables, Descriptions(detailed, not_detailed), metadata, encode, oracle)
     except TaskError as error:
         raise TaskFileError(f"{where}: {error}") from None
+
+
+def _read_bounded(path: Path, limit: int, where: str) -> str:
+    """A regular file's text, refused past ``limit`` bytes: a file from elsewhere may be a FIFO or a device
+    (never waited on) or gigabytes (never read whole)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        raise TaskFileError(f"{where}: cannot be read ({error.strerror})") from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise TaskFileError(f"{where}: not a regular file")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise TaskFileError(f"{where}: larger than {limit >> 20} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise TaskFileError(f"{where}: not UTF-8 text (byte {error.start})") from None
+
+
+def _beside(path: Path, name: Any, where: str) -> Path:
+    """The file a task file names, which must lie below the task file's folder: a received task file must
+    not read (and ``task export`` copy) ``/etc/shadow``, ``../../.ssh/id_rsa`` or a link to them."""
+    if not isinstance(name, str) or not name.strip():
+        raise TaskFileError(f"{where}: the file name must be a non-empty string")
+    relative = Path(name)
+    base = path.parent.resolve()
+    if relative.is_absolute() or ".." in relative.parts:
+        raise TaskFileError(f"{where}: {name[:80]!r} must be a relative path below the task file's folder ({base})")
+    target = (base / relative).resolve()
+    if not target.is_relative_to(base):
+        raise TaskFileError(f"{where}: {name[:80]!r} is a link that leads outside the task file's folder ({base})")
+    return target
 
 
 def _string(table: dict[str, Any], key: str, where: str) -> str:
@@ -156,13 +197,14 @@ def _ground_truth(table: Any, n: int, path: Path) -> Callable[[], CNF] | None:
     if not isinstance(table, dict) or len({"dimacs", "encoder"} & set(table)) != 1:
         raise TaskFileError(f"{where}: give exactly one of 'dimacs' (a file) or 'encoder' ('module:function')")
     if "dimacs" in table:
-        cnf_path = path.parent / str(table["dimacs"])
+        cnf_path = _beside(path, table["dimacs"], where)
+        if not cnf_path.exists():
+            raise TaskFileError(f"{where}: DIMACS file {cnf_path} not found")
+        text = _read_bounded(cnf_path, MAX_DIMACS_BYTES, f"{where}: {cnf_path.name}")
         try:
-            cnf = read_dimacs(cnf_path, num_task_vars=n) if cnf_path.is_file() else None
+            cnf = parse_dimacs(text, num_task_vars=n, max_vars=n + MAX_AUX_VARS)
         except DimacsError as error:
             raise TaskFileError(f"{where}: {cnf_path.name}: {error}") from None
-        if cnf is None:
-            raise TaskFileError(f"{where}: DIMACS file {cnf_path} not found")
         return lambda: cnf
     encoder = _import(str(table["encoder"]), path.parent, where)
 

@@ -19,6 +19,7 @@ class ImportGraph:
     modules: dict[str, Path] = field(default_factory=dict)
     runtime: dict[str, set[str]] = field(default_factory=dict)  # module -> modules it imports when run
     typing_only: dict[str, set[str]] = field(default_factory=dict)
+    third_party: dict[str, set[str]] = field(default_factory=dict)  # module -> top-level names of other packages
 
     def edges(self, include_typing: bool = True) -> dict[str, set[str]]:
         out = {m: set(ts) for m, ts in self.runtime.items()}
@@ -70,6 +71,18 @@ def _imports(tree: ast.Module, module: str, is_package: bool, known: set[str]):
                 yield target, id(node) in typing_nodes
 
 
+def _third_party(tree: ast.Module, prefix: str = "autonesy") -> set[str]:
+    """Top-level names of the absolute imports of anything but our own package (stdlib included), late ones too."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.split(".")[0])
+    names.discard(prefix)
+    return names
+
+
 def read_import_graph(root: Path, packages: tuple[str, ...] = PACKAGES) -> ImportGraph:
     graph = ImportGraph()
     for package in packages:
@@ -80,6 +93,7 @@ def read_import_graph(root: Path, packages: tuple[str, ...] = PACKAGES) -> Impor
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         graph.runtime[module] = set()
         graph.typing_only[module] = set()
+        graph.third_party[module] = _third_party(tree)
         for target, typing_only in _imports(tree, module, path.name == "__init__.py", known):
             (graph.typing_only if typing_only else graph.runtime)[module].add(target)
     return graph
@@ -98,6 +112,18 @@ def layer_violations(graph: ImportGraph, allowed: dict[str, set[str]]) -> list[s
             if src != dst and dst not in allowed[src]:
                 bad.append(f"{module} -> {target}")
     return bad
+
+
+def reachable(edges: dict[str, set[str]], start: str) -> set[str]:
+    """Every module ``start`` imports, directly or through others (``start`` excluded unless in a cycle)."""
+    seen: set[str] = set()
+    todo = list(edges.get(start, ()))
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo.extend(edges.get(module, ()))
+    return seen
 
 
 def layer_edge_counts(graph: ImportGraph) -> dict[tuple[str, str], int]:

@@ -62,11 +62,14 @@ def completion_body(reply: Reply, model: str, index: int) -> dict[str, Any]:
 class LoopbackLLM:
     """An OpenAI-compatible chat-completions server in a thread, on a free loopback port."""
 
-    def __init__(self, answers: Sequence[Answer] | Answer = ("ok",), *, model: str = "test-model") -> None:
+    def __init__(
+        self, answers: Sequence[Answer] | Answer = ("ok",), *, model: str = "test-model", port: int = 0
+    ) -> None:
         if isinstance(answers, (str, Reply)) or callable(answers):
             answers = [answers]
         self.answers: list[Answer] = list(answers)
         self.model = model
+        self._port = port  # 0: a free port; a given one lets a test bring an endpoint up where it was down
         self.requests: list[dict[str, Any]] = []
         self.count = 0
         self._lock = threading.Lock()
@@ -157,7 +160,7 @@ class LoopbackLLM:
                     return
                 self._send(200, completion_body(reply, body.get("model") or owner.model, index))
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", self._port), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="loopback-llm", daemon=True)
         self._thread.start()

@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 from autonesy.agents.llm import LangChainChatBackend, ResponseCache
 from autonesy.graph.cli import app
-from autonesy.graph.sweep import CACHE_FILE, SweepSpec, run_sweep
+from autonesy.graph.sweep.grid import SweepSpec
+from autonesy.graph.sweep.run import run_sweep
 
 SPEC = "http://scripted.test/v1@mistakes"
 GRID = SweepSpec(tasks=MISTAKE_TASKS, formats=("dimacs", "nat"), llms=(SPEC,))
@@ -33,7 +34,7 @@ def make_sweep(out: Path) -> Path:
 
     model = ScriptedChatModel(answer=answer)
     backend = LangChainChatBackend(
-        model, "http://scripted.test/v1", "mistakes", retries=1, cache=ResponseCache(out / CACHE_FILE)
+        model, "http://scripted.test/v1", "mistakes", retries=1, cache=ResponseCache(out / "llm_cache.sqlite")
     )
     run_sweep(GRID, out, backends={SPEC: backend}, concurrency=2, progress=False)
     return out

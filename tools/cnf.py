@@ -14,6 +14,7 @@ from pathlib import Path
 from autonesy.tools.errors import AutonesyError
 
 Clause = tuple[int, ...]
+MAX_AUX_VARS = 1_000_000  # auxiliaries an untrusted formula (an answer, a task file's DIMACS) may number above N
 
 
 class DimacsError(AutonesyError, ValueError):
@@ -94,11 +95,13 @@ def _count(text: str, lineno: int) -> int:
     return int(text)
 
 
-def parse_dimacs(text: str, num_task_vars: int | None = None) -> CNF:
-    """Strict DIMACS reader for trusted files (ground truths, exports, fixtures).
+def parse_dimacs(text: str, num_task_vars: int | None = None, *, max_vars: int | None = None) -> CNF:
+    """Strict DIMACS reader (ground truths, exports, fixtures).
 
     The header must be present and right. ``num_task_vars`` defaults to a ``c task_vars N`` comment
-    when the file has one, else to every variable being a task variable.
+    when the file has one, else to every variable being a task variable. ``max_vars`` bounds the header's
+    variable count for a file from elsewhere (``p cnf 999999999999999999 1`` and a clause naming that
+    variable make the solvers allocate per variable until they run out of memory).
     """
     header: tuple[int, int] | None = None
     clauses: list[Clause] = []
@@ -120,6 +123,10 @@ def parse_dimacs(text: str, num_task_vars: int | None = None) -> CNF:
             if match is None or header is not None:
                 raise DimacsError(f"line {lineno}: expected one header 'p cnf VARS CLAUSES', got {line[:80]!r}")
             header = (_count(match.group(1), lineno), _count(match.group(2), lineno))
+            if max_vars is not None and header[0] > max_vars:
+                raise DimacsError(
+                    f"line {lineno}: the header declares {header[0]:,} variables, above the limit of {max_vars:,}"
+                )
             continue
         if header is None:
             raise DimacsError(f"line {lineno}: clause before the 'p cnf' header")
@@ -149,5 +156,5 @@ def parse_dimacs(text: str, num_task_vars: int | None = None) -> CNF:
 
 
 def read_dimacs(path: str | Path, num_task_vars: int | None = None) -> CNF:
-    """A CNF from a DIMACS file."""
+    """A CNF from a DIMACS file we trust (a file from elsewhere: read it bounded, then :func:`parse_dimacs`)."""
     return parse_dimacs(Path(path).read_text(), num_task_vars)

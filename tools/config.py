@@ -10,6 +10,8 @@
 ``AUTONESY_DATA_DIR``       the tasks' annotated data (``--data-dir`` wins); unset: USER_CACHE/data
 ``AUTONESY_CACHE_DIR``      caches (the embedded model, DCP-Bench conversions, ground-truth model
                             counts); unset: the user cache directory (e.g. ~/.cache/autonesy-agent)
+``AUTONESY_LLM_CACHE``      the response cache shared by every run and sweep (an SQLite file); unset:
+                            ``AUTONESY_CACHE_DIR``/llm/responses.sqlite (``--no-cache``: none)
 ``AUTONESY_TRUST_TASK_CODE`` ``1``: import the Python modules a task file names beside it (they run as
                             your code, unsandboxed); what ``--trust-task-code`` sets. Unset: refused
 ==========================  ==========================================================================
@@ -28,11 +30,12 @@ LLM_KEY_ENV = "AUTONESY_LLM_API_KEY"
 OPENAI_BASE_URL_ENV = "OPENAI_BASE_URL"
 DATA_DIR_ENV = "AUTONESY_DATA_DIR"
 CACHE_DIR_ENV = "AUTONESY_CACHE_DIR"
+LLM_CACHE_ENV = "AUTONESY_LLM_CACHE"
 TRUST_TASK_CODE_ENV = "AUTONESY_TRUST_TASK_CODE"
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_LLM = "local"
-LLM_TIMEOUT_S = 120.0  # seconds to wait for one LLM answer (--llm-timeout)
+LLM_TIMEOUT_S = 120.0  # wall-clock seconds for one LLM answer, retries included (--llm-timeout)
 MAX_REPAIRS = 5  # syntax-repair rounds before a formula is rejected (--max-repairs)
 COMPILE_TIME_LIMIT_S = 60.0  # SDD compilation budget (compile --time-limit, and each run's circuit)
 MAX_REFLECTIONS = 3  # verifier: self-reflection rounds on a failing checker (--max-reflections)

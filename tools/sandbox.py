@@ -14,7 +14,10 @@ How it is contained (the OS layer is the boundary; the audit hook is a second la
   caller). The filesystem it sees is built from nothing: ``/usr`` and the interpreter's prefix and
   site-packages read-only, ``/etc/ld.so.cache``, a fresh ``/proc`` of its own PID namespace, a
   minimal read-only ``/dev`` (null, zero, random, ...; no host ``/dev/shm``) and a private
-  size-limited tmpfs at ``/sandbox`` as the only writable place (working directory, HOME and
+  tmpfs at ``/sandbox``, bounded in bytes and in entries (the harness mounts it in a mount
+  namespace of its own, with the CAP_SYS_ADMIN bubblewrap gives a non-root caller's harness for
+  that and that it drops at once; where it may not, bubblewrap's tmpfs bounds bytes only), as
+  the only writable place (working directory, HOME and
   TMPDIR; there is no ``/tmp``; the root itself is remounted read-only). The
   network namespace has only a loopback that is down; abstract unix sockets are per namespace.
   **Fails closed:** if ``bwrap`` is missing or cannot set up the namespaces, no program runs and
@@ -23,8 +26,11 @@ How it is contained (the OS layer is the boundary; the audit hook is a second la
   (:mod:`autonesy.tools._sandbox_harness`): rlimits (CPU seconds, address space, file size, open
   files, tasks), a uid without capabilities (for a root caller, a uid of its own, ``UID_BASE +
   pid``), and a seccomp filter that refuses new processes (threads stay possible), ``exec``,
-  ``ptrace``, new namespaces, mounts, sockets other than AF_UNIX, and signals to or limits of
-  other processes.
+  ``ptrace``, new namespaces, mounts, sockets other than AF_UNIX, signals to or limits of
+  other processes (also through a descriptor's owner: ``F_SETOWN``/``F_SETSIG``), and memory the
+  limits do not count (SysV IPC and message queues, ``memfd``, xattrs on the tmpfs). The harness
+  ignores every signal it can; if it dies once the program's process exists, the outcome is the
+  program's (``forbidden``), never ``internal``, which would stop the caller's run.
 * **The result channel belongs to the harness**: the program's process never holds the pipe to
   the caller. It reports to the harness, which accepts one final message carrying a token it
   handed out (so bytes written on descriptors then ``os._exit`` are not a result), bounds its size,
@@ -77,6 +83,7 @@ HARNESS_INSIDE = "/.autonesy/harness.py"
 WORKDIR = "/sandbox"  # the private tmpfs: working directory, HOME and TMPDIR of the program
 UID_BASE = 1_900_000_000  # root caller: program uid = UID_BASE + pid, above systemd's container range, below 2**31
 WORK_BYTES = 256 << 20  # size of the private tmpfs (all files the program writes, together)
+WORK_INODES = 16_384  # files, directories, symbolic links and hard links on it: kernel memory its size does not count
 MAX_RESULT_DEPTH = 64  # nesting of any JSON the caller parses from the sandbox
 MAX_RESULT_CONTAINERS = 2_000_000  # lists and dicts in a result: 16 MiB of "{}," would cost the caller ~0.8 GiB
 MAX_MESSAGE_CHARS = 20_000  # any text field of a report (messages are for an LLM; longer is noise)
@@ -296,6 +303,7 @@ def _bwrap_args(bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> 
     ]
     if not root:  # a root caller keeps the capabilities the harness needs to give the program its own uid
         args += ["--unshare-user"] + (["--disable-userns"] if _bwrap_version(bwrap) >= (0, 8) else [])
+        args += ["--cap-add", "CAP_SYS_ADMIN"]  # for the harness to mount /sandbox; it drops it at once
     if die_with_parent:
         args.append("--die-with-parent")
     for key, value in _ENV.items():
@@ -339,6 +347,7 @@ def _bwrap_args(bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> 
     warm = {
         "preload": list(preload),
         "caller": os.getpid(),  # the caller's pid: lets a test tell its own sandboxes
+        "workdir": {"bytes": WORK_BYTES, "inodes": WORK_INODES},
         "isolation": {
             "backend": f"bubblewrap ({'root caller' if root else 'user namespace'})",
             "namespaces": ["pid", "mount", "net", "ipc", "uts"] + ([] if root else ["user"]),
@@ -783,8 +792,14 @@ def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, durat
             exception=_text(report.get("exception"), 100) or None,
             name=_text(report.get("name"), 200) or None,
         )
-    if not capture.started or report.get("status") != "exited":
-        return fail("internal", _startup_failure(stderr, status, capture.started))
+    if not capture.started:
+        return fail("internal", _startup_failure(stderr, status))
+    if report.get("status") != "exited":  # the harness is gone: once the program ran, the program's doing
+        return fail(
+            "forbidden",
+            "the sandbox stopped while the program ran, before it could report (the program signalled it or "
+            "exhausted a resource it needs); the program's result is not accepted",
+        )
     # The program's process ended without a report: a signal, os._exit, a crash in native code.
     cpu_used = exit_info.get("cpu")
     cpu = float(cpu_used) if isinstance(cpu_used, (int, float)) else 0.0
@@ -830,7 +845,7 @@ def _outcome(capture: _Capture, status: int | None, limits: SandboxLimits, durat
     )
 
 
-def _startup_failure(stderr: str, status: int | None, started: bool) -> str:
+def _startup_failure(stderr: str, status: int | None) -> str:
     """One line: why the sandbox could not run the program (fail closed: it did not run)."""
     for line in stderr.splitlines():
         if line.startswith("bwrap:"):
@@ -841,8 +856,7 @@ def _startup_failure(stderr: str, status: int | None, started: bool) -> str:
             )
     code = os.waitstatus_to_exitcode(status) if status is not None else None
     tail = " ".join(stderr.strip().splitlines()[-3:])[-500:]
-    when = "before reporting" if started else "before the program started"
-    return f"the sandbox stopped {when} (exit status {code})" + (f": {tail}" if tail else "")
+    return f"the sandbox stopped before the program started (exit status {code})" + (f": {tail}" if tail else "")
 
 
 def _size(n: int) -> str:

@@ -7,18 +7,17 @@
   (the embedded smoke-test model, extra ``[local]``).
 """
 
-from autonesy.agents.llm.cache import ResponseCache
+from autonesy.agents.llm.cache import ResponseCache, shared_cache
 from autonesy.agents.llm.chat import ChatBackend, LangChainChatBackend, fold_system_prompt
 from autonesy.agents.llm.errors import KINDS, LLMError
 from autonesy.agents.llm.local import LOCAL_NOTICE, LocalChatBackend, LocalLlamaServer
-from autonesy.agents.llm.replay import LLM_CALL_EVENT, ReplayBackend, read_recorded_calls
+from autonesy.agents.llm.replay import ReplayBackend, read_recorded_calls
 from autonesy.agents.llm.response import LLMResponse, normalize_messages, prompt_hash
-from autonesy.agents.llm.spec import ACCEPTED_FORMS, backend_from_spec, default_llm_spec, redact_spec
+from autonesy.agents.llm.spec import ACCEPTED_FORMS, backend_from_spec, default_llm_spec
 
 __all__ = [
     "ACCEPTED_FORMS",
     "KINDS",
-    "LLM_CALL_EVENT",
     "LOCAL_NOTICE",
     "ChatBackend",
     "LLMError",
@@ -28,9 +27,9 @@ __all__ = [
     "LocalLlamaServer",
     "ReplayBackend",
     "ResponseCache",
+    "shared_cache",
     "backend_from_spec",
     "default_llm_spec",
-    "redact_spec",
     "fold_system_prompt",
     "normalize_messages",
     "prompt_hash",

@@ -1,9 +1,12 @@
-"""``ResponseCache``: LLM answers stored in SQLite, keyed by (endpoint, model, prompt key).
+"""``ResponseCache``: LLM answers stored in SQLite, keyed by (endpoint, model, request key).
 
-Makes sweeps resumable and cheap to re-run: a hit returns the stored answer (``cached=True``)
-without calling the model.  Safe for threads and for several processes sharing one file (each
-operation opens its own short connection; WAL journal; busy timeout).  Only ``LLMResponse``
-values are stored — never keys or headers.
+Makes runs and sweeps resumable and cheap to re-run: a hit returns the stored answer
+(``cached=True``) without calling the model. One cache is shared by every run and sweep
+(:func:`shared_cache`: ``$AUTONESY_LLM_CACHE``, else ``$AUTONESY_CACHE_DIR/llm/responses.sqlite``),
+so a new ``--out`` does not pay again for calls already made. Safe for threads and for several
+processes sharing one file (each operation opens its own short connection; WAL journal; busy
+timeout). Only answers are stored — never a failure (a failed call raises before ``put``), never
+keys or headers: the endpoint is its public URL and the request key a hash.
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ from pathlib import Path
 
 from autonesy.agents.llm.errors import LLMError
 from autonesy.agents.llm.response import LLMResponse
+from autonesy.tools.config import LLM_CACHE_ENV, cache_dir, env
+
+SHARED_CACHE_FILE = "responses.sqlite"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -31,11 +37,11 @@ CREATE TABLE IF NOT EXISTS responses (
 
 
 class ResponseCache:
-    """A persistent map (endpoint, model, prompt_hash) → ``LLMResponse``.
+    """A persistent map (endpoint, model, request key) → ``LLMResponse``.
 
-    ``prompt_hash`` here is whatever key the backend computes; ``LangChainChatBackend`` uses
-    ``prompt_hash(messages, params)`` over the *effective* generation parameters (its defaults
-    merged with the call's), so a different temperature or token limit is a different entry.
+    The request key is whatever the backend computes; ``LangChainChatBackend`` hashes the request
+    as it is sent (the messages after system-prompt folding, every decoding and sampling setting,
+    a grammar included) with the caller's salt, so any difference in the request is another entry.
     """
 
     def __init__(self, path: str | Path, *, timeout_s: float = 30.0) -> None:
@@ -100,3 +106,14 @@ class ResponseCache:
 
     def __repr__(self) -> str:
         return f"ResponseCache({str(self.path)!r})"
+
+
+def shared_cache_path() -> Path:
+    """Where the shared response cache lives: ``$AUTONESY_LLM_CACHE``, else under the cache directory."""
+    override = env(LLM_CACHE_ENV)
+    return Path(override).expanduser() if override else cache_dir("llm") / SHARED_CACHE_FILE
+
+
+def shared_cache() -> ResponseCache:
+    """The response cache every run and sweep shares (see the module docstring)."""
+    return ResponseCache(shared_cache_path())

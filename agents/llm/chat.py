@@ -4,7 +4,9 @@
 OpenAI-compatible endpoint in production, langchain-core's fake chat models in tests — and adds
 what every call needs: retries with exponential backoff on transient failures (tenacity), one-line
 ``LLMError``s instead of tracebacks, token usage and latency, reasoning text for reasoning models
-whose ``content`` is empty, optional system-prompt folding, and the response cache.
+whose ``content`` is empty, optional system-prompt folding, the response cache, a wall-clock deadline
+for the whole call (``timeout_s``, retries included), and the API key removed from whatever the server
+sends back (a server may echo the request's ``Authorization`` header into its answer).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attemp
 from autonesy.agents.llm.cache import ResponseCache
 from autonesy.agents.llm.errors import LLMError, classify, redact
 from autonesy.agents.llm.response import LLMResponse, bounded_text, normalize_messages, prompt_hash
+from autonesy.agents.llm.transport import call_deadline, past
+from autonesy.tools.terminal_text import terminal_line
 
 logger = logging.getLogger(__name__)
 
@@ -162,7 +166,9 @@ class LangChainChatBackend(ChatBackend):
       instead of the client's own parameter — what llama.cpp, Ollama, LM Studio and vLLM all
       read (ChatOpenAI itself sends ``max_completion_tokens``).
     - ``fold_system``: merge system messages into the first user turn.
-    - ``secrets``: strings (API keys) scrubbed from every error message.
+    - ``timeout_s``: a wall-clock deadline for the whole call, retries and backoff included; an
+      OpenAI-compatible client (``openai_chat_model``) abandons its request at that moment.
+    - ``secrets``: strings (API keys) scrubbed from every error message and every answer.
 
     ``chat_model`` may be a zero-argument factory: it is then called once, on the first call the
     cache cannot answer (building a ``ChatOpenAI`` sets up HTTP clients, ~0.25 s).
@@ -231,6 +237,17 @@ class LangChainChatBackend(ChatBackend):
             kwargs["extra_body"] = extra
         return kwargs
 
+    def _request(self, msgs: list[dict[str, str]], params: Mapping[str, Any]) -> tuple[list[dict[str, str]], dict]:
+        """The messages and client arguments as they are sent (defaults merged, system folded)."""
+        effective = {**self.default_params, **{k: v for k, v in params.items() if v is not None}}
+        return (fold_system_prompt(msgs) if self.fold_system else msgs), self._invoke_kwargs(effective)
+
+    def request_key(self, messages: Sequence[Mapping[str, str]], *, cache_salt: str = "", **params: Any) -> str:
+        """The response cache's key of a call: the request as sent (messages, every decoding and
+        sampling setting, a grammar included) and the salt; never the key, which is not part of it."""
+        sent, kwargs = self._request(normalize_messages(messages), params)
+        return prompt_hash(sent, {**kwargs, "_cache_salt": cache_salt} if cache_salt else kwargs)
+
     def _error(self, err: LLMError, attempts: int) -> LLMError:
         return LLMError(
             err.kind,
@@ -240,14 +257,38 @@ class LangChainChatBackend(ChatBackend):
             attempts=attempts,
             endpoint=self.endpoint,
             model=self.model,
+            finish_reason=err.finish_reason,
+        )
+
+    def _deadline_error(self) -> LLMError:
+        return LLMError(
+            "deadline",
+            f"the LLM endpoint at {self.endpoint} gave no answer within {self.timeout_s:g} s "
+            "(--llm-timeout: a deadline for the whole call, retries included)",
+        )
+
+    def _redacted(self, response: LLMResponse) -> LLMResponse:
+        """The response without any secret: it is cached, traced, checkpointed and shown."""
+        if not self._secrets:
+            return response
+        return replace(
+            response,
+            text=redact(response.text, self._secrets),
+            content=redact(response.content, self._secrets),
+            reasoning=redact(response.reasoning, self._secrets),
+            finish_reason=redact(response.finish_reason, self._secrets) if response.finish_reason else None,
         )
 
     def _log_retry(self, state: Any) -> None:
         exc = state.outcome.exception() if state.outcome else None
         wait = state.next_action.sleep if state.next_action else 0.0
-        message = redact(str(exc), self._secrets) if exc else "?"
+        message = redact(str(exc), self._secrets) if exc else "?"  # a server's words, printed on stderr
         logger.warning(
-            "%s: attempt %d failed (%s); retrying in %.1f s", self.label, state.attempt_number, message, wait
+            "%s: attempt %d failed (%s); retrying in %.1f s",
+            terminal_line(self.label),
+            state.attempt_number,
+            terminal_line(message),
+            wait,
         )
 
     def complete(self, messages: Sequence[Mapping[str, str]], *, cache_salt: str = "", **params: Any) -> LLMResponse:
@@ -255,36 +296,49 @@ class LangChainChatBackend(ChatBackend):
         recorded, and cached."""
         msgs = normalize_messages(messages)
         call_hash = prompt_hash(msgs, params)
-        effective = {**self.default_params, **{k: v for k, v in params.items() if v is not None}}
-        cache_key = prompt_hash(msgs, {**effective, "_cache_salt": cache_salt} if cache_salt else effective)
+        sent, kwargs = self._request(msgs, params)
+        cache_key = self.request_key(messages, cache_salt=cache_salt, **params)
         if self.cache is not None:
             hit = self.cache.get(self.endpoint, self.model, cache_key)
-            if hit is not None:
-                return replace(hit, prompt_hash=call_hash, cached=True)
+            if hit is not None:  # redacted again: the cache may be shared, or older than the redaction
+                return self._redacted(replace(hit, prompt_hash=call_hash, cached=True))
 
-        sent = fold_system_prompt(msgs) if self.fold_system else msgs
         lc_messages = to_langchain_messages(sent)
-        kwargs = self._invoke_kwargs(effective)
         attempts = 0
+        deadline: float | None = None  # set once the model is ready (starting a local server is not the call)
+        failed: LLMError | None = None  # the last attempt's error
 
         def attempt() -> tuple[BaseMessage, float]:
-            nonlocal attempts
+            nonlocal attempts, deadline, failed
             chat_model = self._get_chat_model()  # may start a local server; its errors are final
+            if deadline is None and self.timeout_s is not None:
+                deadline = time.monotonic() + self.timeout_s
+            if past(deadline):  # it passed while waiting to retry: the failure that made us wait, final
+                raise LLMError(failed.kind, failed.message, status=failed.status) if failed else self._deadline_error()
             attempts += 1
             with self._count_lock:
                 self.calls += 1
             start = time.perf_counter()
             try:
-                message = chat_model.invoke(lc_messages, **kwargs)
+                with call_deadline(deadline):
+                    message = chat_model.invoke(lc_messages, **kwargs)
             except LLMError:
                 raise
             except Exception as exc:  # every client failure becomes one LLMError
-                raise classify(exc, endpoint=self.endpoint, timeout_s=self.timeout_s) from None
+                if past(deadline):  # the request was abandoned at the deadline (or failed just then)
+                    raise self._deadline_error() from None
+                failed = classify(exc, endpoint=self.endpoint, timeout_s=self.timeout_s)
+                raise failed from None
             return message, time.perf_counter() - start
+
+        backoff = wait_exponential(multiplier=self.backoff_s, min=self.backoff_s, max=self.max_backoff_s)
+
+        def wait(state: Any) -> float:  # never past the deadline: the attempt after it fails at once
+            return backoff(state) if deadline is None else max(0.0, min(backoff(state), deadline - time.monotonic()))
 
         retrying = Retrying(
             stop=stop_after_attempt(self.retries),
-            wait=wait_exponential(multiplier=self.backoff_s, min=self.backoff_s, max=self.max_backoff_s),
+            wait=wait,
             retry=retry_if_exception(lambda e: isinstance(e, LLMError) and e.transient),
             reraise=True,
             before_sleep=self._log_retry,
@@ -304,7 +358,12 @@ class LangChainChatBackend(ChatBackend):
         if not text.strip():
             why = f" (finish_reason {finish})" if finish else ""
             raise self._error(
-                LLMError("empty", f"the model {self.model} at {self.endpoint} gave an empty answer{why}"), attempts
+                LLMError(
+                    "empty",
+                    f"the model {self.model} at {self.endpoint} gave an empty answer{why}",
+                    finish_reason=finish,
+                ),
+                attempts,
             )
         prompt_tokens, completion_tokens = extract_usage(message)
         response = LLMResponse(
@@ -322,6 +381,7 @@ class LangChainChatBackend(ChatBackend):
             finish_reason=finish,
             truncated_chars=cut_content if content.strip() else cut_reasoning,
         )
+        response = self._redacted(response)
         if self.cache is not None:
             self.cache.put(self.endpoint, self.model, cache_key, response)
         return response

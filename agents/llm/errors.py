@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from autonesy.tools.errors import AutonesyError
 
-KINDS = ("refused", "timeout", "http_error", "empty", "auth", "bad_request", "config", "other")
+KINDS = ("refused", "dns", "timeout", "deadline", "http_error", "empty", "auth", "bad_request", "config", "other")
 
 
 class LLMError(AutonesyError, RuntimeError):
@@ -20,7 +20,8 @@ class LLMError(AutonesyError, RuntimeError):
 
     ``kind`` is one of ``KINDS``; ``message`` is a single line.  ``transient`` says whether a
     retry could help; ``attempts`` how many requests were made; ``status`` the HTTP status
-    when there was one.
+    when there was one; ``finish_reason`` the server's, for an empty answer (``length``: the
+    token budget was spent before any answer).
     """
 
     def __init__(
@@ -33,6 +34,7 @@ class LLMError(AutonesyError, RuntimeError):
         attempts: int | None = None,
         endpoint: str | None = None,
         model: str | None = None,
+        finish_reason: str | None = None,
     ) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown LLMError kind {kind!r}")
@@ -43,6 +45,7 @@ class LLMError(AutonesyError, RuntimeError):
         self.attempts = attempts
         self.endpoint = endpoint
         self.model = model
+        self.finish_reason = finish_reason
         super().__init__(self.message)
 
     def to_dict(self) -> dict:
@@ -103,10 +106,11 @@ def _server_message(exc: BaseException) -> str:
 
 def classify(exc: BaseException, *, endpoint: str = "", timeout_s: float | None = None) -> LLMError:
     """Turn any exception raised by a chat-model call into an ``LLMError``."""
-    if isinstance(exc, LLMError):
-        return exc
-    where = f" at {endpoint}" if endpoint else ""
     chain = _chain(exc)
+    carried = next((e for e in chain if isinstance(e, LLMError)), None)  # raised under the client (the transport)
+    if carried is not None:
+        return carried
+    where = f" at {endpoint}" if endpoint else ""
     names = {type(e).__name__ for e in chain}
     # 1) timeouts (openai.APITimeoutError, httpx.TimeoutException, socket.timeout, langchain ModelTimeoutError)
     if any(isinstance(e, (TimeoutError, socket.timeout)) for e in chain) or any(
@@ -142,6 +146,11 @@ def classify(exc: BaseException, *, endpoint: str = "", timeout_s: float | None 
             )
         return LLMError("http_error", f"the LLM endpoint{where} answered HTTP {status}: {detail}", status=status)
     # 3) connection failures (openai.APIConnectionError, httpx.ConnectError, ConnectionRefusedError, ...)
+    unresolved = next((e for e in chain if isinstance(e, socket.gaierror)), None)
+    if unresolved is not None:
+        return LLMError(
+            "dns", f"cannot resolve the LLM endpoint's host{where} ({one_line(str(unresolved), 120)})", transient=True
+        )
     if any(isinstance(e, ConnectionError) for e in chain) or any(
         "Connect" in n or n in ("APIConnectionError", "RemoteProtocolError", "ReadError") for n in names
     ):

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import openai
 from langchain_core.outputs import ChatResult
 from langchain_openai import ChatOpenAI
 
+from autonesy.agents.llm.transport import BoundedTransport
 from autonesy.tools.config import LLM_TIMEOUT_S
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
@@ -51,8 +53,9 @@ def openai_chat_model(
     max_tokens: int | None = None,
     extra_body: dict[str, Any] | None = None,
 ) -> ReasoningChatOpenAI:
-    """A client with its own retries off (the backend retries, with backoff, via tenacity)
-    and usage reporting on for streamed calls too (``stream_usage``)."""
+    """A client with its own retries off (the backend retries, with backoff, via tenacity), usage
+    reporting on for streamed calls too (``stream_usage``), and a transport that abandons a request at
+    the deadline of :func:`~autonesy.agents.llm.transport.call_deadline` and refuses an oversized answer."""
     kwargs: dict[str, Any] = dict(
         model=model,
         api_key=api_key,
@@ -60,6 +63,7 @@ def openai_chat_model(
         timeout=timeout_s,
         max_retries=0,
         stream_usage=True,
+        http_client=httpx.Client(transport=BoundedTransport()),  # the call's deadline, the answer's size
     )
     if temperature is not None:
         kwargs["temperature"] = temperature

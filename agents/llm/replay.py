@@ -27,8 +27,7 @@ from typing import Any
 from autonesy.agents.llm.chat import ChatBackend
 from autonesy.agents.llm.errors import LLMError
 from autonesy.agents.llm.response import LLMResponse, normalize_messages, prompt_hash
-
-LLM_CALL_EVENT = "llm_call"
+from autonesy.tools.trace_events import LLM_CALL_EVENT
 
 
 def _recorded_events(path: Path) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ Grammar dialects (``agents/llm/guided``): ``local`` â†’ llama.cpp, ``openai:`` â
 Keys only ever come from the environment; they are never part of a label, an error message, a
 response or a cache entry. They go only where they belong: ``OPENAI_API_KEY`` only to OpenAI's
 API (``api.openai.com``), and no key at all over plain ``http://`` except to a loopback address.
-A password in an endpoint URL is redacted (:func:`redact_spec`) wherever the spec is shown or written.
+A password in an endpoint URL is redacted (``tools/llm_spec.redact_spec``) wherever the spec is shown or written.
 """
 
 from __future__ import annotations
@@ -84,18 +84,6 @@ def _check_url(url: str) -> None:
         raise LLMError("config", f"bad LLM endpoint URL {public_url(url)!r}: expected http(s)://HOST[:PORT]/v1")
 
 
-def redact_spec(spec: str | None) -> str | None:
-    """The spec as it may be shown or written: a password in an endpoint URL becomes ``***``."""
-    if not spec or "://" not in spec:
-        return spec
-    scheme, rest = spec.split("://", 1)
-    authority, slash, tail = rest.partition("/")
-    userinfo, at, host = authority.rpartition("@")
-    if not at or ":" not in userinfo:
-        return spec
-    return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{host}{slash}{tail}"
-
-
 def _is_loopback(host: str | None) -> bool:
     if not host:
         return False
@@ -151,7 +139,8 @@ def openai_compatible_backend(
     _check_key_transport(base_url, api_key)
     if not model:
         raise LLMError("config", f"no model name for the endpoint {public_url(base_url)}")
-    secrets = [api_key, *(os.environ.get(name, "").strip() for name in KEY_ENV_VARS)]  # any key we know of
+    known = (api_key, *(os.environ.get(name, "").strip() for name in KEY_ENV_VARS))  # any key we know of, scrubbed
+    secrets = [key for key in known if key != DUMMY_API_KEY]  # from errors and answers (the placeholder is none)
     password = urlsplit(base_url).password
     if password:
         secrets.append(password)

@@ -9,8 +9,8 @@
   one request) and the two-shot LLM-as-judge baseline;
 - ``writer``: responses for the feedback loop and for LLM-written VifBench data;
 - ``explanation``: the verdict and its evidence in words;
-- ``scripted_llm``: scripted chat models (a handler-based model; the VifBench ground-truth oracle and its
-  flawed variant);
+- ``scripted_llm``: scripted chat models (a handler-based model; the label-reading plumbing checks:
+  the VifBench ground-truth oracle and its variant with injected errors — neither ranks verifiers);
 - ``prompts``: every prompt.
 """
 

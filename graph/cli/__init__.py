@@ -11,7 +11,7 @@ import os
 import typer
 
 from autonesy.graph.cli import compile, data, report, run, score, sweep, tasks, trace, verify, view
-from autonesy.graph.cli.common import UserError, user_errors
+from autonesy.graph.cli.common import UserError, escape_library_output, user_errors
 from autonesy.tools.config import TRUST_TASK_CODE_ENV
 
 app = typer.Typer(
@@ -34,6 +34,7 @@ def _global_options(
 ) -> None:
     """LLM agents that formalize constraints into CNF, score them against expert formulas, and train NeSy
     predictors."""
+    escape_library_output()
     if trust_task_code:
         os.environ[TRUST_TASK_CODE_ENV] = "1"  # sweep workers inherit it
 

@@ -2,6 +2,9 @@
 
 Conventions: a problem the user can fix (any :class:`AutonesyError`, a file that cannot be read)
 prints one ``error: …`` line and exits 1 (``verify`` and ``follow``: 2); ``--json`` prints JSON only.
+``run`` and ``sweep`` exit 3 (``INFRA_FAILED_EXIT``) when attempts ended ``infra_failed`` (the LLM
+endpoint failed past its retries; nothing of them was scored) and none crashed: running the same
+command again retries exactly those. An attempt that crashed (status ``error``) exits 1.
 Nothing heavy is imported here: ``--help`` must answer at once.
 """
 
@@ -9,14 +12,18 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from autonesy.tools.config import DATA_DIR_ENV, LLM_ENV, LLM_TIMEOUT_S, MAX_REFLECTIONS, MAX_REPAIRS
 from autonesy.tools.errors import AutonesyError, one_line
+from autonesy.tools.terminal_text import terminal_line, terminal_text
 
 console = Console()
 errors = Console(stderr=True)
@@ -32,8 +39,28 @@ def user_errors(code: int = 1) -> Iterator[None]:
     try:
         yield
     except (AutonesyError, OSError, UnicodeDecodeError) as error:
-        typer.echo(f"error: {one_line(error)}", err=True)
+        typer.echo(f"error: {terminal_line(one_line(error))}", err=True)
         raise typer.Exit(code) from None
+
+
+class _TerminalFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return terminal_text(super().format(record))
+
+
+_plain_warning = warnings.formatwarning
+
+
+def _escaped_warning(*args: Any, **kwargs: Any) -> str:
+    return terminal_text(_plain_warning(*args, **kwargs))
+
+
+def escape_library_output() -> None:
+    """Warnings and log lines that libraries print on stderr may quote text from elsewhere (matplotlib a
+    label's missing glyph, a client a server's error): show their control characters escaped too."""
+    warnings.formatwarning = _escaped_warning
+    if logging.lastResort is not None:  # what prints a warning when logging is not configured
+        logging.lastResort.setFormatter(_TerminalFormatter())
 
 
 def print_json(data: Any) -> None:
@@ -41,9 +68,16 @@ def print_json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2, default=str))
 
 
-def say(text: str, **style: Any) -> None:
-    """Print plain text (no markup, no highlighting: names and formulas may hold brackets)."""
-    console.print(text, highlight=False, markup=False, **style)
+def say(text: str, *, err: bool = False, **style: Any) -> None:
+    """Print text that may come from elsewhere (names, formulas, errors, files of a received directory) on
+    stdout, or stderr with ``err``: control characters shown escaped, no markup, emoji codes or highlighting."""
+    (errors if err else console).print(terminal_text(text), highlight=False, markup=False, emoji=False, **style)
+
+
+def cell(value: Any) -> Text:
+    """A table cell for a value that may come from elsewhere: one line, control characters shown escaped,
+    never read as markup."""
+    return Text(terminal_line(str(value)))
 
 
 def score_text(value: float) -> str:
@@ -73,7 +107,7 @@ def count_text(count: int | str | None) -> str:
 
 def progress_printer(quiet: bool):
     """The ``notify`` callback of the runners: progress lines on stderr, none with ``--json``."""
-    return (lambda message: None) if quiet else (lambda message: errors.print(message, markup=False))
+    return (lambda message: None) if quiet else (lambda message: say(message, err=True))
 
 
 LLM_HELP = (
@@ -82,9 +116,41 @@ LLM_HELP = (
 DATA_DIR_HELP = f"Data directory (default: ${DATA_DIR_ENV}, else the user cache directory)."
 
 
+INFRA_FAILED_EXIT = 3
+
+
+def infra_failed_line(count: int, again: str) -> str:
+    """The line ``run`` and ``sweep`` end with when attempts outlived the endpoint's retries."""
+    attempts = "1 attempt" if count == 1 else f"{count} attempts"
+    return (
+        f"error: {attempts} ended infra_failed (the LLM endpoint failed past its retries; nothing of them was "
+        f"scored): {again} retries them (exit status {INFRA_FAILED_EXIT})"
+    )
+
+
+def cache_option() -> Any:
+    """``--cache/--no-cache``: the response cache shared by every run and sweep."""
+    return typer.Option(
+        True,
+        "--cache/--no-cache",
+        help="Answer repeated LLM requests from the shared response cache ($AUTONESY_LLM_CACHE, else "
+        "$AUTONESY_CACHE_DIR/llm/responses.sqlite); --no-cache sends every request.",
+    )
+
+
+def max_tokens_option() -> Any:
+    """``--max-tokens``: the completion token limit sent with every LLM request."""
+    return typer.Option(None, "--max-tokens", min=1, help="Completion token limit (default: the backend's).")
+
+
 def llm_timeout_option() -> Any:
     """``--llm-timeout``, with the shared default from ``tools/config.py``."""
-    return typer.Option(LLM_TIMEOUT_S, "--llm-timeout", min=0.1, help="Seconds to wait for one LLM answer.")
+    return typer.Option(
+        LLM_TIMEOUT_S,
+        "--llm-timeout",
+        min=0.1,
+        help="Wall-clock seconds for one LLM answer, retries included (the request is abandoned then).",
+    )
 
 
 def max_repairs_option() -> Any:

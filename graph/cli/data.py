@@ -9,7 +9,16 @@ from pathlib import Path
 
 import typer
 
-from autonesy.graph.cli.common import UserError, console, data_dir_option, json_option, print_json, say, user_errors
+from autonesy.graph.cli.common import (
+    UserError,
+    cell,
+    console,
+    data_dir_option,
+    json_option,
+    print_json,
+    say,
+    user_errors,
+)
 from autonesy.tools.config import DATA_DIR_ENV
 
 
@@ -137,7 +146,7 @@ def show(
         table.add_column(column, justify="right")
     for name, s in stats.items():
         table.add_row(
-            name,
+            cell(name),
             f"{s['size']:,}",
             "x".join(map(str, s["x_shape"][1:])),
             f"{s['distinct_labels']:,}",
@@ -226,7 +235,7 @@ def load(
         table.add_column(column, justify="right")
     for name, s in stats.items():
         table.add_row(
-            name,
+            cell(name),
             f"{s['size']:,}",
             f"{record['dropped'][name]:,}",
             "x".join(map(str, s["x_shape"][1:])),

@@ -7,7 +7,8 @@ from pathlib import Path
 import typer
 
 from autonesy.graph.cli.choices import REPORT_FORMATS, listed
-from autonesy.graph.cli.common import UserError, errors, user_errors
+from autonesy.graph.cli.common import UserError, say, user_errors
+from autonesy.tools.terminal_text import terminal_text
 
 
 def report(
@@ -35,11 +36,11 @@ def report(
             from autonesy.graph.view.export import export_html
 
             site = export_html(dirs, result.folder / "html", compare_published=compare_published)
-    typer.echo(result.render(fmt))
+    typer.echo(terminal_text(result.render(fmt)))  # not through rich: a table is printed unwrapped
     if result.plots:
-        errors.print(f"plots: {', '.join(str(p) for p in result.plots)}", highlight=False, markup=False)
+        say(f"plots: {', '.join(str(p) for p in result.plots)}", err=True)
     if html:
-        errors.print(f"html: {site}", highlight=False, markup=False)
+        say(f"html: {site}", err=True)
 
 
 def register(app: typer.Typer) -> None:

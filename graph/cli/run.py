@@ -10,14 +10,19 @@ import typer
 
 from autonesy.graph.cli.choices import DETAIL_LEVELS, FORMATS, POLICIES, listed
 from autonesy.graph.cli.common import (
+    INFRA_FAILED_EXIT,
     LLM_HELP,
     UserError,
+    cache_option,
+    cell,
     console,
     count_text,
     data_dir_option,
+    infra_failed_line,
     json_option,
     llm_timeout_option,
     max_repairs_option,
+    max_tokens_option,
     print_json,
     progress_printer,
     say,
@@ -45,6 +50,8 @@ def run(
     max_repairs: int = max_repairs_option(),
     out: Path | None = typer.Option(None, "--out", help="Run directory (run again with the same one to resume)."),
     llm_timeout: float = llm_timeout_option(),
+    max_tokens: int | None = max_tokens_option(),
+    cache: bool = cache_option(),
     train: str = typer.Option(
         "auto",
         "--train",
@@ -60,7 +67,10 @@ def run(
     data_dir: Path | None = data_dir_option(),
     as_json: bool = json_option("Print the summary as JSON."),
 ) -> None:
-    """Formalize one task end to end: formalize, check, repair, oracle-test, compile, score."""
+    """Formalize one task end to end: formalize, check, repair, oracle-test, compile, score.
+
+    Exit status: 0 when the attempt ended accepted or rejected, 3 when it ended infra_failed (the LLM
+    endpoint failed past its retries; running it again with the same --out retries it), 1 on an error."""
     from autonesy.graph.run import RunConfig, run_attempt
 
     with user_errors():
@@ -75,6 +85,8 @@ def run(
             llm=llm,
             max_repairs=max_repairs,
             llm_timeout_s=llm_timeout,
+            max_tokens=max_tokens,
+            cache=cache,
             decoding=decoding,
             data=True,
             data_dir=str(data_dir) if data_dir is not None else None,
@@ -85,8 +97,14 @@ def run(
         summary = run_attempt(config, out, progress=not as_json, notify=progress_printer(as_json))
     if as_json:
         print_json(summary.to_dict())
-        return
-    print_summary(summary)
+    else:
+        print_summary(summary)
+    if summary.status == "infra_failed":
+        typer.echo(infra_failed_line(1, f"running it again with --out {summary.run_dir}"), err=True)
+        raise typer.Exit(INFRA_FAILED_EXIT)
+    if summary.status == "error":
+        typer.echo(f"error: the attempt failed ({summary.failure}): {summary.reason}", err=True)
+        raise typer.Exit(1)
 
 
 LOCAL_SUMMARY = (
@@ -97,17 +115,39 @@ LOCAL_SUMMARY = (
 )
 
 
+def outcome_text(summary: Mapping[str, Any]) -> str:
+    """The outcome for a person: ``accepted`` says what it means and never stands without the relation
+    to the ground truth and the F1 (an accepted formula may be far from right)."""
+    status = summary["status"]
+    if status == "accepted":
+        m = summary.get("metrics") or {}
+        if m.get("relation"):
+            score = f"relation {m['relation']}, F1 {score_text(m['f1'])}"
+        elif m:
+            score = "not scored: the model count timed out"
+        else:
+            score = "not scored: the task has no ground truth"
+        oracle = summary.get("oracle_test") or {}
+        passed = oracle.get("passed")
+        verdict = "" if passed is None else f"oracle test {'passed' if passed else 'failed'}; "
+        return f"accepted (the formula parsed and passed the syntax checks; {verdict}{score})"
+    failure = f" ({summary['failure']})" if summary.get("failure") else ""
+    if status == "infra_failed":
+        return f"infra_failed{failure}, not scored — {summary['reason']}"
+    return f"{status}{failure} — {summary['reason']}"
+
+
 def print_summary(summary: Mapping[str, Any]) -> None:
     """The summary in a few lines for a person (``--json`` prints it whole)."""
-    status = "accepted" if summary["accepted"] else f"rejected — {summary['reason']}"
     lines = [
         f"{summary['task']} · {summary['format']} · {summary['policy']} · {summary['detail']} · {summary['llm']}"
         f" · {summary.get('decoding') or 'free'} decoding",
-        f"outcome: {status}",
+        f"outcome: {outcome_text(summary)}",
         f"repair rounds: {summary['repair_rounds']}, semantic rounds: {summary['semantic_rounds']}, "
         f"autofixes: {', '.join(summary['autofixes']) or 'none'}",
         f"LLM calls: {summary['llm_calls']} ({summary['prompt_tokens']} prompt + {summary['completion_tokens']} "
-        f"completion tokens, {summary['llm_seconds']:.1f} s)",
+        f"completion tokens, {summary['llm_seconds']:.1f} s)"
+        + (f"; {summary['cached_calls']} answered from the response cache" if summary.get("cached_calls") else ""),
     ]
     if summary["oracle_test"]:
         o = summary["oracle_test"]
@@ -145,7 +185,7 @@ def print_summary(summary: Mapping[str, Any]) -> None:
         for column in rows[0]:
             table.add_column(column)
         for row in rows[1:]:
-            table.add_row(*row)
+            table.add_row(*map(cell, row))
         console.print(table)
     if (summary.get("llm") or "").startswith("local"):
         say(f"note: {LOCAL_SUMMARY}")

@@ -8,14 +8,19 @@ import typer
 
 from autonesy.graph.cli.choices import EXECUTORS, listed
 from autonesy.graph.cli.common import (
+    INFRA_FAILED_EXIT,
+    cache_option,
     errors,
+    infra_failed_line,
     json_option,
     llm_timeout_option,
     max_repairs_option,
+    max_tokens_option,
     print_json,
     user_errors,
 )
 from autonesy.tools.config import LLM_ENV
+from autonesy.tools.terminal_text import terminal_text
 
 
 def sweep(
@@ -51,8 +56,20 @@ def sweep(
         None, "--workers", min=1, help="Worker processes (with --executor process; default: min(concurrency, CPUs))."
     ),
     llm_timeout: float = llm_timeout_option(),
-    max_tokens: int | None = typer.Option(
-        None, "--max-tokens", min=1, help="Completion token limit (default: the backend's)."
+    max_tokens: int | None = max_tokens_option(),
+    cache: bool = cache_option(),
+    limit: int | None = typer.Option(
+        None,
+        "--limit",
+        min=1,
+        help="Run a sample of N attempts of the grid: the same N on every run (a larger N keeps them).",
+    ),
+    sample_seed: int = typer.Option(0, "--sample-seed", help="Which sample --limit draws."),
+    dry_run: bool = typer.Option(
+        False,
+        "--dry-run",
+        help="Print the attempts a run would start or retry, at most how many LLM calls and about how many "
+        "tokens; run and write nothing.",
     ),
     attempt_time_limit: float | None = typer.Option(
         None,
@@ -64,8 +81,12 @@ def sweep(
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
     as_json: bool = json_option("Print the outcome as JSON."),
 ) -> None:
-    """Run a grid of attempts (LLMs × tasks × formats × prompts × details) into one results table; resumable."""
-    from autonesy.graph.sweep import SweepSpec, run_sweep
+    """Run a grid of attempts (LLMs × tasks × formats × prompts × details) into one results table; resumable.
+
+    Exit status: 0 when every attempt finished, 3 when some ended infra_failed (the LLM endpoint failed
+    past its retries; the same command retries them), 1 when some crashed or did not finish."""
+    from autonesy.graph.sweep.grid import SweepSpec
+    from autonesy.graph.sweep.run import plan_sweep, resume_text, run_sweep
 
     with user_errors():
         spec = SweepSpec(
@@ -82,7 +103,17 @@ def sweep(
             decoding=decoding,
             attempt_time_limit_s=attempt_time_limit,
             data=True,
+            limit=limit,
+            sample_seed=sample_seed,
+            cache=cache,
         )
+        if dry_run:
+            plan = plan_sweep(spec, out)
+            if as_json:
+                print_json(plan.to_dict())
+            else:
+                typer.echo(plan.text())
+            return
         result = run_sweep(
             spec,
             out,
@@ -99,10 +130,15 @@ def sweep(
     else:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(data["counts"].items()))
         typer.echo(
-            f"{data['attempts']} attempts ({counts}); ran {data['ran']} now, {data['skipped']} were already "
-            f"done; {data['seconds']:.1f} s\nresults: {data['results'][0]}, {data['results'][1]}"
+            terminal_text(
+                f"{data['attempts']} attempts ({counts}); ran {data['ran']} now ({resume_text(data['resume'])}); "
+                f"{data['seconds']:.1f} s\nresults: {data['results'][0]}, {data['results'][1]}"
+            )
         )
     failed = sum(data["counts"].get(status, 0) for status in ("error", "unfinished", "pending"))
+    outages = data["counts"].get("infra_failed", 0)
+    if outages:
+        typer.echo(infra_failed_line(outages, "running the same command again"), err=True)
     if failed:
         typer.echo(
             f"error: {failed} attempts did not finish (see error.json in their directories); run the same "
@@ -110,6 +146,8 @@ def sweep(
             err=True,
         )
         raise typer.Exit(1)
+    if outages:
+        raise typer.Exit(INFRA_FAILED_EXIT)
 
 
 def register(app: typer.Typer) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from autonesy.graph.cli.common import console, json_option, print_json, say, user_errors
+from autonesy.graph.cli.common import cell, console, json_option, print_json, say, user_errors
 
 TASK_HELP = "A catalogue task name, or a task file (*.toml)."
 
@@ -33,14 +33,14 @@ def list_tasks(as_json: bool = json_option("Print a JSON list instead of a table
     table.add_column("data")
     for row in rows:
         table.add_row(
-            row["name"],
+            cell(row["name"]),
             str(row["num_vars"]),
             f"{row['num_clauses']:,}",
             str(row["num_aux_vars"]),
             f"{row['published_clauses']:,}" if row["published_clauses"] else "—",
             f"{row['model_count']:,}",
-            row["count_method"],
-            row["data_provenance"],
+            cell(row["count_method"]),
+            cell(row["data_provenance"]),
         )
     console.print(table)
 
@@ -52,7 +52,6 @@ def show_task(
 ) -> None:
     """Variables with meanings, the description, and ground-truth statistics."""
     from rich.table import Table
-    from rich.text import Text
 
     from autonesy.tasks.registry import load_task
     from autonesy.tasks.summary import task_record
@@ -64,15 +63,15 @@ def show_task(
     if as_json:
         print_json(record)
         return
-    console.print(f"{task.name} — {task.metadata.source_dataset} ({task.metadata.licence})", style="bold", markup=False)
+    say(f"{task.name} — {task.metadata.source_dataset} ({task.metadata.licence})", style="bold")
     table = Table(show_header=True)
     table.add_column("#", justify="right")
     table.add_column("variable")
     table.add_column("meaning")
     for index, variable in enumerate(task.variables, start=1):
-        table.add_row(str(index), Text(variable.name), Text(variable.meaning))
+        table.add_row(str(index), cell(variable.name), cell(variable.meaning))
     console.print(table)
-    console.print(f"Description ({detail})", style="bold")
+    say(f"Description ({detail})", style="bold")
     say(f"{description}\n")
     stats = {
         k: record[k]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from autonesy.graph.cli.common import console, json_option, print_json, say, user_errors
+from autonesy.graph.cli.common import cell, console, json_option, print_json, say, user_errors
 
 
 def trace(
@@ -39,13 +39,12 @@ def trace(
     if taxonomy:
         from rich import box
         from rich.table import Table
-        from rich.text import Text
 
         table = Table(title="syntax errors by format, model and kind", box=box.SIMPLE_HEAD)
         for column in ("format", "model", "error kind", "count"):
             table.add_column(column)
         for row in taxonomy:
-            table.add_row(row["format"], Text(row["model"]), row["error_kind"], str(row["count"]))
+            table.add_row(cell(row["format"]), cell(row["model"]), cell(row["error_kind"]), str(row["count"]))
         console.print(table)
 
 

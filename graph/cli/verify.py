@@ -2,12 +2,14 @@
 
 Exit codes of ``verify`` and ``follow``: 0 sat, 1 unsat (``follow``: the budget was spent without a
 sat response), 2 an error — a one-line message, or a verdict that could not be reached (``unknown``).
-``vifbench`` commands exit 1 on an error, like the rest of the command line.
+``vifbench check`` exits the same way (0 sat, 1 unsat, 2 an error); the other ``vifbench`` commands
+exit 1 on an error, like the rest of the command line.
 
-``--llm`` takes every spec the formalization pipeline takes, plus ``oracle`` (``vifbench eval``: the
-scripted VifBench ground-truth model built from the evaluated data — the verifier's self-test) and
-``oracle:DATA.jsonl`` (the same, from a data file, for any command), and ``flawed`` / ``flawed:DATA.jsonl``
-(the oracle with the failure modes the Nsvif paper reports — the scripted run that tells verifiers apart).
+``--llm`` takes every spec the formalization pipeline takes, plus the label-reading plumbing checks:
+``oracle`` (``vifbench eval``: a scripted model that answers from the evaluated data's own labels —
+every verifier must reproduce them) and ``oracle:DATA.jsonl`` (the same, from a data file, for any
+command), and ``flawed`` / ``flawed:DATA.jsonl`` (the same with errors injected at hand-set rates, to
+exercise reflection and fallbacks). Both read the answers, so neither compares verifiers.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from autonesy.graph.cli.choices import FEEDBACK_MODES, VERIFIERS, listed
 from autonesy.graph.cli.common import (
     LLM_HELP,
     UserError,
+    cell,
     console,
     json_option,
     llm_timeout_option,
@@ -34,6 +37,17 @@ from autonesy.tools.config import CHECKER_TIMEOUT_S
 
 VERIFY_LLM_HELP = LLM_HELP.replace(" (default:", " | oracle:DATA.jsonl | flawed:DATA.jsonl (default:")
 SCRIPTED_SPECS = ("oracle", "flawed")
+CHECK_TYPES = (  # the logic types of autonesy.tools.verify.checkers (a test keeps them equal)
+    "keyword_inclusion",
+    "keyword_exclusion",
+    "response_title",
+    "response_subsection_titles",
+    "words_per_sentence",
+    "even_odd_word_count",
+    "total_word_count",
+    "start_end_same_word",
+    "subsections_start_end_same_word",
+)
 CHECKERS_HELP = "User checker module: FILE.py, MODULE or MODULE:FUNCTION (repeatable)."
 
 
@@ -47,8 +61,8 @@ def _read(path: Path, what: str) -> str:
 
 
 def oracle_backend(records: list[dict[str, Any]], kind: str = "oracle"):
-    """A scripted VifBench model answering from ``records`` (``oracle``: the ground truth; ``flawed``:
-    the ground truth with the paper's failure modes), as a chat backend."""
+    """A label-reading plumbing model answering from ``records`` (``oracle``: their labels; ``flawed``:
+    their labels with errors injected at hand-set rates), as a chat backend."""
     from autonesy.agents.llm import LangChainChatBackend
     from autonesy.agents.verify import flawed_chat_model, oracle_chat_model
 
@@ -122,11 +136,11 @@ def _print_verification(summary: dict[str, Any]) -> None:
         for c in summary["constraints"]:
             value = c.get("value")
             table.add_row(
-                c["id"],
-                str(c.get("kind") or "—"),
-                str(c.get("method") or "—"),
+                cell(c["id"]),
+                cell(c.get("kind") or "—"),
+                cell(c.get("method") or "—"),
                 "—" if value is None else ("yes" if value else "no"),
-                c["summary"],
+                cell(c["summary"]),
             )
         console.print(table)
         say(f"formula:\n{summary['formula']}")
@@ -248,7 +262,9 @@ def follow(
 
 def generate(
     out: Path = typer.Option(..., "--out", help="Directory for vifbench.jsonl and stats.json."),
-    count: int = typer.Option(50, "--count", min=1, help="Instructions (each gets a sat and an unsat response)."),
+    count: int | None = typer.Option(
+        None, "--count", min=1, help="Only the first N instructions (groups interleaved; default: all 820)."
+    ),
     seed: int = typer.Option(0, "--seed"),
     llm: str | None = typer.Option(
         None, "--llm", help="Let this LLM write the responses (default: synthesised offline). " + VERIFY_LLM_HELP
@@ -256,7 +272,7 @@ def generate(
     llm_timeout: float = llm_timeout_option(),
     as_json: bool = json_option(),
 ) -> None:
-    """Generate labelled <instruction, response, verdict> pairs over the VifBench constraint types."""
+    """Write VifBench (the Nsvif paper's §A.1–A.2): 820 labelled <instruction, response, verdict> pairs."""
     from autonesy.graph.verify.vifbench import generate_data
 
     with user_errors(1):
@@ -270,19 +286,28 @@ def generate(
     from rich import box
     from rich.table import Table
 
-    table = Table(title=f"{summary['pairs']} labelled pairs in {summary['data']}", box=box.SIMPLE_HEAD)
-    for column in ("group", "instructions", "sat", "unsat", "mean constraints", "labels true", "labels false", "clean"):
+    table = Table(title=cell(f"{summary['pairs']} labelled pairs in {summary['data']}"), box=box.SIMPLE_HEAD)
+    for column in (
+        "group",
+        "instructions",
+        "sat",
+        "unsat",
+        "mean constraints",
+        "labels true",
+        "labels false",
+        "regen.",
+    ):
         table.add_column(column, justify="right")
     for group, row in summary["distribution"].items():
         table.add_row(
-            group,
+            cell(group),
             str(row["instructions"]),
             str(row["sat"]),
             str(row["unsat"]),
             f"{row['mean_constraints']:.1f}",
             str(row["labels_true"]),
             str(row["labels_false"]),
-            f"{100 * row['clean_share']:.0f}%",
+            str(row["regenerations"]),
         )
     console.print(table)
     say("sources: " + ", ".join(f"{k} {v}" for k, v in summary["sources"].items()))
@@ -293,7 +318,12 @@ def evaluate(
     verifier: list[str] = typer.Option(
         ["nsvif"], "--verifier", help=f"{' | '.join(VERIFIERS)}; repeat or comma-separate to compare."
     ),
-    llm: str | None = typer.Option(None, "--llm", help=VERIFY_LLM_HELP + " 'oracle': the ground-truth self-test."),
+    llm: str | None = typer.Option(
+        None,
+        "--llm",
+        help=VERIFY_LLM_HELP + " 'oracle' / 'flawed': label-reading plumbing checks (they read the answers; they "
+        "compare no verifiers).",
+    ),
     formulation_llm: str | None = typer.Option(None, "--formulation-llm"),
     checker_llm: str | None = typer.Option(None, "--checker-llm"),
     judge_llm: str | None = typer.Option(None, "--judge-llm"),
@@ -360,6 +390,76 @@ def import_ifeval(
     print_json(summary)
 
 
+def check(
+    constraint_type: str = typer.Argument(..., metavar="TYPE", help="One of: " + ", ".join(CHECK_TYPES) + "."),
+    output: Path = typer.Option(..., "--output", help="The response to check (a text file)."),
+    param: list[str] = typer.Option(
+        [],
+        "--param",
+        help="KEY=VALUE (repeatable): keywords=A,B | titles=A|B | title=TEXT | max=N | target=N | parity=even|odd.",
+    ),
+    as_json: bool = json_option('Print {"verdict": ..., "evidence": ...}.'),
+) -> None:
+    """Check one VifBench logic constraint on a response, with Table 5's conventions: prints sat or unsat.
+
+    Exit code 0 sat, 1 unsat, 2 an error (one line). "around N" words (total_word_count) means within
+    max(3, 10 % of N) of N; title and subsection title lines are not counted.
+    """
+    from autonesy.tools.verify.constraint_check import check_constraint
+
+    with user_errors(2):
+        result = check_constraint(constraint_type, _read(output, "output"), param)
+    if as_json:
+        print_json(result)
+    else:
+        typer.echo(result["verdict"])
+    raise typer.Exit(0 if result["verdict"] == "sat" else 1)
+
+
+def _print_offline(report: dict[str, Any]) -> None:
+    constraints, prompts = report["constraints"], report["prompts"]
+    say(f"measures: {report['measures']}")
+    if constraints["decided"]:
+        say(
+            f"constraint-level accuracy {constraints['agree']}/{constraints['decided']} = "
+            f"{100 * constraints['accuracy']:.2f} % (semantic, unknown offline: {constraints['semantic_unknown']})"
+        )
+    say(
+        f"prompt-level accuracy {prompts['agree']}/{prompts['n']} = {100 * (prompts['accuracy'] or 0):.2f} % "
+        f"(sat by the labels {prompts['label_sat']}; FP {prompts['fp']}, FN {prompts['fn']}, unknown {prompts['unknown']})"
+    )
+    for d in report["disagreements"]:
+        say(f"  {d['id']} {d['constraint']} {d['type']}: ours {d['ours']}, label {d['label']}")
+
+
+def offline_ifeval(
+    source: Path | None = typer.Option(
+        None, "--source", help="Labelled IFEval rows (default: the shipped GPT-4 file)."
+    ),
+    as_json: bool = json_option(),
+) -> None:
+    """Nsvif's checker-and-solver half on IFEval, offline: constraints and formula from IFEval's metadata,
+    our checkers, Z3; accuracy against IFEval's strict labels (read only to score)."""
+    from autonesy.graph.verify.offline import ifeval_offline
+
+    with user_errors(1):
+        report = ifeval_offline(source)
+    print_json(report) if as_json else _print_offline(report)
+
+
+def offline_data(
+    data: Path = typer.Option(..., "--data", help="vifbench.jsonl (or the directory holding it)."),
+    as_json: bool = json_option(),
+) -> None:
+    """The same offline track on VifBench-format data: constraints and formula from each pair's metadata,
+    our checkers, Z3 (semantic constraints unknown); accuracy against the pairs' labels."""
+    from autonesy.graph.verify.offline import data_offline
+
+    with user_errors(1):
+        report = data_offline(data)
+    print_json(report) if as_json else _print_offline(report)
+
+
 def optimize_judge(
     data: Path = typer.Option(..., "--data", help="Labelled pairs; the first half of their instructions is used."),
     out: Path = typer.Option(..., "--out", help="Directory for guidance.txt."),
@@ -390,8 +490,11 @@ def register(app: typer.Typer) -> None:
     app.command("follow")(follow)
     vifbench_app = typer.Typer(help="VifBench-style labelled data and verifier evaluation.", no_args_is_help=True)
     vifbench_app.command("generate")(generate)
+    vifbench_app.command("check")(check)
     vifbench_app.command("eval")(evaluate)
     vifbench_app.command("optimize-judge")(optimize_judge)
+    vifbench_app.command("offline-ifeval")(offline_ifeval)
+    vifbench_app.command("offline")(offline_data)
     import_app = typer.Typer(help="Labelled data from other benchmarks, as VifBench records.", no_args_is_help=True)
     import_app.command("ifeval")(import_ifeval)
     vifbench_app.add_typer(import_app, name="import")

@@ -38,7 +38,7 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from autonesy.graph.trace import traced_node
+from autonesy.graph.tracer import traced_node
 from autonesy.graph.verify.nodes import NODES
 from autonesy.graph.verify.state import (
     FEEDBACK_MODES,

@@ -29,11 +29,11 @@ from autonesy.agents.llm import (
     ResponseCache,
     backend_from_spec,
     default_llm_spec,
-    redact_spec,
 )
 from autonesy.agents.verify import CheckingAgent, FormulationAgent, JudgeAgent, WriterAgent
+from autonesy.graph.checkpoint_store import run_checkpointer
 from autonesy.graph.rundir import SUMMARY_FILE, RunDir, run_or_resume
-from autonesy.graph.trace import Tracer
+from autonesy.graph.tracer import Tracer
 from autonesy.graph.verify.graph import (
     FEEDBACK_MODES,
     RECURSION_LIMIT,
@@ -47,6 +47,7 @@ from autonesy.graph.verify.graph import (
 )
 from autonesy.tools.config import CHECKER_TIMEOUT_S, LLM_TIMEOUT_S, MAX_REFLECTIONS
 from autonesy.tools.errors import AutonesyError
+from autonesy.tools.llm_spec import redact_spec
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.verify.user_checkers import UserChecker, load_user_checkers
 
@@ -369,7 +370,7 @@ def verify_output(
             rundir.write_text("output.txt", output)
         tracer = Tracer(rundir.path)
         runtime = make_runtime(config, handles, tracer, user_checkers=user_checkers)
-        with rundir.checkpointer() as checkpointer:
+        with run_checkpointer(rundir) as checkpointer:
             state = run_graph(runtime, initial_state(instruction, output), checkpointer)
         summary = summarize(
             state, run_dir=rundir.path, config=config, llms=record["llms"], wall_seconds=time.perf_counter() - start

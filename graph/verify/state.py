@@ -14,7 +14,7 @@ from autonesy.agents.verify.checking import CheckingAgent
 from autonesy.agents.verify.formulation import FormulationAgent
 from autonesy.agents.verify.judge import JudgeAgent
 from autonesy.agents.verify.writer import WriterAgent
-from autonesy.graph.trace import Tracer
+from autonesy.graph.tracer import Tracer
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.verify.checker_run import CHECKER_LIMITS
 from autonesy.tools.verify.user_checkers import UserChecker

@@ -29,7 +29,8 @@ from typing import Any
 
 from autonesy.agents.llm import ChatBackend, LLMError, ResponseCache, backend_from_spec
 from autonesy.agents.verify import WriterAgent
-from autonesy.graph.trace import Tracer
+from autonesy.agents.verify.scripted_llm import CANNED_MODEL_NAMES
+from autonesy.graph.tracer import Tracer
 from autonesy.graph.verify.graph import VERIFIERS, WHOLE_INSTRUCTION_JUDGES, VerifierMemory, initial_state
 from autonesy.graph.verify.run import (
     Backends,
@@ -43,7 +44,7 @@ from autonesy.graph.verify.run import (
     sha,
 )
 from autonesy.tasks.vifbench import GROUPS, Instruction, generate_instruction, label_distribution
-from autonesy.tasks.vifbench.generator import instruction_plan, record
+from autonesy.tasks.vifbench.generator import REGENERATION_BUDGET, record, vifbench_plan
 from autonesy.tools.config import LLM_TIMEOUT_S
 from autonesy.tools.verify.metrics import COST_KEYS, scores
 
@@ -56,66 +57,56 @@ GROUP_ORDER = tuple(name for name, _, _ in GROUPS)
 # generate
 
 
-REPAIR_BUDGET = 5
-
-
-def _llm_outputs(item, writer: WriterAgent, tracer: Tracer, budget: int = REPAIR_BUDGET) -> list[dict[str, Any]]:
-    """The item's two responses written by the LLM as the paper's §4 describes, labelled by the reference
-    checkers: ``sat`` — written for the instruction and repaired with the checkers' messages (the
-    requirements left unmet) up to ``budget`` writes; ``unsat`` — written, and repaired likewise, for
-    the instruction without one requirement over a logic constraint, kept when the full instruction
-    is then violated. A verdict not reached falls back to the synthetic response (``source`` says so)."""
+def _llm_outputs(item, writer: WriterAgent, tracer: Tracer, budget: int = REGENERATION_BUDGET) -> list[dict[str, Any]]:
+    """The item's response written by the LLM as the paper's §A.2 describes, labelled by the reference
+    checkers: a sat round writes for the instruction and revises with the checkers' messages (the
+    requirements left unmet); an unsat round writes for the instruction without its omitted logic
+    constraint and writes again while the full instruction is still met — up to ``budget``
+    regenerations, the last kept as it is. An LLM that gives no text falls back to the offline
+    writer's response (``source`` says so)."""
     instruction: Instruction = item.instruction
-    out = []
-    for synthetic in item.records:
-        verdict = synthetic["verdict"]
-        variants = [instruction] if verdict == "sat" else instruction.omissions()
-        chosen, previous, feedback = None, None, None
-        for attempt in range(budget):
-            given = variants[attempt % len(variants)] if verdict == "unsat" else instruction
-            salt = f"{item.instruction_id}:{verdict}:{attempt}"
-            if previous is None:
-                turn, text = writer.write(given.text, salt=salt)
-            else:
-                turn, text = writer.rewrite(given.text, previous, feedback, salt=salt)
-            tracer.agent_turn(turn, item=item.instruction_id, wanted=verdict, attempt=attempt)
-            if (
-                turn.error is not None
-                and not turn.error.transient
-                and turn.error.kind in ("auth", "config", "bad_request")
-            ):
-                raise turn.error
-            previous, feedback = None, None
-            if text is None:
-                continue
-            labels = instruction.labels(text)
-            unmet = given.unmet({cid: labels[cid] for cid in given.ids})
-            if not unmet and instruction.verdict(labels) == verdict:
-                chosen = record(
-                    synthetic["id"],
-                    item.instruction_id,
-                    instruction,
-                    text,
-                    labels,
-                    source="llm",
-                    clean=None,
-                    target=None,
-                )
-                chosen["repairs"] = attempt
-                break
-            if unmet:  # repair: the checkers say which requirements are not met
-                previous = text
-                feedback = "These requirements are not met:\n" + "\n".join(f"- {line}" for line in unmet)
-        if chosen is None:
-            chosen = {**synthetic, "source": "synthetic-fallback"}
-        tracer.event("generated", item=chosen["id"], verdict=chosen["verdict"], source=chosen["source"])
-        out.append(chosen)
-    return out
+    given: Instruction = item.given
+    offline = item.records[0]
+    chosen, previous, feedback = None, None, None
+    for attempt in range(budget + 1):
+        salt = f"{item.instruction_id}:{item.round}:{attempt}"
+        if previous is None:
+            turn, text = writer.write(given.text, salt=salt)
+        else:
+            turn, text = writer.rewrite(given.text, previous, feedback, salt=salt)
+        tracer.agent_turn(turn, item=item.instruction_id, wanted=item.round, attempt=attempt)
+        if turn.error is not None and not turn.error.transient and turn.error.kind in ("auth", "config", "bad_request"):
+            raise turn.error
+        previous, feedback = None, None
+        if text is None:
+            continue
+        labels = instruction.labels(text)
+        chosen = record(
+            item.instruction_id,
+            item.instruction_id,
+            instruction,
+            text,
+            labels,
+            source="llm",
+            round=item.round,
+            omitted=item.omitted,
+            regenerations=attempt,
+        )
+        if chosen["verdict"] == item.round:
+            break
+        unmet = given.unmet({cid: labels[cid] for cid in given.ids})
+        if unmet:  # revise: the checkers say which requirements are not met
+            previous = text
+            feedback = "These requirements are not met:\n" + "\n".join(f"- {line}" for line in unmet)
+    if chosen is None:
+        chosen = {**offline, "source": "offline-writer-fallback"}
+    tracer.event("generated", item=chosen["id"], verdict=chosen["verdict"], source=chosen["source"])
+    return [chosen]
 
 
 def generate_data(
     out: Path,
-    count: int,
+    count: int | None = None,
     seed: int = 0,
     *,
     llm: str | None = None,
@@ -123,9 +114,11 @@ def generate_data(
     llm_timeout_s: float = LLM_TIMEOUT_S,
     notify: Callable[[str], None] = lambda m: None,
 ) -> dict[str, Any]:
-    """``count`` instructions, a sat and an unsat output each; offline unless an LLM is given."""
-    if count < 1:
-        raise VerifyError("--count must be at least 1")
+    """VifBench's instructions (all 820, or the first ``count`` of the plan), one output each; offline unless
+    an LLM is given."""
+    plan = vifbench_plan()
+    if count is not None and not 1 <= count <= len(plan):
+        raise VerifyError(f"--count must be 1 to {len(plan)} (VifBench has {len(plan)} instructions)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     owned = None
@@ -136,7 +129,7 @@ def generate_data(
         config = {
             "kind": "vifbench-generate",
             "task": "vifbench-generate",
-            "format": "llm" if backend else "synthetic",
+            "format": "llm" if backend else "offline-writer",
             "policy": "generator",
             "llm": label,
             "count": count,
@@ -147,8 +140,8 @@ def generate_data(
         writer = WriterAgent(backend) if backend is not None else None
         records = []
         start = time.perf_counter()
-        for index, (n, member) in enumerate(instruction_plan(count, seed)):
-            item = generate_instruction(seed, index, n, member)
+        for n, position in plan[:count]:
+            item = generate_instruction(n, position, seed)
             records.extend(_llm_outputs(item, writer, tracer) if writer else item.records)
             if writer is None:
                 tracer.event("generated", item=item.instruction_id, group=item.group, n_constraints=n)
@@ -162,7 +155,7 @@ def generate_data(
         summary = {
             "out": str(out),
             "data": str(out / DATA_FILE),
-            "instructions": count,
+            "instructions": len(records),
             "pairs": len(records),
             "seed": seed,
             "llm": label,
@@ -171,7 +164,7 @@ def generate_data(
             "distribution": stats,
         }
         (out / "stats.json").write_text(json.dumps(summary, indent=2))
-        tracer.event("outcome", status="done", reason=f"{len(records)} labelled pairs from {count} instructions")
+        tracer.event("outcome", status="done", reason=f"{len(records)} labelled pairs")
         return summary
     finally:
         if owned is not None:
@@ -438,6 +431,11 @@ def _num(value: float | None, digits: int = 1) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
+def _canned(label: str) -> bool:
+    """Whether an LLM label names a scripted label-reading model (its answers are canned)."""
+    return label.rpartition("@")[2] in CANNED_MODEL_NAMES
+
+
 def report_markdown(report: Mapping[str, Any]) -> str:
     """The evaluation report as Markdown: per verifier, the paper's tables."""
     verifiers = report["verifiers"]
@@ -492,6 +490,15 @@ def report_markdown(report: Mapping[str, Any]) -> str:
         "",
         "## Table 4 — cost per verification (means over pairs; tokens as the endpoint reports them)",
         "",
+        *(
+            [
+                "Canned answers: " + ", ".join(canned) + " answered from the data's labels (a plumbing check); "
+                "prompt tokens are real, answer tokens those of the script's answers.",
+                "",
+            ]
+            if (canned := sorted({label for label in report.get("llms", {}).values() if _canned(label)}))
+            else []
+        ),
         "| verifier | LLM calls | cached calls | prompt tokens | completion tokens | total tokens | checker runs | "
         "LLM s | wall s |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",

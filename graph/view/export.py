@@ -7,7 +7,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from autonesy.graph import sweep
+from autonesy.graph import results
 from autonesy.graph.view import pages
 from autonesy.graph.view.files import OutsideRoots, Roots
 from autonesy.graph.view.site import PLOTLY_JS, STATIC_DIR, Site, StaticLinks, plotly_js
@@ -39,7 +39,7 @@ def _pages_below(root: Path) -> list[Path]:
     """The directory itself, and every page its page links to."""
     kind = pages.directory_kind(root)
     if kind == "sweep":
-        attempts = root / sweep.ATTEMPTS_DIR
+        attempts = root / results.ATTEMPTS_DIR
         return [root] + (sorted(p for p in attempts.iterdir() if p.is_dir()) if attempts.is_dir() else [])
     if kind == "folder":
         return [root] + [p for entry in pages.folder_entries(root) for p in _pages_below(entry)]

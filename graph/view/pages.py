@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import html
 import json
 import re
 from collections import defaultdict
@@ -13,10 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from autonesy.agents.llm import LLM_CALL_EVENT
-from autonesy.graph import report, sweep
+from autonesy.graph import report, results
 from autonesy.graph.trace import TRACE_FILE, attempt_report, find_run_dirs
 from autonesy.graph.view.files import Roots
+from autonesy.tools.trace_events import LLM_CALL_EVENT
 
 TABLE_COLUMNS = (
     "attempt_id",
@@ -56,7 +57,7 @@ def objs(value: Any) -> list[dict[str, Any]]:
 # ------------------------------------------------------------------------------------ kinds
 def directory_kind(path: Path) -> str:
     """sweep | verification | attempt | folder (anything else: run directories are found below it)."""
-    if (path / sweep.ATTEMPTS_DIR).is_dir() or (path / sweep.RESULTS_JSONL).is_file():
+    if (path / results.ATTEMPTS_DIR).is_dir() or (path / results.RESULTS_JSONL).is_file():
         return "sweep"
     if (path / "instruction.txt").is_file() and (path / TRACE_FILE).is_file():
         return "verification"
@@ -67,7 +68,7 @@ def directory_kind(path: Path) -> str:
 
 def folder_entries(path: Path) -> list[Path]:
     """Sweeps and run directories below a folder (a sweep's own attempts are not listed twice)."""
-    sweeps = sorted({p.parent for p in path.rglob(sweep.ATTEMPTS_DIR) if p.is_dir()})
+    sweeps = sorted({p.parent for p in path.rglob(results.ATTEMPTS_DIR) if p.is_dir()})
     runs = [p for p in find_run_dirs([path]) if not any(s in p.parents for s in sweeps)]
     return sweeps + runs
 
@@ -76,23 +77,25 @@ def folder_entries(path: Path) -> list[Path]:
 def sweep_is_running(path: Path) -> bool:
     """True while results.jsonl is missing or older than the grid or the attempts folder: the rows are
     then rebuilt from the attempt directories, and the page polls for new ones."""
-    results = path / sweep.RESULTS_JSONL
-    if not results.is_file():
+    table = path / results.RESULTS_JSONL
+    if not table.is_file():
         return True
-    written = results.stat().st_mtime
-    return any(p.exists() and p.stat().st_mtime > written for p in (path / sweep.SWEEP_FILE, path / sweep.ATTEMPTS_DIR))
+    written = table.stat().st_mtime
+    return any(
+        p.exists() and p.stat().st_mtime > written for p in (path / results.SWEEP_FILE, path / results.ATTEMPTS_DIR)
+    )
 
 
 def sweep_rows(path: Path) -> list[dict[str, Any]]:
     """Every attempt's results row, as on disk now."""
     if sweep_is_running(path):
-        return sweep.collect_rows(path) if (path / sweep.ATTEMPTS_DIR).is_dir() else []
-    return _results_file(path / sweep.RESULTS_JSONL, (path / sweep.RESULTS_JSONL).stat().st_mtime_ns)
+        return results.collect_rows(path) if (path / results.ATTEMPTS_DIR).is_dir() else []
+    return _results_file(path / results.RESULTS_JSONL, (path / results.RESULTS_JSONL).stat().st_mtime_ns)
 
 
 @functools.lru_cache(maxsize=4)
 def _results_file(path: Path, mtime_ns: int) -> list[dict[str, Any]]:
-    return sweep.read_results(path)
+    return results.read_results(path)
 
 
 def table_rows(rows: list[dict[str, Any]], link: Callable[[str], str]) -> dict[str, Any]:
@@ -103,7 +106,7 @@ def table_rows(rows: list[dict[str, Any]], link: Callable[[str], str]) -> dict[s
         item = [row.get(k) for k in TABLE_COLUMNS]
         f1 = row.get("f1")
         item[TABLE_COLUMNS.index("f1")] = round(f1, 4) if isinstance(f1, float) else f1
-        item.append(link(row.get("run_dir") or f"{sweep.ATTEMPTS_DIR}/{row.get('attempt_id')}"))
+        item.append(link(row.get("run_dir") or f"{results.ATTEMPTS_DIR}/{row.get('attempt_id')}"))
         values.append(item)
     return {"columns": [*TABLE_COLUMNS, "href"], "rows": values}
 
@@ -123,8 +126,17 @@ def sweep_summary(rows: list[dict[str, Any]], compare_published: bool) -> dict[s
     return {"tables": tables, "plots": plotly_figures(report.plot_data(df)), "counts": dict(counts)}
 
 
+def plotly_text(label: str) -> str:
+    """A label from a results file as Plotly plain text: Plotly draws its pseudo-HTML (``<a href>``, ``<b>``,
+    ``<br>``) in titles, tick labels, legends and hover text, so ``&``, ``<`` and ``>`` become entities."""
+    return html.escape(str(label), quote=False)
+
+
 def plotly_figures(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """The report's four plots as Plotly figures (drawn by plotly.js in the page)."""
+    """The report's four plots as Plotly figures (drawn by plotly.js in the page); every label that comes
+    from the results (model and format names) is passed through :func:`plotly_text`."""
+    formats = [plotly_text(f) for f in data["formats"]]
+    models = {m: plotly_text(m) for m in data["models"]}
     layout = {
         "barmode": "group",
         "margin": {"l": 50, "r": 10, "t": 40, "b": 40},
@@ -134,23 +146,25 @@ def plotly_figures(data: dict[str, Any]) -> list[dict[str, Any]]:
     f1 = [
         {
             "type": "bar",
-            "name": m,
-            "x": data["formats"],
+            "name": models[m],
+            "x": formats,
             "y": data["f1_mean"][m],
             "error_y": {"type": "data", "array": data["f1_std"][m]},
         }
         for m in data["models"]
     ]
     syntax = [
-        {"type": "bar", "name": m, "x": data["formats"], "y": data["syntax_error_rate"][m]} for m in data["models"]
+        {"type": "bar", "name": models[m], "x": formats, "y": data["syntax_error_rate"][m]} for m in data["models"]
     ]
-    rounds = [{"type": "bar", "name": m, "x": data["rounds"], "y": data["round_counts"][m]} for m in data["models"]]
+    rounds = [
+        {"type": "bar", "name": models[m], "x": data["rounds"], "y": data["round_counts"][m]} for m in data["models"]
+    ]
     relations = [
         {
             "type": "bar",
             "orientation": "h",
             "name": r,
-            "y": data["models"],
+            "y": list(models.values()),
             "x": shares,
             "marker": {"color": report.RELATION_COLOURS[r]},
         }
@@ -337,7 +351,7 @@ def attempt_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
     return {
         "config": roots.read_json(run_dir / "config.json", {}),
         "summary": roots.read_json(run_dir / "summary.json"),
-        "error": roots.read_json(run_dir / sweep.ERROR_FILE),
+        "error": roots.read_json(run_dir / results.ERROR_FILE),
         "timeline": timeline(events),
         "finished": any(e.get("event") == "outcome" for e in events),
         "formula": roots.read_text(run_dir / "formula.txt"),
@@ -389,13 +403,13 @@ def verification_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
     """The verification page's data: instruction, output with violated spans marked, constraints, checkers and the
     verdict's evidence."""
     summary = roots.read_json(run_dir / "summary.json", {})
-    results = obj(summary.get("results"))
+    checked = obj(summary.get("results"))
     decision = obj(summary.get("decision"))
     violated = {str(v.get("id")) for v in objs(decision.get("violated"))}
     constraints = []
     for constraint in objs(summary.get("constraints")):
         cid = str(constraint.get("id"))
-        result = obj(results.get(cid))
+        result = obj(checked.get(cid))
         checker = run_dir / "checkers" / f"{cid}.py"
         constraints.append(
             {

@@ -12,7 +12,7 @@ from typing import Any
 
 import jinja2
 
-from autonesy.graph import sweep
+from autonesy.graph import results
 from autonesy.graph.view import pages
 from autonesy.graph.view.files import Roots
 
@@ -183,7 +183,7 @@ class Site:
         path = self.roots.resolve(index, rel)
         if pages.sweep_is_running(path):
             return self._rows_json(index, path, None)
-        return self._rows_json(index, path, (path / sweep.RESULTS_JSONL).stat().st_mtime_ns)
+        return self._rows_json(index, path, (path / results.RESULTS_JSONL).stat().st_mtime_ns)
 
     @functools.lru_cache(maxsize=4)  # noqa: B019 - one site object per server, kept for its lifetime
     def _rows_json(self, index: int, path: Path, version: int | None) -> bytes:

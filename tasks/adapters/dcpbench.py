@@ -68,6 +68,7 @@ from autonesy.tasks.adapters.base import AdapterError
 from autonesy.tasks.task import RESERVED_NAMES, Descriptions, Task, TaskMetadata, Variable
 from autonesy.tools.config import cache_dir
 from autonesy.tools.sandbox import SandboxLimits
+from autonesy.tools.terminal_text import terminal_line
 
 MAX_TASK_VARS = 2000  # Boolean task variables (prompts list each one; counting and compiling are time-bounded)
 MAX_DOMAIN = 400  # values of one integer decision variable (one Boolean each)
@@ -157,6 +158,8 @@ def _from_script(folder: Path) -> Problem:
             data = json.loads(instances.read_text(encoding="utf-8"))
         except json.JSONDecodeError as error:
             raise AdapterError(f"{instances}: not JSON ({error.msg})") from None
+        except RecursionError:
+            raise AdapterError(f"{instances}: not JSON (arrays or objects nested too deep)") from None
         if isinstance(data, dict) and isinstance(data.get("description"), str):
             description = data["description"].strip()
     data_match = _DATA.search(text)
@@ -180,6 +183,8 @@ def _from_jsonl(path: Path) -> list[Problem]:
             record = json.loads(line)
         except json.JSONDecodeError as error:
             raise AdapterError(f"{path}:{number}: not JSON ({error.msg})") from None
+        except RecursionError:
+            raise AdapterError(f"{path}:{number}: not JSON (arrays or objects nested too deep)") from None
         if (
             not isinstance(record, dict)
             or not isinstance(record.get("id"), str)
@@ -651,7 +656,7 @@ def survey(
 
 def _report_to_stderr(done: int, total: int, key: str, outcome: dict[str, Any]) -> None:
     verdict = "ok" if outcome.get("ok") else f"left out: {outcome.get('reason')}"
-    print(f"dcpbench: {done}/{total} {key}: {verdict}", file=sys.stderr, flush=True)
+    print(terminal_line(f"dcpbench: {done}/{total} {key}: {verdict}"), file=sys.stderr, flush=True)
 
 
 def left_out(path: Path) -> dict[str, str]:

@@ -130,6 +130,13 @@ def parse_readable(text: str) -> list[list[tuple[bool, tuple[int, ...]]]]:
     return clauses
 
 
+def _json_problem(error: ValueError | RecursionError) -> str:
+    """What is wrong with a received JSON text, in a few words (a crafted one may nest past the recursion limit)."""
+    if isinstance(error, json.JSONDecodeError):
+        return f"{error.msg} at line {error.lineno}"
+    return "arrays or objects nested too deep"
+
+
 def _load_file(path: Path) -> list[Any]:
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".jsonl":
@@ -138,13 +145,13 @@ def _load_file(path: Path) -> list[Any]:
             if line.strip():
                 try:
                     records.append(json.loads(line))
-                except json.JSONDecodeError as error:
-                    raise AdapterError(f"{path}:{number}: not JSON ({error.msg})") from None
+                except (json.JSONDecodeError, RecursionError) as error:
+                    raise AdapterError(f"{path}:{number}: not JSON ({_json_problem(error)})") from None
         return records
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise AdapterError(f"{path}: not JSON ({error.msg} at line {error.lineno})") from None
+    except (json.JSONDecodeError, RecursionError) as error:
+        raise AdapterError(f"{path}: not JSON ({_json_problem(error)})") from None
     if isinstance(data, dict):
         data = next((data[k] for k in ("data", "records", "train", "rows") if isinstance(data.get(k), list)), None)
     if not isinstance(data, list):
@@ -167,6 +174,8 @@ def records(path: Path) -> dict[str, dict[str, Any]]:
     path = Path(path)
     if not path.exists():
         raise AdapterError(f"satbench: {path} does not exist")
+    if not (path.is_dir() or path.is_file()):  # a FIFO or a device would be waited on
+        raise AdapterError(f"satbench: {path} is neither a file nor a directory")
     files = sorted(path.iterdir()) if path.is_dir() else [path]
     stamp = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files if f.is_file())
     return _records(path, stamp)

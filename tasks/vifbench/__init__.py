@@ -1,11 +1,11 @@
-"""VifBench-style data for instruction-following verification (docs/architecture.md §11): constraint types, instructions
-composed with ¬ ∧ ∨ ⇒ ⇔, synthetic outputs from sentence banks, labels from the reference checkers."""
+"""VifBench (the Nsvif paper's §A.1–A.2, Tables 5–6) for instruction-following verification
+(docs/architecture.md §11): the constraint types worded by Table 5's templates, 820 instructions from
+Table 6's groups, outputs from an offline writer, labels from the reference checkers."""
 
-from autonesy.tasks.vifbench.constraints import CONVENTIONS, Constraint, Instruction, Part
+from autonesy.tasks.vifbench.constraints import Constraint, Instruction, Part
 from autonesy.tasks.vifbench.generator import GROUPS, generate, generate_instruction, group_of, label_distribution
 
 __all__ = [
-    "CONVENTIONS",
     "GROUPS",
     "Constraint",
     "Instruction",

@@ -1,178 +1,330 @@
-"""Sentence banks for synthetic VifBench outputs (written for this project; offline, no data files).
+"""The value banks of VifBench (the Nsvif paper's §A.1) and the sentence banks of its offline writer
+(written for this project; offline, no data files).
 
-A sentence is ``[lead,] subject [truly] predicate [near the NOUN] [trail].`` where
+**Constraint values** (§A.1: "keyword inclusion, keyword exclusion, title, and subsection title
+constraints are grouped together by writing topics"): ``TOPICS`` holds the 15 writing topics, each
+with its title, three subsection titles, two keywords to include and two to exclude. ``TONES`` are
+the four writing tones (15 × 4 = 60 instructions exhaust the C = 5 and C = 6 groups, as the paper
+reports), ``WORD_COUNT_TARGETS`` the ten "around N words" options (around 500; Figure 9 asks for 540),
+``WORDS_PER_SENTENCE`` the five per-sentence limits (Figure 10: at most 8).
 
-- ``SUBJECTS[topic][i]`` is a noun phrase holding exactly one marker word of its topic (from
-  ``TOPIC_LEXICON``); subject ``i`` has the same number of words in every topic, so re-writing a
-  text on another topic keeps every word count;
+**Sentences** of the offline writer are ``[lead,] subject [truly] predicate [with NOUN] [trail].``:
+
+- ``topic.subjects[i]`` is a noun phrase holding exactly one marker word of its topic (the topic's
+  entry in ``TOPIC_LEXICON``); subject ``i`` has ``SUBJECT_LENGTHS[i]`` words in every topic;
 - ``PREDICATES[tone][j]`` is a verb phrase holding exactly one marker word of its tone (from
-  ``TONE_LEXICON``); predicate ``j`` has the same number of words in every tone;
-- ``NOUNS`` are neutral nouns for the ``near the NOUN`` tail (the keyword pools), ``EDGE_WORDS``
-  neutral adverbs that open or close a sentence (for the same-first-and-last-word constraints),
-  ``FILLER`` one neutral word inserted to change a count by one.
+  ``TONE_LEXICON``); predicate ``j`` has ``PREDICATE_LENGTHS[j]`` words in every tone;
+- ``topic.nouns`` are the nouns a sentence may end ``with``: the topic's keywords to include and to
+  exclude and two more, so that a writer who is not told about a keyword constraint meets or breaks
+  it by chance; ``EDGE_WORDS`` open or close a sentence (the same-first-and-last-word constraints),
+  ``FILLER`` is one word inserted to change a count by one.
 
-No bank word is a marker of another category, an edge word or the filler, and no noun occurs in a bank
-phrase even inside a word (keywords are matched as case-insensitive substrings; a test checks it).
-There are 15 topics (the paper's number) and 5 tones.
+No marker word occurs in another category's phrases, and no keyword occurs (even inside a word) in a
+topic's phrases, titles, edge words or other nouns (``tests/tasks/test_vifbench.py`` checks both).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Topic:
+    """One writing topic with the constraint values grouped by it (§A.1) and its writer's subjects."""
+
+    name: str
+    title: str
+    subsection_titles: tuple[str, ...]
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    others: tuple[str, ...]  # nouns a sentence may end with, besides the keywords
+    subjects: tuple[str, ...]
+
+    @property
+    def nouns(self) -> tuple[str, ...]:
+        """Every noun a sentence of this topic may end with."""
+        return self.include + self.exclude + self.others
+
+
 SUBJECT_LENGTHS = (3, 3, 4, 4, 4, 5, 5, 6)
 PREDICATE_LENGTHS = (4, 4, 5, 5, 5, 6, 6, 7)
 
-SUBJECTS: dict[str, tuple[str, ...]] = {
-    "technology": (
-        "the new laptop",
-        "our office software",
-        "the little kitchen robot",
-        "my old cracked smartphone",
-        "the village internet connection",
-        "the computer in the library",
-        "every gadget on my desk",
-        "the algorithm behind the music app",
+TOPICS: tuple[Topic, ...] = (
+    Topic(
+        "The benefits of agile project management",
+        "Agile Teams That Deliver",
+        ("Why Agile Works", "Daily Practice", "Measuring Progress"),
+        ("collaboration", "flexibility"),
+        ("waterfall", "bureaucracy"),
+        ("feedback", "transparency"),
+        (
+            "the daily standup",
+            "our product backlog",
+            "the latest sprint retrospective",
+            "the new scrum board",
+            "our shared kanban wall",
+            "every short iteration we run",
+            "the velocity of our team",
+            "each stakeholder at the review meeting",
+        ),
     ),
-    "nature": (
-        "the quiet forest",
-        "the winding river",
-        "the snowy mountain pass",
-        "the wide green meadow",
-        "that ancient oak tree",
-        "the waterfall behind the cabin",
-        "the wildflowers along the path",
-        "the glacier at the valley head",
+    Topic(
+        "Technology in education",
+        "Classrooms Go Digital",
+        ("Tools for Learning", "Teachers Adapt", "Looking Ahead"),
+        ("engagement", "accessibility"),
+        ("textbook", "chalkboard"),
+        ("curiosity", "literacy"),
+        (
+            "the classroom tablet",
+            "my school laptop",
+            "the new grading software",
+            "the interactive projector upstairs",
+            "our weekly coding club",
+            "the broadband in rural schools",
+            "the tutoring chatbot for homework",
+            "the webinar for parents last night",
+        ),
     ),
-    "food": (
-        "the lentil soup",
-        "the fresh bread",
-        "the pasta at dinner",
-        "the pancakes this morning",
-        "the spicy curry downstairs",
-        "the salad from the market",
-        "the cheese in the fridge",
-        "the dumplings at the corner stall",
+    Topic(
+        "The importance of mental health awareness",
+        "Minds Matter",
+        ("Breaking the Silence", "Everyday Habits", "Finding Support"),
+        ("resilience", "wellbeing"),
+        ("stigma", "taboo"),
+        ("empathy", "balance"),
+        (
+            "the school therapist",
+            "free counselling sessions",
+            "a short mindfulness break",
+            "talking openly about anxiety",
+            "ten minutes of meditation",
+            "the helpline for young people",
+            "burnout among nurses and teachers",
+            "the habit of journaling before bed",
+        ),
     ),
-    "sports": (
-        "the football final",
-        "the city marathon",
-        "the tennis match yesterday",
-        "our basketball team practice",
-        "the swimming race results",
-        "the cycling tour this summer",
-        "the goalkeeper of our club",
-        "the stadium near the old station",
+    Topic(
+        "Sustainable living in cities",
+        "Greener City Life",
+        ("Getting Around", "At Home", "Community Action"),
+        ("recycling", "renewable"),
+        ("plastic", "landfill"),
+        ("compost", "efficiency"),
+        (
+            "my old bicycle",
+            "the night tram",
+            "the rooftop vegetable beds",
+            "solar panels on flats",
+            "the corner thrift shop",
+            "better insulation in old buildings",
+            "the allotment behind our street",
+            "the carpool to the industrial park",
+        ),
     ),
-    "travel": (
-        "the airport lounge",
-        "my passport photo",
-        "the luggage at arrivals",
-        "our seaside hotel room",
-        "my battered old suitcase",
-        "the journey to the coast",
-        "the voyage across the bay",
-        "the itinerary for the long weekend",
+    Topic(
+        "The future of remote work",
+        "Working From Anywhere",
+        ("New Routines", "Staying Connected", "What Comes Next"),
+        ("productivity", "autonomy"),
+        ("commute", "cubicle"),
+        ("trust", "focus"),
+        (
+            "the morning videocall",
+            "my coworking desk",
+            "a decent noise-cancelling headset",
+            "colleagues in another timezone",
+            "my overflowing work inbox",
+            "the digital whiteboard we share",
+            "every freelancer on the project",
+            "the async updates from our managers",
+        ),
     ),
-    "health": (
-        "the new doctor",
-        "my morning vitamins",
-        "the clinic waiting room",
-        "my regular sleep schedule",
-        "the new exercise plan",
-        "the nurse on the ward",
-        "the medicine in the cabinet",
-        "the therapy sessions at the centre",
+    Topic(
+        "The role of art in society",
+        "Why Art Matters",
+        ("Art and Identity", "Public Spaces", "Supporting Artists"),
+        ("creativity", "expression"),
+        ("gallery", "auction"),
+        ("culture", "dialogue"),
+        (
+            "the street mural",
+            "that bronze sculpture",
+            "a large blank canvas",
+            "our local community theatre",
+            "the poetry night downtown",
+            "the graffiti under the bridge",
+            "the summer exhibition at school",
+            "the sketchbook I carry every day",
+        ),
     ),
-    "music": (
-        "the old guitar",
-        "the spring concert",
-        "the upright piano upstairs",
-        "the school orchestra rehearsal",
-        "that simple melody again",
-        "the drummer in the band",
-        "the new album from them",
-        "the choir at the village church",
+    Topic(
+        "Healthy eating habits",
+        "Eating Well Every Day",
+        ("Building a Plate", "Smart Snacks", "Cooking at Home"),
+        ("nutrition", "vegetables"),
+        ("sugar", "junk"),
+        ("hydration", "portions"),
+        (
+            "my morning porridge",
+            "the spinach salad",
+            "a bowl of lentils",
+            "the baked salmon tonight",
+            "plain yoghurt with berries",
+            "the green smoothie after training",
+            "wholegrain bread from the bakery",
+            "the lunchbox I pack for work",
+        ),
     ),
-    "art": (
-        "the large painting",
-        "the bronze sculpture",
-        "the blank canvas upstairs",
-        "the small gallery downtown",
-        "my quick pencil sketch",
-        "the portrait of my grandmother",
-        "the museum across the square",
-        "the easel in the back room",
+    Topic(
+        "Climate change and coastal communities",
+        "Rising Tides",
+        ("Changing Shorelines", "Living With Water", "Planning for Tomorrow"),
+        ("adaptation", "flooding"),
+        ("hurricane", "catastrophe"),
+        ("erosion", "migration"),
+        (
+            "the old seawall",
+            "our small harbour",
+            "the fishermen at dawn",
+            "the sand dunes nearby",
+            "the estuary behind town",
+            "replanted mangroves along the bay",
+            "the spring tide last week",
+            "the wooden boardwalk by the lighthouse",
+        ),
     ),
-    "science": (
-        "the latest experiment",
-        "the university laboratory",
-        "the old brass microscope",
-        "the borrowed backyard telescope",
-        "every molecule we studied",
-        "the physics course this week",
-        "the chemistry set from school",
-        "the hypothesis in her final paper",
+    Topic(
+        "The impact of social media on teenagers",
+        "Growing Up Online",
+        ("Connection and Comparison", "Screen Time", "Healthy Boundaries"),
+        ("identity", "friendship"),
+        ("addiction", "cyberbullying"),
+        ("confidence", "privacy"),
+        (
+            "her new smartphone",
+            "a quick selfie",
+            "the influencer everyone follows",
+            "the trending hashtag today",
+            "constant notifications at night",
+            "the livestream after school yesterday",
+            "the number of followers online",
+            "every emoji in the class chat",
+        ),
     ),
-    "history": (
-        "the ruined castle",
-        "the roman empire",
-        "the medieval town walls",
-        "the city archive records",
-        "the pharaoh exhibit downstairs",
-        "the revolution of the workers",
-        "the dynasty that ruled here",
-        "the manuscript found in the cellar",
+    Topic(
+        "The value of learning a second language",
+        "Speaking Beyond Borders",
+        ("Opening Doors", "Learning Strategies", "Staying Motivated"),
+        ("fluency", "vocabulary"),
+        ("translation", "grammar"),
+        ("pronunciation", "patience"),
+        (
+            "my Spanish phrasebook",
+            "my daily flashcards",
+            "the online language tutor",
+            "the student exchange programme",
+            "a strong regional dialect",
+            "my accent when ordering coffee",
+            "the podcast on my walk",
+            "the penpal who writes from Lyon",
+        ),
     ),
-    "education": (
-        "the bright classroom",
-        "my geography teacher",
-        "the weekend homework assignment",
-        "the final exam results",
-        "the heavy maths textbook",
-        "the tutor from next door",
-        "the semester ahead of us",
-        "the graduation ceremony in the park",
+    Topic(
+        "Space exploration and its benefits",
+        "Reaching for the Stars",
+        ("Science at the Frontier", "Everyday Spinoffs", "The Next Missions"),
+        ("innovation", "discovery"),
+        ("alien", "rocket"),
+        ("inspiration", "cooperation"),
+        (
+            "the young astronaut",
+            "the orbiting telescope",
+            "the new Mars rover",
+            "a stable low orbit",
+            "the robotic spacecraft design",
+            "the launchpad on the coast",
+            "the moon landing in 1969",
+            "the observatory on the mountain top",
+        ),
     ),
-    "finance": (
-        "the household budget",
-        "my holiday savings",
-        "the small investment fund",
-        "our new mortgage payment",
-        "the quarterly taxes due",
-        "the salary at the firm",
-        "the loan from the bank",
-        "the pension my aunt saved for",
+    Topic(
+        "The benefits of regular exercise",
+        "Move More, Live Better",
+        ("Body Benefits", "Mind Benefits", "Making It Stick"),
+        ("stamina", "strength"),
+        ("injury", "gym"),
+        ("motivation", "recovery"),
+        (
+            "my morning jogging",
+            "the yoga class",
+            "a gentle pilates session",
+            "swimming twice a week",
+            "weekend cycling with friends",
+            "stretching before I start work",
+            "the dumbbells under my desk",
+            "hiking in the hills on Sundays",
+        ),
     ),
-    "fashion": (
-        "the leather jacket",
-        "the silk dress",
-        "my new white sneakers",
-        "the woollen scarf again",
-        "the little boutique nearby",
-        "the runway show in Milan",
-        "the wardrobe in my room",
-        "the necklace from the flea market",
+    Topic(
+        "The history of the printing press",
+        "Words in Print",
+        ("Gutenberg's Workshop", "Spreading Ideas", "A Lasting Legacy"),
+        ("literacy", "reformation"),
+        ("internet", "digital"),
+        ("pamphlets", "scholars"),
+        (
+            "the careful typesetter",
+            "that yellowed parchment",
+            "the ink stained hands",
+            "a printed latin bible",
+            "the monastery library shelves",
+            "a carved woodblock from Asia",
+            "the first bookshop in Venice",
+            "every manuscript copied by hand before",
+        ),
     ),
-    "weather": (
-        "the heavy rain",
-        "the evening thunderstorm",
-        "the thick morning fog",
-        "the warm afternoon sunshine",
-        "the first snowfall here",
-        "the breeze off the sea",
-        "the forecast for the weekend",
-        "the drizzle on the kitchen window",
+    Topic(
+        "Urban gardening for beginners",
+        "Grow Your Own",
+        ("Choosing a Spot", "Seeds and Soil", "First Harvest"),
+        ("tomatoes", "seedlings"),
+        ("pesticide", "weeds"),
+        ("sunlight", "watering"),
+        (
+            "my sunny balcony",
+            "the wooden planter",
+            "a small steel trowel",
+            "fresh basil in pots",
+            "the kitchen windowsill herbs",
+            "the tiny greenhouse out back",
+            "a neighbour's beehive in spring",
+            "the wormery in the back yard",
+        ),
     ),
-    "animals": (
-        "the playful puppy",
-        "the tiny kitten",
-        "the talking green parrot",
-        "the white rabbit outside",
-        "the old farm horse",
-        "the hamster in the cage",
-        "the tortoise in the garden",
-        "the dolphin we saw last summer",
+    Topic(
+        "The importance of financial literacy for young adults",
+        "Money Skills for Life",
+        ("Budgeting Basics", "Saving and Investing", "Avoiding Pitfalls"),
+        ("retirement", "credit score"),
+        ("loan", "debt"),
+        ("spreadsheet", "discipline"),
+        (
+            "my first paycheck",
+            "the old piggybank",
+            "a small pension pot",
+            "our first mortgage payment",
+            "index stocks for beginners",
+            "the tax return in April",
+            "renters insurance for first flats",
+            "the weekly allowance my parents gave",
+        ),
     ),
-}
+)
+TOPIC_BY_NAME = {topic.name: topic for topic in TOPICS}
+TONES = ("optimistic", "pessimistic", "humorous", "urgent")
+WORD_COUNT_TARGETS = (460, 470, 480, 490, 500, 510, 520, 530, 540, 550)
+WORDS_PER_SENTENCE = (8, 10, 12, 15, 20)
 
 PREDICATES: dict[str, tuple[str, ...]] = {
     "optimistic": (
@@ -205,16 +357,6 @@ PREDICATES: dict[str, tuple[str, ...]] = {
         "has an absurd habit of squeaking",
         "turns every visit into a clownish parade",
     ),
-    "nostalgic": (
-        "brings back childhood summers",
-        "is full of memories",
-        "makes me remember simpler times",
-        "fills me with quiet nostalgia",
-        "belongs to a bygone era",
-        "makes us reminisce about old friends",
-        "feels like a page from yesteryear",
-        "is something my parents recall so fondly",
-    ),
     "urgent": (
         "needs our attention immediately",
         "is an urgent priority",
@@ -227,34 +369,5 @@ PREDICATES: dict[str, tuple[str, ...]] = {
     ),
 }
 
-NOUNS = (
-    "lantern",
-    "ribbon",
-    "compass",
-    "teapot",
-    "blanket",
-    "umbrella",
-    "mirror",
-    "candle",
-    "notebook",
-    "thimble",
-    "ladder",
-    "violin",
-    "pillow",
-    "kettle",
-    "anchor",
-    "feather",
-)
 EDGE_WORDS = ("today", "tonight", "lately", "honestly", "frankly", "anyway", "meanwhile", "somehow")
 FILLER = "truly"
-TITLES = (
-    "A Short Report",
-    "Field Notes",
-    "Weekly Update",
-    "Notes From Home",
-    "A Brief Account",
-    "Things Worth Saying",
-    "An Ordinary Week",
-    "Small Observations",
-)
-SECTION_NAMES = ("Part One", "Part Two", "Part Three", "Part Four", "Part Five", "Part Six")

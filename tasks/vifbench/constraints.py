@@ -1,13 +1,12 @@
 """VifBench constraints and instructions: the constraint types, their wording, and the composition of
-several constraints into one instruction (¬, ∧, ∨, ⇒, ⇔) as text and as a formula.
+several constraints into one instruction as text and as a formula.
 
-The meanings follow the Nsvif paper's VifBench as far as its Table 5 is known here: "#" titles, named
-"##" subsection titles, case-insensitive substring keywords, "around N" words (a stated tolerance).
-
-An instruction is a conjunction of *requirements*; each requirement is one constraint, its negation,
-or two constraints joined by OR, IMPLIES or IFF. The formula is written in the composition language
-of :mod:`autonesy.tools.verify.solver` (one requirement per line), and the instruction text renders
-the same requirements in English, one bullet each.
+A constraint standing alone is worded by its template from the Nsvif paper's Table 5, verbatim (the
+total word count, which Table 5 does not list, by a template of ours in the same style); VifBench's
+instructions are those templates concatenated, one per line (§A.2), and their formula is the
+conjunction. Requirements may also negate a constraint or join two with OR, IMPLIES or IFF (worded
+as clauses); the formula is written in the composition language of
+:mod:`autonesy.tools.verify.solver` (one requirement per line).
 """
 
 from __future__ import annotations
@@ -20,12 +19,56 @@ from autonesy.tools.formats.expr import Expr, Op, Var, conj
 from autonesy.tools.verify.checkers import CONSTRAINT_TYPES, SEMANTIC_TYPES, reference_check
 
 PART_OPS = ("lit", "not", "or", "implies", "iff")
-CONVENTIONS = (
-    'Conventions: a title is a first line starting with exactly one "#" (such as "# My Title"); a subsection '
-    'title is a line starting with "##"; words, sentences and the first and last words are counted in the text '
-    "without the title and the subsection title lines; keywords count in any case, also inside longer words; "
-    '"around N words" means within 10 % of N (at least 3 words either way).'
-)
+SPECIFIER = "this does not apply to title and subsection title lines. Title and subsection title lines start with at least one #."
+
+
+def template(constraint_type: str, params: Mapping[str, Any]) -> str:
+    """The constraint as VifBench's instruction words it: Table 5's template with its value."""
+    p = dict(params)
+    if constraint_type == "writing_tone":
+        return f"Please write in this tone: {p['tone']}"
+    if constraint_type == "writing_topic":
+        return f"Please write in this topic: {p['topic']}"
+    if constraint_type == "keyword_inclusion":
+        return "Include these keywords, check for string inclusion regardless of capitalization: " + ", ".join(
+            p["keywords"]
+        )
+    if constraint_type == "keyword_exclusion":
+        return "Exclude these keywords, check for string exclusion regardless of capitalization: " + ", ".join(
+            p["keywords"]
+        )
+    if constraint_type == "response_title":
+        return f"Include this as the title of the text, titles are lines that start with only one #: {p['title']}"
+    if constraint_type == "response_subsection_titles":
+        return (
+            "Include these subsection titles in the text, subsection titles are lines start with more than one #: "
+            + (", ".join(p["titles"]))
+        )
+    if constraint_type == "words_per_sentence":
+        return (
+            "Please consider this number of words per sentence constraint: "
+            f"at most {p['max']} words in each sentence, {SPECIFIER}"
+        )
+    if constraint_type == "even_odd_word_count":
+        return (
+            "Please consider this even/odd word count constraint: "
+            f"the total number of words should be {p['parity']} {SPECIFIER}"
+        )
+    if constraint_type == "total_word_count":  # not in Table 5: ours, in its style
+        return (
+            f"Please consider this total word count constraint: around {p['target']} words (within 10 %), {SPECIFIER}"
+        )
+    if constraint_type == "start_end_same_word":
+        return (
+            "Please consider this word repetition constraint on the entire response: "
+            f"the response should start and end with the same word, {SPECIFIER}"
+        )
+    if constraint_type == "subsections_start_end_same_word":
+        return (
+            "Please consider this word repetition constraint on subsections of the response: "
+            f"each subsection should start and end with the same word, {SPECIFIER}"
+        )
+    raise ValueError(f"unknown constraint type {constraint_type!r}")
 
 
 def _quoted(items: list[str]) -> str:
@@ -55,24 +98,24 @@ def clause(constraint_type: str, params: Mapping[str, Any]) -> str:
             else f"the response uses none of the words {_quoted(kws)}"
         )
     if constraint_type == "response_title":
-        return 'the response has a title on its first line, starting with a single "#"'
-    if constraint_type == "subsection_titles":
+        return f'the response has the title "{p["title"]}" on a line starting with a single "#"'
+    if constraint_type == "response_subsection_titles":
         titles = list(p["titles"])
         named = (
             f"the subsection title {_quoted(titles)}"
             if len(titles) == 1
-            else f"the subsection titles {_quoted(titles)}, in this order"
+            else f"the subsection titles {_quoted(titles)}"
         )
-        return f'the response uses {named}, each on a line starting with "##"'
+        return f'the response includes {named}, each on a line starting with "##"'
     if constraint_type == "words_per_sentence":
-        return f"every sentence has {p['relation']} {p['limit']} words"
-    if constraint_type == "word_count_parity":
+        return f"every sentence has at most {p['max']} words"
+    if constraint_type == "even_odd_word_count":
         return f"the response has an {p['parity']} number of words"
     if constraint_type == "total_word_count":
         return f"the response has around {p['target']} words in total"
-    if constraint_type == "same_start_end_word":
+    if constraint_type == "start_end_same_word":
         return "the response starts and ends with the same word"
-    if constraint_type == "subsections_same_start_end_word":
+    if constraint_type == "subsections_start_end_same_word":
         return "every subsection starts and ends with the same word"
     raise ValueError(f"unknown constraint type {constraint_type!r}")
 
@@ -143,9 +186,10 @@ class Part:
 
     def sentence(self, by_id: Mapping[str, Constraint]) -> str:
         """The requirement as an English sentence of the instruction."""
-        a = by_id[self.args[0]].clause
         if self.op == "lit":
-            return _capital(a) + "."
+            constraint = by_id[self.args[0]]
+            return template(constraint.type, constraint.params)
+        a = by_id[self.args[0]].clause
         if self.op == "not":
             return f"It is not the case that {a}."
         b = by_id[self.args[1]].clause
@@ -198,10 +242,9 @@ class Instruction:
 
     @property
     def text(self) -> str:
-        """The instruction as a prompt: one bullet per requirement, then the shared conventions."""
+        """The instruction as a prompt: its requirements' sentences (Table 5's templates), one per line."""
         by_id = self.by_id
-        bullets = "\n".join(f"- {part.sentence(by_id)}" for part in self.parts)
-        return f"Write a short text that meets every requirement below.\n{bullets}\n{CONVENTIONS}"
+        return "\n".join(part.sentence(by_id) for part in self.parts)
 
     def labels(self, response: str) -> dict[str, bool]:
         """Each constraint's truth value for a response, by the reference checkers."""
@@ -226,7 +269,7 @@ class Instruction:
 
     def omissions(self) -> list[Instruction]:
         """The instruction without one requirement over a logic constraint, for each such requirement —
-        what a writer is given to produce an unsat response (the paper's §4)."""
+        what a writer is given to produce an unsat response (the paper's §A.2)."""
         found = []
         for part in self.parts:
             if any(self.by_id[cid].kind == "logic" for cid in part.args):
@@ -251,4 +294,4 @@ class Instruction:
         return cls(constraints, parts)
 
 
-__all__ = ["CONVENTIONS", "Constraint", "Instruction", "PART_OPS", "Part", "clause"]
+__all__ = ["SPECIFIER", "Constraint", "Instruction", "PART_OPS", "Part", "clause", "template"]

@@ -1,36 +1,40 @@
-"""The VifBench-style generator: instructions of 2 to 10 constraints with a sat and an unsat output each.
+"""VifBench as the Nsvif paper's §A.1–A.2 and Tables 5–6 build it: 820 instructions, one output each.
 
-For every instruction (deterministic in ``seed`` and its index):
+**Instructions** (§A.2, Table 6). Table 6's columns A–K are the constraint types in ``TABLE6_COLUMNS``
+(our reading — the paper does not name them — fixed by what it says: C = 2 is "writing topic and
+total word count", so A and B; 15 topics × 4 tones = 60 exhausts C = 5 and C = 6, so C is the tone and
+D–G the four constraints grouped by topic; H–K follow Table 5's order). For each complexity group C
+the instruction's types are its columns; the Cartesian product of their values is taken in order
+(``itertools.product``, the topic outermost; a topic-grouped type takes its topic's value) and its
+first 100 members kept — all 60 for C = 5 and C = 6: 820 instructions. Each instruction is Table 5's
+templates concatenated (``Instruction.text``), its formula their conjunction.
 
-1. take ``n`` constraint types (distinct: each type at most once; at least one semantic and one logic
-   type; ``n`` cycles through 2 … 10, one complexity group per count, as the paper reports them) and
-   their composition into requirements (a constraint, NOT, OR, IMPLIES, IFF) from the Cartesian
-   product of type combinations and compositions for ``n``: enumerated, and capped at
-   ``MAX_PER_COUNT`` (100) members per count as the paper's §4 does — a seeded sample of distinct
-   members where the product is larger (``product_indices``), so no two instructions of a count share
-   their types and composition;
-2. synthesise a *base* text from the sentence banks (:mod:`.banks`) and choose every constraint's
-   parameters so that the base satisfies all of them (keywords among the words it uses, limits
-   around its counts, its tone and topic, …);
-3. for each verdict, draw a target truth value per constraint — a model of the formula for ``sat``,
-   a counter-model for ``unsat``, few violations preferred — and *mutate* a copy of the base to
-   violate exactly the constraints the target makes false (re-write on another tone or topic, swap a
-   keyword, drop the title or a subsection title, lengthen or shorten a sentence, add or remove a
-   word or sentences, change a first or last word);
-4. label the result with the reference checkers (:mod:`autonesy.tools.verify.checkers`) — the labels are
-   always the checkers', never the target's — and compute the verdict from the labels and the
-   formula. A mutation that also flipped another constraint is retried; when no clean variant is
-   found, any variant with the wanted verdict is kept (``clean: false``).
+**Outputs** (§A.2), from an offline writer (GPT-4.1 is not available): within each group the
+instructions alternate between a *sat* round (even positions) and an *unsat* round (odd ones). A sat
+round gives the writer the instruction; an unsat round gives it the instruction without one logic
+constraint (drawn per instruction). The output is labelled by the reference checkers
+(:mod:`autonesy.tools.verify.checkers`; tone and topic by their marker-word lexicons, exact on the
+writer's sentences). A sat-round output that fails a constraint, or an unsat-round output that still
+satisfies every constraint, is regenerated — up to ``REGENERATION_BUDGET`` (5) times — and kept as it
+is when the budget runs out; its verdict is then whatever its labels make it.
 
-So every instruction has one ``sat`` and one ``unsat`` output: the data is balanced per constraint
-count. These outputs are *synthetic* (``source: synthetic``); an LLM may write them instead
-(``autonesy.graph.verify.vifbench``), labelled the same way.
+**The writer** composes text from the sentence banks (:mod:`.banks`): on the instruction's topic, in
+its tone (a tone of its own choice when none is asked), and it meets every constraint it is told
+about by construction (the title and subsection titles given, at most ``max`` words per sentence,
+around the target count, the keywords as sentences of their own, the excluded ones avoided, the
+edge words repeated, the parity fixed with one word). What it is not told, it does as a writer
+would by default, each choice drawn from the instruction's seeded random stream: a title (its
+topic's) or none, subsections (its topic's titles) or none, 150–350 words, sentences of any length
+in the banks, nouns of its topic (the keywords to include and to exclude among them), edge words
+that rarely repeat. So a sat round never needs a regeneration, and an unsat round stays sat only
+when the omitted constraint held by chance six times in a row (a limit of 20 words per sentence
+always holds: no bank sentence is longer). ``generate()`` with no arguments is the full set, the same
+on every run; ``generate(count)`` the first ``count`` instructions of ``vifbench_plan`` (the groups
+interleaved, so a small sample covers every group).
 """
 
 from __future__ import annotations
 
-import copy
-import functools
 import itertools
 import random
 from collections import Counter
@@ -41,435 +45,267 @@ from typing import Any
 from autonesy.tasks.vifbench.banks import (
     EDGE_WORDS,
     FILLER,
-    NOUNS,
     PREDICATE_LENGTHS,
     PREDICATES,
-    SECTION_NAMES,
     SUBJECT_LENGTHS,
-    SUBJECTS,
-    TITLES,
+    TONES,
+    TOPIC_BY_NAME,
+    TOPICS,
+    WORD_COUNT_TARGETS,
+    WORDS_PER_SENTENCE,
+    Topic,
 )
 from autonesy.tasks.vifbench.constraints import Constraint, Instruction, Part
-from autonesy.tools.formats.expr import evaluate
-from autonesy.tools.verify.checkers import (
-    CONSTRAINT_TYPES,
-    LOGIC_TYPES,
-    SEMANTIC_TYPES,
-    body_text,
-    sentences,
-    word_tolerance,
-    words,
-)
+from autonesy.tools.verify.checkers import CONSTRAINT_TYPES, PARITIES, words
 
-GROUPS: tuple[tuple[str, int, int], ...] = tuple((str(n), n, n) for n in range(2, 11))  # one per constraint count
-MAX_PER_COUNT = 100
-MAX_TRIES = 40
+TABLE6_COLUMNS: tuple[str, ...] = (
+    "writing_topic",  # A
+    "total_word_count",  # B
+    "writing_tone",  # C
+    "keyword_inclusion",  # D
+    "keyword_exclusion",  # E
+    "response_title",  # F
+    "response_subsection_titles",  # G
+    "words_per_sentence",  # H
+    "even_odd_word_count",  # I
+    "start_end_same_word",  # J
+    "subsections_start_end_same_word",  # K
+)
+GROUP_COLUMNS: dict[int, str] = {  # Table 6: the columns ticked per complexity group
+    2: "AB",
+    3: "ABC",
+    4: "ABCD",
+    5: "ACDEF",
+    6: "ACDEFG",
+    7: "ACDEFGH",
+    8: "ACDEFGHI",
+    9: "ACDEFGHIJ",
+    10: "ACDEFGHIJK",
+}
+GROUPS: tuple[tuple[str, int, int], ...] = tuple((str(n), n, n) for n in GROUP_COLUMNS)
+MAX_PER_GROUP = 100
+REGENERATION_BUDGET = 5
+NATURAL_WORDS = (150, 350)  # the writer's length when no count is asked
+TOPIC_GROUPED = ("keyword_inclusion", "keyword_exclusion", "response_title", "response_subsection_titles")
 
 
 def group_of(n: int) -> str:
     """The complexity group of a constraint count (the paper reports results per group)."""
-    for name, low, high in GROUPS:
-        if low <= n <= high:
-            return name
-    raise ValueError(f"no complexity group for {n} constraints (2 to 10)")
+    if n not in GROUP_COLUMNS:
+        raise ValueError(f"no complexity group for {n} constraints (2 to 10)")
+    return str(n)
+
+
+def group_types(n: int) -> tuple[str, ...]:
+    """The constraint types of complexity group ``n``, in Table 6's column order."""
+    return tuple(TABLE6_COLUMNS[ord(column) - ord("A")] for column in GROUP_COLUMNS[n])
+
+
+def type_values(constraint_type: str) -> tuple[Any, ...]:
+    """The values a type ranges over in the product (one for the topic-grouped and repetition types)."""
+    return {
+        "writing_topic": tuple(topic.name for topic in TOPICS),
+        "total_word_count": WORD_COUNT_TARGETS,
+        "writing_tone": TONES,
+        "words_per_sentence": WORDS_PER_SENTENCE,
+        "even_odd_word_count": PARITIES,
+    }.get(constraint_type, (None,))
+
+
+def params_for(constraint_type: str, value: Any, topic: Topic) -> dict[str, Any]:
+    """The parameters of one constraint: its value, or its topic's value for a topic-grouped type."""
+    return {
+        "writing_topic": lambda: {"topic": value},
+        "total_word_count": lambda: {"target": value},
+        "writing_tone": lambda: {"tone": value},
+        "keyword_inclusion": lambda: {"keywords": list(topic.include)},
+        "keyword_exclusion": lambda: {"keywords": list(topic.exclude)},
+        "response_title": lambda: {"title": topic.title},
+        "response_subsection_titles": lambda: {"titles": list(topic.subsection_titles)},
+        "words_per_sentence": lambda: {"max": value},
+        "even_odd_word_count": lambda: {"parity": value},
+        "start_end_same_word": dict,
+        "subsections_start_end_same_word": dict,
+    }[constraint_type]()
+
+
+def group_instructions(n: int) -> list[Instruction]:
+    """Group ``n``'s instructions: the first ``MAX_PER_GROUP`` members of the Cartesian product of its types'
+    values, in order (all of them when there are fewer)."""
+    types = group_types(n)
+    found = []
+    for values in itertools.islice(itertools.product(*(type_values(t) for t in types)), MAX_PER_GROUP):
+        topic = TOPIC_BY_NAME[values[0]]
+        constraints = tuple(
+            Constraint(f"C{i}", t, params_for(t, v, topic)) for i, (t, v) in enumerate(zip(types, values), start=1)
+        )
+        found.append(Instruction(constraints, tuple(Part("lit", (c.id,)) for c in constraints)))
+    return found
+
+
+def vifbench_plan() -> list[tuple[int, int]]:
+    """(group, position in the group) of every instruction, each group in product order: the groups
+    interleaved two by two (a sat and an unsat round), so that any first ``count`` covers the groups."""
+    sizes = {n: len(group_instructions(n)) for n in GROUP_COLUMNS}
+    plan = []
+    for pair in range(0, max(sizes.values()), 2):
+        for n in GROUP_COLUMNS:
+            plan.extend((n, position) for position in (pair, pair + 1) if position < sizes[n])
+    return plan
 
 
 # --------------------------------------------------------------------------------------------------
-# Synthetic documents
+# The offline writer
 
 
 @dataclass
 class Sentence:
-    """One sentence of a synthetic text, from the sentence banks, with what mutations change (lead, tail, length)."""
+    """One sentence: ``[lead,] subject [truly] predicate [with NOUN] [trail].``, or fixed text."""
 
-    subject: int
-    predicate: int
-    topic: str
+    topic: Topic
     tone: str
-    tail: str | None = None  # "near the NOUN"
-    lead: str | None = None  # an edge word opening the sentence
-    trail: str | None = None  # an edge word closing it
+    subject: int = 0
+    predicate: int = 0
+    tail: str | None = None
+    lead: str | None = None
+    trail: str | None = None
     filler: bool = False
+    text: str | None = None  # a keyword sentence
 
     def render(self) -> str:
         """The sentence as text."""
-        subject = SUBJECTS[self.topic][self.subject]
-        parts = []
-        if self.lead:
-            parts.append(self.lead.capitalize() + ",")
-        else:
-            subject = subject[:1].upper() + subject[1:]
-        parts.append(subject)
+        if self.text is not None:
+            return self.text
+        parts = [self.lead.capitalize() + ","] if self.lead else []
+        subject = self.topic.subjects[self.subject]
+        parts.append(subject if self.lead else subject[:1].upper() + subject[1:])
         if self.filler:
             parts.append(FILLER)
         parts.append(PREDICATES[self.tone][self.predicate])
         if self.tail:
-            parts.append(f"near the {self.tail}")
+            parts.append(f"with {self.tail}")
         if self.trail:
             parts.append(self.trail)
         return " ".join(parts) + "."
 
     def length(self) -> int:
-        """The sentence's word count (from the banks' lengths, without rendering)."""
+        """The sentence's word count."""
+        if self.text is not None:
+            return len(words(self.text))
         return (
             SUBJECT_LENGTHS[self.subject]
             + PREDICATE_LENGTHS[self.predicate]
-            + 3 * bool(self.tail)
+            + 2 * bool(self.tail)
             + bool(self.lead)
             + bool(self.trail)
-            + bool(self.filler)
+            + self.filler
         )
 
 
 @dataclass
 class Section:
-    """A section of a synthetic text: an optional subsection title and its sentences."""
+    """A stretch of the text: an optional subsection title and its sentences."""
 
     title: str | None
-    sentences: list[Sentence]
+    sentences: list[Sentence] = field(default_factory=list)
 
 
-@dataclass
-class Document:
-    """A synthetic text as structure, so mutations change one property and leave the others."""
-
-    title: str | None
-    sections: list[Section]
-
-    def render(self) -> str:
-        """The document as markdown text."""
-        lines: list[str] = []
-        if self.title:
-            lines += [f"# {self.title}", ""]
-        for section in self.sections:
-            if section.title:
-                lines.append(f"## {section.title}")
-            lines.append(" ".join(s.render() for s in section.sentences))
-            lines.append("")
-        return "\n".join(lines).strip() + "\n"
-
-    def all_sentences(self) -> list[Sentence]:
-        """Every sentence, in order."""
-        return [s for section in self.sections for s in section.sentences]
-
-    def tails(self) -> list[str]:
-        """The tails the sentences end with (words a keyword constraint may draw from)."""
-        return [s.tail for s in self.all_sentences() if s.tail]
+def render(title: str | None, sections: list[Section]) -> str:
+    """The text as markdown: the title line, then each subsection's title line and paragraph."""
+    lines = [f"# {title}", ""] if title else []
+    for section in sections:
+        if section.title:
+            lines.append(f"## {section.title}")
+        lines += [" ".join(s.render() for s in section.sentences), ""]
+    return "\n".join(lines).strip() + "\n"
 
 
-def base_document(types: Iterable[str], rng: random.Random) -> Document:
-    """A base text on a random topic and tone with the structure the constraint types need (title, subsections)."""
-    types = set(types)
-    topic = rng.choice(sorted(SUBJECTS))
-    tone = rng.choice(sorted(PREDICATES))
-    headings = bool(types & {"subsection_titles", "subsections_same_start_end_word"}) or rng.random() < 0.3
-    count = rng.randint(1, 4) if headings else 1
-    names = rng.sample(SECTION_NAMES, count)
-    sections = []
-    for k in range(count):
-        size = rng.randint(2, 4) if headings else rng.randint(3, 6)
-        sentences_ = [Sentence(rng.randrange(7), rng.randrange(7), topic, tone) for _ in range(size)]
-        sections.append(Section(names[k] if headings else None, sentences_))
-    doc = Document(rng.choice(TITLES) if ("response_title" in types or rng.random() < 0.5) else None, sections)
-    every = doc.all_sentences()
-    with_tail = rng.sample(every, min(len(every), max(3, len(every) // 2)))
-    for sentence, noun in zip(with_tail, rng.sample(NOUNS, len(with_tail))):
-        sentence.tail = noun
-    edges = [rng.choice(EDGE_WORDS) for _ in sections]
-    if "same_start_end_word" in types:
-        edges[-1] = edges[0]
-    for section, word in zip(sections, edges):
-        section.sentences[0].lead = word
-        section.sentences[-1].trail = word
-    return doc
-
-
-def _stats(text: str) -> dict[str, Any]:
-    lengths = [len(words(s)) for s in sentences(text)]
-    return {"lengths": lengths, "total": len(words(body_text(text)))}
-
-
-def choose_params(constraint_type: str, doc: Document, rng: random.Random, taken: set[str]) -> dict[str, Any]:
-    """Parameters under which ``doc`` satisfies the constraint."""
-    text = doc.render()
-    stats = _stats(text)
-    first = doc.all_sentences()[0]
-    if constraint_type == "writing_tone":
-        return {"tone": first.tone}
-    if constraint_type == "writing_topic":
-        return {"topic": first.topic}
-    if constraint_type == "keyword_inclusion":
-        present = sorted(set(doc.tails()) - taken)
-        chosen = rng.sample(present, rng.randint(1, min(3, len(present))))
-        taken.update(chosen)
-        return {"keywords": chosen}
-    if constraint_type == "keyword_exclusion":
-        absent = sorted(n for n in set(NOUNS) - taken if n not in text.lower())
-        chosen = rng.sample(absent, rng.randint(1, min(3, len(absent))))
-        taken.update(chosen)
-        return {"keywords": chosen}
-    if constraint_type == "subsection_titles":
-        return {"titles": [section.title for section in doc.sections]}
-    if constraint_type == "words_per_sentence":
-        if rng.random() < 0.5:
-            return {"relation": "at most", "limit": max(stats["lengths"]) + rng.randint(0, 2)}
-        return {"relation": "at least", "limit": max(1, min(stats["lengths"]) - rng.randint(0, 2))}
-    if constraint_type == "word_count_parity":
-        return {"parity": "even" if stats["total"] % 2 == 0 else "odd"}
-    if constraint_type == "total_word_count":
-        target = max(5, round(stats["total"] / 5) * 5)  # a round number near the count
-        while abs(stats["total"] - target) > word_tolerance(target):
-            target += 1 if target < stats["total"] else -1
-        return {"target": target}
-    return {}  # response_title, same_start_end_word, subsections_same_start_end_word
-
-
-# --------------------------------------------------------------------------------------------------
-# Mutations: each tries to make one constraint false on the document (in place)
-
-
-def _middle_positions(doc: Document) -> list[tuple[int, int]]:
-    """(section, index) of sentences that are neither first nor last of their section."""
-    return [(k, i) for k, section in enumerate(doc.sections) for i in range(1, len(section.sentences) - 1)]
-
-
-def _other_edge(word: str, rng: random.Random) -> str:
-    return rng.choice([w for w in EDGE_WORDS if w != word])
-
-
-def mutate(doc: Document, constraint: Constraint, instruction: Instruction, rng: random.Random) -> None:
-    """Change the document so that it violates ``constraint`` (another tone or topic, a swapped keyword, a dropped
-    title, a longer or shorter sentence, …)."""
-    kind, params = constraint.type, constraint.params
-    every = doc.all_sentences()
-    if kind == "writing_tone":
-        tone = rng.choice([t for t in sorted(PREDICATES) if t != params["tone"]])
-        for s in every:
-            s.tone = tone
-    elif kind == "writing_topic":
-        topic = rng.choice([t for t in sorted(SUBJECTS) if t != params["topic"]])
-        for s in every:
-            s.topic = topic
-    elif kind == "keyword_inclusion":
-        keyword = rng.choice(list(params["keywords"]))
-        reserved = {k for c in instruction.constraints if c.type.startswith("keyword_") for k in c.params["keywords"]}
-        spare = sorted(set(NOUNS) - reserved - set(doc.tails()))
-        for s in every:
-            if s.tail == keyword:
-                s.tail = rng.choice(spare)
-    elif kind == "keyword_exclusion":
-        word = rng.choice(list(params["keywords"]))
-        protected = {k for c in instruction.constraints if c.type == "keyword_inclusion" for k in c.params["keywords"]}
-        candidates = [s for s in every if s.tail and s.tail not in protected] or [s for s in every if not s.tail]
-        rng.choice(candidates or every).tail = word
-    elif kind == "response_title":
-        doc.title = None
-    elif kind == "subsection_titles":
-        choice = rng.random()
-        if choice < 0.3:
-            doc.sections[0].title = None  # the first subsection loses its title
-        elif choice < 0.6 or len(doc.sections) == 1:  # a title other than the given one
-            section = rng.choice(doc.sections)
-            section.title = rng.choice([n for n in SECTION_NAMES if n not in {s.title for s in doc.sections}])
-        elif choice < 0.8:  # one more titled subsection, edges kept
-            last = doc.sections[-1]
-            model = rng.choice(every)
-            edge = last.sentences[-1].trail
-            extra = Sentence(model.subject, model.predicate, model.topic, model.tone, lead=edge, trail=edge)
-            names = [n for n in SECTION_NAMES if n not in {s.title for s in doc.sections}]
-            doc.sections.append(Section(names[0] if names else "Part Extra", [extra]))
-        else:  # two subsections merged
-            doc.sections[-1].title = None
-    elif kind == "words_per_sentence":
-        positions = _middle_positions(doc) or [
-            (k, i) for k, sec in enumerate(doc.sections) for i in range(len(sec.sentences))
-        ]
-        k, i = rng.choice(positions)
-        s = doc.sections[k].sentences[i]
-        if params["relation"] == "at most":
-            s.subject, s.predicate = rng.choice([(7, 7), (7, 6), (6, 7)])
-            if not s.tail:
-                s.tail = rng.choice(sorted(set(NOUNS) - _keywords(instruction)))
-            s.filler = s.length() <= params["limit"]
-        else:
-            protected = {
-                k for c in instruction.constraints if c.type == "keyword_inclusion" for k in c.params["keywords"]
-            }
-            s.subject, s.predicate, s.filler = 0, rng.choice([0, 1]), False
-            if s.tail and s.tail not in protected:
-                s.tail = None
-    elif kind == "word_count_parity":
-        s = rng.choice(every)
-        s.filler = not s.filler
-    elif kind == "total_word_count":
-        target = params["target"]
-        high = target + word_tolerance(target)
-        low = target - word_tolerance(target)
-        if rng.random() < 0.5 or not _middle_positions(doc):  # well over the target
-            while len(words(body_text(doc.render()))) <= high:
-                section = rng.choice(doc.sections)
-                model = rng.choice(every)
-                new = Sentence(model.subject, model.predicate, model.topic, model.tone)
-                section.sentences.insert(max(1, len(section.sentences) - 1), new)
-        else:  # well under it
-            while len(words(body_text(doc.render()))) >= low:
-                positions = _middle_positions(doc)
-                if not positions:
-                    break
-                k, i = rng.choice(positions)
-                del doc.sections[k].sentences[i]
-    elif kind == "same_start_end_word":
-        if rng.random() < 0.5:
-            last = doc.sections[-1].sentences[-1]
-            last.trail = _other_edge(doc.sections[0].sentences[0].lead or "", rng)
-        else:
-            first = doc.sections[0].sentences[0]
-            first.lead = _other_edge(doc.sections[-1].sentences[-1].trail or "", rng)
-    elif kind == "subsections_same_start_end_word":
-        sections = doc.sections
-        if len(sections) >= 3:
-            target = rng.choice(sections[1:-1]).sentences[-1]
-            target.trail = _other_edge(target.trail or "", rng)
-        elif len(sections) == 2:
-            if rng.random() < 0.5:
-                sections[0].sentences[-1].trail = _other_edge(sections[0].sentences[0].lead or "", rng)
-            else:
-                sections[1].sentences[0].lead = _other_edge(sections[1].sentences[-1].trail or "", rng)
-        else:
-            sections[0].sentences[-1].trail = _other_edge(sections[0].sentences[0].lead or "", rng)
-    else:  # pragma: no cover - all types are handled above
-        raise ValueError(f"no mutation for {kind!r}")
-
-
-def _keywords(instruction: Instruction) -> set[str]:
-    return {k for c in instruction.constraints if c.type.startswith("keyword_") for k in c.params["keywords"]}
-
-
-# --------------------------------------------------------------------------------------------------
-# Instructions and their outputs
-
-
-SINGLE_OPS = ("lit", "not")  # a requirement of one constraint
-PAIR_OPS = ("or", "implies", "iff")  # a requirement joining the next two constraints
-
-
-def type_combinations(n: int) -> list[tuple[str, ...]]:
-    """Every set of ``n`` distinct constraint types with at least one semantic and one logic type."""
-    return [
-        combo
-        for combo in itertools.combinations(CONSTRAINT_TYPES, n)
-        if set(combo) & set(SEMANTIC_TYPES) and set(combo) & set(LOGIC_TYPES)
+def _sentence(topic: Topic, tone: str, rng: random.Random, limit: int | None, extra: int, nouns: list[str]) -> Sentence:
+    """A bank sentence with room for ``extra`` edge words under the limit; a noun tail half the time, if it fits."""
+    shapes = [
+        (i, j)
+        for i in range(len(SUBJECT_LENGTHS))
+        for j in range(len(PREDICATE_LENGTHS))
+        if limit is None or SUBJECT_LENGTHS[i] + PREDICATE_LENGTHS[j] + extra <= limit
     ]
+    i, j = rng.choice(shapes)
+    sentence = Sentence(topic, tone, i, j)
+    if nouns and rng.random() < 0.5 and (limit is None or sentence.length() + extra + 2 <= limit):
+        sentence.tail = rng.choice(nouns)
+    return sentence
 
 
-@functools.cache
-def shape_count(n: int) -> int:
-    """How many compositions ``n`` constraints have: each requirement is one constraint (as it is, or
-    negated) or joins the next two (OR, IMPLIES, IFF)."""
-    if n <= 1:
-        return len(SINGLE_OPS) ** n
-    return len(SINGLE_OPS) * shape_count(n - 1) + len(PAIR_OPS) * shape_count(n - 2)
+def write(seen: Instruction, rng: random.Random) -> str:
+    """The writer's response to the instruction it is given (see the module docstring)."""
+    asked = {c.type: dict(c.params) for c in seen.constraints}
+    topic = TOPIC_BY_NAME[asked["writing_topic"]["topic"]]
+    tone = asked["writing_tone"]["tone"] if "writing_tone" in asked else rng.choice(TONES)
+    limit = asked.get("words_per_sentence", {}).get("max")
+    title = asked["response_title"]["title"] if "response_title" in asked else rng.choice([topic.title, None])
+    if "response_subsection_titles" in asked:
+        titles: list[str | None] = list(asked["response_subsection_titles"]["titles"])
+    elif "subsections_start_end_same_word" in asked or rng.random() < 0.5:
+        titles = list(topic.subsection_titles)
+    else:
+        titles = [None]
+    target = asked["total_word_count"]["target"] if "total_word_count" in asked else rng.randint(*NATURAL_WORDS)
+    excluded = set(asked.get("keyword_exclusion", {}).get("keywords", ()))
+    nouns = [n for n in topic.nouns if n not in excluded]
+
+    # edge words: the same word opens and closes the text (and each subsection) when asked; else by chance
+    if "start_end_same_word" in asked or "subsections_start_end_same_word" in asked:
+        shared = rng.choice(EDGE_WORDS)
+        edges = [(shared, shared) for _ in titles]
+    else:
+        edges = [
+            (
+                rng.choice(EDGE_WORDS) if rng.random() < 0.3 else None,
+                rng.choice(EDGE_WORDS) if rng.random() < 0.3 else None,
+            )
+            for _ in titles
+        ]
+    sections = []
+    for section_title, (lead, trail) in zip(titles, edges):
+        first = _sentence(topic, tone, rng, limit, 1 if lead else 0, nouns)
+        last = _sentence(topic, tone, rng, limit, 1 if trail else 0, nouns)
+        first.lead, last.trail = lead, trail
+        sections.append(Section(section_title, [first, last]))
+    keywords = list(asked.get("keyword_inclusion", {}).get("keywords", ()))
+    room = target - 10 - 3 * len(keywords)  # what the keyword sentences and the parity word will add
+    while sum(s.length() for sec in sections for s in sec.sentences) < room:
+        section = rng.choice(sections)
+        section.sentences.insert(len(section.sentences) - 1, _sentence(topic, tone, rng, limit, 0, nouns))
+    for keyword in keywords:
+        section = rng.choice(sections)
+        text = f"{keyword[:1].upper()}{keyword[1:]} matters most."
+        section.sentences.insert(rng.randint(1, len(section.sentences) - 1), Sentence(topic, tone, text=text))
+    if "even_odd_word_count" in asked:
+        wanted = 0 if asked["even_odd_word_count"]["parity"] == "even" else 1
+        if len(words(render(title, sections))) % 2 != wanted:
+            roomy = [
+                s
+                for sec in sections
+                for s in sec.sentences
+                if s.text is None and not s.filler and (limit is None or s.length() < limit)
+            ]
+            rng.choice(roomy).filler = True
+    return render(title, sections)
 
 
-def shape_at(n: int, index: int) -> tuple[str, ...]:
-    """The ``index``-th composition of ``n`` constraints (0 ≤ index < shape_count(n)): its operators in order."""
-    if n == 0:
-        return ()
-    singles = len(SINGLE_OPS) * shape_count(n - 1)
-    if index < singles:
-        op, rest = divmod(index, shape_count(n - 1))
-        return (SINGLE_OPS[op], *shape_at(n - 1, rest))
-    op, rest = divmod(index - singles, shape_count(n - 2))
-    return (PAIR_OPS[op], *shape_at(n - 2, rest))
-
-
-def product_size(n: int) -> int:
-    """The size of the Cartesian product of type combinations and compositions for ``n`` constraints."""
-    return len(type_combinations(n)) * shape_count(n)
-
-
-def product_at(n: int, index: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The ``index``-th (type combination, composition) of the product for ``n`` constraints."""
-    combo, shape = divmod(index, shape_count(n))
-    return type_combinations(n)[combo], shape_at(n, shape)
-
-
-def product_indices(n: int, seed: int) -> list[int]:
-    """The members of the product for ``n`` constraints that VifBench uses, in order: all of it when it
-    has at most ``MAX_PER_COUNT``, else a seeded sample of that many distinct members (§4's cap)."""
-    size = product_size(n)
-    if size <= MAX_PER_COUNT:
-        return list(range(size))
-    return random.Random(f"vifbench-product:{seed}:{n}").sample(range(size), MAX_PER_COUNT)
-
-
-def compose(ids: list[str], shape: tuple[str, ...]) -> list[Part]:
-    """The requirements over ``ids`` that ``shape`` (its operators, in order) describes."""
-    pending = list(ids)
-    parts: list[Part] = []
-    for op in shape:
-        arity = 2 if op in PAIR_OPS else 1
-        parts.append(Part(op, tuple(pending[:arity])))
-        del pending[:arity]
-    if pending:
-        raise ValueError(f"the composition {shape} leaves {pending} unused")
-    return parts
-
-
-def make_instruction(
-    types: tuple[str, ...], shape: tuple[str, ...], rng: random.Random
-) -> tuple[Instruction, Document]:
-    """An instruction of ``types`` (given to C1, C2, … in a random order) composed as ``shape``, and the
-    base text that meets every constraint."""
-    types = tuple(rng.sample(types, len(types)))
-    ids = [f"C{i}" for i in range(1, len(types) + 1)]
-    parts = compose(ids, shape)
-    doc = base_document(types, rng)
-    taken: set[str] = set()
-    constraints = tuple(Constraint(cid, ctype, choose_params(ctype, doc, rng, taken)) for cid, ctype in zip(ids, types))
-    return Instruction(constraints, tuple(parts)), doc
-
-
-def _assignments(instruction: Instruction, verdict: str) -> list[dict[str, bool]]:
-    expr, ids = instruction.expr(), instruction.ids
-    wanted = verdict == "sat"
-    found = []
-    for values in itertools.product((True, False), repeat=len(ids)):
-        if evaluate(expr, dict(enumerate(values, start=1))) == wanted:
-            found.append(dict(zip(ids, values)))
-    return found
-
-
-def realize(
-    instruction: Instruction, base: Document, verdict: str, rng: random.Random
-) -> tuple[Document, dict[str, bool], dict[str, bool], bool] | None:
-    """A mutated copy of ``base`` with the wanted verdict: (document, labels, target, clean)."""
-    candidates = _assignments(instruction, verdict)
-    weights = [0.35 ** sum(not v for v in target.values()) for target in candidates]
-    fallback = None
-    for _ in range(4):  # targets
-        target = rng.choices(candidates, weights)[0]
-        false = [c for c in instruction.constraints if not target[c.id]]
-        for _ in range(MAX_TRIES // 4):
-            doc = copy.deepcopy(base)
-            for constraint in rng.sample(false, len(false)):
-                mutate(doc, constraint, instruction, rng)
-            labels = instruction.labels(doc.render())
-            if labels == target:
-                return doc, labels, target, True
-            if fallback is None and instruction.verdict(labels) == verdict:
-                fallback = (doc, labels, target, False)
-    return fallback
+# --------------------------------------------------------------------------------------------------
+# Instructions with their outputs
 
 
 @dataclass
 class GeneratedItem:
-    """One generated instruction with its base document and its labelled sat and unsat records."""
+    """One VifBench instruction with its output (a sat or an unsat round)."""
 
     instruction_id: str
     instruction: Instruction
     group: str
-    base: Document
+    round: str  # sat | unsat: what the writer was asked to produce
+    given: Instruction  # what the writer saw (without the omitted constraint in an unsat round)
+    omitted: str | None
     records: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -481,85 +317,73 @@ def record(
     labels: Mapping[str, bool],
     *,
     source: str,
-    clean: bool | None,
-    target: Mapping[str, bool] | None = None,
+    **extra: Any,
 ) -> dict[str, Any]:
     """One labelled data record: instruction, output, per-constraint labels and the verdict computed from them."""
-    verdict = instruction.verdict(labels)
     return {
         "id": item_id,
         "instruction_id": instruction_id,
         "instruction": instruction.text,
         "output": output,
-        "verdict": verdict,
+        "verdict": instruction.verdict(labels),
         "labels": dict(labels),
-        "target_labels": dict(target) if target is not None else None,
-        "clean": clean,
         "n_constraints": len(instruction.constraints),
         "group": group_of(len(instruction.constraints)),
         "formula": instruction.formula,
         "constraints": [c.to_dict() for c in instruction.constraints],
         "parts": [p.to_dict() for p in instruction.parts],
         "source": source,
+        **extra,
     }
 
 
-def instruction_plan(count: int, seed: int) -> list[tuple[int, int]]:
-    """(constraint count, member of that count's product) for each of ``count`` instructions: the counts
-    cycle through the complexity groups (balanced), and each group takes the members of
-    ``product_indices`` in turn — distinct, at most ``MAX_PER_COUNT`` per count."""
-    if -(-count // len(GROUPS)) > MAX_PER_COUNT:
-        raise ValueError(
-            f"at most {MAX_PER_COUNT} instructions per constraint count "
-            f"({MAX_PER_COUNT * len(GROUPS)} in all), as in the paper"
+def generate_instruction(n: int, position: int, seed: int = 0) -> GeneratedItem:
+    """Instruction ``position`` of group ``n`` with the offline writer's output (§A.2's procedure)."""
+    instruction = group_instructions(n)[position]
+    instruction_id = f"vif-c{n}-{position:03d}"
+    rng = random.Random(f"vifbench:{seed}:{instruction_id}")
+    wanted = "sat" if position % 2 == 0 else "unsat"
+    omitted = None
+    given = instruction
+    if wanted == "unsat":
+        logic = [c.id for c in instruction.constraints if c.kind == "logic"]
+        omitted = rng.choice(logic)
+        given = next(o for o in instruction.omissions() if omitted not in o.ids)
+    item = GeneratedItem(instruction_id, instruction, group_of(n), wanted, given, omitted)
+    text = write(given, rng)
+    labels = instruction.labels(text)
+    regenerations = 0
+    while instruction.verdict(labels) != wanted and regenerations < REGENERATION_BUDGET:
+        regenerations += 1
+        text = write(given, rng)
+        labels = instruction.labels(text)
+    item.records.append(
+        record(
+            instruction_id,
+            instruction_id,
+            instruction,
+            text,
+            labels,
+            source="offline-writer",
+            round=wanted,
+            omitted=omitted,
+            regenerations=regenerations,
         )
-    used: Counter[int] = Counter()
-    plan = []
-    for k in range(count):
-        n = GROUPS[k % len(GROUPS)][1]
-        plan.append((n, product_indices(n, seed)[used[n]]))
-        used[n] += 1
-    return plan
-
-
-def generate_instruction(seed: int, index: int, n: int, member: int) -> GeneratedItem:
-    """Instruction ``index``: member ``member`` of the product for ``n`` constraints, with a sat and an unsat output."""
-    rng = random.Random(f"vifbench:{seed}:{index}")
-    types, shape = product_at(n, member)
-    while True:
-        instruction, base = make_instruction(types, shape, rng)
-        outputs = [realize(instruction, base, verdict, rng) for verdict in ("sat", "unsat")]
-        if all(outputs):
-            break
-    instruction_id = f"vif-{seed}-{index:04d}"
-    item = GeneratedItem(instruction_id, instruction, group_of(n), base)
-    for verdict, (doc, labels, target, clean) in zip(("sat", "unsat"), outputs):
-        item.records.append(
-            record(
-                f"{instruction_id}-{verdict}",
-                instruction_id,
-                instruction,
-                doc.render(),
-                labels,
-                source="synthetic",
-                clean=clean,
-                target=target,
-            )
-        )
+    )
     return item
 
 
-def generate(count: int, seed: int = 0) -> list[dict[str, Any]]:
-    """``count`` instructions → ``2 * count`` records (one sat and one unsat output each), offline."""
-    records = []
-    for index, (n, member) in enumerate(instruction_plan(count, seed)):
-        records.extend(generate_instruction(seed, index, n, member).records)
-    return records
+def generate(count: int | None = None, seed: int = 0) -> list[dict[str, Any]]:
+    """VifBench's records: all 820 (``count`` None), or the first ``count`` of ``vifbench_plan``; offline."""
+    plan = vifbench_plan()
+    if count is not None and not 1 <= count <= len(plan):
+        raise ValueError(f"VifBench has {len(plan)} instructions; count must be 1 to {len(plan)}")
+    return [rec for n, position in plan[:count] for rec in generate_instruction(n, position, seed).records]
 
 
 def label_distribution(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per complexity group (and ``all``): pairs, verdicts, per-constraint labels, clean mutations,
-    and true/false labels per constraint type."""
+    """Per complexity group (and ``all``): instructions, verdicts, per-constraint labels, regenerations, and
+    true/false labels per constraint type."""
     table: dict[str, dict[str, Any]] = {}
     for rec in records:
         for group in (rec["group"], "all"):
@@ -573,7 +397,7 @@ def label_distribution(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[s
                     "constraints": 0,
                     "labels_true": 0,
                     "labels_false": 0,
-                    "clean": 0,
+                    "regenerations": 0,
                     "by_type": Counter(),
                 },
             )
@@ -581,7 +405,7 @@ def label_distribution(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[s
             row["instructions"].add(rec["instruction_id"])
             row[rec["verdict"]] += 1
             row["constraints"] += rec["n_constraints"]
-            row["clean"] += bool(rec.get("clean"))
+            row["regenerations"] += rec.get("regenerations") or 0
             types = {c["id"]: c["type"] for c in rec["constraints"]}
             for cid, value in rec["labels"].items():
                 row["labels_true" if value else "labels_false"] += 1
@@ -605,7 +429,7 @@ def label_distribution(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[s
             "mean_constraints": round(row["constraints"] / row["outputs"], 2),
             "labels_true": row["labels_true"],
             "labels_false": row["labels_false"],
-            "clean_share": round(row["clean"] / row["outputs"], 3),
+            "regenerations": row["regenerations"],
             "by_type": by_type,
         }
     return out
@@ -613,23 +437,20 @@ def label_distribution(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[s
 
 __all__ = [
     "GROUPS",
-    "MAX_PER_COUNT",
-    "Document",
+    "GROUP_COLUMNS",
+    "MAX_PER_GROUP",
+    "REGENERATION_BUDGET",
+    "TABLE6_COLUMNS",
     "GeneratedItem",
-    "base_document",
-    "compose",
     "generate",
     "generate_instruction",
+    "group_instructions",
     "group_of",
-    "instruction_plan",
+    "group_types",
     "label_distribution",
-    "make_instruction",
-    "product_at",
-    "product_indices",
-    "product_size",
-    "realize",
+    "params_for",
     "record",
-    "shape_at",
-    "shape_count",
-    "type_combinations",
+    "type_values",
+    "vifbench_plan",
+    "write",
 ]

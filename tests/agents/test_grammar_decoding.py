@@ -247,14 +247,15 @@ def test_a_run_recorded_under_a_grammar_replays(tmp_path, explicit):
     originals = [e["prompt_hash"] for e in read_trace(tmp_path / "r") if e["event"] == "llm_call"]
     assert [c["prompt_hash"] for c in calls] == originals
     free = runner.invoke(app, [*common, "--llm", f"replay:{trace}", "--decoding", "free", "--out", str(tmp_path / "f")])
-    summary = json.loads(free.output)
-    assert not summary["accepted"] and "no recorded answer for this prompt" in summary["reason"]
+    summary = json.loads(free.stdout)  # not the model's outcome: an error of the replay (exit 1)
+    assert free.exit_code == 1 and summary["status"] == "error" and summary["failure"] == "config"
+    assert "no recorded answer for this prompt" in summary["reason"]
 
 
 def test_a_sweep_attempt_decodes_under_the_same_bounded_grammar_as_a_run():
     """A sweep wraps its backend per attempt (salted cache keys); the token budget, which bounds the
     grammar's lines so that a block closes within it, must come through the wrapper."""
-    from autonesy.graph.sweep import SaltedBackend
+    from autonesy.graph.sweep.worker import SaltedBackend
 
     inner = Recorded([])
     inner.default_params = {"max_tokens": 128}

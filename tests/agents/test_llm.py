@@ -37,9 +37,9 @@ from autonesy.agents.llm import (
     default_llm_spec,
     fold_system_prompt,
     prompt_hash,
-    redact_spec,
 )
 from autonesy.agents.llm import local as local_module
+from autonesy.tools.llm_spec import redact_spec
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
 MESSAGES = [
@@ -137,7 +137,18 @@ def test_response_round_trips_through_json():
 
 
 def test_llm_error_kinds_are_checked():
-    assert set(KINDS) == {"refused", "timeout", "http_error", "empty", "auth", "bad_request", "config", "other"}
+    assert set(KINDS) == {
+        "refused",
+        "dns",
+        "timeout",
+        "deadline",
+        "http_error",
+        "empty",
+        "auth",
+        "bad_request",
+        "config",
+        "other",
+    }
     with pytest.raises(ValueError):
         LLMError("nonsense", "x")
     assert str(LLMError("other", "two\nlines")) == "two lines"
@@ -294,6 +305,73 @@ def test_errors_are_not_cached(tmp_path):
     with pytest.raises(LLMError):
         backend.complete(MESSAGES)
     assert backend.complete(MESSAGES).text == "later" and model.calls == 2
+
+
+def test_the_cache_key_is_the_request_as_sent(tmp_path):
+    """Anything that changes what the server receives is another entry: a grammar (a body field), the
+    token limit, system-prompt folding, the caller's salt; the same request again is a hit."""
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    model, backend = counting(*(f"answer {i}" for i in range(6)), cache=cache, max_tokens_in_extra_body=True)
+    backend.complete(MESSAGES)
+    backend.complete(MESSAGES, extra_body={"grammar": 'root ::= "a"'})
+    backend.complete(MESSAGES, extra_body={"grammar": 'root ::= "b"'})
+    backend.complete(MESSAGES, max_tokens=64)
+    backend.complete(MESSAGES, cache_salt="repair:1")
+    assert model.calls == 5 and len(cache) == 5
+    assert backend.complete(MESSAGES, extra_body={"grammar": 'root ::= "b"'}).text == "answer 2" and model.calls == 5
+    folded_model, folded = counting("folded", cache=cache, max_tokens_in_extra_body=True, fold_system=True)
+    assert folded.complete(MESSAGES).text == "folded" and folded_model.calls == 1
+
+
+def _put_many(path: str, worker: int) -> None:
+    cache = ResponseCache(path)
+    for j in range(25):
+        cache.put("e", "m", f"k{worker}-{j}", LLMResponse(text=f"{worker}-{j}", model="m", endpoint="e"))
+
+
+def test_cache_writers_in_several_processes_lose_nothing(tmp_path):
+    """Sweep workers in separate processes write one cache file at once (WAL, busy timeout)."""
+    import multiprocessing
+
+    path = str(tmp_path / "c.sqlite")
+    ResponseCache(path)  # created once, as the sweep's driver does
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=_put_many, args=(path, i)) for i in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert [w.exitcode for w in workers] == [0] * 4
+    cache = ResponseCache(path)
+    assert len(cache) == 100 and cache.get("e", "m", "k3-24").text == "3-24"
+
+
+def test_the_shared_cache_lives_where_the_environment_says(tmp_path, monkeypatch):
+    from autonesy.agents.llm.cache import shared_cache_path
+
+    monkeypatch.setenv("AUTONESY_LLM_CACHE", str(tmp_path / "mine.sqlite"))
+    assert shared_cache_path() == tmp_path / "mine.sqlite"
+    monkeypatch.delenv("AUTONESY_LLM_CACHE")
+    monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path / "caches"))
+    assert shared_cache_path() == tmp_path / "caches" / "llm" / "responses.sqlite"
+
+
+def test_the_shared_cache_holds_no_key_and_serves_another_run_directory(tmp_path, monkeypatch):
+    key = "sk-cache-SECRET-abcdef0123456"
+    monkeypatch.setenv("AUTONESY_LLM_API_KEY", key)
+    with LoopbackLLM(["<cnf>1 2 0</cnf>"]) as server:
+        from autonesy.agents.llm import shared_cache
+
+        first = backend_from_spec(server.spec(), cache=shared_cache())
+        assert first.complete(MESSAGES).cached is False
+        again = backend_from_spec(server.spec(), cache=shared_cache())  # another run, the same request
+        assert again.complete(MESSAGES).cached is True and server.count == 1
+        headers = {k.lower(): v for k, v in server.requests[0]["headers"].items()}
+        assert headers["authorization"] == f"Bearer {key}"  # the key was sent...
+    from autonesy.agents.llm.cache import shared_cache_path
+
+    stored = b"".join(p.read_bytes() for p in shared_cache_path().parent.iterdir())
+    assert key.encode() not in stored and b"<cnf>1 2 0</cnf>" in stored  # ...and never stored
 
 
 def test_cache_is_thread_safe(tmp_path):
@@ -502,11 +580,18 @@ def test_http_connection_refused():
     assert "cannot connect" in err.value.message and "\n" not in err.value.message
 
 
+def test_http_unresolvable_host_is_dns():
+    # .invalid never resolves (RFC 6761): the failure is the name, not a refused connection
+    with pytest.raises(LLMError) as err:
+        backend_from_spec("http://no-such-host.invalid:8000/v1@m", retries=1).complete(MESSAGES)
+    assert err.value.kind == "dns" and err.value.transient and "cannot resolve" in err.value.message
+
+
 def test_http_timeout(loopback):
     server = loopback.reset([Reply(content="late", delay_s=2.0)])
     with pytest.raises(LLMError) as err:
         backend_from_spec(server.spec(), timeout_s=0.5, retries=1).complete(MESSAGES)
-    assert err.value.kind == "timeout" and server.count == 1
+    assert err.value.kind == "deadline" and server.count == 1
 
 
 def test_http_500_after_retries(loopback):
@@ -581,7 +666,7 @@ def test_local_without_model_package_is_a_config_error(monkeypatch):
 def test_local_cached_run_never_starts_the_server(tmp_path, monkeypatch):
     cache = ResponseCache(tmp_path / "c.sqlite")
     backend = backend_from_spec("local", cache=cache)
-    key = prompt_hash(MESSAGES, backend.default_params)
+    key = backend.request_key(MESSAGES)
     cache.put("local", backend.model, key, LLMResponse(text="from cache", model=backend.model, endpoint="local"))
     monkeypatch.setattr(LocalLlamaServer, "start", lambda self: pytest.fail("server started"))
     assert backend.complete(MESSAGES).text == "from cache"

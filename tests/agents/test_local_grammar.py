@@ -9,26 +9,16 @@ import re
 from pathlib import Path
 
 import pytest
+from local_extra import local_extra_missing
 
-from autonesy.agents.llm import LLMError
-from autonesy.agents.llm.local import find_local_gguf, require_local_extra
+from autonesy.agents.llm.local import find_local_gguf
 from autonesy.agents.policies import AttemptSpec, make_policy
 from autonesy.tasks.registry import load_task
 from autonesy.tools.formats import convert
 from autonesy.tools.grammar import FORMATS, answer_grammar, repair_grammar, to_gbnf
 from autonesy.tools.grammar.recognize import Recognizer
 
-
-def _local_extra_missing() -> str | None:
-    try:
-        require_local_extra()
-        find_local_gguf()
-    except LLMError as error:
-        return str(error)
-    return None
-
-
-MISSING = _local_extra_missing()
+MISSING = local_extra_missing()
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=f"the [local] extra is not installed: {MISSING}")
 
 

@@ -19,6 +19,11 @@ BROKEN = "<cnf>\np cnf 10 1\n1 2 banana 0\n</cnf>"
 AT_LEAST_ONE = "<cnf>\np cnf 10 1\n1 2 3 4 5 6 7 8 9 10 0\n</cnf>"
 
 
+def broken(i):
+    """A different unparseable answer for each ``i`` (a repeated one would end the loop)."""
+    return f"<cnf>\np cnf 10 1\n1 2 banana{i} 0\n</cnf>"
+
+
 def scripted(answers, run_dir=None):
     cache = ResponseCache(run_dir / "llm_cache.sqlite") if run_dir else None
     return LangChainChatBackend(
@@ -60,14 +65,15 @@ def test_ok_on_a_broken_formula_is_rejected(tmp_path):
 
 
 def test_five_failed_rounds_are_a_syntax_error(tmp_path):
-    summary, backend, report = run(tmp_path, [BROKEN] + [f"[[FIXED]]\n{BROKEN}"] * 5)
+    summary, backend, report = run(tmp_path, [broken(0)] + [f"[[FIXED]]\n{broken(i)}" for i in range(1, 6)])
     assert summary["status"] == "rejected" and summary["reason"].startswith("syntax error after 5 repair rounds")
+    assert summary["failure"] == "syntax" and summary.syntax_error
     assert summary["repair_rounds"] == 5 and backend.calls == 6
     assert len(report["rounds"]) == 5 and report["status"] == "rejected"
 
 
 def test_repair_budget_is_configurable(tmp_path):
-    summary, backend, _ = run(tmp_path, [BROKEN] + [f"[[FIXED]]\n{BROKEN}"] * 5, max_repairs=2)
+    summary, backend, _ = run(tmp_path, [broken(0)] + [f"[[FIXED]]\n{broken(i)}" for i in range(1, 6)], max_repairs=2)
     assert summary["repair_rounds"] == 2 and backend.calls == 3
 
 
@@ -85,6 +91,34 @@ def test_oracle_feedback_repairs_a_semantically_wrong_formula(tmp_path):
     events = read_trace(tmp_path / "run")
     semantic = [e for e in events if e["event"] == "llm_call" and e["role"] == "semantic_repair"]
     assert len(semantic) == 1 and "but it is invalid" in semantic[0]["messages"][-1]["content"]
+    [round_] = [e for e in events if e["event"] == "semantic_round"]
+    # at-least-one allows two items at once: every counterexample is an assignment the formula wrongly accepts
+    assert round_["round"] == 1 and round_["repeated"] is False and round_["too_permissive"] >= 1
+    assert round_["counterexamples"] and all(
+        c["formula_says"] and not c["oracle_says"] for c in round_["counterexamples"]
+    )
+    assert round_["formula_before"].strip() == "p cnf 10 1\n1 2 3 4 5 6 7 8 9 10 0"
+    assert round_["formula_after"].strip() == ONE_HOT.strip()
+
+
+def test_a_formula_tested_before_that_the_repair_loop_brings_back_ends_the_semantic_rounds(tmp_path):
+    # round 1 answers a broken formula; its repair brings back the first formula, which failed the oracle test:
+    # a second round would send round 1's prompt again
+    answers = [AT_LEAST_ONE, BROKEN, f"[[FIXED]]\n{AT_LEAST_ONE}", GOOD]
+    summary, backend, _ = run(tmp_path, answers, policy="oracle-feedback")
+    assert summary["status"] == "accepted" and backend.calls == 3 and summary["semantic_rounds"] == 1
+    assert summary["repair_rounds"] == 1 and summary["metrics"]["relation"] == "permissive"
+    prompts = [e["prompt_hash"] for e in read_trace(tmp_path / "run") if e["event"] == "llm_call"]
+    assert len(set(prompts)) == len(prompts) == 3
+
+
+def test_a_semantic_round_that_gives_the_same_formula_back_ends_the_rounds(tmp_path):
+    summary, backend, _ = run(tmp_path, [AT_LEAST_ONE, AT_LEAST_ONE, GOOD], policy="oracle-feedback")
+    # two rounds allowed, but the second would resend the first's prompt: the formula goes on as it is
+    assert summary["status"] == "accepted" and backend.calls == 2 and summary["semantic_rounds"] == 1
+    assert summary["metrics"]["relation"] == "permissive" and summary["oracle_test"]["passed"] is False
+    [round_] = [e for e in read_trace(tmp_path / "run") if e["event"] == "semantic_round"]
+    assert round_["repeated"] is True and round_["formula_before"] == round_["formula_after"]
 
 
 def test_benchmark_policy_records_the_oracle_test_without_repairing(tmp_path):
@@ -121,9 +155,10 @@ def test_killed_run_resumes_without_repeating_finished_llm_calls(tmp_path):
     assert again["status"] == "accepted" and third.calls == 0  # finished: nothing is redone
 
 
-def test_llm_errors_are_recorded_not_raised(tmp_path):
+def test_an_empty_answer_is_the_model_s_rejection(tmp_path):
     summary, _, report = run(tmp_path, [""])
-    assert summary["status"] == "rejected" and "LLM error (empty)" in summary["reason"]
+    assert summary["status"] == "rejected" and summary["failure"] == "empty_answer"
+    assert "empty answer" in summary["reason"] and not summary.syntax_error
     assert report["status"] == "rejected"
 
 
@@ -144,12 +179,20 @@ def test_config_records_versions_and_no_secret(tmp_path, monkeypatch):
         assert b"sk-test-SECRET-0123456789" not in path.read_bytes(), path.name
 
 
-def test_repeated_identical_repair_prompts_are_separate_calls(tmp_path):
-    # Each round is a new question even when the prompt text repeats: the cache must not answer it.
-    run_dir = tmp_path / "run"
-    backend = scripted([BROKEN] + [f"[[FIXED]]\n{BROKEN}"] * 5, run_dir)
-    summary = run_attempt(RunConfig(task="fashion", format="dimacs", llm="scripted"), run_dir, backend=backend)
-    assert backend.calls == 6 and summary["llm_calls"] == 6
+@pytest.mark.parametrize(
+    "answers, calls",
+    [
+        ([BROKEN, f"[[FIXED]]\n{BROKEN}"], 2),  # the same formula straight back
+        ([broken(1), f"[[FIXED]]\n{broken(2)}", f"[[FIXED]]\n  {broken(1)}\n"], 3),  # an earlier one, re-spaced
+    ],
+)
+def test_an_answer_already_rejected_ends_the_attempt_before_a_prompt_repeats(tmp_path, answers, calls):
+    summary, backend, report = run(tmp_path, answers + [GOOD])
+    assert summary["status"] == "rejected" and summary["failure"] == "repeated_answer"
+    assert backend.calls == calls and summary["repair_rounds"] == calls - 1
+    assert report["rounds"][-1]["verdict"] == "repeated"
+    sent = [e["prompt_hash"] for e in read_trace(tmp_path / "run") if e["event"] == "llm_call"]
+    assert len(sent) == calls and len(set(sent)) == calls  # no prompt was sent twice
 
 
 def _tiny_fashion_data(seed=0, n=64):
@@ -217,3 +260,40 @@ def test_ok_on_an_oversized_answer_says_what_the_checker_said(tmp_path):
     summary, _, _ = run(tmp_path, ["<cnf>\n" + "c " + "x" * 1_000_001 + "\n</cnf>", "[[OK]]"])
     assert summary["status"] == "rejected" and "too_large" in summary["reason"]
     assert "1,000,0" in summary["reason"]  # the size of what the LLM wrote, not of what was kept
+
+
+def test_config_records_the_max_tokens_the_backend_sent(tmp_path):
+    backend = LangChainChatBackend(
+        FakeListChatModel(responses=[GOOD]), "scripted", "fake-model", retries=1, default_params={"max_tokens": 4096}
+    )
+    run_attempt(RunConfig(task="fashion", format="dimacs", llm="scripted"), tmp_path / "a", backend=backend)
+    assert json.loads((tmp_path / "a" / "config.json").read_text())["max_tokens"] == 4096
+    backend = scripted([GOOD])
+    run_attempt(
+        RunConfig(task="fashion", format="dimacs", llm="scripted", max_tokens=300), tmp_path / "b", backend=backend
+    )
+    assert json.loads((tmp_path / "b" / "config.json").read_text())["max_tokens"] == 300
+
+
+def test_an_outage_in_a_repair_round_is_retried_from_there_by_the_next_run(tmp_path):
+    from autonesy.agents.llm import LLMError
+
+    run_dir = tmp_path / "run"
+    config = RunConfig(task="fashion", format="dimacs", llm="scripted")
+    first = scripted([BROKEN])
+    answer = first.complete
+
+    def refuse_the_repair(messages, **params):
+        if first.calls >= 1:
+            raise LLMError("refused", "cannot connect to the LLM endpoint", transient=True)
+        return answer(messages, **params)
+
+    first.complete = refuse_the_repair
+    down = run_attempt(config, run_dir, backend=first)
+    assert down["status"] == "infra_failed" and down["failure"] == "connection" and first.calls == 1
+    assert down["metrics"] is None and down["repair_rounds"] == 0 and down["llm_calls"] == 1
+    assert json.loads((run_dir / "summary.json").read_text())["status"] == "infra_failed"
+    second = scripted([f"[[FIXED]]\n{GOOD}"])
+    up = run_attempt(config, run_dir, backend=second)
+    assert up["status"] == "accepted" and up["failure"] is None and second.calls == 1  # only the repair, retried
+    assert up["repair_rounds"] == 1 and up["llm_calls"] == 2 and up["metrics"]["f1"] == 1.0

@@ -3,7 +3,8 @@
 import autonesy.graph.attempt as attempt
 from autonesy.agents.policies import AttemptSpec, make_policy
 from autonesy.graph.attempt import AttemptRuntime
-from autonesy.graph.trace import Tracer, read_trace
+from autonesy.graph.trace import read_trace
+from autonesy.graph.tracer import Tracer
 from autonesy.tasks.registry import get_task
 from autonesy.tools.cnf import to_dimacs
 

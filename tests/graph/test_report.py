@@ -10,14 +10,14 @@ from typer.testing import CliRunner
 
 from autonesy.graph.cli import app
 from autonesy.graph.report import ReportError, build_report
+from autonesy.graph.results import ROW_FIELDS
 from autonesy.graph.run import RunConfig, run_attempt
-from autonesy.graph.sweep import ROW_FIELDS
 
 QWEN, GPT = "http://h:8000/v1@qwen3-8b", "openai:gpt-oss-120b"
 runner = CliRunner()
 
 
-def row(llm, fmt, detail, f1, *, status="accepted", relation="equal", rounds=0, llm_error=False, prompt="zs"):
+def row(llm, fmt, detail, f1, *, status="accepted", relation="equal", rounds=0, empty=False, prompt="zs"):
     data = dict.fromkeys(ROW_FIELDS)
     rejected = status == "rejected"
     data.update(
@@ -35,10 +35,10 @@ def row(llm, fmt, detail, f1, *, status="accepted", relation="equal", rounds=0, 
         repeat=0,
         max_repairs=5,
         status=status,
-        syntax_error=rejected and not llm_error,
-        llm_error=rejected and llm_error,
-        reason="LLM error (timeout): slow"
-        if llm_error
+        syntax_error=rejected and not empty,
+        failure=("empty_answer" if empty else "syntax") if rejected else None,
+        reason="the model gave no answer: empty"
+        if empty
         else ("syntax error after 5 repair rounds: syntax" if rejected else ""),
         repair_rounds=rounds,
         semantic_rounds=0,
@@ -63,7 +63,7 @@ ROWS = [
     row(QWEN, "cpmpy", "not-detailed", 0.25, relation="incomparable"),
     row(GPT, "dimacs", "detailed", 1.0),
     row(GPT, "dimacs", "not-detailed", 0.8, relation="permissive"),
-    row(GPT, "cpmpy", "detailed", 0.0, status="rejected", llm_error=True),
+    row(GPT, "cpmpy", "detailed", 0.0, status="rejected", empty=True),
     row(GPT, "cpmpy", "not-detailed", 1.0),
     {**row(GPT, "nat", "detailed", None, status="error"), "f1": None},
     {**row(GPT, "nat", "not-detailed", None, status="pending"), "f1": None},
@@ -153,7 +153,7 @@ def test_tables_hold_the_hand_computed_values(results_dir, tmp_path):
     assert qwen["llm"] == QWEN and gpt["llm"] == GPT
     # qwen: F1 1, 0, 0.5, 0.25 → mean 0.4375, population std sqrt(0.546875 / 4)
     assert qwen["f1_mean"] == 0.4375 and qwen["f1_std"] == pytest.approx((0.546875 / 4) ** 0.5)
-    assert qwen["syntax_error_rate"] == 0.25 and qwen["llm_error_rate"] == 0
+    assert qwen["syntax_error_rate"] == 0.25 and qwen["empty_answer_rate"] == 0
     assert [qwen[f"share_{r}"] for r in ("equal", "permissive", "strict", "incomparable", "rejected")] == [
         0.25,
         0,
@@ -163,7 +163,7 @@ def test_tables_hold_the_hand_computed_values(results_dir, tmp_path):
     ]
     assert qwen["repair_rounds_mean"] == 7 / 4 and qwen["tokens_mean"] == 150
     assert qwen["published_model"] == "qwen3-8b" and qwen["published_f1"] == 0.372
-    assert gpt["f1_mean"] == pytest.approx(0.7) and gpt["syntax_error_rate"] == 0 and gpt["llm_error_rate"] == 0.25
+    assert gpt["f1_mean"] == pytest.approx(0.7) and gpt["syntax_error_rate"] == 0 and gpt["empty_answer_rate"] == 0.25
     assert (gpt["published_f1"], gpt["published_syntax_error_rate"]) == (0.786, 0.078)
     cell = {(r["format"], r["detail"], r["prompt"]): r for r in tables["by_setting"].data}
     assert cell[("cpmpy", "not-detailed", "zs")]["f1_mean"] == pytest.approx(0.625)

@@ -15,10 +15,10 @@ ONE_HOT = "p cnf 10 46\n1 2 3 4 5 6 7 8 9 10 0\n" + "".join(
 runner = CliRunner()
 
 
-def run_cli(*args):
+def run_cli(*args, code=0):
     result = runner.invoke(app, ["run", *args, "--json"])
-    assert result.exit_code == 0, result.output
-    return json.loads(result.output)
+    assert result.exit_code == code, result.output
+    return json.loads(result.stdout)
 
 
 @pytest.fixture(autouse=True)
@@ -54,32 +54,69 @@ def test_rerun_with_the_same_out_makes_no_new_calls(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "reply, kind",
-    [(Reply(status=500, error="boom"), "http_error"), (Reply(content=""), "empty"), (Reply(delay_s=3), "timeout")],
+    "reply, status, failure, kind, code",
+    [
+        (Reply(status=500, error="boom"), "infra_failed", "server_error", "http_error", 3),
+        (Reply(status=429, error="slow down"), "infra_failed", "rate_limit", "http_error", 3),
+        (Reply(status=401, error="bad key"), "infra_failed", "auth", "auth", 3),
+        (Reply(delay_s=3), "infra_failed", "deadline", "deadline", 3),
+        (Reply(content=""), "rejected", "empty_answer", "empty", 0),
+        (Reply(content="", finish_reason="length"), "rejected", "token_budget", "empty", 0),  # all spent thinking
+    ],
 )
-def test_endpoint_failures_are_recorded_errors(tmp_path, reply, kind):
+def test_endpoint_failures_are_outages_and_an_empty_answer_the_model_s(tmp_path, reply, status, failure, kind, code):
     with LoopbackLLM([reply]) as server:
         summary = run_cli(
-            "--task",
-            "sushi",
-            "--format",
-            "nat",
-            "--llm",
-            server.spec(),
-            "--out",
-            str(tmp_path / "r"),
-            "--llm-timeout",
-            "1",
-        )
-    assert summary["status"] == "rejected" and f"LLM error ({kind})" in summary["reason"]
+            "--task", "sushi", "--format", "nat", "--llm", server.spec(), "--out", str(tmp_path / "r"),
+            "--llm-timeout", "1", code=code,
+        )  # fmt: skip
+    assert summary["status"] == status and summary["failure"] == failure and not summary["accepted"]
+    assert summary["metrics"] is None and summary["oracle_test"] is None and summary["compiled"] is None
     trace = (tmp_path / "r" / "trace.jsonl").read_text()
     assert f'"kind": "{kind}"' in trace
 
 
-def test_refused_endpoint(tmp_path):
+def test_refused_endpoint_exits_3_and_says_how_to_retry(tmp_path):
     spec = f"http://127.0.0.1:{unused_loopback_port()}/v1@m"
-    summary = run_cli("--task", "sushi", "--format", "nat", "--llm", spec, "--out", str(tmp_path / "r"))
-    assert summary["status"] == "rejected" and "LLM error (refused)" in summary["reason"]
+    result = runner.invoke(app, ["run", "--task", "sushi", "--format", "nat", "--llm", spec, "--out", str(tmp_path)])
+    assert result.exit_code == 3, result.output
+    assert "outcome: infra_failed (connection), not scored" in result.stdout
+    assert "1 attempt ended infra_failed" in result.stderr and f"--out {tmp_path}" in result.stderr
+
+
+def test_an_outage_is_retried_by_the_same_command_once_the_endpoint_is_up(tmp_path):
+    port = unused_loopback_port()
+    args = ["--task", "fashion", "--format", "dimacs", "--llm", f"http://127.0.0.1:{port}/v1@m"]
+    args += ["--out", str(tmp_path / "r")]
+    down = run_cli(*args, code=3)
+    assert down["status"] == "infra_failed" and down["failure"] == "connection" and down["metrics"] is None
+    assert not (tmp_path / "r" / "formula.cnf").exists()
+    with LoopbackLLM([f"<cnf>\n{ONE_HOT}</cnf>"], port=port) as server:
+        up = run_cli(*args)
+        assert server.count == 1  # the failed call was not replayed from a checkpoint or the cache: it was sent
+    assert up["status"] == "accepted" and up["failure"] is None and up["metrics"]["f1"] == 1.0
+
+
+def test_a_503_then_an_answer_is_one_call_retried(tmp_path):
+    with LoopbackLLM([Reply(status=503, error="busy"), f"<cnf>\n{ONE_HOT}</cnf>"]) as server:
+        summary = run_cli("--task", "fashion", "--format", "dimacs", "--llm", server.spec(), "--out", str(tmp_path))
+        assert server.count == 2
+    assert summary["status"] == "accepted" and summary["llm_calls"] == 1 and summary["metrics"]["f1"] == 1.0
+
+
+def test_accepted_is_printed_with_its_relation_f1_and_oracle_test(tmp_path):
+    at_least_one = "<cnf>\np cnf 10 1\n1 2 3 4 5 6 7 8 9 10 0\n</cnf>"
+    with LoopbackLLM([at_least_one]) as server:
+        result = runner.invoke(
+            app, ["run", "--task", "fashion", "--format", "dimacs", "--llm", server.spec(), "--out", str(tmp_path)]
+        )
+    assert result.exit_code == 0, result.output
+    # 1023 models against the ground truth's 10: precision 10/1023, recall 1
+    f1 = 2 * (10 / 1023) / (10 / 1023 + 1)
+    assert (
+        "outcome: accepted (the formula parsed and passed the syntax checks; oracle test failed; "
+        f"relation permissive, F1 {f1:.4f})"
+    ) in " ".join(result.stdout.split())  # the console wraps long lines
 
 
 def test_trace_command_shows_the_repair_loop(tmp_path):
@@ -124,3 +161,21 @@ def test_replay_of_a_recorded_trace_reproduces_the_run(tmp_path):
     )
     assert (tmp_path / "a" / "formula.cnf").read_text() == (tmp_path / "b" / "formula.cnf").read_text()
     assert replayed["metrics"] == recorded["metrics"] and replayed["repair_rounds"] == recorded["repair_rounds"] == 1
+
+
+def test_two_answers_in_a_row_cut_by_the_token_budget_end_the_attempt_with_advice(tmp_path):
+    cut = [
+        # each stops inside a literal: nothing an autofix can close
+        Reply("<think>The clauses.</think>\n<cnf>\np cnf 10 46\n1 2 3 4 5 6 7 8 9 10 0\n-1 -", finish_reason="length"),
+        Reply("[[FIXED]]\n<cnf>\np cnf 10 46\n1 2 3 4 5 6 7 8 9 10 0\n-1 -2 0\n-1 -", finish_reason="length"),
+        f"[[FIXED]]\n<cnf>\n{ONE_HOT}</cnf>",  # never asked for: a third answer would be cut as well
+    ]
+    with LoopbackLLM(cut) as server:
+        summary = run_cli(
+            "--task", "fashion", "--format", "dimacs", "--llm", server.spec(), "--out", str(tmp_path),
+            "--max-tokens", "300",
+        )  # fmt: skip
+        assert server.count == 2 and server.requests[0]["json"]["max_tokens"] == 300
+    assert summary["status"] == "rejected" and summary["failure"] == "token_budget"
+    assert summary["repair_rounds"] == 1 and "raise --max-tokens" in summary["reason"]
+    assert "(300 tokens)" in summary["reason"]

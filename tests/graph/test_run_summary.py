@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autonesy.graph.report import ReportError, load_results
+from autonesy.graph.results import attempt_row, finished
 from autonesy.graph.run import RunConfig, run_attempt
 from autonesy.graph.summary import Compilation, FormulaScore, OracleVerdict, RunSummary, SummaryError
-from autonesy.graph.sweep import attempt_row, finished
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
@@ -178,7 +178,7 @@ def test_hostile_field_values_become_defaults_in_the_row(tmp_path):
     ],
 )
 def test_a_crafted_job_file_is_skipped_when_rows_are_collected(tmp_path, job):
-    from autonesy.graph.sweep import collect_rows, write_results
+    from autonesy.graph.results import collect_rows, write_results
 
     (tmp_path / "attempts" / "a").mkdir(parents=True)
     (tmp_path / "attempts" / "a" / "job.json").write_text(json.dumps(job))

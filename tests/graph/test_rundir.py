@@ -18,7 +18,7 @@ from verify_fakes import INSTRUCTION, SAT, ScriptedRoles
 
 from autonesy.graph import run as run_module
 from autonesy.graph import rundir as rundir_module
-from autonesy.graph.run import RunConfig, RunError, run_attempt
+from autonesy.graph.run import RunConfig, RunError, run_attempt, training_note
 from autonesy.graph.rundir import RunDir
 from autonesy.graph.verify.run import VerifyConfig, VerifyError, verify_output
 from autonesy.tools.errors import AutonesyError
@@ -93,11 +93,13 @@ def test_outputs_are_written_whole_and_leave_no_temporary_file(tmp_path):
 
 
 def test_both_pipelines_checkpoint_through_the_run_directory_with_the_same_pragmas(tmp_path, monkeypatch):
-    opened = []
-    original = RunDir.checkpointer
+    from autonesy.graph import checkpoint_store
+    from autonesy.graph.verify import run as verify_run_module
 
-    def spy(self):
-        manager = original(self)
+    opened = []
+
+    def spy(rundir):
+        manager = checkpoint_store.run_checkpointer(rundir)
         saver = manager.__enter__()
         opened.append(saver.conn.execute("PRAGMA synchronous").fetchone()[0])
 
@@ -110,7 +112,8 @@ def test_both_pipelines_checkpoint_through_the_run_directory_with_the_same_pragm
 
         return Wrapped()
 
-    monkeypatch.setattr(RunDir, "checkpointer", spy)
+    for module in (run_module, verify_run_module):
+        monkeypatch.setattr(module, "run_checkpointer", spy)
     run_attempt(RunConfig(task="fashion", format="dimacs", policy="expert"), tmp_path / "attempt")
     verify_output(
         INSTRUCTION, SAT, VerifyConfig(llm="scripted"), tmp_path / "verify", backend=ScriptedRoles().backend()
@@ -171,3 +174,22 @@ def test_training_needs_data_and_auto_trains_only_the_embedded_models_main_job()
     assert (auto.train, auto.seeds, auto.epochs, auto.data) == ("spl,sl", 1, 3, True)
     other = RunConfig(task="fashion", llm="openai:gpt-x", train="auto").resolved()
     assert (other.train, other.data) == ("none", False)
+    assert training_note("auto", auto) == "training: spl,sl on an accepted formula, 1 seed(s), 3 epochs"
+    assert "--train auto trains only with the embedded model" in training_note("auto", other)
+    no_data = RunConfig(task=task_file, format="dimacs", policy="expert", train="auto").resolved()
+    assert "no annotated data" in training_note("auto", no_data)
+    assert training_note("none", other) == "training: none"
+
+
+def test_a_run_says_each_step_as_it_begins(tmp_path):
+    said: list[str] = []
+    run_attempt(RunConfig(task="fashion", format="dimacs", policy="expert"), tmp_path / "r", notify=said.append)
+    steps = [line for line in said if line.startswith("… ")]
+    assert steps == [
+        "… formalizing the description (an LLM call)",
+        "… checking the answer",
+        "… testing the formula on the annotated labels",
+        "… compiling the formula to an SDD",
+        "… scoring it against the expert formula (model counting)",
+    ]
+    assert said[0] == "training: none"

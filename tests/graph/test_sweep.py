@@ -14,20 +14,11 @@ from typer.testing import CliRunner
 from autonesy.agents.llm import LangChainChatBackend, ResponseCache
 from autonesy.graph.cli import app
 from autonesy.graph.report import build_report
+from autonesy.graph.results import JOB_FILE, ROW_FIELDS, TIMING_FIELDS, read_results
 from autonesy.graph.run import RunConfig
-from autonesy.graph.sweep import (
-    CACHE_FILE,
-    JOB_FILE,
-    ROW_FIELDS,
-    TIMING_FIELDS,
-    SweepError,
-    SweepSpec,
-    attempt_id,
-    expand,
-    ray_available,
-    read_results,
-    run_sweep,
-)
+from autonesy.graph.sweep.executors import ray_available
+from autonesy.graph.sweep.grid import SweepError, SweepSpec, attempt_id, expand
+from autonesy.graph.sweep.run import run_sweep
 from autonesy.tasks.registry import TASK_NAMES
 
 SPEC = "http://scripted.test/v1@mistakes"
@@ -38,7 +29,7 @@ runner = CliRunner()
 def scripted_backend(out: Path, latency_s: float = 0.0) -> LangChainChatBackend:
     model = ScriptedChatModel(answer=mistakes_answer, latency_s=latency_s)
     return LangChainChatBackend(
-        model, "http://scripted.test/v1", "mistakes", retries=1, cache=ResponseCache(Path(out) / CACHE_FILE)
+        model, "http://scripted.test/v1", "mistakes", retries=1, cache=ResponseCache(Path(out) / "llm_cache.sqlite")
     )
 
 
@@ -150,7 +141,7 @@ def test_scripted_rows_match_the_script(scripted_sweep):
         assert row["llm_calls"] == (2 if sushi_dimacs else 1) and row["prompt_tokens"] > 0
         rejected = sushi_dimacs and row["detail"] == "not-detailed"
         assert row["status"] == ("rejected" if rejected else "accepted")
-        assert row["syntax_error"] is rejected and row["llm_error"] is False
+        assert row["syntax_error"] is rejected and row["failure"] == ("ok_on_error" if rejected else None)
         assert row["relation"] == (None if rejected else "equal" if EXPECTED_F1[key] == 1 else "permissive")
         assert row["model"] == "mistakes" and row["llm"] == SPEC and row["run_dir"].startswith("attempts/")
     # CSV has the same rows in the same order.
@@ -187,7 +178,7 @@ def test_scripted_tables_have_the_hand_computed_values(scripted_sweep, tmp_path)
     [llm] = tables["by_llm"].data
     assert llm["attempts"] == 16
     assert llm["f1_mean"] == pytest.approx(float((4 + (2 + 2 * A) + (2 + 0) + (2 + 2 * B)) / 16), abs=1e-12)
-    assert llm["syntax_error_rate"] == 2 / 16 and llm["llm_error_rate"] == 0
+    assert llm["syntax_error_rate"] == 2 / 16 and llm["empty_answer_rate"] == 0
     assert (llm["share_equal"], llm["share_permissive"], llm["share_rejected"]) == (10 / 16, 4 / 16, 2 / 16)
     assert llm["repair_rounds_mean"] == 4 / 16
     marginals = {(r["slice"], r["value"]): r for r in tables["marginals"].data}
@@ -231,7 +222,7 @@ def test_killed_sweep_resumes_with_no_duplicate_no_missing_row_and_no_repeated_c
         "http://scripted.test/v1",
         "mistakes",
         retries=1,
-        cache=ResponseCache(out / CACHE_FILE),
+        cache=ResponseCache(out / "llm_cache.sqlite"),
         limit=9,
     )
     with pytest.raises(Killed):
@@ -257,16 +248,16 @@ def test_killed_sweep_resumes_with_no_duplicate_no_missing_row_and_no_repeated_c
 
 def test_a_resumed_sweep_loads_only_the_tasks_it_still_runs(tmp_path, monkeypatch):
     """A DCP-Bench-Open ground truth takes seconds to build (83 of them: 3 minutes), so a finished
-    attempt's task is not loaded again; a removed attempt's is."""
-    import autonesy.graph.sweep as sweep_module
+    attempt's task is not loaded again; a removed attempt's is (rows never load one: issue 27)."""
+    from autonesy.graph.sweep import run
 
     spec = SweepSpec(
         tasks=("fashion", "chx"), formats=("dimacs",), prompts=("zs",), details=("detailed",), policy="expert"
     )
     first = run_sweep(spec, tmp_path / "sweep", progress=False)
     loaded = []
-    real = sweep_module.load_task
-    monkeypatch.setattr(sweep_module, "load_task", lambda name: loaded.append(name) or real(name))
+    real = run.load_task
+    monkeypatch.setattr(run, "load_task", lambda name: loaded.append(name) or real(name))
     again = run_sweep(spec, tmp_path / "sweep", progress=False)
     assert loaded == [] and again.progress.done == 0 and comparable(again.rows) == comparable(first.rows)
     chx = next(r for r in first.rows if r["task"] == "chx")
@@ -302,10 +293,12 @@ def loopback_mistakes():
 def test_ray_executor_gives_the_same_results_table_as_the_local_one(tmp_path, loopback_mistakes):
     import ray
 
-    spec = SweepSpec(tasks=MISTAKE_TASKS, formats=("dimacs", "nat"), prompts=("zs",), llms=(loopback_mistakes.spec(),))
+    spec = SweepSpec(
+        tasks=MISTAKE_TASKS, formats=("dimacs", "nat"), prompts=("zs",), llms=(loopback_mistakes.spec(),), cache=False
+    )  # no response cache: each sweep asks the endpoint itself
     local = run_sweep(spec, tmp_path / "local", concurrency=2, progress=False)
     local_calls = loopback_mistakes.count
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)  # never a cluster found running
     try:
         remote = run_sweep(spec, tmp_path / "ray", executor="ray", concurrency=2, progress=False)
         assert loopback_mistakes.count == 2 * local_calls  # every call made once per sweep

@@ -25,8 +25,8 @@ def data(tmp_path_factory):
 
 def test_generate_writes_balanced_labelled_pairs(data, tmp_path):
     out, summary, records = data
-    assert summary["pairs"] == 4 and summary["sources"] == {"synthetic": 4}
-    assert summary["distribution"]["all"]["sat"] == summary["distribution"]["all"]["unsat"] == 2
+    assert summary["pairs"] == 2 and summary["sources"] == {"offline-writer": 2}
+    assert summary["distribution"]["all"]["sat"] == summary["distribution"]["all"]["unsat"] == 1
     assert json.loads((out / "stats.json").read_text())["distribution"] == summary["distribution"]
     for rec in records:
         assert {"id", "instruction", "output", "verdict", "labels", "constraints", "formula", "group"} <= set(rec)
@@ -57,7 +57,7 @@ def test_eval_with_the_oracle_reproduces_the_labels(data, tmp_path):
     assert set(report["verifiers"]) == {"nsvif", "judge"}
     for scores in report["verifiers"].values():
         assert scores["overall"]["f1"] == 1.0 and scores["overall"]["pass_at_1"] == 1.0
-    assert (tmp_path / "eval" / "report.md").is_file()
+    assert "Canned answers: oracle@vifbench-oracle" in (tmp_path / "eval" / "report.md").read_text()
     shown = invoke("trace", tmp_path / "eval")
     assert shown.exit_code == 0 and "vifbench-eval" in shown.output and "F1 100.0" in shown.output
 
@@ -158,7 +158,7 @@ def test_generate_with_an_llm_writer_labels_its_outputs(data, tmp_path):
     )
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output)
-    assert summary["llm"] == "oracle@vifbench-oracle" and sum(summary["sources"].values()) == 4
+    assert summary["llm"] == "oracle@vifbench-oracle" and sum(summary["sources"].values()) == 2
     written = [json.loads(line) for line in (tmp_path / "llm" / "vifbench.jsonl").read_text().splitlines()]
     assert [r["verdict"] for r in written] == [r["verdict"] for r in records]
     assert [r["labels"] for r in written] == [r["labels"] for r in records]
@@ -172,8 +172,8 @@ def test_generate_with_an_llm_writer_labels_its_outputs(data, tmp_path):
         ]
         # sat responses are written for the instruction; an unsat one for it without one logic requirement,
         # which only works when the violation is confined to such a requirement
-        expected = "llm" if old["verdict"] == "sat" or followed else "synthetic-fallback"
-        assert new["source"] == expected, new["id"]
+        assert followed or old["verdict"] == "sat"
+        assert new["source"] == "llm", new["id"]
 
 
 def test_vifbench_import_ifeval(tmp_path):

@@ -1,9 +1,8 @@
-"""Verifiers the metrics can tell apart: the flawed scripted LLM (the oracle with the paper's failure
-modes) must give Nsvif > Nsvif-Neu > LLM-as-judge, for the reasons the paper gives."""
+"""Plumbing checks with the flawed label-reading LLM (the oracle with hand-set error rates): each flaw
+does what it is meant to do, and the metrics align decompositions by meaning. Its scores are set by
+those rates, so nothing here compares verifiers (issue 30)."""
 
 import json
-
-import pytest
 
 from autonesy.agents.llm import LangChainChatBackend
 from autonesy.agents.verify.formulation import parse_formulation
@@ -12,7 +11,6 @@ from autonesy.agents.verify.scripted_llm import (
     FlawedVifBenchLLM,
     Flaws,
     HandlerChatModel,
-    flawed_chat_model,
     wrong_source,
 )
 from autonesy.graph.verify.run import VerifyConfig
@@ -22,8 +20,6 @@ from autonesy.tasks.vifbench.constraints import Constraint
 from autonesy.tools.formats.expr import evaluate as evaluate_expr
 from autonesy.tools.verify.checker_run import run_checker_code
 from autonesy.tools.verify.checkers import standalone_source
-
-SEMANTIC = {"writing_tone", "writing_topic"}
 
 
 def formulation_answer(model: FlawedVifBenchLLM, text: str) -> str:
@@ -62,47 +58,6 @@ def test_a_wrong_checker_runs_but_is_off_by_one_or_case_sensitive():
     keyword = Constraint("C2", "keyword_inclusion", {"keywords": ["lantern"]})
     assert run_checker_code(wrong_source(keyword), "Lantern light.").value is False
     assert keyword.check("Lantern light.") and run_checker_code(wrong_source(keyword), "a lantern").value is True
-
-
-@pytest.fixture(scope="module")
-def report(tmp_path_factory):
-    out = tmp_path_factory.mktemp("flawed")
-    records = generate(20, seed=4)
-    data = out / "vifbench.jsonl"
-    data.write_text("".join(json.dumps(r) + "\n" for r in records))
-    backend = LangChainChatBackend(flawed_chat_model(records), "scripted", "flawed", retries=1)
-    return evaluate(
-        data,
-        ["nsvif", "nsvif-neu", "judge", "gepa-cot", "conv-cot"],
-        VerifyConfig(llm="scripted"),
-        out / "eval",
-        backend=backend,
-        workers=2,
-    )["verifiers"]
-
-
-def test_the_papers_ordering_shows(report):
-    f1 = {name: m["overall"]["f1"] for name, m in report.items()}
-    assert f1["nsvif"] > f1["nsvif-neu"] > f1["judge"], f1
-    # the stronger judge baselines: better than the two-shot judge, not as good as Nsvif
-    assert f1["nsvif"] > max(f1["gepa-cot"], f1["conv-cot"]) and min(f1["gepa-cot"], f1["conv-cot"]) > f1["judge"], f1
-    for name in ("gepa-cot", "conv-cot"):
-        assert report[name]["overall"]["unknown"] == 0 and report[name]["overall"]["n"] == 40
-
-
-def _errors(metrics, types):
-    return sum(e["fp"] + e["fn"] for t, e in metrics["constraints"]["by_type"].items() if t in types)
-
-
-def test_for_the_right_reasons(report):
-    nsvif, neu, judge = report["nsvif"], report["nsvif-neu"], report["judge"]
-    logic = set(nsvif["constraints"]["by_type"]) - SEMANTIC
-    # nsvif-neu loses where a lenient judge takes over what nsvif checks with code: the logic constraints
-    assert _errors(neu, logic) > 2 * _errors(nsvif, logic)
-    # on semantic constraints both ask the same judge (up to a merged or dropped constraint)
-    assert abs(_errors(neu, SEMANTIC) - _errors(nsvif, SEMANTIC)) <= 2
-    # the whole-instruction judge accepts more violating responses than nsvif
-    assert judge["overall"]["fp"] > nsvif["overall"]["fp"]
 
 
 def test_constraint_scores_align_a_renumbered_or_split_decomposition_by_meaning(tmp_path):

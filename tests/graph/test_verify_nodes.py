@@ -5,7 +5,8 @@ import pytest
 from verify_fakes import CODES, CRASH, FORMULA, INSTRUCTION, KINDS, NO_LANTERN, SAT, SUMMARIES, ScriptedRoles
 
 from autonesy.agents.verify import CheckingAgent, FormulationAgent, JudgeAgent, WriterAgent
-from autonesy.graph.trace import Tracer, read_trace
+from autonesy.graph.trace import read_trace
+from autonesy.graph.tracer import Tracer
 from autonesy.graph.verify import nodes
 from autonesy.graph.verify.graph import verify_graph
 from autonesy.graph.verify.state import VerifierMemory, VerifyAgents, VerifyRuntime, initial_state

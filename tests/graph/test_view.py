@@ -19,7 +19,7 @@ from view_dirs import SECRET, SECRET_NAME, XSS, make_sweep, make_verification
 
 from autonesy.graph.cli import app
 from autonesy.graph.report import frame, plot_data
-from autonesy.graph.sweep import RESULTS_JSONL, SWEEP_FILE, read_results
+from autonesy.graph.results import RESULTS_JSONL, SWEEP_FILE, read_results
 from autonesy.graph.view.files import OutsideRoots, Roots
 from autonesy.graph.view.server import create_app
 
@@ -306,7 +306,7 @@ def test_plot_data_matches_a_cell_by_cell_count(cells):
             "relation": rel,
             "repair_rounds": r,
             "syntax_error": syn and s == "rejected",
-            "llm_error": False,
+            "failure": None,
             "prompt": "zs",
             "detail": "detailed",
             "n_autofixes": 0,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from view_dirs import SECRET, SECRET_NAME, make_sweep, make_verification, serving
 
-from autonesy.graph.sweep import read_results
+from autonesy.graph.results import read_results
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -8,7 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from autonesy.graph.sweep import SweepSpec, run_sweep
+from autonesy.graph.sweep.grid import SweepSpec
+from autonesy.graph.sweep.run import run_sweep
 from autonesy.tasks.adapters import AdapterError, expand, parse_spec
 from autonesy.tasks.adapters.satbench import parse_readable
 from autonesy.tasks.registry import load_task

@@ -1,166 +1,181 @@
-"""The VifBench generator: sentence banks, determinism, balance, labels from the reference checkers."""
+"""VifBench as the Nsvif paper builds it (§A.1–A.2, Tables 5–6): the banks, Table 6's groups and the
+Cartesian product in order, Table 5's templates, the offline writer's rounds, the full set's checksum."""
 
-import itertools
-import math
+import hashlib
+import json
+import random
 from collections import Counter
 
 import pytest
+from typer.testing import CliRunner
 
-from autonesy.tasks.vifbench import GROUPS, Instruction, generate, generator, group_of, label_distribution
+from autonesy.graph.cli import app
+from autonesy.tasks.vifbench import GROUPS, Instruction, generate, label_distribution
 from autonesy.tasks.vifbench.banks import (
     EDGE_WORDS,
     FILLER,
-    NOUNS,
     PREDICATE_LENGTHS,
     PREDICATES,
-    SECTION_NAMES,
     SUBJECT_LENGTHS,
-    SUBJECTS,
-    TITLES,
+    TONES,
+    TOPICS,
+    WORD_COUNT_TARGETS,
 )
 from autonesy.tasks.vifbench.generator import (
-    MAX_PER_COUNT,
-    PAIR_OPS,
-    SINGLE_OPS,
-    product_indices,
-    product_size,
-    shape_at,
-    shape_count,
-    type_combinations,
+    GROUP_COLUMNS,
+    generate_instruction,
+    group_instructions,
+    group_types,
+    vifbench_plan,
+    write,
 )
-from autonesy.tools.verify.checkers import CONSTRAINT_TYPES, SEMANTIC_TYPES, TONE_LEXICON, TOPIC_LEXICON, words
+from autonesy.tools.verify.checkers import TONE_LEXICON, TOPIC_LEXICON, words
 from autonesy.tools.verify.solver import decide, parse_composition
 
-
-@pytest.fixture(scope="module")
-def records():
-    return generate(27, seed=7)  # three instructions per constraint count 2 … 10
+SPECIFIER = "this does not apply to title and subsection title lines. Title and subsection title lines start with at least one #."
 
 
-def test_sentence_banks_keep_counts_and_markers_apart():
+def test_fifteen_topics_each_with_its_grouped_values_and_four_tones():
+    assert len(TOPICS) == 15 and len({t.name for t in TOPICS}) == 15 and list(TOPIC_LEXICON) == [t.name for t in TOPICS]
+    assert TONES == tuple(TONE_LEXICON) and len(TONES) == 4
+    assert len(WORD_COUNT_TARGETS) == 10 and all(450 <= n <= 550 for n in WORD_COUNT_TARGETS)
+    for topic in TOPICS:
+        assert len(topic.subsection_titles) == 3 and len(topic.include) == len(topic.exclude) == 2
+
+
+def test_sentence_banks_keep_counts_markers_and_keywords_apart():
     markers = {w: ("tone", t) for t, ws in TONE_LEXICON.items() for w in ws}
     markers.update({w: ("topic", t) for t, ws in TOPIC_LEXICON.items() for w in ws})
     assert len(markers) == sum(map(len, TONE_LEXICON.values())) + sum(map(len, TOPIC_LEXICON.values()))
-    special = set(NOUNS) | set(EDGE_WORDS) | {FILLER}
-    assert not special & set(markers)
-    for bank, lengths, kind in ((SUBJECTS, SUBJECT_LENGTHS, "topic"), (PREDICATES, PREDICATE_LENGTHS, "tone")):
-        for name, phrases in bank.items():
-            for phrase, length in zip(phrases, lengths, strict=True):
-                found = [w.lower() for w in words(phrase)]
-                assert len(found) == length, phrase
-                assert [markers[w] for w in found if w in markers] == [(kind, name)], phrase
-                assert not special & set(found), phrase
-    for text in TITLES + SECTION_NAMES:
-        assert not {w.lower() for w in words(text)} & (set(markers) | special), text
+    for topic in TOPICS:
+        for phrase, length in zip(topic.subjects, SUBJECT_LENGTHS, strict=True):
+            found = [w.lower() for w in words(phrase)]
+            assert len(found) == length, phrase
+            assert [markers[w] for w in found if w in markers] == [("topic", topic.name)], phrase
+    for tone, phrases in PREDICATES.items():
+        for phrase, length in zip(phrases, PREDICATE_LENGTHS, strict=True):
+            found = [w.lower() for w in words(phrase)]
+            assert len(found) == length and [markers[w] for w in found if w in markers] == [("tone", tone)], phrase
+    predicates = " ".join(p for ps in PREDICATES.values() for p in ps)
+    for topic in TOPICS:
+        for keyword in topic.include + topic.exclude:
+            elsewhere = [
+                predicates,
+                *topic.subjects,
+                topic.title,
+                *topic.subsection_titles,
+                *EDGE_WORDS,
+                FILLER,
+                "with matters most",
+                *(n for n in topic.nouns if n != keyword),
+            ]
+            assert not any(keyword.lower() in text.lower() for text in elsewhere), (topic.name, keyword)
 
 
-def test_generation_is_deterministic_by_seed(records):
-    assert generate(27, seed=7) == records
-    assert generate(3, seed=8) != generate(3, seed=7)[:6]
+def test_table6_groups_and_the_first_100_of_the_product_in_order():
+    sizes = {n: len(group_instructions(n)) for n in GROUP_COLUMNS}
+    assert sizes == {2: 100, 3: 100, 4: 100, 5: 60, 6: 60, 7: 100, 8: 100, 9: 100, 10: 100}
+    assert sum(sizes.values()) == 820 and [name for name, _, _ in GROUPS] == [str(n) for n in range(2, 11)]
+    assert group_types(2) == ("writing_topic", "total_word_count")  # §A.2's example for C = 2
+    assert "total_word_count" not in group_types(5) and len(group_types(10)) == 10
+    two = group_instructions(2)
+    # 15 topics x 10 counts, topic outermost: the first 100 are topics 1-10 with every count
+    assert [(c[0].params["topic"], c[1].params["target"]) for c in (i.constraints for i in two)] == [
+        (t.name, n) for t in TOPICS[:10] for n in WORD_COUNT_TARGETS
+    ]
+    five = group_instructions(5)  # all 60: every topic in every tone, the grouped values from the topic
+    assert [(i.constraints[0].params["topic"], i.constraints[1].params["tone"]) for i in five] == [
+        (t.name, tone) for t in TOPICS for tone in TONES
+    ]
+    agile = five[0].by_id
+    assert agile["C3"].params == {"keywords": ["collaboration", "flexibility"]}
+    assert agile["C5"].params == {"title": "Agile Teams That Deliver"}
 
 
-def test_balanced_sat_and_unsat_per_group(records):
-    assert len(records) == 54
-    by_group = Counter((r["group"], r["verdict"]) for r in records)
-    assert [name for name, _, _ in GROUPS] == [str(n) for n in range(2, 11)]  # results per constraint count
-    for name, _, _ in GROUPS:
-        assert by_group[(name, "sat")] == by_group[(name, "unsat")] == 3
-    pairs = Counter(r["instruction_id"] for r in records)
-    assert set(pairs.values()) == {2}
-    assert all(2 <= r["n_constraints"] <= 10 and r["group"] == group_of(r["n_constraints"]) for r in records)
-    assert {c["type"] for r in records for c in r["constraints"]} == set(CONSTRAINT_TYPES)
-    assert {p["op"] for r in records for p in r["parts"]} == {"lit", "not", "or", "implies", "iff"}
-    for r in records:  # the paper: each type once, at least one semantic and one logic constraint
-        types = [c["type"] for c in r["constraints"]]
-        assert len(set(types)) == len(types)
-        assert {c["kind"] for c in r["constraints"]} == {"logic", "semantic"}
+def test_instructions_are_table5_templates_verbatim():
+    instruction = group_instructions(10)[0]
+    assert instruction.text.splitlines() == [
+        "Please write in this topic: The benefits of agile project management",
+        "Please write in this tone: optimistic",
+        "Include these keywords, check for string inclusion regardless of capitalization: collaboration, flexibility",
+        "Exclude these keywords, check for string exclusion regardless of capitalization: waterfall, bureaucracy",
+        "Include this as the title of the text, titles are lines that start with only one #: Agile Teams That Deliver",
+        "Include these subsection titles in the text, subsection titles are lines start with more than one #: "
+        "Why Agile Works, Daily Practice, Measuring Progress",
+        "Please consider this number of words per sentence constraint: at most 8 words in each sentence, " + SPECIFIER,
+        "Please consider this even/odd word count constraint: the total number of words should be even " + SPECIFIER,
+        "Please consider this word repetition constraint on the entire response: the response should start and end "
+        "with the same word, " + SPECIFIER,
+        "Please consider this word repetition constraint on subsections of the response: each subsection should "
+        "start and end with the same word, " + SPECIFIER,
+    ]
+    assert instruction.formula.splitlines() == [f"C{i}" for i in range(1, 11)]
 
 
-def test_at_most_100_instructions_per_constraint_count():
-    with pytest.raises(ValueError, match="at most 100 instructions per constraint count"):
-        generate(901)
+@pytest.mark.parametrize("n", sorted(GROUP_COLUMNS))
+def test_the_writer_meets_every_constraint_it_is_told_about(n):
+    rng = random.Random(n)
+    for instruction in rng.sample(group_instructions(n), 5):
+        text = write(instruction, random.Random(str(instruction.text)))
+        assert all(instruction.labels(text).values()), (n, instruction.text, text)
 
 
-def test_labels_are_the_reference_checkers_and_the_verdict_follows_the_formula(records):
-    for rec in records:
+def test_rounds_alternate_and_unsat_rounds_omit_one_logic_constraint():
+    for n, position in vifbench_plan()[:40]:
+        item = generate_instruction(n, position)
+        rec = item.records[0]
+        assert item.round == rec["round"] == ("sat" if position % 2 == 0 else "unsat")
+        if item.round == "sat":
+            assert item.given == item.instruction and rec["verdict"] == "sat" and rec["regenerations"] == 0
+        else:
+            omitted = item.instruction.by_id[item.omitted]
+            assert omitted.kind == "logic" and item.omitted not in item.given.ids
+            assert len(item.given.constraints) == len(item.instruction.constraints) - 1
+            # the writer meets what it saw; the verdict is unsat exactly when the omitted one fails
+            assert all(rec["labels"][cid] for cid in item.given.ids)
+            assert (rec["verdict"] == "unsat") == (not rec["labels"][item.omitted])
+            assert rec["verdict"] == "unsat" or rec["regenerations"] == 5  # kept as-is when the budget ran out
+
+
+def test_labels_are_the_reference_checkers_and_the_verdict_their_conjunction():
+    for rec in generate(30):
         instruction = Instruction.from_dict(rec)
-        assert instruction.labels(rec["output"]) == rec["labels"]
-        assert instruction.verdict(rec["labels"]) == rec["verdict"]
-        assert instruction.text == rec["instruction"] and instruction.formula == rec["formula"]
+        assert instruction.labels(rec["output"]) == rec["labels"] and instruction.text == rec["instruction"]
         composition = parse_composition(rec["formula"], [c["id"] for c in rec["constraints"]])
-        assert decide(composition, rec["labels"]).verdict == rec["verdict"]
-        for c in rec["constraints"]:
-            assert c["summary"][:-1].lower()[1:] in rec["instruction"].lower()  # every constraint is in the text
-        assert rec["source"] == "synthetic"
-    assert sum(bool(r["clean"]) for r in records) / len(records) > 0.9  # mutations rarely flip another label
+        assert (
+            decide(composition, rec["labels"]).verdict
+            == rec["verdict"]
+            == ("sat" if all(rec["labels"].values()) else "unsat")
+        )
 
 
-def test_unsat_outputs_violate_few_constraints(records):
-    violated = []
-    for r in records:
-        if r["verdict"] == "unsat":
-            composition = parse_composition(r["formula"], [c["id"] for c in r["constraints"]])
-            violated.append(len(decide(composition, r["labels"]).violated))
-    assert min(violated) >= 1 and sum(violated) / len(violated) < 3
+def test_count_takes_the_groups_interleaved():
+    records = generate(18)
+    assert Counter(r["group"] for r in records) == {str(n): 2 for n in range(2, 11)}
+    with pytest.raises(ValueError, match="count must be 1 to 820"):
+        generate(821)
 
 
-def test_label_distribution(records):
-    table = label_distribution(records)
-    assert list(table) == [str(n) for n in range(2, 11)] + ["all"]
-    total = table["all"]
-    assert total["outputs"] == 54 and total["sat"] == total["unsat"] == 27 and total["instructions"] == 27
-    assert total["labels_true"] + total["labels_false"] == sum(r["n_constraints"] for r in records)
-    assert (
-        sum(v["true"] + v["false"] for v in total["by_type"].values()) == total["labels_true"] + total["labels_false"]
-    )
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    """``autonesy-agent vifbench generate --out DIR`` with no other option."""
+    out = tmp_path_factory.mktemp("vifbench")
+    result = CliRunner().invoke(app, ["vifbench", "generate", "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    return out / "vifbench.jsonl"
 
 
-# -- the Cartesian product of type combinations and compositions (§4), capped per count ----------
+def test_generate_with_no_options_writes_the_820_pairs_the_same_every_time(written):
+    full = [json.loads(line) for line in written.read_text(encoding="utf-8").splitlines()]
+    assert len(full) == 820 and len({r["id"] for r in full}) == 820
+    assert Counter(r["group"] for r in full) == {
+        "2": 100, "3": 100, "4": 100, "5": 60, "6": 60, "7": 100, "8": 100, "9": 100, "10": 100
+    }  # fmt: skip
+    assert hashlib.sha256(written.read_bytes()).hexdigest() == EXPECTED_SHA256
+    table = label_distribution(full)["all"]
+    assert (table["sat"], table["unsat"]) == EXPECTED_SPLIT  # the paper's GPT-4.1 run: 391 / 429
 
 
-def _shapes_by_brute_force(n):
-    """Every operator sequence whose arities add up to n (singles take one constraint, pairs two)."""
-    found = set()
-    for length in range(1, n + 1):
-        for ops in itertools.product(SINGLE_OPS + PAIR_OPS, repeat=length):
-            if sum(2 if op in PAIR_OPS else 1 for op in ops) == n:
-                found.add(ops)
-    return found
-
-
-@pytest.mark.parametrize("n", range(1, 7))
-def test_compositions_are_enumerated_one_to_one(n):
-    enumerated = [shape_at(n, i) for i in range(shape_count(n))]
-    assert len(set(enumerated)) == len(enumerated) and set(enumerated) == _shapes_by_brute_force(n)
-
-
-def test_type_combinations_have_a_semantic_and_a_logic_type():
-    for n in range(2, 11):
-        combos = type_combinations(n)
-        assert len(combos) == len(set(combos)) == math.comb(11, n) - math.comb(9, n) - (n == 2)
-        assert all(set(c) & set(SEMANTIC_TYPES) and set(c) - set(SEMANTIC_TYPES) for c in combos)
-
-
-def test_the_product_is_capped_at_100_distinct_members_by_a_seeded_sample(monkeypatch):
-    for n in range(2, 11):
-        chosen = product_indices(n, seed=3)
-        assert len(chosen) == len(set(chosen)) == MAX_PER_COUNT == 100 < product_size(n)
-        assert all(0 <= i < product_size(n) for i in chosen) and chosen == product_indices(n, seed=3)
-    assert product_indices(5, seed=3) != product_indices(5, seed=4)
-    monkeypatch.setattr(generator, "MAX_PER_COUNT", 200)  # a product within the cap is enumerated whole
-    assert product_indices(2, seed=3) == list(range(product_size(2))) and product_size(2) == 126
-
-
-def test_no_two_instructions_of_a_count_share_types_and_composition():
-    records = generate(36, seed=2)  # four instructions per count
-    seen = Counter()
-    for rec in records:
-        if rec["verdict"] == "sat":
-            design = (
-                rec["n_constraints"],
-                tuple(sorted(c["type"] for c in rec["constraints"])),
-                tuple(p["op"] for p in rec["parts"]),
-            )
-            seen[design] += 1
-    assert len(seen) == 36 and set(seen.values()) == {1}
-    assert Counter(n for n, _, _ in seen) == {n: 4 for n in range(2, 11)}
+# a pinned checksum (a regression value: it changes when the banks, the plan or the writer change)
+EXPECTED_SHA256 = "d82908e271c1f67fc8f4d5d6e967e1a15ae8ce9f1a2b30cf71f77c1e3bb3da3d"
+EXPECTED_SPLIT = (485, 335)

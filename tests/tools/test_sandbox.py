@@ -377,3 +377,18 @@ def test_caller_survives_a_bad_input():
     with pytest.raises(ValueError):
         run_program("result = 1", inputs={"x": {1, 2}})
     assert sys.executable  # still here
+
+
+@pytest.mark.parametrize("started", [True, False])
+def test_a_harness_gone_once_the_program_started_is_the_programs_failure(started: bool):
+    # "internal" stops the caller's run, and a resumed run replays the same answer: only a sandbox that
+    # never started the program may say so, whatever the harness managed to write before it died
+    capture = sandbox._Capture(QUICK)
+    capture.started = started
+    capture.res += b'{"event":"started"}\n' if started else b""
+    capture.res += (
+        b'{"event":"result","status":"error","kind":"internal","message":"the sandbox failed: MemoryError"}\n'
+    )
+    result = sandbox._outcome(capture, 0, QUICK, 0.1)
+    assert result.error_kind == ("forbidden" if started else "internal")
+    assert ("stopped while the program ran" in result.message) is started

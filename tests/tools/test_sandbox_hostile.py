@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import shlex
 import shutil
 import socket
 import subprocess
@@ -348,6 +349,7 @@ def test_the_corpus_holds_for_an_unprivileged_caller(tmp_path: Path):
         f"{_blocked_binds(needed, tmp_path)}\n"
         f"exec setpriv --reuid={uid} --regid={uid} --clear-groups env -i PATH=/usr/bin:/bin "
         f"HOME=/nonexistent PYTHONDONTWRITEBYTECODE=1 {NESTED_RUN}=1 "
+        f"PYTHONPATH={shlex.quote(os.environ.get('PYTHONPATH', ''))} "  # the code this run tests, not another checkout
         f"{sys.executable} -m pytest -q -x -p no:cacheprovider {__file__} "
         f"-k 'not ({' or '.join(CALLER_INDEPENDENT)})'"
     )
@@ -607,7 +609,8 @@ def test_a_composition_chain_nested_past_the_bound_is_refused(text: str):
 
 
 def test_a_crafted_run_directory_is_read_as_data(tmp_path: Path):
-    from autonesy.graph.trace import Tracer, attempt_report, error_taxonomy
+    from autonesy.graph.trace import attempt_report, error_taxonomy
+    from autonesy.graph.tracer import Tracer
 
     run_dir = tmp_path / "run"
     run_dir.mkdir()
@@ -637,10 +640,11 @@ def test_a_crafted_run_directory_is_read_as_data(tmp_path: Path):
 
 
 def test_sweep_files_never_hold_an_llm_url_password(tmp_path: Path):
-    from autonesy.graph import sweep
+    from autonesy.graph.results import SWEEP_FILE
+    from autonesy.graph.sweep import grid, run
 
     specs = [
-        sweep.SweepSpec(
+        grid.SweepSpec(
             tasks=("warcraft",),
             formats=("nat",),
             prompts=("zs",),
@@ -649,11 +653,11 @@ def test_sweep_files_never_hold_an_llm_url_password(tmp_path: Path):
         )
         for password in (SECRET, "other")
     ]
-    jobs, others = sweep.expand(specs[0]), sweep.expand(specs[1])
+    jobs, others = grid.expand(specs[0]), grid.expand(specs[1])
     assert SECRET in jobs[0]["config"]["llm"]  # the worker still gets the spec it needs
     assert [j["attempt_id"] for j in jobs] == [j["attempt_id"] for j in others]  # no hash of the password either
-    sweep._record_grid(tmp_path, specs[0], jobs, {})
-    written = json.dumps([sweep.public_job(job) for job in jobs]) + (tmp_path / sweep.SWEEP_FILE).read_text()
+    run._record_grid(tmp_path, specs[0], jobs, {})
+    written = json.dumps([grid.public_job(job) for job in jobs]) + (tmp_path / SWEEP_FILE).read_text()
     assert SECRET not in written and "user:***@127.0.0.1" in written
 
 
@@ -883,3 +887,227 @@ def test_no_process_of_the_namespace_can_be_written_through_proc():
     )
     result = run(code, hook=False)
     assert result.ok and result.result and "opened" not in result.result.values(), result.result
+
+
+# --- resources outside the limits and signals to the harness (issue #27) ---------------------------
+
+LIBC = RAW + "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+EPERM = 1  # what the seccomp filter answers; without it each call below fails otherwise (EINVAL, ENOENT) or works
+
+
+def test_sysv_ipc_and_message_queues_are_refused_at_the_first_call():
+    # fresh IPC namespace, default limits: 6 x 512 MiB of SysV shared memory held 3 GiB past the 2 GiB limit
+    code = LIBC + (
+        "libc.shmat.restype = ctypes.c_void_p\nout = {}\n"
+        "def call(name, *args):\n    ctypes.set_errno(0)\n    value = getattr(libc, name)(*args)\n"
+        "    out[name] = ctypes.get_errno() if value in (-1, 2**64 - 1) else 'worked'\n"
+        "for i in range(6):\n    call('shmget', 0, 512 << 20, 0o1000 | 0o600)\n"
+        "    if out['shmget'] != 'worked':\n        break\n"
+        "    addr = libc.shmat(libc.shmget(0, 512 << 20, 0o1000 | 0o600), None, 0)\n"
+        "    ctypes.memset(addr, 1, 512 << 20)\n"
+        "    out.setdefault('held MiB', 0)\n    out['held MiB'] += 512\n"
+        "buf = ctypes.create_string_buffer(64)\n"
+        "call('shmat', 12345, None, 0)\ncall('shmdt', buf)\ncall('shmctl', 12345, 0, buf)\n"
+        "call('msgget', 0, 0o1000 | 0o600)\ncall('msgsnd', 12345, buf, 8, 0)\ncall('msgrcv', 12345, buf, 8, 0, 0o4000)\n"
+        "call('msgctl', 12345, 0, buf)\ncall('semget', 0, 1, 0o1000 | 0o600)\ncall('semop', 12345, buf, 1)\n"
+        "call('semtimedop', 12345, buf, 1, None)\ncall('semctl', 12345, 0, 0)\n"
+        "call('mq_open', b'/autonesy', 0)\nresult = out"  # (glibc's mq_unlink turns EPERM into EACCES)
+    )
+    names = "shmget shmat shmdt shmctl msgget msgsnd msgrcv msgctl semget semop semtimedop semctl mq_open"
+    result = run(code, hook=False, limits=SandboxLimits(wall_seconds=20, cpu_seconds=20))  # the hook refuses ctypes
+    assert result.ok, result.message
+    assert result.result == dict.fromkeys(names.split(), EPERM)
+
+
+def test_xattrs_on_the_tmpfs_cannot_be_set_or_removed():
+    # the tmpfs's --size does not count xattr values: 1 GiB of them was accepted (host kernel memory)
+    code = LIBC + (
+        "import os\nopen('f', 'w').close()\nos.symlink('f', 'link')\nout = {}\nwritten = 0\n"
+        "def attempt(name, call):\n    try:\n        call()\n        out[name] = 'worked'\n"
+        "    except OSError as e:\n        out[name] = e.errno\n"
+        "for i in range(16384):\n    attempt('setxattr', lambda: os.setxattr('f', f'user.a{i}', b'x' * 65536))\n"
+        "    if out['setxattr'] != 'worked':\n        break\n    written += 65536\n"
+        "attempt('lsetxattr', lambda: os.setxattr('link', 'user.b', b'x', follow_symlinks=False))\n"
+        "fd = os.open('f', os.O_RDONLY)\nattempt('fsetxattr', lambda: os.setxattr(fd, 'user.c', b'x'))\n"
+        "attempt('removexattr', lambda: os.removexattr('f', 'user.a0'))\n"
+        "attempt('lremovexattr', lambda: os.removexattr('link', 'user.a0', follow_symlinks=False))\n"
+        "attempt('fremovexattr', lambda: os.removexattr(fd, 'user.a0'))\n"
+        "for name, nr in (('setxattrat', 463), ('removexattrat', 466)):  # Linux 6.13, same number on both\n"
+        "    ctypes.set_errno(0)\n    out[name] = ctypes.get_errno() if libc.syscall(nr, -100, b'f', 0, b'user.d', None, 0) else 0\n"
+        "out['listxattr'] = os.listxattr('f')\nout['written'] = written\nresult = out"
+    )
+    result = run(code, hook=False)
+    assert result.ok, result.message
+    refused = "setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr setxattrat removexattrat"
+    assert result.result == {**dict.fromkeys(refused.split(), EPERM), "listxattr": [], "written": 0}
+    result = run("import os\nopen('f', 'w').close()\nos.setxattr('f', 'user.a', b'x')")  # the hook lets it through
+    assert result.error_kind == "runtime" and "PermissionError" in result.message and "line 3" in result.message
+
+
+# fcntl.h and sockios.h: F_SETOWN 8, F_SETSIG 10, F_SETOWN_EX 15 (struct f_owner_ex {int type; pid_t pid}),
+# FIOSETOWN 0x8901, SIOCSPGRP 0x8902; F_GETOWN 9, F_GETSIG 11
+OWNER = (  # a pipe always; a unix socket where the audit hook is off (it refuses every socket)
+    "import fcntl, os, socket, struct, signal, time\nr, w = os.pipe()\nout = {}\n"
+    "a, b = socket.socketpair() if sockets else (None, None)\n"
+    "def attempt(name, call):\n    try:\n        value = call()\n        out[name] = value if type(value) is int else 'worked'\n"
+    "    except OSError as e:\n        out[name] = 'errno %d' % e.errno\n"
+    "for who, pid in (('harness', 1), ('self', os.getpid())):\n"
+    "    attempt(f'F_SETOWN {who}', lambda: fcntl.fcntl(r, 8, pid))\n"
+    "    attempt(f'F_SETOWN_EX {who}', lambda: fcntl.fcntl(r, 15, struct.pack('ii', 1, pid)))\n"
+    "    if sockets:\n"
+    "        attempt(f'FIOSETOWN {who}', lambda: fcntl.ioctl(a, 0x8901, struct.pack('i', pid)))\n"
+    "        attempt(f'SIOCSPGRP {who}', lambda: fcntl.ioctl(a, 0x8902, struct.pack('i', pid)))\n"
+    "attempt('F_SETSIG', lambda: fcntl.fcntl(r, 10, int(signal.SIGINT)))\n"
+    "for fd in (r, a.fileno()) if sockets else (r,):\n"
+    "    attempt(f'O_ASYNC {fd == r}', lambda: fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC))\n"
+    "attempt('F_GETOWN', lambda: fcntl.fcntl(r, 9))\nattempt('F_GETSIG', lambda: fcntl.fcntl(r, 11))\n"
+    "attempt('F_DUPFD_CLOEXEC', lambda: fcntl.fcntl(r, fcntl.F_DUPFD_CLOEXEC, 100))\n"
+    "attempt('FIONREAD', lambda: fcntl.ioctl(r, 0x541B, struct.pack('i', 0)))\n"
+    "for _ in range(3):\n    os.write(w, b'x')\n    if sockets:\n        b.send(b'x')\n        try:\n"
+    "            b.send(b'x', socket.MSG_OOB)\n        except OSError:\n            pass\n    time.sleep(0.2)\n"
+    "result = out"
+)
+
+
+@pytest.mark.parametrize("hook", [True, False])
+def test_descriptors_cannot_make_the_kernel_signal_the_harness(hook: bool):
+    # as a non-root caller, F_SETOWN 1 + F_SETSIG SIGINT + O_ASYNC made the kernel signal the harness (PID 1,
+    # same uid): "the sandbox stopped before reporting", an internal error that stopped the caller's run
+    result = run(OWNER, hook=hook, inputs={"sockets": not hook})
+    assert result.ok, result.message
+    names = ("F_SETOWN", "F_SETOWN_EX") + (() if hook else ("FIOSETOWN", "SIOCSPGRP"))
+    expected = {f"{name} {who}": "errno 1" for who in ("harness", "self") for name in names}
+    expected |= {"F_SETSIG": "errno 1", "O_ASYNC True": 0, "F_GETOWN": 0, "F_GETSIG": 0}  # nobody to signal
+    expected |= {"F_DUPFD_CLOEXEC": 100, "FIONREAD": "worked"} | ({} if hook else {"O_ASYNC False": 0})
+    assert result.result == expected
+
+
+def _harness_pid() -> int | None:
+    """The host pid of this process's sandbox harness (PID 1 of its namespace), once its program's process runs."""
+    harness = program = None
+    for pid in sandbox_processes():  # bubblewrap, outside the namespace, carries the same arguments
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        nspid = next((line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:")), [])
+        if len(nspid) >= 2:
+            if nspid[-1] == "1":
+                harness = pid
+            else:
+                program = pid
+    return harness if program is not None else None
+
+
+@pytest.mark.parametrize("kill", [False, True])
+def test_the_harness_ignores_signals_and_its_death_is_the_programs_failure(kill: bool):
+    import signal
+    import threading
+
+    from autonesy.tools.formats._program import error_from
+
+    results = []
+    worker = threading.Thread(
+        target=lambda: results.append(run("import time\ntime.sleep(2.5)\nresult = 'finished'", hook=False))
+    )
+    worker.start()
+    deadline = time.monotonic() + 30
+    harness = None
+    while harness is None and time.monotonic() < deadline:
+        harness = _harness_pid()
+        time.sleep(0.05)
+    assert harness is not None
+    time.sleep(0.3)
+    sent = (
+        [signal.SIGKILL] if kill else [s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)]
+    )
+    for sig in sent:
+        try:
+            os.kill(harness, sig)
+        except OSError:  # 32 and 33: the C library's own
+            pass
+    worker.join(60)
+    (result,) = results
+    if not kill:
+        assert result.ok and result.result == "finished", result.message
+        return
+    # once the program ran, a harness that died is the program's doing: never "internal", which would stop the
+    # caller's run (and a resumed run, replaying the same cached answer, again and again)
+    assert result.error_kind == "forbidden" and "stopped while the program ran" in result.message
+    assert isinstance(error_from(result, []), FormatError)
+
+
+def test_the_program_gets_the_interpreters_signal_dispositions():
+    # the harness ignores every signal; the program's process must not inherit that
+    code = (
+        "import signal\nnames = {signal.SIG_DFL: 'default', signal.SIG_IGN: 'ignored', "
+        "signal.default_int_handler: 'KeyboardInterrupt'}\n"
+        "result = {s.name: names.get(signal.getsignal(s), 'other') for s in "
+        "(signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGALRM, signal.SIGIO, signal.SIGCHLD, "
+        "signal.SIGPIPE, signal.SIGXFSZ)}"
+    )
+    result = run(code)
+    assert result.ok, result.message
+    assert result.result == {  # what Python itself sets at start-up: SIGINT raises, SIGPIPE and SIGXFSZ ignored
+        **dict.fromkeys(("SIGTERM", "SIGHUP", "SIGUSR1", "SIGALRM", "SIGIO", "SIGCHLD"), "default"),
+        "SIGINT": "KeyboardInterrupt",
+        "SIGPIPE": "ignored",
+        "SIGXFSZ": "ignored",
+    }
+
+
+def test_the_audit_hook_never_runs_the_programs_methods():
+    # sys.audit is the program's to call: an object's __ne__ ran inside the hook, with its guard set, and
+    # answering False made "os.kill" look like a signal to the program itself
+    code = (
+        "import sys\ncalls = []\nclass Sneaky:\n"
+        "    def __ne__(self, other):\n        calls.append('__ne__')\n        return False\n"
+        "    def __eq__(self, other):\n        calls.append('__eq__')\n        return True\n"
+        "    def __hash__(self):\n        calls.append('__hash__')\n        return 0\n"
+        "    def __index__(self):\n        calls.append('__index__')\n        return 1\n"
+        "    def __format__(self, spec):\n        calls.append('__format__')\n        return '1'\n"
+        "    def __fspath__(self):\n        calls.append('__fspath__')\n        return '/sandbox/x'\n"
+        "    @property\n    def __class__(self):\n        calls.append('__class__')\n        return int\n"
+        "class SneakyText(str):\n    __ne__, __eq__, __hash__ = Sneaky.__ne__, Sneaky.__eq__, Sneaky.__hash__\n"
+        "    def __getitem__(self, key):\n        calls.append('__getitem__')\n        return '/sandbox/x'\n"
+        "    def __str__(self):\n        calls.append('__str__')\n        return '/sandbox/x'\n"
+        "outcome = {}\nfor event, args in (('os.kill', (Sneaky(), 9)), ('os.killpg', (Sneaky(), 9)), "
+        "('sqlite3.connect', (SneakyText(':memory:'),)), ('sqlite3.connect', (Sneaky(),)), "
+        "('open', (SneakyText('/etc/x'), 'w', Sneaky())), ('open', (Sneaky(), Sneaky(), Sneaky())), "
+        "('os.remove', (Sneaky(), Sneaky())), ('os.chmod', (SneakyText('/etc/x'), 0, Sneaky()))):\n"
+        "    try:\n        sys.audit(event, *args)\n        outcome[event + ' ' + type(args[0]).__name__] = 'passed'\n"
+        "    except PermissionError:\n        outcome[event + ' ' + type(args[0]).__name__] = 'refused'\n"
+        "import json\nprint(json.dumps([calls, outcome]))\n"
+    )
+    result = run(code)
+    assert result.error_kind == "forbidden" and "(os.kill ?)" in result.message
+    calls, outcome = json.loads(result.stdout)
+    assert calls == []
+    assert outcome == {
+        "os.kill Sneaky": "refused",
+        "os.killpg Sneaky": "refused",
+        "sqlite3.connect SneakyText": "passed",  # the text ':memory:', read without its methods
+        "sqlite3.connect Sneaky": "refused",
+        "open SneakyText": "refused",  # writing /etc/x
+        "open Sneaky": "passed",  # neither mode nor flags is text or a number that says writing
+        "os.remove Sneaky": "refused",
+        "os.chmod SneakyText": "refused",
+    }
+
+
+def test_files_directories_and_links_on_the_tmpfs_are_bounded_in_number():
+    # each holds an inode and a dentry of kernel memory that the tmpfs size does not count: 388,000
+    # directories (~480 MiB of slab) in 15 s; now the harness's own tmpfs has nr_inodes (the root is one)
+    code = (
+        "import os\ndef fill(make):\n    n = 0\n    try:\n        while n < 100_000:\n            make(n)\n"
+        "            n += 1\n    except OSError as e:\n        return [n, e.errno]\n    return [n, None]\n"
+        "dirs = fill(lambda i: os.mkdir(f'd{i}'))\nfor i in range(dirs[0]):\n    os.rmdir(f'd{i}')\n"
+        "open('f', 'w').close()\nlinks = fill(lambda i: os.link('f', f'l{i}'))\nresult = {'dirs': dirs, 'links': links}"
+    )
+    result = run(code, limits=SandboxLimits(wall_seconds=30, cpu_seconds=30))
+    assert result.ok, result.message
+    if result.isolation["workdir_inodes"] is None and not ROOT:
+        pytest.skip("bubblewrap's children may not mount here (e.g. an AppArmor profile): inodes not bounded")
+    assert result.isolation["workdir_inodes"] == sandbox.WORK_INODES
+    enospc = 28
+    assert result.result == {"dirs": [sandbox.WORK_INODES - 1, enospc], "links": [sandbox.WORK_INODES - 2, enospc]}

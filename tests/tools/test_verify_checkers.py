@@ -11,6 +11,7 @@ from autonesy.tools.verify.checkers import (
     CHECKER_HELPERS,
     CONSTRAINT_TYPES,
     LOGIC_TYPES,
+    PROMPTED_HELPERS,
     SEMANTIC_TYPES,
     helper_api,
     helper_source,
@@ -18,7 +19,7 @@ from autonesy.tools.verify.checkers import (
     sentences,
     standalone_source,
     subsections,
-    title_of,
+    titles,
     words,
 )
 from autonesy.tools.verify.user_checkers import UserCheckerError, load_spec, load_user_checkers
@@ -26,25 +27,25 @@ from autonesy.tools.verify.user_checkers import UserCheckerError, load_spec, loa
 TEXT = """# Field Notes
 
 ## Part One
-Today, the quiet forest makes me feel hopeful near the lantern today.
+Today, the daily standup makes me feel hopeful near the lantern today.
 
 ## Part Two
-Lately, the winding river points to brighter days. It is a wonderful sign overall lately.
+Lately, our product backlog points to brighter days. It is a wonderful sign overall lately.
 """
 QUICK = SandboxLimits(cpu_seconds=1, wall_seconds=1)
 
 
 def test_text_conventions():
-    assert title_of(TEXT) == "Field Notes" and title_of("Hello\n# x") is None and title_of("## Not a title\nx") is None
+    assert titles(TEXT) == ["Field Notes"] and titles("Hello\n# x") == ["x"] and titles("## Not a title\nx") == []
     assert words("It's a well-known fact, isn't it?") == ["It's", "a", "well-known", "fact", "isn't", "it"]
     assert sentences(TEXT) == [
-        "Today, the quiet forest makes me feel hopeful near the lantern today.",
-        "Lately, the winding river points to brighter days.",
+        "Today, the daily standup makes me feel hopeful near the lantern today.",
+        "Lately, our product backlog points to brighter days.",
         "It is a wonderful sign overall lately.",
     ]
     assert [t for t, _ in subsections(TEXT)] == ["Part One", "Part Two"]
-    assert [t for t, _ in subsections("intro text\n## A\nbody")] == [None, "A"]
-    assert [t for t, _ in subsections("just text")] == [None]
+    assert subsections("intro text\n## A\nbody") == [("A", "body")]  # text before the first ## is no subsection
+    assert subsections("just text") == []
 
 
 @pytest.mark.parametrize(
@@ -52,29 +53,30 @@ def test_text_conventions():
     [
         ("writing_tone", {"tone": "optimistic"}, True),
         ("writing_tone", {"tone": "humorous"}, False),
-        ("writing_topic", {"topic": "nature"}, True),
+        ("writing_topic", {"topic": "The benefits of agile project management"}, True),
         ("keyword_inclusion", {"keywords": ["lantern", "LANTERN"]}, True),
         ("keyword_inclusion", {"keywords": ["lantern", "kettle"]}, False),
         ("keyword_exclusion", {"keywords": ["kettle"]}, True),
         ("keyword_exclusion", {"keywords": ["field"]}, False),  # keywords count anywhere, the title included
-        ("keyword_inclusion", {"keywords": ["FOREST", "wind"]}, True),  # any case, inside a word ("winding")
-        ("keyword_exclusion", {"keywords": ["wind"]}, False),
-        ("response_title", {}, True),
-        ("subsection_titles", {"titles": ["Part One", "Part Two"]}, True),
-        ("subsection_titles", {"titles": ["part one", "part two"]}, True),
-        ("subsection_titles", {"titles": ["Part One"]}, False),
-        ("subsection_titles", {"titles": ["Part Two", "Part One"]}, False),
-        ("words_per_sentence", {"relation": "at most", "limit": 12}, True),
-        ("words_per_sentence", {"relation": "at least", "limit": 7}, True),
-        ("words_per_sentence", {"relation": "at least", "limit": 8}, False),
-        ("word_count_parity", {"parity": "odd"}, True),
+        ("keyword_inclusion", {"keywords": ["STANDUP", "duct"]}, True),  # any case, inside a word ("product")
+        ("keyword_exclusion", {"keywords": ["duct"]}, False),
+        ("response_title", {"title": "Field Notes"}, True),
+        ("response_title", {"title": "Part One"}, False),  # a ## line is a subsection title
+        ("response_subsection_titles", {"titles": ["Part One", "Part Two"]}, True),
+        ("response_subsection_titles", {"titles": ["part one", "part two"]}, True),
+        ("response_subsection_titles", {"titles": ["Part One"]}, True),  # included; others may follow
+        ("response_subsection_titles", {"titles": ["Part Two", "Part One"]}, True),
+        ("response_subsection_titles", {"titles": ["Part Three"]}, False),
+        ("words_per_sentence", {"max": 12}, True),
+        ("words_per_sentence", {"max": 11}, False),  # the first sentence has 12 words
+        ("even_odd_word_count", {"parity": "odd"}, True),
         ("total_word_count", {"target": 27}, True),  # the body has 27 words; "around N" is N ± max(3, 10 %)
         ("total_word_count", {"target": 30}, True),
         ("total_word_count", {"target": 31}, False),
         ("total_word_count", {"target": 24}, True),
         ("total_word_count", {"target": 23}, False),
-        ("same_start_end_word", {}, False),  # "Today" … "lately"
-        ("subsections_same_start_end_word", {}, True),
+        ("start_end_same_word", {}, False),  # "Today" … "lately"
+        ("subsections_start_end_same_word", {}, True),
     ],
 )
 def test_reference_checkers(ctype, params, expected):
@@ -179,9 +181,9 @@ def test_reference_programs_name_the_spans_their_result_rests_on():
     from autonesy.tools.verify.checkers import standalone_source
 
     run = run_checker_code(standalone_source("keyword_exclusion", {"keywords": ["cheap"]}), "Cheap, and cheap again.")
-    assert run.ok and run.value is False and run.spans == ("Cheap", "cheap")
+    assert run.ok and run.value is False and run.spans == ("Cheap, and cheap again.",)
     run = run_checker_code(
-        standalone_source("words_per_sentence", {"relation": "at most", "limit": 3}),
+        standalone_source("words_per_sentence", {"max": 3}),
         "One two. One two three four. Fine.",
     )
     assert run.spans == ("One two three four.",)
@@ -199,7 +201,12 @@ def test_the_helper_source_defines_the_helpers_as_they_are_here(text):
     namespace: dict = {}
     exec(helper_source(), namespace)
     for helper in CHECKER_HELPERS:
-        args = {"has_keyword": (text, "a b"), "word_tolerance": (len(text),), "compare": (len(text), "at most", 9)}
+        args = {
+            "has_keyword": (text, "a b"),
+            "word_tolerance": (len(text),),
+            "same_title": (text, "a b"),
+            "same_word": (text, "A"),
+        }
         call = args.get(helper.__name__, (text,))
         assert namespace[helper.__name__](*call) == helper(*call), helper.__name__
 
@@ -217,8 +224,8 @@ def test_programs_that_use_the_helpers_agree_with_the_reference():
 
 
 def test_a_generated_checker_may_call_the_helpers_in_the_sandbox():
-    code = "def check(response):\n    return len(words(body_text(response))) == 3 and title_of(response) == 'T'\n"
+    code = "def check(response):\n    return len(words(response)) == 3 and titles(response) == ['T']\n"
     assert run_checker_code(code, "# T\n\n## Part\nOne two three.", limits=QUICK).value is True
     assert run_checker_code(code, "# T\n\nOne two.", limits=QUICK).value is False
-    listed = {line.split("(")[0] for line in helper_api()}  # the prompt lists every helper but body_text's own helper
-    assert listed == {helper.__name__ for helper in CHECKER_HELPERS} - {"body_lines"}
+    listed = [line.split("(")[0] for line in helper_api()]  # the prompt lists the helpers a checker would call
+    assert listed == [helper.__name__ for helper in PROMPTED_HELPERS]

@@ -57,6 +57,7 @@ from collections.abc import Iterable, Sequence
 from autonesy.tools.formats.base import FRONT_ENDS
 from autonesy.tools.formats.dimacs import is_comment, is_header, parse_header
 from autonesy.tools.formats.extract import strip_fence_lines
+from autonesy.tools.pyast import parse_python
 
 FIX_STRAY_FENCE = "stray_fence_removed"
 FIX_DIMACS_COMMENT = "dimacs_comment_converted"
@@ -329,7 +330,7 @@ class _Names(ast.NodeVisitor):
 def _names_in(code: str) -> tuple[set[str], set[str], set[str]]:
     """(used, bound, modules star-imported); a textual approximation when the code does not parse."""
     try:
-        tree = ast.parse(code)
+        tree = parse_python(code)
     except (SyntaxError, ValueError):
         stripped = re.sub(r"#[^\n]*|'[^'\n]*'|\"[^\"\n]*\"", "", code)
         code_lines = re.sub(r"^\s*(?:from|import)\b[^\n]*", "", stripped, flags=re.M)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from autonesy.tools.cnf import CNF
+from autonesy.tools.cnf import CNF, MAX_AUX_VARS
 from autonesy.tools.formats.base import FormatError
 
 CONVENTION = """\
@@ -47,7 +47,6 @@ p cnf 3 2
 1 -2 0
 2 3 0"""
 
-DEFAULT_MAX_AUX = 1_000_000  # default max_var is N + this, as for the Python formats
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")  # ASCII digits: int() refuses some Unicode digits (²)
 MAX_DIGITS = 18  # a longer literal is above any variable bound (and int() refuses over 4300 digits)
 
@@ -83,7 +82,7 @@ def parse(source: str, names: Sequence[str], *, max_var: int | None = None, **_l
     ``max_var`` bounds variable indices (default N + 1,000,000); other limits are ignored.
     """
     n = len(names)
-    max_var = n + DEFAULT_MAX_AUX if max_var is None else max_var
+    max_var = n + MAX_AUX_VARS if max_var is None else max_var
     header: tuple[int, int] | None = None
     header_line = 0
     clauses: list[tuple[int, ...]] = []

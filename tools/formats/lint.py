@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from autonesy.tools.cnf import CNF
+from autonesy.tools.pyast import parse_python
 
 SYMPY_CONNECTIVES = frozenset({"And", "Or", "Not", "Implies", "Equivalent", "Xor", "ITE"})
 
@@ -64,7 +65,7 @@ def lint(source: str, fmt: str, cnf: CNF, names: Sequence[str]) -> list[LintWarn
         )
     if fmt in ("pysat", "cpmpy", "sympy"):
         try:
-            tree = ast.parse(source)
+            tree = parse_python(source)
         except (SyntaxError, ValueError):
             return found
         found.extend(_python_checks(tree, fmt, n, set(names)))

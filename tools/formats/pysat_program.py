@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from autonesy.tools.cnf import CNF
+from autonesy.tools.cnf import CNF, MAX_AUX_VARS
 from autonesy.tools.formats._program import check_names, limits_from, run_format_program
 from autonesy.tools.formats._program import warm_up as _warm_up
 from autonesy.tools.formats.base import FormatError
@@ -200,7 +200,7 @@ def parse(
     """
     names = check_names(names, RESERVED_NAMES, FORMAT)
     n = len(names)
-    max_var = n + 1_000_000 if max_var is None else max_var
+    max_var = n + MAX_AUX_VARS if max_var is None else max_var
     data = run_format_program(
         source,
         names,

@@ -1,0 +1,341 @@
+"""The sweep directory as a store, and the results rows read from it: the read model of sweeps.
+
+Report and viewer read sweeps through this module only, so reading results never loads the
+executors, the agents or LangGraph. The directory (written by ``graph/sweep``)::
+
+    sweep.json          the grids run into DIR (one entry per distinct grid, in the order first run)
+    attempts/<id>/      one run directory per attempt (what ``run_attempt`` writes, see graph/run.py)
+                        plus ``job.json`` (the attempt's grid point) and, after a failure, ``error.json``
+    results.jsonl       one row per attempt (schema: ``ROW_FIELDS``), deterministic order
+    results.csv         the same rows as CSV (lists joined with ';')
+
+A row is always rebuilt from its attempt directory (:func:`attempt_row`), whatever state it is in.
+LLM answers live in the response cache every run and sweep shares (``agents/llm/cache.py``).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from autonesy.graph.rundir import CHECKPOINTS_FILE, read_json
+from autonesy.graph.summary import MODEL_OUTCOMES, Outcome, RunSummary, SummaryError
+from autonesy.tasks.registry import TASK_NAMES
+from autonesy.tasks.task import DETAIL_LEVELS
+from autonesy.tools.formats.base import FORMATS
+from autonesy.tools.llm_spec import redact_spec
+
+EXPERT = "expert"
+ATTEMPTS_DIR = "attempts"
+JOB_FILE = "job.json"
+ERROR_FILE = "error.json"
+NOT_APPLICABLE_FILE = "not_applicable.json"
+TIMEOUT_FILE = "timeout.json"
+TIMING_FILE = "timing.json"
+SWEEP_FILE = "sweep.json"
+RESULTS_JSONL = "results.jsonl"
+RESULTS_CSV = "results.csv"
+
+# One row per attempt, in this column order (results.jsonl and results.csv).
+ROW_FIELDS: dict[str, str] = {
+    "attempt_id": "16 hex digits: SHA-256 of the attempt's identity (see attempt_identity)",
+    "task": "task name (catalogue name, task-file name, satbench-<key>, dcpbench-<problem>)",
+    "task_spec": "what load_task reads: a catalogue name, a task file, satbench:PATH#KEY, dcpbench:PATH#ID",
+    "benchmark": "catalogue | taskfile | satbench | dcpbench",
+    "num_vars": "number of task variables",
+    "llm": "the LLM spec as given to --llm ('expert' for the expert policy)",
+    "model": "the model name (the part after '@' or 'openai:'; 'expert')",
+    "format": "output format: dimacs | nat | pysat | cpmpy | sympy",
+    "prompt": "prompt style: zs | zs-cot",
+    "detail": "description level: detailed | not-detailed",
+    "policy": "agent policy: zs | zs-cot | oracle-feedback | few-shot | expert",
+    "decoding": "free | grammar (constrained to the format's answer grammar for the task)",
+    "repeat": "repeat index (0-based; --repeats draws independent answers: cache keys carry the attempt id)",
+    "max_repairs": "syntax-repair budget",
+    "status": (
+        "accepted (the formula parsed and passed the checks: see relation and f1 for how right it is) | rejected "
+        "(the model gave no acceptable formula) | infra_failed (the LLM endpoint failed past its retries: not "
+        "scored, in no rate, retried on the next run) | timeout (ran past the per-attempt time limit; retried "
+        "only under a longer limit) | not_applicable (the format cannot express this task's reference, e.g. "
+        "NAT/SymPy for a ground truth with auxiliaries; never retried) | error (raised; retried on the next run) "
+        "| unfinished | pending"
+    ),
+    "failure": (
+        "why not accepted: syntax | token_budget | empty_answer | repeated_answer | ok_on_error (rejected); "
+        "connection | dns | auth | server_error | rate_limit | deadline (infra_failed); bad_request | config | "
+        "crash (error); empty otherwise"
+    ),
+    "syntax_error": "true when rejected because no parseable formula was reached (after repair, or [[OK]] on an error)",
+    "reason": "why the attempt was not accepted (or the exception, for status error)",
+    "repair_rounds": "[[OK]]/[[FIXED]] rounds used",
+    "semantic_rounds": "oracle-feedback rounds used",
+    "autofixes": "autofixes applied (list in JSONL, ';'-joined in CSV)",
+    "n_autofixes": "number of autofixes",
+    "llm_calls": "requests sent to the model (answers from the response cache not counted)",
+    "cached_calls": "answers the shared response cache gave instead of the model (not in the token counts)",
+    "prompt_tokens": "prompt tokens of those requests",
+    "completion_tokens": "completion tokens of those requests",
+    "llm_seconds": "summed latency of those requests",
+    "wall_seconds": "wall time of the run that finished the attempt (a resumed attempt: the last run only)",
+    "oracle_passed": "oracle test verdict on the accepted formula (empty when rejected)",
+    "compiled": "the SDD fit its budget (empty when rejected)",
+    "sdd_size": "SDD size",
+    "f1": "F1 vs the ground truth; 0 for a rejected attempt (as in the paper); empty without ground truth",
+    "precision": "precision (empty when rejected)",
+    "recall": "recall (empty when rejected)",
+    "relation": "equal | permissive | strict | incomparable (empty when rejected)",
+    "mc_ratio": "MC(formula) / max(MC(ground truth), 1)",
+    "tp": "MC(truth ∧ formula)",
+    "fp": "MC(¬truth ∧ formula)",
+    "fn": "MC(truth ∧ ¬formula)",
+    "tn": "MC(¬truth ∧ ¬formula)",
+    "count_method": "how the counts were obtained (enumeration | sdd | ganak | approxmc)",
+    "exact": "counts are exact (false only with approxmc)",
+    "run_dir": "the attempt's run directory, relative to the sweep directory",
+}
+TIMING_FIELDS = ("wall_seconds", "llm_seconds")  # differ between two runs of the same sweep
+
+
+def benchmark_of(task_spec: str) -> str:
+    """Which benchmark a task spec comes from (the results table's ``benchmark`` column, which the report's marginals
+    group by)."""
+    if task_spec.startswith("satbench:"):
+        return "satbench"
+    if task_spec.startswith("dcpbench:"):
+        return "dcpbench"
+    if task_spec.endswith(".toml"):
+        return "taskfile"
+    return "catalogue"
+
+
+def model_name(llm: str) -> str:
+    """The model part of an LLM spec, so the report can group attempts by model whatever endpoint served it."""
+    if llm == EXPERT:
+        return EXPERT
+    if llm.startswith("openai:"):
+        return llm[len("openai:") :]
+    if "://" in llm and "@" in llm.split("://", 1)[1]:
+        return llm.rsplit("@", 1)[1]
+    return llm
+
+
+def finished(run_dir: Path, limit_s: float | None) -> bool:
+    """An attempt that needs no rerun: accepted or rejected (a model outcome), not applicable, or
+    stopped by a limit at least as long as this run's. One that ended ``infra_failed`` or ``error``
+    is rerun, and resumes from the checkpoint before its failed call."""
+    try:
+        summary = RunSummary.read(run_dir)
+    except SummaryError:  # damaged: rerun, which resumes from the checkpoint and writes it again
+        return False
+    if summary is not None:
+        return summary.status in MODEL_OUTCOMES
+    if (run_dir / NOT_APPLICABLE_FILE).is_file():
+        return True
+    stopped = read_json(run_dir / TIMEOUT_FILE)
+    stopped_after = stopped.get("limit_s") if isinstance(stopped, dict) else None
+    return isinstance(stopped_after, (int, float)) and limit_s is not None and stopped_after >= limit_s
+
+
+RESUME_STATES = ("done", "infra_failed", "error", "unfinished", "new")
+
+
+def resume_state(run_dir: Path, limit_s: float | None) -> str:
+    """What a sweep run does with an attempt: reuse it (``done``), retry it after an outage
+    (``infra_failed``) or a crash (``error``), resume it from its checkpoint (``unfinished``), or
+    start it (``new``)."""
+    if finished(run_dir, limit_s):
+        return "done"
+    try:
+        summary = RunSummary.read(run_dir)
+    except SummaryError:
+        return "error"
+    if summary is not None and summary.status == Outcome.INFRA_FAILED:
+        return "infra_failed"
+    if (summary is not None and summary.status == Outcome.ERROR) or (run_dir / ERROR_FILE).is_file():
+        return "error"
+    if (run_dir / CHECKPOINTS_FILE).exists() or summary is not None:
+        return "unfinished"
+    return "new"
+
+
+def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | None = None) -> dict[str, Any]:
+    """The results row of one attempt, from its directory (whatever state it is in); ``run_dir``
+    defaults to the sweep's ``out/attempts/<id>``."""
+    out = Path(out)
+    run_dir = Path(run_dir) if run_dir is not None else out / ATTEMPTS_DIR / job["attempt_id"]
+    config = job["config"]
+    row: dict[str, Any] = dict.fromkeys(ROW_FIELDS)
+    row.update(
+        attempt_id=job["attempt_id"],
+        task_spec=config["task"],
+        benchmark=benchmark_of(config["task"]),
+        llm=redact_spec(job["llm"]),
+        model=model_name(job["llm"]),
+        format=config["format"],
+        prompt=config["prompt"],
+        detail=config["detail"],
+        policy=config["policy"],
+        decoding=config.get("decoding") or "free",
+        repeat=job.get("repeat", 0),
+        max_repairs=config["max_repairs"],
+        run_dir=f"{ATTEMPTS_DIR}/{job['attempt_id']}",
+        autofixes=[],
+    )
+    # until the summary names the task, the spec stands for it: loading the task file or benchmark copy a
+    # received job.json names would read (and with --trust-task-code import) whatever it points at
+    row["task"] = job.get("task") or config["task"]
+    row["num_vars"] = job.get("num_vars")
+    try:
+        summary = RunSummary.read(run_dir)
+    except SummaryError as error:  # a damaged summary: the attempt is retried like one that raised
+        row.update(status="error", reason=str(error))
+        return row
+    if summary is None:
+        failure = read_json(run_dir / ERROR_FILE)
+        not_applicable = read_json(run_dir / NOT_APPLICABLE_FILE)
+        stopped = read_json(run_dir / TIMEOUT_FILE)
+        if isinstance(not_applicable, dict):
+            row.update(status="not_applicable", reason=str(not_applicable.get("reason", "")))
+        elif isinstance(stopped, dict):
+            row.update(
+                status="timeout",
+                reason=f"stopped after {stopped.get('limit_s')} s, the per-attempt time limit",
+                wall_seconds=stopped.get("seconds"),
+            )
+        elif isinstance(failure, dict):
+            row.update(status="error", reason=str(failure.get("error", "")))
+        elif (run_dir / CHECKPOINTS_FILE).exists() or (run_dir / "trace.jsonl").exists():
+            row["status"] = "unfinished"
+        else:
+            row["status"] = "pending"
+        return row
+    row.update(summary_fields(summary))
+    row["task"] = summary.task or row["task"]
+    timing = read_json(run_dir / TIMING_FILE)
+    row["wall_seconds"] = timing.get("wall_seconds") if isinstance(timing, dict) else None
+    return row
+
+
+SCORE_FIELDS = ("f1", "precision", "recall", "relation", "mc_ratio", "tp", "fp", "fn", "tn", "count_method", "exact")
+
+
+def summary_fields(summary: RunSummary) -> dict[str, Any]:
+    """The results-row fields an attempt's summary decides (the rest come from its job)."""
+    fields: dict[str, Any] = {
+        "status": summary.status.value,
+        "failure": summary.failure.value if summary.failure else None,
+        "reason": summary.reason,
+        "syntax_error": summary.syntax_error,
+        "repair_rounds": summary.repair_rounds,
+        "semantic_rounds": summary.semantic_rounds,
+        "autofixes": list(summary.autofixes),
+        "n_autofixes": len(summary.autofixes),
+        "llm_calls": summary.llm_calls,
+        "cached_calls": summary.cached_calls,
+        "prompt_tokens": summary.prompt_tokens,
+        "completion_tokens": summary.completion_tokens,
+        "llm_seconds": round(summary.llm_seconds, 4),
+    }
+    if summary.accepted:
+        oracle, compiled = summary.oracle_test, summary.compiled
+        fields.update(
+            oracle_passed=oracle.passed if oracle else None,
+            compiled=compiled.ok if compiled else None,
+            sdd_size=compiled.size if compiled else None,
+        )
+        if summary.metrics:
+            fields.update({key: getattr(summary.metrics, key) for key in SCORE_FIELDS})
+    elif summary.status == Outcome.REJECTED:
+        fields["f1"] = 0.0
+    return fields
+
+
+def order_key(row: Mapping[str, Any]) -> tuple:
+    """Sort key of a results row: expert first, then LLM, catalogue order of tasks, format, prompt, detail, policy and
+    repeat, so results files are deterministic."""
+    spec = row["task_spec"]
+    if spec in TASK_NAMES:
+        task_key: tuple = (0, TASK_NAMES.index(spec), "", 0, "")
+    else:
+        head, _, key = spec.rpartition("#")
+        task_key = (1, 0, head or spec, int(key) if key.isdigit() else 0, "" if key.isdigit() else key)
+    return (
+        row["llm"] != EXPERT,
+        row["llm"],
+        task_key,
+        FORMATS.index(row["format"]) if row["format"] in FORMATS else 9,
+        row["prompt"],
+        DETAIL_LEVELS.index(row["detail"]) if row["detail"] in DETAIL_LEVELS else 9,
+        row["policy"],
+        row.get("repeat") or 0,
+        row["attempt_id"],
+    )
+
+
+def recorded_jobs(out: str | Path) -> list[dict[str, Any]]:
+    """Every job ever written into the sweep directory. A sweep directory may come from someone else:
+    a ``job.json`` without the fields a results row is built from is skipped, not a traceback."""
+    jobs = []
+    for path in sorted((Path(out) / ATTEMPTS_DIR).glob(f"*/{JOB_FILE}")):
+        job = read_json(path)
+        if isinstance(job, dict) and job.get("attempt_id") == path.parent.name and _well_formed(job):
+            jobs.append(job)
+    return jobs
+
+
+def _well_formed(job: Mapping[str, Any]) -> bool:
+    config = job.get("config")
+    return (
+        isinstance(job.get("llm"), str)
+        and type(job.get("repeat", 0)) is int
+        and isinstance(config, dict)
+        and all(isinstance(config.get(key), str) for key in ("task", "format", "prompt", "detail", "policy"))
+        and type(config.get("max_repairs")) is int
+        and isinstance(config.get("decoding"), (str, type(None)))
+    )
+
+
+def collect_rows(out: str | Path) -> list[dict[str, Any]]:
+    """Every recorded attempt's row, rebuilt from its directory, in table order."""
+    return sorted((attempt_row(out, job) for job in recorded_jobs(out)), key=order_key)
+
+
+def write_results(out: str | Path, rows: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Rebuild results.jsonl and results.csv from the attempt directories (atomically)."""
+    out = Path(out)
+    rows = collect_rows(out) if rows is None else rows
+    tmp = out / (RESULTS_JSONL + ".tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    os.replace(tmp, out / RESULTS_JSONL)
+    tmp = out / (RESULTS_CSV + ".tmp")
+    with tmp.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(ROW_FIELDS))
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: _csv_value(row.get(k)) for k in ROW_FIELDS})
+    os.replace(tmp, out / RESULTS_CSV)
+    return rows
+
+
+def _csv_value(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return ";".join(map(str, value))
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
+
+
+def read_results(path: str | Path) -> list[dict[str, Any]]:
+    """Rows of a results.jsonl file (or of the sweep directory holding one)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / RESULTS_JSONL
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

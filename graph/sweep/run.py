@@ -1,0 +1,329 @@
+"""``run_sweep``: run (or resume) a grid into a sweep directory and rebuild its results table.
+
+**Resume**: an attempt that ended ``accepted`` or ``rejected`` is finished and never rerun; any
+other attempt is (re)started, and ``run_attempt`` itself resumes it from its LangGraph checkpoint:
+one that ended ``infra_failed`` (the endpoint failed past its retries) retries the failed call. LLM
+answers already received are in the shared response cache, so a restarted sweep repeats no LLM
+call that had finished. The results table is always rebuilt from the attempt directories (never
+appended), so a restart yields no duplicated and no missing rows. An attempt that raised (a bug, a
+sandbox failure) gets status ``error`` and ``error.json``; the next run retries it.
+
+**Plan** (``sweep --dry-run``, :func:`plan_sweep`): the attempts a run would start or retry, an upper
+bound of its LLM calls (each attempt: one formalization, every repair round and every semantic
+round) and of their tokens; it runs and writes nothing.
+
+Ctrl-C stops starting new attempts; attempts already running finish first (a second Ctrl-C
+aborts the wait — interrupted attempts resume on the next run).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autonesy.agents.llm import ChatBackend, LLMError, backend_from_spec, shared_cache
+from autonesy.agents.policies import AttemptSpec, make_policy
+from autonesy.graph.results import (
+    ATTEMPTS_DIR,
+    ERROR_FILE,
+    EXPERT,
+    JOB_FILE,
+    RESULTS_CSV,
+    RESULTS_JSONL,
+    RESUME_STATES,
+    SWEEP_FILE,
+    attempt_row,
+    resume_state,
+    write_results,
+)
+from autonesy.graph.rundir import read_json, write_json
+from autonesy.graph.sweep.executors import EXECUTORS, Progress, progress_display, run_jobs
+from autonesy.graph.sweep.grid import SweepError, SweepSpec, expand, left_out_of, public_job
+from autonesy.graph.sweep.worker import execute_attempt, execute_bounded_attempt
+from autonesy.tasks.registry import load_task
+from autonesy.tasks.task import TaskError
+from autonesy.tools.llm_spec import redact_spec
+from autonesy.tools.terminal_text import terminal_text
+
+LOCK_FILE = ".sweep.lock"
+CHARS_PER_TOKEN = 4  # the usual estimate for English text and code
+
+
+def resume_states(
+    jobs: list[dict[str, Any]], out: Path, limit_s: float | None
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The jobs a run into ``out`` starts, retries or resumes, and how many attempts it reuses, retries, resumes or
+    starts (``RESUME_STATES``)."""
+    states = [resume_state(out / ATTEMPTS_DIR / job["attempt_id"], limit_s) for job in jobs]
+    counts = {name: states.count(name) for name in RESUME_STATES}
+    return [job for job, state in zip(jobs, states) if state != "done"], counts
+
+
+def resume_text(counts: Mapping[str, int]) -> str:
+    """The line that says what a resumed sweep reuses and what it runs again."""
+    return (
+        f"resume: {counts['done']} done (reused), {counts['infra_failed']} infra_failed retried, "
+        f"{counts['error']} errors retried, {counts['unfinished']} interrupted resumed, {counts['new']} new"
+    )
+
+
+@dataclass
+class SweepPlan:
+    """What a sweep run would do (``--dry-run``): nothing is run or written."""
+
+    attempts: int  # in the grid (after --limit)
+    resume: dict[str, int]  # the attempts by what a run would do with them (RESUME_STATES)
+    to_run: int  # started, retried or resumed
+    llm_calls_max: int  # each attempt to run: 1 + max repairs + semantic rounds (no answer from the cache counted)
+    prompt_tokens: int  # about: each call's prompt as long as the attempt's first prompt, 4 characters a token
+    completion_tokens_max: int  # each call up to its token budget
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plan as ``sweep --dry-run --json`` prints it."""
+        return asdict(self)
+
+    def text(self) -> str:
+        """The plan for a person."""
+        return (
+            f"{self.attempts} attempts in the grid; {self.to_run} to run ({resume_text(self.resume)})\n"
+            f"LLM calls: at most {self.llm_calls_max:,} (each attempt: 1 formalization + every repair and "
+            f"semantic round; answers in the response cache are free)\n"
+            f"tokens: about {self.prompt_tokens:,} prompt (at {CHARS_PER_TOKEN} characters a token) + at most "
+            f"{self.completion_tokens_max:,} completion\n"
+            "dry run: nothing was run or written"
+        )
+
+
+def plan_sweep(spec: SweepSpec, out: str | Path) -> SweepPlan:
+    """The attempts a run of ``spec`` into ``out`` would start or retry and what they may cost (see the module
+    docstring); reads ``out`` when it exists, writes nothing."""
+    jobs = expand(spec)
+    out = Path(out)
+    to_run, resume = resume_states(jobs, out, spec.attempt_time_limit_s)
+    tasks: dict[str, Any] = {}
+    budgets: dict[str, int] = {}
+    calls = prompt_tokens = completion_tokens = 0
+    for job in to_run:
+        if job["llm"] == EXPERT:
+            continue
+        config = job["config"]
+        policy = make_policy(config["policy"], None, max_repairs=config["max_repairs"])
+        rounds = 1 + policy.max_repairs + policy.semantic_rounds
+        if config["task"] not in tasks:
+            tasks[config["task"]] = _task_or_error(config["task"])
+        attempt = AttemptSpec(tasks[config["task"]], config["format"], config["detail"], config["prompt"])
+        prompt = policy.formalizer_prompt(attempt)
+        if job["llm"] not in budgets:
+            budgets[job["llm"]] = _token_budget(job["llm"], spec)
+        calls += rounds
+        prompt_tokens += rounds * sum(len(m["content"]) for m in prompt.messages()) // CHARS_PER_TOKEN
+        completion_tokens += rounds * budgets[job["llm"]]
+    return SweepPlan(len(jobs), resume, len(to_run), calls, prompt_tokens, completion_tokens)
+
+
+def _token_budget(llm: str, spec: SweepSpec) -> int:
+    """The completion token limit the LLM's backend sends (the sweep's, else the backend's default); builds the
+    backend without calling it."""
+    try:
+        if spec.max_tokens is None:
+            backend = backend_from_spec(llm, timeout_s=spec.llm_timeout_s)
+        else:
+            backend = backend_from_spec(llm, timeout_s=spec.llm_timeout_s, max_tokens=spec.max_tokens)
+    except LLMError as error:
+        raise SweepError(str(error)) from None
+    try:
+        return int((getattr(backend, "default_params", None) or {}).get("max_tokens") or 0)
+    finally:
+        backend.close()
+
+
+@dataclass
+class SweepResult:
+    """What a sweep run returns: the rows, what this run did, how long it took and the benchmark records left out."""
+
+    out: Path
+    rows: list[dict[str, Any]]
+    progress: Progress
+    seconds: float
+    left_out: dict[str, dict[str, str]] = field(default_factory=dict)  # adapter spec → {record: why not a task}
+    resume: dict[str, int] = field(default_factory=dict)  # the attempts by what this run did with them (RESUME_STATES)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Attempts per status over the whole table (not only this run)."""
+        counts: dict[str, int] = {}
+        for row in self.rows:
+            counts[row["status"]] = counts.get(row["status"], 0) + 1
+        return counts
+
+    def to_dict(self) -> dict[str, Any]:
+        """The outcome as ``sweep --json`` prints it."""
+        return {
+            "out": str(self.out),
+            "attempts": len(self.rows),
+            "ran": self.progress.done,
+            "skipped": self.progress.skipped,
+            "resume": self.resume,
+            "counts": self.counts,
+            "seconds": round(self.seconds, 3),
+            "results": [str(self.out / RESULTS_JSONL), str(self.out / RESULTS_CSV)],
+            "left_out": self.left_out,
+        }
+
+
+@contextmanager
+def _exclusive(out: Path) -> Iterator[None]:
+    handle = (out / LOCK_FILE).open("a")
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise SweepError(f"{out} is in use by another sweep") from None
+        yield
+    finally:
+        handle.close()
+
+
+def _record_grid(out: Path, spec: SweepSpec, jobs: list[dict[str, Any]], left_out: dict[str, dict[str, str]]) -> None:
+    path = out / SWEEP_FILE
+    data = read_json(path) or {"grids": []}
+    grid = {
+        k: v for k, v in spec.to_dict().items() if k not in ("llm_timeout_s", "attempt_time_limit_s", "data", "cache")
+    }
+    grid["llms"] = [redact_spec(llm) for llm in grid["llms"]]
+    entry = next((e for e in data["grids"] if e.get("grid") == grid), None)
+    if entry is None:
+        entry = {"grid": grid, "attempts": len(jobs), "first_run": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        data["grids"].append(entry)
+    entry["left_out"] = left_out
+    write_json(path, data)
+
+
+def run_sweep(
+    spec: SweepSpec,
+    out: str | Path,
+    *,
+    executor: str = "local",
+    concurrency: int = 4,
+    backends: Mapping[str, ChatBackend] | None = None,
+    ray_address: str | None = None,
+    ray_num_cpus: float | None = None,
+    workers: int | None = None,
+    progress: bool = True,
+    console=None,
+) -> SweepResult:
+    """Run (or resume) the grid into ``out``; returns the results rows (also in results.jsonl/.csv).
+
+    ``backends`` (local executor only) maps LLM specs to ready backends — e.g. scripted models in
+    tests; specs not in it are built from the spec with the sweep's shared response cache.
+    """
+    if executor not in EXECUTORS:
+        raise SweepError(f"unknown executor {executor!r}; choose one of {', '.join(EXECUTORS)}")
+    if concurrency < 1:
+        raise SweepError("--concurrency must be at least 1")
+    if backends and executor != "local":
+        raise SweepError("ready-made backends can only be used with the local executor")
+    start = time.perf_counter()
+    jobs = expand(spec)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    left_out = left_out_of(spec)
+    if progress:
+        for item, reasons in left_out.items():
+            lines = [f"{item}: {len(reasons)} left out (also in {out / SWEEP_FILE}):"]
+            lines += [f"  {key}: {reason}" for key, reason in reasons.items()]
+            if console is not None:
+                console.print(terminal_text("\n".join(lines)), highlight=False, markup=False, emoji=False)
+            else:
+                print(terminal_text("\n".join(lines)), file=sys.stderr)
+    with _exclusive(out):
+        _record_grid(out, spec, jobs, left_out)
+        pending, resume = resume_states(jobs, out, spec.attempt_time_limit_s)
+        if progress and resume["new"] < len(jobs):  # a sweep run before: say what is reused and what runs again
+            line = resume_text(resume)
+            if console is not None:
+                console.print(line, highlight=False, markup=False)
+            else:
+                print(line, file=sys.stderr)
+        unfinished = {job["attempt_id"] for job in pending}
+        tasks: dict[str, Any] = {}
+        for job in jobs:  # tasks are loaded only for attempts still to run (a large ground truth takes seconds)
+            path = out / ATTEMPTS_DIR / job["attempt_id"] / JOB_FILE
+            if job["attempt_id"] not in unfinished and path.is_file():
+                continue
+            spec_ = job["config"]["task"]
+            if spec_ not in tasks:
+                tasks[spec_] = _task_or_error(spec_)
+            task = tasks[spec_]
+            job.update(task=task.name, num_vars=task.num_vars)
+            if not path.is_file():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_json(path, public_job(job))
+        state = Progress(total=len(jobs), skipped=len(jobs) - len(pending))
+        own_backends: dict[str, ChatBackend] = {}
+        if executor == "local":
+            own_backends = _local_backends(pending, out, spec, backends or {})
+        args: tuple = (str(out), {**(backends or {}), **own_backends} or None) if executor == "local" else (str(out),)
+        fn: Callable[..., dict[str, Any]] = execute_attempt
+        if spec.attempt_time_limit_s is not None:
+            if backends:
+                raise SweepError(
+                    "a per-attempt time limit runs each attempt in its own process, which cannot use "
+                    "ready-made backends; give LLM specs instead"
+                )
+            fn, args = execute_bounded_attempt, (str(out), spec.attempt_time_limit_s)
+        try:
+            with progress_display(state, progress, console) as on_done:
+                run_jobs(
+                    pending,
+                    fn,
+                    args,
+                    executor=executor,
+                    concurrency=concurrency,
+                    on_done=on_done,
+                    on_crash=lambda job, error: _record_crash(out, job, error),
+                    ray_address=ray_address,
+                    ray_num_cpus=ray_num_cpus,
+                    workers=workers,
+                )
+        finally:
+            for backend in own_backends.values():
+                backend.close()
+            rows = write_results(out)
+    return SweepResult(out, rows, state, time.perf_counter() - start, left_out, resume)
+
+
+def _record_crash(out: Path, job: Mapping[str, Any], error: BaseException) -> dict[str, Any]:
+    message = f"the worker running this attempt failed: {type(error).__name__}: {error}".splitlines()[0][:500]
+    write_json(out / ATTEMPTS_DIR / job["attempt_id"] / ERROR_FILE, {"error": message, "time": time.time()})
+    return attempt_row(out, job)
+
+
+def _task_or_error(spec: str):
+    try:
+        return load_task(spec)
+    except (TaskError, OSError) as error:
+        raise SweepError(str(error)) from None
+
+
+def _local_backends(jobs, out: Path, spec: SweepSpec, given: Mapping[str, ChatBackend]) -> dict[str, ChatBackend]:
+    needed = sorted({job["llm"] for job in jobs} - {EXPERT} - set(given))
+    if not needed:
+        return {}
+    cache = shared_cache() if spec.cache else None
+    options = {} if spec.max_tokens is None else {"max_tokens": spec.max_tokens}
+    built = {}
+    try:
+        for llm in needed:
+            built[llm] = backend_from_spec(llm, timeout_s=spec.llm_timeout_s, cache=cache, **options)
+    except BaseException:
+        for backend in built.values():
+            backend.close()
+        raise
+    return built

@@ -1,0 +1,91 @@
+"""The per-attempt JSONL trace, written event by event (each line handed to the OS at once, so a
+killed process loses nothing); ``graph/trace.py`` reads it back.
+
+Events: ``node`` (each node visit with its duration), ``llm_call`` (request messages, prompt hash,
+response, or the LLM error), ``repair_round`` (round, the error it answered, verdict, what
+changed), ``autofix`` (fix names), ``resumed``, ``outcome``. Secrets found in the environment
+(variables named like keys, tokens, secrets, passwords) are redacted from every line.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from autonesy.agents.llm import prompt_hash
+from autonesy.agents.policies import AgentTurn
+from autonesy.graph.trace import TRACE_FILE, environment_secrets
+from autonesy.tools.trace_events import LLM_CALL_EVENT
+
+NODE_STEPS = {
+    "formalize": "formalizing the description (an LLM call)",
+    "check_syntax": "checking the answer",
+    "repair": "asking the LLM to repair its answer",
+    "reject_syntax": "rejecting: no parseable formula",
+    "oracle_test": "testing the formula on the annotated labels",
+    "semantic_repair": "asking the LLM to fix the counterexamples",
+    "compile": "compiling the formula to an SDD",
+    "evaluate": "scoring it against the expert formula (model counting)",
+    "train": "training NeSy predictors on it",
+}
+
+
+class Tracer:
+    """Appends one JSON line per event to ``trace.jsonl`` as it happens (a crash keeps what was written), secrets
+    replaced by ``***``."""
+
+    def __init__(self, run_dir: Path, progress: Callable[[str], None] | None = None) -> None:
+        self.path = Path(run_dir) / TRACE_FILE
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.secrets = environment_secrets()
+        self.progress = progress
+
+    def starting(self, node: str) -> None:
+        """Say which step begins (a progress line, not a trace event), so a long LLM call or count
+        shows a sign of life."""
+        if self.progress is not None:
+            self.progress(f"… {NODE_STEPS.get(node, node)}")
+
+    def event(self, event: str, **fields: Any) -> None:
+        """Append one event; the line is scrubbed of secrets and written whole."""
+        line = json.dumps({"event": event, "time": time.time(), **fields}, default=str, ensure_ascii=False)
+        for secret in self.secrets:
+            line = line.replace(secret, "***")
+        with self.path.open("a", encoding="utf-8", errors="replace") as handle:  # a lone surrogate is not UTF-8
+            handle.write(line + "\n")  # closed at once: a killed process loses no event
+
+    def agent_turn(self, turn: AgentTurn, **fields: Any) -> None:
+        """Record an LLM turn (request, response, usage, verdict); turns without an LLM are not traced."""
+        if not turn.messages:  # no LLM involved (e.g. the expert policy's repair)
+            return
+        record = turn.to_dict()
+        self.event(
+            LLM_CALL_EVENT,
+            prompt_hash=turn.response.prompt_hash if turn.response else prompt_hash(turn.messages),
+            **record,
+            **fields,
+        )
+
+
+def traced_node(emit: Callable[..., None], name: str, node: Callable[[Any], dict[str, Any]]):
+    """Wrap a graph node so each visit is recorded as a ``node`` event with its duration and status."""
+
+    def run(state: Any) -> dict[str, Any]:
+        start = time.perf_counter()
+        update = node(state)
+        emit("node", node=name, seconds=time.perf_counter() - start, status=update.get("status", state.get("status")))
+        return update
+
+    return run
+
+
+def change_summary(before: str, after: str) -> str:
+    """'+a −b lines' between two formula texts."""
+    diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0))
+    added = sum(1 for line in diff if line.startswith("+") and not line.startswith("+++"))
+    removed = sum(1 for line in diff if line.startswith("-") and not line.startswith("---"))
+    return f"+{added} −{removed} lines"
