@@ -284,27 +284,36 @@ def count_models(
 
 
 def _sdd_routes(cnf: CNF, original: CNF, time_limit_s: float) -> tuple[int, dict[str, Any]]:
-    """The SDD routes one after another, cheapest first (run in a child): unminimised; bucket elimination
-    (:func:`~autonesy.tools.compile.compile_by_elimination`, for the encoders' counters) on the ``original``
-    CNF (preprocessing scrambles the counters: exactly-25 of 50 takes 2.2 s of CPU after it, 0.7 s
-    before) with half of what is left, when it has auxiliaries; minimised with the rest."""
+    """The SDD routes one after another (run in a child): unminimised; then bucket elimination
+    (:func:`~autonesy.tools.compile.compile_by_elimination`) on the ``original`` CNF (preprocessing
+    scrambles the encoders' counters: exactly-25 of 50 takes 2.2 s of CPU after it, 0.7 s before) and a
+    minimised SDD, each with half of what is left: bucket elimination first when auxiliaries outnumber
+    the task variables twice (a counter's registers), the minimised SDD first otherwise (road-r)."""
     deadline = time.monotonic() + time_limit_s
     overflows = []
     try:
         return _quick_sdd_count(cnf, min(AUTO_QUICK_SDD_MAX_S, 0.2 * time_limit_s))
     except CompilationBudgetExceeded as error:
         overflows.append(f"unminimised: {error}")
-    if original.num_aux_vars:
+
+    def bucketed(share: float) -> tuple[int, dict[str, Any]]:
+        sdd = compile_by_elimination(original, time_limit_s=share * (deadline - time.monotonic()))
+        return sdd.model_count(), {"vtree": "right", "sdd_size": sdd.size, "bucket_elimination": True}
+
+    def minimised(share: float) -> tuple[int, dict[str, Any]]:
+        return _sdd_count(cnf, share * (deadline - time.monotonic()), 5_000_000)
+
+    routes = [("bucket elimination", bucketed), ("minimised", minimised)]
+    if original.num_aux_vars <= 2 * original.num_task_vars:
+        routes.reverse()
+    if not original.num_aux_vars:
+        routes = [("minimised", minimised)]
+    for (name, route), share in zip(routes, (0.5, 1.0) if len(routes) == 2 else (1.0,)):
         try:
-            sdd = compile_by_elimination(original, time_limit_s=0.5 * (deadline - time.monotonic()))
-            return sdd.model_count(), {"vtree": "right", "sdd_size": sdd.size, "bucket_elimination": True}
+            return route(share)
         except CompilationBudgetExceeded as error:
-            overflows.append(f"bucket elimination: {error}")
-    try:
-        return _sdd_count(cnf, deadline - time.monotonic(), 5_000_000)
-    except CompilationBudgetExceeded as error:
-        overflows.append(f"minimised: {error}")
-        raise CompilationBudgetExceeded("; ".join(overflows)) from None
+            overflows.append(f"{name}: {error}")
+    raise CompilationBudgetExceeded("; ".join(overflows))
 
 
 def _preprocess(cnf: CNF, elimination_s: float) -> CNF:
