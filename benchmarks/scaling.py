@@ -341,6 +341,9 @@ def main() -> None:
                 "load": loads[-1],
             }
             rows.append(row)
+            if args.md:  # after every row: a run stopped part-way keeps what it measured
+                args.md.parent.mkdir(parents=True, exist_ok=True)
+                args.md.write_text(markdown(rows, methods, limit, loads))
 
             def cell(method: str) -> str:
                 if method not in counts:
@@ -378,9 +381,6 @@ def main() -> None:
     if args.json_out:
         with open(args.json_out, "w") as handle:
             json.dump({"limit_s": limit, "rows": rows}, handle, indent=2, default=str)
-    if args.md:
-        args.md.parent.mkdir(parents=True, exist_ok=True)
-        args.md.write_text(markdown(rows, methods, limit, loads))
 
 
 def markdown(rows: list[dict], methods: list[str], limit: float, loads: list[str]) -> str:
