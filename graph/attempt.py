@@ -38,7 +38,8 @@ from autonesy.agents.llm import LLMError
 from autonesy.agents.policies import AgentTurn, AttemptSpec, Policy
 from autonesy.graph.rundir import TRAINING_DIR
 from autonesy.graph.summary import FailureKind, Outcome
-from autonesy.graph.tracer import Tracer, change_summary, traced_node
+from autonesy.graph.trace import change_summary
+from autonesy.graph.tracer import Tracer, traced_node
 from autonesy.tasks.oracle_test import oracle_test
 from autonesy.tools.cnf import CNF, parse_dimacs, to_dimacs
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_formula

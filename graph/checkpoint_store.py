@@ -6,6 +6,11 @@ run code. LangGraph's default serializer revives arbitrary ``module.name(*args)`
 (``SAFE_MSGPACK_TYPES``: datetimes, sets, paths, messages, ...) are rebuilt, anything else comes
 back as inert data, pickles and JSON constructors are refused. The project's graph states hold
 plain data (str, int, float, list, dict) only, so nothing is lost.
+
+Before LangGraph touches the file its schema is checked: an SQLite file of another program (other
+tables, other columns) or a damaged one is one ``CheckpointError`` line, not a traceback on the
+first query; before SQLite opens the file by name, ``run_checkpointer`` refuses a link, a FIFO, a
+folder or a file that is not SQLite (``tools/safe_files.check_sqlite``).
 """
 
 from __future__ import annotations
@@ -18,9 +23,15 @@ from typing import Any
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from autonesy.graph.rundir import CHECKPOINTS_FILE, RunDir
+from autonesy.graph.rundir import CHECKPOINTS_FILE, FRESH_OUT, RunDir
+from autonesy.tools import safe_files
 
 DATA_TYPES = ("null", "bytes", "bytearray", "msgpack")
+# The columns LangGraph's SqliteSaver reads (``task_path`` is added by its own migration when missing).
+CHECKPOINT_COLUMNS = {
+    "checkpoints": {"thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "type", "checkpoint"},
+    "writes": {"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type", "value"},
+}
 
 
 class CheckpointError(ValueError):
@@ -49,26 +60,65 @@ class DataOnlySerializer(JsonPlusSerializer):
             ) from None
 
 
+def check_schema(connection: sqlite3.Connection) -> None:
+    """Refuse a database that is damaged or holds anything but LangGraph's checkpoint tables."""
+    try:
+        if connection.execute("PRAGMA quick_check").fetchone() != ("ok",):
+            raise CheckpointError("checkpoints.sqlite is damaged (SQLite's quick_check fails)")
+        names = [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for name in names:
+            if name not in CHECKPOINT_COLUMNS:
+                raise CheckpointError(f"checkpoints.sqlite holds a table {name[:40]!r} that LangGraph does not write")
+            columns = {row[1] for row in connection.execute("SELECT * FROM pragma_table_info(?)", (name,))}
+            if missing := CHECKPOINT_COLUMNS[name] - columns:
+                raise CheckpointError(f"checkpoints.sqlite: table {name!r} lacks LangGraph's column {min(missing)!r}")
+    except sqlite3.DatabaseError as exc:
+        raise CheckpointError(f"checkpoints.sqlite cannot be read by SQLite ({str(exc)[:80]})") from None
+
+
 def data_checkpointer(connection: sqlite3.Connection) -> SqliteSaver:
-    """A SqliteSaver on ``connection`` whose every deserialisation is data-only."""
+    """A SqliteSaver on ``connection`` whose every deserialisation is data-only, its schema checked and set up."""
+    check_schema(connection)
     saver = SqliteSaver(connection, serde=DataOnlySerializer())
     saver.jsonplus_serde = DataOnlySerializer()
+    try:
+        saver.setup()
+    except sqlite3.DatabaseError as exc:
+        raise CheckpointError(f"checkpoints.sqlite cannot be set up ({str(exc)[:80]})") from None
     return saver
 
 
 @contextmanager
 def run_checkpointer(rundir: RunDir) -> Iterator[SqliteSaver]:
-    """LangGraph's SQLite checkpointer on the run's ``checkpoints.sqlite``, closed on exit. A checkpoint
-    that is not plain data (crafted, or from another program) is one error line (the run's error type)."""
-    connection = sqlite3.connect(rundir.path / CHECKPOINTS_FILE, check_same_thread=False)
-    # WAL (set by the saver) + NORMAL: a commit survives the process being killed, without an fsync each
-    connection.execute("PRAGMA synchronous=NORMAL")
+    """LangGraph's SQLite checkpointer on the run's ``checkpoints.sqlite``, closed on exit. A file that is not
+    LangGraph's checkpoints (random bytes, a FIFO, a folder, a link, another schema) or a checkpoint that is not
+    plain data (crafted, or from another program) is one error line (the run's error type)."""
+    path = rundir.path / CHECKPOINTS_FILE
     try:
-        yield data_checkpointer(connection)
-    except CheckpointError as error:
-        raise rundir.error(f"{rundir.path}: {error}") from None
+        safe_files.check_sqlite(path, root=rundir.path)
+    except safe_files.UnsafeFileError as error:
+        raise rundir.error(f"{error}; {FRESH_OUT}") from None
+    connection = sqlite3.connect(path, check_same_thread=False)  # checked just above: SQLite opens by name
+    try:
+        try:
+            saver = data_checkpointer(connection)
+        except CheckpointError as error:
+            raise rundir.error(f"{rundir.path}: {error}; {FRESH_OUT}") from None
+        # WAL (set by the saver) + NORMAL: a commit survives the process being killed, without an fsync each
+        connection.execute("PRAGMA synchronous=NORMAL")
+        try:
+            yield saver
+        except CheckpointError as error:
+            raise rundir.error(f"{rundir.path}: {error}") from None
     finally:
         connection.close()
 
 
-__all__ = ["CheckpointError", "DataOnlySerializer", "data_checkpointer", "run_checkpointer"]
+__all__ = [
+    "CHECKPOINT_COLUMNS",
+    "CheckpointError",
+    "DataOnlySerializer",
+    "check_schema",
+    "data_checkpointer",
+    "run_checkpointer",
+]

@@ -2,8 +2,15 @@
 
 Input: sweep directories (their ``results.jsonl``, or rebuilt from ``attempts/`` when a sweep was
 interrupted before writing it), results files, or plain ``run`` directories (``summary.json``).
-Only finished attempts (status ``accepted`` or ``rejected``) are counted; the report says how many
-others (error, unfinished, pending) it left out.
+Only finished attempts (status ``accepted`` or ``rejected``) are counted; attempts that ended
+``infra_failed`` (the endpoint failed past its retries) are never scored and get a table of their own
+with their count; the report says how many others (error, unfinished, pending) it left out.
+
+**Cells never pool silently.** A cell is keyed by every setting that varies across the attempts
+read (``SETTINGS``: LLM, format, prompt, detail, policy, decoding, max repairs, max tokens,
+benchmark); each is a key column of every table. A condition that the other keys decide (a
+plain sweep's policy is its prompt style, the decoding follows the LLM) adds no column. ``pool``
+averages over settings on request, and every table's caption says which and over what values.
 
 Definitions (docs/architecture.md §6, as in auto-nesy-bench):
 - **F1** of an attempt is the F1 of its accepted formula against the ground truth; a rejected
@@ -13,22 +20,31 @@ Definitions (docs/architecture.md §6, as in auto-nesy-bench):
   every rate and listed with their counts.
 - **syntax-error rate**: the share of attempts rejected because no parseable formula was reached
   (after autofix and repair, or the repair agent answered [[OK]] on an error). Empty answers
-  are reported separately ("empty answers") and are not syntax errors.
+  are reported separately ("empty answers") and are not syntax errors. **Before repair**: the share
+  whose first answer did not parse (read from the attempt's trace: the repair loop's value is the
+  difference).
 - **mean ± std**: over the attempts of the group (population standard deviation, so a group of
-  one attempt shows ± 0.000).
+  one attempt shows ± 0.000); **[low, high]**: the 95 % percentile bootstrap interval of the mean
+  (``BOOTSTRAP_RESAMPLES`` resamples, NumPy seed ``BOOTSTRAP_SEED``: the same report twice is the
+  same).
 - relation shares: equal / permissive / strict / incomparable among all attempts, rejected ones
   as their own category.
 
-Tables (each written as Markdown, LaTeX and CSV; CSV holds numbers, mean and std in their own
-columns):
+Tables (each written as Markdown, LaTeX and CSV; CSV holds numbers, mean, std and interval in
+their own columns):
 - ``by_setting``: F1 (and, second table, syntax-error rate) by output format × description level ×
   prompting — the paper's first table;
-- ``by_llm``: per LLM: F1, syntax errors, empty answers, relation shares, repair rounds, autofixes,
-  tokens, latency — the paper's second table;
+- ``by_llm``: per LLM: F1 with its interval, syntax errors before and after repair, empty answers,
+  relation shares, repair rounds, autofixes, tokens, latency — the paper's second table;
+- ``per_task``: per task: F1, accepted share, syntax errors before and after repair, equal share;
+- ``rejections_by_kind``: per LLM, the share of attempts rejected for each ``failure`` kind;
+- ``cost_by_llm``: tokens per LLM and their cost at the prices of the LLM's TOML config;
 - ``marginals``: F1 per format, per description level, per prompt style and per benchmark; with
   ``compare_published`` the published figures of docs/tasks.md next to ours (computed on the same slice:
-  formats and prompts over detailed descriptions, as published; satbench/dcpbench as the best
-  configuration's mean);
+  formats and prompts over detailed descriptions, as published, and on our catalogue tasks only —
+  the published figures average all 18, and the caption says how many we cover; satbench/dcpbench
+  as the best configuration's mean);
+- ``infra_failed``: the attempts an infrastructure failure stopped, one line each;
 - ``downstream`` (when NeSy results exist): SPL and SL trained on the generated vs the expert
   formula — F1, accuracy, consistency, ΔF1 — overall and by the generated formula's relation.
   Read from ``downstream.jsonl`` files anywhere under the given directories, one JSON object per
@@ -39,7 +55,7 @@ columns):
   are counted once per (task, method, seed).
 
 Plots (PNG): ``f1_by_format_model``, ``syntax_error_rate``, ``repair_rounds`` (histogram),
-``relations`` (relation breakdown per LLM).
+``relations`` (relation breakdown per LLM), one series per LLM and condition.
 """
 
 from __future__ import annotations
@@ -54,18 +70,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+from scipy import stats
 
 from autonesy.graph import results
 from autonesy.graph.rundir import CONFIG_FILE, read_json
 from autonesy.graph.summary import RunSummary, SummaryError
+from autonesy.graph.trace import first_answer_syntax_error, shorten
+from autonesy.tasks.registry import TASK_NAMES
 from autonesy.tasks.task import DETAIL_LEVELS
+from autonesy.tools import safe_files
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats.base import FORMATS
+from autonesy.tools.llm_spec import LLMPrices, llm_prices
 from autonesy.tools.terminal_text import terminal_line
 
 REPORT_FORMATS = ("md", "latex", "csv")
 FINISHED = ("accepted", "rejected")
+INFRA_FAILED = "infra_failed"  # an infrastructure failure that outlived its retries: never scored
+FIRST_ANSWER_FIELD = "first_answer_syntax_error"
 RELATION_ORDER = ("equal", "permissive", "strict", "incomparable", "rejected")
 DOWNSTREAM_FILE = "downstream.jsonl"  # flat rows, one per trained model
 TRAINING_FILE = "downstream.json"  # one nesy.evaluate.train_and_evaluate result (per attempt directory)
@@ -107,6 +131,7 @@ def _row_from_run_dir(run_dir: Path) -> dict[str, Any] | None:
         return None
     task_spec = config.get("task_spec")
     max_repairs = config.get("max_repairs")
+    max_tokens = config.get("max_tokens")
     job = {
         "attempt_id": f"run:{run_dir}",
         "config": {
@@ -117,6 +142,7 @@ def _row_from_run_dir(run_dir: Path) -> dict[str, Any] | None:
             "policy": summary.policy,
             "decoding": summary.decoding,
             "max_repairs": max_repairs if type(max_repairs) is int else None,
+            "max_tokens": max_tokens if type(max_tokens) is int else None,
         },
         "llm": summary.llm or results.EXPERT,
         "task": summary.task,
@@ -141,7 +167,7 @@ def load_results(paths: Iterable[str | Path]) -> tuple[list[dict[str, Any]], lis
                 f"{path}: cannot be read as results ({type(error).__name__}: {str(error)[:100]}); "
                 "is it damaged or from another program?"
             ) from None
-        for row in filter(None, map(_checked_row, found)):
+        for row in with_first_answers(filter(None, map(_checked_row, found)), path):
             rows.setdefault(row["attempt_id"], row)
         downstream.extend(row for row in more if isinstance(row, dict))
     if not rows and not downstream:
@@ -154,6 +180,7 @@ _NUMBER_FIELDS = {
     "num_vars",
     "repeat",
     "max_repairs",
+    "max_tokens",
     "repair_rounds",
     "semantic_rounds",
     "n_autofixes",
@@ -173,6 +200,9 @@ _NUMBER_FIELDS = {
     "fn",
     "tn",
 }
+# Fields a report reads when a row has them: whether the first answer failed the syntax check (else read from the
+# attempt's trace).
+_OPTIONAL_FIELDS: dict[str, type] = {FIRST_ANSWER_FIELD: bool}
 _FLAG_FIELDS = {"syntax_error", "oracle_passed", "compiled", "exact"}
 
 
@@ -182,6 +212,9 @@ def _checked_row(row: Any) -> dict[str, Any] | None:
     if not isinstance(row, dict) or not all(isinstance(row.get(key), str) for key in _KEY_FIELDS):
         return None
     checked: dict[str, Any] = {}
+    for key, kind in _OPTIONAL_FIELDS.items():  # when a row records them (rows written before them do not)
+        if type(row.get(key)) is kind:
+            checked[key] = row[key]
     for key in results.ROW_FIELDS:
         value = row.get(key)
         if key in _NUMBER_FIELDS:
@@ -194,6 +227,22 @@ def _checked_row(row: Any) -> dict[str, Any] | None:
             fits = isinstance(value, str)
         checked[key] = value if fits else ([] if key == "autofixes" else None)
     return checked
+
+
+def with_first_answers(rows: Iterable[dict[str, Any]], source: Path) -> list[dict[str, Any]]:
+    """``rows`` (of the sweep or results file ``source``), each with ``first_answer_syntax_error`` where it lacks it:
+    read from the attempt's trace (None without one, or for a ``run_dir`` outside ``source``'s folder — rows
+    travel, and a report never reads outside their own folder)."""
+    base = (source if source.is_dir() else source.parent).resolve()
+    out = []
+    for row in rows:
+        if type(row.get(FIRST_ANSWER_FIELD)) is not bool:
+            run_dir = row.get("run_dir")
+            found = (base / run_dir).resolve() if isinstance(run_dir, str) and run_dir else None
+            inside = found is not None and (found == base or base in found.parents)
+            row = {**row, FIRST_ANSWER_FIELD: first_answer_syntax_error(found, base) if inside and found else None}
+        out.append(row)
+    return out
 
 
 def _results_in(path: Path) -> tuple[list[Any], list[Any]]:
@@ -213,9 +262,10 @@ def _results_in(path: Path) -> tuple[list[Any], list[Any]]:
                 found.append(row)
     if path.is_dir():
         for file in sorted(path.rglob(DOWNSTREAM_FILE)):
-            downstream.extend(json.loads(line) for line in file.read_text().splitlines() if line.strip())
+            text = safe_files.read_text(file, root=path)
+            downstream.extend(json.loads(line) for line in text.splitlines() if line.strip())
         for file in sorted(path.rglob(TRAINING_FILE)):
-            downstream.extend(rows_from_training(json.loads(file.read_text()), file.parent))
+            downstream.extend(rows_from_training(json.loads(safe_files.read_text(file, root=path)), file.parent))
     return found, downstream
 
 
@@ -251,28 +301,6 @@ def rows_from_training(result: Mapping[str, Any], run_dir: Path | None = None) -
     return rows
 
 
-def frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """Finished attempts as a DataFrame with the report's derived columns."""
-    df = pd.DataFrame([r for r in rows if r.get("status") in FINISHED])
-    if df.empty:
-        return df
-    df["f1"] = pd.to_numeric(df["f1"], errors="coerce")
-    df["syntax_error"] = df["syntax_error"].fillna(False).astype(bool)
-    df["empty_answer"] = df["failure"] == "empty_answer" if "failure" in df else False
-    df["rejected"] = df["status"] == "rejected"
-    df["relation_or_rejected"] = [
-        ("rejected" if rej else (rel if isinstance(rel, str) and rel else "unscored"))
-        for rej, rel in zip(df["rejected"], df["relation"])
-    ]
-    for column in ("repair_rounds", "n_autofixes", "prompt_tokens", "completion_tokens", "llm_seconds", "llm_calls"):
-        df[column] = pd.to_numeric(df[column], errors="coerce").fillna(0)
-    df["tokens"] = df["prompt_tokens"] + df["completion_tokens"]
-    df["model"] = df["model"].fillna(df["llm"])
-    shared = df.groupby("model")["llm"].nunique()
-    df["label"] = [llm if shared[model] > 1 else model for model, llm in zip(df["model"], df["llm"])]
-    return df
-
-
 # ----------------------------------------------------------------------------------- tables
 @dataclass
 class Table:
@@ -285,6 +313,7 @@ class Table:
     rows: list[list[str]]
     data: list[dict[str, Any]] = field(default_factory=list)  # numbers, for CSV
     notes: list[str] = field(default_factory=list)
+    lead: int = 1  # the leading key columns (text, left-aligned); the others hold numbers
 
     def markdown(self) -> str:
         """The table as a Markdown section with its title."""
@@ -292,7 +321,7 @@ class Table:
             f"### {self.title}",
             "",
             "| " + " | ".join(self.header) + " |",
-            "|" + "|".join("---" if i == 0 else "---:" for i in range(len(self.header))) + "|",
+            "|" + "|".join("---" if i < self.lead else "---:" for i in range(len(self.header))) + "|",
         ]
         lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in self.rows]
         lines += [""] + [f"_{note}_" for note in self.notes]
@@ -300,7 +329,7 @@ class Table:
 
     def latex(self) -> str:
         """The table as a LaTeX tabular (text escaped), for the paper."""
-        spec = "l" + "r" * (len(self.header) - 1)
+        spec = "l" * self.lead + "r" * (len(self.header) - self.lead)
         lines = [
             f"% {self.title}",
             f"\\begin{{tabular}}{{{spec}}}",
@@ -374,47 +403,231 @@ def _ordered(values: Iterable[str], order: Sequence[str]) -> list[str]:
     return [v for v in order if v in present] + sorted(v for v in present if v not in order)
 
 
-def setting_tables(df: pd.DataFrame) -> list[Table]:
-    """F1 and syntax-error rate by format (rows) × description level × prompting (columns)."""
-    details = _ordered(df["detail"], DETAIL_LEVELS)
-    prompts = _ordered(df["prompt"], ("zs", "zs-cot"))
-    formats = _ordered(df["format"], FORMATS)
-    combos = [(d, p) for d in details for p in prompts if ((df["detail"] == d) & (df["prompt"] == p)).any()]
-    header = ["format"] + [f"{d} · {p}" for d, p in combos] + ["all"]
+# ------------------------------------------------------------------------------- cells
+# The settings that can tell two attempts apart. A report never averages over one of them silently: when it varies
+# across the attempts read, it is a key column of every table (or the table's caption says it averages over it).
+GRID_SETTINGS = ("llm", "format", "prompt", "detail")
+CONDITION_SETTINGS = ("policy", "decoding", "max_repairs", "max_tokens", "benchmark")
+SETTINGS = GRID_SETTINGS + CONDITION_SETTINGS
+BOOTSTRAP_SEED = 2026
+BOOTSTRAP_RESAMPLES = 2000
+CATALOGUE_SIZE = len(TASK_NAMES)  # the published figures average the whole catalogue
+
+
+@dataclass(frozen=True)
+class Cells:
+    """How the attempts read are split into cells: the settings that vary (each a key column), the
+    ones pooled on request (with the values pooled), and conditions that follow from the keys."""
+
+    keys: tuple[str, ...]
+    pooled: dict[str, list[str]]
+    conditions: tuple[str, ...]  # the keys among CONDITION_SETTINGS
+
+    def notes(self) -> list[str]:
+        """The caption lines every table carries: what was pooled on request."""
+        return [f"pooled on request over {name}: {', '.join(values)}." for name, values in self.pooled.items()]
+
+
+def cells_of(df: pd.DataFrame, pool: Sequence[str] = ()) -> Cells:
+    """The key settings of ``df``: every setting with more than one value, except those pooled on request
+    and conditions (policy, decoding, …) that the other keys already decide (the policy of a plain sweep
+    is its prompt style; the decoding follows the LLM)."""
+    unknown = sorted(set(pool) - set(SETTINGS))
+    if unknown:
+        raise ReportError(f"cannot pool over {', '.join(unknown)}; choose from {', '.join(SETTINGS)}")
+    varies = [s for s in SETTINGS if df[s].nunique() > 1]
+    pooled = {s: sorted(df[s].unique()) for s in varies if s in pool}
+    keys = [s for s in GRID_SETTINGS if s in varies and s not in pool]
+    for setting in CONDITION_SETTINGS:
+        if setting not in varies or setting in pool:
+            continue
+        if not keys or df.groupby(keys)[setting].nunique().max() > 1:
+            keys.append(setting)
+    return Cells(tuple(keys), pooled, tuple(k for k in keys if k in CONDITION_SETTINGS))
+
+
+def frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """Finished attempts as a DataFrame with the report's derived columns (settings as text, missing ones '—')."""
+    df = pd.DataFrame([r for r in rows if r.get("status") in FINISHED])
+    if df.empty:
+        return df
+    df["f1"] = pd.to_numeric(df["f1"], errors="coerce")
+    df["syntax_error"] = df["syntax_error"].fillna(False).astype(bool) if "syntax_error" in df else False
+    first = df[FIRST_ANSWER_FIELD] if FIRST_ANSWER_FIELD in df else pd.Series([None] * len(df), index=df.index)
+    df["first_syntax_error"] = pd.to_numeric(first.map({True: 1.0, False: 0.0}), errors="coerce")
+    df["rejected"] = df["status"] == "rejected"
+    df["empty_answer"] = df["rejected"] & (df["failure"] == "empty_answer") if "failure" in df else False
+    df["accepted_share"] = (~df["rejected"]).astype(float)
+    df["relation_or_rejected"] = [
+        ("rejected" if rej else (rel if isinstance(rel, str) and rel else "unscored"))
+        for rej, rel in zip(df["rejected"], df["relation"])
+    ]
+    for column in ("repair_rounds", "n_autofixes", "prompt_tokens", "completion_tokens", "llm_seconds", "llm_calls"):
+        df[column] = pd.to_numeric(df[column], errors="coerce").fillna(0)
+    df["tokens"] = df["prompt_tokens"] + df["completion_tokens"]
+    df["model"] = df["model"].fillna(df["llm"])
+    for setting in (*SETTINGS, "task"):  # rows from elsewhere may lack one: one value '—'
+        values = df[setting] if setting in df else [None] * len(df)
+        df[setting] = ["—" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in values]
+    shared = df.groupby("model")["llm"].nunique()
+    df["label"] = [llm if shared[model] > 1 else model for model, llm in zip(df["model"], df["llm"])]
+    return df
+
+
+def label_cells(df: pd.DataFrame, cells: Cells) -> pd.DataFrame:
+    """``df`` with ``label`` naming the LLM and every condition key (the plots' series never pool either)."""
+    if not cells.conditions:
+        return df
+    out = df.copy()
+    parts = [out["label"]] + [setting + " " + out[setting] for setting in cells.conditions]
+    out["label"] = [" · ".join(values) for values in zip(*parts)]
+    return out
+
+
+# ------------------------------------------------------------------------------ statistics
+def bootstrap_ci(values: Iterable[float]) -> tuple[float, float]:
+    """The 95 % percentile bootstrap interval of the mean (seed ``BOOTSTRAP_SEED``, so a report is reproducible);
+    NaN for no values, [x, x] for one value or a constant column."""
+    data = np.asarray(pd.to_numeric(pd.Series(list(values), dtype=object), errors="coerce").dropna(), dtype=float)
+    if data.size == 0:
+        return math.nan, math.nan
+    if data.size == 1 or np.all(data == data[0]):
+        return float(data[0]), float(data[0])
+    result = stats.bootstrap(
+        (data,),
+        np.mean,
+        n_resamples=BOOTSTRAP_RESAMPLES,
+        confidence_level=0.95,
+        method="percentile",
+        random_state=np.random.default_rng(BOOTSTRAP_SEED),
+        vectorized=True,
+    )
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
+BOOTSTRAP_NOTE = (
+    f"[low, high]: 95 % percentile bootstrap interval of the mean over attempts ({BOOTSTRAP_RESAMPLES} resamples, "
+    f"NumPy seed {BOOTSTRAP_SEED})."
+)
+
+
+def measure(values: pd.Series) -> dict[str, Any]:
+    """Mean, population std, n and bootstrap interval of a column (NaNs left out): mean, std, n, low, high."""
+    mean, std, n = _stats(values)
+    low, high = bootstrap_ci(values)
+    return {"mean": mean, "std": std, "n": n, "low": low, "high": high}
+
+
+def _with_ci(m: Mapping[str, Any], percent: bool = False) -> str:
+    if math.isnan(m["mean"]):
+        return "—"
+    show = _pct if percent else (lambda v: f"{v:.3f}")
+    return f"{show(m['mean'])} [{show(m['low'])}, {show(m['high'])}]"
+
+
+def _record(prefix: str, m: Mapping[str, Any]) -> dict[str, Any]:
+    """CSV columns of a measure: PREFIX_mean, _std, _n, _ci_low, _ci_high."""
+    return {
+        f"{prefix}_mean": m["mean"],
+        f"{prefix}_std": m["std"],
+        f"{prefix}_n": m["n"],
+        f"{prefix}_ci_low": m["low"],
+        f"{prefix}_ci_high": m["high"],
+    }
+
+
+def grouped(df: pd.DataFrame, keys: Sequence[str], orders: Mapping[str, Sequence[str]] | None = None):
+    """(key values, part) for each combination of ``keys`` present, in a stable readable order."""
+    if not keys:
+        yield (), df
+        return
+    orders = orders or {}
+    combos = list(dict.fromkeys(zip(*(df[k] for k in keys))))
+    rank = {k: {v: i for i, v in enumerate(_ordered(df[k], orders.get(k, ())))} for k in keys}
+    for combo in sorted(combos, key=lambda c: tuple(rank[k][v] for k, v in zip(keys, c))):
+        mask = np.logical_and.reduce([df[k] == v for k, v in zip(keys, combo)])
+        yield combo, df[mask]
+
+
+ORDERS: dict[str, Sequence[str]] = {
+    "llm": (results.EXPERT,),
+    "format": FORMATS,
+    "detail": DETAIL_LEVELS,
+    "prompt": ("zs", "zs-cot"),
+    "task": TASK_NAMES,
+    "benchmark": ("catalogue", "taskfile", "satbench", "dcpbench"),
+}
+
+
+def _key_cells(key: str, value: str, df: pd.DataFrame) -> str:
+    if key == "llm":
+        model = str(df.loc[df["llm"] == value, "model"].iloc[0])
+        return model if model == value or value == results.EXPERT else f"{model} ({value})"
+    return value
+
+
+def setting_tables(df: pd.DataFrame, cells: Cells) -> list[Table]:
+    """F1 and syntax-error rate by format (rows) × description level × prompting (columns), one block of rows per
+    combination of the other key settings (LLM, policy, …)."""
+    pooled = set(cells.pooled)
+    lead = [k for k in cells.keys if k not in ("format", "prompt", "detail")]
+    split = [d for d in ("detail", "prompt") if d not in pooled]
+    combos = list(dict.fromkeys(zip(*(df[d] for d in split)))) if split else []
+    rank = {d: {v: i for i, v in enumerate(_ordered(df[d], ORDERS[d]))} for d in split}
+    combos.sort(key=lambda c: tuple(rank[d][v] for d, v in zip(split, c)))
+    formats = [] if "format" in pooled else _ordered(df["format"], FORMATS)
+    header = lead + ["format"] + [" · ".join(c) for c in combos] + ["all"]
     f1_rows, err_rows, data = [], [], []
-    for fmt in formats + ["all"]:
-        part = df if fmt == "all" else df[df["format"] == fmt]
-        f1_cells, err_cells = [fmt], [fmt]
-        for d, p in combos + [("all", "all")]:
-            cell = part if d == "all" else part[(part["detail"] == d) & (part["prompt"] == p)]
-            mean, std, n = _stats(cell["f1"])
-            err, _, n_all = _stats(cell["syntax_error"].astype(float)) if len(cell) else (math.nan, 0, 0)
-            f1_cells.append(_pm(mean, std))
-            err_cells.append(_pct(err))
-            data.append(
-                {
-                    "format": fmt,
-                    "detail": d,
-                    "prompt": p,
-                    "n": n_all,
-                    "f1_mean": mean,
-                    "f1_std": std,
-                    "f1_n": n,
-                    "syntax_error_rate": err,
-                }
-            )
-        f1_rows.append(f1_cells)
-        err_rows.append(err_cells)
-    note = "F1 mean ± std over attempts; a rejected attempt counts F1 = 0."
+    for values, group in grouped(df, lead, ORDERS):
+        shown = [_key_cells(k, v, df) for k, v in zip(lead, values)]
+        for fmt in formats + ["all"]:
+            part = group if fmt == "all" else group[group["format"] == fmt]
+            if not len(part):
+                continue
+            f1_cells, err_cells = shown + [fmt], shown + [fmt]
+            for combo in combos + [None]:
+                cell = part
+                if combo is not None:
+                    cell = part[np.logical_and.reduce([part[d] == v for d, v in zip(split, combo)])]
+                f1 = measure(cell["f1"])
+                err = measure(cell["syntax_error"].astype(float))
+                f1_cells.append(_pm(f1["mean"], f1["std"]))
+                err_cells.append(_pct(err["mean"]))
+                where = dict(zip(split, combo)) if combo is not None else dict.fromkeys(split, "all")
+                data.append(
+                    {
+                        **dict(zip(lead, values)),
+                        "format": fmt,
+                        "detail": where.get("detail", "all"),
+                        "prompt": where.get("prompt", "all"),
+                        "n": len(cell),
+                        **_record("f1", f1),
+                        "syntax_error_rate": err["mean"],
+                        "syntax_error_rate_ci_low": err["low"],
+                        "syntax_error_rate_ci_high": err["high"],
+                    }
+                )
+            f1_rows.append(f1_cells)
+            err_rows.append(err_cells)
+    notes = ["F1 mean ± std over attempts; a rejected attempt counts F1 = 0; CIs in the CSV.", *cells.notes()]
     return [
-        Table("by_setting", "F1 by output format, description level and prompting", header, f1_rows, data, [note]),
+        Table(
+            "by_setting",
+            "F1 by output format, description level and prompting",
+            header,
+            f1_rows,
+            data,
+            notes,
+            lead=len(lead) + 1,
+        ),
         Table(
             "syntax_errors_by_setting",
             "Syntax-error rate by output format, description level and prompting",
             header,
             err_rows,
             [],
-            ["share of attempts left without a parseable formula after repair"],
+            ["share of attempts left without a parseable formula after repair", *cells.notes()],
+            lead=len(lead) + 1,
         ),
     ]
 
@@ -425,29 +638,54 @@ def _match_published_model(model: str) -> str | None:
     return max(hits, key=len) if hits else None
 
 
-def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
-    """The paper's second table: per LLM, F1, syntax errors and empty answers, relation shares, repair rounds, autofixes, tokens
-    and latency (optionally next to the published figures)."""
+def _task_note(df: pd.DataFrame) -> str:
+    """How the published figures' task set differs from ours (they average the whole catalogue)."""
+    ours = sorted(set(df.loc[df["benchmark"] == "catalogue", "task"]))
+    others = sorted(set(df.loc[df["benchmark"] != "catalogue", "task"]))
+    note = (
+        f"published figures average all {CATALOGUE_SIZE} catalogue tasks; compared slices use our "
+        f"{len(ours)} catalogue task(s) only"
+    )
+    if len(ours) < CATALOGUE_SIZE:
+        note += f" ({', '.join(ours) or 'none'}): not the same task set, read the difference with care"
+    if others:
+        note += f"; {len(others)} other task(s) left out of the comparison"
+    return note + "."
+
+
+def llm_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -> Table:
+    """The paper's second table: per LLM (and condition), F1 with its interval, syntax errors before and after repair,
+    empty answers, relation shares, repair rounds, autofixes, tokens and latency (optionally next to the published
+    figures, computed on the catalogue tasks only)."""
+    keys = ["llm", *cells.conditions]
     header = (
-        ["LLM", "attempts", "F1", "syntax errors", "empty answers"]
-        + [r for r in RELATION_ORDER]
+        ["LLM", *cells.conditions, "attempts", "tasks", "F1", "F1 95% CI", "syntax errors before repair"]
+        + ["syntax errors", "empty answers", *RELATION_ORDER]
         + ["repair rounds", "autofixes", "tokens", "LLM s"]
     )
     if compare_published:
-        header += ["published F1", "published syntax errors"]
+        header += ["F1 (catalogue tasks)", "published F1", "published syntax errors"]
     rows, data = [], []
-    for llm in _ordered(df["llm"], [results.EXPERT]):
-        part = df[df["llm"] == llm]
+    for values, part in grouped(df, keys, ORDERS):
+        llm = values[0]
         model = str(part["model"].iloc[0])
-        mean, std, n = _stats(part["f1"])
+        f1 = measure(part["f1"])
+        before = measure(part["first_syntax_error"])
+        after = measure(part["syntax_error"].astype(float))
         record: dict[str, Any] = {
             "llm": llm,
             "model": model,
+            **dict(zip(cells.conditions, values[1:])),
             "attempts": len(part),
-            "f1_mean": mean,
-            "f1_std": std,
-            "f1_n": n,
-            "syntax_error_rate": float(part["syntax_error"].mean()),
+            "tasks": int(part["task"].nunique()),
+            **_record("f1", f1),
+            "first_answer_syntax_error_rate": before["mean"],
+            "first_answer_syntax_error_rate_n": before["n"],
+            "first_answer_syntax_error_rate_ci_low": before["low"],
+            "first_answer_syntax_error_rate_ci_high": before["high"],
+            "syntax_error_rate": after["mean"],
+            "syntax_error_rate_ci_low": after["low"],
+            "syntax_error_rate_ci_high": after["high"],
             "empty_answer_rate": float(part["empty_answer"].mean()),
             **{f"share_{r}": float((part["relation_or_rejected"] == r).mean()) for r in RELATION_ORDER},
             "repair_rounds_mean": float(part["repair_rounds"].mean()),
@@ -455,15 +693,10 @@ def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
             "tokens_mean": float(part["tokens"].mean()),
             "llm_seconds_mean": float(part["llm_seconds"].mean()),
         }
-        cells = [
-            model if model == llm or llm == results.EXPERT else f"{model} ({llm})",
-            str(len(part)),
-            _pm(mean, std),
-            _pct(record["syntax_error_rate"]),
-            _pct(record["empty_answer_rate"]),
-        ]
-        cells += [_pct(record[f"share_{r}"]) for r in RELATION_ORDER]
-        cells += [
+        cells_shown = [_key_cells("llm", llm, df), *values[1:], str(len(part)), str(record["tasks"])]
+        cells_shown += [_pm(f1["mean"], f1["std"]), _ci(f1), _with_ci(before, True), _with_ci(after, True)]
+        cells_shown += [_pct(record["empty_answer_rate"])] + [_pct(record[f"share_{r}"]) for r in RELATION_ORDER]
+        cells_shown += [
             f"{record['repair_rounds_mean']:.2f}",
             f"{record['autofixes_mean']:.2f}",
             f"{record['tokens_mean']:.0f}",
@@ -471,74 +704,275 @@ def llm_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
         ]
         if compare_published:
             key = _match_published_model(model)
-            f1, err = PUBLISHED["model"][key] if key else (None, None)
-            record.update(published_model=key, published_f1=f1, published_syntax_error_rate=err)
-            cells += ["—" if f1 is None else f"{f1:.3f}", "—" if err is None else _pct(err)]
-        rows.append(cells)
+            published, err = PUBLISHED["model"][key] if key else (None, None)
+            ours = _stats(part.loc[part["benchmark"] == "catalogue", "f1"])[0]
+            record.update(
+                published_model=key, published_f1=published, published_syntax_error_rate=err, f1_catalogue_mean=ours
+            )
+            cells_shown += [
+                "—" if math.isnan(ours) else f"{ours:.3f}",
+                "—" if published is None else f"{published:.3f}",
+                "—" if err is None else _pct(err),
+            ]
+        rows.append(cells_shown)
         data.append(record)
-    notes = ["F1 mean ± std over attempts (rejected = 0); relation shares over all attempts."]
+    notes = [
+        "averaged over formats, prompts, descriptions and tasks; F1 mean ± std over attempts (rejected = 0); "
+        "relation shares over all attempts.",
+        "syntax errors before repair: the first answer did not parse (read from the trace; — without one); "
+        "after: no parseable formula at the end; empty answers: rejected because the model answered nothing.",
+        BOOTSTRAP_NOTE,
+        *cells.notes(),
+    ]
     if compare_published:
-        notes.append(f"published: {PUBLISHED_SOURCE}; averaged over formats and prompts.")
-    return Table("by_llm", "Results per LLM", header, rows, data, notes)
+        notes += [f"published: {PUBLISHED_SOURCE}; averaged over formats and prompts.", _task_note(df)]
+    return Table("by_llm", "Results per LLM", header, rows, data, notes, lead=len(keys))
 
 
-def marginals_table(df: pd.DataFrame, compare_published: bool = False) -> Table:
-    """F1 per format, description level, prompt style and benchmark, on the slices the paper publishes (optionally next
-    to its figures)."""
-    header = ["slice", "attempts", "F1", "syntax errors"] + (["published F1"] if compare_published else [])
+def _ci(m: Mapping[str, Any], percent: bool = False) -> str:
+    if math.isnan(m["low"]):
+        return "—"
+    show = _pct if percent else (lambda v: f"{v:.3f}")
+    return f"[{show(m['low'])}, {show(m['high'])}]"
+
+
+def per_task_table(df: pd.DataFrame, cells: Cells) -> Table:
+    """Per task (and LLM, condition): F1 with its interval, accepted share, syntax errors before and after repair and
+    the share of formulas equal to the ground truth."""
+    keys = ["task", *[k for k in cells.keys if k not in ("format", "prompt", "detail")]]
+    header = [*keys, "attempts", "F1", "accepted", "syntax errors before repair", "syntax errors", "equal"]
     rows, data = [], []
-    detailed = df[df["detail"] == "detailed"]
+    for values, part in grouped(df, keys, ORDERS):
+        f1 = measure(part["f1"])
+        accepted = measure(part["accepted_share"])
+        before = measure(part["first_syntax_error"])
+        after = measure(part["syntax_error"].astype(float))
+        equal = measure((part["relation_or_rejected"] == "equal").astype(float))
+        rows.append(
+            [_key_cells(k, v, df) for k, v in zip(keys, values)]
+            + [str(len(part)), _with_ci(f1), _with_ci(accepted, True), _with_ci(before, True)]
+            + [_with_ci(after, True), _with_ci(equal, True)]
+        )
+        data.append(
+            {
+                **dict(zip(keys, values)),
+                "attempts": len(part),
+                **_record("f1", f1),
+                **_record("accepted_rate", accepted),
+                **_record("first_answer_syntax_error_rate", before),
+                **_record("syntax_error_rate", after),
+                **_record("equal_rate", equal),
+            }
+        )
+    notes = ["averaged over formats, prompts and descriptions; rejected = F1 0.", BOOTSTRAP_NOTE, *cells.notes()]
+    return Table("per_task", "Results per task", header, rows, data, notes, lead=len(keys))
 
-    def add(kind: str, value: str, part: pd.DataFrame, label: str, published: float | None = None) -> None:
-        mean, std, n = _stats(part["f1"])
-        err = float(part["syntax_error"].mean()) if len(part) else math.nan
-        cells = [label, str(len(part)), _pm(mean, std), _pct(err)]
+
+def cost_table(df: pd.DataFrame, cells: Cells, prices: Mapping[str, LLMPrices]) -> Table:
+    """Tokens and cost per LLM (and condition): summed prompt and completion tokens of the requests sent, times the
+    prices per million tokens of the LLM's config."""
+    keys = ["llm", *cells.conditions]
+    header = ["LLM", *cells.conditions, "attempts", "LLM calls", "prompt tokens", "completion tokens"]
+    header += ["$/M prompt", "$/M completion", "cost", "cost per attempt"]
+    rows, data = [], []
+    for values, part in grouped(df, keys, ORDERS):
+        prompt, completion = int(part["prompt_tokens"].sum()), int(part["completion_tokens"].sum())
+        price = prices.get(values[0])
+        cost = None if price is None else price.cost(prompt, completion)
         record = {
+            "llm": values[0],
+            **dict(zip(cells.conditions, values[1:])),
+            "attempts": len(part),
+            "llm_calls": int(part["llm_calls"].sum()),
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "prompt_price_per_mtok": None if price is None else price.prompt,
+            "completion_price_per_mtok": None if price is None else price.completion,
+            "cost": cost,
+            "cost_per_attempt": None if cost is None else cost / len(part),
+        }
+        rows.append(
+            [_key_cells("llm", values[0], df), *values[1:], str(len(part)), str(record["llm_calls"])]
+            + [f"{prompt:,}", f"{completion:,}"]
+            + (["—"] * 4 if price is None else [f"{price.prompt:g}", f"{price.completion:g}"])
+            + ([] if cost is None else [f"{cost:.4f}", f"{cost / len(part):.4f}"])
+        )
+        data.append(record)
+    notes = [
+        "cost = prompt tokens × prompt price / 10⁶ + completion tokens × completion price / 10⁶; prices from the "
+        "LLM's TOML config (prompt_price_per_mtok, completion_price_per_mtok), — where it names none; answers "
+        "from the response cache cost nothing and are not counted.",
+        *cells.notes(),
+    ]
+    return Table("cost_by_llm", "Tokens and cost per LLM", header, rows, data, notes, lead=len(keys))
+
+
+REJECTION_ORDER = ("syntax", "token_budget", "empty_answer", "repeated_answer", "ok_on_error")
+
+
+def rejection_table(df: pd.DataFrame, cells: Cells) -> Table | None:
+    """Per LLM (and condition): the share of attempts rejected for each kind of failure the rows name (rows written
+    before the kinds existed count as 'not recorded'); None without rejections."""
+    rejected = df[df["rejected"]]
+    if rejected.empty:
+        return None
+    kinds = rejected["failure"] if "failure" in rejected else pd.Series(["—"] * len(rejected), index=rejected.index)
+    kinds = kinds.fillna("—").astype(str)
+    order = [k for k in _ordered(kinds, REJECTION_ORDER) if k != "—"] + (["—"] if (kinds == "—").any() else [])
+    keys = ["llm", *cells.conditions]
+    header = ["LLM", *cells.conditions, "attempts", "rejected"] + [k if k != "—" else "not recorded" for k in order]
+    rows, data = [], []
+    for values, part in grouped(df, keys, ORDERS):
+        mine = kinds.loc[kinds.index.intersection(part.index)]
+        shares = {k: float((mine == k).sum()) / len(part) for k in order}
+        rows.append(
+            [_key_cells("llm", values[0], df), *values[1:], str(len(part)), _pct(float(part["rejected"].mean()))]
+            + [_pct(shares[k]) for k in order]
+        )
+        data.append(
+            {
+                "llm": values[0],
+                **dict(zip(cells.conditions, values[1:])),
+                "attempts": len(part),
+                "rejected_rate": float(part["rejected"].mean()),
+                **{f"rejected_{k if k != '—' else 'not_recorded'}_rate": shares[k] for k in order},
+            }
+        )
+    notes = [
+        "shares of all attempts of the row; each rejected attempt counts under the kind its row names.",
+        *cells.notes(),
+    ]
+    return Table("rejections_by_kind", "Rejections by kind", header, rows, data, notes, lead=len(keys))
+
+
+def infra_table(rows: Sequence[Mapping[str, Any]]) -> Table | None:
+    """Attempts that an infrastructure failure stopped (never scored), one line each; None when there are none."""
+    failed = [r for r in rows if r.get("status") == INFRA_FAILED]
+    if not failed:
+        return None
+    columns = ["llm", "task", "format", "prompt", "detail", "policy", "failure", "reason"]
+    shown = [[shorten(r.get(c)) for c in columns] for r in failed]
+    data = [{c: r.get(c) for c in ["attempt_id", *columns]} for r in failed]
+    kinds = pd.Series([r.get("failure") or "?" for r in failed]).value_counts()
+    return Table(
+        "infra_failed",
+        f"Infrastructure failures (never scored): {len(failed)}",
+        columns,
+        shown,
+        data,
+        [
+            "by kind: " + ", ".join(f"{k} {v}" for k, v in kinds.items()) + ".",
+            "these attempts count in no rate and no F1; the same command retries them.",
+        ],
+        lead=len(columns),
+    )
+
+
+def marginals_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -> Table:
+    """F1 per format, description level, prompt style and benchmark, on the slices the paper publishes, one block per
+    condition (policy, …); averaged over LLMs as published. Next to the published figures only our catalogue tasks
+    count (the published ones average the whole catalogue)."""
+    lead = list(cells.conditions)
+    header = [*lead, "slice", "attempts", "tasks", "F1", "syntax errors"]
+    header += ["published F1"] if compare_published else []
+    rows, data = [], []
+
+    def add(values, kind: str, value: str, part: pd.DataFrame, label: str, published: float | None = None) -> None:
+        mean, std, _ = _stats(part["f1"])
+        err = float(part["syntax_error"].mean()) if len(part) else math.nan
+        tasks = int(part["task"].nunique())
+        cells_shown = [*values, label, str(len(part)), str(tasks), _pm(mean, std), _pct(err)]
+        record = {
+            **dict(zip(lead, values)),
             "slice": kind,
             "value": value,
             "attempts": len(part),
+            "tasks": tasks,
             "f1_mean": mean,
             "f1_std": std,
             "syntax_error_rate": err,
         }
         if compare_published:
-            cells.append("—" if published is None else f"{published:.3f}")
+            cells_shown.append("—" if published is None else f"{published:.3f}")
             record["published_f1"] = published
-        rows.append(cells)
+        rows.append(cells_shown)
         data.append(record)
 
-    for fmt in _ordered(df["format"], FORMATS):
-        part = detailed[detailed["format"] == fmt]
-        if len(part):
-            add("format", fmt, part, f"format {fmt} (detailed)", PUBLISHED["format"].get(fmt))
-    for level in _ordered(df["detail"], DETAIL_LEVELS):
-        add("detail", level, df[df["detail"] == level], f"description {level}", PUBLISHED["detail"].get(level))
-    for prompt in _ordered(df["prompt"], ("zs", "zs-cot")):
-        part = detailed[detailed["prompt"] == prompt]
-        if len(part):
-            add("prompt", prompt, part, f"prompt {prompt} (detailed)", PUBLISHED["prompt"].get(prompt))
-    for bench in _ordered(df["benchmark"].fillna("catalogue"), ("catalogue", "taskfile", "satbench", "dcpbench")):
-        part = df[df["benchmark"].fillna("catalogue") == bench]
-        add("benchmark", bench, part, f"benchmark {bench}")
-        if bench in PUBLISHED["benchmark"]:
-            groups = part.groupby(["llm", "format", "prompt", "detail"])["f1"].mean()
-            best = float(groups.max()) if len(groups) else math.nan
-            cells = [
-                f"benchmark {bench}, best configuration",
-                str(len(part)),
-                "—" if math.isnan(best) else f"{best:.3f}",
-                "",
-            ]
-            record = {"slice": "benchmark_best", "value": bench, "attempts": len(part), "f1_mean": best}
-            if compare_published:
-                cells.append(f"{PUBLISHED['benchmark'][bench]:.3f}")
-                record["published_f1"] = PUBLISHED["benchmark"][bench]
-            rows.append(cells)
-            data.append(record)
-    notes = ["formats and prompt styles over detailed descriptions (as published)."]
+    for values, group in grouped(df, lead, ORDERS):
+        compared = group[group["benchmark"] == "catalogue"] if compare_published else group
+        detailed = compared[compared["detail"] == "detailed"]
+        for fmt in _ordered(group["format"], FORMATS):
+            part = detailed[detailed["format"] == fmt]
+            if len(part):
+                add(values, "format", fmt, part, f"format {fmt} (detailed)", PUBLISHED["format"].get(fmt))
+        for level in _ordered(group["detail"], DETAIL_LEVELS):
+            part = compared[compared["detail"] == level]
+            if len(part):
+                add(values, "detail", level, part, f"description {level}", PUBLISHED["detail"].get(level))
+        for prompt in _ordered(group["prompt"], ("zs", "zs-cot")):
+            part = detailed[detailed["prompt"] == prompt]
+            if len(part):
+                add(values, "prompt", prompt, part, f"prompt {prompt} (detailed)", PUBLISHED["prompt"].get(prompt))
+        for bench in _ordered(group["benchmark"], ORDERS["benchmark"]):
+            part = group[group["benchmark"] == bench]
+            add(values, "benchmark", bench, part, f"benchmark {bench}")
+            if bench in PUBLISHED["benchmark"]:
+                best = float(part.groupby(["llm", "format", "prompt", "detail"])["f1"].mean().max())
+                shown = [*values, f"benchmark {bench}, best configuration", str(len(part))]
+                shown += [str(int(part["task"].nunique())), "—" if math.isnan(best) else f"{best:.3f}", ""]
+                record = {
+                    **dict(zip(lead, values)),
+                    "slice": "benchmark_best",
+                    "value": bench,
+                    "attempts": len(part),
+                    "tasks": int(part["task"].nunique()),
+                    "f1_mean": best,
+                }
+                if compare_published:
+                    shown.append(f"{PUBLISHED['benchmark'][bench]:.3f}")
+                    record["published_f1"] = PUBLISHED["benchmark"][bench]
+                rows.append(shown)
+                data.append(record)
+    notes = [
+        "formats and prompt styles over detailed descriptions (as published); averaged over LLMs"
+        + (" and tasks." if df["llm"].nunique() < 2 else f" ({df['llm'].nunique()}) and tasks."),
+        *cells.notes(),
+    ]
     if compare_published:
-        notes.append(f"published: {PUBLISHED_SOURCE}.")
-    return Table("marginals", "F1 by format, description level, prompting and benchmark", header, rows, data, notes)
+        notes += [f"published: {PUBLISHED_SOURCE}.", _task_note(df)]
+    title = "F1 by format, description level, prompting and benchmark"
+    return Table("marginals", title, header, rows, data, notes, lead=len(lead) + 1)
+
+
+def report_tables(
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    compare_published: bool = False,
+    pool: Sequence[str] = (),
+    prices: Mapping[str, LLMPrices] | None = None,
+) -> tuple[list[Table], pd.DataFrame, Cells | None]:
+    """Every attempt table of a report (the viewer shows the same ones), the finished attempts' frame and their
+    cells (None when nothing finished)."""
+    df = frame(rows)
+    tables: list[Table] = []
+    cells = None
+    if not df.empty:
+        cells = cells_of(df, pool)
+        if prices is None:
+            prices = {llm: found for llm in df["llm"].unique() if (found := llm_prices(llm)) is not None}
+        tables += setting_tables(df, cells)
+        tables.append(llm_table(df, cells, compare_published))
+        tables.append(per_task_table(df, cells))
+        rejections = rejection_table(df, cells)
+        if rejections is not None:
+            tables.append(rejections)
+        tables.append(cost_table(df, cells, prices))
+        tables.append(marginals_table(df, cells, compare_published))
+        df = label_cells(df, cells)
+    infra = infra_table(rows)
+    if infra is not None:
+        tables.append(infra)
+    return tables, df, cells
 
 
 def downstream_table(rows: Sequence[Mapping[str, Any]]) -> Table | None:
@@ -619,7 +1053,7 @@ def matplotlib_text(label: str) -> str:
     return terminal_line(str(label)).replace("$", r"\$")
 
 
-def _grouped_bars(ax, groups: list[str], series: dict[str, list[float]], errors: dict[str, list[float]] | None = None):
+def _grouped_bars(ax, groups: list[str], series: dict[str, list[float]], errors: dict[str, Any] | None = None):
     width = 0.8 / max(1, len(series))
     for i, (label, values) in enumerate(series.items()):
         xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
@@ -666,6 +1100,13 @@ def plot_data(df: pd.DataFrame) -> dict[str, Any]:
         "models": models,
         "f1_mean": {m: [value(f1["mean"], (m, f)) for f in formats] for m in models},
         "f1_std": {m: [value(f1["std"], (m, f)) for f in formats] for m in models},
+        # error bars of ± std, clipped to F1's range [0, 1]
+        "f1_err_plus": {
+            m: [min(value(f1["std"], (m, f)), 1 - value(f1["mean"], (m, f))) for f in formats] for m in models
+        },
+        "f1_err_minus": {
+            m: [min(value(f1["std"], (m, f)), value(f1["mean"], (m, f))) for f in formats] for m in models
+        },
         "syntax_error_rate": {m: [value(syntax, (m, f)) for f in formats] for m in models},
         "rounds": [str(r) for r in range(top + 1)],
         "round_counts": {m: [int(value(rounds, (m, r))) for r in range(top + 1)] for m in models},
@@ -673,9 +1114,11 @@ def plot_data(df: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def write_plots(df: pd.DataFrame, out: Path) -> list[Path]:
-    """Write the report's PNG plots into ``out``; returns the files written (none for an empty frame)."""
-    out.mkdir(parents=True, exist_ok=True)
+def write_plots(df: pd.DataFrame, out: Path, root: Path | None = None) -> list[Path]:
+    """Write the report's PNG plots into ``out`` (below ``root``, no link followed: each is drawn in memory, then
+    written through ``safe_files``); returns the files written (none for an empty frame)."""
+    root = out if root is None else root
+    safe_files.make_dirs(out, root=root)
     written: list[Path] = []
     if df.empty:
         return written
@@ -684,12 +1127,15 @@ def write_plots(df: pd.DataFrame, out: Path) -> list[Path]:
     def save(figure, name: str) -> None:
         figure.tight_layout()
         path = out / f"{name}.png"
-        figure.savefig(path)
+        image = io.BytesIO()
+        figure.savefig(image, format="png")
+        safe_files.write_bytes(path, image.getvalue(), root=root)
         written.append(path)
 
     figure = _figure()
     ax = figure.add_subplot()
-    _grouped_bars(ax, data["formats"], data["f1_mean"], data["f1_std"])
+    errors = {m: [data["f1_err_minus"][m], data["f1_err_plus"][m]] for m in data["models"]}
+    _grouped_bars(ax, data["formats"], data["f1_mean"], errors)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("F1 (rejected = 0)")
     ax.set_title("F1 by output format and model")
@@ -743,41 +1189,52 @@ class Report:
     folder: Path  # where the files were written
 
     def render(self, fmt: str) -> str:
-        """The whole report in one format, with a note of the attempts left out (Markdown)."""
+        """The whole report in one format, with the count of infrastructure failures (always) and of the other
+        attempts left out (Markdown)."""
         parts = [table.render(fmt) for table in self.tables]
-        if fmt == "md" and self.left_out:
-            parts.append("_left out (not finished): " + ", ".join(f"{k} {v}" for k, v in self.left_out.items()) + "_\n")
-        return ("\n" if fmt != "csv" else "\n").join(parts)
+        if fmt == "md":
+            parts.append(f"_infrastructure failures (never scored): {self.left_out.get(INFRA_FAILED, 0)}_\n")
+            others = {k: v for k, v in self.left_out.items() if k != INFRA_FAILED}
+            if others:
+                parts.append("_left out (not finished): " + ", ".join(f"{k} {v}" for k, v in others.items()) + "_\n")
+        return "\n".join(parts)
 
 
 def build_report(
-    paths: Iterable[str | Path], out: str | Path | None = None, *, compare_published: bool = False, plots: bool = True
+    paths: Iterable[str | Path],
+    out: str | Path | None = None,
+    *,
+    compare_published: bool = False,
+    plots: bool = True,
+    pool: Sequence[str] = (),
 ) -> Report:
     """Tables (and PNG plots) from the results under ``paths``; files go to ``out`` (default:
-    ``report/`` in the first path, or next to it when it is a file)."""
+    ``report/`` in the first path, or next to it when it is a file). ``pool``: settings to average over
+    even though they vary (each named in the tables' captions)."""
     given = [Path(p) for p in paths]
     if not given:
         raise ReportError("give at least one sweep or run directory")
     rows, downstream = load_results(given)
-    df = frame(rows)
     left_out: dict[str, int] = {}
     for row in rows:
         if row.get("status") not in FINISHED:
             left_out[row.get("status") or "?"] = left_out.get(row.get("status") or "?", 0) + 1
-    tables: list[Table] = []
-    if not df.empty:
-        tables += setting_tables(df)
-        tables.append(llm_table(df, compare_published))
-        tables.append(marginals_table(df, compare_published))
+    tables, df, _ = report_tables(rows, compare_published=compare_published, pool=pool)
     extra = downstream_table(downstream)
     if extra is not None:
         tables.append(extra)
-    if not tables:
+    if df.empty and not tables:
         raise ReportError("no finished attempts to report on")
-    target = Path(out) if out else (given[0] / "report" if given[0].is_dir() else given[0].parent / "report")
-    target.mkdir(parents=True, exist_ok=True)
+    # --out is the user's folder (made by us where it does not exist); by default report/ inside a directory that may
+    # come from elsewhere, where no link is followed (report/by_llm.md → ~/.ssh/authorized_keys is refused)
+    if out:
+        target = root = safe_files.output_dir(out)
+    else:
+        root = given[0] if given[0].is_dir() else given[0].parent
+        target = root / "report"
+    safe_files.make_dirs(target, root=root)
     for table in tables:
         for fmt, suffix in (("md", "md"), ("latex", "tex"), ("csv", "csv")):
-            (target / f"{table.name}.{suffix}").write_text(table.render(fmt))
-    written = write_plots(df, target) if plots and not df.empty else []
+            safe_files.write_text(target / f"{table.name}.{suffix}", table.render(fmt), root=root)
+    written = write_plots(df, target, root) if plots and not df.empty else []
     return Report(tables, written, len(df), left_out, target)

@@ -16,8 +16,8 @@ LLM answers live in the response cache every run and sweep shares (``agents/llm/
 from __future__ import annotations
 
 import csv
+import io
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from autonesy.graph.rundir import CHECKPOINTS_FILE, read_json
 from autonesy.graph.summary import MODEL_OUTCOMES, Outcome, RunSummary, SummaryError
 from autonesy.tasks.registry import TASK_NAMES
 from autonesy.tasks.task import DETAIL_LEVELS
+from autonesy.tools import safe_files
 from autonesy.tools.formats.base import FORMATS
 from autonesy.tools.llm_spec import redact_spec
 
@@ -56,6 +57,7 @@ ROW_FIELDS: dict[str, str] = {
     "decoding": "free | grammar (constrained to the format's answer grammar for the task)",
     "repeat": "repeat index (0-based; --repeats draws independent answers: cache keys carry the attempt id)",
     "max_repairs": "syntax-repair budget",
+    "max_tokens": "completion-token budget per LLM call (empty: the backend's default)",
     "status": (
         "accepted (the formula parsed and passed the checks: see relation and f1 for how right it is) | rejected "
         "(the model gave no acceptable formula) | infra_failed (the LLM endpoint failed past its retries: not "
@@ -133,7 +135,7 @@ def finished(run_dir: Path, limit_s: float | None) -> bool:
         return False
     if summary is not None:
         return summary.status in MODEL_OUTCOMES
-    if (run_dir / NOT_APPLICABLE_FILE).is_file():
+    if safe_files.is_file(run_dir / NOT_APPLICABLE_FILE):
         return True
     stopped = read_json(run_dir / TIMEOUT_FILE)
     stopped_after = stopped.get("limit_s") if isinstance(stopped, dict) else None
@@ -182,6 +184,7 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
         decoding=config.get("decoding") or "free",
         repeat=job.get("repeat", 0),
         max_repairs=config["max_repairs"],
+        max_tokens=config.get("max_tokens") if type(config.get("max_tokens")) is int else None,
         run_dir=f"{ATTEMPTS_DIR}/{job['attempt_id']}",
         autofixes=[],
     )
@@ -208,7 +211,7 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
             )
         elif isinstance(failure, dict):
             row.update(status="error", reason=str(failure.get("error", "")))
-        elif (run_dir / CHECKPOINTS_FILE).exists() or (run_dir / "trace.jsonl").exists():
+        elif any(safe_files.entry_stat(run_dir / name) for name in (CHECKPOINTS_FILE, "trace.jsonl")):
             row["status"] = "unfinished"
         else:
             row["status"] = "pending"
@@ -281,7 +284,7 @@ def recorded_jobs(out: str | Path) -> list[dict[str, Any]]:
     a ``job.json`` without the fields a results row is built from is skipped, not a traceback."""
     jobs = []
     for path in sorted((Path(out) / ATTEMPTS_DIR).glob(f"*/{JOB_FILE}")):
-        job = read_json(path)
+        job = read_json(path, root=Path(out))
         if isinstance(job, dict) and job.get("attempt_id") == path.parent.name and _well_formed(job):
             jobs.append(job)
     return jobs
@@ -308,18 +311,13 @@ def write_results(out: str | Path, rows: list[dict[str, Any]] | None = None) -> 
     """Rebuild results.jsonl and results.csv from the attempt directories (atomically)."""
     out = Path(out)
     rows = collect_rows(out) if rows is None else rows
-    tmp = out / (RESULTS_JSONL + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    os.replace(tmp, out / RESULTS_JSONL)
-    tmp = out / (RESULTS_CSV + ".tmp")
-    with tmp.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(ROW_FIELDS))
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: _csv_value(row.get(k)) for k in ROW_FIELDS})
-    os.replace(tmp, out / RESULTS_CSV)
+    safe_files.write_text(out / RESULTS_JSONL, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    table = io.StringIO(newline="")
+    writer = csv.DictWriter(table, fieldnames=list(ROW_FIELDS))
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: _csv_value(row.get(k)) for k in ROW_FIELDS})
+    safe_files.write_text(out / RESULTS_CSV, table.getvalue())
     return rows
 
 
@@ -338,4 +336,4 @@ def read_results(path: str | Path) -> list[dict[str, Any]]:
     path = Path(path)
     if path.is_dir():
         path = path / RESULTS_JSONL
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in safe_files.read_text(path).splitlines() if line.strip()]

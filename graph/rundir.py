@@ -7,8 +7,10 @@ data only, by ``graph/checkpoint_store.py``) so running again resumes, and every
 written atomically, so a kill leaves the old file or the new one, never half of one.
 
 A run directory may come from someone else (a colleague's results, a downloaded sweep): nothing in
-it is trusted. A symbolic link inside it is refused before anything runs, a crafted
-``config.json`` or ``checkpoints.sqlite`` is one error line, never a traceback.
+it is trusted. Every file in it is read and written through ``tools/safe_files.py`` (no link
+followed, regular files only, reads capped, writes through a fresh temporary file and a rename); a
+symbolic link inside it is refused before anything runs, and a crafted ``config.json`` or
+``checkpoints.sqlite`` is one error line, never a traceback.
 """
 
 from __future__ import annotations
@@ -24,13 +26,16 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from autonesy.tools import safe_files
 from autonesy.tools.errors import AutonesyError
 
 CONFIG_FILE = "config.json"
 CHECKPOINTS_FILE = "checkpoints.sqlite"
 SUMMARY_FILE = "summary.json"
 TRAINING_DIR = "training"  # each NeSy training run's state per epoch and its result (resumable)
-LINK_REFUSED = "{} is a symbolic link; a run directory holds plain files only (nothing was run)"
+LINK_REFUSED = "{} is a symbolic link; a run directory holds plain files only (nothing was run; choose a fresh --out)"
+JSON_LIMIT = 64 * 2**20  # bytes of one JSON file in a run directory (a summary is kilobytes)
+FRESH_OUT = "choose a fresh --out"
 
 VERSIONED_PACKAGES = (
     "autonesy-agent",
@@ -77,23 +82,17 @@ def first_link(run_dir: Path) -> str | None:
     return None
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename: readers (a resumed sweep,
-    the viewer) see the old file or the new one, never a half-written one."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+def write_json(path: Path, data: Any, *, root: str | Path | None = None, **options: Any) -> None:
+    """``data`` as indented JSON, written atomically below ``root`` (default: the file's folder; ``options`` go to
+    ``json.dumps``): readers (a resumed sweep, the viewer) see the old file or the new one, never half of one."""
+    safe_files.write_text(path, json.dumps(data, indent=2, **options), root=root)
 
 
-def write_json(path: Path, data: Any, **options: Any) -> None:
-    """``data`` as indented JSON, written atomically (``options`` go to ``json.dumps``)."""
-    write_atomic(path, json.dumps(data, indent=2, **options))
-
-
-def read_json(path: Path) -> Any:
-    """The JSON value in ``path``, or None when it is missing or not JSON (callers check its shape)."""
+def read_json(path: Path, *, root: str | Path | None = None, limit: int = JSON_LIMIT) -> Any:
+    """The JSON value in ``path`` (below ``root``, no link followed), or None when it is missing, refused or not JSON
+    (callers check its shape)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        return json.loads(safe_files.read_text(path, root=root, limit=limit))
     except (OSError, ValueError, RecursionError):
         return None
 
@@ -113,9 +112,8 @@ class RunDir:
 
     @classmethod
     def open(cls, path: Path, error: type[AutonesyError] = AutonesyError) -> RunDir:
-        """Create (or reopen) the directory, refusing one that holds a symbolic link."""
-        path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
+        """Create (or reopen) the directory (``safe_files.output_dir``), refusing one that holds a symbolic link."""
+        path = safe_files.output_dir(path)
         if (link := first_link(path)) is not None:
             raise error(LINK_REFUSED.format(link))
         return cls(path, error)
@@ -127,11 +125,11 @@ class RunDir:
         older run directories did not record). The first write adds the package versions and the
         start time."""
         path = self.path / CONFIG_FILE
-        if not path.is_file():
+        if not safe_files.is_file(path, root=self.path):
             stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-            write_json(path, {**record, "versions": package_versions(), "started": stamp}, default=str)
+            write_json(path, {**record, "versions": package_versions(), "started": stamp}, root=self.path, default=str)
             return
-        previous = read_json(path)
+        previous = read_json(path, root=self.path)
         if not isinstance(previous, dict):
             raise self.error(f"{path} is not a run configuration; choose another --out")
         fill = defaults or {}
@@ -141,10 +139,8 @@ class RunDir:
             raise self.error(f"{self.path} holds a different run ({shown}); choose another --out")
 
     def write_text(self, name: str, text: str) -> None:
-        """An output file (``name`` relative to the run directory, parents created), atomically."""
-        path = self.path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, text)
+        """An output file (``name`` relative to the run directory, parents created), atomically, no link followed."""
+        safe_files.write_text(self.path / name, text, root=self.path)
 
     def write_json(self, name: str, data: Any, **options: Any) -> None:
         """An output JSON file, atomically."""
@@ -181,6 +177,5 @@ __all__ = [
     "package_versions",
     "read_json",
     "run_or_resume",
-    "write_atomic",
     "write_json",
 ]

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Union, get_args, get_origin, get_type_hints
 
 from autonesy.graph.rundir import SUMMARY_FILE, read_json
+from autonesy.tools import safe_files
 from autonesy.tools.errors import AutonesyError
 
 
@@ -217,9 +218,9 @@ class RunSummary(_Record, Mapping[str, Any]):
     def read(cls, run_dir: Path) -> RunSummary | None:
         """The summary in ``run_dir``; None when there is none yet (the attempt has not finished)."""
         path = Path(run_dir) / SUMMARY_FILE
-        if not path.is_file():
+        if safe_files.entry_stat(path) is None:
             return None
-        data = read_json(path)
+        data = read_json(path)  # a link, a FIFO or a folder in its place is refused: not a summary
         if not isinstance(data, dict):
             raise SummaryError(f"{path} is not a run summary (damaged, or from another program)")
         return cls.from_dict(data)

@@ -9,7 +9,6 @@ changed), ``autofix`` (fix names), ``resumed``, ``outcome``. Secrets found in th
 
 from __future__ import annotations
 
-import difflib
 import json
 import time
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from typing import Any
 from autonesy.agents.llm import prompt_hash
 from autonesy.agents.policies import AgentTurn
 from autonesy.graph.trace import TRACE_FILE, environment_secrets
+from autonesy.tools import safe_files
 from autonesy.tools.trace_events import LLM_CALL_EVENT
 
 NODE_STEPS = {
@@ -40,7 +40,7 @@ class Tracer:
 
     def __init__(self, run_dir: Path, progress: Callable[[str], None] | None = None) -> None:
         self.path = Path(run_dir) / TRACE_FILE
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        safe_files.output_dir(run_dir)
         self.secrets = environment_secrets()
         self.progress = progress
 
@@ -55,8 +55,8 @@ class Tracer:
         line = json.dumps({"event": event, "time": time.time(), **fields}, default=str, ensure_ascii=False)
         for secret in self.secrets:
             line = line.replace(secret, "***")
-        with self.path.open("a", encoding="utf-8", errors="replace") as handle:  # a lone surrogate is not UTF-8
-            handle.write(line + "\n")  # closed at once: a killed process loses no event
+        # one write, closed at once: a killed process loses no event; a link planted as trace.jsonl is refused
+        safe_files.append_text(self.path, line + "\n")
 
     def agent_turn(self, turn: AgentTurn, **fields: Any) -> None:
         """Record an LLM turn (request, response, usage, verdict); turns without an LLM are not traced."""
@@ -81,11 +81,3 @@ def traced_node(emit: Callable[..., None], name: str, node: Callable[[Any], dict
         return update
 
     return run
-
-
-def change_summary(before: str, after: str) -> str:
-    """'+a −b lines' between two formula texts."""
-    diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0))
-    added = sum(1 for line in diff if line.startswith("+") and not line.startswith("+++"))
-    removed = sum(1 for line in diff if line.startswith("-") and not line.startswith("---"))
-    return f"+{added} −{removed} lines"

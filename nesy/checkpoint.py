@@ -7,9 +7,9 @@ data); a file whose fingerprint differs, or that does not load, is ignored and t
 
 A run directory may come from elsewhere, so what is read back is data only: ``torch.load`` with
 ``weights_only=True`` (tensors and plain values, never pickled code), a JSON row only when it is an
-object, and nothing is read or written through a symbolic link. Files are replaced atomically (a
-temporary file with a random name in the same folder, then a rename), so a kill mid-write leaves the
-previous epoch's state.
+object, and nothing is read or written through a symbolic link (``tools/safe_files.py``). Files are
+replaced atomically (a temporary file with a random name in the same folder, then a rename), so a kill
+mid-write leaves the previous epoch's state.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+
+from autonesy.tools import safe_files
 
 MAX_CHECKPOINT_BYTES = 1 << 30  # a state file larger than this is not ours: ignored
 
@@ -54,33 +54,18 @@ class TrainingStore:
         return self.folder / f"{safe}{suffix}"
 
     def _read(self, path: Path) -> bytes | None:
-        """The file's bytes, or None when it is missing, a link, not a regular file, or too large."""
-        if self.folder.is_symlink() or not self.folder.is_dir():
-            return None
+        """The file's bytes, or None when it is missing, behind a link, not a regular file, or too large."""
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            return safe_files.read_bytes(path, root=self.folder.parent, limit=MAX_CHECKPOINT_BYTES)
         except OSError:
             return None
-        with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not (stat.S_ISREG(info.st_mode) and info.st_size <= MAX_CHECKPOINT_BYTES):
-                return None
-            return handle.read(MAX_CHECKPOINT_BYTES + 1)
 
     def _write(self, path: Path, data: bytes) -> None:
-        if self.folder.is_symlink():
-            raise OSError(f"{self.folder} is a symbolic link: training state is not written through it")
-        self.folder.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=self.folder, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp, path)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        root = self.folder.parent  # training/ itself may not be a link either
+        found = safe_files.entry_stat(path, root=root)
+        if found is not None and stat.S_ISLNK(found.st_mode):  # a planted link is ignored like a foreign state
+            safe_files.remove(path, root=root)
+        safe_files.write_bytes(path, data, root=root)
 
     def load_state(self, key: str, expected: str) -> dict[str, Any] | None:
         """The saved epoch state of run ``key`` if it was saved for the same fingerprint."""

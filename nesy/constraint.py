@@ -183,8 +183,8 @@ def sdd_to_cirkit(node, num_vars: int, literal_factory=None, pad_arities: bool =
         def literal_factory(var0: int, negated: bool):
             return LogitLiteral(Scope([var0]), 1, negated=negated)
 
-    # 1. an abstract DAG: ("lit", literal) | ("and", children) | ("or", children), children as indices
-    kinds: list[tuple[str, object]] = []
+    # 1. an abstract DAG: a literal or a gate over earlier nodes, by index
+    nodes: list[_DagNode] = []
     leaf_index: dict[int, int] = {}
     TRUE, FALSE = -1, -2
 
@@ -192,18 +192,22 @@ def sdd_to_cirkit(node, num_vars: int, literal_factory=None, pad_arities: bool =
         if lit not in leaf_index:
             if abs(lit) > num_vars:
                 raise ValueError(f"the SDD mentions variable {abs(lit)} > {num_vars}: quantify auxiliaries first")
-            leaf_index[lit] = len(kinds)
-            kinds.append(("lit", lit))
+            leaf_index[lit] = len(nodes)
+            nodes.append(lit)
         return leaf_index[lit]
+
+    def product_inputs(index: int) -> list[int]:
+        dag_node = nodes[index]
+        return dag_node.children if isinstance(dag_node, _Gate) and dag_node.kind == "and" else [index]
 
     def gate(kind: str, children: list[int]) -> int:
         if kind == "and":
             if flatten_products:  # (a ∧ (b ∧ c)) → (a ∧ b ∧ c): one level instead of two
-                children = [g for c in children for g in (kinds[c][1] if kinds[c][0] == "and" else [c])]
+                children = [g for c in children for g in product_inputs(c)]
             if len(children) == 1:
                 return children[0]
-        kinds.append((kind, list(children)))
-        return len(kinds) - 1
+        nodes.append(_Gate(kind, list(children)))
+        return len(nodes) - 1
 
     converted: dict[int, int] = {}
     used_vars: set[int] = set()
@@ -243,20 +247,21 @@ def sdd_to_cirkit(node, num_vars: int, literal_factory=None, pad_arities: bool =
     for var in range(1, num_vars + 1):
         if var not in used_vars:
             factors.append(gate("or", [leaf(var), leaf(-var)]))
-    if len(factors) == 1 and kinds[factors[0]][0] != "or":
+    lone = nodes[factors[0]] if len(factors) == 1 else None
+    if lone is not None and not (isinstance(lone, _Gate) and lone.kind == "or"):
         factors = [gate("or", [factors[0]])]  # a lone literal: give the circuit a unit-weight sum root
     output = gate("and", factors)
 
     # 2. depths (longest path from the leaves, as cirkit's folding sees them) and padded arities
-    depth = [0] * len(kinds)
-    for i, (kind, children) in enumerate(kinds):  # children always precede their parents
-        if kind != "lit":
-            depth[i] = 1 + max(depth[c] for c in children)
+    depth = [0] * len(nodes)
+    for i, dag_node in enumerate(nodes):  # children always precede their parents
+        if isinstance(dag_node, _Gate):
+            depth[i] = 1 + max(depth[c] for c in dag_node.children)
     width: dict[int, int] = {}
     if pad_arities:
-        for i, (kind, children) in enumerate(kinds):
-            if kind == "or":
-                width[depth[i]] = max(width.get(depth[i], 0), len(children))
+        for i, dag_node in enumerate(nodes):
+            if isinstance(dag_node, _Gate) and dag_node.kind == "or":
+                width[depth[i]] = max(width.get(depth[i], 0), len(dag_node.children))
 
     # 3. cirkit layers, frozen
     def frozen(values: np.ndarray) -> Parameter:
@@ -264,16 +269,17 @@ def sdd_to_cirkit(node, num_vars: int, literal_factory=None, pad_arities: bool =
             TensorParameter(*values.shape, initializer=ConstantTensorInitializer(values), learnable=False)
         )
 
-    layers: list = [None] * len(kinds)
+    layers: list = [None] * len(nodes)
     in_layers: dict = {}
-    for i, (kind, children) in enumerate(kinds):
-        if kind == "lit":
-            layer = literal_factory(abs(children) - 1, children < 0)
+    for i, dag_node in enumerate(nodes):
+        if isinstance(dag_node, int):
+            layer = literal_factory(abs(dag_node) - 1, dag_node < 0)
             in_layers[layer] = []
-        elif kind == "and":
-            layer = HadamardLayer(1, arity=len(children))
-            in_layers[layer] = [layers[c] for c in children]
+        elif dag_node.kind == "and":
+            layer = HadamardLayer(1, arity=len(dag_node.children))
+            in_layers[layer] = [layers[c] for c in dag_node.children]
         else:
+            children = dag_node.children
             arity = width.get(depth[i], len(children)) if pad_arities else len(children)
             weights = np.zeros((1, arity))
             weights[0, : len(children)] = 1.0
@@ -281,17 +287,28 @@ def sdd_to_cirkit(node, num_vars: int, literal_factory=None, pad_arities: bool =
             layer = SumLayer(1, 1, arity=arity, weight=frozen(weights))
             in_layers[layer] = [layers[c] for c in padded]
         layers[i] = layer
-    reachable = _reachable(output, kinds)
+    reachable = _reachable(output, nodes)
     kept = {layers[i]: in_layers[layers[i]] for i in reachable}
     return Circuit(list(kept), kept, [layers[output]])
 
 
-def _reachable(output: int, kinds) -> list[int]:
+@dataclass(frozen=True)
+class _Gate:
+    """A product (``"and"``) or sum (``"or"``) of earlier nodes of :func:`sdd_to_cirkit`'s DAG, by index."""
+
+    kind: str
+    children: list[int]
+
+
+_DagNode = int | _Gate  # a literal (signed DIMACS) or a gate
+
+
+def _reachable(output: int, nodes: list[_DagNode]) -> list[int]:
     seen, stack = {output}, [output]
     while stack:
-        kind, children = kinds[stack.pop()]
-        if kind != "lit":
-            for c in children:
+        dag_node = nodes[stack.pop()]
+        if isinstance(dag_node, _Gate):
+            for c in dag_node.children:
                 if c not in seen:
                     seen.add(c)
                     stack.append(c)

@@ -203,7 +203,7 @@ def train_and_evaluate(
 
         from tqdm import tqdm
 
-        outer = tqdm(total=runs, desc=f"training on {task.name}", unit="run", file=sys.stderr)
+        outer = tqdm(total=runs, desc=f"training on {task.name}", unit="run", file=sys.stderr, disable=None)
 
     def tick() -> None:
         if outer is not None:

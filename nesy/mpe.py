@@ -70,7 +70,8 @@ class MaxProductDecoder:
                 torch.stack([pos.T, neg.T], 1).reshape(-1, batch),
             ]
         )  # (2 + 2N, B): ⊥, ⊤, then y_1, ¬y_1, y_2, ¬y_2, ...
-        sizes, choices = [], []
+        sizes: list[int] = []
+        choices: list[torch.Tensor | None] = []  # per layer: the chosen input edge of each or-node
         for kind, ix_in, offsets, ix_out in self.layers:
             sizes.append(x.shape[0])
             edges = x[ix_in]  # (E, B)

@@ -256,7 +256,13 @@ def train(
         from tqdm import tqdm
 
         bar = tqdm(
-            total=config.epochs, initial=epoch, desc=desc or method.name, unit="ep", leave=False, file=sys.stderr
+            total=config.epochs,
+            initial=epoch,
+            desc=desc or method.name,
+            unit="ep",
+            leave=False,
+            file=sys.stderr,
+            disable=None,
         )
     first = epoch + 1
     if stale >= config.patience:  # restarted after the epoch that stopped it

@@ -9,7 +9,8 @@ Each canned answer is used for one request, in order (the last one repeats).  An
 - a ``str``: the assistant content, with usage counts;
 - a ``Reply``: content, reasoning, usage, HTTP status, an error body, a delay before answering;
 - a callable ``(request_json) -> str | Reply`` (a handler computing the answer).
-``server.requests`` lists every request received (path, headers, parsed JSON body) and
+``server.requests`` lists every request received (path, headers, parsed JSON body, and the ``usage``
+the server reported when it answered) and
 ``server.count`` counts the chat-completion requests.  ``GET /v1/models`` answers too.
 """
 
@@ -135,9 +136,10 @@ class LoopbackLLM:
                     body = json.loads(raw or b"{}")
                 except ValueError:
                     body = None
+                entry: dict[str, Any] = {"path": self.path, "headers": dict(self.headers), "json": body}
                 with owner._lock:
                     index = owner.count
-                    owner.requests.append({"path": self.path, "headers": dict(self.headers), "json": body})
+                    owner.requests.append(entry)
                     if self.path.rstrip("/").endswith("/chat/completions"):
                         owner.count += 1
                     answer = owner.answers[min(index, len(owner.answers) - 1)] if owner.answers else "ok"
@@ -158,7 +160,9 @@ class LoopbackLLM:
                         reply.status, {"error": {"message": message, "type": "server_error", "code": reply.status}}
                     )
                     return
-                self._send(200, completion_body(reply, body.get("model") or owner.model, index))
+                answered = completion_body(reply, body.get("model") or owner.model, index)
+                entry["usage"] = answered["usage"]
+                self._send(200, answered)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", self._port), Handler)
         self._server.daemon_threads = True

@@ -82,7 +82,10 @@ def make_verification(tmp: Path) -> Path:
             str(follow),
         ],
     )
-    assert result.exit_code == 0, result.output
+    # exit 0 when the scripted writer satisfied the instruction within the budget, 1 when it did not:
+    # either way a finished follow directory for the viewer
+    assert result.exit_code in (0, 1), result.output
+    assert json.loads((follow / "summary.json").read_text())["verdict"] in ("sat", "unsat")
     return out
 
 

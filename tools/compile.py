@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 from pysdd.sdd import SddManager, SddNode, Vtree
 
+from autonesy.tools import safe_files
 from autonesy.tools.cnf import CNF
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S
 from autonesy.tools.elimination import eliminate_auxiliaries
@@ -80,12 +81,16 @@ class CompiledSDD:
         return evaluate_sdd(self.node, assignments, self.num_task_vars)
 
     def save(self, directory: str | Path, stem: str) -> tuple[Path, Path]:
-        """Write the SDD and its vtree in PySDD's text formats; returns both paths."""
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
+        """Write the SDD and its vtree in PySDD's text formats; returns both paths. PySDD writes by name and
+        would follow a link planted in a run directory: it writes into a private folder, and the files are
+        moved into ``directory`` through ``safe_files``."""
+        directory = safe_files.output_dir(directory)
         sdd_path, vtree_path = directory / f"{stem}.sdd", directory / f"{stem}.vtree"
-        self.node.save(str(sdd_path).encode())
-        self.manager.vtree().save(str(vtree_path).encode())
+        with tempfile.TemporaryDirectory(prefix="autonesy-sdd-") as private:
+            self.node.save(os.path.join(private, "sdd").encode())
+            self.manager.vtree().save(os.path.join(private, "vtree").encode())
+            for name, path in (("sdd", sdd_path), ("vtree", vtree_path)):
+                safe_files.write_bytes(path, safe_files.read_bytes(Path(private) / name))
         return sdd_path, vtree_path
 
 

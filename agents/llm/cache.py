@@ -7,6 +7,9 @@ so a new ``--out`` does not pay again for calls already made. Safe for threads a
 processes sharing one file (each operation opens its own short connection; WAL journal; busy
 timeout). Only answers are stored — never a failure (a failed call raises before ``put``), never
 keys or headers: the endpoint is its public URL and the request key a hash.
+A cache file may lie in a run or sweep directory from elsewhere: a link, a FIFO, a folder, a file
+that is not SQLite or one with other tables or columns is refused with one line before any query
+(``tools/safe_files.check_sqlite``, then the schema).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 
 from autonesy.agents.llm.errors import LLMError
 from autonesy.agents.llm.response import LLMResponse
+from autonesy.tools import safe_files
 from autonesy.tools.config import LLM_CACHE_ENV, cache_dir, env
 
 SHARED_CACHE_FILE = "responses.sqlite"
@@ -34,6 +38,8 @@ CREATE TABLE IF NOT EXISTS responses (
     PRIMARY KEY (endpoint, model, prompt_hash)
 )
 """
+_COLUMNS = {"endpoint", "model", "prompt_hash", "response", "created_at"}
+_FRESH = "remove it or choose a fresh --out"
 
 
 class ResponseCache:
@@ -51,12 +57,21 @@ class ResponseCache:
         self.hits = 0
         self.misses = 0
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            safe_files.output_dir(self.path.parent)
+            safe_files.check_sqlite(self.path)
+        except OSError as exc:
+            raise LLMError("config", f"cannot use the response cache: {exc}; {_FRESH}") from None
+        try:
             with self._connect() as con:
-                con.execute("PRAGMA journal_mode=WAL")
-                con.execute(_SCHEMA)
+                tables = {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if tables <= {"responses"}:
+                    con.execute("PRAGMA journal_mode=WAL")
+                    con.execute(_SCHEMA)
+                columns = {row[1] for row in con.execute("PRAGMA table_info(responses)")}
         except sqlite3.Error as exc:
-            raise LLMError("config", f"cannot open the response cache {self.path}: {exc}") from None
+            raise LLMError("config", f"cannot open the response cache {self.path}: {exc}; {_FRESH}") from None
+        if not tables <= {"responses"} or not _COLUMNS <= columns:
+            raise LLMError("config", f"{self.path} is not a response cache (other tables or columns); {_FRESH}")
 
     def _connect(self) -> sqlite3.Connection:
         con = sqlite3.connect(self.path, timeout=self.timeout_s)

@@ -74,7 +74,7 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-def _chain(exc: BaseException) -> list[BaseException]:
+def _chain(exc: BaseException | None) -> list[BaseException]:
     seen: list[BaseException] = []
     while exc is not None and exc not in seen and len(seen) < 20:
         seen.append(exc)

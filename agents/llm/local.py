@@ -238,7 +238,7 @@ class LocalLlamaServer:
                 atexit.register(self.stop)
                 self._atexit_registered = True
             try:
-                self._wait_ready()
+                self._wait_ready(self.log_path)
             except BaseException:
                 self._stop_locked()
                 self._owns_log = False  # the error message points at the log: keep it
@@ -246,7 +246,7 @@ class LocalLlamaServer:
             self.startup_s = time.perf_counter() - start
             return self
 
-    def _wait_ready(self) -> None:
+    def _wait_ready(self, log_path: Path) -> None:
         deadline = time.monotonic() + self.startup_timeout_s
         url = f"{self.base_url}/models"
         while True:
@@ -254,7 +254,7 @@ class LocalLlamaServer:
             if code is not None:
                 raise LLMError(
                     "config",
-                    f"the local LLM server exited with code {code} while starting (log {self.log_path}: {_tail(self.log_path)})",
+                    f"the local LLM server exited with code {code} while starting (log {log_path}: {_tail(log_path)})",
                 )
             try:
                 with urllib.request.urlopen(url, timeout=2) as reply:
@@ -266,7 +266,7 @@ class LocalLlamaServer:
             if time.monotonic() > deadline:
                 raise LLMError(
                     "config",
-                    f"the local LLM server did not answer within {self.startup_timeout_s:g} s (log {self.log_path}: {_tail(self.log_path)})",
+                    f"the local LLM server did not answer within {self.startup_timeout_s:g} s (log {log_path}: {_tail(log_path)})",
                 )
             time.sleep(0.2)
 

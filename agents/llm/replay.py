@@ -27,13 +27,15 @@ from typing import Any
 from autonesy.agents.llm.chat import ChatBackend
 from autonesy.agents.llm.errors import LLMError
 from autonesy.agents.llm.response import LLMResponse, normalize_messages, prompt_hash
+from autonesy.tools import safe_files
 from autonesy.tools.trace_events import LLM_CALL_EVENT
 
 
 def _recorded_events(path: Path) -> list[dict[str, Any]]:
     """The trace's ``llm_call`` records that carry a prompt hash and a response, in file order."""
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        # the file named is followed where it leads; a FIFO or device is refused, never waited on; size capped
+        lines = safe_files.read_text(Path(path).resolve()).splitlines()
     except OSError as exc:
         raise LLMError("config", f"cannot read the replay trace {path}: {exc.strerror or exc}") from None
     events = []

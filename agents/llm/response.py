@@ -68,7 +68,7 @@ def prompt_hash(messages: Sequence[Mapping[str, Any]], params: Mapping[str, Any]
 
 _NONE = type(None)
 # What a recorded response (cache, replayed trace; possibly crafted) may hold, field by field.
-_RECORDED_TYPES = {
+_RECORDED_TYPES: dict[str, type | tuple[type, ...]] = {
     "text": str,
     "content": str,
     "reasoning": str,
@@ -128,7 +128,7 @@ class LLMResponse:
         """Rebuild from ``to_dict`` output; unknown keys are ignored, ``text`` is required."""
         if not isinstance(data, Mapping) or not isinstance(data.get("text"), str):
             raise LLMError("config", "a recorded LLM response needs at least a string 'text'")
-        values = {
+        values: dict[str, Any] = {  # each value checked against its field's type in _RECORDED_TYPES
             k: v
             for k, v in data.items()
             if k in _RECORDED_TYPES

@@ -12,7 +12,9 @@ Accepted forms::
     PATH.toml                         a config file with an [llm] table: base_url, model, api_key_env,
                                       timeout_s, max_tokens, temperature (and optionally retries, and
                                       grammar = llama.cpp | vllm | vllm-legacy | sglang | json_schema | none:
-                                      how the server takes a grammar for --decoding grammar)
+                                      how the server takes a grammar for --decoding grammar;
+                                      prompt_price_per_mtok and completion_price_per_mtok: what a million
+                                      tokens cost, for ``report``'s costs)
 
 Grammar dialects (``agents/llm/guided``): ``local`` → llama.cpp, ``openai:`` → json_schema, a bare
 ``http(s)://…@MODEL`` → none (the server kind is unknown: name it in a TOML config).
@@ -47,6 +49,7 @@ from autonesy.tools.config import (
     OPENAI_KEY_ENV,
     env,
 )
+from autonesy.tools.llm_spec import PRICE_KEYS
 
 DEFAULT_TIMEOUT_S = LLM_TIMEOUT_S
 DEFAULT_MAX_TOKENS = 4096
@@ -191,6 +194,7 @@ def _from_config_file(path: Path, **overrides: Any) -> ChatBackend:
         "fold_system",
         "spec",
         "grammar",
+        *PRICE_KEYS,
     }
     unknown = sorted(set(table) - known)
     if unknown:

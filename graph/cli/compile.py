@@ -19,14 +19,15 @@ def compile_formula(
     time_limit: float = typer.Option(COMPILE_TIME_LIMIT_S, "--time-limit", help="Compilation time budget in seconds."),
 ) -> None:
     """Convert a formula to CNF and compile it to an SDD over exactly the task's variables."""
+    from autonesy.tools import safe_files
     from autonesy.tools.cnf import to_dimacs
     from autonesy.tools.compile import compile_to_sdd
 
     with user_errors():
         task, conversion = read_formula(task_name, fmt, file)
-        out.mkdir(parents=True, exist_ok=True)
+        out = safe_files.output_dir(out)
         stem = file.stem
-        (out / f"{stem}.cnf").write_text(to_dimacs(conversion.cnf, task.names))
+        safe_files.write_text(out / f"{stem}.cnf", to_dimacs(conversion.cnf, task.names))
         sdd = compile_to_sdd(conversion.cnf, time_limit_s=time_limit)
         sdd_path, vtree_path = sdd.save(out, stem)
     say(

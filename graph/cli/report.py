@@ -20,6 +20,12 @@ def report(
     compare_published: bool = typer.Option(
         False, "--compare-published", help="Put the published auto-nesy-bench figures next to ours."
     ),
+    pool: list[str] = typer.Option(
+        [],
+        "--pool",
+        help="Average over a setting that varies (llm, format, prompt, detail, policy, decoding, max_repairs, "
+        "benchmark); repeatable. Without it every varying setting is a column of the tables.",
+    ),
     no_plots: bool = typer.Option(False, "--no-plots", help="Skip the PNG plots."),
     html: bool = typer.Option(
         False, "--html", help="Also write the viewer's pages as a static site (OUT/html/index.html)."
@@ -31,7 +37,7 @@ def report(
             raise UserError(f"unknown --format {fmt!r}; choose one of {listed(REPORT_FORMATS)}")
         from autonesy.graph.report import build_report
 
-        result = build_report(dirs, out, compare_published=compare_published, plots=not no_plots)
+        result = build_report(dirs, out, compare_published=compare_published, plots=not no_plots, pool=pool)
         if html:
             from autonesy.graph.view.export import export_html
 

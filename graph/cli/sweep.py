@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import typer
@@ -17,6 +18,7 @@ from autonesy.graph.cli.common import (
     max_repairs_option,
     max_tokens_option,
     print_json,
+    say,
     user_errors,
 )
 from autonesy.tools.config import LLM_ENV
@@ -114,6 +116,14 @@ def sweep(
             else:
                 typer.echo(plan.text())
             return
+        if executor == "process" and workers is None and not as_json:
+            cores, wanted = os.cpu_count() or 1, concurrency * max(1, len(spec.llms))
+            if wanted > cores:
+                say(
+                    f"note: the process executor runs {cores} worker processes (one per CPU core), not {wanted}; "
+                    "--workers N sets the number",
+                    err=True,
+                )
         result = run_sweep(
             spec,
             out,

@@ -97,14 +97,16 @@ def export_task(
     """Write the ground truth as DIMACS (task variables 1..N named in comments) and the task as JSON."""
     from autonesy.tasks.registry import load_task
     from autonesy.tasks.summary import task_record
+    from autonesy.tools import safe_files
     from autonesy.tools.cnf import to_dimacs
 
     with user_errors():
         task = load_task(name)
-        out.mkdir(parents=True, exist_ok=True)
+        out = safe_files.output_dir(out)
         cnf_path, json_path = out / f"{task.name}.cnf", out / f"{task.name}.json"
-        cnf_path.write_text(to_dimacs(task.ground_truth, task.names, comments=[f"ground truth of task {task.name}"]))
-        json_path.write_text(json.dumps(task_record(task), indent=2))
+        ground_truth = to_dimacs(task.ground_truth, task.names, comments=[f"ground truth of task {task.name}"])
+        safe_files.write_text(cnf_path, ground_truth)
+        safe_files.write_text(json_path, json.dumps(task_record(task), indent=2))
     say(f"wrote {cnf_path} and {json_path}")
 
 

@@ -330,7 +330,9 @@ def evaluate(
     checkers: list[str] = typer.Option([], "--checkers", help=CHECKERS_HELP),
     max_reflections: int = max_reflections_option(),
     out: Path = typer.Option(
-        ..., "--out", help="Directory for results, metrics.json and report.md (the same one resumes)."
+        ...,
+        "--out",
+        help="Directory for results-VERIFIER.jsonl, metrics.json, report.md and table-*.csv (the same one resumes).",
     ),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N pairs."),
     workers: int = typer.Option(1, "--workers", min=1, help="Verifications run at the same time."),
@@ -340,7 +342,8 @@ def evaluate(
     ),
     as_json: bool = json_option(),
 ) -> None:
-    """Score verifiers on labelled pairs: F1, precision, recall, pass@1, FP/FN, per constraint count, cost."""
+    """Score verifiers on labelled pairs: the Nsvif paper's tables (F1, precision, recall, pass@1, FP/FN; per
+    complexity group; LLM calls and the server's prompt and completion tokens), as Markdown and CSV."""
     from autonesy.graph.verify.run import VerifyConfig
     from autonesy.graph.verify.vifbench import evaluate as run_eval
     from autonesy.graph.verify.vifbench import read_data, report_markdown

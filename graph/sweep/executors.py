@@ -242,7 +242,8 @@ def progress_display(state: Progress, enabled: bool, console) -> Iterator[Callab
 
     def label() -> str:
         c = state.counts
-        return f"sweep · accepted {c.get('accepted', 0)} · rejected {c.get('rejected', 0)}" + "".join(
+        before = f" · {state.skipped} done before" if state.skipped else ""  # a resumed sweep counts its new attempts
+        return f"sweep{before} · accepted {c.get('accepted', 0)} · rejected {c.get('rejected', 0)}" + "".join(
             f" · {name} {c[key]}"
             for key, name in (
                 ("infra_failed", "infra_failed"),

@@ -19,6 +19,7 @@ aborts the wait — interrupted attempts resume on the next run).
 from __future__ import annotations
 
 import fcntl
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -48,6 +49,7 @@ from autonesy.graph.sweep.grid import SweepError, SweepSpec, expand, left_out_of
 from autonesy.graph.sweep.worker import execute_attempt, execute_bounded_attempt
 from autonesy.tasks.registry import load_task
 from autonesy.tasks.task import TaskError
+from autonesy.tools import safe_files
 from autonesy.tools.llm_spec import redact_spec
 from autonesy.tools.terminal_text import terminal_text
 
@@ -179,7 +181,7 @@ class SweepResult:
 
 @contextmanager
 def _exclusive(out: Path) -> Iterator[None]:
-    handle = (out / LOCK_FILE).open("a")
+    handle = safe_files.open_append(out / LOCK_FILE)
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -187,12 +189,15 @@ def _exclusive(out: Path) -> Iterator[None]:
             raise SweepError(f"{out} is in use by another sweep") from None
         yield
     finally:
-        handle.close()
+        os.close(handle)
 
 
 def _record_grid(out: Path, spec: SweepSpec, jobs: list[dict[str, Any]], left_out: dict[str, dict[str, str]]) -> None:
     path = out / SWEEP_FILE
-    data = read_json(path) or {"grids": []}
+    data = read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("grids"), list):
+        data = {"grids": []}  # none yet, or damaged: the grids run from now on are recorded
+    data["grids"] = [entry for entry in data["grids"] if isinstance(entry, dict)]
     grid = {
         k: v for k, v in spec.to_dict().items() if k not in ("llm_timeout_s", "attempt_time_limit_s", "data", "cache")
     }
@@ -231,8 +236,7 @@ def run_sweep(
         raise SweepError("ready-made backends can only be used with the local executor")
     start = time.perf_counter()
     jobs = expand(spec)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = safe_files.output_dir(out)
     left_out = left_out_of(spec)
     if progress:
         for item, reasons in left_out.items():
@@ -243,6 +247,7 @@ def run_sweep(
             else:
                 print(terminal_text("\n".join(lines)), file=sys.stderr)
     with _exclusive(out):
+        safe_files.make_dirs(out / ATTEMPTS_DIR, root=out)  # a received sweep's attempts/ may be a link: refused
         _record_grid(out, spec, jobs, left_out)
         pending, resume = resume_states(jobs, out, spec.attempt_time_limit_s)
         if progress and resume["new"] < len(jobs):  # a sweep run before: say what is reused and what runs again
@@ -255,16 +260,15 @@ def run_sweep(
         tasks: dict[str, Any] = {}
         for job in jobs:  # tasks are loaded only for attempts still to run (a large ground truth takes seconds)
             path = out / ATTEMPTS_DIR / job["attempt_id"] / JOB_FILE
-            if job["attempt_id"] not in unfinished and path.is_file():
+            if job["attempt_id"] not in unfinished and safe_files.is_file(path, root=out):
                 continue
             spec_ = job["config"]["task"]
             if spec_ not in tasks:
                 tasks[spec_] = _task_or_error(spec_)
             task = tasks[spec_]
             job.update(task=task.name, num_vars=task.num_vars)
-            if not path.is_file():
-                path.parent.mkdir(parents=True, exist_ok=True)
-                write_json(path, public_job(job))
+            if not safe_files.is_file(path, root=out):
+                write_json(path, public_job(job), root=out)
         state = Progress(total=len(jobs), skipped=len(jobs) - len(pending))
         own_backends: dict[str, ChatBackend] = {}
         if executor == "local":
@@ -301,7 +305,7 @@ def run_sweep(
 
 def _record_crash(out: Path, job: Mapping[str, Any], error: BaseException) -> dict[str, Any]:
     message = f"the worker running this attempt failed: {type(error).__name__}: {error}".splitlines()[0][:500]
-    write_json(out / ATTEMPTS_DIR / job["attempt_id"] / ERROR_FILE, {"error": message, "time": time.time()})
+    write_json(out / ATTEMPTS_DIR / job["attempt_id"] / ERROR_FILE, {"error": message, "time": time.time()}, root=out)
     return attempt_row(out, job)
 
 

@@ -28,6 +28,7 @@ from autonesy.graph.results import (
 from autonesy.graph.run import RunConfig, run_attempt
 from autonesy.graph.rundir import SUMMARY_FILE, write_json
 from autonesy.tasks.reference import NoReference
+from autonesy.tools import safe_files
 
 
 class SaltedBackend(ChatBackend):
@@ -85,7 +86,7 @@ def execute_attempt(
     """
     out = Path(out)
     run_dir = out / ATTEMPTS_DIR / job["attempt_id"]
-    run_dir.mkdir(parents=True, exist_ok=True)
+    safe_files.make_dirs(run_dir, root=out)  # a received sweep's attempts/ or attempt folder may be a link
     config = RunConfig(**job["config"])
     start = time.perf_counter()
     try:
@@ -97,14 +98,14 @@ def execute_attempt(
             backend = SaltedBackend(backend, f"attempt:{job['attempt_id']}")
         run_attempt(config, run_dir, backend=backend)
     except NoReference as error:  # the expert has nothing to say in this format: a final outcome
-        write_json(run_dir / NOT_APPLICABLE_FILE, {"reason": str(error), "time": time.time()})
-        (run_dir / ERROR_FILE).unlink(missing_ok=True)
+        write_json(run_dir / NOT_APPLICABLE_FILE, {"reason": str(error), "time": time.time()}, root=out)
+        safe_files.remove(run_dir / ERROR_FILE, root=out)
     except Exception as error:  # recorded, retried on the next run; BaseExceptions propagate
         message = f"{type(error).__name__}: {error}".splitlines()[0][:500]
-        write_json(run_dir / ERROR_FILE, {"error": message, "time": time.time()})
+        write_json(run_dir / ERROR_FILE, {"error": message, "time": time.time()}, root=out)
     else:
-        (run_dir / ERROR_FILE).unlink(missing_ok=True)
-        write_json(run_dir / TIMING_FILE, {"wall_seconds": round(time.perf_counter() - start, 4)})
+        safe_files.remove(run_dir / ERROR_FILE, root=out)
+        write_json(run_dir / TIMING_FILE, {"wall_seconds": round(time.perf_counter() - start, 4)}, root=out)
     return attempt_row(out, job)
 
 
@@ -113,8 +114,8 @@ def execute_bounded_attempt(job: Mapping[str, Any], out: str | Path, limit_s: fl
     attempt is recorded in ``timeout.json`` (status ``timeout``). Threads cannot be stopped, and an
     attempt can spend minutes in a native counter or compiler, so the bound needs a process."""
     run_dir = Path(out) / ATTEMPTS_DIR / job["attempt_id"]
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / TIMEOUT_FILE).unlink(missing_ok=True)
+    safe_files.make_dirs(run_dir, root=out)
+    safe_files.remove(run_dir / TIMEOUT_FILE, root=out)
     child = multiprocessing.get_context("spawn").Process(
         target=execute_attempt, args=(dict(job), str(out)), daemon=True
     )
@@ -127,10 +128,12 @@ def execute_bounded_attempt(job: Mapping[str, Any], out: str | Path, limit_s: fl
         write_json(
             run_dir / TIMEOUT_FILE,
             {"limit_s": limit_s, "seconds": round(time.perf_counter() - start, 1), "time": time.time()},
+            root=out,
         )
-    elif child.exitcode != 0 and not (run_dir / SUMMARY_FILE).is_file():
+    elif child.exitcode != 0 and not safe_files.is_file(run_dir / SUMMARY_FILE, root=out):
         write_json(
             run_dir / ERROR_FILE,
             {"error": f"the attempt's process ended with exit status {child.exitcode}", "time": time.time()},
+            root=out,
         )
     return attempt_row(out, job)

@@ -10,7 +10,7 @@ from typing import Any
 from autonesy.agents.verify.checking import NO_CODE, Draft
 from autonesy.agents.verify.explanation import explain, explain_contradiction
 from autonesy.agents.verify.formulation import formulation_from_state
-from autonesy.graph.tracer import change_summary
+from autonesy.graph.trace import change_summary
 from autonesy.graph.verify.state import VerifyRuntime, VerifyState, usage
 from autonesy.tools.verify.checker_run import run_checker_code, run_user_function
 from autonesy.tools.verify.solver import contradiction, decide

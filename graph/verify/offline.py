@@ -28,7 +28,7 @@ from typing import Any
 
 from autonesy.graph.verify.run import VerifyError
 from autonesy.graph.verify.vifbench import read_data
-from autonesy.tasks.vifbench.ifeval import IFEvalDataError, ifeval_records, read_ifeval
+from autonesy.tasks.vifbench.ifeval import ifeval_records, read_ifeval
 from autonesy.tools.formats.base import FormatError
 from autonesy.tools.verify.checkers import LOGIC_TYPES, SEMANTIC_TYPES, reference_check
 from autonesy.tools.verify.ifeval_checkers import IFEVAL_CHECKERS, ifeval_check
@@ -113,11 +113,7 @@ def score_records(records: Iterable[Mapping[str, Any]], track: str) -> dict[str,
 
 def ifeval_offline(source: Path | None = None) -> dict[str, Any]:
     """The IFEval track: the shipped GPT-4 responses (or ``source``) against Google's strict labels."""
-    try:
-        rows = read_ifeval(source)
-    except IFEvalDataError as error:
-        raise VerifyError(str(error)) from None
-    return score_records(ifeval_records(rows), "ifeval-offline")
+    return score_records(ifeval_records(read_ifeval(source)), "ifeval-offline")
 
 
 def data_offline(path: Path) -> dict[str, Any]:

@@ -55,6 +55,9 @@ class VerifyState(TypedDict, total=False):
     cached_calls: int
     prompt_tokens: int
     completion_tokens: int
+    calls_without_usage: int  # answered calls whose server reported no token counts (their tokens count 0)
+    cached_tokens: int  # prompt + completion tokens of the cached answers, as reported when first answered
+    failed_requests: int  # requests that got no answer: retried ones, and those of calls that failed
     llm_seconds: float
     checker_runs: int
     checker_seconds: float
@@ -149,26 +152,47 @@ def initial_state(instruction: str, output: str | None = None) -> VerifyState:
         "cached_calls": 0,
         "prompt_tokens": 0,
         "completion_tokens": 0,
+        "calls_without_usage": 0,
+        "cached_tokens": 0,
+        "failed_requests": 0,
         "llm_seconds": 0.0,
         "checker_runs": 0,
         "checker_seconds": 0.0,
     }
 
 
+USAGE_KEYS = (
+    "llm_calls",
+    "cached_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "calls_without_usage",
+    "cached_tokens",
+    "failed_requests",
+    "llm_seconds",
+)
+
+
 def usage(state: VerifyState, turns: list[AgentTurn]) -> dict[str, Any]:
-    update: dict[str, Any] = {
-        k: state.get(k, 0) for k in ("llm_calls", "cached_calls", "prompt_tokens", "completion_tokens", "llm_seconds")
-    }
+    """The usage counters after ``turns``: calls sent and answered, tokens as the server reported them
+    (``usage``), calls whose server reported none; a cached answer counts as a cached call, with the
+    tokens it cost when it was first answered (what the call would cost sent again); requests that got no
+    answer (a retried attempt, every attempt of a call that failed) count as failed requests."""
+    update: dict[str, Any] = {k: state.get(k, 0) for k in USAGE_KEYS}
     for turn in turns:
         response = turn.response
         if response is None:
+            update["failed_requests"] += (turn.error.attempts or 0) if turn.error is not None else 0
             continue
         if response.cached:
             update["cached_calls"] += 1
+            update["cached_tokens"] += (response.prompt_tokens or 0) + (response.completion_tokens or 0)
             continue
         update["llm_calls"] += 1
+        update["failed_requests"] += max(0, response.attempts - 1)
         update["prompt_tokens"] += response.prompt_tokens or 0
         update["completion_tokens"] += response.completion_tokens or 0
+        update["calls_without_usage"] += response.prompt_tokens is None or response.completion_tokens is None
         update["llm_seconds"] += response.latency_s or 0.0
     return update
 

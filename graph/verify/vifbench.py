@@ -10,20 +10,26 @@ on labelled data: the paper's tables 2–4 in shape).
 ``eval --out DIR`` writes
     results-VERIFIER.jsonl  one row per pair: label, predicted verdict, per-constraint values, cost
                             (rows already there are kept: an interrupted evaluation resumes)
-    metrics.json            per verifier: overall and per-group scores, cost, constraint agreement
-    report.md               table 2 (F1, precision, recall, pass@1, FP/FN), table 3 (per complexity
-                            group), table 4 (LLM calls, tokens, time per verification)
+    metrics.json            per verifier: overall and per-group scores, cost, constraint agreement, its
+                            LLMs and whether their answers were canned
+    report.md               the paper's tables, one row per verifier: effectiveness (Tables 2–3: F1,
+                            precision, recall, pass@1; Table 4: FP/FN), per complexity group (Figure 4),
+                            per constraint type, cost (Table 7: calls, prompt and completion tokens as the
+                            server's usage reports them, "canned" when a scripted model answered)
+    table-NAME.csv          each of those tables as CSV (verifiers, groups, constraint-types, cost)
     config.json, trace.jsonl (every verification's events, tagged with the item id), llm_cache.sqlite
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,11 +46,13 @@ from autonesy.graph.verify.run import (
     config_record,
     load_checkers,
     make_runtime,
+    needed_roles,
     run_graph,
     sha,
 )
 from autonesy.tasks.vifbench import GROUPS, Instruction, generate_instruction, label_distribution
 from autonesy.tasks.vifbench.generator import REGENERATION_BUDGET, record, vifbench_plan
+from autonesy.tools import safe_files
 from autonesy.tools.config import LLM_TIMEOUT_S
 from autonesy.tools.verify.metrics import COST_KEYS, scores
 
@@ -119,8 +127,7 @@ def generate_data(
     plan = vifbench_plan()
     if count is not None and not 1 <= count <= len(plan):
         raise VerifyError(f"--count must be 1 to {len(plan)} (VifBench has {len(plan)} instructions)")
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = safe_files.output_dir(out)
     owned = None
     if backend is None and llm:
         owned = backend = backend_from_spec(llm, timeout_s=llm_timeout_s, cache=ResponseCache(out / "llm_cache.sqlite"))
@@ -145,9 +152,7 @@ def generate_data(
             records.extend(_llm_outputs(item, writer, tracer) if writer else item.records)
             if writer is None:
                 tracer.event("generated", item=item.instruction_id, group=item.group, n_constraints=n)
-        with (out / DATA_FILE).open("w", encoding="utf-8") as handle:
-            for rec in records:
-                handle.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        safe_files.write_text(out / DATA_FILE, _jsonl(records))
         stats = label_distribution(records)
         sources: dict[str, int] = {}
         for rec in records:
@@ -163,7 +168,7 @@ def generate_data(
             "seconds": round(time.perf_counter() - start, 3),
             "distribution": stats,
         }
-        (out / "stats.json").write_text(json.dumps(summary, indent=2))
+        safe_files.write_text(out / "stats.json", json.dumps(summary, indent=2))
         tracer.event("outcome", status="done", reason=f"{len(records)} labelled pairs")
         return summary
     finally:
@@ -173,17 +178,11 @@ def generate_data(
 
 def import_ifeval(out: Path, source: Path | None = None) -> dict[str, Any]:
     """IFEval's labelled GPT-4 responses (the shipped file, or ``source``) as VifBench records in ``out``."""
-    from autonesy.tasks.vifbench.ifeval import IFEvalDataError, ifeval_distribution, ifeval_records, read_ifeval
+    from autonesy.tasks.vifbench.ifeval import ifeval_distribution, ifeval_records, read_ifeval
 
-    try:
-        records = ifeval_records(read_ifeval(source))
-    except IFEvalDataError as error:
-        raise VerifyError(str(error)) from None
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    with (out / DATA_FILE).open("w", encoding="utf-8") as handle:
-        for rec in records:
-            handle.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    records = ifeval_records(read_ifeval(source))
+    out = safe_files.output_dir(out)
+    safe_files.write_text(out / DATA_FILE, _jsonl(records))
     summary = {
         "out": str(out),
         "data": str(out / DATA_FILE),
@@ -191,8 +190,12 @@ def import_ifeval(out: Path, source: Path | None = None) -> dict[str, Any]:
         "pairs": len(records),
         "distribution": ifeval_distribution(records),
     }
-    (out / "stats.json").write_text(json.dumps(summary, indent=2))
+    safe_files.write_text(out / "stats.json", json.dumps(summary, indent=2))
     return summary
+
+
+def _jsonl(records: Iterable[Any]) -> str:
+    return "".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in records)
 
 
 def optimize_judge(
@@ -222,9 +225,8 @@ def optimize_judge(
         )
     except GepaUnavailable as error:
         raise VerifyError(str(error)) from None
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "guidance.txt").write_text(guidance.strip() + "\n")
+    out = safe_files.output_dir(out)
+    safe_files.write_text(out / "guidance.txt", guidance.strip() + "\n")
     summary = {
         "out": str(out),
         "guidance": str(out / "guidance.txt"),
@@ -233,7 +235,7 @@ def optimize_judge(
         "val_pairs": len(val),
         "max_metric_calls": max_metric_calls,
     }
-    (out / "optimize.json").write_text(json.dumps(summary, indent=2))
+    safe_files.write_text(out / "optimize.json", json.dumps(summary, indent=2))
     return summary
 
 
@@ -241,27 +243,13 @@ def optimize_judge(
 # eval
 
 
-class EvalTracer(Tracer):
-    """The run trace without an fsync per event: an evaluation writes thousands of events, and what must
-    survive a crash is each finished row of results-VERIFIER.jsonl (which is what resuming reads)."""
-
-    def event(self, event: str, **fields: Any) -> None:
-        """Append one event with secrets replaced, without the per-event sync of the run trace (what resuming needs is
-        in the results files)."""
-        line = json.dumps({"event": event, "time": time.time(), **fields}, default=str, ensure_ascii=False)
-        for secret in self.secrets:
-            line = line.replace(secret, "***")
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
-
-
 def read_data(path: Path, limit: int | None = None) -> list[dict[str, Any]]:
     """VifBench records from a JSONL file (or the data file in a directory), optionally the first ``limit``."""
     path = Path(path)
-    if path.is_dir():
-        path = path / DATA_FILE
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+    try:  # a data folder may come from elsewhere (no link below it); a file the user names is read where it leads
+        lines = (
+            safe_files.read_text(path / DATA_FILE, root=path) if path.is_dir() else safe_files.read_text(path.resolve())
+        ).splitlines()
     except OSError as error:
         raise VerifyError(f"cannot read the data {path}: {error.strerror or error}") from None
     records = []
@@ -315,10 +303,10 @@ def _row(rec: Mapping[str, Any], state: Mapping[str, Any], verifier: str, wall: 
 
 
 def _read_rows(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
+    if not safe_files.is_file(path):
         return []
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in safe_files.read_text(path).splitlines():
         try:
             rows.append(json.loads(line))
         except ValueError:
@@ -347,8 +335,7 @@ def evaluate(
         raise VerifyError("name at least one verifier")
     config = replace(config, budget=0).resolved()
     records = read_data(data, limit)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = safe_files.output_dir(out)
     user_checkers = load_checkers(config)
     metrics: dict[str, Any] = {}
     needs = replace(config, verifier="nsvif" if any(v not in WHOLE_INSTRUCTION_JUDGES for v in verifiers) else "judge")
@@ -364,8 +351,9 @@ def evaluate(
         )
         record_["format"] = ",".join(verifiers)
         _write_config(out, record_, ("kind", "data_sha256"))
-        tracer = EvalTracer(out)
+        tracer = Tracer(out)
         lock = threading.Lock()
+        labels = handles.labels()
         for verifier in verifiers:
             vconfig = replace(config, verifier=verifier)
             results_path = out / f"results-{verifier}.jsonl"
@@ -397,8 +385,7 @@ def evaluate(
                     state = {"status": "error", "reason": f"LLM error ({error.kind}): {error}"}
                 row = _row(rec, state, verifier, time.perf_counter() - start)
                 with lock:
-                    with results_path.open("a", encoding="utf-8") as handle:
-                        handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    safe_files.append_text(results_path, json.dumps(row, ensure_ascii=False) + "\n")
                 return row
 
             if workers > 1 and len(pending) > 1:
@@ -409,11 +396,12 @@ def evaluate(
             order = {rec["id"]: i for i, rec in enumerate(records)}
             rows.sort(key=lambda r: order[r["id"]])
             metrics[verifier] = scores(rows, GROUP_ORDER)
+            llms = {role: labels[role] for role in needed_roles(vconfig)}
+            metrics[verifier].update(llms=llms, canned=canned_labels(llms.values()))
             overall = metrics[verifier]["overall"]
             notify(f"{verifier}: F1 {_pct(overall['f1'])} over {overall['n']} pairs")
         report = {"data": str(data), "pairs": len(records), "llms": record_["llms"], "verifiers": metrics}
-        (out / "metrics.json").write_text(json.dumps(report, indent=2))
-        (out / "report.md").write_text(report_markdown(report))
+        write_report(out, report)
         reason = "; ".join(f"{v} F1 {_pct(m['overall']['f1'])}" for v, m in metrics.items())
         tracer.event("outcome", status="done", reason=reason)
     return {"out": str(out), **report}
@@ -423,95 +411,245 @@ def evaluate(
 # the report
 
 
+@dataclass(frozen=True)
+class Table:
+    """One table of the report, written as a Markdown section and as ``table-NAME.csv``.
+
+    ``columns`` are (group, name, kind): kind ``pct`` is a share shown in percent, ``int`` a count,
+    ``num`` a mean, ``text`` as it is; columns with the same non-empty group share one Markdown cell
+    (``a / b / c``, the names in ``note``) and are separate columns in the CSV (``group name``)."""
+
+    name: str
+    title: str
+    note: str
+    columns: tuple[tuple[str, str, str], ...]
+    rows: tuple[tuple[Any, ...], ...]
+
+    @staticmethod
+    def _cell(value: Any, kind: str) -> str:
+        if value is None:
+            return "—"
+        if kind == "pct":
+            return f"{100 * value:.1f}"
+        if kind == "int":
+            return f"{int(value):,}"
+        if kind == "num":
+            return f"{value:,.2f}"
+        return str(value).replace("|", "\\|")
+
+    @staticmethod
+    def _raw(value: Any, kind: str) -> Any:
+        if value is None:
+            return ""
+        if kind == "pct":
+            return round(100 * value, 2)
+        if kind == "int":
+            return int(value)
+        return round(value, 4) if kind == "num" else value
+
+    def markdown(self) -> str:
+        """The table as a Markdown section (title, note, table)."""
+        spans: list[tuple[str, list[int]]] = []  # (header, column indices) per Markdown column
+        for index, (group, name, _) in enumerate(self.columns):
+            if group and spans and spans[-1][0] == group:
+                spans[-1][1].append(index)
+            else:
+                spans.append((group or name, [index]))
+        kinds = [kind for _, _, kind in self.columns]
+        lines = [f"## {self.title}", "", *([self.note, ""] if self.note else [])]
+        lines.append("| " + " | ".join(header for header, _ in spans) + " |")
+        lines.append(
+            "|" + "|".join("---" if kinds[idx[0]] == "text" and len(idx) == 1 else "---:" for _, idx in spans) + "|"
+        )
+        for row in self.rows:
+            cells = [" / ".join(self._cell(row[i], kinds[i]) for i in idx) for _, idx in spans]
+            lines.append("| " + " | ".join(cells) + " |")
+        return "\n".join(lines) + "\n"
+
+    def csv(self) -> str:
+        """The table as CSV: one column per value, percentages in percent (two decimals), empty for none."""
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow([f"{group} {name}".strip() for group, name, _ in self.columns])
+        for row in self.rows:
+            writer.writerow([self._raw(value, kind) for value, (_, _, kind) in zip(row, self.columns, strict=True)])
+        return buffer.getvalue()
+
+
 def _pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}"
 
 
-def _num(value: float | None, digits: int = 1) -> str:
-    return "—" if value is None else f"{value:,.{digits}f}"
+def canned_labels(labels: Iterable[str]) -> list[str]:
+    """The LLM labels among ``labels`` that name a scripted label-reading model (its answers are canned)."""
+    return sorted({label for label in labels if label.rpartition("@")[2] in CANNED_MODEL_NAMES})
 
 
-def _canned(label: str) -> bool:
-    """Whether an LLM label names a scripted label-reading model (its answers are canned)."""
-    return label.rpartition("@")[2] in CANNED_MODEL_NAMES
+def _groups(verifiers: Mapping[str, Any]) -> list[str]:
+    present = {g for m in verifiers.values() for g in m["groups"]}
+    return [g for g in GROUP_ORDER if g in present] + sorted(present - set(GROUP_ORDER))
+
+
+def report_tables(report: Mapping[str, Any]) -> list[Table]:
+    """The paper's tables from an evaluation's metrics: effectiveness (Tables 2–3) with FP/FN (Table 4),
+    per complexity group (Figure 4), per constraint type, and token usage (Table 7)."""
+    verifiers = report["verifiers"]
+    overall = Table(
+        "verifiers",
+        "Tables 2–4 — verification effectiveness",
+        "Positive class: sat. F1, precision, recall, pass@1 and FP / FN % are over the decided pairs (the paper's "
+        "Tables 2–3 and 4); unknown: pairs without a verdict. Constraints: the labelled constraints the verifier's "
+        "own decomposition aligned with by meaning, and its accuracy on them.",
+        (
+            ("", "verifier", "text"),
+            ("", "pairs", "int"),
+            ("", "F1 %", "pct"),
+            ("", "precision %", "pct"),
+            ("", "recall %", "pct"),
+            ("", "pass@1 %", "pct"),
+            ("", "FP %", "pct"),
+            ("", "FP #", "int"),
+            ("", "FN %", "pct"),
+            ("", "FN #", "int"),
+            ("", "unknown #", "int"),
+            ("", "constraints aligned %", "pct"),
+            ("", "constraint acc. %", "pct"),
+        ),
+        tuple(
+            (
+                name,
+                o["n"],
+                o["f1"],
+                o["precision"],
+                o["recall"],
+                o["pass_at_1"],
+                o["fp_rate"],
+                o["fp"],
+                o["fn_rate"],
+                o["fn"],
+                o["unknown"],
+                m["constraints"].get("aligned_share"),
+                m["constraints"].get("accuracy"),
+            )
+            for name, m in verifiers.items()
+            for o in [m["overall"]]
+        ),
+    )
+    groups = _groups(verifiers)
+    metrics = (("F1 %", "f1", "pct"), ("P %", "precision", "pct"), ("R %", "recall", "pct"))
+    counts = (("FP #", "fp", "int"), ("FN #", "fn", "int"), ("n", "n", "int"))
+    by_group = Table(
+        "groups",
+        "By complexity group (the paper's Figure 4: number of constraints)",
+        "One row per verifier, one column per group; each cell: F1 % / precision % / recall % / FP # / FN # / pairs.",
+        (("", "verifier", "text"),)
+        + tuple((f"{group} constraints", label, kind) for group in groups for label, _, kind in metrics + counts),
+        tuple(
+            (name,)
+            + tuple((m["groups"].get(group) or {}).get(key) for group in groups for _, key, _ in metrics + counts)
+            for name, m in verifiers.items()
+        ),
+    )
+    types = sorted({t for m in verifiers.values() for t in m["constraints"].get("by_type", {})})
+    by_type = Table(
+        "constraint-types",
+        "Constraint level by type — FP % / FN % (shares of the decided, aligned constraints)",
+        "",
+        (("", "type", "text"),) + tuple((name, label, "pct") for name in verifiers for label in ("FP %", "FN %")),
+        tuple(
+            (t,)
+            + tuple(
+                (m["constraints"]["by_type"].get(t) or {}).get(key)
+                for m in verifiers.values()
+                for key in ("fp_rate", "fn_rate")
+            )
+            for t in types
+        ),
+    )
+    canned_note = [
+        f"{name}: canned answers from {', '.join(m['canned'])} (a label-reading plumbing model; its token counts "
+        "are tiktoken counts of its prompts and scripted answers, not a server's)"
+        for name, m in verifiers.items()
+        if m.get("canned")
+    ]
+    cost = Table(
+        "cost",
+        "Cost (the paper's Table 7: token usage over the data)",
+        "Totals over the pairs. LLM calls: requests answered by the endpoint; prompt and completion tokens: the "
+        "endpoint's own counts (the `usage` of each answer); calls without usage: answers whose server reported "
+        "none (their tokens count 0). Cached calls were answered from the run's response cache (the same prompt "
+        "asked before, by this verifier or an earlier one in the same run) and sent nothing; cached tokens are "
+        "what they cost when first answered. A verifier run alone costs calls + cached calls and tokens + "
+        "cached tokens. Failed requests got no answer (retried attempts, calls that failed): the endpoint saw LLM "
+        "calls + failed requests." + ("\n\n" + "\n".join(f"- {line}" for line in canned_note) if canned_note else ""),
+        (
+            ("", "verifier", "text"),
+            ("", "answers", "text"),
+            ("", "pairs", "int"),
+            ("", "LLM calls", "int"),
+            ("", "cached calls", "int"),
+            ("", "calls without usage", "int"),
+            ("", "prompt tokens", "int"),
+            ("", "completion tokens", "int"),
+            ("", "cached tokens", "int"),
+            ("", "failed requests", "int"),
+            ("", "calls / pair", "num"),
+            ("", "tokens / pair", "num"),
+            ("", "checker runs", "int"),
+            ("", "LLM s", "num"),
+            ("", "wall s", "num"),
+        ),
+        tuple(
+            (
+                name,
+                "canned" if m.get("canned") else "model",
+                m["cost"]["pairs"],
+                t["llm_calls"],
+                t["cached_calls"],
+                t.get("calls_without_usage"),
+                t["prompt_tokens"],
+                t["completion_tokens"],
+                t.get("cached_tokens"),
+                t.get("failed_requests"),
+                m["cost"]["per_pair"]["llm_calls"],
+                (t["prompt_tokens"] + t["completion_tokens"]) / m["cost"]["pairs"] if m["cost"]["pairs"] else None,
+                t["checker_runs"],
+                t["llm_seconds"],
+                t["wall_seconds"],
+            )
+            for name, m in verifiers.items()
+            for t in [m["cost"]["total"]]
+        ),
+    )
+    return [overall, by_group, *([by_type] if types else []), cost]
 
 
 def report_markdown(report: Mapping[str, Any]) -> str:
-    """The evaluation report as Markdown: per verifier, the paper's tables."""
-    verifiers = report["verifiers"]
+    """The evaluation report as Markdown: the paper's tables, one row per verifier."""
     lines = [f"# VifBench evaluation ({report['pairs']} pairs from {report['data']})", ""]
-    lines += [
-        "## Table 2 — verification quality (positive class: sat; pass@1, FP and FN over the decided pairs; "
-        "unknown: no verdict, a share of all pairs)",
-        "",
-        "| verifier | pairs | F1 | precision | recall | pass@1 | FP | FN | unknown | constraints aligned | "
-        "constraint acc. | constraint unknown |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for name, m in verifiers.items():
-        o, c = m["overall"], m["constraints"]
-        lines.append(
-            f"| {name} | {o['n']} | {_pct(o['f1'])} | {_pct(o['precision'])} | {_pct(o['recall'])} | "
-            f"{_pct(o['pass_at_1'])} | {_pct(o['fp_rate'])} | {_pct(o['fn_rate'])} | {_pct(o['unknown_share'])} | "
-            f"{_pct(c.get('aligned_share'))} | {_pct(c.get('accuracy'))} | {_pct(c.get('unknown_share'))} |"
-        )
-    types = sorted({t for m in verifiers.values() for t in m["constraints"].get("by_type", {})})
-    if types:
-        lines += [
-            "",
-            "## Constraint level by type — FP / FN (shares of the decided, aligned constraints)",
-            "",
-            "| type | " + " | ".join(verifiers) + " |",
-            "|---|" + "---:|" * len(verifiers),
-        ]
-        for constraint_type in types:
-            cells = []
-            for m in verifiers.values():
-                e = m["constraints"]["by_type"].get(constraint_type)
-                cells.append(f"{_pct(e['fp_rate'])} / {_pct(e['fn_rate'])}" if e else "—")
-            lines.append(f"| {constraint_type} | " + " | ".join(cells) + " |")
-    groups = [g for g in GROUP_ORDER if any(g in m["groups"] for m in verifiers.values())]
-    groups += sorted({g for m in verifiers.values() for g in m["groups"]} - set(groups))
-    lines += [
-        "",
-        "## Table 3 — by complexity group (number of constraints): F1 / pass@1",
-        "",
-        "| group | pairs | " + " | ".join(verifiers) + " |",
-        "|---|---:|" + "---:|" * len(verifiers),
-    ]
-    for group in groups:
-        cells, pairs = [], 0
-        for m in verifiers.values():
-            g = m["groups"].get(group)
-            pairs = max(pairs, g["n"] if g else 0)
-            cells.append(f"{_pct(g['f1'])} / {_pct(g['pass_at_1'])}" if g else "—")
-        lines.append(f"| {group} | {pairs} | " + " | ".join(cells) + " |")
-    lines += [
-        "",
-        "## Table 4 — cost per verification (means over pairs; tokens as the endpoint reports them)",
-        "",
-        *(
-            [
-                "Canned answers: " + ", ".join(canned) + " answered from the data's labels (a plumbing check); "
-                "prompt tokens are real, answer tokens those of the script's answers.",
-                "",
-            ]
-            if (canned := sorted({label for label in report.get("llms", {}).values() if _canned(label)}))
-            else []
-        ),
-        "| verifier | LLM calls | cached calls | prompt tokens | completion tokens | total tokens | checker runs | "
-        "LLM s | wall s |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for name, m in verifiers.items():
-        p = m["cost"]["per_pair"]
-        total = (p["prompt_tokens"] or 0) + (p["completion_tokens"] or 0)
-        lines.append(
-            f"| {name} | {_num(p['llm_calls'])} | {_num(p['cached_calls'])} | {_num(p['prompt_tokens'], 0)} | "
-            f"{_num(p['completion_tokens'], 0)} | {_num(total, 0)} | {_num(p['checker_runs'])} | "
-            f"{_num(p['llm_seconds'], 2)} | {_num(p['wall_seconds'], 2)} |"
-        )
-    return "\n".join(lines) + "\n"
+    llms = sorted(set(report.get("llms", {}).values()))
+    if llms:
+        lines += ["LLMs: " + ", ".join(f"`{label}`" for label in llms), ""]
+    return "\n".join([*lines, *(table.markdown() for table in report_tables(report))])
 
 
-__all__ = ["DATA_FILE", "evaluate", "generate_data", "import_ifeval", "optimize_judge", "read_data", "report_markdown"]
+def write_report(out: Path, report: Mapping[str, Any]) -> None:
+    """``metrics.json``, ``report.md`` and one ``table-NAME.csv`` per table in ``out``."""
+    safe_files.write_text(out / "metrics.json", json.dumps(report, indent=2))
+    safe_files.write_text(out / "report.md", report_markdown(report))
+    for table in report_tables(report):
+        safe_files.write_text(out / f"table-{table.name}.csv", table.csv())
+
+
+__all__ = [
+    "DATA_FILE",
+    "Table",
+    "canned_labels",
+    "evaluate",
+    "generate_data",
+    "import_ifeval",
+    "optimize_judge",
+    "read_data",
+    "report_markdown",
+    "report_tables",
+]

@@ -1,6 +1,8 @@
 """Untrusted directories: every path the viewer opens is resolved inside one of the directories it
-was given (so ``..`` and symlinks that lead out are refused), and every text it shows passes
-through one reader that removes environment secrets."""
+was given (so ``..`` and symlinks that lead out are refused), every file it shows is read through
+``tools/safe_files.py`` (a link such as ``formula.txt`` → a private file is refused, a FIFO is never
+waited on, sizes are capped), and every text passes through one reader that removes environment
+secrets."""
 
 from __future__ import annotations
 
@@ -10,6 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from autonesy.graph.trace import environment_secrets
+from autonesy.tools import safe_files
+
+VIEW_LIMIT = 64 * 2**20  # bytes of one file shown (a formula or an answer is kilobytes)
 
 
 class OutsideRoots(ValueError):
@@ -49,10 +54,18 @@ class Roots:
             text = text.replace(secret, "***")
         return text
 
+    def root_of(self, path: Path) -> Path | None:
+        """The given directory ``path`` lies in (paths are built from resolved ones), if any."""
+        return next((root for root in self.dirs if root == path or root in path.parents), None)
+
     def read_text(self, path: Path, default: str | None = None) -> str | None:
-        """A file's text with secrets redacted, or ``default`` when it cannot be read."""
+        """A file's text with secrets redacted, or ``default`` when it cannot be read or is refused (a link, a
+        FIFO, larger than ``VIEW_LIMIT``, outside the given directories)."""
+        root = self.root_of(Path(path))
+        if root is None:
+            return default
         try:
-            return self.redact(path.read_text(encoding="utf-8", errors="replace"))
+            return self.redact(safe_files.read_text(path, root=root, limit=VIEW_LIMIT))
         except OSError:
             return default
 

@@ -8,15 +8,26 @@ import difflib
 import functools
 import html
 import json
+import math
 import re
-from collections import defaultdict
+import stat
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from autonesy.graph import report, results
-from autonesy.graph.trace import TRACE_FILE, attempt_report, find_run_dirs
+from autonesy.graph.trace import (
+    TRACE_FILE,
+    attempt_report,
+    error_text,
+    find_run_dirs,
+    formula_text,
+    semantic_rounds,
+    shorten,
+)
 from autonesy.graph.view.files import Roots
+from autonesy.tools import safe_files
 from autonesy.tools.trace_events import LLM_CALL_EVENT
 
 TABLE_COLUMNS = (
@@ -73,6 +84,35 @@ def folder_entries(path: Path) -> list[Path]:
     return sweeps + runs
 
 
+def entry_metrics(roots: Roots, path: Path, kind: str) -> dict[str, Any]:
+    """The key numbers of a folder entry: a sweep's attempts by status, mean F1 and accepted share over its finished
+    attempts; a run's task, settings, status, relation and F1."""
+    if kind == "sweep":
+        rows = sweep_rows(path)
+        counts: dict[str, int] = defaultdict(int)
+        for row in rows:
+            counts[str(row.get("status") or "?")] += 1
+        finished = [r for r in rows if r.get("status") in report.FINISHED]
+        scores = [r["f1"] for r in finished if isinstance(r.get("f1"), (int, float))]
+        return {
+            "attempts": len(rows),
+            "counts": dict(sorted(counts.items())),
+            "f1": sum(scores) / len(scores) if scores else None,
+            "accepted": counts.get("accepted", 0) / len(finished) if finished else None,
+            "llms": sorted({str(r.get("model") or r.get("llm")) for r in rows}),
+        }
+    summary = obj(roots.read_json(path / "summary.json", {}))
+    metrics = obj(summary.get("metrics"))
+    return {
+        "task": summary.get("task"),
+        "setting": " · ".join(str(summary[k]) for k in ("format", "prompt", "detail", "policy") if summary.get(k)),
+        "llm": summary.get("llm"),
+        "status": summary.get("status", "unfinished"),
+        "relation": metrics.get("relation"),
+        "f1": metrics.get("f1") if isinstance(metrics.get("f1"), (int, float)) else None,
+    }
+
+
 # ------------------------------------------------------------------------------------ sweep
 def sweep_is_running(path: Path) -> bool:
     """True while results.jsonl is missing or older than the grid or the attempts folder: the rows are
@@ -86,11 +126,14 @@ def sweep_is_running(path: Path) -> bool:
     )
 
 
-def sweep_rows(path: Path) -> list[dict[str, Any]]:
-    """Every attempt's results row, as on disk now."""
+def sweep_rows(path: Path, *, first_answers: bool = False) -> list[dict[str, Any]]:
+    """Every attempt's results row, as on disk now (``first_answers``: with whether each first answer failed the
+    syntax check, read from the traces, for the summary tables)."""
     if sweep_is_running(path):
-        return results.collect_rows(path) if (path / results.ATTEMPTS_DIR).is_dir() else []
-    return _results_file(path / results.RESULTS_JSONL, (path / results.RESULTS_JSONL).stat().st_mtime_ns)
+        rows = results.collect_rows(path) if (path / results.ATTEMPTS_DIR).is_dir() else []
+    else:
+        rows = _results_file(path / results.RESULTS_JSONL, (path / results.RESULTS_JSONL).stat().st_mtime_ns)
+    return report.with_first_answers(rows, path) if first_answers else rows
 
 
 @functools.lru_cache(maxsize=4)
@@ -113,17 +156,49 @@ def table_rows(rows: list[dict[str, Any]], link: Callable[[str], str]) -> dict[s
 
 def sweep_summary(rows: list[dict[str, Any]], compare_published: bool) -> dict[str, Any]:
     """The report's tables and plot data over the finished rows."""
-    df = report.frame(rows)
     counts: dict[str, int] = defaultdict(int)
     for row in rows:
         counts[row.get("status") or "?"] += 1
+    tables, df, _ = report.report_tables(rows, compare_published=compare_published)
+    plots = plotly_figures(report.plot_data(df)) if not df.empty else []
+    return {"tables": tables, "plots": plots, "counts": dict(counts)}
+
+
+def compare_sweeps(rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]]) -> dict[str, Any]:
+    """Two sweeps side by side: per cell (every setting that varies across both, as in the report) each sweep's
+    attempts, F1 with its bootstrap interval and syntax-error rate, and the difference in F1; the settings each sweep
+    ran; the attempts each left out (infrastructure failures among them)."""
+    tagged = [{**r, "sweep": "A"} for r in rows_a] + [{**r, "sweep": "B"} for r in rows_b]
+    left_out = {
+        side: dict(sorted(Counter(str(r.get("status")) for r in rows).items()))
+        for side, rows in (("A", rows_a), ("B", rows_b))
+    }
+    df = report.frame(tagged)
     if df.empty:
-        return {"tables": [], "plots": [], "counts": dict(counts)}
-    tables = report.setting_tables(df) + [
-        report.llm_table(df, compare_published),
-        report.marginals_table(df, compare_published),
+        return {"keys": [], "rows": [], "settings": [], "counts": left_out}
+    cells = report.cells_of(df)
+    settings = [
+        {
+            "name": name,
+            "a": sorted(df.loc[df["sweep"] == "A", name].unique()),
+            "b": sorted(df.loc[df["sweep"] == "B", name].unique()),
+        }
+        for name in report.SETTINGS
     ]
-    return {"tables": tables, "plots": plotly_figures(report.plot_data(df)), "counts": dict(counts)}
+    out = []
+    for values, part in report.grouped(df, cells.keys, report.ORDERS):
+        sides: dict[str, dict[str, Any]] = {}
+        for side in ("A", "B"):
+            cell = part[part["sweep"] == side]
+            f1 = report.measure(cell["f1"])
+            sides[side] = {
+                "n": len(cell),
+                "f1": f1,
+                "syntax": float(cell["syntax_error"].mean()) if len(cell) else math.nan,
+            }
+        delta = sides["B"]["f1"]["mean"] - sides["A"]["f1"]["mean"]
+        out.append({"key": list(values), "a": sides["A"], "b": sides["B"], "delta": delta})
+    return {"keys": list(cells.keys), "rows": out, "settings": settings, "counts": left_out}
 
 
 def plotly_text(label: str) -> str:
@@ -137,19 +212,40 @@ def plotly_figures(data: dict[str, Any]) -> list[dict[str, Any]]:
     from the results (model and format names) is passed through :func:`plotly_text`."""
     formats = [plotly_text(f) for f in data["formats"]]
     models = {m: plotly_text(m) for m in data["models"]}
-    layout = {
+    layout = {  # Plotly's toolbar (shown on hover) in a strip above the title: it never covers it
         "barmode": "group",
-        "margin": {"l": 50, "r": 10, "t": 40, "b": 40},
-        "height": 320,
+        "margin": {"l": 50, "r": 10, "t": 64, "b": 40},
+        "height": 340,
         "legend": {"font": {"size": 10}},
+        "modebar": {"orientation": "h"},
+        "xaxis": {"automargin": True},
+        "yaxis": {"automargin": True},
     }
+
+    def titled(text: str) -> dict[str, Any]:
+        return {  # below the toolbar's strip (the top 28 px), left-aligned
+            "text": text,
+            "x": 0.01,
+            "xanchor": "left",
+            "y": 1,
+            "yref": "container",
+            "yanchor": "top",
+            "pad": {"t": 30},
+            "font": {"size": 14},
+        }
+
     f1 = [
         {
             "type": "bar",
             "name": models[m],
             "x": formats,
             "y": data["f1_mean"][m],
-            "error_y": {"type": "data", "array": data["f1_std"][m]},
+            "error_y": {
+                "type": "data",
+                "symmetric": False,
+                "array": data["f1_err_plus"][m],
+                "arrayminus": data["f1_err_minus"][m],
+            },
         }
         for m in data["models"]
     ]
@@ -176,22 +272,26 @@ def plotly_figures(data: dict[str, Any]) -> list[dict[str, Any]]:
             "data": f1,
             "layout": {
                 **layout,
-                "title": {"text": "F1 by output format and model"},
-                "yaxis": {"range": [0, 1.05], "title": {"text": "F1 (rejected = 0)"}},
+                "title": titled("F1 by output format and model"),
+                "yaxis": {"range": [0, 1.05], "title": {"text": "F1 (rejected = 0)"}, "automargin": True},
             },
         },
         {
             "id": "syntax",
             "data": syntax,
-            "layout": {**layout, "title": {"text": "Syntax-error rate"}, "yaxis": {"range": [0, 1.05]}},
+            "layout": {
+                **layout,
+                "title": titled("Syntax-error rate"),
+                "yaxis": {"range": [0, 1.05], "automargin": True},
+            },
         },
         {
             "id": "rounds",
             "data": rounds,
             "layout": {
                 **layout,
-                "title": {"text": "Repair rounds per attempt"},
-                "xaxis": {"title": {"text": "repair rounds"}, "type": "category"},
+                "title": titled("Repair rounds per attempt"),
+                "xaxis": {"title": {"text": "repair rounds"}, "type": "category", "automargin": True},
             },
         },
         {
@@ -200,8 +300,9 @@ def plotly_figures(data: dict[str, Any]) -> list[dict[str, Any]]:
             "layout": {
                 **layout,
                 "barmode": "stack",
-                "title": {"text": "Relation to the ground truth"},
-                "xaxis": {"range": [0, 1]},
+                "title": titled("Relation to the ground truth"),
+                "xaxis": {"range": [0, 1], "automargin": True},
+                "yaxis": {"automargin": True, "type": "category"},
             },
         },
     ]
@@ -211,29 +312,38 @@ def plotly_figures(data: dict[str, Any]) -> list[dict[str, Any]]:
 @functools.lru_cache(maxsize=4)
 def _parsed_trace(path: Path, mtime_ns: int, size: int) -> tuple[dict[str, Any], ...]:
     events = []
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a line cut by a crash, or still being written
-            if isinstance(event, dict):
-                events.append(event)
+    try:
+        text = safe_files.read_text(path)
+    except OSError:  # refused (a link, a FIFO, too large) or gone
+        return ()
+    for line in text.splitlines():
+        try:
+            event = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            continue  # a line cut by a crash, or still being written
+        if isinstance(event, dict):
+            events.append(event)
     return tuple(events)
 
 
 def trace_events(run_dir: Path) -> tuple[dict[str, Any], ...]:
     """The trace's events, parsed once per version of the file (a 50 MB trace is read once, not per click)."""
     path = run_dir / TRACE_FILE
-    if not path.is_file():
+    try:
+        found = safe_files.entry_stat(path)
+    except OSError:
         return ()
-    stat = path.stat()
-    return _parsed_trace(path, stat.st_mtime_ns, stat.st_size)
+    if found is None or not stat.S_ISREG(found.st_mode):
+        return ()
+    return _parsed_trace(path, found.st_mtime_ns, found.st_size)
+
+
+def _label(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _preview(text: Any) -> str:
-    text = " ".join(str(text or "").split())
-    return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + "…"
+    return shorten(text or "", PREVIEW_CHARS)
 
 
 def _answer(event: dict[str, Any]) -> str:
@@ -244,6 +354,7 @@ def timeline(events: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
     """One light item per event (titles, times, previews); the bulky parts (prompts, answers, diffs) are
     fetched when their item is opened."""
     start = events[0].get("time", 0) if events else 0
+    semantic = _semantic_by_event(events)
     items = []
     for index, event in enumerate(events):
         kind = str(event.get("event", "?"))
@@ -257,19 +368,32 @@ def timeline(events: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
             verdict = event.get("verdict") or {}
             item.update(
                 title=f"LLM call · {event.get('role', '?')}"
-                + (f" · round {event['round']}" if "round" in event else ""),
+                + (f" · round {event['round']}" if "round" in event else "")
+                + (f" · semantic round {event['semantic_round']}" if "semantic_round" in event else ""),
                 note=("error: " + str(event["error"])) if event.get("error") else _preview(_answer(event)),
                 verdict=verdict.get("verdict") if isinstance(verdict, dict) else verdict,
                 body=True,
             )
         elif kind == "syntax_error":
-            item.update(title=f"syntax error · {event.get('kind', '?')}", note=str(event.get("message", "")))
+            item.update(
+                title=f"syntax error · {event.get('kind', '?')}",
+                note=error_text(_label(event.get("kind")), str(event.get("message", ""))),
+            )
         elif kind == "repair_round":
             item.update(
                 title=f"repair round {event.get('round')} · {event.get('verdict')}",
-                note=str(event.get("error", "")),
+                note=error_text(_label(event.get("error_kind")), str(event.get("error", ""))),
                 verdict=event.get("verdict"),
                 changed=event.get("changed") or "",
+                body=True,
+            )
+        elif kind == "semantic_round":
+            found = semantic.get(index, {})
+            shown = found.get("counterexamples")
+            item.update(
+                title=f"semantic round {event.get('round')} · "
+                + ("counterexamples not recorded" if shown is None else f"{shown} counterexamples"),
+                changed=found.get("changed", ""),
                 body=True,
             )
         elif kind == "autofix":
@@ -284,6 +408,42 @@ def timeline(events: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
     return items
 
 
+def _semantic_by_event(events: tuple[dict[str, Any], ...]) -> dict[int, dict[str, Any]]:
+    """``trace.semantic_rounds`` keyed by the index of each round's ``semantic_round`` event."""
+    usable = [e for e in events if isinstance(e.get("event"), str)]
+    if len(usable) != len(events):  # indices must match the timeline's: skip the rare file with odd lines
+        return {}
+    rounds = {r["round"]: r for r in semantic_rounds(list(events))}
+    return {
+        i: rounds[e["round"]]
+        for i, e in enumerate(events)
+        if e.get("event") == "semantic_round" and type(e.get("round")) is int and e["round"] in rounds
+    }
+
+
+def _formulas_before(events: tuple[dict[str, Any], ...], index: int) -> list[str]:
+    """The formulas of the LLM's answers before event ``index``, in order (answers without one left out)."""
+    found = []
+    for event in events[:index]:
+        if event.get("event") == LLM_CALL_EVENT and not event.get("error"):
+            formula = formula_text(_answer(event))
+            if formula:
+                found.append(formula)
+    return found
+
+
+def _with_verdict(items: list[dict[str, Any]], metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """The timeline with the relation and F1 beside an accepted outcome (accepted is not correct)."""
+    f1 = metrics.get("f1")
+    verdict = f"relation {metrics.get('relation') or '—'} · F1 " + (
+        f"{f1:.3f}" if isinstance(f1, (int, float)) else "—"
+    )
+    for item in items:
+        if item["event"] == "outcome" and item.get("title") == "outcome · accepted":
+            item["note"] = verdict + (f" · {item['note']}" if item.get("note") else "")
+    return items
+
+
 def _seconds(value: Any, start: float) -> float:
     try:
         return float(value) - float(start)
@@ -291,9 +451,10 @@ def _seconds(value: Any, start: float) -> float:
         return 0.0
 
 
-def event_body(events: tuple[dict[str, Any], ...], index: int) -> dict[str, Any]:
-    """The full content of one timeline item: an LLM call's messages and answer, a repair round's
-    diff (the answer before the round against the repaired one), another event's fields."""
+def event_body(events: tuple[dict[str, Any], ...], index: int, dimacs: str = "") -> dict[str, Any]:
+    """The full content of one timeline item: an LLM call's messages and answer, a repair or oracle-feedback round's
+    diff (the formula before the round against the one after it; a feedback round's counterexamples over the
+    variables named in ``dimacs``), another event's fields."""
     event = events[index]
     kind = event.get("event")
     if kind == LLM_CALL_EVENT:
@@ -309,12 +470,16 @@ def event_body(events: tuple[dict[str, Any], ...], index: int) -> dict[str, Any]
             "reasoning": str((event.get("response") or {}).get("reasoning") or ""),
             "error": str(event.get("error") or ""),
         }
-    if kind == "repair_round":
-        answers = [_answer(e) for e in events[:index] if e.get("event") == LLM_CALL_EVENT and _answer(e)]
-        before, after = (answers[-2], answers[-1]) if len(answers) >= 2 else ("", answers[-1] if answers else "")
+    if kind in ("repair_round", "semantic_round"):  # the formula before the round against the one after it
+        formulas = _formulas_before(events, index)
+        before, after = (formulas[-2], formulas[-1]) if len(formulas) >= 2 else ("", formulas[-1] if formulas else "")
         if event.get("verdict") == "ok":
             after = before  # [[OK]]: the formula stays as it was
-        return {"kind": "diff", "lines": diff_lines(before, after), "error": str(event.get("error", ""))}
+        if isinstance(event.get("formula_before"), str) and isinstance(event.get("formula_after"), str):
+            before, after = event["formula_before"], event["formula_after"]  # recorded by the round itself
+        error = error_text(_label(event.get("error_kind")), str(event.get("error", "")))
+        examples = counterexample_table(objs(event.get("counterexamples")), dimacs)
+        return {"kind": "diff", "lines": diff_lines(before, after), "error": error, "examples": examples}
     return {
         "kind": "fields",
         "text": json.dumps({k: v for k, v in event.items() if k != "event"}, indent=2, default=str, ensure_ascii=False),
@@ -352,7 +517,7 @@ def attempt_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
         "config": roots.read_json(run_dir / "config.json", {}),
         "summary": roots.read_json(run_dir / "summary.json"),
         "error": roots.read_json(run_dir / results.ERROR_FILE),
-        "timeline": timeline(events),
+        "timeline": _with_verdict(timeline(events), obj(metrics.get("formula"))),
         "finished": any(e.get("event") == "outcome" for e in events),
         "formula": roots.read_text(run_dir / "formula.txt"),
         "dimacs": cnf,
@@ -361,7 +526,65 @@ def attempt_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
         "counterexamples": counterexample_table(objs(oracle.get("counterexamples")), cnf or ""),
         "compiled": obj(metrics.get("compiled")),
         "metrics": obj(metrics.get("formula")),
+        "circles": overlap_circles(obj(metrics.get("formula"))),
         "downstream": training_rows(roots.read_json(run_dir / "downstream.json"), run_dir),
+    }
+
+
+VENN_RADIUS = 65.0  # px, the larger circle
+
+
+def _count(value: Any) -> float | None:
+    """A model count as a number (counts past 2^53 are recorded as text)."""
+    if type(value) is int and value >= 0:
+        return float(value)
+    if isinstance(value, str) and value.isdigit() and len(value) < 300:
+        return float(int(value))
+    return None
+
+
+def _lens_area(r1: float, r2: float, d: float) -> float:
+    if d >= r1 + r2:
+        return 0.0
+    if d <= abs(r1 - r2):
+        return math.pi * min(r1, r2) ** 2
+
+    def angle(a: float, b: float) -> float:  # clamped: rounding can put the cosine a hair past ±1
+        return math.acos(max(-1.0, min(1.0, (d * d + a * a - b * b) / (2 * d * a))))
+
+    kite = (-d + r1 + r2) * (d + r1 - r2) * (d - r1 + r2) * (d + r1 + r2)
+    return r1 * r1 * angle(r1, r2) + r2 * r2 * angle(r2, r1) - 0.5 * math.sqrt(max(0.0, kite))
+
+
+def overlap_circles(metrics: dict[str, Any], width: float = 360.0) -> dict[str, Any] | None:
+    """The two circles of the models of the ground truth (FN + TP) and of the formula (TP + FP), areas and overlap in
+    proportion to the counts (equal formulas are one circle); None without usable counts."""
+    tp, fp, fn = (_count(metrics.get(k)) for k in ("tp", "fp", "fn"))
+    if tp is None or fp is None or fn is None or max(tp + fn, tp + fp) <= 0:
+        return None
+    truth, formula = tp + fn, tp + fp
+    scale = VENN_RADIUS / math.sqrt(max(truth, formula))
+    r_truth, r_formula = scale * math.sqrt(truth), scale * math.sqrt(formula)
+    target = math.pi * scale * scale * tp
+    low, high = abs(r_truth - r_formula), r_truth + r_formula
+    if tp <= 0:
+        distance = high + 4  # apart, with a gap
+    else:
+        for _ in range(60):  # the lens area falls as the centres move apart: bisect for the one that fits TP
+            middle = (low + high) / 2
+            low, high = (middle, high) if _lens_area(r_truth, r_formula, middle) > target else (low, middle)
+        distance = (low + high) / 2
+    centre = width / 2
+    truth_x, formula_x = centre - distance / 2, centre + distance / 2
+    return {
+        "truth": {"cx": round(truth_x, 2), "r": round(r_truth, 2)},
+        "formula": {"cx": round(formula_x, 2), "r": round(r_formula, 2)},
+        "one": fp == 0 and fn == 0,
+        "fn_x": round(max(truth_x - r_truth + 14, 8), 2),
+        "tp_x": round(
+            (max(truth_x - r_truth, formula_x - r_formula) + min(truth_x + r_truth, formula_x + r_formula)) / 2, 2
+        ),
+        "fp_x": round(min(formula_x + r_formula - 14, width - 8), 2),
     }
 
 

@@ -69,6 +69,9 @@ def create_app(dirs: Sequence[str | Path], *, compare_published: bool = False, h
     def errors(request: Request) -> Response:
         return HTMLResponse(site.errors(*where(request)))
 
+    def compare(request: Request) -> Response:
+        return HTMLResponse(site.compare(request.query_params.get("a", ""), request.query_params.get("b", "")))
+
     def rows(request: Request) -> Response:
         return Response(site.rows_json(*where(request)), media_type="application/json")
 
@@ -88,6 +91,7 @@ def create_app(dirs: Sequence[str | Path], *, compare_published: bool = False, h
         Route("/", _guarded(home)),
         Route("/r/{index:int}/{rel:path}", _guarded(page)),
         Route("/errors/{index:int}/{rel:path}", _guarded(errors)),
+        Route("/compare", _guarded(compare)),
         Route("/api/rows/{index:int}/{rel:path}", _guarded(rows)),
         Route("/api/summary/{index:int}/{rel:path}", _guarded(summary)),
         Route("/api/event/{index:int}/{rel:path}", _guarded(event)),

@@ -65,6 +65,7 @@ class StaticLinks:
     """Links between files in one folder: ``index.html`` for the first directory, one file per page."""
 
     static = True
+    COMPARE = "compare.html"  # the first two sweeps side by side (report --html over two or more)
 
     def home(self) -> str:
         """The index file."""
@@ -128,7 +129,7 @@ class Site:
     def home(self) -> str:
         """The start page: every root directory and what kind of run it holds."""
         entries = [{"index": i, "name": str(d), "kind": pages.directory_kind(d)} for i, d in enumerate(self.roots.dirs)]
-        return self.render("home.html", title="autonesy viewer", entries=entries)
+        return self.render("home.html", title="autonesy viewer", entries=entries, sweeps=self.sweeps())
 
     def page(self, index: int, rel: str) -> str:
         """The page of a directory, chosen by what it holds (sweep, attempt, verification, or a folder of runs)."""
@@ -150,9 +151,11 @@ class Site:
                 v=pages.verification_page(self.roots, path),
                 bodies=self.inline_bodies(path),
             )
-        entries = [
-            {"rel": self.roots.relative(index, p), "kind": pages.directory_kind(p)} for p in pages.folder_entries(path)
-        ]
+        entries = []
+        for found in pages.folder_entries(path):
+            kind = pages.directory_kind(found)
+            rel = self.roots.relative(index, found)
+            entries.append({"rel": rel, "kind": kind, "m": pages.entry_metrics(self.roots, found, kind)})
         return self.render("folder.html", **common, entries=entries)
 
     def sweep(self, path: Path, common: dict[str, Any]) -> str:
@@ -163,14 +166,21 @@ class Site:
             found = pages.sweep_rows(path)
             rows = self.table_rows(common["index"], path, found)
             summary = self.summary(common["index"], common["rel"])
+        compare = StaticLinks.COMPARE if self.links.static and len(self.sweeps()) >= 2 else None
         return self.render(
-            "sweep.html", **common, rows=rows, summary=summary, filters=pages.FILTERS, live=pages.sweep_is_running(path)
+            "sweep.html",
+            **common,
+            rows=rows,
+            summary=summary,
+            filters=pages.FILTERS,
+            live=pages.sweep_is_running(path),
+            compare=compare,
         )
 
     def summary(self, index: int, rel: str) -> str:
         """A sweep's summary tables as an HTML fragment."""
         path = self.roots.resolve(index, rel)
-        report = pages.sweep_summary(pages.sweep_rows(path), self.compare_published)
+        report = pages.sweep_summary(pages.sweep_rows(path, first_answers=True), self.compare_published)
         return self.render("_summary.html", s=report)
 
     def table_rows(self, index: int, path: Path, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -193,17 +203,55 @@ class Site:
 
     def event(self, index: int, rel: str, number: int) -> str:
         """One trace event rendered in full (the page shows events collapsed)."""
-        events = pages.trace_events(self.roots.resolve(index, rel))
+        path = self.roots.resolve(index, rel)
+        events = pages.trace_events(path)
         if not 0 <= number < len(events):
             raise FileNotFoundError(f"no event {number}")
-        return self.render("_body.html", body=pages.event_body(events, number))
+        dimacs = self.roots.read_text(path / "formula.cnf", "") or ""
+        return self.render("_body.html", body=pages.event_body(events, number, dimacs))
 
     def inline_bodies(self, path: Path) -> dict[int, str] | None:
         """Static pages cannot fetch: they carry every item's content."""
         if not self.links.static:
             return None
         events = pages.trace_events(path)
-        return {i: self.render("_body.html", body=pages.event_body(events, i)) for i in range(len(events))}
+        dimacs = self.roots.read_text(path / "formula.cnf", "") or ""
+        return {i: self.render("_body.html", body=pages.event_body(events, i, dimacs)) for i in range(len(events))}
+
+    def sweeps(self) -> list[dict[str, Any]]:
+        """Every sweep among the directories and their folders (what the comparison form offers)."""
+        found = []
+        for index, root in enumerate(self.roots.dirs):
+            below = [root] if pages.directory_kind(root) == "sweep" else pages.folder_entries(root)
+            for path in below:
+                if pages.directory_kind(path) == "sweep":
+                    rel = self.roots.relative(index, path)
+                    found.append({"value": f"{index}/{rel}", "name": self.name(index, rel)})
+        return found
+
+    def compare(self, first: str, second: str) -> str:
+        """Two sweeps side by side (each given as ``INDEX/PATH``, as the home page's form sends them)."""
+        where = []
+        for given in (first, second):
+            number, _, rel = given.partition("/")
+            if not number.isdigit():
+                raise ValueError(f"{given!r}: expected INDEX/PATH")
+            path = self.roots.resolve(int(number), rel)
+            if pages.directory_kind(path) != "sweep":
+                raise FileNotFoundError(f"{given}: not a sweep")
+            where.append((int(number), rel, path))
+        (ia, ra, pa), (ib, rb, pb) = where
+        comparison = pages.compare_sweeps(pages.sweep_rows(pa), pages.sweep_rows(pb))
+        names = {"A": self.name(ia, ra), "B": self.name(ib, rb)}
+        links = {"A": self.links.page(ia, ra), "B": self.links.page(ib, rb)}
+        return self.render(
+            "compare.html",
+            title=f"{names['A']} vs {names['B']}",
+            kind="compare",
+            c=comparison,
+            names=names,
+            hrefs=links,
+        )
 
     def errors(self, index: int, rel: str) -> str:
         """A sweep's error analysis: rejected attempts grouped by error kind, with examples."""

@@ -30,9 +30,10 @@ def parse_spec(spec: str) -> tuple[str, Path, str | None]:
     if not is_adapter_spec(spec):
         raise AdapterError(f"{spec!r} is not an adapter spec ({' or '.join(p + ':PATH' for p in PREFIXES)})")
     kind, rest = spec.split(":", 1)
-    path, sep, key = rest.rpartition("#")
+    path, sep, found = rest.rpartition("#")
+    key: str | None = found if sep else None
     if not sep:
-        path, key = rest, None
+        path = rest
     if not path:
         raise AdapterError(f"{spec!r}: give the path of the {kind} copy, e.g. {kind}:/data/{kind}")
     return kind, Path(path).expanduser(), key or None

@@ -65,7 +65,7 @@ _TOKEN = re.compile(
 
 def parse_readable(text: str) -> list[list[tuple[bool, tuple[int, ...]]]]:
     """``(x(0,1) ∨ ¬x(1,2)) ∧ …`` → clauses of (positive, index) literals; AdapterError with the position."""
-    tokens: list[tuple[str, Any, int]] = []
+    tokens: list[tuple[str, tuple[int, ...], int]] = []  # kind, index of a variable (else empty), position
     position = 0
     while position < len(text):
         match = _TOKEN.match(text, position)
@@ -74,17 +74,18 @@ def parse_readable(text: str) -> list[list[tuple[bool, tuple[int, ...]]]]:
                 f"readable formula: unexpected {text[position : position + 12]!r} at character {position}"
             )
         kind = "var" if match.group("var") else match.lastgroup
+        assert kind is not None  # every alternative of _TOKEN is a named group
         if kind != "space":
-            value = tuple(int(i) for i in re.split(r"\s*,\s*", match.group("index").strip())) if kind == "var" else None
+            value = tuple(int(i) for i in re.split(r"\s*,\s*", match.group("index").strip())) if kind == "var" else ()
             tokens.append((kind, value, position))
         position = match.end()
-    tokens.append(("end", None, len(text)))
+    tokens.append(("end", (), len(text)))
     index = 0
 
     def peek() -> str:
         return tokens[index][0]
 
-    def take(kind: str) -> Any:
+    def take(kind: str) -> tuple[int, ...]:
         nonlocal index
         found, value, where = tokens[index]
         if found != kind:

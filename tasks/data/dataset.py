@@ -125,7 +125,7 @@ def _progress_bar(task_name: str, total: int, progress: bool | None):
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=f"building {task_name}", unit="ex", leave=False, file=sys.stderr)
+    return tqdm(total=total, desc=f"building {task_name}", unit="ex", leave=False, file=sys.stderr, disable=None)
 
 
 def generate(

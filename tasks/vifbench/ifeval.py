@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from autonesy.tools.errors import AutonesyError
 from autonesy.tools.verify.checkers import CHECKER_ATTRIBUTE
 from autonesy.tools.verify.ifeval_checkers import IFEVAL_CHECKERS, ifeval_check
 
@@ -25,8 +26,8 @@ SHIPPED = "ifeval_gpt4.jsonl.gz"
 ROW_KEYS = ("key", "prompt", "instruction_id_list", "kwargs", "response", "follow_instruction_list")
 
 
-class IFEvalDataError(ValueError):
-    """A row of IFEval data that cannot be used (one line)."""
+class IFEvalDataError(AutonesyError, ValueError):
+    """A row of IFEval data that cannot be used (one line); the command line prints it as it is."""
 
 
 def _open(path: Path | None):

@@ -148,6 +148,7 @@ def test_user_facing_errors_share_one_base():
     from autonesy.tasks.data.store import DataError
     from autonesy.tasks.registry import UnknownTaskError
     from autonesy.tasks.task import TaskError
+    from autonesy.tasks.vifbench.ifeval import IFEvalDataError
     from autonesy.tools.cnf import DimacsError
     from autonesy.tools.compile import CompilationBudgetExceeded
     from autonesy.tools.verify.user_checkers import UserCheckerError
@@ -167,6 +168,7 @@ def test_user_facing_errors_share_one_base():
         UserCheckerError,
         DimacsError,
         UnsatisfiableConstraint,
+        IFEvalDataError,
     ):
         assert issubclass(error, AutonesyError), error
     assert issubclass(TaskError, ValueError) and issubclass(LLMError, RuntimeError)  # old catch sites still work

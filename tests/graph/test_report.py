@@ -4,8 +4,11 @@ Markdown/LaTeX/CSV files, PNG plots, --compare-published, run directories, the C
 import csv
 import io
 import json
+import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from autonesy.graph.cli import app
@@ -147,7 +150,16 @@ def test_tables_hold_the_hand_computed_values(results_dir, tmp_path):
     report = build_report([results_dir], tmp_path / "r", compare_published=True, plots=False)
     assert report.counted == 8 and report.left_out == {"error": 1, "pending": 1}
     tables = {t.name: t for t in report.tables}
-    assert set(tables) == {"by_setting", "syntax_errors_by_setting", "by_llm", "marginals", "downstream"}
+    assert set(tables) == {
+        "by_setting",
+        "syntax_errors_by_setting",
+        "by_llm",
+        "per_task",
+        "rejections_by_kind",
+        "cost_by_llm",
+        "marginals",
+        "downstream",
+    }
     by_llm = {r["llm"]: r for r in tables["by_llm"].data}
     qwen, gpt = by_llm[QWEN], by_llm[GPT]
     assert qwen["llm"] == QWEN and gpt["llm"] == GPT
@@ -165,7 +177,13 @@ def test_tables_hold_the_hand_computed_values(results_dir, tmp_path):
     assert qwen["published_model"] == "qwen3-8b" and qwen["published_f1"] == 0.372
     assert gpt["f1_mean"] == pytest.approx(0.7) and gpt["syntax_error_rate"] == 0 and gpt["empty_answer_rate"] == 0.25
     assert (gpt["published_f1"], gpt["published_syntax_error_rate"]) == (0.786, 0.078)
-    cell = {(r["format"], r["detail"], r["prompt"]): r for r in tables["by_setting"].data}
+    by_llm_cell = {(r["llm"], r["format"], r["detail"], r["prompt"]): r for r in tables["by_setting"].data}
+    assert by_llm_cell[(QWEN, "cpmpy", "not-detailed", "zs")]["f1_mean"] == 0.25  # two LLMs: two cells
+    assert by_llm_cell[(GPT, "cpmpy", "not-detailed", "zs")]["f1_mean"] == 1.0
+    pooled = build_report([results_dir], tmp_path / "p", plots=False, pool=["llm"])
+    by_setting = next(t for t in pooled.tables if t.name == "by_setting")
+    assert "pooled on request over llm: " + ", ".join(sorted([GPT, QWEN])) + "." in by_setting.notes
+    cell = {(r["format"], r["detail"], r["prompt"]): r for r in by_setting.data}
     assert cell[("cpmpy", "not-detailed", "zs")]["f1_mean"] == pytest.approx(0.625)
     assert cell[("cpmpy", "not-detailed", "zs")]["f1_std"] == pytest.approx(0.375)
     assert cell[("dimacs", "not-detailed", "zs")]["syntax_error_rate"] == 0.5
@@ -194,7 +212,9 @@ def test_files_in_three_formats_and_png_plots(results_dir, tmp_path):
     for name in ("by_setting", "syntax_errors_by_setting", "by_llm", "marginals", "downstream"):
         for suffix in ("md", "tex", "csv"):
             assert (out / f"{name}.{suffix}").stat().st_size > 0, (name, suffix)
-    assert "| dimacs | 1.000 ± 0.000 | 0.400 ± 0.400 | 0.700 ± 0.412 |" in (out / "by_setting.md").read_text()
+    by_setting = (out / "by_setting.md").read_text()
+    assert "| llm | format | detailed · zs | not-detailed · zs | all |" in by_setting
+    assert "| gpt-oss-120b (openai:gpt-oss-120b) | all | 0.500 ± 0.500 | 0.900 ± 0.100 | 0.700 ± 0.412 |" in by_setting
     latex = (out / "by_llm.tex").read_text()
     assert "\\begin{tabular}" in latex and "$\\pm$" in latex and "\\%" in latex
     records = list(csv.DictReader(io.StringIO((out / "by_llm.csv").read_text())))
@@ -266,3 +286,234 @@ def test_downstream_table_reads_training_results_next_to_attempts(tmp_path):
         (0.6 + 0.85) / 2 - 0.85
     )
     assert rows[("generated", "strict")]["delta_f1"] == pytest.approx(0.6 - 0.85)
+
+
+def _results(tmp_path, rows, name="sweep"):
+    out = tmp_path / name
+    out.mkdir()
+    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return out
+
+
+def _tables(report):
+    return {t.name: t for t in report.tables}
+
+
+def test_two_policies_are_two_cells_unless_pooled_on_request(tmp_path):
+    # The same grid point under two policies (zs and oracle-feedback, both with the zs prompt): F1 1.0 and 0.0.
+    zs = row(QWEN, "nat", "detailed", 1.0)
+    oracle = {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "o", "policy": "oracle-feedback"}
+    report = build_report([_results(tmp_path, [zs, oracle])], tmp_path / "r", plots=False)
+    tables = _tables(report)
+    cells = {(r["policy"], r["format"], r["detail"], r["prompt"]): r["f1_mean"] for r in tables["by_setting"].data}
+    assert cells[("zs", "nat", "detailed", "zs")] == 1.0 and cells[("oracle-feedback", "nat", "detailed", "zs")] == 0.0
+    header = (tmp_path / "r" / "by_llm.csv").read_text().splitlines()[0].split(",")
+    assert "policy" in header and "policy" in tables["by_llm"].header
+    assert {r["policy"]: r["attempts"] for r in tables["by_llm"].data} == {"zs": 1, "oracle-feedback": 1}
+    pooled = _tables(build_report([tmp_path / "sweep"], tmp_path / "p", plots=False, pool=["policy"]))
+    [all_cell] = [r for r in pooled["by_setting"].data if r["format"] == "nat" and r["detail"] == "detailed"]
+    assert all_cell["f1_mean"] == 0.5 and "policy" not in all_cell
+    assert "pooled on request over policy: oracle-feedback, zs." in pooled["by_llm"].notes
+    with pytest.raises(ReportError, match="cannot pool over colour"):
+        build_report([tmp_path / "sweep"], tmp_path / "q", plots=False, pool=["colour"])
+    shown = runner.invoke(app, ["report", str(tmp_path / "sweep"), "--out", str(tmp_path / "c"), "--no-plots"])
+    assert shown.exit_code == 0 and "| LLM | policy | attempts |" in shown.output
+    pooled_cli = ["report", str(tmp_path / "sweep"), "--pool", "policy", "--out", str(tmp_path / "d"), "--no-plots"]
+    shown = runner.invoke(app, pooled_cli)
+    assert shown.exit_code == 0 and "_pooled on request over policy: oracle-feedback, zs._" in shown.output
+    refused = runner.invoke(app, ["report", str(tmp_path / "sweep"), "--pool", "colour", "--no-plots"])
+    assert refused.exit_code == 1 and len(refused.output.splitlines()) == 1 and "cannot pool" in refused.output
+
+
+def test_a_policy_that_follows_the_prompt_is_no_extra_column(tmp_path):
+    # ROWS: policy == prompt in every row, so policy distinguishes nothing the prompt does not.
+    rows = [row(QWEN, "nat", "detailed", 1.0), row(QWEN, "nat", "detailed", 0.5, prompt="zs-cot")]
+    assert [r["policy"] for r in rows] == ["zs", "zs-cot"]
+    tables = _tables(build_report([_results(tmp_path, rows)], tmp_path / "r", plots=False))
+    assert tables["by_llm"].header[:3] == ["LLM", "attempts", "tasks"]
+    assert tables["by_setting"].header == ["format", "detailed · zs", "detailed · zs-cot", "all"]
+
+
+def test_bootstrap_interval_is_seeded_and_a_constant_column_is_a_point():
+    from autonesy.graph.report import bootstrap_ci
+
+    assert bootstrap_ci([0.7, 0.7, 0.7]) == (0.7, 0.7)
+    assert bootstrap_ci([0.25]) == (0.25, 0.25)
+    low, high = bootstrap_ci([0.0, 1.0] * 10)
+    assert (low, high) == bootstrap_ci([0.0, 1.0] * 10)  # the fixed seed: the same report twice
+    # mean 0.5, standard error sqrt(0.25 / 20) ≈ 0.112: a 95 % interval about ±0.22, inside [0, 1]
+    assert 0.25 < low < 0.35 and 0.65 < high < 0.75
+    assert all(math.isnan(v) for v in bootstrap_ci([]))
+
+
+def test_costs_are_tokens_times_prices_from_the_llm_config(tmp_path):
+    config = tmp_path / "server.toml"
+    config.write_text(
+        '[llm]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n'
+        "prompt_price_per_mtok = 0.5\ncompletion_price_per_mtok = 2.0\n"
+    )
+    from autonesy.agents.llm.spec import backend_from_spec
+
+    assert backend_from_spec(str(config)) is not None  # the price keys are known keys of an [llm] table
+    priced = [{**row(str(config), "nat", d, 1.0), "attempt_id": d} for d in ("detailed", "not-detailed")]
+    free = row(QWEN, "nat", "detailed", 1.0)
+    report = build_report([_results(tmp_path, [*priced, free])], tmp_path / "r", plots=False)
+    costs = {r["llm"]: r for r in _tables(report)["cost_by_llm"].data}
+    # two attempts × (100 prompt, 50 completion) tokens: 200 × 0.5 / 1e6 + 100 × 2.0 / 1e6
+    assert costs[str(config)]["prompt_tokens"] == 200 and costs[str(config)]["completion_tokens"] == 100
+    assert costs[str(config)]["cost"] == pytest.approx(200 * 0.5 / 1e6 + 100 * 2.0 / 1e6)
+    assert costs[str(config)]["cost_per_attempt"] == pytest.approx((200 * 0.5 + 100 * 2.0) / 1e6 / 2)
+    assert costs[QWEN]["cost"] is None and costs[QWEN]["prompt_tokens"] == 100
+
+
+def test_infrastructure_failures_are_listed_apart_and_never_scored(tmp_path):
+    ok = row(QWEN, "nat", "detailed", 1.0)
+    down = {
+        **row(QWEN, "nat", "not-detailed", None, status="infra_failed"),
+        "f1": None,
+        "failure": "connection",
+        "reason": "LLM error (connection): refused after 3 retries",
+    }
+    report = build_report([_results(tmp_path, [ok, down])], tmp_path / "r", plots=False)
+    tables = _tables(report)
+    assert report.counted == 1 and report.left_out == {"infra_failed": 1}
+    [llm] = tables["by_llm"].data
+    assert llm["attempts"] == 1 and llm["f1_mean"] == 1.0 and llm["empty_answer_rate"] == 0
+    infra = tables["infra_failed"]
+    assert infra.title.endswith(": 1") and infra.rows[0][infra.header.index("failure")] == "connection"
+    assert "by kind: connection 1." in infra.notes
+    assert "_infrastructure failures (never scored): 1_" in report.render("md")
+
+
+def test_syntax_errors_before_and_after_repair_come_from_the_traces(tmp_path):
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    from autonesy.agents.llm import LangChainChatBackend
+
+    one_hot = "p cnf 10 46\n1 2 3 4 5 6 7 8 9 10 0\n" + "".join(
+        f"-{a} -{b} 0\n" for a in range(1, 11) for b in range(a + 1, 11)
+    )
+    good, broken = f"<cnf>\n{one_hot}</cnf>", "<cnf>\np cnf 10 1\n1 2 banana 0\n</cnf>"
+    sweep = tmp_path / "runs"
+    for name, answers in (("fixed", [broken, f"[[FIXED]]\n{good}"]), ("clean", [good]), ("broken", [broken] * 3)):
+        config = RunConfig(task="fashion", format="dimacs", llm="scripted", max_repairs=2)
+        model = FakeListChatModel(responses=answers)
+        run_attempt(config, sweep / name, backend=LangChainChatBackend(model, "scripted", "fake", retries=1))
+    report = build_report([sweep], tmp_path / "r", plots=False)
+    tables = _tables(report)
+    [llm] = tables["by_llm"].data
+    # first answers: broken, good, broken → 2/3 before repair; after repair only "broken" is left → 1/3
+    assert llm["first_answer_syntax_error_rate"] == pytest.approx(2 / 3)
+    assert llm["syntax_error_rate"] == pytest.approx(1 / 3)
+    [task] = tables["per_task"].data
+    assert task["task"] == "fashion" and task["first_answer_syntax_error_rate_mean"] == pytest.approx(2 / 3)
+    assert task["accepted_rate_mean"] == pytest.approx(2 / 3) and task["f1_mean"] == pytest.approx(2 / 3)
+
+
+def test_per_task_table_keeps_tasks_and_llms_apart(tmp_path):
+    rows = [
+        row(QWEN, "nat", "detailed", 1.0),
+        row(QWEN, "cpmpy", "detailed", 0.5),
+        {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "s", "task": "sushi"},
+        row(GPT, "nat", "detailed", 0.25),
+    ]
+    tables = _tables(build_report([_results(tmp_path, rows)], tmp_path / "r", plots=False))
+    per_task = {(r["task"], r["llm"]): r for r in tables["per_task"].data}
+    assert set(per_task) == {("fashion", QWEN), ("sushi", QWEN), ("fashion", GPT)}
+    assert per_task[("fashion", QWEN)]["f1_mean"] == 0.75 and per_task[("fashion", QWEN)]["attempts"] == 2
+    assert per_task[("sushi", QWEN)]["syntax_error_rate_mean"] == 1.0
+    assert per_task[("fashion", GPT)]["f1_ci_low"] == per_task[("fashion", GPT)]["f1_ci_high"] == 0.25
+
+
+def test_compare_published_uses_the_catalogue_tasks_and_says_how_many(tmp_path):
+    rows = [
+        row(QWEN, "cpmpy", "detailed", 1.0),
+        {**row(QWEN, "cpmpy", "detailed", 0.0), "attempt_id": "t", "task": "mine", "benchmark": "taskfile"},
+    ]
+    tables = _tables(build_report([_results(tmp_path, rows)], tmp_path / "r", plots=False, compare_published=True))
+    marginals = {(r["slice"], r["value"]): r for r in tables["marginals"].data}
+    assert marginals[("format", "cpmpy")]["f1_mean"] == 1.0 and marginals[("format", "cpmpy")]["tasks"] == 1
+    note = tables["marginals"].notes[-1]
+    assert "all 18 catalogue tasks" in note and "our 1 catalogue task(s) only (fashion)" in note
+    assert "1 other task(s) left out" in note
+    by_benchmark = {r["benchmark"]: r for r in tables["by_llm"].data}  # the task set varies: a key column
+    assert by_benchmark["catalogue"]["f1_catalogue_mean"] == 1.0 and by_benchmark["taskfile"]["f1_mean"] == 0.0
+
+
+def test_a_token_budget_that_varies_is_a_column_and_rows_record_it(tmp_path):
+    from autonesy.graph.results import attempt_row
+
+    job = {
+        "attempt_id": "a",
+        "llm": QWEN,
+        "config": {
+            "task": "fashion",
+            "format": "nat",
+            "prompt": "zs",
+            "detail": "detailed",
+            "policy": "zs",
+            "max_repairs": 5,
+            "max_tokens": 300,
+        },
+    }
+    assert attempt_row(tmp_path, job)["max_tokens"] == 300
+    short = {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "s", "max_tokens": 300}
+    long = {**row(QWEN, "nat", "detailed", 1.0), "attempt_id": "l", "max_tokens": 4096}
+    tables = _tables(build_report([_results(tmp_path, [short, long])], tmp_path / "r", plots=False))
+    assert {r["max_tokens"]: r["f1_mean"] for r in tables["by_llm"].data} == {"300": 0.0, "4096": 1.0}
+
+
+def test_rejections_are_counted_by_the_kind_each_row_names(tmp_path):
+    rows = [
+        {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "a", "failure": "token_budget"},
+        {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "b", "failure": "syntax"},
+        {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "c", "failure": None},  # an old row
+        {**row(QWEN, "nat", "detailed", 1.0), "attempt_id": "d"},
+    ]
+    table = _tables(build_report([_results(tmp_path, rows)], tmp_path / "r", plots=False))["rejections_by_kind"]
+    assert table.header == ["LLM", "attempts", "rejected", "syntax", "token_budget", "not recorded"]
+    [record] = table.data
+    assert record["rejected_rate"] == 0.75
+    assert record["rejected_syntax_rate"] == record["rejected_token_budget_rate"] == 0.25
+    assert record["rejected_not_recorded_rate"] == 0.25
+
+
+SETTING_VALUES = {
+    "llm": [QWEN, GPT],
+    "format": ["nat", "cpmpy"],
+    "prompt": ["zs", "zs-cot"],
+    "detail": ["detailed", "not-detailed"],
+    "policy": ["zs", "zs-cot", "oracle-feedback"],
+    "decoding": ["free", "grammar"],
+    "max_repairs": [0, 5],
+    "max_tokens": [300, 4096],
+    "benchmark": ["catalogue", "taskfile"],
+}
+
+
+@given(st.lists(st.fixed_dictionaries({k: st.sampled_from(v) for k, v in SETTING_VALUES.items()}), min_size=1))
+def test_no_cell_ever_mixes_two_values_of_a_setting(settings):
+    from autonesy.graph.report import SETTINGS, cells_of, frame
+
+    rows = [{**row(QWEN, "nat", "detailed", 1.0), **s, "attempt_id": str(i)} for i, s in enumerate(settings)]
+    df = frame(rows)
+    cells = cells_of(df)
+    groups = df.groupby(list(cells.keys)) if cells.keys else [((), df)]
+    for _, cell in groups:
+        assert all(cell[s].nunique() == 1 for s in SETTINGS), cell[list(SETTINGS)]
+
+
+def test_empty_answers_have_their_column_and_old_rows_count_as_they_were(tmp_path):
+    old = {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "o", "failure": None}
+    old["llm_error"] = True  # written before failure kinds: still rejected, F1 0, of no kind
+    rows = [
+        {**row(QWEN, "nat", "detailed", 0.0, status="rejected", empty=True), "attempt_id": "e"},
+        old,
+        {**row(QWEN, "nat", "detailed", 0.0, status="rejected"), "attempt_id": "s"},
+        {**row(QWEN, "nat", "detailed", 1.0), "attempt_id": "a"},
+    ]
+    tables = _tables(build_report([_results(tmp_path, rows)], tmp_path / "r", plots=False))
+    [llm] = tables["by_llm"].data
+    assert llm["attempts"] == 4 and llm["f1_mean"] == 0.25 and llm["empty_answer_rate"] == 0.25
+    [kinds] = tables["rejections_by_kind"].data
+    assert kinds["rejected_not_recorded_rate"] == kinds["rejected_empty_answer_rate"] == 0.25

@@ -288,7 +288,10 @@ def test_vifbench_eval_with_the_oracle_reproduces_every_label(tmp_path):
         assert all(row["methods"][cid] == ("checker" if kinds[cid] == "logic" else "judge") for cid in kinds)
     assert set(report["verifiers"]["nsvif"]["groups"]) == {"2", "3"}  # per constraint count
     text = (tmp_path / "eval" / "report.md").read_text()
-    assert "## Table 2" in text and "## Table 3" in text and "## Table 4" in text
+    assert "## Tables 2–4" in text and "## By complexity group" in text and "## Cost (the paper's Table 7" in text
+    assert {p.name for p in (tmp_path / "eval").glob("table-*.csv")} == {
+        f"table-{name}.csv" for name in ("verifiers", "groups", "constraint-types", "cost")
+    }
     # resuming the same evaluation verifies nothing again
     again = evaluate(data, ["nsvif"], VerifyConfig(llm="scripted"), tmp_path / "eval", backend=backend)
     assert again["verifiers"]["nsvif"]["overall"]["f1"] == 1.0

@@ -57,7 +57,10 @@ def test_eval_with_the_oracle_reproduces_the_labels(data, tmp_path):
     assert set(report["verifiers"]) == {"nsvif", "judge"}
     for scores in report["verifiers"].values():
         assert scores["overall"]["f1"] == 1.0 and scores["overall"]["pass_at_1"] == 1.0
-    assert "Canned answers: oracle@vifbench-oracle" in (tmp_path / "eval" / "report.md").read_text()
+    text = (tmp_path / "eval" / "report.md").read_text()
+    assert "nsvif: canned answers from oracle@vifbench-oracle" in text
+    cost = (tmp_path / "eval" / "table-cost.csv").read_text().splitlines()
+    assert [line.split(",")[:2] for line in cost[1:]] == [["nsvif", "canned"], ["judge", "canned"]]
     shown = invoke("trace", tmp_path / "eval")
     assert shown.exit_code == 0 and "vifbench-eval" in shown.output and "F1 100.0" in shown.output
 

@@ -147,3 +147,21 @@ def test_generate_without_a_writer_is_an_error_not_a_crash(tmp_path):
     rt = runtime(tmp_path, ScriptedRoles(), budget=2)
     rt.agents.writer = None
     assert nodes.generate(initial_state(INSTRUCTION), rt)["status"] == "error"
+
+
+def test_usage_counts_sent_cached_and_failed_requests_apart():
+    from autonesy.agents.llm import LLMError, LLMResponse
+    from autonesy.agents.policies import AgentTurn
+    from autonesy.graph.verify.state import usage
+
+    turns = [
+        AgentTurn("judge", [], response=LLMResponse(text="a", prompt_tokens=10, completion_tokens=3, attempts=3)),
+        AgentTurn("judge", [], response=LLMResponse(text="b", prompt_tokens=5, completion_tokens=2, cached=True)),
+        AgentTurn("judge", [], response=LLMResponse(text="c")),  # a server that reports no usage
+        AgentTurn("judge", [], error=LLMError("timeout", "no answer", transient=True, attempts=2)),
+    ]
+    counted = usage(initial_state("i", "o"), turns)
+    assert (counted["llm_calls"], counted["prompt_tokens"], counted["completion_tokens"]) == (2, 10, 3)
+    assert (counted["cached_calls"], counted["cached_tokens"]) == (1, 7)
+    assert counted["calls_without_usage"] == 1
+    assert counted["failed_requests"] == 2 + 2  # two retried attempts, two attempts of the call that failed

@@ -28,6 +28,16 @@ def dirs(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def scripted_sweep(tmp_path_factory):
+    """The scripted sweep alone (the layout and comparison tests need no verification), run in a thread of its own:
+    Playwright's event loop may already be running in this one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(make_sweep, tmp_path_factory.mktemp("view-layout") / "sweep").result()
+
+
+@pytest.fixture(scope="module")
 def browser():
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
@@ -97,7 +107,7 @@ def test_sweep_filter_attempt_diff_counterexamples(dirs, page):
         repair.locator("summary").click()
         page.wait_for_selector("li.ev-repair_round pre.diff .add")
         added = page.locator("li.ev-repair_round pre.diff .add").all_inner_texts()
-        assert "+[[FIXED]]" in added and any(line.startswith("+1 2 3 4 0") for line in added)
+        assert "+[[FIXED]]" not in added and any(line.startswith("+1 2 3 4 0") for line in added)  # formulas only
         assert page.locator("li.ev-repair_round pre.diff .del", has_text="banana").count() == 1
         call = page.locator("li.ev-llm_call details").first
         call.locator("summary").click()
@@ -135,8 +145,10 @@ def test_verification_marks_the_violated_constraint(dirs, page):
         assert violated.locator("pre").first.inner_text().strip()
         checked = page.locator("table.constraints tr", has_text="checker code")
         assert checked.count() >= 1  # the logic constraint's generated checker is shown with it
-        checked.first.locator("summary", has_text="checker code").click()
-        assert "def " in checked.first.locator("pre").first.inner_text()
+        code = checked.first.locator("details", has_text="checker code")
+        if not code.evaluate("details => details.open"):  # the violated row's may be open already
+            code.locator("summary").click()
+        assert "def " in code.locator("pre").inner_text()
         shot(page, "verification")
 
 
@@ -155,3 +167,88 @@ def test_static_export_opens_from_disk(dirs, page, tmp_path):
     assert page.locator("li.ev-llm_call .answer pre").first.is_visible()
     no_xss(page)
     shot(page, "static-attempt")
+
+
+def boxes_overlap(a, b):
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and (b["y"] < a["y"] + a["height"])
+    )
+
+
+def test_sweep_layout_at_1400_pixels(scripted_sweep, browser):
+    sweep = scripted_sweep
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    try:
+        with serving([sweep]) as url:
+            page.goto(f"{url}r/0/")
+            page.wait_for_selector("#plot-relations .main-svg")
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # nothing overflows
+            main = page.locator("main").bounding_box()
+            plots = page.locator(".plot").all()
+            assert len(plots) == 4
+            for plot in plots:
+                box = plot.bounding_box()
+                assert box["x"] >= main["x"] and box["x"] + box["width"] <= main["x"] + main["width"] + 0.5
+            tops = {round(plot.bounding_box()["y"]) for plot in plots[:3]}
+            assert len(tops) == 1  # three plots side by side in the first row
+            for plot in plots:  # the toolbar (shown on hover) does not cover the title
+                plot.hover()
+                page.wait_for_timeout(150)
+                title = plot.locator(".gtitle").bounding_box()
+                bar = plot.locator(".modebar").bounding_box()
+                assert title and bar and not boxes_overlap(title, bar), (title, bar)
+            relations = page.locator("#plot-relations")
+            frame_box = relations.bounding_box()
+            for label in relations.locator(".ytick text").all():  # relation labels (model names) not cut off
+                box = label.bounding_box()
+                assert box["x"] >= frame_box["x"] - 0.5 and box["width"] > 0
+            accepted = page.locator("#rows td.status-accepted").first
+            assert accepted.evaluate("td => getComputedStyle(td).color") != "rgb(42, 157, 143)"  # not green
+            shot(page, "sweep-1400")
+    finally:
+        context.close()
+
+
+def test_two_sweeps_compared_from_the_home_page(scripted_sweep, page, tmp_path):
+    from study_dirs import make_perfect_copy
+
+    sweep = scripted_sweep
+    perfect = make_perfect_copy(sweep, tmp_path / "perfect")
+    with serving([sweep, perfect]) as url:
+        page.goto(url)
+        page.select_option("form.compare select[name=b]", "1/")
+        page.click("form.compare button")
+        page.wait_for_selector("#cells tbody tr")
+        assert page.locator("#cells tbody tr").count() >= 2
+        deltas = page.locator("#cells td.delta").all_inner_texts()
+        assert all(float(d) >= 0 for d in deltas)  # B is perfect: never worse
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        shot(page, "compare")
+
+
+def test_semantic_rounds_open_to_a_formula_diff(page, tmp_path):
+    from study_dirs import make_oracle_attempt
+
+    run = make_oracle_attempt(tmp_path / "oracle")
+    with serving([run]) as url:
+        page.goto(url)
+        page.click("text=oracle")
+        rounds = page.locator("li.ev-semantic_round")
+        assert rounds.count() == 2
+        assert "5 counterexamples" in rounds.first.inner_text() and "+2 −1 lines" in rounds.first.inner_text()
+        rounds.nth(1).locator("summary").click()
+        page.wait_for_selector("li.ev-semantic_round pre.diff .add")
+        added = rounds.nth(1).locator("pre.diff .add").all_inner_texts()
+        assert "+p cnf 10 46" in added and len([a for a in added if a.startswith("+-")]) == 44
+        assert rounds.nth(1).locator("table.round-cex tbody tr").count() == 5
+        assert "relation equal · F1 1.000" in page.locator("li.ev-outcome").inner_text()
+        assert "[syntax]" not in page.locator("li.ev-syntax_error").inner_text()  # the kind once, in the title
+        outcome = page.locator("p.outcome").inner_text()
+        assert "accepted" in outcome and "equal" in outcome and "1.000" in outcome
+        circles = page.locator("svg.overlap circle")
+        assert circles.nth(0).get_attribute("cx") == circles.nth(1).get_attribute("cx")  # F1 = 1: one circle
+        shot(page, "semantic-rounds")

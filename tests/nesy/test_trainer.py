@@ -117,3 +117,11 @@ def test_parse_methods():
     assert parse_methods(["SL", "spl", "sl"]) == ("sl", "spl")
     with pytest.raises(ValueError, match="unknown"):
         parse_methods("spl,foo")
+
+
+def test_progress_bars_stay_out_of_logs(capsys):
+    task = get_task("fashion")
+    data = noisy_onehot_data(10, sizes=(60, 30, 30), seed=1)
+    train_and_evaluate(task, None, data, seeds=1, methods="spl", config=TrainConfig(epochs=1), progress=True)
+    written = capsys.readouterr().err  # captured: not a terminal, as in a log file or CI
+    assert "\r" not in written and "\x1b" not in written

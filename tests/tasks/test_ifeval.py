@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autonesy.graph.verify.run import VerifyError
 from autonesy.graph.verify.vifbench import import_ifeval, read_data
 from autonesy.tasks.vifbench.ifeval import (
     IFEvalDataError,
@@ -18,6 +17,7 @@ from autonesy.tasks.vifbench.ifeval import (
     ifeval_records,
     read_ifeval,
 )
+from autonesy.tools.errors import AutonesyError
 from autonesy.tools.verify import ifeval_checkers as ic
 
 # the only instructions where our checkers and IFEval's disagree, with the cause in data/IFEVAL.md
@@ -105,8 +105,9 @@ def test_bad_rows_are_one_line_errors(tmp_path, line, needle):
         handle.write(line + "\n")
     with pytest.raises(IFEvalDataError, match=needle):
         read_ifeval(path)
-    with pytest.raises(VerifyError, match=needle):
+    with pytest.raises(IFEvalDataError, match=needle) as raised:  # an AutonesyError: the CLI prints one line
         import_ifeval(tmp_path / "out", path)
+    assert isinstance(raised.value, AutonesyError) and isinstance(raised.value, ValueError)
 
 
 # -- the checkers against plain definitions on generated text ---------------------------------------

@@ -217,7 +217,8 @@ def _fix_dimacs(text: str, fixes: list[str]) -> str:
     variables = max(declared[0], highest) if declared else highest
     header = f"p cnf {variables} {count}"
     first_header = header_rows[0]
-    misplaced = first_clause is not None and first_header > first_clause
+    header_at = first_clause if first_clause is not None and first_header > first_clause else first_header
+    misplaced = header_at != first_header
     changed = False
     if len(header_rows) > 1:
         fixes.append(FIX_DIMACS_DUPLICATE_HEADER)
@@ -235,10 +236,7 @@ def _fix_dimacs(text: str, fixes: list[str]) -> str:
         return _join(lines, trailing_newline)
     for i in reversed(header_rows):
         del lines[i]
-    if misplaced:
-        lines.insert(first_clause, header)
-    else:
-        lines.insert(first_header, header)
+    lines.insert(header_at, header)
     return _join(lines, trailing_newline)
 
 

@@ -205,7 +205,7 @@ def reindex(data: Any, names: Sequence[str]) -> CNF:
                 new_id[abs(lit)] = top
     clauses = tuple(tuple(new_id[lit] if lit > 0 else -new_id[-lit] for lit in clause) for clause in raw.clauses)
     helpers = data.get("helpers") or []
-    comments = ()
+    comments: tuple[str, ...] = ()
     if isinstance(helpers, list) and helpers:
         shown = ", ".join(str(h)[:40] for h in helpers[:20])
         comments = (f"auxiliary variables created by the program: {shown}",)

@@ -164,9 +164,9 @@ class _Build(Transformer):
     def __init__(self) -> None:
         super().__init__()
         self.index: dict[str, int] = {}
-        self.unknown: dict[str, tuple[int, int]] = {}
+        self.unknown: dict[str, tuple[int | None, int | None]] = {}
 
-    def start(self, children: list[Expr]) -> list[Expr]:
+    def start(self, children: list[_Node]) -> list[Expr]:
         return [_done(child) for child in children]
 
     def var(self, children: list[Token]) -> Expr:
@@ -183,31 +183,31 @@ class _Build(Transformer):
     def false(self, _children) -> Expr:
         return Const(False)
 
-    def not_op(self, children: list[Expr]) -> Expr:
+    def not_op(self, children: list[_Node]) -> Expr:
         inner = _done(children[0])
         if isinstance(inner, Op) and inner.op == "not":  # NOT NOT x is x
             return inner.args[0]
         return Op("not", (inner,))
 
-    def _flat(self, op: str, left: Expr, right: Expr) -> _Chain:
+    def _flat(self, op: str, left: _Node, right: _Node) -> _Chain:
         if isinstance(left, _Chain) and left.op == op:
             left.args.append(_done(right))  # in place: a chain of n operands costs n, not n²
             return left
         return _Chain(op, [_done(left), _done(right)])
 
-    def and_op(self, children: list[Expr]) -> Expr:
+    def and_op(self, children: list[_Node]) -> _Chain:
         return self._flat("and", *children)
 
-    def or_op(self, children: list[Expr]) -> Expr:
+    def or_op(self, children: list[_Node]) -> _Chain:
         return self._flat("or", *children)
 
-    def xor_op(self, children: list[Expr]) -> Expr:
+    def xor_op(self, children: list[_Node]) -> _Chain:
         return self._flat("xor", *children)
 
-    def implies_op(self, children: list[Expr]) -> Expr:
+    def implies_op(self, children: list[_Node]) -> Expr:
         return Op("implies", (_done(children[0]), _done(children[1])))
 
-    def iff_op(self, children: list[Expr]) -> Expr:
+    def iff_op(self, children: list[_Node]) -> Expr:
         return Op("iff", (_done(children[0]), _done(children[1])))
 
 
@@ -219,7 +219,10 @@ class _Chain:
         self.args = args
 
 
-def _done(node: Expr | _Chain) -> Expr:
+_Node = Expr | _Chain  # what a callback receives: a finished expression or a chain still growing
+
+
+def _done(node: _Node) -> Expr:
     return Op(node.op, tuple(node.args)) if isinstance(node, _Chain) else node
 
 
@@ -237,7 +240,8 @@ def parse_expressions(source: str, names: Sequence[str]) -> list[Expr]:
         _BUILD.index = {name: i for i, name in enumerate(names, start=1)}
         _BUILD.unknown = {}
         try:
-            exprs = _PARSER.parse(source)
+            # lark types parse() as returning a Tree; with an inline transformer it returns start()'s list
+            exprs: list[Expr] = _PARSER.parse(source)  # type: ignore[assignment]
         except UnexpectedInput as error:
             raise _syntax_error(source, error, names) from None
         except RecursionError:
@@ -300,6 +304,7 @@ def _unclosed_paren(source: str) -> tuple[int, int] | None:
 
 def _syntax_error(source: str, error: UnexpectedInput, names: Sequence[str]) -> FormatError:
     hints: list[str] = []
+    line: int | None
     if isinstance(error, UnexpectedToken):
         token = error.token
         try:  # the exact set the parser accepts here (error.expected is LALR's merged set)
@@ -363,7 +368,7 @@ def _syntax_error(source: str, error: UnexpectedInput, names: Sequence[str]) -> 
     return FormatError("syntax", message, line=line)
 
 
-def _unknown_error(unknown: dict[str, tuple[int, int]], names: Sequence[str]) -> FormatError:
+def _unknown_error(unknown: dict[str, tuple[int | None, int | None]], names: Sequence[str]) -> FormatError:
     items = []
     for name, (line, column) in list(unknown.items())[:10]:
         same_case = [n for n in names if n.lower() == name.lower()]

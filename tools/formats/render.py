@@ -239,6 +239,7 @@ def render_expression(expr: Expr | Sequence[Expr], names: Sequence[str], fmt: st
     n = len(names)
     whole = simplify(exprs[0] if len(exprs) == 1 else Op("and", tuple(exprs)) if exprs else Const(True), n)
     falsum = Op("and", (Var(1), Op("not", (Var(1),))))  # for formats without a constant
+    roots: list[Expr]
     if isinstance(whole, Const):
         roots = [] if whole.value else [falsum]
     else:

@@ -155,8 +155,9 @@ def to_regex(grammar: Grammar, rule: str | None = None, *, depth: int = 3) -> st
             inner = rx(grammar.rules[expr.name], {**budget, expr.name: left - 1})
             return None if inner is None else f"(?:{inner})"
         if isinstance(expr, Seq):
-            parts = [rx(item, budget) for item in expr.items]
-            return None if any(p is None for p in parts) else "".join(parts)
+            items = [rx(item, budget) for item in expr.items]
+            parts = [p for p in items if p is not None]
+            return None if len(parts) < len(items) else "".join(parts)
         if isinstance(expr, Alt):
             parts = [p for p in (rx(option, budget) for option in expr.options) if p is not None]
             return None if not parts else "(?:" + "|".join(parts) + ")"

@@ -213,7 +213,7 @@
     loadPlotly().then(function (Plotly) {
       figures.forEach(function (figure) {
         Plotly.newPlot(root.querySelector("#plot-" + figure.id), figure.data, figure.layout,
-                       {displaylogo: false, responsive: true});
+                       {displaylogo: false, responsive: true, displayModeBar: "hover"});
       });
     });
   }
