@@ -46,6 +46,7 @@ MODELS_ROUTE_MAX_S = 1.0  # and give their enumeration at most this long (a fift
 NO_MINIMIZE_NODES_PER_LITERAL = 10  # budget of the first, unminimised tries at the clauses
 MIN_FILL_MAX_VARS = 200  # above this, the elimination order is min-degree (min-fill costs O(n² d²) here)
 VTREE_TYPES = ("balanced", "right", "left", "vertical")
+LINEAR_VTREE_MAX_VARS = 10_000  # PySDD segfaulted (stack overflow) on one of 20,200 (exactly-100 of 200); 5,100 fine
 
 
 class CompilationBudgetExceeded(AutonesyError, RuntimeError):
@@ -304,6 +305,11 @@ def compile_by_elimination(
     """
     if cnf.num_task_vars < 1:
         raise ValueError("a CNF needs at least one task variable to compile")
+    if cnf.num_vars > LINEAR_VTREE_MAX_VARS:
+        raise CompilationBudgetExceeded(
+            f"bucket elimination: {cnf.num_vars} variables, more than a right-linear vtree of "
+            f"{LINEAR_VTREE_MAX_VARS} (PySDD recurses once per level and overflows its stack)"
+        )
     start = time.perf_counter()
     n = cnf.num_task_vars
     order = list(var_order) if var_order is not None else anchored_order(cnf)

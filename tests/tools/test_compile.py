@@ -279,3 +279,11 @@ def test_anchored_order_puts_a_counter_register_after_its_input():
     from autonesy.tools.compile import anchored_order
 
     assert anchored_order(cnf) == [1, 2, 4, 5, 3]
+
+
+def test_bucket_elimination_refuses_a_vtree_deeper_than_pysdd_can_recurse(monkeypatch):
+    import autonesy.tools.compile as compile_module
+
+    monkeypatch.setattr(compile_module, "LINEAR_VTREE_MAX_VARS", 4)
+    with pytest.raises(CompilationBudgetExceeded, match="5 variables, more than a right-linear vtree of 4"):
+        compile_module.compile_by_elimination(CNF(2, ((1, 5),), 5))
