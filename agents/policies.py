@@ -28,21 +28,23 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from autonesy.agents.llm import ChatBackend, LLMError, LLMResponse
-from autonesy.agents.llm.guided import DECODING_MODES, answer_text, check_decoding, guided_params
-from autonesy.agents.prompts import (
+from autonesy.agents.llm.guided import answer_text, check_decoding, guided_params
+from autonesy.agents.options import (
+    DECODING_MODES,
+    EXPERT,
+    FEW_SHOT,
+    ORACLE_FEEDBACK,
     PROMPT_STYLES,
-    Prompt,
-    formalizer_prompt,
-    repair_prompt,
-    semantic_repair_prompt,
-    with_examples,
+    ZERO_SHOT,
+    ZERO_SHOT_COT,
 )
+from autonesy.agents.prompts import Prompt, formalizer_prompt, repair_prompt, semantic_repair_prompt, with_examples
 from autonesy.agents.repair import RepairVerdict, parse_repair_answer
 from autonesy.tasks.task import Task
+from autonesy.tools.config import MAX_REPAIRS
 from autonesy.tools.grammar import Grammar, answer_grammar, repair_grammar, to_gbnf
 from autonesy.tools.grammar.close import close_cut
 
-DEFAULT_MAX_REPAIRS = 5
 DEFAULT_REASONING_CHARS = 1200  # zs-cot under a grammar: free text before the block, at most this long
 TOKENS_PER_LINE = 32  # under a grammar, a block has at most (token budget / this) lines
 GRAMMAR_DEPTH = 5  # bracket nesting allowed under a grammar: the deepest reference formalization (kand-logic, SymPy)
@@ -93,7 +95,7 @@ class Policy:
     name: ClassVar[str] = ""
     uses_llm: ClassVar[bool] = True
     backend: ChatBackend | None = None
-    max_repairs: int = DEFAULT_MAX_REPAIRS
+    max_repairs: int = MAX_REPAIRS
     autofix: bool = True
     semantic_rounds: int = 0
     params: dict[str, Any] = field(default_factory=dict)
@@ -230,7 +232,7 @@ def _grammar(role: str, fmt: str, names: tuple[str, ...], reasoning_chars: int, 
 class ZeroShot(Policy):
     """The paper's zero-shot baseline: the formula straight away, no reasoning asked for."""
 
-    name: ClassVar[str] = "zs"
+    name: ClassVar[str] = ZERO_SHOT
 
     def style(self, spec: AttemptSpec) -> str:
         """Always zero-shot, whatever the spec says."""
@@ -241,7 +243,7 @@ class ZeroShot(Policy):
 class ZeroShotCoT(Policy):
     """The paper's zero-shot chain-of-thought baseline: reason first, then the formula."""
 
-    name: ClassVar[str] = "zs-cot"
+    name: ClassVar[str] = ZERO_SHOT_COT
 
     def style(self, spec: AttemptSpec) -> str:
         """Always zero-shot CoT, whatever the spec says."""
@@ -253,7 +255,7 @@ class OracleFeedback(Policy):
     """The spec's prompt style plus semantic repair: a formula that fails the oracle test goes back to the LLM with
     counterexamples (two rounds by default)."""
 
-    name: ClassVar[str] = "oracle-feedback"
+    name: ClassVar[str] = ORACLE_FEEDBACK
     semantic_rounds: int = 2
 
 
@@ -261,7 +263,7 @@ class OracleFeedback(Policy):
 class FewShot(Policy):
     """Worked examples before the question: leave-one-task-out reference formalizations."""
 
-    name: ClassVar[str] = "few-shot"
+    name: ClassVar[str] = FEW_SHOT
     shots: int = DEFAULT_SHOTS
 
     def formalizer_prompt(self, spec: AttemptSpec) -> Prompt:
@@ -298,7 +300,7 @@ def example_tasks(task_name: str, fmt: str, shots: int) -> tuple[Task, ...]:
 class Expert(Policy):
     """No LLM: answers with the task's reference formalization, an upper bound and an end-to-end check of the pipeline."""
 
-    name: ClassVar[str] = "expert"
+    name: ClassVar[str] = EXPERT
     uses_llm: ClassVar[bool] = False
 
     def formalize(self, spec: AttemptSpec) -> AgentTurn:

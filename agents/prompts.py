@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from autonesy.agents.options import PROMPT_STYLES
 from autonesy.tasks.task import Task
 from autonesy.tools.formats import front_end
 
-PROMPT_STYLES = ("zs", "zs-cot")
 SYSTEM_ROLE = "You are an expert in SAT solving and constraint modeling."
 FORMAT_TITLES = {
     "dimacs": "DIMACS CNF",

@@ -29,6 +29,9 @@ from autonesy.graph.run import RunConfig, run_attempt
 from autonesy.graph.trace import read_trace
 from autonesy.tasks.registry import TASK_NAMES, get_task
 from autonesy.tools.cnf import to_dimacs
+from autonesy.tools.llm_spec import LLMSpec
+
+SCRIPTED = LLMSpec.parse("http://scripted.test/v1@fake-model")  # the LLM a ready backend stands for
 
 
 def _cpu_seconds() -> float:
@@ -42,7 +45,7 @@ def overhead(task_name: str, root: Path) -> dict:
     answer = f"<cnf>\n{to_dimacs(task.ground_truth, task.names)}</cnf>"
     backend = LangChainChatBackend(FakeListChatModel(responses=[answer]), "scripted", "zero-latency")
     start, cpu = time.perf_counter(), _cpu_seconds()
-    summary = run_attempt(RunConfig(task=task_name, format="dimacs", llm="scripted"), root / task_name, backend=backend)
+    summary = run_attempt(RunConfig(task=task_name, format="dimacs", llm=SCRIPTED), root / task_name, backend=backend)
     wall, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
     nodes = collections.Counter()
     for event in read_trace(root / task_name):
@@ -53,8 +56,8 @@ def overhead(task_name: str, root: Path) -> dict:
         "vars": task.num_vars,
         "wall": wall,
         "cpu": cpu,
-        "llm": summary["llm_seconds"],
-        "status": summary["status"],
+        "llm": summary.llm_seconds,
+        "status": summary.status,
         **nodes,
     }
 

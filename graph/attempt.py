@@ -43,6 +43,7 @@ from autonesy.graph.tracer import Tracer, traced_node
 from autonesy.tasks.oracle_test import oracle_test
 from autonesy.tools.cnf import CNF, parse_dimacs, to_dimacs
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_formula
+from autonesy.tools.config import COMPILE_TIME_LIMIT_S
 from autonesy.tools.counting import CountTimedOut, ModelCount
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats import FormatError, convert
@@ -90,7 +91,7 @@ class AttemptRuntime:
     tracer: Tracer
     run_dir: Path
     labels: np.ndarray | None = None
-    compile_time_limit_s: float = 60.0
+    compile_time_limit_s: float = COMPILE_TIME_LIMIT_S
     training: TrainingRequest | None = None
 
 

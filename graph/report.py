@@ -78,15 +78,14 @@ from autonesy.graph import results
 from autonesy.graph.rundir import CONFIG_FILE, read_json
 from autonesy.graph.summary import RunSummary, SummaryError
 from autonesy.graph.trace import first_answer_syntax_error, shorten
+from autonesy.tasks.options import DETAIL_LEVELS
 from autonesy.tasks.registry import TASK_NAMES
-from autonesy.tasks.task import DETAIL_LEVELS
 from autonesy.tools import safe_files
 from autonesy.tools.errors import AutonesyError
-from autonesy.tools.formats.base import FORMATS
 from autonesy.tools.llm_spec import LLMPrices, llm_prices
+from autonesy.tools.options import FORMATS
 from autonesy.tools.terminal_text import terminal_line
 
-REPORT_FORMATS = ("md", "latex", "csv")
 FINISHED = ("accepted", "rejected")
 INFRA_FAILED = "infra_failed"  # an infrastructure failure that outlived its retries: never scored
 FIRST_ANSWER_FIELD = "first_answer_syntax_error"

@@ -20,15 +20,17 @@ import io
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from autonesy.graph.rundir import CHECKPOINTS_FILE, read_json
-from autonesy.graph.summary import MODEL_OUTCOMES, Outcome, RunSummary, SummaryError
-from autonesy.tasks.registry import TASK_NAMES
-from autonesy.tasks.task import DETAIL_LEVELS
+from autonesy.graph.summary import MODEL_OUTCOMES, FormulaScore, Outcome, RunSummary, SummaryError
+from autonesy.tasks.options import DETAIL_LEVELS
+from autonesy.tasks.registry import TASK_NAMES, TaskSpec
 from autonesy.tools import safe_files
-from autonesy.tools.formats.base import FORMATS
-from autonesy.tools.llm_spec import redact_spec
+from autonesy.tools.llm_spec import LLMSpec, LLMSpecError, redact_spec
+from autonesy.tools.options import FORMATS
 
 EXPERT = "expert"
 ATTEMPTS_DIR = "attempts"
@@ -41,88 +43,137 @@ SWEEP_FILE = "sweep.json"
 RESULTS_JSONL = "results.jsonl"
 RESULTS_CSV = "results.csv"
 
-# One row per attempt, in this column order (results.jsonl and results.csv).
-ROW_FIELDS: dict[str, str] = {
-    "attempt_id": "16 hex digits: SHA-256 of the attempt's identity (see attempt_identity)",
-    "task": "task name (catalogue name, task-file name, satbench-<key>, dcpbench-<problem>)",
-    "task_spec": "what load_task reads: a catalogue name, a task file, satbench:PATH#KEY, dcpbench:PATH#ID",
-    "benchmark": "catalogue | taskfile | satbench | dcpbench",
-    "num_vars": "number of task variables",
-    "llm": "the LLM spec as given to --llm ('expert' for the expert policy)",
-    "model": "the model name (the part after '@' or 'openai:'; 'expert')",
-    "format": "output format: dimacs | nat | pysat | cpmpy | sympy",
-    "prompt": "prompt style: zs | zs-cot",
-    "detail": "description level: detailed | not-detailed",
-    "policy": "agent policy: zs | zs-cot | oracle-feedback | few-shot | expert",
-    "decoding": "free | grammar (constrained to the format's answer grammar for the task)",
-    "repeat": "repeat index (0-based; --repeats draws independent answers: cache keys carry the attempt id)",
-    "max_repairs": "syntax-repair budget",
-    "max_tokens": "completion-token budget per LLM call (empty: the backend's default)",
-    "status": (
-        "accepted (the formula parsed and passed the checks: see relation and f1 for how right it is) | rejected "
-        "(the model gave no acceptable formula) | infra_failed (the LLM endpoint failed past its retries: not "
-        "scored, in no rate, retried on the next run) | timeout (ran past the per-attempt time limit; retried "
-        "only under a longer limit) | not_applicable (the format cannot express this task's reference, e.g. "
-        "NAT/SymPy for a ground truth with auxiliaries; never retried) | error (raised; retried on the next run) "
-        "| unfinished | pending"
-    ),
-    "failure": (
-        "why not accepted: syntax | token_budget | empty_answer | repeated_answer | ok_on_error (rejected); "
-        "connection | dns | auth | server_error | rate_limit | deadline (infra_failed); bad_request | config | "
-        "crash (error); empty otherwise"
-    ),
-    "syntax_error": "true when rejected because no parseable formula was reached (after repair, or [[OK]] on an error)",
-    "reason": "why the attempt was not accepted (or the exception, for status error)",
-    "repair_rounds": "[[OK]]/[[FIXED]] rounds used",
-    "semantic_rounds": "oracle-feedback rounds used",
-    "autofixes": "autofixes applied (list in JSONL, ';'-joined in CSV)",
-    "n_autofixes": "number of autofixes",
-    "llm_calls": "requests sent to the model (answers from the response cache not counted)",
-    "cached_calls": "answers the shared response cache gave instead of the model (not in the token counts)",
-    "prompt_tokens": "prompt tokens of those requests",
-    "completion_tokens": "completion tokens of those requests",
-    "llm_seconds": "summed latency of those requests",
-    "wall_seconds": "wall time of the run that finished the attempt (a resumed attempt: the last run only)",
-    "oracle_passed": "oracle test verdict on the accepted formula (empty when rejected)",
-    "compiled": "the SDD fit its budget (empty when rejected)",
-    "sdd_size": "SDD size",
-    "f1": "F1 vs the ground truth; 0 for a rejected attempt (as in the paper); empty without ground truth",
-    "precision": "precision (empty when rejected)",
-    "recall": "recall (empty when rejected)",
-    "relation": "equal | permissive | strict | incomparable (empty when rejected)",
-    "mc_ratio": "MC(formula) / max(MC(ground truth), 1)",
-    "tp": "MC(truth ∧ formula)",
-    "fp": "MC(¬truth ∧ formula)",
-    "fn": "MC(truth ∧ ¬formula)",
-    "tn": "MC(¬truth ∧ ¬formula)",
-    "count_method": "how the counts were obtained (enumeration | sdd | ganak | approxmc)",
-    "exact": "counts are exact (false only with approxmc)",
-    "run_dir": "the attempt's run directory, relative to the sweep directory",
-}
+ROW_STATUSES = (*(o.value for o in Outcome), "timeout", "not_applicable", "pending")  # also why there is no summary
+SUMMARY_COLUMNS = (  # copied from the attempt's RunSummary, typed as it types them
+    "status",
+    "failure",
+    "reason",
+    "repair_rounds",
+    "semantic_rounds",
+    "autofixes",
+    "llm_calls",
+    "cached_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "llm_seconds",
+)
+SCORE_COLUMNS = ("f1", *(name for name in FormulaScore.model_fields if name != "f1"))  # F1 first, as in the tables
+
+
+def _columns() -> dict[str, Any]:
+    """Each column's type and description, in column order: the job's settings, the outcome (the
+    summary's fields and what the row derives from them), the formula's score (one column per
+    :class:`FormulaScore` field), the run directory. An attempt without a summary leaves the
+    outcome and score columns empty."""
+    job: dict[str, tuple[Any, str]] = {
+        "attempt_id": (str, "16 hex digits: SHA-256 of the attempt's identity (see attempt_identity)"),
+        "task": (str, "task name (catalogue name, task-file name, satbench-<key>, dcpbench-<problem>)"),
+        "task_spec": (str, "what load_task reads: a catalogue name, a task file, satbench:PATH#KEY, dcpbench:PATH#ID"),
+        "benchmark": (
+            Literal["catalogue", "taskfile", "satbench", "dcpbench"],
+            "catalogue | taskfile | satbench | dcpbench",
+        ),
+        "num_vars": (int | None, "number of task variables"),
+        "llm": (str, "the LLM spec as given to --llm ('expert' for the expert policy)"),
+        "model": (str, "the model name (the part after '@' or 'openai:'; 'expert')"),
+        "format": (str, "output format: dimacs | nat | pysat | cpmpy | sympy"),
+        "prompt": (str, "prompt style: zs | zs-cot"),
+        "detail": (str, "description level: detailed | not-detailed"),
+        "policy": (str, "agent policy: zs | zs-cot | oracle-feedback | few-shot | expert"),
+        "decoding": (str, "free | grammar (constrained to the format's answer grammar for the task)"),
+        "repeat": (int, "repeat index (0-based; --repeats draws independent answers: cache keys carry the attempt id)"),
+        "max_repairs": (int | None, "syntax-repair budget"),
+        "max_tokens": (int | None, "completion-token budget per LLM call (empty: the backend's default)"),
+    }
+    outcome: dict[str, tuple[Any, str]] = {
+        "status": (
+            Literal[ROW_STATUSES],
+            "accepted (the formula parsed and passed the checks: see relation and f1 for how right it is) | rejected (the model gave no acceptable formula) | infra_failed (the LLM endpoint failed past its retries: not scored, in no rate, retried on the next run) | timeout (ran past the per-attempt time limit; retried only under a longer limit) | not_applicable (the format cannot express this task's reference, e.g. NAT/SymPy for a ground truth with auxiliaries; never retried) | error (raised; retried on the next run) | unfinished | pending",
+        ),
+        "failure": (
+            RunSummary.model_fields["failure"].annotation,
+            "why not accepted: syntax | token_budget | empty_answer | repeated_answer | ok_on_error (rejected); connection | dns | auth | server_error | rate_limit | deadline (infra_failed); bad_request | config | crash (error); empty otherwise",
+        ),
+        "syntax_error": (
+            bool,
+            "true when rejected because no parseable formula was reached (after repair, or [[OK]] on an error)",
+        ),
+        "reason": (
+            RunSummary.model_fields["reason"].annotation,
+            "why the attempt was not accepted (or the exception, for status error)",
+        ),
+        "repair_rounds": (RunSummary.model_fields["repair_rounds"].annotation, "[[OK]]/[[FIXED]] rounds used"),
+        "semantic_rounds": (RunSummary.model_fields["semantic_rounds"].annotation, "oracle-feedback rounds used"),
+        "autofixes": (
+            RunSummary.model_fields["autofixes"].annotation,
+            "autofixes applied (list in JSONL, ';'-joined in CSV)",
+        ),
+        "n_autofixes": (int, "number of autofixes"),
+        "llm_calls": (
+            RunSummary.model_fields["llm_calls"].annotation,
+            "requests sent to the model (answers from the response cache not counted)",
+        ),
+        "cached_calls": (
+            RunSummary.model_fields["cached_calls"].annotation,
+            "answers the shared response cache gave instead of the model (not in the token counts)",
+        ),
+        "prompt_tokens": (RunSummary.model_fields["prompt_tokens"].annotation, "prompt tokens of those requests"),
+        "completion_tokens": (
+            RunSummary.model_fields["completion_tokens"].annotation,
+            "completion tokens of those requests",
+        ),
+        "llm_seconds": (RunSummary.model_fields["llm_seconds"].annotation, "summed latency of those requests"),
+        "wall_seconds": (
+            float,
+            "wall time of the run that finished the attempt (a resumed attempt: the last run only)",
+        ),
+        "oracle_passed": (bool, "oracle test verdict on the accepted formula (empty when rejected)"),
+        "compiled": (bool, "the SDD fit its budget (empty when rejected)"),
+        "sdd_size": (int, "SDD size"),
+    }
+    score = {name: (FormulaScore.model_fields[name].annotation, _score_description(name)) for name in SCORE_COLUMNS}
+    columns = {name: (kind, Field(description=text)) for name, (kind, text) in job.items()}
+    columns |= {
+        name: (kind | None, Field(None, description=text)) for name, (kind, text) in {**outcome, **score}.items()
+    }
+    return columns | {
+        "run_dir": (str, Field(description="the attempt's run directory, relative to the sweep directory"))
+    }
+
+
+def _score_description(name: str) -> str:
+    text = FormulaScore.model_fields[name].description or name
+    if name == "f1":
+        return f"{text}; 0 for a rejected attempt (as in the paper); empty without ground truth"
+    return f"{text} (empty when rejected)"
+
+
+ResultsRow: type[BaseModel] = create_model(
+    "ResultsRow",
+    __doc__="One attempt's row in results.jsonl and results.csv (strict: exactly what the row builder writes).",
+    __config__=ConfigDict(strict=True, extra="forbid"),
+    **_columns(),
+)
+# One row per attempt, in this column order (results.jsonl and results.csv): name → description.
+ROW_FIELDS: dict[str, str] = {name: field.description or name for name, field in ResultsRow.model_fields.items()}
 TIMING_FIELDS = ("wall_seconds", "llm_seconds")  # differ between two runs of the same sweep
 
 
 def benchmark_of(task_spec: str) -> str:
     """Which benchmark a task spec comes from (the results table's ``benchmark`` column, which the report's marginals
-    group by)."""
-    if task_spec.startswith("satbench:"):
-        return "satbench"
-    if task_spec.startswith("dcpbench:"):
-        return "dcpbench"
-    if task_spec.endswith(".toml"):
-        return "taskfile"
-    return "catalogue"
+    group by): catalogue | taskfile | satbench | dcpbench."""
+    return TaskSpec.parse(task_spec).kind
 
 
 def model_name(llm: str) -> str:
-    """The model part of an LLM spec, so the report can group attempts by model whatever endpoint served it."""
+    """The model part of an LLM spec, so the report can group attempts by model whatever endpoint served it
+    (a recorded spec that does not parse is shown as it is)."""
     if llm == EXPERT:
         return EXPERT
-    if llm.startswith("openai:"):
-        return llm[len("openai:") :]
-    if "://" in llm and "@" in llm.split("://", 1)[1]:
-        return llm.rsplit("@", 1)[1]
-    return llm
+    try:
+        return LLMSpec.parse(llm).model_name
+    except LLMSpecError:
+        return llm
 
 
 def finished(run_dir: Path, limit_s: float | None) -> bool:
@@ -223,26 +274,14 @@ def attempt_row(out: str | Path, job: Mapping[str, Any], run_dir: str | Path | N
     return row
 
 
-SCORE_FIELDS = ("f1", "precision", "recall", "relation", "mc_ratio", "tp", "fp", "fn", "tn", "count_method", "exact")
-
-
 def summary_fields(summary: RunSummary) -> dict[str, Any]:
     """The results-row fields an attempt's summary decides (the rest come from its job)."""
-    fields: dict[str, Any] = {
-        "status": summary.status.value,
-        "failure": summary.failure.value if summary.failure else None,
-        "reason": summary.reason,
-        "syntax_error": summary.syntax_error,
-        "repair_rounds": summary.repair_rounds,
-        "semantic_rounds": summary.semantic_rounds,
-        "autofixes": list(summary.autofixes),
-        "n_autofixes": len(summary.autofixes),
-        "llm_calls": summary.llm_calls,
-        "cached_calls": summary.cached_calls,
-        "prompt_tokens": summary.prompt_tokens,
-        "completion_tokens": summary.completion_tokens,
-        "llm_seconds": round(summary.llm_seconds, 4),
-    }
+    fields: dict[str, Any] = summary.model_dump(mode="json", include=set(SUMMARY_COLUMNS))
+    fields.update(
+        syntax_error=summary.syntax_error,
+        n_autofixes=len(summary.autofixes),
+        llm_seconds=round(summary.llm_seconds, 4),
+    )
     if summary.accepted:
         oracle, compiled = summary.oracle_test, summary.compiled
         fields.update(
@@ -251,7 +290,7 @@ def summary_fields(summary: RunSummary) -> dict[str, Any]:
             sdd_size=compiled.size if compiled else None,
         )
         if summary.metrics:
-            fields.update({key: getattr(summary.metrics, key) for key in SCORE_FIELDS})
+            fields.update(summary.metrics.model_dump(include=set(SCORE_COLUMNS)))
     elif summary.status == Outcome.REJECTED:
         fields["f1"] = 0.0
     return fields

@@ -25,7 +25,7 @@ verifications); ``summary.json`` is a ``RunSummary`` (``graph/summary.py``).
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +39,9 @@ from autonesy.agents.llm import (
     default_llm_spec,
     shared_cache,
 )
-from autonesy.agents.llm.guided import DECODING_MODES
 from autonesy.agents.llm.replay import recorded_decoding
-from autonesy.agents.policies import POLICIES, AttemptSpec, check_prompt_style, make_policy
+from autonesy.agents.options import DECODING_MODES, POLICY_NAMES
+from autonesy.agents.policies import AttemptSpec, check_prompt_style, make_policy
 from autonesy.graph.attempt import (
     AttemptRuntime,
     AttemptState,
@@ -51,23 +51,15 @@ from autonesy.graph.attempt import (
     json_safe,
 )
 from autonesy.graph.checkpoint_store import run_checkpointer
-from autonesy.graph.rundir import (  # first_link, package_versions, LINK_REFUSED, VERSIONED_PACKAGES: old paths
-    LINK_REFUSED,
-    SUMMARY_FILE,
-    VERSIONED_PACKAGES,
-    RunDir,
-    first_link,
-    package_versions,
-    run_or_resume,
-)
+from autonesy.graph.rundir import SUMMARY_FILE, RunDir, run_or_resume
 from autonesy.graph.summary import Outcome, RunSummary
 from autonesy.graph.tracer import Tracer
-from autonesy.tasks.registry import CATALOGUE, load_task
+from autonesy.tasks.registry import TaskSpec
 from autonesy.tasks.task import Task
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S, LLM_TIMEOUT_S, MAX_REPAIRS
 from autonesy.tools.errors import AutonesyError
-from autonesy.tools.formats.base import FORMATS
-from autonesy.tools.llm_spec import redact_spec
+from autonesy.tools.llm_spec import LLMSpec
+from autonesy.tools.options import FORMATS
 
 THREAD = {"configurable": {"thread_id": "attempt"}, "recursion_limit": 100}
 # What a resume must agree on: the same --out given to a different attempt is refused.
@@ -87,7 +79,7 @@ class RunConfig:
     prompt: str = "zs-cot"
     detail: str = "detailed"
     policy: str | None = None  # default: the prompt style's policy
-    llm: str | None = None  # default: $AUTONESY_LLM, else the embedded local model
+    llm: LLMSpec | None = None  # default: $AUTONESY_LLM, else the embedded local model
     max_repairs: int = MAX_REPAIRS
     cache: bool = True  # answers from (and into) the shared response cache; False: every call goes to the LLM
     compile_time_limit_s: float = COMPILE_TIME_LIMIT_S
@@ -101,6 +93,16 @@ class RunConfig:
     seeds: int | None = None  # training seeds (default 5; 1 under --train auto)
     epochs: int | None = None  # training epochs (default: the trainer's; 3 under --train auto)
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        """The configuration :meth:`to_dict` wrote (a sweep's job): the LLM spec parsed from its text."""
+        llm = data.get("llm")
+        return cls(**{**data, "llm": LLMSpec.parse(llm) if llm else None})
+
+    def to_dict(self) -> dict[str, Any]:
+        """The configuration as JSON data, the LLM as its spec text (with any password: redact to show it)."""
+        return {**asdict(self), "llm": self.llm.text if self.llm else None}
+
     def resolved(self) -> RunConfig:
         """The configuration with every default decided and every choice checked (a ``RunError`` names
         the bad one), so what ``config.json`` records is what ran."""
@@ -111,45 +113,43 @@ class RunConfig:
         except ValueError as error:
             raise RunError(str(error)) from None
         policy = self.policy or self.prompt
-        if policy not in POLICIES:
-            raise RunError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
-        llm = None if policy == "expert" else (self.llm or default_llm_spec())
+        if policy not in POLICY_NAMES:
+            raise RunError(f"unknown policy {policy!r}; choose one of {', '.join(POLICY_NAMES)}")
+        llm = None if policy == "expert" else (self.llm or LLMSpec.parse(default_llm_spec()))
         decoding = self.decoding or default_decoding(llm)
         if decoding not in DECODING_MODES:
             raise RunError(f"unknown decoding {decoding!r}; choose one of {', '.join(DECODING_MODES)}")
-        has_data = self.task in CATALOGUE
+        has_data = TaskSpec.parse(self.task).has_data
         train, seeds, epochs = resolve_training(self.train, self.seeds, self.epochs, llm, has_data)
         if train != "none" and not has_data:
             raise RunError(f"--train needs annotated data, and task {self.task!r} has none")
-        return RunConfig(
-            **{
-                **asdict(self),
-                "policy": policy,
-                "llm": llm,
-                "decoding": decoding,
-                "train": train,
-                "seeds": seeds,
-                "epochs": epochs,
-                "data": has_data and (self.data or train != "none"),
-            }
+        return replace(
+            self,
+            policy=policy,
+            llm=llm,
+            decoding=decoding,
+            train=train,
+            seeds=seeds,
+            epochs=epochs,
+            data=has_data and (self.data or train != "none"),
         )
 
 
-def default_decoding(llm: str | None) -> str:
+def default_decoding(llm: LLMSpec | None) -> str:
     """``grammar`` for the embedded model (whose server takes GBNF), what a replayed trace was
     recorded with, ``free`` elsewhere (a server's grammar support is only known when its config names it)."""
-    if llm is not None and llm.startswith("replay:"):
-        return recorded_decoding(llm[len("replay:") :].strip())
-    return "grammar" if llm is not None and (llm == "local" or llm.startswith("local:")) else "free"
+    if llm is not None and llm.kind == "replay":
+        return recorded_decoding(llm.path)
+    return "grammar" if llm is not None and llm.kind == "local" else "free"
 
 
 def resolve_training(
-    train: str, seeds: int | None, epochs: int | None, llm: str | None, has_data: bool
+    train: str, seeds: int | None, epochs: int | None, llm: LLMSpec | None, has_data: bool
 ) -> tuple[str, int, int | None]:
     """``--train auto``: the main command (embedded model, a task with data) trains SPL and SL on a
     short schedule (1 seed, 3 epochs) so it ends in minutes; anything else trains only when asked."""
     if train == "auto":
-        main_job = has_data and llm is not None and (llm == "local" or llm.startswith("local:"))
+        main_job = has_data and llm is not None and llm.kind == "local"
         return ("spl,sl", seeds or 1, epochs or 3) if main_job else ("none", seeds or 5, epochs)
     return train, seeds or 5, epochs
 
@@ -160,7 +160,7 @@ def training_note(requested: str, config: RunConfig) -> str:
         if requested == "auto":
             why = (
                 "no annotated data"
-                if config.task not in CATALOGUE
+                if not TaskSpec.parse(config.task).has_data
                 else "--train auto trains only with the embedded model"
             )
             return f"training: none ({why}; --train spl,sl trains SPL and SL on an accepted formula)"
@@ -169,20 +169,14 @@ def training_note(requested: str, config: RunConfig) -> str:
     return f"training: {config.train} on an accepted formula, {config.seeds} seed(s), {epochs}"
 
 
-def task_data(task_spec: str, data_dir: str | Path | None = None) -> Any:
+def task_data(task_spec: TaskSpec, data_dir: str | Path | None = None) -> Any:
     """The task's annotated splits (built on first use) for the oracle test and training; None for
     tasks without data (task files, external benchmarks)."""
     from autonesy.tasks.data.dataset import load_dataset
 
-    if task_spec not in CATALOGUE:
+    if not task_spec.has_data:
         return None
-    return load_dataset(task_spec, data_dir)
-
-
-def training_labels(task_spec: str, data_dir: str | Path | None = None) -> np.ndarray | None:
-    """The task's training labels for the oracle test (None for tasks without annotated data)."""
-    dataset = task_data(task_spec, data_dir)
-    return None if dataset is None else dataset.train.y
+    return load_dataset(task_spec.text, data_dir)
 
 
 def training_request(config: RunConfig, dataset: Any, progress: bool) -> TrainingRequest | None:
@@ -210,10 +204,10 @@ def config_record(config: RunConfig, task: Task, backend: ChatBackend | None) ->
     the command line is the backend's default, which is what the server received)."""
     sent = getattr(backend, "default_params", {}) or {}
     return {
-        **asdict(config),
+        **config.to_dict(),
         "task": task.name,
         "task_spec": config.task,
-        "llm": backend.label if backend else config.llm,
+        "llm": backend.label if backend else None,
         "max_tokens": config.max_tokens if config.max_tokens is not None else sent.get("max_tokens"),
     }
 
@@ -237,10 +231,11 @@ def run_attempt(
     requested_training = config.train
     config = config.resolved()
     notify(training_note(requested_training, config))
-    task = load_task(config.task)
+    task_spec = TaskSpec.parse(config.task)
+    task = task_spec.load()
     task.descriptions.get(config.detail)  # validates the detail level
     rundir = RunDir.open(Path(run_dir) if run_dir else default_run_dir(config, task), RunError)
-    dataset = task_data(config.task, config.data_dir) if config.data else None
+    dataset = task_data(task_spec, config.data_dir) if config.data else None
     if labels is None and dataset is not None:
         labels = dataset.train.y
     if training is None:
@@ -251,7 +246,7 @@ def run_attempt(
         cache = shared_cache() if config.cache else None
         options = {} if config.max_tokens is None else {"max_tokens": config.max_tokens}
         backend = backend_from_spec(config.llm, timeout_s=config.llm_timeout_s, cache=cache, **options)
-        if config.llm == "local":
+        if config.llm.kind == "local" and not config.llm.path:
             notify(f"note: {LOCAL_NOTICE}")
     try:
         policy = make_policy(policy_name, backend, max_repairs=config.max_repairs, decoding=config.decoding)
@@ -306,7 +301,7 @@ INITIAL_STATE: AttemptState = {
 def summarize(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any]) -> RunSummary:
     """The attempt's final graph state as its summary record."""
     status = state.get("status", "unfinished")
-    return RunSummary.from_dict(
+    return RunSummary.model_validate(
         json_safe(
             {
                 "run_dir": str(run_dir),
@@ -315,7 +310,7 @@ def summarize(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any
                 "prompt": config.prompt,
                 "detail": config.detail,
                 "policy": config.policy,
-                "llm": redact_spec(config.llm),
+                "llm": config.llm.redacted if config.llm else None,
                 "decoding": config.decoding,
                 "status": status,
                 "failure": state.get("failure"),
@@ -362,20 +357,4 @@ def write_outputs(rundir: RunDir, state: dict[str, Any], summary: RunSummary) ->
     rundir.write_json("metrics.json", json_safe(metrics))
     if state.get("downstream"):
         rundir.write_json("downstream.json", json_safe(state["downstream"]))
-    rundir.write_json(SUMMARY_FILE, summary.to_dict())
-
-
-__all__ = [
-    "LINK_REFUSED",
-    "VERSIONED_PACKAGES",
-    "RunConfig",
-    "RunError",
-    "RunSummary",
-    "default_decoding",
-    "first_link",
-    "package_versions",
-    "resolve_training",
-    "run_attempt",
-    "task_data",
-    "training_labels",
-]
+    rundir.write_json(SUMMARY_FILE, summary.model_dump())

@@ -2,13 +2,16 @@
 a sweep's results row is built from and a report reads back.
 
 One record along the whole path (run → sweep row → report) means a field is named, typed and
-defaulted in one place instead of being re-read with ``.get()`` at each step. A summary read from
-disk is untrusted (run directories travel): :meth:`RunSummary.from_dict` keeps each field that has
-its declared type and puts the field's default in place of any other value, and a file that is not
-a JSON object at all is a :class:`SummaryError` (one line), never a traceback.
+defaulted in one place instead of being re-read with ``.get()`` at each step. The records are
+pydantic models, so the same declaration gives the typed read, the JSON written and the JSON Schema
+in ``docs/schemas/`` (``graph/schemas.py``). A summary read from disk is untrusted (run directories
+travel): ``RunSummary.model_validate`` keeps each field that has its declared type (strictly: no
+``"3"`` read as 3; an int is a float, as in JSON) and puts the field's default in place of any other
+value, and a file that is not a JSON object at all is a :class:`SummaryError` (one line), never a
+traceback.
 
-The JSON on disk is the one written before this record existed (same keys, same order), so older
-run directories read back unchanged.
+The JSON on disk is the one written before these models existed (same keys, same order), plus
+``schema_version`` last; a file without it is version 1, so older run directories read back unchanged.
 
 An attempt's ``status`` is an :class:`Outcome` and ``failure`` a :class:`FailureKind` saying why it
 was not accepted. ``accepted`` and ``rejected`` are the model's outcomes only; ``infra_failed`` is an
@@ -21,91 +24,40 @@ reads as it was written: ``rejected``, since which of its failures were outages 
 
 from __future__ import annotations
 
-import dataclasses
 import enum
-import types
-from collections.abc import Iterator, Mapping
-from functools import cached_property
 from pathlib import Path
-from typing import Any, ClassVar, Union, get_args, get_origin, get_type_hints
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticUseDefault
 
 from autonesy.graph.rundir import SUMMARY_FILE, read_json
 from autonesy.tools import safe_files
 from autonesy.tools.errors import AutonesyError
+
+SUMMARY_SCHEMA_VERSION = 1  # the summary.json written before schema_version existed is version 1 too
 
 
 class SummaryError(AutonesyError, ValueError):
     """A ``summary.json`` that is not a run's summary (damaged, or written by another program)."""
 
 
-def _fits(value: Any, hint: Any) -> tuple[bool, Any]:
-    """Whether ``value`` (from JSON) has the type ``hint``, and the value as that type."""
-    origin = get_origin(hint)
-    if origin in (Union, types.UnionType):
-        for option in get_args(hint):
-            fits, typed = _fits(value, option)
-            if fits:
-                return True, typed
-        return False, None
-    if hint is Any:
-        return True, value
-    if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        try:
-            return True, hint(value)
-        except ValueError:
-            return False, None
-    if hint is type(None):
-        return value is None, None
-    if hint in (bool, str):
-        return type(value) is hint, value
-    if hint is int:
-        return type(value) is int, value
-    if hint is float:  # an int is a float in JSON; NumPy's floats are floats
-        ok = isinstance(value, float) or type(value) is int
-        return ok, float(value) if ok else None
-    if origin is list:
-        (item,) = get_args(hint)
-        if not isinstance(value, list):
-            return False, None
-        checked = [_fits(v, item) for v in value]
-        return all(ok for ok, _ in checked), [v for _, v in checked]
-    if origin is dict:
-        return isinstance(value, dict) and all(isinstance(k, str) for k in value), value
-    if isinstance(hint, type) and issubclass(hint, _Record):
-        return isinstance(value, dict), hint.from_dict(value) if isinstance(value, dict) else None
-    raise TypeError(f"no JSON reading for {hint!r}")  # a field declared with a type this module cannot read
+class Record(BaseModel):
+    """A record read tolerantly from JSON: a field whose value does not have the declared type (or
+    is missing) takes its default; every field is written back, in declaration order."""
 
+    model_config = ConfigDict(strict=True, frozen=True)
 
-class _Record:
-    """A frozen dataclass read tolerantly from JSON and written back as the same JSON."""
-
-    OMIT_NONE: ClassVar[bool] = False  # leave out fields that are None (the key was absent when written)
-
+    @field_validator("*", mode="wrap")
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Any:
-        """The record from a JSON object: a field of the wrong type (or missing) takes its default."""
-        hints = get_type_hints(cls)
-        values = {}
-        for spec in dataclasses.fields(cls):  # type: ignore[arg-type]
-            if spec.name in data:
-                fits, typed = _fits(data[spec.name], hints[spec.name])
-                if fits:
-                    values[spec.name] = typed
-        return cls(**values)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object, keys in declaration order."""
-        out: dict[str, Any] = {}
-        for spec in dataclasses.fields(self):  # type: ignore[arg-type]
-            value = getattr(self, spec.name)
-            if value is None and self.OMIT_NONE:
-                continue
-            out[spec.name] = value.to_dict() if isinstance(value, _Record) else value
-        return out
+    def _or_default(cls, value: Any, handler: Any) -> Any:
+        try:
+            return handler(value)
+        except ValidationError:
+            raise PydanticUseDefault() from None
 
 
-@dataclasses.dataclass(frozen=True)
-class OracleVerdict(_Record):
+class OracleVerdict(Record):
     """The oracle test of the accepted formula (``tasks/oracle_test.py``), as the summary keeps it."""
 
     passed: bool | None = None
@@ -116,36 +68,40 @@ class OracleVerdict(_Record):
     too_permissive: int | None = None
 
 
-@dataclasses.dataclass(frozen=True)
-class Compilation(_Record):
+def _omitted_when_none() -> Any:
+    """A field left out of the JSON while it is None (its key was absent when written)."""
+    return Field(None, exclude_if=lambda value: value is None)
+
+
+class Compilation(Record):
     """The accepted formula's SDD: its files, size and model count, or why it did not fit the budget."""
 
-    OMIT_NONE: ClassVar[bool] = True
-
-    ok: bool | None = None
-    note: str | None = None
-    sdd: str | None = None
-    vtree: str | None = None
-    size: int | None = None
-    model_count: str | None = None  # as text: counts pass 2^53
-    seconds: float | None = None
+    ok: bool | None = _omitted_when_none()
+    note: str | None = _omitted_when_none()
+    sdd: str | None = _omitted_when_none()
+    vtree: str | None = _omitted_when_none()
+    size: int | None = _omitted_when_none()
+    model_count: str | None = _omitted_when_none()  # as text: counts pass 2^53
+    seconds: float | None = _omitted_when_none()
 
 
-@dataclasses.dataclass(frozen=True)
-class FormulaScore(_Record):
-    """The accepted formula against the ground truth (``tools/metrics.py``); counts past 2^53 are text."""
+class FormulaScore(Record):
+    """The accepted formula against the ground truth (``tools/metrics.py``); counts past 2^53 are text.
+    A sweep's results row has one column per field (``graph/results.py``), described as here."""
 
-    precision: float | None = None
-    recall: float | None = None
-    f1: float | None = None
-    relation: str | None = None
-    mc_ratio: float | None = None
-    tp: int | str | None = None
-    fp: int | str | None = None
-    fn: int | str | None = None
-    tn: int | str | None = None
-    count_method: str | None = None
-    exact: bool | None = None
+    precision: float | None = Field(None, description="precision")
+    recall: float | None = Field(None, description="recall")
+    f1: float | None = Field(None, description="F1 vs the ground truth")
+    relation: str | None = Field(None, description="equal | permissive | strict | incomparable")
+    mc_ratio: float | None = Field(None, description="MC(formula) / max(MC(ground truth), 1)")
+    tp: int | str | None = Field(None, description="MC(truth ∧ formula)")
+    fp: int | str | None = Field(None, description="MC(¬truth ∧ formula)")
+    fn: int | str | None = Field(None, description="MC(truth ∧ ¬formula)")
+    tn: int | str | None = Field(None, description="MC(¬truth ∧ ¬formula)")
+    count_method: str | None = Field(
+        None, description="how the counts were obtained (enumeration | sdd | ganak | approxmc)"
+    )
+    exact: bool | None = Field(None, description="counts are exact (false only with approxmc)")
 
 
 class Outcome(enum.StrEnum):
@@ -184,10 +140,8 @@ MODEL_OUTCOMES = (Outcome.ACCEPTED, Outcome.REJECTED)  # the only attempts a mod
 SYNTAX_FAILURES = (FailureKind.SYNTAX, FailureKind.TOKEN_BUDGET, FailureKind.REPEATED_ANSWER, FailureKind.OK_ON_ERROR)
 
 
-@dataclasses.dataclass(frozen=True)
-class RunSummary(_Record, Mapping[str, Any]):
-    """One attempt's outcome (``summary.json``). It also reads as a mapping of its JSON form, so code
-    written against the JSON (``summary["status"]``) keeps working."""
+class RunSummary(Record):
+    """One attempt's outcome (``summary.json``)."""
 
     run_dir: str = ""
     task: str = ""
@@ -197,13 +151,13 @@ class RunSummary(_Record, Mapping[str, Any]):
     policy: str = ""
     llm: str | None = None  # redacted spec; None for the expert policy
     decoding: str = "free"  # summaries written before constrained decoding existed were free
-    status: Outcome = Outcome.UNFINISHED
-    failure: FailureKind | None = None
+    status: Outcome = Field(default=Outcome.UNFINISHED, strict=False)  # read from its value ("accepted")
+    failure: FailureKind | None = Field(default=None, strict=False)
     accepted: bool = False
     reason: str = ""
     repair_rounds: int = 0
     semantic_rounds: int = 0
-    autofixes: list[str] = dataclasses.field(default_factory=list)
+    autofixes: list[str] = Field(default_factory=list)
     oracle_test: OracleVerdict | None = None
     compiled: Compilation | None = None
     metrics: FormulaScore | None = None
@@ -213,6 +167,7 @@ class RunSummary(_Record, Mapping[str, Any]):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     llm_seconds: float = 0.0
+    schema_version: int = SUMMARY_SCHEMA_VERSION
 
     @classmethod
     def read(cls, run_dir: Path) -> RunSummary | None:
@@ -223,7 +178,7 @@ class RunSummary(_Record, Mapping[str, Any]):
         data = read_json(path)  # a link, a FIFO or a folder in its place is refused: not a summary
         if not isinstance(data, dict):
             raise SummaryError(f"{path} is not a run summary (damaged, or from another program)")
-        return cls.from_dict(data)
+        return cls.model_validate(data)
 
     @property
     def syntax_error(self) -> bool:
@@ -231,28 +186,17 @@ class RunSummary(_Record, Mapping[str, Any]):
         summary written before ``failure`` existed counts when rejected at all."""
         return self.status == Outcome.REJECTED and (self.failure is None or self.failure in SYNTAX_FAILURES)
 
-    @cached_property
-    def _json(self) -> dict[str, Any]:
-        return self.to_dict()
-
-    def __getitem__(self, key: str) -> Any:
-        return self._json[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._json)
-
-    def __len__(self) -> int:
-        return len(self._json)
-
 
 __all__ = [
     "MODEL_OUTCOMES",
+    "SUMMARY_SCHEMA_VERSION",
     "SYNTAX_FAILURES",
     "Compilation",
     "FailureKind",
     "FormulaScore",
     "OracleVerdict",
     "Outcome",
+    "Record",
     "RunSummary",
     "SummaryError",
 ]

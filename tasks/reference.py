@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from autonesy.tools.formats.base import FORMATS
 from autonesy.tools.formats.render import render_cnf, render_expression
+from autonesy.tools.options import FORMATS
 
 if TYPE_CHECKING:
     from autonesy.tasks.task import Task

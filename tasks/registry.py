@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from functools import cache
 
 from autonesy.tasks.task import Task, TaskError
@@ -58,15 +59,42 @@ def all_tasks() -> list[Task]:
     return [get_task(name) for name in TASK_NAMES]
 
 
+@dataclass(frozen=True)
+class TaskSpec:
+    """A task spec (``--task``, a sweep's task, ``config.json``'s ``task_spec``), parsed once: its
+    ``kind`` — ``catalogue`` (a name), ``taskfile`` (``*.toml``), ``satbench`` / ``dcpbench`` (one
+    record of an external benchmark copy, ``satbench:PATH#KEY`` / ``dcpbench:PATH#ID``)."""
+
+    kind: str
+    text: str
+
+    @classmethod
+    def parse(cls, text: str) -> TaskSpec:
+        """The kind of ``text`` (any text has one; :meth:`load` says whether it names a task)."""
+        for prefix in ("satbench", "dcpbench"):
+            if text.startswith(f"{prefix}:"):
+                return cls(prefix, text)
+        return cls("taskfile" if text.endswith(".toml") else "catalogue", text)
+
+    @property
+    def has_data(self) -> bool:
+        """Whether the task has annotated data (catalogue tasks do; task files and benchmark records do not)."""
+        return self.kind == "catalogue" and self.text in CATALOGUE
+
+    def load(self) -> Task:
+        """The task (see tasks/adapters and tasks/taskfile for the non-catalogue kinds)."""
+        if self.kind in ("satbench", "dcpbench"):
+            from autonesy.tasks.adapters import load
+
+            return load(self.text)
+        if self.kind == "taskfile":
+            from autonesy.tasks.taskfile import load_task_file
+
+            return load_task_file(self.text)
+        return get_task(self.text)
+
+
 def load_task(spec: str) -> Task:
     """A catalogue name, the path of a user task file (``*.toml``), or one record of an external
     benchmark copy: ``satbench:PATH#KEY`` / ``dcpbench:PATH#ID`` (see tasks/adapters)."""
-    if spec.startswith(("satbench:", "dcpbench:")):
-        from autonesy.tasks.adapters import load
-
-        return load(spec)
-    if spec.endswith(".toml"):
-        from autonesy.tasks.taskfile import load_task_file
-
-        return load_task_file(spec)
-    return get_task(spec)
+    return TaskSpec.parse(spec).load()

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from autonesy.tasks.options import DETAIL_LEVELS
 from autonesy.tools.cnf import CNF
 from autonesy.tools.errors import AutonesyError
 
@@ -19,7 +20,6 @@ if TYPE_CHECKING:  # the expression tree type, only for annotations
 
 EQUIVALENCE_METHODS = ("exhaustive", "construction", "clausal", "none")
 PROVENANCES = ("real", "procedural", "synthetic-features", "user", "none")
-DETAIL_LEVELS = ("detailed", "not-detailed")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 # Names the formats treat as operators or library names (NAT keywords, SymPy/Python builtins).
 _NAT_KEYWORDS = frozenset({"AND", "OR", "NOT", "IMPLIES", "IFF", "XOR", "TRUE", "FALSE"})

@@ -12,6 +12,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from autonesy.agents.llm import LangChainChatBackend
 from autonesy.graph.results import RESULTS_JSONL, read_results
 from autonesy.graph.run import RunConfig, run_attempt
+from autonesy.tools.llm_spec import LLMSpec
 
 ONE_HOT = "p cnf 10 46\n1 2 3 4 5 6 7 8 9 10 0\n" + "".join(
     f"-{a} -{b} 0\n" for a in range(1, 11) for b in range(a + 1, 11)
@@ -38,7 +39,9 @@ def make_repeating_attempt(run_dir: Path) -> Path:
 
 def _attempt(run_dir: Path, answers: list[str]) -> Path:
     backend = LangChainChatBackend(FakeListChatModel(responses=answers), "scripted", "fake", retries=1)
-    config = RunConfig(task="fashion", format="dimacs", llm="scripted", policy="oracle-feedback")
+    config = RunConfig(
+        task="fashion", format="dimacs", llm=LLMSpec.parse("http://scripted.test/v1@fake"), policy="oracle-feedback"
+    )
     run_attempt(config, run_dir, backend=backend)
     return run_dir
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from autonesy.agents.llm.spec import backend_from_spec
+from autonesy.agents.llm import backend_from_spec
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

@@ -503,9 +503,9 @@ def compile_from_models(
             for left_part, right_parts in by_left.items():
                 by_right.setdefault(frozenset(right_parts), set()).add(left_part)
             result = manager.false()
-            for right_parts, left_parts in by_right.items():
+            for right_key, left_parts in by_right.items():
                 prime = build(node.left(), offset, frozenset(left_parts))
-                result = result | (prime & build(node.right(), offset + split, frozenset(right_parts)))
+                result = result | (prime & build(node.right(), offset + split, right_key))
         built[key] = result
         return result
 

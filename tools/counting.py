@@ -42,6 +42,7 @@ from autonesy.tools.compile import (
 )
 from autonesy.tools.elimination import eliminate_auxiliaries
 from autonesy.tools.enumeration import CountTimedOut, Enumeration, EnumerationCapReached, Model, enumerate_models
+from autonesy.tools.options import COUNT_METHODS
 from autonesy.tools.preprocess import simplify_projected
 
 __all__ = [
@@ -55,7 +56,6 @@ __all__ = [
     "enumerate_models",
 ]
 
-COUNT_METHODS = ("auto", "enumeration", "sdd", "ganak", "approxmc")
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long

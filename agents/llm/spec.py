@@ -1,4 +1,6 @@
-"""``backend_from_spec``: the ``--llm`` string (or a TOML config file) → a ``ChatBackend``.
+"""The OpenAI-compatible providers of the backend registry (``agents/llm/registry.py``): the
+``openai``, ``http`` and ``config`` kinds of a parsed ``LLMSpec`` (``tools/llm_spec.py``) → a
+``ChatBackend``; ``local`` and ``replay`` are provided by their own modules.
 
 Accepted forms::
 
@@ -32,49 +34,32 @@ import os
 import tomllib
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from autonesy.agents.llm.cache import ResponseCache
 from autonesy.agents.llm.chat import ChatBackend, LangChainChatBackend
 from autonesy.agents.llm.errors import LLMError
 from autonesy.agents.llm.openai_compat import openai_chat_model
-from autonesy.agents.llm.replay import ReplayBackend
+from autonesy.agents.llm.registry import backend_from_spec, provider
 from autonesy.tools.config import (
     DEFAULT_LLM,
     LLM_ENV,
     LLM_KEY_ENV,
-    LLM_TIMEOUT_S,
     OPENAI_BASE_URL,
     OPENAI_BASE_URL_ENV,
     OPENAI_KEY_ENV,
     env,
 )
-from autonesy.tools.llm_spec import PRICE_KEYS
+from autonesy.tools.llm_spec import PRICE_KEYS, LLMSpec, public_url
 
-DEFAULT_TIMEOUT_S = LLM_TIMEOUT_S
-DEFAULT_MAX_TOKENS = 4096
 OPENAI_HOST = "api.openai.com"
 DUMMY_API_KEY = "not-needed"
 KEY_ENV_VARS = (LLM_KEY_ENV, OPENAI_KEY_ENV)
-ACCEPTED_FORMS = (
-    "'openai:MODEL', 'http(s)://HOST:PORT/v1@MODEL', 'local', 'local:PATH.gguf', "
-    "'replay:TRACE.jsonl', or the path of a TOML file with an [llm] table"
-)
 
 
 def default_llm_spec() -> str:
     """``$AUTONESY_LLM`` when set, else ``local`` (the embedded smoke-test model)."""
     return env(LLM_ENV) or DEFAULT_LLM
-
-
-def public_url(url: str) -> str:
-    """The URL without user info, query or fragment (what may appear in labels and traces)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:  # IPv6 literal
-        host = f"[{host}]"
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
 def _check_url(url: str) -> None:
@@ -250,76 +235,39 @@ def _from_config_file(path: Path, **overrides: Any) -> ChatBackend:
     )
 
 
-def backend_from_spec(
-    spec: str,
-    *,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-    max_tokens: int | None = DEFAULT_MAX_TOKENS,
-    temperature: float | None = 0.0,
-    cache: ResponseCache | None = None,
-    retries: int = 3,
-    backoff_s: float = 1.0,
-) -> ChatBackend:
-    """The backend a spec names (see the module docstring); ``LLMError("config")`` otherwise.
-
-    ``retries`` counts attempts in all (1 = no retry).  The ``local`` backend starts its server
-    lazily, on the first call that the cache cannot answer; ``close()`` (or exit) stops it.
-    """
-    settings = dict(
-        timeout_s=timeout_s,
-        max_tokens=max_tokens,
-        temperature=temperature,
-        cache=cache,
-        retries=retries,
-        backoff_s=backoff_s,
-    )
-    spec = (spec or "").strip()
-    if not spec:
-        raise LLMError("config", f"empty LLM spec; accepted forms: {ACCEPTED_FORMS}")
-    if spec.startswith("openai:"):
-        model = spec[len("openai:") :].strip()
-        if not model:
-            raise LLMError("config", "'openai:' needs a model name, e.g. openai:gpt-4o-mini")
-        base_url = env(OPENAI_BASE_URL_ENV) or OPENAI_BASE_URL
-        names = ("OPENAI_API_KEY",) if urlsplit(base_url).hostname == OPENAI_HOST else ("AUTONESY_LLM_API_KEY",)
-        api_key = _key_from_env(names, None)
-        if not api_key:
-            raise LLMError(
-                "config",
-                f"{spec} needs an API key: set the environment variable {names[0]}"
-                + (
-                    ""
-                    if names[0] == "OPENAI_API_KEY"
-                    else f" (OPENAI_BASE_URL points to {public_url(base_url)}, not OpenAI, and OPENAI_API_KEY "
-                    "goes only to OpenAI)"
-                ),
-            )
-        return openai_compatible_backend(
-            base_url, model, api_key, max_tokens_in_extra_body=False, grammar_dialect="json_schema", **settings
+@provider("openai")
+def openai_backend(spec: LLMSpec, settings: dict[str, Any]) -> ChatBackend:
+    """``openai:MODEL``: OpenAI's API (or ``$OPENAI_BASE_URL``), its key from the environment."""
+    base_url = env(OPENAI_BASE_URL_ENV) or OPENAI_BASE_URL
+    names = ("OPENAI_API_KEY",) if urlsplit(base_url).hostname == OPENAI_HOST else ("AUTONESY_LLM_API_KEY",)
+    api_key = _key_from_env(names, None)
+    if not api_key:
+        raise LLMError(
+            "config",
+            f"{spec} needs an API key: set the environment variable {names[0]}"
+            + (
+                ""
+                if names[0] == "OPENAI_API_KEY"
+                else f" (OPENAI_BASE_URL points to {public_url(base_url)}, not OpenAI, and OPENAI_API_KEY "
+                "goes only to OpenAI)"
+            ),
         )
-    if spec.startswith(("http://", "https://")):
-        if "@" not in spec.split("://", 1)[1]:
-            raise LLMError("config", f"{public_url(spec)!r} names no model: write it as http://HOST:PORT/v1@MODEL")
-        base_url, model = spec.rsplit("@", 1)
-        api_key = _key_from_env(_keys_for(base_url), DUMMY_API_KEY)
-        return openai_compatible_backend(base_url, model.strip(), api_key, max_tokens_in_extra_body=True, **settings)
-    if spec == "local" or spec.startswith("local:"):
-        from autonesy.agents.llm.local import LOCAL_MAX_TOKENS, LocalChatBackend
+    return openai_compatible_backend(
+        base_url, spec.model, api_key, max_tokens_in_extra_body=False, grammar_dialect="json_schema", **settings
+    )
 
-        gguf = spec[len("local:") :].strip() if spec.startswith("local:") else ""
-        if max_tokens is None or max_tokens > LOCAL_MAX_TOKENS:
-            settings["max_tokens"] = LOCAL_MAX_TOKENS  # ~35 s at the embedded model's ~30 tokens/s
-        return LocalChatBackend(model_path=gguf or None, **settings)
-    if spec.startswith("replay:"):
-        path = spec[len("replay:") :].strip()
-        if not path:
-            raise LLMError("config", "'replay:' needs the path of a trace (JSONL), e.g. replay:runs/x/trace.jsonl")
-        return ReplayBackend(path)
-    if spec == "expert":
-        raise LLMError("config", "'expert' is not an LLM backend: it is a policy (the task's reference formalization)")
-    path = Path(spec).expanduser()
-    if path.suffix.lower() == ".toml" or path.is_file():
-        if not path.is_file():
-            raise LLMError("config", f"the LLM config file {path} does not exist")
-        return _from_config_file(path, **settings)
-    raise LLMError("config", f"unknown LLM spec {spec!r}; accepted forms: {ACCEPTED_FORMS}")
+
+@provider("http")
+def server_backend(spec: LLMSpec, settings: dict[str, Any]) -> ChatBackend:
+    """``http(s)://HOST:PORT/v1@MODEL``: any OpenAI-compatible server."""
+    api_key = _key_from_env(_keys_for(spec.base_url), DUMMY_API_KEY)
+    return openai_compatible_backend(spec.base_url, spec.model, api_key, max_tokens_in_extra_body=True, **settings)
+
+
+@provider("config")
+def config_file_backend(spec: LLMSpec, settings: dict[str, Any]) -> ChatBackend:
+    """``PATH.toml``: the backend its ``[llm]`` table describes."""
+    path = Path(spec.path)
+    if not path.is_file():
+        raise LLMError("config", f"the LLM config file {path} does not exist")
+    return _from_config_file(path, **settings)

@@ -14,7 +14,8 @@ and cost measurements:
   (``Flaws``), a plumbing check of the error paths (reflection, fallback, constraint alignment). Its
   scores are whatever those rates make them — changing only the rates reorders the verifiers — so
   it does not rank verifiers (issue 30). Verifiers are compared with real LLMs; the offline tracks
-  that read no labels are in ``autonesy.graph.verify.offline``.
+  that read no labels are in ``autonesy.graph.verify.offline``;
+- the provider of the ``oracle`` and ``flawed`` LLM specs (``--llm oracle``, ``flawed:DATA.jsonl``).
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
+from autonesy.agents.llm import ChatBackend, LangChainChatBackend, LLMError, provider
 from autonesy.agents.verify.prompts import SATISFIED, VIOLATED, role_of
 from autonesy.tasks.vifbench.constraints import Constraint, Instruction
+from autonesy.tools.llm_spec import SCRIPTED_KINDS, LLMSpec
 from autonesy.tools.verify.checkers import standalone_source
 
 _ROLES = {"system": "system", "human": "user", "ai": "assistant"}
@@ -216,7 +219,7 @@ class VifBenchOracle:
     def _reflection(self, user: str) -> str:
         summary = re.search(r"## Constraint C[0-9]+\n(.*?)\n", user)
         members = self.views.get(summary.group(1).strip()) if summary else None
-        if members is None:
+        if summary is None or members is None:
             return "```python\ndef check(response):\n    return True\n```"
         return f"The program missed the constraint.\n```python\n{VifBenchOracle.program(self, summary.group(1), members)}```"
 
@@ -524,3 +527,20 @@ __all__ = [
     "quoted_response",
     "wrong_source",
 ]
+
+
+@provider(*SCRIPTED_KINDS)
+def scripted_backend(
+    spec: LLMSpec, settings: dict[str, Any], records: list[dict[str, Any]] | None = None
+) -> ChatBackend:  # noqa: ARG001
+    """``oracle`` / ``flawed`` (``:DATA.jsonl``): a scripted VifBench model answering from ``records`` —
+    the spec's data file, read by the caller, or the data being evaluated."""
+    if records is None:
+        raise LLMError(
+            "config", f"'--llm {spec.kind}' answers from the evaluated data; elsewhere write {spec.kind}:DATA.jsonl"
+        )
+    try:
+        model = oracle_chat_model(records) if spec.kind == "oracle" else flawed_chat_model(records)
+    except (ValueError, KeyError) as error:
+        raise LLMError("config", f"'--llm {spec.kind}' answers from VifBench records only ({error})") from None
+    return LangChainChatBackend(model, spec.kind, model.model_name, retries=1)

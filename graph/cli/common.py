@@ -80,9 +80,11 @@ def cell(value: Any) -> Text:
     return Text(terminal_line(str(value)))
 
 
-def score_text(value: float) -> str:
+def score_text(value: float | None) -> str:
     """A score in [0, 1] to four places, or in scientific notation when those would read 0.0000 (a
-    permissive formula's F1 is small but not zero)."""
+    permissive formula's F1 is small but not zero); ``unknown`` for a score not recorded."""
+    if value is None:
+        return "unknown"
     return f"{value:.4f}" if value == 0 or value >= 5e-5 else f"{value:.2e}"
 
 
@@ -171,3 +173,8 @@ def data_dir_option(*names: str, help: str = DATA_DIR_HELP) -> Any:
 def json_option(help: str | None = None) -> Any:
     """``--json``, one spelling for every command."""
     return typer.Option(False, "--json", help=help)
+
+
+def listed(names: tuple[str, ...]) -> str:
+    """Options as a comma list for help texts."""
+    return ", ".join(names)

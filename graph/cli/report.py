@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
-from autonesy.graph.cli.choices import REPORT_FORMATS, listed
-from autonesy.graph.cli.common import UserError, say, user_errors
+from autonesy.graph.cli.common import UserError, listed, say, user_errors
+from autonesy.graph.options import REPORT_FORMATS
 from autonesy.tools.terminal_text import terminal_text
 
 

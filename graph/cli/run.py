@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
-from autonesy.graph.cli.choices import DETAIL_LEVELS, FORMATS, POLICIES, listed
+from autonesy.agents.options import POLICY_NAMES, PROMPT_STYLES
 from autonesy.graph.cli.common import (
     INFRA_FAILED_EXIT,
     LLM_HELP,
@@ -20,6 +19,7 @@ from autonesy.graph.cli.common import (
     data_dir_option,
     infra_failed_line,
     json_option,
+    listed,
     llm_timeout_option,
     max_repairs_option,
     max_tokens_option,
@@ -29,6 +29,11 @@ from autonesy.graph.cli.common import (
     score_text,
     user_errors,
 )
+from autonesy.tasks.options import DETAIL_LEVELS
+from autonesy.tools.options import FORMATS
+
+if TYPE_CHECKING:  # the command line is built without pydantic (tests/graph/test_cli_startup.py)
+    from autonesy.graph.summary import RunSummary
 
 
 def run(
@@ -36,10 +41,10 @@ def run(
     task_file: Path | None = typer.Option(None, "--task-file", help="A user task file (*.toml)."),
     llm: str | None = typer.Option(None, "--llm", help=LLM_HELP),
     fmt: str = typer.Option("cpmpy", "--format", help=f"One of: {listed(FORMATS)}."),
-    prompt: str = typer.Option("zs-cot", "--prompt", help="zs or zs-cot."),
+    prompt: str = typer.Option("zs-cot", "--prompt", help=f"One of: {listed(PROMPT_STYLES)}."),
     detail: str = typer.Option("detailed", "--detail", help=f"One of: {listed(DETAIL_LEVELS)}."),
     policy: str | None = typer.Option(
-        None, "--policy", help=f"One of: {listed(POLICIES)} (default: the prompt style)."
+        None, "--policy", help=f"One of: {listed(POLICY_NAMES)} (default: the prompt style)."
     ),
     decoding: str | None = typer.Option(
         None,
@@ -72,6 +77,7 @@ def run(
     Exit status: 0 when the attempt ended accepted or rejected, 3 when it ended infra_failed (the LLM
     endpoint failed past its retries; running it again with the same --out retries it), 1 on an error."""
     from autonesy.graph.run import RunConfig, run_attempt
+    from autonesy.tools.llm_spec import LLMSpec
 
     with user_errors():
         if (task_name is None) == (task_file is None):
@@ -82,7 +88,7 @@ def run(
             prompt=prompt,
             detail=detail,
             policy=policy,
-            llm=llm,
+            llm=LLMSpec.parse(llm) if llm else None,
             max_repairs=max_repairs,
             llm_timeout_s=llm_timeout,
             max_tokens=max_tokens,
@@ -96,7 +102,7 @@ def run(
         )
         summary = run_attempt(config, out, progress=not as_json, notify=progress_printer(as_json))
     if as_json:
-        print_json(summary.to_dict())
+        print_json(summary.model_dump())
     else:
         print_summary(summary)
     if summary.status == "infra_failed":
@@ -115,64 +121,59 @@ LOCAL_SUMMARY = (
 )
 
 
-def outcome_text(summary: Mapping[str, Any]) -> str:
+def outcome_text(summary: RunSummary) -> str:
     """The outcome for a person: ``accepted`` says what it means and never stands without the relation
     to the ground truth and the F1 (an accepted formula may be far from right)."""
-    status = summary["status"]
-    if status == "accepted":
-        m = summary.get("metrics") or {}
-        if m.get("relation"):
-            score = f"relation {m['relation']}, F1 {score_text(m['f1'])}"
-        elif m:
+    if summary.status == "accepted":
+        m = summary.metrics
+        if m is not None and m.relation:
+            score = f"relation {m.relation}, F1 {score_text(m.f1)}"
+        elif m is not None:
             score = "not scored: the model count timed out"
         else:
             score = "not scored: the task has no ground truth"
-        oracle = summary.get("oracle_test") or {}
-        passed = oracle.get("passed")
+        passed = summary.oracle_test.passed if summary.oracle_test else None
         verdict = "" if passed is None else f"oracle test {'passed' if passed else 'failed'}; "
         return f"accepted (the formula parsed and passed the syntax checks; {verdict}{score})"
-    failure = f" ({summary['failure']})" if summary.get("failure") else ""
-    if status == "infra_failed":
-        return f"infra_failed{failure}, not scored — {summary['reason']}"
-    return f"{status}{failure} — {summary['reason']}"
+    failure = f" ({summary.failure})" if summary.failure else ""
+    if summary.status == "infra_failed":
+        return f"infra_failed{failure}, not scored — {summary.reason}"
+    return f"{summary.status}{failure} — {summary.reason}"
 
 
-def print_summary(summary: Mapping[str, Any]) -> None:
+def print_summary(summary: RunSummary) -> None:
     """The summary in a few lines for a person (``--json`` prints it whole)."""
     lines = [
-        f"{summary['task']} · {summary['format']} · {summary['policy']} · {summary['detail']} · {summary['llm']}"
-        f" · {summary.get('decoding') or 'free'} decoding",
+        f"{summary.task} · {summary.format} · {summary.policy} · {summary.detail} · {summary.llm}"
+        f" · {summary.decoding} decoding",
         f"outcome: {outcome_text(summary)}",
-        f"repair rounds: {summary['repair_rounds']}, semantic rounds: {summary['semantic_rounds']}, "
-        f"autofixes: {', '.join(summary['autofixes']) or 'none'}",
-        f"LLM calls: {summary['llm_calls']} ({summary['prompt_tokens']} prompt + {summary['completion_tokens']} "
-        f"completion tokens, {summary['llm_seconds']:.1f} s)"
-        + (f"; {summary['cached_calls']} answered from the response cache" if summary.get("cached_calls") else ""),
+        f"repair rounds: {summary.repair_rounds}, semantic rounds: {summary.semantic_rounds}, "
+        f"autofixes: {', '.join(summary.autofixes) or 'none'}",
+        f"LLM calls: {summary.llm_calls} ({summary.prompt_tokens} prompt + {summary.completion_tokens} "
+        f"completion tokens, {summary.llm_seconds:.1f} s)"
+        + (f"; {summary.cached_calls} answered from the response cache" if summary.cached_calls else ""),
     ]
-    if summary["oracle_test"]:
-        o = summary["oracle_test"]
+    if o := summary.oracle_test:
         lines.append(
-            f"oracle test: {'passed' if o['passed'] else 'failed'} ({o['labels_checked']} labels, "
-            f"{o['labels_rejected']} rejected; {o['probes_checked']} probes: {o['too_strict']} too strict, "
-            f"{o['too_permissive']} too permissive)"
+            f"oracle test: {'passed' if o.passed else 'failed'} ({o.labels_checked} labels, "
+            f"{o.labels_rejected} rejected; {o.probes_checked} probes: {o.too_strict} too strict, "
+            f"{o.too_permissive} too permissive)"
         )
-    if summary["metrics"]:
-        m = summary["metrics"]
+    if (m := summary.metrics) and m.relation:  # a score whose count timed out has none of these
         lines.append(
-            f"vs ground truth: {m['relation']}, F1 {score_text(m['f1'])} (precision {score_text(m['precision'])}, "
-            f"recall {score_text(m['recall'])}), MC-R {m['mc_ratio']:.4g}, counts by {m['count_method']}"
+            f"vs ground truth: {m.relation}, F1 {score_text(m.f1)} (precision {score_text(m.precision)}, "
+            f"recall {score_text(m.recall)}), MC-R {m.mc_ratio:.4g}, counts by {m.count_method}"
         )
-    training = summary.get("training")
+    training = summary.training
     if training and "skipped" in training:
         lines.append(f"training: skipped — {training['skipped']}")
-    compiled = summary["compiled"]
-    if compiled:
+    if compiled := summary.compiled:
         lines.append(
-            f"circuit: SDD size {compiled['size']}, {count_text(compiled.get('model_count'))} models over the task variables"
-            if compiled.get("ok")
-            else f"circuit: not compiled — {compiled['note']}"
+            f"circuit: SDD size {compiled.size}, {count_text(compiled.model_count)} models over the task variables"
+            if compiled.ok
+            else f"circuit: not compiled — {compiled.note}"
         )
-    lines.append(f"files: {summary['run_dir']}")
+    lines.append(f"files: {summary.run_dir}")
     say("\n".join(lines))
     if training and "results" in training:
         from rich import box
@@ -187,7 +188,7 @@ def print_summary(summary: Mapping[str, Any]) -> None:
         for row in rows[1:]:
             table.add_row(*map(cell, row))
         console.print(table)
-    if (summary.get("llm") or "").startswith("local"):
+    if (summary.llm or "").startswith("local"):
         say(f"note: {LOCAL_SUMMARY}")
 
 

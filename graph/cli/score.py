@@ -6,8 +6,17 @@ from pathlib import Path
 
 import typer
 
-from autonesy.graph.cli.choices import COUNT_METHODS, FORMATS, listed
-from autonesy.graph.cli.common import UserError, count_text, json_option, print_json, say, score_text, user_errors
+from autonesy.graph.cli.common import (
+    UserError,
+    count_text,
+    json_option,
+    listed,
+    print_json,
+    say,
+    score_text,
+    user_errors,
+)
+from autonesy.tools.options import COUNT_METHODS, FORMATS
 
 FILE_HELP = "The formula text, with or without a <cnf> block."
 TASK_HELP = "Task name or task file."

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import typer
 
-from autonesy.graph.cli.choices import EXECUTORS, listed
 from autonesy.graph.cli.common import (
     INFRA_FAILED_EXIT,
     cache_option,
     errors,
     infra_failed_line,
     json_option,
+    listed,
     llm_timeout_option,
     max_repairs_option,
     max_tokens_option,
@@ -21,6 +21,7 @@ from autonesy.graph.cli.common import (
     say,
     user_errors,
 )
+from autonesy.graph.options import EXECUTORS
 from autonesy.tools.config import LLM_ENV
 from autonesy.tools.terminal_text import terminal_text
 

@@ -15,17 +15,17 @@ exercise reflection and fallbacks). Both read the answers, so neither compares v
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from autonesy.graph.cli.choices import FEEDBACK_MODES, VERIFIERS, listed
 from autonesy.graph.cli.common import (
     LLM_HELP,
     UserError,
     cell,
     console,
     json_option,
+    listed,
     llm_timeout_option,
     max_reflections_option,
     print_json,
@@ -33,10 +33,14 @@ from autonesy.graph.cli.common import (
     say,
     user_errors,
 )
+from autonesy.graph.options import FEEDBACK_MODES, VERIFIERS
 from autonesy.tools.config import CHECKER_TIMEOUT_S
+from autonesy.tools.llm_spec import SCRIPTED_KINDS, LLMSpec
+
+if TYPE_CHECKING:  # the command line is built without pydantic (tests/graph/test_cli_startup.py)
+    from autonesy.graph.verify.summary import VerificationSummary
 
 VERIFY_LLM_HELP = LLM_HELP.replace(" (default:", " | oracle:DATA.jsonl | flawed:DATA.jsonl (default:")
-SCRIPTED_SPECS = ("oracle", "flawed")
 CHECK_TYPES = (  # the logic types of autonesy.tools.verify.checkers (a test keeps them equal)
     "keyword_inclusion",
     "keyword_exclusion",
@@ -60,52 +64,41 @@ def _read(path: Path, what: str) -> str:
         raise UserError(f"the {what} file {path} is a directory") from None
 
 
-def oracle_backend(records: list[dict[str, Any]], kind: str = "oracle"):
-    """A label-reading plumbing model answering from ``records`` (``oracle``: their labels; ``flawed``:
-    their labels with errors injected at hand-set rates), as a chat backend."""
-    from autonesy.agents.llm import LangChainChatBackend
-    from autonesy.agents.verify import flawed_chat_model, oracle_chat_model
-
-    try:
-        model = oracle_chat_model(records) if kind == "oracle" else flawed_chat_model(records)
-    except (ValueError, KeyError) as error:
-        raise UserError(f"'--llm {kind}' answers from VifBench records only ({error})") from None
-    return LangChainChatBackend(model, kind, model.model_name, retries=1)
+def _spec(text: str | None) -> LLMSpec | None:
+    """An ``--llm`` option parsed at the edge (a bad spec is one error line); None when not given."""
+    return LLMSpec.parse(text) if text else None
 
 
-def _special(spec: str | None, records: list[dict[str, Any]] | None = None):
-    """A backend for the scripted specs (``oracle``, ``flawed``, with ``:DATA.jsonl``); None for every
-    other spec (resolved by ``backend_from_spec``)."""
-    if spec is None or not _is_special(spec):
-        return None
-    kind, _, path = spec.partition(":")
-    if not path:
-        if records is None:
-            raise UserError(f"'--llm {kind}' answers from the evaluated data; elsewhere write {kind}:DATA.jsonl")
-        return oracle_backend(records, kind)
+def _backend(spec: LLMSpec, records: list[dict[str, Any]] | None = None) -> Any:
+    """The backend of ``spec``; a scripted VifBench model answers from its data file, else from ``records``
+    (the evaluated data)."""
+    from autonesy.agents.llm import backend_from_spec
+
+    if not spec.is_scripted:
+        return backend_from_spec(spec)
     from autonesy.graph.verify.vifbench import read_data
 
-    return oracle_backend(read_data(Path(path)), kind)
+    return backend_from_spec(spec, records=read_data(Path(spec.path)) if spec.path else records)
 
 
 def _role_backends(specs: dict[str, str | None], records=None) -> dict[str, Any]:
-    """Backends for the roles whose spec is an ``oracle`` spec (one backend per distinct spec)."""
+    """Backends for the roles whose spec is a scripted model (one backend per distinct spec); the
+    other roles' backends are built by the verifier from its configuration."""
     found, made = {}, {}
-    for role, spec in specs.items():
-        if spec is not None and spec not in made:
-            made[spec] = _special(spec, records)
-        if spec is not None and made[spec] is not None:
-            found[role] = made[spec]
+    for role, text in specs.items():
+        spec = _spec(text)
+        if spec is None or not spec.is_scripted:
+            continue
+        if spec not in made:
+            made[spec] = _backend(spec, records)
+        found[role] = made[spec]
     return found
-
-
-def _is_special(spec: str | None) -> bool:
-    return spec is not None and spec.partition(":")[0] in SCRIPTED_SPECS
 
 
 def _config_llm(llm: str | None) -> str | None:
     """What the run records as its LLM: a scripted spec by its kind (never a data path)."""
-    return llm.partition(":")[0] if llm is not None and _is_special(llm) else llm
+    spec = _spec(llm)
+    return spec.kind if spec is not None and spec.is_scripted else llm
 
 
 def _verifiers(values: list[str]) -> list[str]:
@@ -116,24 +109,23 @@ def _verifiers(values: list[str]) -> list[str]:
     return names or ["nsvif"]
 
 
-def _print_verification(summary: dict[str, Any]) -> None:
-    status = summary["status"]
-    llms = " + ".join(sorted(set(summary["llms"].values())))
-    lines = [f"{status} · {summary['verifier']} · {llms}"]
-    if summary.get("rounds") is not None:
+def _print_verification(summary: VerificationSummary) -> None:
+    llms = " + ".join(sorted(set(summary.llms.values())))
+    lines = [f"{summary.status} · {summary.verifier} · {llms}"]
+    if summary.rounds is not None:
         lines.append(
-            f"rounds: {summary['rounds']} of {summary['budget']} ({summary['feedback']} feedback): "
-            + " → ".join(h["verdict"] for h in summary["history"])
+            f"rounds: {summary.rounds} of {summary.budget} ({summary.feedback} feedback): "
+            + " → ".join(h["verdict"] for h in summary.history or [])
         )
     say("\n".join(lines))
-    if summary["constraints"]:
+    if summary.constraints:
         from rich import box
         from rich.table import Table
 
         table = Table(box=box.SIMPLE_HEAD)
         for column in ("id", "kind", "checked by", "holds", "constraint"):
             table.add_column(column)
-        for c in summary["constraints"]:
+        for c in summary.constraints:
             value = c.get("value")
             table.add_row(
                 cell(c["id"]),
@@ -143,18 +135,18 @@ def _print_verification(summary: dict[str, Any]) -> None:
                 cell(c["summary"]),
             )
         console.print(table)
-        say(f"formula:\n{summary['formula']}")
-    say(summary["explanation"] or summary["reason"])
+        say(f"formula:\n{summary.formula}")
+    say(summary.explanation or summary.reason)
     say(
-        f"LLM calls: {summary['llm_calls']} ({summary['prompt_tokens']} prompt + {summary['completion_tokens']} "
-        f"completion tokens, {summary['llm_seconds']:.1f} s; {summary['cached_calls']} cached), checker runs: "
-        f"{summary['checker_runs']} ({summary['checker_seconds']:.2f} s), wall {summary['wall_seconds']:.1f} s"
+        f"LLM calls: {summary.llm_calls} ({summary.prompt_tokens} prompt + {summary.completion_tokens} "
+        f"completion tokens, {summary.llm_seconds:.1f} s; {summary.cached_calls} cached), checker runs: "
+        f"{summary.checker_runs} ({summary.checker_seconds:.2f} s), wall {summary.wall_seconds:.1f} s"
     )
-    say(f"files: {summary['run_dir']}")
+    say(f"files: {summary.run_dir}")
 
 
-def _exit_code(summary: dict[str, Any]) -> int:
-    return {"sat": 0, "unsat": 1}.get(summary["status"], 2)
+def _exit_code(summary: VerificationSummary) -> int:
+    return {"sat": 0, "unsat": 1}.get(summary.status, 2)
 
 
 def verify(
@@ -209,7 +201,7 @@ def verify(
         )
         summary = verify_output(text, response, config, out, backends=given, notify=progress_printer(as_json))
     if as_json:
-        print_json(summary)
+        print_json(summary.model_dump())
     else:
         _print_verification(summary)
     raise typer.Exit(_exit_code(summary))
@@ -253,10 +245,10 @@ def follow(
         )
         summary = verify_output(text, None, config, out, backends=given, notify=progress_printer(as_json))
     if as_json:
-        print_json(summary)
+        print_json(summary.model_dump())
     else:
         _print_verification(summary)
-        say("final response:\n" + summary.get("output", ""))
+        say("final response:\n" + (summary.output or ""))
     raise typer.Exit(_exit_code(summary))
 
 
@@ -276,7 +268,8 @@ def generate(
     from autonesy.graph.verify.vifbench import generate_data
 
     with user_errors(1):
-        backend = _special(llm) if _is_special(llm) else None
+        spec = _spec(llm)
+        backend = _backend(spec) if spec is not None and spec.is_scripted else None
         summary = generate_data(
             out, count, seed, llm=None if backend else llm, backend=backend, llm_timeout_s=llm_timeout
         )
@@ -350,7 +343,7 @@ def evaluate(
 
     with user_errors(1):
         names = _verifiers(verifier)
-        scripted = set(SCRIPTED_SPECS) & {llm, formulation_llm, checker_llm, judge_llm}
+        scripted = set(SCRIPTED_KINDS) & {llm, formulation_llm, checker_llm, judge_llm}
         records = read_data(data, limit) if scripted else None
         specs = {
             "formulation": formulation_llm or llm,
@@ -471,16 +464,16 @@ def optimize_judge(
     max_metric_calls: int = typer.Option(60, "--max-metric-calls", min=1),
 ) -> None:
     """GEPA-CoT: optimise the CoT judge's guidance with GEPA (optional extra 'gepa')."""
-    from autonesy.agents.llm import backend_from_spec, default_llm_spec
+    from autonesy.agents.llm import default_llm_spec
     from autonesy.graph.verify.vifbench import optimize_judge as run_optimize
     from autonesy.graph.verify.vifbench import read_data
 
     with user_errors(1):
-        records = read_data(data) if _is_special(llm) or _is_special(reflection_llm) else None
-        judge = _special(llm, records) or backend_from_spec(llm or default_llm_spec())
-        reflection = _special(reflection_llm, records) or (
-            backend_from_spec(reflection_llm) if reflection_llm else None
-        )
+        judge_spec, reflection_spec = LLMSpec.parse(llm or default_llm_spec()), _spec(reflection_llm)
+        scripted = judge_spec.is_scripted or (reflection_spec is not None and reflection_spec.is_scripted)
+        records = read_data(data) if scripted else None
+        judge = _backend(judge_spec, records)
+        reflection = _backend(reflection_spec, records) if reflection_spec is not None else None
         result = run_optimize(
             data, out, backend=judge, reflection_backend=reflection, max_metric_calls=max_metric_calls
         )

@@ -29,10 +29,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from autonesy.graph.options import EXECUTORS
 from autonesy.graph.results import EXPERT
 from autonesy.graph.sweep.grid import SweepError, job_group
-
-EXECUTORS = ("local", "process", "ray")
 
 
 @dataclass

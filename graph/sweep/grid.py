@@ -13,16 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from autonesy.agents.llm import default_llm_spec
-from autonesy.agents.policies import POLICIES
-from autonesy.agents.prompts import PROMPT_STYLES
+from autonesy.agents.options import DECODING_MODES, POLICY_NAMES, PROMPT_STYLES
 from autonesy.graph.results import EXPERT
 from autonesy.graph.run import RunConfig, default_decoding
-from autonesy.tasks.registry import TASK_NAMES
-from autonesy.tasks.task import DETAIL_LEVELS, TaskError
-from autonesy.tools.config import LLM_TIMEOUT_S
+from autonesy.tasks.options import DETAIL_LEVELS
+from autonesy.tasks.registry import TASK_NAMES, TaskSpec
+from autonesy.tasks.task import TaskError
+from autonesy.tools.config import COMPILE_TIME_LIMIT_S, LLM_TIMEOUT_S, MAX_REPAIRS
 from autonesy.tools.errors import AutonesyError
-from autonesy.tools.formats.base import FORMATS
-from autonesy.tools.llm_spec import redact_spec
+from autonesy.tools.llm_spec import LLMSpec, LLMSpecError, redact_spec
+from autonesy.tools.options import FORMATS
 
 
 class SweepError(AutonesyError, ValueError):
@@ -41,9 +41,9 @@ class SweepSpec:
     llms: tuple[str, ...] = ()
     policy: str | None = None
     repeats: int = 1
-    max_repairs: int = 5
+    max_repairs: int = MAX_REPAIRS
     max_tokens: int | None = None
-    compile_time_limit_s: float = 60.0
+    compile_time_limit_s: float = COMPILE_TIME_LIMIT_S
     llm_timeout_s: float = LLM_TIMEOUT_S
     decoding: str | None = None  # free | grammar; default: grammar for the embedded model, else free
     attempt_time_limit_s: float | None = None  # wall seconds per attempt (run in a child process); None: unbounded
@@ -97,16 +97,17 @@ def expand_tasks(items: Iterable[str]) -> list[str]:
 
     specs: list[str] = []
     for item in items:
+        kind = TaskSpec.parse(item).kind
         if item == "all":
             found = list(TASK_NAMES)
-        elif adapters.is_adapter_spec(item):
+        elif kind in ("satbench", "dcpbench"):
             try:
                 found = adapters.expand(item)
             except TaskError as error:
                 raise SweepError(str(error)) from None
             if not found:
                 raise SweepError(f"{item}: no usable task found")
-        elif item.endswith(".toml"):
+        elif kind == "taskfile":
             path = Path(item).expanduser()
             if not path.is_file():
                 raise SweepError(f"{item}: no such task file")
@@ -130,7 +131,7 @@ def attempt_identity(config: RunConfig, repeat: int) -> dict[str, Any]:
         "prompt": config.prompt,
         "detail": config.detail,
         "policy": config.policy,
-        "llm": redact_spec(config.llm) or EXPERT,
+        "llm": config.llm.redacted if config.llm else EXPERT,
         "max_repairs": config.max_repairs,
         "max_tokens": config.max_tokens,
         "compile_time_limit_s": config.compile_time_limit_s,
@@ -152,8 +153,8 @@ def expand(spec: SweepSpec) -> list[dict[str, Any]]:
     prompts = parse_choice(spec.prompts, PROMPT_STYLES, "prompt style")
     details = parse_choice(spec.details, DETAIL_LEVELS, "detail level", {"not_detailed": "not-detailed"})
     policy = spec.policy
-    if policy is not None and policy not in POLICIES:
-        raise SweepError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    if policy is not None and policy not in POLICY_NAMES:
+        raise SweepError(f"unknown policy {policy!r}; choose one of {', '.join(POLICY_NAMES)}")
     if policy in PROMPT_STYLES and set(prompts) != {policy}:
         raise SweepError(
             f"--policy {policy} fixes the prompt style; leave --policy out to run each prompt "
@@ -161,12 +162,9 @@ def expand(spec: SweepSpec) -> list[dict[str, Any]]:
         )
     if spec.repeats < 1:
         raise SweepError("--repeats must be at least 1")
-    if spec.decoding not in (None, "free", "grammar"):
-        raise SweepError(f"unknown decoding {spec.decoding!r}; choose free or grammar")
-    if policy == EXPERT:
-        llms: list[str | None] = [None]
-    else:
-        llms = list(split_list(spec.llms)) or [default_llm_spec()]
+    if spec.decoding is not None and spec.decoding not in DECODING_MODES:
+        raise SweepError(f"unknown decoding {spec.decoding!r}; choose {' or '.join(DECODING_MODES)}")
+    llms: list[LLMSpec | None] = [None] if policy == EXPERT else _llm_specs(spec.llms)
     tasks = expand_tasks(split_list(spec.tasks) or ["all"])
     jobs = []
     for llm in llms:
@@ -193,9 +191,9 @@ def expand(spec: SweepSpec) -> list[dict[str, Any]]:
                             jobs.append(
                                 {
                                     "attempt_id": attempt_id(config, repeat),
-                                    "config": asdict(config),
+                                    "config": config.to_dict(),
                                     "repeat": repeat,
-                                    "llm": llm or EXPERT,
+                                    "llm": llm.text if llm else EXPERT,
                                 }
                             )
     return jobs if spec.limit is None else sample(jobs, spec.limit, spec.sample_seed)
@@ -215,16 +213,17 @@ def sample(jobs: Sequence[Mapping[str, Any]], limit: int, seed: int = 0) -> list
     return [dict(job) for job in jobs if job["attempt_id"] in chosen]
 
 
+def _llm_specs(texts: Iterable[str]) -> list[LLMSpec | None]:
+    """The grid's LLMs, parsed (a bad spec is a ``SweepError``); none given: the default LLM."""
+    try:
+        return [LLMSpec.parse(text) for text in split_list(texts) or [default_llm_spec()]]
+    except LLMSpecError as error:
+        raise SweepError(str(error)) from None
+
+
 def job_group(job: Mapping[str, Any]) -> str:
     """The concurrency group of a job: its LLM endpoint (the spec before '@'), or 'expert'."""
-    llm = job["llm"]
-    if llm == EXPERT:
-        return EXPERT
-    if "://" in llm and "@" in llm.split("://", 1)[1]:
-        return llm.rsplit("@", 1)[0].rstrip("/")
-    if llm.startswith("openai:"):
-        return "openai"
-    return llm
+    return EXPERT if job["llm"] == EXPERT else LLMSpec.parse(job["llm"]).endpoint_group
 
 
 def left_out_of(spec: SweepSpec) -> dict[str, dict[str, str]]:
@@ -233,7 +232,7 @@ def left_out_of(spec: SweepSpec) -> dict[str, dict[str, str]]:
 
     found = {}
     for item in split_list(spec.tasks):
-        if adapters.is_adapter_spec(item):
+        if TaskSpec.parse(item).kind in ("satbench", "dcpbench"):
             try:
                 found[item] = adapters.left_out(item)
             except TaskError as error:

@@ -30,6 +30,7 @@ from typing import Any
 
 from autonesy.agents.llm import ChatBackend, LLMError, backend_from_spec, shared_cache
 from autonesy.agents.policies import AttemptSpec, make_policy
+from autonesy.graph.options import EXECUTORS
 from autonesy.graph.results import (
     ATTEMPTS_DIR,
     ERROR_FILE,
@@ -44,7 +45,7 @@ from autonesy.graph.results import (
     write_results,
 )
 from autonesy.graph.rundir import read_json, write_json
-from autonesy.graph.sweep.executors import EXECUTORS, Progress, progress_display, run_jobs
+from autonesy.graph.sweep.executors import Progress, progress_display, run_jobs
 from autonesy.graph.sweep.grid import SweepError, SweepSpec, expand, left_out_of, public_job
 from autonesy.graph.sweep.worker import execute_attempt, execute_bounded_attempt
 from autonesy.tasks.registry import load_task

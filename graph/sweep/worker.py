@@ -9,6 +9,7 @@ answers from the shared response cache."""
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.util
 import threading
 import time
 from collections.abc import Mapping
@@ -60,12 +61,15 @@ def worker_backend(llm: str, timeout_s: float, max_tokens: int | None, cache: bo
         if backend is None:
             options = {} if max_tokens is None else {"max_tokens": max_tokens}
             backend = backend_from_spec(llm, timeout_s=timeout_s, cache=shared_cache() if cache else None, **options)
+            if not _WORKER_BACKENDS:  # closed when this process ends: a pool or Ray worker, a bounded attempt
+                multiprocessing.util.Finalize(None, close_worker_backends, exitpriority=10)
             _WORKER_BACKENDS[key] = backend
         return backend
 
 
 def close_worker_backends() -> None:
-    """Close the backends this process built for sweep workers (their HTTP clients and caches)."""
+    """Close the backends this process built for sweep workers (their HTTP clients and caches); runs
+    when the process exits (registered by the first :func:`worker_backend`)."""
     with _WORKER_LOCK:
         backends = list(_WORKER_BACKENDS.values())
         _WORKER_BACKENDS.clear()
@@ -87,7 +91,7 @@ def execute_attempt(
     out = Path(out)
     run_dir = out / ATTEMPTS_DIR / job["attempt_id"]
     safe_files.make_dirs(run_dir, root=out)  # a received sweep's attempts/ or attempt folder may be a link
-    config = RunConfig(**job["config"])
+    config = RunConfig.from_dict(job["config"])
     start = time.perf_counter()
     try:
         backend = None

@@ -41,8 +41,6 @@ from langgraph.runtime import Runtime
 from autonesy.graph.tracer import traced_node
 from autonesy.graph.verify.nodes import NODES
 from autonesy.graph.verify.state import (
-    FEEDBACK_MODES,
-    VERIFIERS,
     WHOLE_INSTRUCTION_JUDGES,
     VerifierMemory,
     VerifyAgents,
@@ -144,9 +142,7 @@ RECURSION_LIMIT = 100_000  # LangGraph's bound on node visits; loops stop on the
 
 
 __all__ = [
-    "FEEDBACK_MODES",
     "RECURSION_LIMIT",
-    "VERIFIERS",
     "WHOLE_INSTRUCTION_JUDGES",
     "VerifierMemory",
     "VerifyAgents",

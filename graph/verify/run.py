@@ -32,12 +32,11 @@ from autonesy.agents.llm import (
 )
 from autonesy.agents.verify import CheckingAgent, FormulationAgent, JudgeAgent, WriterAgent
 from autonesy.graph.checkpoint_store import run_checkpointer
+from autonesy.graph.options import FEEDBACK_MODES, VERIFIERS
 from autonesy.graph.rundir import SUMMARY_FILE, RunDir, run_or_resume
 from autonesy.graph.tracer import Tracer
 from autonesy.graph.verify.graph import (
-    FEEDBACK_MODES,
     RECURSION_LIMIT,
-    VERIFIERS,
     WHOLE_INSTRUCTION_JUDGES,
     VerifierMemory,
     VerifyAgents,
@@ -45,9 +44,10 @@ from autonesy.graph.verify.graph import (
     initial_state,
     verify_graph,
 )
+from autonesy.graph.verify.summary import VERDICTS, VerificationSummary
 from autonesy.tools.config import CHECKER_TIMEOUT_S, LLM_TIMEOUT_S, MAX_REFLECTIONS
 from autonesy.tools.errors import AutonesyError
-from autonesy.tools.llm_spec import redact_spec
+from autonesy.tools.llm_spec import LLMSpec, redact_spec
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.verify.user_checkers import UserChecker, load_user_checkers
 
@@ -151,16 +151,17 @@ class Backends:
             elif backend is not None:
                 self.by_role[role] = backend
             else:
-                spec = specs[role]
-                if spec not in by_spec:
+                text = specs[role]
+                if text not in by_spec:  # parsed here, where a role's backend is built (once per spec)
+                    spec = LLMSpec.parse(text)
                     options = {} if config.max_tokens is None else {"max_tokens": config.max_tokens}
-                    by_spec[spec] = backend_from_spec(
+                    by_spec[text] = backend_from_spec(
                         spec, timeout_s=config.llm_timeout_s, cache=response_cache, **options
                     )
-                    self._owned.append(by_spec[spec])
-                    if spec == "local":
+                    self._owned.append(by_spec[text])
+                    if spec.kind == "local" and not spec.path:
                         notify(f"note: {LOCAL_NOTICE}")
-                self.by_role[role] = by_spec[spec]
+                self.by_role[role] = by_spec[text]
 
     def labels(self) -> dict[str, str]:
         """Each role's backend label (endpoint and model, never a key) for config.json and the summary."""
@@ -276,59 +277,60 @@ def summarize(
     config: VerifyConfig,
     llms: Mapping[str, str],
     wall_seconds: float,
-) -> dict[str, Any]:
+) -> VerificationSummary:
     """The final verify state as the summary ``--json`` prints and summary.json holds: verdict, per-constraint results
     and evidence, usage, and for ``follow`` the rounds."""
     results = state.get("results") or {}
     status = state.get("status", "unfinished")
-    summary = {
-        "run_dir": str(run_dir) if run_dir else None,
-        "verifier": config.verifier,
-        "llms": dict(llms),
-        "verdict": status if status in ("sat", "unsat", "unknown") else None,
-        "status": status,
-        "reason": state.get("reason", ""),
-        "formula": state.get("formula"),
-        "constraints": [
+    follow: dict[str, Any] = {}
+    if config.budget:
+        follow = {
+            "rounds": state.get("follow_round", 0),
+            "budget": config.budget,
+            "feedback": config.feedback,
+            "history": [{"round": h["round"], "verdict": h["verdict"]} for h in state.get("history", [])],
+            "output": state.get("output", ""),
+        }
+    return VerificationSummary(
+        run_dir=str(run_dir) if run_dir else None,
+        verifier=config.verifier,
+        llms=dict(llms),
+        verdict=status if status in VERDICTS else None,
+        status=status,
+        reason=state.get("reason", ""),
+        formula=state.get("formula"),
+        constraints=[
             {**c, **{k: results.get(c["id"], {}).get(k) for k in ("kind", "method", "value")}}
             for c in state.get("constraints") or []
         ],
-        "decision": state.get("decision"),
-        "explanation": state.get("explanation", ""),
-        "results": results,
-        "llm_calls": state.get("llm_calls", 0),
-        "cached_calls": state.get("cached_calls", 0),
-        "prompt_tokens": state.get("prompt_tokens", 0),
-        "completion_tokens": state.get("completion_tokens", 0),
-        "calls_without_usage": state.get("calls_without_usage", 0),
-        "cached_tokens": state.get("cached_tokens", 0),
-        "failed_requests": state.get("failed_requests", 0),
-        "llm_seconds": round(state.get("llm_seconds", 0.0), 4),
-        "checker_runs": state.get("checker_runs", 0),
-        "checker_seconds": round(state.get("checker_seconds", 0.0), 4),
-        "wall_seconds": round(wall_seconds, 4),
-    }
-    if config.budget:
-        summary.update(
-            rounds=state.get("follow_round", 0),
-            budget=config.budget,
-            feedback=config.feedback,
-            history=[{"round": h["round"], "verdict": h["verdict"]} for h in state.get("history", [])],
-            output=state.get("output", ""),
-        )
-    return summary
+        decision=state.get("decision"),
+        explanation=state.get("explanation", ""),
+        results=results,
+        llm_calls=state.get("llm_calls", 0),
+        cached_calls=state.get("cached_calls", 0),
+        prompt_tokens=state.get("prompt_tokens", 0),
+        completion_tokens=state.get("completion_tokens", 0),
+        calls_without_usage=state.get("calls_without_usage", 0),
+        cached_tokens=state.get("cached_tokens", 0),
+        failed_requests=state.get("failed_requests", 0),
+        llm_seconds=round(state.get("llm_seconds", 0.0), 4),
+        checker_runs=state.get("checker_runs", 0),
+        checker_seconds=round(state.get("checker_seconds", 0.0), 4),
+        wall_seconds=round(wall_seconds, 4),
+        **follow,
+    )
 
 
-def _write_outputs(rundir: RunDir, state: Mapping[str, Any], summary: Mapping[str, Any]) -> None:
+def _write_outputs(rundir: RunDir, state: Mapping[str, Any], summary: VerificationSummary) -> None:
     for cid, code in (state.get("codes") or {}).items():
         rundir.write_text(f"checkers/{cid}.py", code)
     for item in state.get("history") or []:
         if item.get("round"):
             rundir.write_text(f"outputs/round-{item['round']}.txt", item["output"])
-    if state.get("output") is not None and summary.get("rounds") is not None:
+    if state.get("output") is not None and summary.rounds is not None:
         rundir.write_text("output.txt", state.get("output", ""))
     rundir.write_text("explanation.txt", (state.get("explanation") or state.get("reason") or "") + "\n")
-    rundir.write_json(SUMMARY_FILE, summary, default=str)
+    rundir.write_json(SUMMARY_FILE, summary.model_dump(), default=str)
 
 
 def default_run_dir(kind: str, verifier: str) -> Path:
@@ -345,7 +347,7 @@ def verify_output(
     backend: ChatBackend | None = None,
     backends: Mapping[str, ChatBackend] | None = None,
     notify: Callable[[str], None] = lambda m: None,
-) -> dict[str, Any]:
+) -> VerificationSummary:
     """Verify ``output`` against ``instruction`` — or, with ``config.budget > 0`` and ``output=None``,
     run the feedback loop — in a run directory; returns the summary also written to summary.json."""
     config = config.resolved()
@@ -379,7 +381,7 @@ def verify_output(
             state, run_dir=rundir.path, config=config, llms=record["llms"], wall_seconds=time.perf_counter() - start
         )
     _write_outputs(rundir, state, summary)
-    tracer.event("outcome", status=summary["status"], reason=summary["reason"])
+    tracer.event("outcome", status=summary.status, reason=summary.reason)
     return summary
 
 

@@ -19,9 +19,7 @@ from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.verify.checker_run import CHECKER_LIMITS
 from autonesy.tools.verify.user_checkers import UserChecker
 
-VERIFIERS = ("nsvif", "nsvif-neu", "judge", "gepa-cot", "conv-cot")
 WHOLE_INSTRUCTION_JUDGES = ("judge", "gepa-cot", "conv-cot")  # the baselines: no formulation, no code
-FEEDBACK_MODES = ("explanation", "boolean")
 _TRACE_LOCK = threading.Lock()  # verifications of an evaluation may run in threads and share one trace
 
 
@@ -198,8 +196,6 @@ def usage(state: VerifyState, turns: list[AgentTurn]) -> dict[str, Any]:
 
 
 __all__ = [
-    "FEEDBACK_MODES",
-    "VERIFIERS",
     "WHOLE_INSTRUCTION_JUDGES",
     "VerifierMemory",
     "VerifyAgents",

@@ -36,8 +36,9 @@ from typing import Any
 from autonesy.agents.llm import ChatBackend, LLMError, ResponseCache, backend_from_spec
 from autonesy.agents.verify import WriterAgent
 from autonesy.agents.verify.scripted_llm import CANNED_MODEL_NAMES
+from autonesy.graph.options import VERIFIERS
 from autonesy.graph.tracer import Tracer
-from autonesy.graph.verify.graph import VERIFIERS, WHOLE_INSTRUCTION_JUDGES, VerifierMemory, initial_state
+from autonesy.graph.verify.graph import WHOLE_INSTRUCTION_JUDGES, VerifierMemory, initial_state
 from autonesy.graph.verify.run import (
     Backends,
     VerifyConfig,
@@ -357,7 +358,9 @@ def evaluate(
         for verifier in verifiers:
             vconfig = replace(config, verifier=verifier)
             results_path = out / f"results-{verifier}.jsonl"
-            rows = [r for r in _read_rows(results_path) if r.get("id") in {rec["id"] for rec in records}]
+            rows: list[Mapping[str, Any]] = [
+                r for r in _read_rows(results_path) if r.get("id") in {rec["id"] for rec in records}
+            ]
             done = {r["id"] for r in rows}
             pending = [rec for rec in records if rec["id"] not in done]
 

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from autonesy.agents.llm import LLMError, LLMResponse, backend_from_spec
 from autonesy.agents.llm.chat import ChatBackend
 from autonesy.agents.llm.guided import answer_text, check_decoding, guided_params
-from autonesy.agents.llm.spec import DEFAULT_MAX_TOKENS
+from autonesy.agents.llm.registry import DEFAULT_MAX_TOKENS
 from autonesy.agents.policies import (
     GRAMMAR_CHAIN,
     GRAMMAR_DEPTH,
@@ -32,6 +32,9 @@ from autonesy.tasks.registry import load_task
 from autonesy.tools.formats import convert
 from autonesy.tools.grammar import FORMATS, answer_grammar, repair_grammar, to_gbnf
 from autonesy.tools.grammar.recognize import Recognizer
+from autonesy.tools.llm_spec import LLMSpec
+
+SCRIPTED = LLMSpec.parse("http://scripted.test/v1@fake-model")  # the LLM a ready backend stands for
 
 runner = CliRunner()
 BOUNDS = dict(max_depth=GRAMMAR_DEPTH, max_chain=GRAMMAR_CHAIN, comments=False)  # what the policies decode with
@@ -101,7 +104,7 @@ def test_a_backend_without_a_dialect_says_so_in_one_line(tmp_path):
     assert backend.grammar_dialect == "none"
     with pytest.raises(RunError, match="supports no grammar"):
         run_attempt(
-            RunConfig(task="fashion", format="nat", llm="http://127.0.0.1:9/v1@m", decoding="grammar"),
+            RunConfig(task="fashion", format="nat", llm=LLMSpec.parse("http://127.0.0.1:9/v1@m"), decoding="grammar"),
             tmp_path / "r",
             backend=backend,
         )
@@ -109,11 +112,11 @@ def test_a_backend_without_a_dialect_says_so_in_one_line(tmp_path):
 
 
 def test_decoding_defaults_to_grammar_for_the_embedded_model_only():
-    assert RunConfig(task="fashion", llm="local").resolved().decoding == "grammar"
-    assert RunConfig(task="fashion", llm="http://h:1/v1@m").resolved().decoding == "free"
+    assert RunConfig(task="fashion", llm=LLMSpec.parse("local")).resolved().decoding == "grammar"
+    assert RunConfig(task="fashion", llm=LLMSpec.parse("http://h:1/v1@m")).resolved().decoding == "free"
     assert RunConfig(task="fashion", policy="expert").resolved().decoding == "free"
     with pytest.raises(RunError, match="unknown decoding"):
-        RunConfig(task="fashion", llm="local", decoding="beam").resolved()
+        RunConfig(task="fashion", llm=LLMSpec.parse("local"), decoding="beam").resolved()
 
 
 @pytest.mark.parametrize(
@@ -167,11 +170,11 @@ def test_repair_loop_runs_for_what_the_grammar_cannot_rule_out(tmp_path):
     fixed = f"[[FIXED]]\n<cnf>\n{reference_source(task, 'cpmpy')}</cnf>"
     backend = Recorded([broken, fixed])
     summary = run_attempt(
-        RunConfig(task="fashion", format="cpmpy", prompt="zs", llm="recorded", decoding="grammar"),
+        RunConfig(task="fashion", format="cpmpy", prompt="zs", llm=SCRIPTED, decoding="grammar"),
         tmp_path / "r",
         backend=backend,
     )
-    assert summary["accepted"] and summary["repair_rounds"] == 1 and summary["metrics"]["f1"] == 1.0
+    assert summary.accepted and summary.repair_rounds == 1 and summary.metrics.f1 == 1.0
     first, second = (call["params"]["extra_body"]["grammar"] for call in backend.calls)
     assert first == to_gbnf(answer_grammar("cpmpy", task.names, **BOUNDS))
     assert second == to_gbnf(repair_grammar("cpmpy", task.names, allow_ok=False, **BOUNDS))
@@ -284,11 +287,11 @@ def test_an_answer_cut_by_the_token_budget_keeps_its_finished_lines_and_the_trac
     cut_text = "<cnf>\n" + "\n".join(full[:2]) + "\n" + full[2][: len(full[2]) // 2]
     backend = Cut([cut_text])
     summary = run_attempt(
-        RunConfig(task="fashion", format="nat", prompt="zs", llm="recorded", decoding="grammar", max_repairs=0),
+        RunConfig(task="fashion", format="nat", prompt="zs", llm=SCRIPTED, decoding="grammar", max_repairs=0),
         tmp_path / "r",
         backend=backend,
     )
-    assert summary["accepted"] and summary["repair_rounds"] == 0
+    assert summary.accepted and summary.repair_rounds == 0
     assert (tmp_path / "r" / "answer.txt").read_text().strip() == "<cnf>\n" + "\n".join(full[:2]) + "\n</cnf>"
     call = next(e for e in read_trace(tmp_path / "r") if e["event"] == "llm_call")
     assert call["decoding"]["cut_by_token_budget"] == {"closed": True, "dropped": full[2][: len(full[2]) // 2]}
@@ -312,7 +315,7 @@ def test_an_answer_the_token_budget_stopped_before_its_first_line_ended_is_repai
 
     backend = StoppedFirst(["<cnf>\n(NOT (NOT (code_red AND (NOT", "[[FIXED]]\n<cnf>\ncode_red\n</cnf>"])
     summary = run_attempt(
-        RunConfig(task="chx", format="nat", prompt="zs", llm="recorded", decoding=decoding, max_repairs=1),
+        RunConfig(task="chx", format="nat", prompt="zs", llm=SCRIPTED, decoding=decoding, max_repairs=1),
         tmp_path / "r",
         backend=backend,
     )
@@ -321,14 +324,14 @@ def test_an_answer_the_token_budget_stopped_before_its_first_line_ended_is_repai
     said = "the answer stopped at the token budget" + (" (128 tokens)" if tokens else "") + " before the formula"
     assert errors[0]["message"].startswith(said)  # no count where the server reported none
     assert said in backend.calls[1]["messages"][-1]["content"]
-    assert summary["repair_rounds"] == 1 and summary["status"] == "accepted"
+    assert summary.repair_rounds == 1 and summary.status == "accepted"
 
 
 def test_a_parse_error_of_an_answer_that_ended_by_itself_keeps_its_kind(tmp_path):
     """Only an answer the budget stopped blames the budget."""
     backend = Recorded(["<cnf>\n(code_red AND\n</cnf>", "[[FIXED]]\n<cnf>\ncode_red\n</cnf>"])
     run_attempt(
-        RunConfig(task="chx", format="nat", prompt="zs", llm="recorded", decoding="free", max_repairs=1),
+        RunConfig(task="chx", format="nat", prompt="zs", llm=SCRIPTED, decoding="free", max_repairs=1),
         tmp_path / "r",
         backend=backend,
     )

@@ -50,7 +50,7 @@ def test_an_old_rejected_summary_reads_as_it_was_written(tmp_path):
     (tmp_path / "summary.json").write_text(json.dumps(old))
     summary = RunSummary.read(tmp_path)
     assert summary.status == Outcome.REJECTED and summary.failure is None
-    assert summary.to_dict()["status"] == "rejected" and summary.to_dict()["failure"] is None
+    assert summary.model_dump()["status"] == "rejected" and summary.model_dump()["failure"] is None
 
 
 @pytest.mark.parametrize("status", ["infra_failed", "accepted", "error"])

@@ -15,6 +15,7 @@ from autonesy.graph.cli import app
 from autonesy.graph.report import ReportError, build_report
 from autonesy.graph.results import ROW_FIELDS
 from autonesy.graph.run import RunConfig, run_attempt
+from autonesy.tools.llm_spec import LLMSpec
 
 QWEN, GPT = "http://h:8000/v1@qwen3-8b", "openai:gpt-oss-120b"
 runner = CliRunner()
@@ -396,7 +397,9 @@ def test_syntax_errors_before_and_after_repair_come_from_the_traces(tmp_path):
     good, broken = f"<cnf>\n{one_hot}</cnf>", "<cnf>\np cnf 10 1\n1 2 banana 0\n</cnf>"
     sweep = tmp_path / "runs"
     for name, answers in (("fixed", [broken, f"[[FIXED]]\n{good}"]), ("clean", [good]), ("broken", [broken] * 3)):
-        config = RunConfig(task="fashion", format="dimacs", llm="scripted", max_repairs=2)
+        config = RunConfig(
+            task="fashion", format="dimacs", llm=LLMSpec.parse("http://scripted.test/v1@fake"), max_repairs=2
+        )
         model = FakeListChatModel(responses=answers)
         run_attempt(config, sweep / name, backend=LangChainChatBackend(model, "scripted", "fake", retries=1))
     report = build_report([sweep], tmp_path / "r", plots=False)

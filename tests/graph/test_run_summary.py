@@ -5,9 +5,12 @@ summary at all."""
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import types
 import typing
+from pathlib import Path
+from typing import Any, ClassVar, Union
 
 import pytest
 from hypothesis import given, settings
@@ -16,14 +19,206 @@ from hypothesis import strategies as st
 from autonesy.graph.report import ReportError, load_results
 from autonesy.graph.results import attempt_row, finished
 from autonesy.graph.run import RunConfig, run_attempt
-from autonesy.graph.summary import Compilation, FormulaScore, OracleVerdict, RunSummary, SummaryError
+from autonesy.graph.summary import (
+    SUMMARY_SCHEMA_VERSION,
+    Compilation,
+    FailureKind,
+    FormulaScore,
+    OracleVerdict,
+    Outcome,
+    RunSummary,
+    SummaryError,
+)
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
     max_leaves=8,
 )
-FIELDS = [f.name for f in dataclasses.fields(RunSummary)]
+FIELDS = list(RunSummary.model_fields)
+WRITTEN_BEFORE = FIELDS[: FIELDS.index("schema_version")]  # the keys of summary.json before schema_version
+FIXTURES = sorted((Path(__file__).parent / "summaries").glob("*.json"))  # written by the dataclass record
+
+
+# The reader the models replaced (graph/summary.py before pydantic), kept as the oracle of the
+# differential test: what it made of any JSON object, the models must make too.
+def _fits(value: Any, hint: Any) -> tuple[bool, Any]:
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        for option in typing.get_args(hint):
+            fits, typed = _fits(value, option)
+            if fits:
+                return True, typed
+        return False, None
+    if hint is Any:
+        return True, value
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        try:
+            return True, hint(value)
+        except ValueError:
+            return False, None
+    if hint is type(None):
+        return value is None, None
+    if hint in (bool, str):
+        return type(value) is hint, value
+    if hint is int:
+        return type(value) is int, value
+    if hint is float:
+        ok = isinstance(value, float) or type(value) is int
+        return ok, float(value) if ok else None
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        if not isinstance(value, list):
+            return False, None
+        checked = [_fits(v, item) for v in value]
+        return all(ok for ok, _ in checked), [v for _, v in checked]
+    if origin is dict:
+        return isinstance(value, dict) and all(isinstance(k, str) for k in value), value
+    if isinstance(hint, type) and issubclass(hint, _OldRecord):
+        return isinstance(value, dict), hint.from_dict(value) if isinstance(value, dict) else None
+    raise TypeError(f"no JSON reading for {hint!r}")
+
+
+class _OldRecord:
+    OMIT_NONE: ClassVar[bool] = False
+
+    @classmethod
+    def from_dict(cls, data):
+        hints = typing.get_type_hints(cls)
+        values = {}
+        for spec in dataclasses.fields(cls):
+            if spec.name in data:
+                fits, typed = _fits(data[spec.name], hints[spec.name])
+                if fits:
+                    values[spec.name] = typed
+        return cls(**values)
+
+    def to_dict(self):
+        out = {}
+        for spec in dataclasses.fields(self):
+            value = getattr(self, spec.name)
+            if value is None and self.OMIT_NONE:
+                continue
+            out[spec.name] = value.to_dict() if isinstance(value, _OldRecord) else value
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class _OldVerdict(_OldRecord):
+    passed: bool | None = None
+    labels_checked: int | None = None
+    labels_rejected: int | None = None
+    probes_checked: int | None = None
+    too_strict: int | None = None
+    too_permissive: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class _OldCompilation(_OldRecord):
+    OMIT_NONE: ClassVar[bool] = True
+    ok: bool | None = None
+    note: str | None = None
+    sdd: str | None = None
+    vtree: str | None = None
+    size: int | None = None
+    model_count: str | None = None
+    seconds: float | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class _OldScore(_OldRecord):
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
+    relation: str | None = None
+    mc_ratio: float | None = None
+    tp: int | str | None = None
+    fp: int | str | None = None
+    fn: int | str | None = None
+    tn: int | str | None = None
+    count_method: str | None = None
+    exact: bool | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class _OldSummary(_OldRecord):
+    run_dir: str = ""
+    task: str = ""
+    format: str = ""
+    prompt: str = ""
+    detail: str = ""
+    policy: str = ""
+    llm: str | None = None
+    decoding: str = "free"
+    status: Outcome = Outcome.UNFINISHED
+    failure: FailureKind | None = None
+    accepted: bool = False
+    reason: str = ""
+    repair_rounds: int = 0
+    semantic_rounds: int = 0
+    autofixes: list[str] = dataclasses.field(default_factory=list)
+    oracle_test: _OldVerdict | None = None
+    compiled: _OldCompilation | None = None
+    metrics: _OldScore | None = None
+    training: dict[str, Any] | None = None
+    llm_calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    llm_seconds: float = 0.0
+
+
+def _well_typed(record: type[_OldRecord]) -> st.SearchStrategy[dict]:
+    """Objects whose fields have their declared type, some of them wrong, and unknown keys."""
+    hints = typing.get_type_hints(record)
+    right = {
+        bool: st.booleans(),
+        int: st.integers(),
+        float: st.floats(allow_nan=False) | st.integers(),
+        str: st.text(max_size=8),
+        type(None): st.none(),
+        Outcome: st.sampled_from(list(Outcome)).map(str),
+        FailureKind: st.sampled_from(list(FailureKind)).map(str),
+        _OldVerdict: st.deferred(lambda: _well_typed(_OldVerdict)),
+        _OldCompilation: st.deferred(lambda: _well_typed(_OldCompilation)),
+        _OldScore: st.deferred(lambda: _well_typed(_OldScore)),
+    }
+
+    def value(hint):
+        if typing.get_origin(hint) in (Union, types.UnionType):
+            return st.one_of([value(option) for option in typing.get_args(hint)])
+        if typing.get_origin(hint) is list:
+            return st.lists(st.text(max_size=4) | JSON, max_size=3)
+        if typing.get_origin(hint) is dict:
+            return st.dictionaries(st.text(max_size=4), JSON, max_size=3)
+        return right[hint]
+
+    fields = {name: value(hint) | JSON for name, hint in hints.items() if name != "OMIT_NONE"}
+    return st.fixed_dictionaries({}, optional={**fields, "extra": JSON})
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=_well_typed(_OldSummary) | st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=6), JSON, max_size=12)
+)
+def test_any_json_object_reads_as_the_dataclass_reader_read_it(data):
+    """Differential: the pydantic models against the reader they replaced, on objects whose fields
+    are mostly well typed (nested records included) and on arbitrary JSON."""
+    new = RunSummary.model_validate(data).model_dump()
+    assert new.pop("schema_version") == SUMMARY_SCHEMA_VERSION
+    old = _OldSummary.from_dict(data).to_dict()
+    assert new == old
+    assert json.dumps(new, indent=2) == json.dumps(old, indent=2)  # the same bytes on disk
+
+
+@pytest.mark.parametrize(
+    "old, new", [(_OldVerdict, OracleVerdict), (_OldCompilation, Compilation), (_OldScore, FormulaScore)]
+)
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_each_nested_record_reads_as_the_dataclass_reader_read_it(old, new, data):
+    value = data.draw(_well_typed(old))
+    assert new.model_validate(value).model_dump() == old.from_dict(value).to_dict()
 
 
 def _has_type(value, hint) -> bool:
@@ -46,18 +241,43 @@ def _has_type(value, hint) -> bool:
 @settings(max_examples=150, deadline=None)
 @given(data=st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=6), JSON, max_size=12))
 def test_any_json_object_reads_as_a_typed_record(data):
-    summary = RunSummary.from_dict(data)
-    hints = typing.get_type_hints(RunSummary)
-    for name in FIELDS:
+    summary = RunSummary.model_validate(data)
+    for name, field in RunSummary.model_fields.items():
         value = getattr(summary, name)
         if isinstance(value, (OracleVerdict, Compilation, FormulaScore)):
-            nested = typing.get_type_hints(type(value))
-            assert all(_has_type(getattr(value, f.name), nested[f.name]) for f in dataclasses.fields(value))
+            nested = type(value).model_fields
+            assert all(_has_type(getattr(value, f), nested[f].annotation) for f in nested)
         else:
-            assert _has_type(value, hints[name]), (name, value)
-        if name in data and name not in ("oracle_test", "compiled", "metrics") and _has_type(data[name], hints[name]):
+            assert _has_type(value, field.annotation), (name, value)
+        if (
+            name in data
+            and name not in ("oracle_test", "compiled", "metrics")
+            and _has_type(data[name], field.annotation)
+        ):
             assert value == data[name]  # a well-typed value is kept as it is
-    json.dumps(summary.to_dict())  # and it writes back as JSON
+    json.dumps(summary.model_dump())  # and it writes back as JSON
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
+def test_a_summary_written_before_the_models_reads_back_to_the_same_bytes(path, tmp_path):
+    text = path.read_text()
+    summary = RunSummary.model_validate(json.loads(text))
+    assert summary.status == json.loads(text)["status"] and summary.run_dir.startswith("runs/")
+    written = summary.model_dump()
+    assert list(written) == [*json.loads(text), "schema_version"] and written.pop("schema_version") == 1
+    assert json.dumps(written, indent=2) == text  # the keys, their order and every value as they were
+    (tmp_path / "summary.json").write_text(json.dumps(summary.model_dump(), indent=2))
+    assert RunSummary.read(tmp_path) == summary
+
+
+def test_there_are_summaries_written_before_the_models():
+    assert {p.stem for p in FIXTURES} == {"accepted-expert", "rejected-syntax", "infra-failed"}
+
+
+def test_the_schema_version_is_read_and_defaults_to_one():
+    assert RunSummary.model_validate({}).schema_version == 1
+    assert RunSummary.model_validate({"schema_version": 7}).schema_version == 7
+    assert RunSummary.model_validate({"schema_version": "2"}).schema_version == 1  # not an int: the default
 
 
 def _run(tmp_path, **options):
@@ -68,10 +288,10 @@ def test_the_summary_on_disk_reads_back_to_the_same_json(tmp_path):
     summary = _run(tmp_path / "run")
     text = (tmp_path / "run" / "summary.json").read_text()
     on_disk = json.loads(text)
-    assert list(on_disk) == FIELDS  # the keys (and their order) of the summary written before this record
+    assert list(on_disk) == [*WRITTEN_BEFORE, "schema_version"]  # the keys (and order) written before, then the version
     again = RunSummary.read(tmp_path / "run")
-    assert again == summary and json.dumps(again.to_dict(), indent=2) == text
-    assert summary["status"] == summary.status == "accepted"  # the JSON view and the record agree
+    assert again == summary and json.dumps(again.model_dump(), indent=2) == text
+    assert on_disk["status"] == summary.status == "accepted" and on_disk["schema_version"] == SUMMARY_SCHEMA_VERSION
     assert summary.metrics.f1 == 1.0 and summary.compiled.ok and summary.oracle_test.passed
 
 
@@ -80,13 +300,13 @@ def test_the_printed_summary_shows_a_tiny_f1_and_the_circuit_s_model_count(tmp_p
     0 is a constant, and its model count says which."""
     from autonesy.graph.cli.run import print_summary
 
-    summary = _run(tmp_path / "run").to_dict()
-    count = int(summary["compiled"]["model_count"])
-    summary["metrics"] = {**summary["metrics"], "f1": 2.1934e-05, "precision": 1.0967e-05}
-    print_summary(summary)
+    summary = _run(tmp_path / "run")
+    count = int(summary.compiled.model_count)
+    metrics = summary.metrics.model_copy(update={"f1": 2.1934e-05, "precision": 1.0967e-05})
+    print_summary(summary.model_copy(update={"metrics": metrics}))
     out = capsys.readouterr().out
     assert "F1 2.19e-05 (precision 1.10e-05, recall 1.0000)" in out
-    assert f"SDD size {summary['compiled']['size']}, {count:,} models over the task variables" in out
+    assert f"SDD size {summary.compiled.size}, {count:,} models over the task variables" in out
 
 
 @settings(max_examples=200, deadline=None)
@@ -185,3 +405,50 @@ def test_a_crafted_job_file_is_skipped_when_rows_are_collected(tmp_path, job):
     assert collect_rows(tmp_path) == [] and write_results(tmp_path) == []
     with pytest.raises(ReportError, match="no results found"):  # one line from the report too
         load_results([tmp_path])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    clauses=st.lists(
+        st.lists(st.integers(1, 4).flatmap(lambda v: st.sampled_from([v, -v])), min_size=1, max_size=3), max_size=4
+    ),
+    truth=st.lists(
+        st.lists(st.integers(1, 4).flatmap(lambda v: st.sampled_from([v, -v])), min_size=1, max_size=3), max_size=4
+    ),
+)
+def test_the_summary_keeps_the_score_the_tools_computed(clauses, truth):
+    """The boundary between the two score types: tools/metrics computes a dataclass, the attempt graph
+    carries it as JSON (``json_safe``) and the summary reads it back; every field the summary keeps is
+    the computed one."""
+    from autonesy.graph.attempt import json_safe
+    from autonesy.tools.cnf import CNF
+    from autonesy.tools.metrics import score_formula
+
+    computed = score_formula(CNF(4, tuple(map(tuple, clauses))), CNF(4, tuple(map(tuple, truth))))
+    kept = FormulaScore.model_validate(json_safe(computed.to_dict()))
+    assert kept.model_dump() == {name: getattr(computed, name) for name in FormulaScore.model_fields}
+
+
+def test_a_count_past_two_to_the_53_is_kept_exactly_as_text():
+    from autonesy.graph.attempt import json_safe
+    from autonesy.tools.metrics import FormulaScore as ComputedScore
+
+    huge = 2**100 + 1
+    computed = ComputedScore(
+        tp=huge, fp=0, fn=0, tn=huge, precision=1.0, recall=1.0, f1=1.0, relation="equal", mc_ratio=1.0,
+        candidate_count=huge, truth_count=huge, exact=True, count_method="sdd", counts={},
+    )  # fmt: skip
+    kept = FormulaScore.model_validate(json_safe(computed.to_dict()))
+    assert kept.tp == kept.tn == "1267650600228229401496703205377" and kept.fp == 0
+
+
+@settings(max_examples=50, deadline=None)
+@given(passed=st.booleans(), counts=st.lists(st.integers(0, 10**9), min_size=5, max_size=5))
+def test_the_summary_keeps_the_oracle_verdict_the_task_layer_computed(passed, counts):
+    """The same boundary for the oracle test: tasks/oracle_test's result, as the attempt graph carries
+    it (with its feedback text), reads back into the summary's verdict field for field."""
+    from autonesy.tasks.oracle_test import OracleTestResult
+
+    computed = OracleTestResult(passed, *counts)
+    kept = OracleVerdict.model_validate({**computed.to_dict(), "feedback": computed.feedback()})
+    assert kept.model_dump() == {name: getattr(computed, name) for name in OracleVerdict.model_fields}

@@ -22,6 +22,7 @@ from autonesy.graph.run import RunConfig, RunError, run_attempt, training_note
 from autonesy.graph.rundir import RunDir
 from autonesy.graph.verify.run import VerifyConfig, VerifyError, verify_output
 from autonesy.tools.errors import AutonesyError
+from autonesy.tools.llm_spec import LLMSpec
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
@@ -154,7 +155,7 @@ def test_the_runner_resolves_the_tasks_labels_itself(tmp_path, monkeypatch):
     asked = []
 
     def task_data(task_spec, data_dir=None):
-        asked.append((task_spec, data_dir))
+        asked.append((task_spec.text, data_dir))
         return FakeDataset(labels)
 
     monkeypatch.setattr(run_module, "task_data", task_data)
@@ -170,9 +171,9 @@ def test_training_needs_data_and_auto_trains_only_the_embedded_models_main_job()
     task_file = str(Path(rundir_module.__file__).parents[1] / "tasks" / "examples" / "no-such.toml")
     with pytest.raises(RunError, match="needs annotated data"):
         RunConfig(task=task_file, format="dimacs", policy="expert", train="spl").resolved()
-    auto = RunConfig(task="fashion", llm="local", train="auto").resolved()
+    auto = RunConfig(task="fashion", llm=LLMSpec.parse("local"), train="auto").resolved()
     assert (auto.train, auto.seeds, auto.epochs, auto.data) == ("spl,sl", 1, 3, True)
-    other = RunConfig(task="fashion", llm="openai:gpt-x", train="auto").resolved()
+    other = RunConfig(task="fashion", llm=LLMSpec.parse("openai:gpt-x"), train="auto").resolved()
     assert (other.train, other.data) == ("none", False)
     assert training_note("auto", auto) == "training: spl,sl on an accepted formula, 1 seed(s), 3 epochs"
     assert "--train auto trains only with the embedded model" in training_note("auto", other)

@@ -2,6 +2,9 @@
 hand), kill-and-resume with counted LLM calls, the process and Ray executors, the CLI."""
 
 import json
+import os
+import subprocess
+import sys
 import threading
 from fractions import Fraction
 from pathlib import Path
@@ -44,15 +47,18 @@ def test_grid_expansion_and_stable_attempt_ids():
     jobs = expand(GRID)
     assert len(jobs) == 2 * 2 * 2 * 2 and len({j["attempt_id"] for j in jobs}) == 16
     assert [j["attempt_id"] for j in expand(GRID)] == [j["attempt_id"] for j in jobs]
-    config = RunConfig(**jobs[0]["config"])
+    config = RunConfig.from_dict(jobs[0]["config"])
     assert attempt_id(config, 0) == jobs[0]["attempt_id"]
-    assert attempt_id(RunConfig(**{**jobs[0]["config"], "llm_timeout_s": 9.0}), 0) == jobs[0]["attempt_id"]
-    assert attempt_id(RunConfig(**{**jobs[0]["config"], "max_repairs": 2}), 0) != jobs[0]["attempt_id"]
+    assert attempt_id(RunConfig.from_dict({**jobs[0]["config"], "llm_timeout_s": 9.0}), 0) == jobs[0]["attempt_id"]
+    assert attempt_id(RunConfig.from_dict({**jobs[0]["config"], "max_repairs": 2}), 0) != jobs[0]["attempt_id"]
     assert attempt_id(config, 1) != jobs[0]["attempt_id"]
     expert = expand(SweepSpec(tasks=("all",), policy="expert", llms=("ignored@x",)))
     assert len(expert) == 18 * 5 * 2 * 2 and {j["llm"] for j in expert} == {"expert"}
     assert [j["config"]["task"] for j in expert[::20]] == list(TASK_NAMES)
-    assert len(expand(SweepSpec(tasks=("fashion",), llms=("a@x", "b@y"), repeats=3, formats=("nat",)))) == 2 * 4 * 3
+    assert (
+        len(expand(SweepSpec(tasks=("fashion",), llms=("http://a/v1@x", "http://b/v1@y"), repeats=3, formats=("nat",))))
+        == 2 * 4 * 3
+    )
 
 
 @pytest.mark.parametrize(
@@ -63,6 +69,8 @@ def test_grid_expansion_and_stable_attempt_ids():
         (SweepSpec(prompts=("zs", "zs-cot"), policy="zs"), "fixes the prompt style"),
         (SweepSpec(details=("medium",)), "unknown detail level"),
         (SweepSpec(tasks=("missing.toml",)), "no such task file"),
+        (SweepSpec(llms=("a@x",)), "unknown LLM spec 'a@x'"),
+        (SweepSpec(llms=("openai:",)), "needs a model name"),
     ],
 )
 def test_bad_grids_are_refused_with_one_line(spec, message):
@@ -364,6 +372,23 @@ def test_an_attempt_past_its_time_limit_is_a_timeout_and_is_not_rerun_under_the_
     longer = run_sweep(replace(spec, attempt_time_limit_s=300.0), tmp_path / "sweep", progress=False)
     [row] = longer.rows
     assert longer.progress.done == 1 and row["status"] == "accepted" and row["f1"] == 1.0
+
+
+def test_a_worker_process_closes_the_backends_it_built_when_it_ends(tmp_path):
+    """Pool and Ray workers build their own backends (worker_backend); they are closed at the process's exit."""
+    code = f"""
+from pathlib import Path
+from autonesy.graph.sweep import worker
+
+class Backend:
+    def close(self):
+        Path({str(tmp_path / "closed")!r}).write_text("closed")
+
+worker.backend_from_spec = lambda *args, **options: Backend()
+assert worker.worker_backend("http://h/v1@m", 1.0, None) is worker.worker_backend("http://h/v1@m", 1.0, None)
+"""
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120, env=os.environ.copy())
+    assert (tmp_path / "closed").read_text() == "closed"
 
 
 def test_the_process_executor_says_when_it_runs_fewer_workers_than_asked(tmp_path, monkeypatch):

@@ -12,6 +12,7 @@ from autonesy.agents.llm import LangChainChatBackend
 from autonesy.graph.cli import app
 from autonesy.graph.run import RunConfig, run_attempt
 from autonesy.graph.trace import attempt_report, first_answer_syntax_error, shorten
+from autonesy.tools.llm_spec import LLMSpec
 
 ONE_HOT = "p cnf 10 46\n1 2 3 4 5 6 7 8 9 10 0\n" + "".join(
     f"-{a} -{b} 0\n" for a in range(1, 11) for b in range(a + 1, 11)
@@ -24,7 +25,11 @@ runner = CliRunner()
 
 def attempt(run_dir, answers, **options):
     backend = LangChainChatBackend(FakeListChatModel(responses=answers), "scripted", "fake", retries=1)
-    run_attempt(RunConfig(task="fashion", format="dimacs", llm="scripted", **options), run_dir, backend=backend)
+    run_attempt(
+        RunConfig(task="fashion", format="dimacs", llm=LLMSpec.parse("http://scripted.test/v1@fake"), **options),
+        run_dir,
+        backend=backend,
+    )
     return run_dir
 
 

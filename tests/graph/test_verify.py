@@ -36,8 +36,8 @@ def verify(tmp_path, roles, output, name="run", **options):
 def test_sat_response_checked_by_code_and_judge(tmp_path):
     roles = ScriptedRoles()
     summary = verify(tmp_path, roles, SAT)
-    assert summary["status"] == "sat" and summary["verdict"] == "sat"
-    methods = {c["id"]: (c["kind"], c["method"], c["value"]) for c in summary["constraints"]}
+    assert summary.status == "sat" and summary.verdict == "sat"
+    methods = {c["id"]: (c["kind"], c["method"], c["value"]) for c in summary.constraints}
     assert methods == {
         "C1": ("logic", "checker", True),
         "C2": ("logic", "checker", False),
@@ -47,8 +47,8 @@ def test_sat_response_checked_by_code_and_judge(tmp_path):
     assert roles.roles() == ["formulation", "checker", "judge"]  # three requests for a fresh instruction
     checker_prompt = roles.calls[1][1]
     assert all(f"{cid}: " in checker_prompt for cid in ("C1", "C2", "C4")) and "C3: " not in checker_prompt
-    assert summary["checker_runs"] == 3 * 2 + 3  # each program's two self-test examples, then the response
-    assert summary["llm_calls"] == 3 and summary["prompt_tokens"] > 0
+    assert summary.checker_runs == 3 * 2 + 3  # each program's two self-test examples, then the response
+    assert summary.llm_calls == 3 and summary.prompt_tokens > 0
     run = tmp_path / "run"
     for name in (
         "config.json",
@@ -69,14 +69,14 @@ def test_sat_response_checked_by_code_and_judge(tmp_path):
 def test_one_violated_logic_constraint_flips_the_verdict_and_is_named(tmp_path):
     good = verify(tmp_path, ScriptedRoles(), SAT, "good")
     bad = verify(tmp_path, ScriptedRoles(), NO_LANTERN, "bad")
-    assert good["verdict"] == "sat" and bad["verdict"] == "unsat"
-    before = {c["id"]: c["value"] for c in good["constraints"]}
-    after = {c["id"]: c["value"] for c in bad["constraints"]}
+    assert good.verdict == "sat" and bad.verdict == "unsat"
+    before = {c["id"]: c["value"] for c in good.constraints}
+    after = {c["id"]: c["value"] for c in bad.constraints}
     assert [cid for cid in before if before[cid] != after[cid]] == ["C1"]
-    decision = bad["decision"]
+    decision = bad.decision
     assert decision["violated"] == [{"id": "C1", "value": False}] and decision["core"] == ["C1"]
     assert decision["falsified_parts"] == ["C1"] and decision["to_fix"] == [{"id": "C1", "should_be": True}]
-    text = bad["explanation"]
+    text = bad.explanation
     assert 'C1 "The response contains the word "lantern"" does not hold' in text
     assert "check(response) returned False" in text and "\\blantern\\b" in text  # the checker's code is the evidence
     assert "C2" not in text.split("Violated constraints:")[1].split("Minimal reason")[0]
@@ -85,22 +85,22 @@ def test_one_violated_logic_constraint_flips_the_verdict_and_is_named(tmp_path):
 
 def test_an_implication_blames_its_consequent_and_names_the_condition(tmp_path):
     summary = verify(tmp_path, ScriptedRoles(), LONG_GLOOMY)
-    decision = summary["decision"]
-    assert summary["verdict"] == "unsat"
+    decision = summary.decision
+    assert summary.verdict == "unsat"
     assert decision["violated"] == [{"id": "C3", "value": False}]
     assert decision["conditions"] == [{"id": "C2", "value": True}]
     assert decision["falsified_parts"] == ["C2 IMPLIES C3"] and decision["to_fix"] == [{"id": "C3", "should_be": True}]
-    assert "judged by the LLM" in summary["explanation"] and "They are required because" in summary["explanation"]
+    assert "judged by the LLM" in summary.explanation and "They are required because" in summary.explanation
 
 
 def test_a_crashing_looping_garbage_checker_is_reflected_three_times_then_judged(tmp_path):
     roles = ScriptedRoles()
     roles.codes["C1"] = [CRASH, LOOP, GARBAGE, NO_DEF]
     summary = verify(tmp_path, roles, NO_LANTERN, checker_wall_s=0.5)
-    result = summary["results"]["C1"]
+    result = summary.results["C1"]
     assert result["method"] == "judge_fallback" and result["value"] is False
     assert [f["error_kind"] for f in result["failures"]] == ["runtime", "timeout", "type", "missing_definition"]
-    assert summary["verdict"] == "unsat" and summary["decision"]["violated"] == [{"id": "C1", "value": False}]
+    assert summary.verdict == "unsat" and summary.decision["violated"] == [{"id": "C1", "value": False}]
     reflections = [user for role, user in roles.calls if role == "reflection"]
     assert len(reflections) == 3  # then no fourth reflection: the judge decides
     assert "IndexError" in reflections[0] and "ran longer than 0.5 s" in reflections[1]
@@ -110,8 +110,8 @@ def test_a_crashing_looping_garbage_checker_is_reflected_three_times_then_judged
     assert len(runs) == 4 and not any(r["ok"] for r in runs)
     rounds = [e for e in events if e["event"] == "repair_round"]
     assert [r["round"] for r in rounds] == [1, 2, 3] and all(r["verdict"] == "reflected" for r in rounds)
-    assert "the generated checker failed 4 times" in summary["explanation"]
-    assert "judged by the LLM instead" in summary["explanation"]
+    assert "the generated checker failed 4 times" in summary.explanation
+    assert "judged by the LLM instead" in summary.explanation
     shown = CliRunner().invoke(app, ["trace", str(tmp_path / "run")])
     assert shown.exit_code == 0 and "round 1: [runtime] C1:" in shown.output and "round 2: [timeout]" in shown.output
 
@@ -120,11 +120,11 @@ def test_a_reflection_that_fixes_the_checker_keeps_the_code_path(tmp_path):
     roles = ScriptedRoles()
     roles.codes["C1"] = [CRASH, CODES["C1"]]
     summary = verify(tmp_path, roles, SAT)
-    result = summary["results"]["C1"]
+    result = summary.results["C1"]
     assert result["method"] == "checker" and result["value"] is True and result["reflections"] == 1
     assert (tmp_path / "run" / "checkers" / "C1.py").read_text() == CODES["C1"]
-    assert "after 1 self-reflection round" not in summary["explanation"]  # sat: no evidence listed
-    assert summary["verdict"] == "sat"
+    assert "after 1 self-reflection round" not in summary.explanation  # sat: no evidence listed
+    assert summary.verdict == "sat"
 
 
 def test_a_checker_cannot_change_the_output_it_checks(tmp_path):
@@ -134,10 +134,10 @@ def test_a_checker_cannot_change_the_output_it_checks(tmp_path):
     roles.codes["C1"] = [tamper, CODES["C1"]]
     roles.codes["C2"] = [rewrite]
     summary = verify(tmp_path, roles, NO_LANTERN)
-    c1 = summary["results"]["C1"]
+    c1 = summary.results["C1"]
     assert c1["failures"][0]["error_kind"] == "forbidden" and "replaced the response" in c1["failures"][0]["message"]
-    assert c1["value"] is False and summary["verdict"] == "unsat"  # judged on the original text after the fix
-    assert summary["results"]["C4"]["value"] is False  # C2's checker changed its own copy, not the response
+    assert c1["value"] is False and summary.verdict == "unsat"  # judged on the original text after the fix
+    assert summary.results["C4"]["value"] is False  # C2's checker changed its own copy, not the response
     assert (tmp_path / "run" / "output.txt").read_text() == NO_LANTERN
     config = json.loads((tmp_path / "run" / "config.json").read_text())
     import hashlib
@@ -155,7 +155,7 @@ def test_a_formulation_that_does_not_parse_is_repaired(tmp_path):
     broken = "<constraints>\nC1: x\nC2: y\n</constraints>\n<formula>\nC1 AND\n</formula>"
     roles = ScriptedRoles(formulation=[broken, FORMULATION])
     summary = verify(tmp_path, roles, SAT)
-    assert summary["verdict"] == "sat"
+    assert summary.verdict == "sat"
     prompts = [user for role, user in roles.calls if role == "formulation"]
     assert len(prompts) == 2 and "## Problem with it" in prompts[1] and "unexpected end of the formula" in prompts[1]
     events = read_trace(tmp_path / "run")
@@ -165,20 +165,20 @@ def test_a_formulation_that_does_not_parse_is_repaired(tmp_path):
 def test_a_formulation_that_never_parses_is_an_error(tmp_path):
     roles = ScriptedRoles(formulation=["no blocks at all"])
     summary = verify(tmp_path, roles, SAT, max_formulation_repairs=1)
-    assert summary["status"] == "error" and summary["verdict"] is None
-    assert "no usable formulation after 2 answers" in summary["reason"]
+    assert summary.status == "error" and summary.verdict is None
+    assert "no usable formulation after 2 answers" in summary.reason
     assert roles.roles() == ["formulation", "formulation"]
 
 
 def test_nsvif_neu_judges_every_constraint_and_judge_is_one_call(tmp_path):
     roles = ScriptedRoles()
     neu = verify(tmp_path, roles, NO_LANTERN, "neu", verifier="nsvif-neu")
-    assert neu["verdict"] == "unsat" and {c["method"] for c in neu["constraints"]} == {"judge"}
-    assert set(roles.roles()) == {"formulation", "judge"} and neu["checker_runs"] == 0
+    assert neu.verdict == "unsat" and {c["method"] for c in neu.constraints} == {"judge"}
+    assert set(roles.roles()) == {"formulation", "judge"} and neu.checker_runs == 0
     baseline = ScriptedRoles()
     judged = verify(tmp_path, baseline, NO_LANTERN, "judge", verifier="judge")
-    assert judged["verdict"] == "unsat" and baseline.roles() == ["holistic_judge"]
-    assert "judged by the LLM on the whole instruction" in judged["explanation"]
+    assert judged.verdict == "unsat" and baseline.roles() == ["holistic_judge"]
+    assert "judged by the LLM on the whole instruction" in judged.explanation
 
 
 def test_each_agent_can_use_its_own_llm(tmp_path):
@@ -189,10 +189,10 @@ def test_each_agent_can_use_its_own_llm(tmp_path):
         "judge": judging.backend("j-model"),
     }
     summary = verify_output(INSTRUCTION, SAT, VerifyConfig(llm="scripted"), tmp_path / "run", backends=backends)
-    assert summary["verdict"] == "sat"
+    assert summary.verdict == "sat"
     assert set(formulation.roles()) == {"formulation"} and set(checking.roles()) == {"checker"}
     assert set(judging.roles()) == {"judge"}
-    assert summary["llms"] == {
+    assert summary.llms == {
         "formulation": "scripted@f-model",
         "checker": "scripted@c-model",
         "judge": "scripted@j-model",
@@ -211,16 +211,16 @@ def test_a_user_checker_is_preferred_for_a_matching_constraint(tmp_path):
     roles.user_checker["C1"] = 'contains_word {"word": "lantern"}'
     roles.user_checker["C4"] = 'contains_word {"wrong": 1}'
     summary = verify(tmp_path, roles, SAT, checkers=[str(module)])
-    c1, c4 = summary["results"]["C1"], summary["results"]["C4"]
+    c1, c4 = summary.results["C1"], summary.results["C4"]
     assert c1["method"] == "user_checker" and c1["value"] is True and c1["checker"] == "contains_word"
     # a user checker that fails (here: arguments it does not take) leaves the constraint to the judge
     assert c4["method"] == "judge_fallback" and c4["value"] is False
     assert c4["failures"][0]["message"].startswith("user checker contains_word: bad arguments")
     checker_prompt = next(user for role, user in roles.calls if role == "checker")
     assert "contains_word(response, word): The response contains a given word" in checker_prompt
-    assert "checked by the user checker" not in summary["explanation"]  # sat
+    assert "checked by the user checker" not in summary.explanation  # sat
     bad = verify(tmp_path, roles, NO_LANTERN, "bad", checkers=[str(module)])
-    assert "checked by the user checker contains_word(response, word='lantern'): returned False" in bad["explanation"]
+    assert "checked by the user checker contains_word(response, word='lantern'): returned False" in bad.explanation
 
 
 @pytest.mark.parametrize("feedback", ["explanation", "boolean"])
@@ -228,9 +228,9 @@ def test_the_feedback_loop_regenerates_until_sat(tmp_path, feedback):
     roles = ScriptedRoles(writer=[LONG_GLOOMY, NO_LANTERN, SAT])
     config = VerifyConfig(llm="scripted", budget=5, feedback=feedback)
     summary = verify_output(INSTRUCTION, None, config, tmp_path / "run", backend=roles.backend())
-    assert summary["status"] == "sat" and summary["rounds"] == 3
-    assert [h["verdict"] for h in summary["history"]] == ["unsat", "unsat", "sat"]
-    assert summary["output"] == SAT and (tmp_path / "run" / "output.txt").read_text() == SAT
+    assert summary.status == "sat" and summary.rounds == 3
+    assert [h["verdict"] for h in summary.history] == ["unsat", "unsat", "sat"]
+    assert summary.output == SAT and (tmp_path / "run" / "output.txt").read_text() == SAT
     assert (tmp_path / "run" / "outputs" / "round-1.txt").read_text() == LONG_GLOOMY
     rewrites = [user for role, user in roles.calls if role == "writer"][1:]
     assert len(rewrites) == 2
@@ -241,7 +241,7 @@ def test_the_feedback_loop_regenerates_until_sat(tmp_path, feedback):
         assert "does not follow the instruction." in rewrites[0] and "C3" not in rewrites[0]
     # the formulation and the checker programs (self-tested once) are kept from one response to the next
     assert roles.roles().count("formulation") == 1 and roles.roles().count("checker") == 1
-    assert summary["checker_runs"] == 3 * 2 + 3 * 3
+    assert summary.checker_runs == 3 * 2 + 3 * 3
 
 
 def test_the_feedback_loop_stops_at_the_budget(tmp_path):
@@ -249,7 +249,7 @@ def test_the_feedback_loop_stops_at_the_budget(tmp_path):
     summary = verify_output(
         INSTRUCTION, None, VerifyConfig(llm="scripted", budget=2), tmp_path / "run", backend=roles.backend()
     )
-    assert summary["status"] == "unsat" and summary["rounds"] == 2 and roles.roles().count("writer") == 2
+    assert summary.status == "unsat" and summary.rounds == 2 and roles.roles().count("writer") == 2
 
 
 def test_a_finished_run_is_not_repeated_and_another_run_is_refused(tmp_path):
@@ -257,7 +257,7 @@ def test_a_finished_run_is_not_repeated_and_another_run_is_refused(tmp_path):
     first = verify(tmp_path, roles, SAT)
     calls = len(roles.calls)
     again = verify(tmp_path, roles, SAT)
-    assert len(roles.calls) == calls and again["verdict"] == first["verdict"]
+    assert len(roles.calls) == calls and again.verdict == first.verdict
     with pytest.raises(VerifyError, match="holds a different run"):
         verify(tmp_path, roles, NO_LANTERN)
 
@@ -310,9 +310,9 @@ def test_reference_checkers_as_user_checkers_replace_generated_code(tmp_path):
             tmp_path / rec["id"],
             backend=backend,
         )
-        assert summary["verdict"] == rec["verdict"] and summary["checker_runs"] == 0
+        assert summary.verdict == rec["verdict"] and summary.checker_runs == 0
         kinds = {c["id"]: c["kind"] for c in rec["constraints"]}
-        assert {c["id"]: c["method"] for c in summary["constraints"]} == {
+        assert {c["id"]: c["method"] for c in summary.constraints} == {
             cid: ("user_checker" if kind == "logic" else "judge") for cid, kind in kinds.items()
         }
 
@@ -343,9 +343,9 @@ CONTRADICTORY = FORMULATION.replace("NOT C4\n</formula>", "NOT C4\nC4 AND C1\n</
 def test_a_contradictory_instruction_is_reported_before_anything_is_checked(tmp_path):
     roles = ScriptedRoles(formulation=[CONTRADICTORY])
     summary = verify(tmp_path, roles, SAT)
-    assert summary["status"] == "contradictory" and summary["verdict"] is None
-    assert summary["decision"]["conflict"] == ["NOT C4", "C4"]
-    assert 'C4 "The response contains the word "cheap""' in summary["explanation"]
+    assert summary.status == "contradictory" and summary.verdict is None
+    assert summary.decision["conflict"] == ["NOT C4", "C4"]
+    assert 'C4 "The response contains the word "cheap""' in summary.explanation
     assert roles.roles() == ["formulation"]  # no plan, no checker, no judge
     from autonesy.graph.cli.verify import _exit_code
 
@@ -357,7 +357,7 @@ def test_follow_stops_on_a_contradictory_instruction_without_writing(tmp_path):
     summary = verify_output(
         INSTRUCTION, None, VerifyConfig(llm="scripted", budget=3), tmp_path / "run", backend=roles.backend()
     )
-    assert summary["status"] == "contradictory" and summary["rounds"] == 0
+    assert summary.status == "contradictory" and summary.rounds == 0
     assert "writer" not in roles.roles()
 
 
@@ -367,9 +367,9 @@ def test_a_checker_can_name_the_offending_words(tmp_path):
         CODES["C4"] + "\n\ndef spans(response):\n    return re.findall(r'\\bcheap\\b', response, re.I)\n"
     ]
     summary = verify(tmp_path, roles, "A cheap lantern, so cheap.")
-    assert summary["verdict"] == "unsat"
-    assert summary["results"]["C4"]["spans"] == ["cheap", "cheap"]
-    assert "because of: 'cheap'; 'cheap'" in summary["explanation"]
+    assert summary.verdict == "unsat"
+    assert summary.results["C4"]["spans"] == ["cheap", "cheap"]
+    assert "because of: 'cheap'; 'cheap'" in summary.explanation
 
 
 def test_a_program_that_fails_its_own_examples_is_reflected_before_use(tmp_path):
@@ -377,7 +377,7 @@ def test_a_program_that_fails_its_own_examples_is_reflected_before_use(tmp_path)
     roles.codes["C1"] = ["def check(response):\n    return 'lantern' in response\n", CODES["C1"]]
     roles.examples["C1"] = {"accept": ["A Lantern."], "reject": ["A lanternfish."]}  # whole word, any case
     summary = verify(tmp_path, roles, SAT)
-    result = summary["results"]["C1"]
+    result = summary.results["C1"]
     assert result["method"] == "checker" and result["reflections"] == 1 and result["self_tested"]
     assert result["failures"][0]["error_kind"] == "self_test"
     reflection = next(user for role, user in roles.calls if role == "reflection")

@@ -15,8 +15,9 @@ import importlib
 from collections.abc import Sequence
 from types import ModuleType
 
-from autonesy.tools.formats.base import FORMATS, FRONT_ENDS, Conversion, FormatError
+from autonesy.tools.formats.base import FRONT_ENDS, Conversion, FormatError
 from autonesy.tools.formats.extract import extract
+from autonesy.tools.options import FORMATS
 
 # Failures no autofix can cure: retrying would only run the program (and its limits) again.
 NOT_AUTOFIXABLE = frozenset({"timeout", "resource", "forbidden"})

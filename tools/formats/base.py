@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from autonesy.tools.cnf import CNF
+from autonesy.tools.options import FORMATS
 
-FORMATS = ("dimacs", "nat", "pysat", "cpmpy", "sympy")
 FRONT_ENDS: dict[str, str] = {  # format -> the module of its front-end (imported on first use)
     "dimacs": "autonesy.tools.formats.dimacs",
     "nat": "autonesy.tools.formats.nat",

@@ -35,9 +35,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from autonesy.tools.cnf import CNF
-from autonesy.tools.formats.base import FORMATS
 from autonesy.tools.formats.expr import Const, Expr, Op, Var
 from autonesy.tools.formats.tseitin import tseitin
+from autonesy.tools.options import FORMATS
 
 WIDTH = 100  # lines longer than this are broken (NAT, SymPy, CPMpy expressions)
 INDENT = "    "

@@ -159,8 +159,8 @@ def to_regex(grammar: Grammar, rule: str | None = None, *, depth: int = 3) -> st
             parts = [p for p in items if p is not None]
             return None if len(parts) < len(items) else "".join(parts)
         if isinstance(expr, Alt):
-            parts = [p for p in (rx(option, budget) for option in expr.options) if p is not None]
-            return None if not parts else "(?:" + "|".join(parts) + ")"
+            options: list[str] = [p for p in (rx(option, budget) for option in expr.options) if p is not None]
+            return None if not options else "(?:" + "|".join(options) + ")"
         inner = rx(expr.item, budget)
         if inner is None:
             return "" if expr.min == 0 else None

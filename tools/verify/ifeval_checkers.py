@@ -116,7 +116,7 @@ def detect_language(text: str) -> str | None:
                 counts[script] = counts.get(script, 0) + 1
     if not counts:
         return None
-    script = max(counts, key=counts.get)
+    script = max(counts, key=counts.__getitem__)
     candidates = _FUNCTION_WORDS.get(script)
     if candidates is None:
         return script
@@ -126,7 +126,7 @@ def detect_language(text: str) -> str | None:
         vocabulary = set(listed.split())
         scores[language] = sum(token in vocabulary for token in tokens)
         scores[language] += 3 * sum(text.count(mark) for mark in _MARKERS.get(language, ""))
-    best = max(scores, key=scores.get)
+    best = max(scores, key=scores.__getitem__)
     return best if scores[best] > 0 else None
 
 
