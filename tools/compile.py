@@ -353,7 +353,7 @@ def compile_by_elimination(
     for var in order:
         if var not in buckets:
             continue
-        merged, variables = manager.true(), frozenset()
+        merged, variables = manager.true(), frozenset[int]()
         merged.ref()
         for node, support in sorted(buckets.pop(var), key=lambda part: part[0].size()):  # the carried state last
             conjunction = merged & node
