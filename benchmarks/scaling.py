@@ -23,7 +23,11 @@ through :mod:`autonesy.tools.counting`'s own limits, the NeSy step in a forked c
 A method that fails at one size is not tried at larger sizes of the same family.
 
     python benchmarks/scaling.py [--quick] [--limit 60] [--families grid-path,grid-cycles,sudoku,exactly-k]
-                                 [--out DIR] [--json OUT]
+                                 [--sizes exactly-k=50,100,200] [--methods auto,ganak] [--no-nesy]
+                                 [--out DIR] [--json OUT] [--md benchmarks/results/scaling.md]
+
+Each count also records its CPU seconds (this process's threads and its forked counters), and the
+table the load average, so runs on a shared machine can be read.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import argparse
 import itertools
 import json
 import multiprocessing
+import resource
 import time
 from pathlib import Path
 
@@ -160,10 +165,15 @@ def exactly_half(n: int) -> CNF:
 BUILDERS = {"grid-path": grid_path, "grid-cycles": grid_cycles, "sudoku": sudoku, "exactly-k": exactly_half}
 
 
+def _cpu_now() -> float:
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def count_row(cnf: CNF, methods: list[str], limit: float) -> dict:
     row: dict = {}
     for method in methods:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _cpu_now()
         try:
             if method == "enumeration":
                 from autonesy.tools.counting import count_by_enumeration
@@ -185,6 +195,7 @@ def count_row(cnf: CNF, methods: list[str], limit: float) -> dict:
                 "method": result.method,
                 **{k: v for k, v in result.params.items() if k in ("sdd_size",)},
             }
+        row[method]["cpu_s"] = _cpu_now() - cpu
     return row
 
 
@@ -277,9 +288,18 @@ def main() -> None:
     parser.add_argument("--families", default=",".join(LADDERS))
     parser.add_argument("--out", type=Path, help="write each CNF as a DIMACS task file here")
     parser.add_argument("--json", dest="json_out")
+    parser.add_argument("--sizes", action="append", default=[], help="FAMILY=a,b,c: these sizes only")
+    parser.add_argument("--methods", default=",".join(COUNT_METHODS))
+    parser.add_argument("--no-nesy", action="store_true", help="skip the SL/SPL step timing")
+    parser.add_argument("--md", type=Path, help="also write the table as markdown here")
     args = parser.parse_args()
     limit = args.limit or (10.0 if args.quick else 60.0)
-    ladders = QUICK if args.quick else LADDERS
+    ladders = dict(QUICK if args.quick else LADDERS)
+    for choice in args.sizes:
+        family, sizes = choice.split("=")
+        ladders[family] = tuple(int(size) for size in sizes.split(","))
+    methods = [m for m in COUNT_METHODS if m in args.methods.split(",")]
+    loads = [open("/proc/loadavg").read().split()[0]]
     print(f"time limit {limit:g} s per step; a method that fails is not tried on larger sizes of its family")
     header = (
         f"{'family':10} {'size':>5} {'N':>5} {'aux':>6} {'clauses':>8} {'models':>24} "
@@ -290,8 +310,8 @@ def main() -> None:
     print("-" * len(header))
     rows, largest = [], {}
     for family in args.families.split(","):
-        active = list(COUNT_METHODS)
-        nesy_active = True
+        active = list(methods)
+        nesy_active = not args.no_nesy
         for size in ladders[family]:
             start = time.perf_counter()
             cnf = BUILDERS[family](size)
@@ -301,6 +321,7 @@ def main() -> None:
                 (args.out / f"{family}-{size}.cnf").write_text(to_dimacs(cnf, comments=[f"{family} {size}"]))
             counts = count_row(cnf, active, limit)
             nesy = nesy_row(cnf, limit) if nesy_active else {"outcome": "skipped"}
+            loads.append(open("/proc/loadavg").read().split()[0])
             exact = [
                 counts[m]["count"] for m in ("auto", "ganak", "sdd", "enumeration") if counts.get(m, {}).get("exact")
             ]
@@ -317,8 +338,12 @@ def main() -> None:
                 "models": models,
                 "counts": counts,
                 "nesy": nesy,
+                "load": loads[-1],
             }
             rows.append(row)
+            if args.md:  # after every row: a run stopped part-way keeps what it measured
+                args.md.parent.mkdir(parents=True, exist_ok=True)
+                args.md.write_text(markdown(rows, methods, limit, loads))
 
             def cell(method: str) -> str:
                 if method not in counts:
@@ -356,6 +381,37 @@ def main() -> None:
     if args.json_out:
         with open(args.json_out, "w") as handle:
             json.dump({"limit_s": limit, "rows": rows}, handle, indent=2, default=str)
+
+
+def markdown(rows: list[dict], methods: list[str], limit: float, loads: list[str]) -> str:
+    """The table as markdown: per method wall seconds / CPU seconds, or why it gave no count."""
+    lines = [
+        f"# Scaling ladder: exact counting by method (limit {limit:g} s per count)",
+        "",
+        f"Load average (1 min) at the start and after each row: {', '.join(loads)}. Each cell: wall s / CPU s "
+        "(this process and its forked counters), or the outcome; a method that failed is not tried on larger "
+        "sizes of its family (-).",
+        "",
+        "| family | size | N | aux | clauses | models | " + " | ".join(methods) + " | load |",
+        "|---|---|---|---|---|---|" + "---|" * len(methods) + "---|",
+    ]
+    for row in rows:
+        cells = []
+        for method in methods:
+            entry = row["counts"].get(method)
+            if entry is None:
+                cells.append("-")
+            elif entry["outcome"] == "ok":
+                note = "" if entry.get("exact", True) else " (approx.)"
+                cells.append(f"{entry['seconds']:.2f} / {entry['cpu_s']:.2f}{note}")
+            else:
+                cells.append(f"{entry['outcome']} ({entry['seconds']:.0f} s)")
+        models = f"{row['models']:,}" if row["models"] is not None else "?"
+        lines.append(
+            f"| {row['family']} | {row['size']} | {row['num_task_vars']} | {row['num_aux']} | {row['clauses']} | "
+            f"{models} | " + " | ".join(cells) + f" | {row['load']} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from autonesy.tools import counting
 from autonesy.tools.cnf import CNF
 from autonesy.tools.config import cache_dir
 
-COUNT_CACHE_VERSION = 1  # bump when count_models may answer differently for the same formula
+COUNT_CACHE_VERSION = 2  # bump when count_models may answer differently for the same formula
 
 
 def stored_count(

@@ -2,13 +2,15 @@
 
 Methods: ``enumeration`` (SAT with blocking clauses; exact and fastest for small model sets),
 ``ganak`` (exact projected counter), ``sdd`` (compile with PySDD, exact), ``approxmc`` (ApproxMC,
-(ε, δ)-approximate, projected). ``auto`` goes by measured cost on the task catalogue
-(benchmarks/formula_metrics.py): enumeration up to a small cap and a short time share; then the
-auxiliaries are eliminated by resolution where that stays small (:mod:`autonesy.tools.elimination`,
-exact: the projection is unchanged), and the result goes to SDDs compiled without vtree
-minimisation under a small size and time budget (:func:`~autonesy.tools.compile.compile_unminimised`;
-road-r: 0.06 s, where Ganak needs 2 s), then to
-Ganak, then to a minimised SDD, and to ApproxMC only when every exact route failed or ran out of time.
+(ε, δ)-approximate, projected). ``auto`` is a portfolio: enumeration alone for a
+moment on the CNF as given (most ground truths have a few models: they end here, their models kept
+for the metrics); then CaDiCaL's projection-preserving preprocessing (:mod:`autonesy.tools.preprocess`:
+units, equivalent literals, eliminated auxiliaries) and bounded resolution
+(:mod:`autonesy.tools.elimination`); then, at once, enumeration continuing in a thread (up to a
+model cap: a 10-queens ground truth of 40,064 variables has 724 models), Ganak and the SDD routes
+(unminimised, then minimised), each in a forked child. The first exact answer wins and the others
+are stopped, so each formula costs what its cheapest route costs, on the cores there are. ApproxMC
+runs only when no exact route answered within four fifths of the limit.
 
 Every count has a time limit. Enumeration runs in this process and is stopped through the SAT
 solver's interrupt; the native counters (Ganak, PySDD, ApproxMC) offer no limit of their own, so they
@@ -22,6 +24,7 @@ import os
 import pickle
 import select
 import signal
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -31,10 +34,16 @@ import pyapproxmc
 import pyganak
 
 from autonesy.tools.cnf import CNF
-from autonesy.tools.compile import CompilationBudgetExceeded, compile_to_sdd, compile_unminimised
+from autonesy.tools.compile import (
+    CompilationBudgetExceeded,
+    compile_by_elimination,
+    compile_to_sdd,
+    compile_unminimised,
+)
 from autonesy.tools.elimination import eliminate_auxiliaries
-from autonesy.tools.enumeration import CountTimedOut, EnumerationCapReached, Model, enumerate_models
+from autonesy.tools.enumeration import CountTimedOut, Enumeration, EnumerationCapReached, Model, enumerate_models
 from autonesy.tools.options import COUNT_METHODS
+from autonesy.tools.preprocess import simplify_projected
 
 __all__ = [
     "COUNT_METHODS",
@@ -49,10 +58,14 @@ __all__ = [
 
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
-AUTO_ENUMERATION_MAX_S = 1.0  # enumeration gets at most this long, and at most a fifth of the limit
-AUTO_ELIMINATION_MAX_S = 1.0  # resolution gets at most this long, and at most a tenth of what is left
-AUTO_QUICK_SDD_MAX_S = 0.5  # the unminimised SDD gets at most this long, and at most a fifth of what is left
-AUTO_GANAK_SHARE = 0.6  # of what is left after that; the minimised SDD then gets most of the rest
+AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long
+AUTO_ENUMERATION_SHARE = 0.05  # and at most this share of the limit
+AUTO_RACE_ENUMERATION_CAP = 100_000  # racing the counters, enumeration gives up past this many models
+AUTO_ELIMINATION_MAX_S = 1.0  # resolution gets at most this long, and at most a tenth of the limit
+AUTO_QUICK_SDD_MAX_S = 0.5  # the unminimised SDD gets at most this long, and at most a fifth of its time
+AUTO_LARGE_CLAUSES = 50_000  # above this: no first enumeration, preprocessing in a killable child
+AUTO_PREPROCESS_SHARE = 0.3  # of the limit, for a large CNF's preprocessing
+AUTO_APPROXMC_SHARE = 0.2  # of the limit, kept for ApproxMC when no exact route answered
 
 
 @dataclass(frozen=True)
@@ -96,55 +109,93 @@ def count_by_enumeration(
     return ModelCount(len(models), "enumeration", True, time.perf_counter() - start, {"cap": cap}, tuple(models))
 
 
-def _run_killable(method: str, work: Callable[..., Any], args: tuple, time_limit_s: float) -> Any:
-    """``work(*args)`` in a forked child, killed once ``time_limit_s`` has passed.
+class _Child:
+    """``work(*args)`` running in a forked child, its one pickled result read back through a pipe.
 
     The child only runs native counting code on data it already holds, writes one pickled result
-    to a pipe and leaves with ``os._exit``; its standard output goes to /dev/null (the counters
-    print progress lines from C++).
+    to the pipe and leaves with ``os._exit``; its standard output goes to /dev/null (the counters
+    print progress lines from C++). The parent polls :meth:`ready` and reads :meth:`result`, or
+    :meth:`kill` s it.
     """
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # child
-        try:
-            os.close(read_end)
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-            os.dup2(devnull, 2)
+
+    def __init__(self, method: str, work: Callable[..., Any], args: tuple):
+        self.method = method
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # child
             try:
-                payload = pickle.dumps(("ok", work(*args)))
-            except BaseException as error:  # noqa: BLE001 - everything goes back to the parent as text
-                payload = pickle.dumps(("error", (type(error).__name__, str(error))))
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(write_end, view) :]
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    deadline = time.monotonic() + time_limit_s
-    chunks: list[bytes] = []
-    try:
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([read_end], [], [], remaining)[0]:
-                os.kill(pid, signal.SIGKILL)
-                raise CountTimedOut(method, time_limit_s)
-            chunk = os.read(read_end, 1 << 16)
+                os.close(read_end)
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 1)
+                os.dup2(devnull, 2)
+                try:
+                    payload = pickle.dumps(("ok", work(*args)))
+                except BaseException as error:  # noqa: BLE001 - everything goes back to the parent as text
+                    payload = pickle.dumps(("error", (type(error).__name__, str(error))))
+                view = memoryview(payload)
+                while view:
+                    view = view[os.write(write_end, view) :]
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        self.pid, self.fd = pid, read_end
+        self.chunks: list[bytes] = []
+        self.done = False
+
+    def ready(self) -> bool:
+        """Read what is there without blocking; True once the child has closed its end (answered or died)."""
+        while not self.done and select.select([self.fd], [], [], 0)[0]:
+            chunk = os.read(self.fd, 1 << 16)
             if not chunk:
-                break
-            chunks.append(chunk)
+                self.done = True
+                os.close(self.fd)
+                os.waitpid(self.pid, 0)
+            else:
+                self.chunks.append(chunk)
+        return self.done
+
+    def result(self) -> Any:
+        """The child's value; its error re-raised (:class:`CompilationBudgetExceeded`, else :class:`CounterFailed`)."""
+        if not self.chunks:
+            raise CounterFailed(f"{self.method} counter died without an answer")
+        status, value = pickle.loads(b"".join(self.chunks))
+        if status != "ok":
+            kind, message = value
+            if kind == CompilationBudgetExceeded.__name__:
+                raise CompilationBudgetExceeded(message)
+            raise CounterFailed(f"{self.method} counter failed: {kind}: {message}")
+        return value
+
+    def kill(self) -> None:
+        """Stop the child (if still running) and release its pipe."""
+        if not self.done:
+            os.kill(self.pid, signal.SIGKILL)
+            os.close(self.fd)
+            os.waitpid(self.pid, 0)
+            self.done = True
+
+
+def _wait_any(children: list[_Child], deadline: float, poll_s: float = 0.05) -> _Child | None:
+    """The first child to finish before ``deadline`` (a ``time.monotonic()`` value), else None."""
+    while True:
+        for child in children:
+            if child.ready():
+                return child
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None
+        select.select([c.fd for c in children if not c.done], [], [], min(poll_s, remaining))
+
+
+def _run_killable(method: str, work: Callable[..., Any], args: tuple, time_limit_s: float) -> Any:
+    """``work(*args)`` in a forked child, killed once ``time_limit_s`` has passed (:class:`CountTimedOut`)."""
+    child = _Child(method, work, args)
+    try:
+        if _wait_any([child], time.monotonic() + time_limit_s, poll_s=time_limit_s) is None:
+            raise CountTimedOut(method, time_limit_s)
     finally:
-        os.close(read_end)
-        os.waitpid(pid, 0)
-    if not chunks:
-        raise CounterFailed(f"{method} counter died without an answer")
-    status, value = pickle.loads(b"".join(chunks))
-    if status != "ok":
-        kind, message = value
-        if kind == CompilationBudgetExceeded.__name__:
-            raise CompilationBudgetExceeded(message)
-        raise CounterFailed(f"{method} counter failed: {kind}: {message}")
-    return value
+        child.kill()
+    return child.result()
 
 
 def _sdd_count(cnf: CNF, time_limit_s: float, size_limit: int) -> tuple[int, dict[str, Any]]:
@@ -162,13 +213,6 @@ def count_by_sdd(cnf: CNF, time_limit_s: float = DEFAULT_TIME_LIMIT_S, size_limi
 def _quick_sdd_count(cnf: CNF, time_limit_s: float) -> tuple[int, dict[str, Any]]:
     sdd = compile_unminimised(cnf, time_limit_s)
     return sdd.model_count(), {"vtree": sdd.vtree_type, "sdd_size": sdd.size, "minimized": False}
-
-
-def _count_quick_sdd(cnf: CNF, time_limit_s: float) -> ModelCount:
-    """SDDs without vtree minimisation, within ten nodes per literal: cheap when one fits at all."""
-    start = time.perf_counter()
-    value, params = _run_killable("sdd", _quick_sdd_count, (cnf, time_limit_s), time_limit_s)
-    return ModelCount(value, "sdd", True, time.perf_counter() - start, params)
 
 
 def _ganak_count(cnf: CNF) -> int:
@@ -239,44 +283,167 @@ def count_models(
     return _count_auto(cnf, time_limit_s, enumeration_cap, approxmc)
 
 
-def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSettings) -> ModelCount:
-    start = time.perf_counter()
-    deadline = start + time_limit_s
-    tried: list[str] = []
-    reduced: dict[str, CNF] = {}
+def _sdd_routes(cnf: CNF, original: CNF, time_limit_s: float) -> tuple[int, dict[str, Any]]:
+    """The SDD routes one after another (run in a child): unminimised; then bucket elimination
+    (:func:`~autonesy.tools.compile.compile_by_elimination`) on the ``original`` CNF (preprocessing
+    scrambles the encoders' counters: exactly-25 of 50 takes 2.2 s of CPU after it, 0.7 s before) and a
+    minimised SDD, each with half of what is left: bucket elimination first when auxiliaries outnumber
+    the task variables twice (a counter's registers), the minimised SDD first otherwise (road-r)."""
+    deadline = time.monotonic() + time_limit_s
+    overflows = []
+    try:
+        return _quick_sdd_count(cnf, min(AUTO_QUICK_SDD_MAX_S, 0.2 * time_limit_s))
+    except CompilationBudgetExceeded as error:
+        overflows.append(f"unminimised: {error}")
 
-    def left() -> float:
-        return deadline - time.perf_counter()
+    def bucketed(share: float) -> tuple[int, dict[str, Any]]:
+        sdd = compile_by_elimination(original, time_limit_s=share * (deadline - time.monotonic()))
+        return sdd.model_count(), {"vtree": "right", "sdd_size": sdd.size, "bucket_elimination": True}
 
-    def eliminated() -> CNF:
-        """The CNF with the auxiliaries that resolution removes cheaply gone (computed once)."""
-        if "cnf" not in reduced:
-            reduced["cnf"] = eliminate_auxiliaries(cnf, min(AUTO_ELIMINATION_MAX_S, 0.1 * left()))
-        return reduced["cnf"]
+    def minimised(share: float) -> tuple[int, dict[str, Any]]:
+        return _sdd_count(cnf, share * (deadline - time.monotonic()), 5_000_000)
 
-    routes: list[tuple[str, Callable[[], ModelCount]]] = [
-        ("enumeration", lambda: count_by_enumeration(cnf, cap, min(AUTO_ENUMERATION_MAX_S, 0.2 * left()))),
-        ("sdd", lambda: _count_quick_sdd(eliminated(), min(AUTO_QUICK_SDD_MAX_S, 0.2 * left()))),
-        ("ganak", lambda: count_by_ganak(eliminated(), AUTO_GANAK_SHARE * left())),
-        ("sdd", lambda: count_by_sdd(eliminated(), 0.75 * left())),
-        ("approxmc", lambda: count_by_approxmc(eliminated(), approxmc, left())),
-    ]
-    for name, route in routes:
-        if left() <= 0:
-            break
+    routes = [("bucket elimination", bucketed), ("minimised", minimised)]
+    if original.num_aux_vars <= 2 * original.num_task_vars:
+        routes.reverse()
+    if not original.num_aux_vars:
+        routes = [("minimised", minimised)]
+    for (name, route), share in zip(routes, (0.5, 1.0) if len(routes) == 2 else (1.0,)):
         try:
-            result = route()
-        except EnumerationCapReached:
-            tried.append(f"enumeration (over {cap} models)")
-        except (CountTimedOut, CompilationBudgetExceeded, CounterFailed) as error:
-            tried.append(f"{name} ({error})")
-        else:
-            if not tried:
-                return result
-            params = dict(result.params, fallbacks=tried)
-            if "cnf" in reduced:
-                params["auxiliaries_left"] = f"{reduced['cnf'].num_aux_vars} of {cnf.num_aux_vars}"
+            return route(share)
+        except CompilationBudgetExceeded as error:
+            overflows.append(f"{name}: {error}")
+    raise CompilationBudgetExceeded("; ".join(overflows))
+
+
+def _preprocess(cnf: CNF, elimination_s: float) -> CNF:
+    """CaDiCaL's projection-preserving preprocessing, then bounded resolution on what is left (small CNFs)."""
+    simplified = simplify_projected(cnf)
+    if len(simplified.clauses) > AUTO_LARGE_CLAUSES:  # resolution's own set-up is not under its limit
+        return simplified
+    return eliminate_auxiliaries(simplified, elimination_s)
+
+
+def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSettings) -> ModelCount:
+    """The portfolio: a short enumeration on the CNF as given (most ground truths end here, with their
+    models), then projection-preserving preprocessing, then enumeration (in a thread, continuing), Ganak
+    and the SDD routes (each in a forked child) at once; the first exact answer wins and the others are
+    stopped. ApproxMC only when none answered within ``1 - AUTO_APPROXMC_SHARE`` of the limit."""
+    start = time.perf_counter()
+    deadline = time.monotonic() + time_limit_s
+    tried: list[str] = []
+    enumeration = Enumeration()
+
+    def finish(result: ModelCount, **extra: Any) -> ModelCount:
+        params = dict(result.params, **extra)
+        if tried:
+            params["fallbacks"] = list(tried)
+        return ModelCount(result.value, result.method, result.exact, time.perf_counter() - start, params, result.models)
+
+    quick_s = min(AUTO_ENUMERATION_MAX_S, AUTO_ENUMERATION_SHARE * time_limit_s)
+    if len(cnf.clauses) <= AUTO_LARGE_CLAUSES:  # a large CNF takes seconds just to load into a solver
+        try:
+            models = enumeration.run(cnf, cap, quick_s)
             return ModelCount(
-                result.value, result.method, result.exact, time.perf_counter() - start, params, result.models
+                len(models), "enumeration", True, time.perf_counter() - start, {"cap": cap}, tuple(models)
             )
+        except EnumerationCapReached:
+            tried.append(f"enumeration (over {cap} models in {time.perf_counter() - start:.2f} s)")
+        except CountTimedOut:
+            tried.append(f"enumeration ({len(enumeration.models)} models in {quick_s:.2f} s)")
+    elimination_s = min(AUTO_ELIMINATION_MAX_S, 0.1 * time_limit_s)
+    if len(cnf.clauses) <= AUTO_LARGE_CLAUSES:
+        simplified = _preprocess(cnf, elimination_s)
+    else:  # CaDiCaL has no time limit of its own: a child, killed after its share (then the CNF as given)
+        try:
+            simplified = _run_killable(
+                "preprocessing", _preprocess, (cnf, elimination_s), AUTO_PREPROCESS_SHARE * time_limit_s
+            )
+        except (CountTimedOut, CounterFailed) as error:
+            tried.append(f"preprocessing ({error})")
+            simplified = cnf
+    reduced = {
+        "preprocessed": f"{simplified.num_aux_vars} of {cnf.num_aux_vars} auxiliaries, "
+        f"{len(simplified.clauses)} of {len(cnf.clauses)} clauses",
+        "preprocess_s": round(time.perf_counter() - start, 3),
+    }
+    if any(len(c) == 0 for c in simplified.clauses):
+        return finish(ModelCount(0, "preprocessing", True, 0.0), **reduced)
+    race_deadline = deadline - AUTO_APPROXMC_SHARE * time_limit_s
+    answer = _race(simplified, cnf, enumeration, race_deadline, tried)
+    if answer is not None:
+        return finish(answer, **reduced)
+    left = deadline - time.monotonic()
+    if left > 0:
+        try:
+            return finish(count_by_approxmc(simplified, approxmc, left), **reduced)
+        except (CountTimedOut, CounterFailed) as error:
+            tried.append(f"approxmc ({error})")
     raise CountTimedOut("auto", time_limit_s, tuple(tried))
+
+
+def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tried: list[str]) -> ModelCount | None:
+    """Enumeration (continuing ``enumeration``, in a thread), Ganak and the SDD routes (children) at once on
+    the preprocessed ``cnf`` (bucket elimination on the ``original``), until the first exact count or
+    ``deadline`` (``time.monotonic()``); failures are added to ``tried``."""
+    start = time.perf_counter()
+    found: dict[str, Any] = {}
+    failed: set[str] = set()
+
+    def enumerate_on() -> None:
+        try:
+            found["models"] = enumeration.run(cnf, AUTO_RACE_ENUMERATION_CAP, None)
+        except (EnumerationCapReached, CountTimedOut) as error:
+            found["error"] = error
+        finally:
+            wake_write = found.get("wake")
+            if wake_write is not None:
+                os.write(wake_write, b"x")
+
+    wake_read, wake_write = os.pipe()  # the thread's end wakes the parent's select at once
+    found["wake"] = wake_write
+    thread = threading.Thread(target=enumerate_on, daemon=True)
+    children = [
+        _Child("ganak", _ganak_count, (cnf,)),
+        _Child("sdd", _sdd_routes, (cnf, original, deadline - time.monotonic())),
+    ]
+    thread.start()
+    answer: ModelCount | None = None
+    try:
+        while answer is None and time.monotonic() < deadline:
+            if not thread.is_alive() and "models" in found:
+                models = found["models"]
+                answer = ModelCount(len(models), "enumeration", True, 0.0, {}, tuple(models))
+                break
+            running = [c for c in children if not c.done]
+            ready = [c for c in running if c.ready()]
+            for child in ready:
+                try:
+                    value = child.result()
+                except (CompilationBudgetExceeded, CounterFailed) as error:
+                    failed.add(child.method)
+                    tried.append(f"{child.method} ({str(error)[:200]})")
+                    continue
+                if child.method == "sdd":
+                    answer = ModelCount(value[0], "sdd", True, 0.0, value[1])
+                else:
+                    answer = ModelCount(value, child.method, True, 0.0)
+                break
+            if answer is None and not ready:
+                if not running and not thread.is_alive():
+                    break
+                fds = [c.fd for c in running] + ([wake_read] if thread.is_alive() else [])
+                select.select(fds, [], [], max(0.0, min(0.25, deadline - time.monotonic())))
+    finally:
+        enumeration.stop()
+        for child in children:
+            child.kill()
+        thread.join()
+        os.close(wake_read)
+        os.close(wake_write)
+    if answer is None:
+        if isinstance(found.get("error"), EnumerationCapReached):
+            tried.append(f"enumeration (over {AUTO_RACE_ENUMERATION_CAP} models)")
+        tried.extend(f"{c.method} (out of time)" for c in children if c.method not in failed)
+        return None
+    return ModelCount(answer.value, answer.method, True, time.perf_counter() - start, answer.params, answer.models)

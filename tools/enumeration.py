@@ -36,7 +36,8 @@ class CountTimedOut(TimeoutError):
 
 
 class _InterruptibleSolver:
-    """Glucose over ``cnf`` with every task variable declared, interrupted once ``time_limit_s`` passes."""
+    """Glucose over ``cnf`` with every task variable declared, interrupted once ``time_limit_s`` passes
+    (or when :meth:`interrupt` is called from another thread)."""
 
     def __init__(self, cnf: CNF, time_limit_s: float | None, what: str):
         self.solver = Solver(name="glucose4", bootstrap_with=[list(c) for c in cnf.clauses])
@@ -45,6 +46,7 @@ class _InterruptibleSolver:
         self.time_limit_s, self.what = time_limit_s, what
         self.deadline = time.monotonic() + time_limit_s if time_limit_s is not None else None
         self.timer = threading.Timer(time_limit_s, self.solver.interrupt) if time_limit_s is not None else None
+        self.stopped = threading.Event()
 
     def __enter__(self) -> _InterruptibleSolver:
         if self.timer is not None:
@@ -56,14 +58,62 @@ class _InterruptibleSolver:
             self.timer.cancel()
         self.solver.delete()
 
+    def interrupt(self) -> None:
+        """Stop the current and every later solve (they raise :class:`CountTimedOut`)."""
+        self.stopped.set()
+        self.solver.interrupt()
+
     def solve(self, assumptions: Sequence[int] = ()) -> bool:
         # The deadline is checked here too: an interrupt that lands between two calls is not kept by Glucose.
-        if self.deadline is not None and time.monotonic() > self.deadline:
+        if self.stopped.is_set() or (self.deadline is not None and time.monotonic() > self.deadline):
             raise CountTimedOut(self.what, self.time_limit_s or 0.0)
-        satisfiable = self.solver.solve_limited(assumptions=assumptions, expect_interrupt=self.timer is not None)
-        if satisfiable is None:
+        satisfiable = self.solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+        if satisfiable is None or self.stopped.is_set():
             raise CountTimedOut(self.what, self.time_limit_s or 0.0)
         return satisfiable
+
+
+class Enumeration:
+    """A projected enumeration that keeps what it found: it can be continued with a larger cap or on an
+    equivalent (preprocessed) CNF, and stopped from another thread (:meth:`stop`)."""
+
+    def __init__(self) -> None:
+        self.models: list[Model] = []
+        self._running: _InterruptibleSolver | None = None
+        self._stopped = threading.Event()
+
+    def run(self, cnf: CNF, cap: int | None, time_limit_s: float | None) -> list[Model]:
+        """All projected models of ``cnf`` (the ones found before are blocked, not searched again).
+
+        ``cnf`` must have the projected models of every CNF this enumeration ran on before. Raises
+        :class:`EnumerationCapReached` past ``cap`` models, :class:`CountTimedOut` when the time
+        passes or :meth:`stop` is called; the models found so far stay in ``models``.
+        """
+        n = cnf.num_task_vars
+        with _InterruptibleSolver(cnf, time_limit_s, "enumeration") as sat:
+            self._running = sat
+            if self._stopped.is_set():
+                sat.interrupt()
+            for values in self.models:
+                sat.solver.add_clause([-i if v else i for i, v in zip(range(1, n + 1), values)])
+            try:
+                while sat.solve():
+                    model = sat.solver.get_model()
+                    values = tuple(1 if model[i - 1] > 0 else 0 for i in range(1, n + 1))
+                    self.models.append(values)
+                    if cap is not None and len(self.models) > cap:
+                        raise EnumerationCapReached(f"more than {cap} models")
+                    sat.solver.add_clause([-i if v else i for i, v in zip(range(1, n + 1), values)])
+            finally:
+                self._running = None
+        return list(self.models)
+
+    def stop(self) -> None:
+        """Interrupt the running (and any later) :meth:`run`."""
+        self._stopped.set()
+        running = self._running
+        if running is not None:
+            running.interrupt()
 
 
 _recent: OrderedDict[tuple[CNF, int | None], list[Model] | None] = OrderedDict()  # None: over the cap
@@ -84,17 +134,11 @@ def enumerate_models(cnf: CNF, cap: int | None = None, time_limit_s: float | Non
             if models is None:
                 raise EnumerationCapReached(f"more than {cap} models")
             return list(models)
-    n = cnf.num_task_vars
-    found: list[Model] = []
-    with _InterruptibleSolver(cnf, time_limit_s, "enumeration") as sat:
-        while sat.solve():
-            model = sat.solver.get_model()
-            values = tuple(1 if model[i - 1] > 0 else 0 for i in range(1, n + 1))
-            found.append(values)
-            if cap is not None and len(found) > cap:
-                _remember(key, None)
-                raise EnumerationCapReached(f"more than {cap} models")
-            sat.solver.add_clause([-i if v else i for i, v in zip(range(1, n + 1), values)])
+    try:
+        found = Enumeration().run(cnf, cap, time_limit_s)
+    except EnumerationCapReached:
+        _remember(key, None)
+        raise
     _remember(key, found)
     return list(found)
 

@@ -670,6 +670,36 @@ def keys(path: Path) -> list[str]:
     return [key for key, outcome in survey(path, progress=_report_to_stderr).items() if outcome.get("ok")]
 
 
+TRUTH_COUNT_LIMIT_S = 60.0  # a ground truth not counted exactly within this is unscorable
+
+
+def truth_count(path: Path, key: str, time_limit_s: float = TRUTH_COUNT_LIMIT_S) -> dict[str, Any]:
+    """The kept problem's ground-truth model count, exact, from the disk cache or counted now (``auto``):
+    {"count", "method", "seconds"}, or {"unscorable": why} when it runs out of time: an answer that is
+    not proved equivalent then gets no metric, which the survey says once instead of every answer."""
+    from autonesy.tools.count_store import stored_count
+    from autonesy.tools.counting import CountTimedOut, count_models
+
+    truth = load(path, key).ground_truth
+    try:
+        result = stored_count(
+            truth, lambda cnf: count_models(cnf, time_limit_s=time_limit_s), time_limit_s=time_limit_s
+        )
+    except CountTimedOut as error:
+        return {"unscorable": f"the ground truth's exact model count ran out of time: {error}"}
+    return {
+        "count": result.value,
+        "method": result.method,
+        "seconds": result.params.get("counted_in_s", result.seconds),
+    }
+
+
+def unscorable(path: Path, time_limit_s: float = TRUTH_COUNT_LIMIT_S) -> dict[str, str]:
+    """Kept problems whose ground truth cannot be counted exactly within ``time_limit_s``, with the reason."""
+    reasons = {key: truth_count(path, key, time_limit_s).get("unscorable") for key in keys(path)}
+    return {key: reason for key, reason in reasons.items() if reason}
+
+
 @lru_cache(maxsize=256)
 def _task(path: Path, key: str, stamp: tuple) -> Task:
     found = _problems(path, stamp)

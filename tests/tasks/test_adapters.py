@@ -519,3 +519,20 @@ def test_dcpbench_a_cache_entry_of_the_wrong_shape_is_converted_again(dcp_repo, 
     path.write_text(entry)
     assert dcpbench.cached(problem) is None
     assert load_task(f"dcpbench:{dcp_repo}#pick").names  # converted again, then built
+
+
+def test_dcpbench_a_ground_truth_that_cannot_be_counted_is_unscorable_with_its_reason(dcp_repo, monkeypatch):
+    from autonesy.tasks.adapters import dcpbench
+    from autonesy.tools import counting
+    from autonesy.tools.enumeration import enumerate_models
+
+    truth = load_task(f"dcpbench:{dcp_repo}#pick").ground_truth
+    assert dcpbench.truth_count(dcp_repo, "pick")["count"] == len(enumerate_models(truth))  # now on disk
+
+    def out_of_time(cnf, method="auto", **options):
+        raise counting.CountTimedOut("auto", options.get("time_limit_s", 0.0))
+
+    monkeypatch.setattr(counting, "count_models", out_of_time)
+    reasons = dcpbench.unscorable(dcp_repo, time_limit_s=5)
+    assert set(reasons) == set(dcpbench.keys(dcp_repo)) - {"pick"}  # pick's count is read back from the disk
+    assert all(reason.startswith("the ground truth's exact model count ran out of time") for reason in reasons.values())

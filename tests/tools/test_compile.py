@@ -241,3 +241,49 @@ def test_compile_formula_ends_at_its_budget_when_one_step_does_not(monkeypatch):
     with pytest.raises(CompilationBudgetExceeded, match="time budget"):
         compile_formula(CNF(3, ((1, 2), (-1, 3))), time_limit_s=1.0)
     assert time.perf_counter() - start < 30  # not the 60 s of the stuck step
+
+
+@settings(max_examples=80, deadline=None)
+@given(cnfs(max_task_vars=5, max_aux=5, max_clauses=12))
+def test_bucket_elimination_counts_the_projection(cnf):
+    from autonesy.tools.compile import compile_by_elimination
+
+    assert compile_by_elimination(cnf).model_count() == len(projected_models(cnf))
+
+
+@pytest.mark.parametrize(("n", "k"), [(12, 6), (30, 15)])
+def test_bucket_elimination_compiles_a_sequential_counter_small(n, k):
+    import math
+
+    from autonesy.tasks.encoding import ClauseBuilder
+    from autonesy.tools.compile import compile_by_elimination
+
+    sdd = compile_by_elimination(ClauseBuilder(n).exactly(list(range(1, n + 1)), k).cnf())
+    assert sdd.model_count() == math.comb(n, k)
+    assert sdd.size <= 2 * n * k  # an exactly-k of n has a polynomial SDD: the counter's state, not its registers
+
+
+@settings(max_examples=60, deadline=None)
+@given(cnfs(max_task_vars=5, max_aux=6, max_clauses=12))
+def test_anchored_order_is_a_permutation_with_task_variables_in_order(cnf):
+    from autonesy.tools.compile import anchored_order
+
+    order = anchored_order(cnf)
+    assert sorted(order) == list(range(1, cnf.num_vars + 1))
+    assert [var for var in order if var <= cnf.num_task_vars] == list(cnf.task_vars)
+
+
+def test_anchored_order_puts_a_counter_register_after_its_input():
+    # x1..x3 with registers: a4 hangs on x2 (shares a clause), a5 only on a4.
+    cnf = CNF(3, ((-2, 4), (-4, 5), (1, 3)), 5)
+    from autonesy.tools.compile import anchored_order
+
+    assert anchored_order(cnf) == [1, 2, 4, 5, 3]
+
+
+def test_bucket_elimination_refuses_a_vtree_deeper_than_pysdd_can_recurse(monkeypatch):
+    import autonesy.tools.compile as compile_module
+
+    monkeypatch.setattr(compile_module, "LINEAR_VTREE_MAX_VARS", 4)
+    with pytest.raises(CompilationBudgetExceeded, match="5 variables, more than a right-linear vtree of 4"):
+        compile_module.compile_by_elimination(CNF(2, ((1, 5),), 5))

@@ -64,20 +64,56 @@ def test_ganak_after_elimination_matches_brute_force(cnf):
     assert count_by_ganak(eliminate_auxiliaries(cnf)).value == len(projected_models(cnf))
 
 
-def test_auto_falls_back_when_enumeration_cap_is_hit():
+def test_auto_races_past_the_enumeration_cap():
     cnf = CNF(16, ((1, 2),))
     result = count_models(cnf, "auto", enumeration_cap=10)
-    assert result.value == 3 * 2**14 and result.method == "sdd" and not result.params["minimized"]
-    assert "enumeration" in result.params["fallbacks"][0]
+    assert result.value == 3 * 2**14 and result.exact and result.method in ("enumeration", "ganak", "sdd")
+    assert result.params["fallbacks"][0].startswith("enumeration (over 10 models")
 
 
-def test_auto_falls_back_to_ganak_when_the_unminimised_sdd_overflows(monkeypatch):
-    import autonesy.tools.compile as compile_module
+def _slow(*args):
+    import time
 
-    monkeypatch.setattr(compile_module, "NO_MINIMIZE_NODES_PER_LITERAL", 0)
-    result = count_models(CNF(16, ((1, 2), (3, -4, 20)), 20), "auto", enumeration_cap=10)
-    assert result.value == 3 * 2**14 and result.method == "ganak"  # the auxiliary 20 frees its clause
-    assert [entry.split(" ")[0] for entry in result.params["fallbacks"]] == ["enumeration", "sdd"]
+    time.sleep(60)
+
+
+def _broken(*args):
+    raise RuntimeError("broken on purpose")
+
+
+def test_the_first_exact_answer_wins_and_the_others_are_stopped(monkeypatch):
+    import time
+
+    import autonesy.tools.counting as counting
+
+    monkeypatch.setattr(counting, "_ganak_count", _slow)
+    monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
+    start = time.perf_counter()
+    result = count_models(CNF(12, ((1, 2), (3, -4, 14)), 14), "auto", enumeration_cap=3, time_limit_s=50)
+    assert result.value == 3 * 2**10 and result.method == "sdd"
+    assert time.perf_counter() - start < 10  # not the 60 s the Ganak child sleeps
+
+
+def test_a_failing_route_is_reported_and_another_answers(monkeypatch):
+    import autonesy.tools.counting as counting
+
+    monkeypatch.setattr(counting, "_ganak_count", _broken)
+    monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    result = count_models(CNF(12, ((1, 2),)), "auto", enumeration_cap=3)
+    assert result.value == 3 * 2**10 and result.method == "enumeration" and result.exact
+    assert any("broken on purpose" in entry for entry in result.params["fallbacks"])
+
+
+def test_approxmc_answers_only_when_every_exact_route_failed(monkeypatch):
+    import autonesy.tools.counting as counting
+
+    monkeypatch.setattr(counting, "_ganak_count", _broken)
+    monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
+    result = count_models(CNF(12, ((1, 2),)), "auto", enumeration_cap=3)
+    assert result.method == "approxmc" and not result.exact
+    tried = sorted(entry.split(" ")[0] for entry in result.params["fallbacks"])
+    assert tried == ["enumeration", "enumeration", "ganak", "sdd"]  # the first try, then the race
 
 
 def test_enumeration_cap_raises():
