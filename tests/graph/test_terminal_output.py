@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from autonesy.graph.cli import app
 from autonesy.graph.results import ROW_FIELDS
 from autonesy.graph.summary import RunSummary
+from autonesy.graph.verify.summary import VerificationSummary
 
 runner = CliRunner()
 # a clipboard write, a link drawn over "click", a window title ended by C1 ST, a cursor move, a bidi
@@ -68,7 +69,7 @@ def test_the_run_summary(capsys):
     from autonesy.graph.cli.run import print_summary
 
     fields = {"task": HOSTILE, "llm": HOSTILE, "reason": HOSTILE, "autofixes": [HOSTILE], "run_dir": HOSTILE}
-    print_summary(RunSummary.from_dict(fields).to_dict())
+    print_summary(RunSummary.model_validate(fields))
     assert_shown_as_text(capsys.readouterr().out, times=5)
 
 
@@ -77,6 +78,7 @@ def test_the_verification_summary(capsys):
 
     constraint = {"id": HOSTILE, "kind": HOSTILE, "method": HOSTILE, "value": True, "summary": HOSTILE}
     summary = {
+        "verdict": "unsat",
         "status": HOSTILE,
         "verifier": "nsvif",
         "llms": {"judge": HOSTILE},
@@ -94,7 +96,7 @@ def test_the_verification_summary(capsys):
         "wall_seconds": 0.0,
         "run_dir": HOSTILE,
     }
-    _print_verification(summary)
+    _print_verification(VerificationSummary.model_validate(summary))
     assert_shown_as_text(capsys.readouterr().out, times=9)
 
 
