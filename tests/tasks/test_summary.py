@@ -28,7 +28,8 @@ def test_a_cached_count_equals_a_fresh_count(name, cache, monkeypatch):
     truth = get_task(name).ground_truth
     fresh = counting.count_models(truth)
     first = ground_truth_count(truth)
-    assert first == {"model_count": fresh.value, "count_method": fresh.method}
+    assert first["model_count"] == fresh.value  # which exact route answers first is a race: not compared
+    assert set(first) == {"model_count", "count_method"} and first["count_method"] != "approxmc"
     assert len(list(cache.glob("*.json"))) == 1
     refuse_counting(monkeypatch)
     assert ground_truth_count(truth) == first
