@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticUseDefault
@@ -35,7 +35,7 @@ from autonesy.graph.rundir import SUMMARY_FILE, read_json
 from autonesy.tools import safe_files
 from autonesy.tools.errors import AutonesyError
 
-SUMMARY_SCHEMA_VERSION = 1  # the summary.json written before schema_version existed is version 1 too
+SUMMARY_SCHEMA_VERSION: Final = 1  # the summary.json written before schema_version existed is version 1 too
 
 
 class SummaryError(AutonesyError, ValueError):

@@ -88,11 +88,12 @@ def _program_line(tb_or_frame=None):
     line = None
     if tb_or_frame is None:
         frame = sys._getframe(1)
-        while frame is not None:
-            if frame.f_code.co_filename == PROGRAM:
-                return frame.f_lineno
-            frame = frame.f_back
-        return None
+        while frame.f_code.co_filename != PROGRAM:
+            caller = frame.f_back
+            if caller is None:
+                return None
+            frame = caller
+        return frame.f_lineno
     tb = tb_or_frame
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == PROGRAM:
@@ -719,7 +720,7 @@ def _program_outcome(job, channel, token, libc, sandbox_uid, dispositions):
             "exception": type(exc).__name__,
         }
 
-    submitted = []
+    submitted: list[object] = []
 
     def submit(obj):
         """Hand the result to the caller (the last call wins)."""
@@ -729,7 +730,7 @@ def _program_outcome(job, channel, token, libc, sandbox_uid, dispositions):
     namespace.update(job.get("inputs") or {})
     if job.get("setup"):
         exec(compile(job["setup"], "<setup>", "exec", dont_inherit=True), namespace)
-    collect_globals = {
+    collect_globals: dict[str, object] = {
         "ProgramError": ProgramError,
         "NOTHING": _NOTHING,
         "__builtins__": __builtins__,
@@ -737,6 +738,8 @@ def _program_outcome(job, channel, token, libc, sandbox_uid, dispositions):
     }
     exec(compile(job["collect"], "<collect>", "exec", dont_inherit=True), collect_globals)
     collect = collect_globals["collect"]
+    if not callable(collect):  # the trusted collect code defines it; never the program
+        raise RuntimeError("the collect code defines no collect()")
     dumps, write_all = json.dumps, _write_all
 
     def send_violation(what, line):
@@ -745,7 +748,7 @@ def _program_outcome(job, channel, token, libc, sandbox_uid, dispositions):
         except OSError:
             pass
 
-    violations = []
+    violations: list[dict[str, object]] = []
     if job.get("audit_hook", True):
         sys.addaudithook(_make_hook(violations, send_violation))
     reserve = bytearray(4 << 20)  # released on MemoryError so the report can still be written
@@ -865,6 +868,7 @@ def _relay(channel, result_fd, token, pid, job):
         "cpu": round(usage.ru_utime + usage.ru_stime, 3),
         "program_ran": ran,
     }
+    own: dict[str, object]
     if too_large:
         own = {
             "status": "error",

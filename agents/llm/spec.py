@@ -212,13 +212,14 @@ def _from_config_file(path: Path, **overrides: Any) -> ChatBackend:
         if not api_key:
             raise LLMError("config", f"{path}: the environment variable {key_env} (api_key_env) is not set")
     elif is_openai:
-        api_key = _key_from_env(("OPENAI_API_KEY",), None)
-        if not api_key:
+        openai_key = _key_from_env(("OPENAI_API_KEY",), None)
+        if not openai_key:
             raise LLMError(
                 "config", f"{path}: OpenAI's API needs a key: set OPENAI_API_KEY (or name a variable with api_key_env)"
             )
+        api_key = openai_key
     else:
-        api_key = _key_from_env(_keys_for(base_url), DUMMY_API_KEY)
+        api_key = _key_from_env(_keys_for(base_url), DUMMY_API_KEY) or DUMMY_API_KEY
     return openai_compatible_backend(
         base_url,
         model,
@@ -260,7 +261,7 @@ def openai_backend(spec: LLMSpec, settings: dict[str, Any]) -> ChatBackend:
 @provider("http")
 def server_backend(spec: LLMSpec, settings: dict[str, Any]) -> ChatBackend:
     """``http(s)://HOST:PORT/v1@MODEL``: any OpenAI-compatible server."""
-    api_key = _key_from_env(_keys_for(spec.base_url), DUMMY_API_KEY)
+    api_key = _key_from_env(_keys_for(spec.base_url), DUMMY_API_KEY) or DUMMY_API_KEY
     return openai_compatible_backend(spec.base_url, spec.model, api_key, max_tokens_in_extra_body=True, **settings)
 
 

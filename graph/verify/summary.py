@@ -8,12 +8,12 @@ fields are left out of a plain verification, as they were. Its JSON Schema is in
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 VERDICTS = ("sat", "unsat", "unknown")
-SUMMARY_SCHEMA_VERSION = 1
+SUMMARY_SCHEMA_VERSION: Final = 1
 
 
 def _follow_only() -> Any:

@@ -237,11 +237,8 @@ def problems(path: Path) -> dict[str, Problem]:
 
 def static_reason(problem: Problem) -> str | None:
     """Why a problem is left out before running anything (None: a candidate)."""
-    model = (
-        problem.source[_DOCSTRING.search(problem.source).end() :]
-        if _DOCSTRING.search(problem.source)
-        else problem.source
-    )
+    docstring = _DOCSTRING.search(problem.source)
+    model = problem.source[docstring.end() :] if docstring else problem.source
     if _OPTIMISATION.search(model):
         return "optimisation problem"
     if not problem.description:
@@ -489,7 +486,7 @@ def _conversion_key(problem: Problem) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _failure(error_kind: str, message: str, limits) -> str:
+def _failure(error_kind: str | None, message: str, limits) -> str:
     """One line saying why a conversion failed; a native library's abort on memory is named as such."""
     text = message or ""
     memory = f"{limits.memory_bytes / 2**30:g} GiB"
@@ -642,8 +639,9 @@ def survey(
     ``progress(done, total, problem, outcome)`` is called as each uncached problem finishes."""
     found = _all(path)
     workers = workers or max(1, min(2, os.cpu_count() or 1))
-    outcomes = {key: cached(problem) for key, problem in found.items()}
-    todo = {key: problem for key, problem in found.items() if outcomes[key] is None}
+    known = {key: cached(problem) for key, problem in found.items()}
+    outcomes = {key: outcome for key, outcome in known.items() if outcome is not None}
+    todo = {key: problem for key, problem in found.items() if key not in outcomes}
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {pool.submit(convert, problem): key for key, problem in todo.items()}
         for done, future in enumerate(as_completed(futures), start=1):

@@ -147,7 +147,7 @@ def vifbench_plan() -> list[tuple[int, int]]:
     """(group, position in the group) of every instruction, each group in product order: the groups
     interleaved two by two (a sat and an unsat round), so that any first ``count`` covers the groups."""
     sizes = {n: len(group_instructions(n)) for n in GROUP_COLUMNS}
-    plan = []
+    plan: list[tuple[int, int]] = []
     for pair in range(0, max(sizes.values()), 2):
         for n in GROUP_COLUMNS:
             plan.extend((n, position) for position in (pair, pair + 1) if position < sizes[n])
@@ -255,7 +255,7 @@ def write(seen: Instruction, rng: random.Random) -> str:
     # edge words: the same word opens and closes the text (and each subsection) when asked; else by chance
     if "start_end_same_word" in asked or "subsections_start_end_same_word" in asked:
         shared = rng.choice(EDGE_WORDS)
-        edges = [(shared, shared) for _ in titles]
+        edges: list[tuple[str | None, str | None]] = [(shared, shared) for _ in titles]
     else:
         edges = [
             (

@@ -284,10 +284,10 @@ def sentences(text):
     """The body's sentences: pySBD on each line (abbreviations, initials, decimals and ellipses do not
     end a sentence; a line break does; a piece that starts in lower case continues the sentence before
     it); pieces without words dropped."""
-    found = []
+    found: list[str] = []
     for line in body_lines(text):
         line = LIST_MARKER_RE.sub("", line, count=1).strip()
-        pieces = []
+        pieces: list[str] = []
         for piece in split_line(line) if line else ():
             piece = piece.strip()
             if pieces and piece[:1].islower():
@@ -617,12 +617,8 @@ def _compact(fn: Callable[..., Any]) -> str:
     """The source of ``fn`` without decorators, docstring and comments (what a program needs)."""
     node = parse_python(textwrap.dedent(inspect.getsource(fn))).body[0]
     node.decorator_list = []
-    if (
-        node.body
-        and isinstance(node.body[0], ast.Expr)
-        and isinstance(getattr(node.body[0], "value", None), ast.Constant)
-        and isinstance(node.body[0].value.value, str)
-    ):
+    first = node.body[0] if node.body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
         node.body = node.body[1:] or [ast.Pass()]
     return ast.unparse(node) + "\n"
 

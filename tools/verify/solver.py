@@ -346,7 +346,7 @@ def evaluate3(expr: Expr, values: Mapping[int, bool | None]) -> bool | None:
         return None
     if expr.op == "iff":
         return all(v == vals[0] for v in vals)
-    return sum(vals) % 2 == 1
+    return sum(1 for v in vals if v) % 2 == 1
 
 
 @dataclass(frozen=True)
@@ -478,10 +478,13 @@ def _alternative(part: Expr, ids: Sequence[str], undetermined: Sequence[str]) ->
     reads as XOR, NOT XOR as IFF): changing any one of them makes it true, so none of them alone is
     "the" violation."""
     negated = isinstance(part, Op) and part.op == "not"
-    inner = part.args[0] if negated else part
-    if not (isinstance(inner, Op) and inner.op in ("xor", "iff") and all(isinstance(a, Var) for a in inner.args)):
+    inner = part.args[0] if isinstance(part, Op) and negated else part
+    if not (isinstance(inner, Op) and inner.op in ("xor", "iff")):
         return None
-    names = tuple(ids[a.index - 1] for a in inner.args)
+    variables = [a for a in inner.args if isinstance(a, Var)]
+    if len(variables) < len(inner.args):
+        return None
+    names = tuple(ids[a.index - 1] for a in variables)
     if any(name in undetermined for name in names) or len(set(names)) < len(names):
         return None  # a constraint named twice (C1 XOR C1 XOR C2): flipping it changes nothing
     if inner.op == "iff" and len(names) > 2:
@@ -600,7 +603,7 @@ def _blame(expr: Expr, values: Mapping[int, bool | None], ids: Sequence[str]):
             return support(first) if first is not None else []
         if e.op == "implies":
             return refutation(e.args[0]) if vals[0] is False else support(e.args[1])
-        return [(ids[i - 1], values[i]) for i in sorted(_vars(e)) if values.get(i) is not None]
+        return [(ids[i - 1], v) for i in sorted(_vars(e)) if (v := values.get(i)) is not None]
 
     def refutation(e: Expr) -> list[tuple[str, bool]]:  # e is false: what makes it false (as conditions)
         if isinstance(e, Var):
@@ -617,7 +620,7 @@ def _blame(expr: Expr, values: Mapping[int, bool | None], ids: Sequence[str]):
             return refutation(first) if first is not None else []
         if e.op == "implies":
             return support(e.args[0]) + refutation(e.args[1])
-        return [(ids[i - 1], values[i]) for i in sorted(_vars(e)) if values.get(i) is not None]
+        return [(ids[i - 1], v) for i in sorted(_vars(e)) if (v := values.get(i)) is not None]
 
     if evaluate3(expr, values) is False:
         falsified(expr)

@@ -65,6 +65,14 @@ class UserChecker:
         }
 
 
+def _explicit_info(fn: Callable[..., Any], source: str) -> CheckerInfo:
+    """The description of a function named as a checker: one line when its signature cannot be read."""
+    info = _info_of(fn, explicit=True)
+    if info is None:
+        raise UserCheckerError(f"{source}: the checker's signature cannot be read (give it one: fn(response, ...))")
+    return info
+
+
 def _info_of(fn: Callable[..., Any], *, explicit: bool) -> CheckerInfo | None:
     info = getattr(fn, CHECKER_ATTRIBUTE, None)
     if isinstance(info, CheckerInfo):
@@ -141,7 +149,7 @@ def load_spec(spec: str) -> list[UserChecker]:
         fn = getattr(module, attribute, None)
         if not callable(fn):
             raise UserCheckerError(f"{target} has no function {attribute!r}")
-        return [UserChecker(_info_of(fn, explicit=True), fn, spec)]
+        return [UserChecker(_explicit_info(fn, spec), fn, spec)]
     found = _from_module(module, spec)
     if not found:
         raise UserCheckerError(
@@ -163,7 +171,9 @@ def _from_entry_points() -> list[UserChecker]:
         if isinstance(value, ModuleType):
             found.extend(_from_module(value, f"entry point {entry.name}"))
         elif callable(value):
-            found.append(UserChecker(_info_of(value, explicit=True), value, f"entry point {entry.name}"))
+            found.append(
+                UserChecker(_explicit_info(value, f"entry point {entry.name}"), value, f"entry point {entry.name}")
+            )
     return found
 
 
