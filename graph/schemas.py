@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from autonesy.graph.results import ResultsRow
 from autonesy.graph.summary import RunSummary
 from autonesy.graph.verify.summary import VerificationSummary
+from autonesy.tools import safe_files
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "run-summary.schema.json": RunSummary,  # summary.json
@@ -35,10 +36,10 @@ def schema_text(model: type[BaseModel]) -> str:
 
 def write_schemas(directory: Path) -> list[Path]:
     """Write every schema into ``directory``; the paths written."""
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = safe_files.output_dir(directory)
     written = []
     for name, model in SCHEMAS.items():
-        (directory / name).write_text(schema_text(model), encoding="utf-8")
+        safe_files.write_text(directory / name, schema_text(model), root=directory)
         written.append(directory / name)
     return written
 
