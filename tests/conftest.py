@@ -1,10 +1,18 @@
 """Every test gets its own LLM response cache: the shared one (``$AUTONESY_LLM_CACHE``) would answer a
 test's prompts with another test's canned replies. Set in the environment, so sweep worker
-processes started by a test use it too."""
+processes started by a test use it too.
+
+``COLUMNS`` is cleared before any test module imports the command line: pytest-xdist's workers set it
+to 80, and a rich console made while it is set keeps that width for good, so a test that widens the
+terminal for one command (``COLUMNS`` in its environment) saw its output folded and cut under xdist only."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+os.environ.pop("COLUMNS", None)
 
 
 @pytest.fixture(autouse=True)
