@@ -132,6 +132,14 @@ def sweep(out: Path, configs: list[Path], executor: str) -> tuple[int, float, st
     return done.returncode, time.perf_counter() - start, (done.stdout + done.stderr).strip()
 
 
+def condensed(said: str) -> str:
+    """A command's output with its per-call retry lines counted instead of listed."""
+    lines = said.splitlines()
+    retries = [line for line in lines if "; retrying in " in line]
+    kept = [line for line in lines if "; retrying in " not in line]
+    return "\n".join(kept + ([f"({len(retries)} lines 'attempt N failed …; retrying' left out)"] if retries else []))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--executors", default="local,process,ray")
@@ -151,9 +159,11 @@ def main() -> None:
                 llm_config(out, "strong-model", strong.base_url),
                 llm_config(out, "weak-model", f"http://127.0.0.1:{weak_port}/v1"),
             ]
-            first = sweep(out / executor, configs, executor)
+            code, seconds, said = sweep(out / executor, configs, executor)
+            first = (code, seconds, condensed(said))
             with LoopbackLLM(handler("weak-model", tasks), model="weak-model", port=weak_port):
-                again = sweep(out / executor, configs, executor)
+                code, seconds, said = sweep(out / executor, configs, executor)
+            again = (code, seconds, condensed(said))
             lines.append(f"| {executor} | {first[1]:.1f} s | {first[0]} | {again[1]:.1f} s | {again[0]} |")
             outputs.append(
                 f"### {executor}\n\nfirst sweep:\n\n    {first[2].replace(chr(10), chr(10) + '    ')}\n\n"
