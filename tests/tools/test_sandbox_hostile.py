@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
-import shlex
 import shutil
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -23,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sandbox_probe import sandbox_processes
+from unprivileged import NESTED_RUN, run_file_as_user
 
 from autonesy.tools import sandbox
 from autonesy.tools.formats import cpmpy_program, dimacs, sympy_program
@@ -34,7 +32,6 @@ from autonesy.tools.verify.solver import CompositionError, parse_composition
 QUICK = SandboxLimits(wall_seconds=3.0, cpu_seconds=3.0, memory_bytes=512 << 20)
 ROOT = os.geteuid() == 0
 SECRET = "sk-canary-7f3a9c0e1d"
-NESTED_RUN = "AUTONESY_HOSTILE_NESTED"
 # cases about parsing untrusted data in the caller: the same for every caller, not re-run unprivileged
 CALLER_INDEPENDENT = (
     "scrub",
@@ -294,73 +291,10 @@ def test_bubblewrap_failing_to_set_up_fails_closed(monkeypatch, tmp_path: Path):
 # --- the same corpus for an unprivileged caller ------------------------------------------------------
 
 
-def _unprivileged_uid() -> int:
-    name = "autonesy-sbx"
-    try:
-        return pwd.getpwnam(name).pw_uid
-    except KeyError:
-        pass
-    if shutil.which("useradd"):
-        subprocess.run(
-            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
-            check=False,
-            capture_output=True,
-        )
-        try:
-            return pwd.getpwnam(name).pw_uid
-        except KeyError:
-            pass
-    return 65534
-
-
-def _blocked_binds(paths: list[str], stage: Path) -> str:
-    """Shell lines (in a private mount namespace) that make ``paths`` reachable through parents
-    the user may not traverse (e.g. an interpreter under /root): a 0755 tmpfs over the blocked
-    parent, with the paths bound back into it."""
-    lines, blocked = [], {}
-    for path in paths:
-        parts = Path(path).parts
-        for depth in range(2, len(parts)):
-            parent = str(Path(*parts[:depth]))
-            if not os.stat(parent).st_mode & 0o001:
-                blocked.setdefault(parent, []).append(path)
-                break
-    for index, (parent, inner) in enumerate(sorted(blocked.items())):
-        for number, path in enumerate(inner):
-            lines.append(f"mkdir -p {stage}/{index}-{number} && mount --bind {path} {stage}/{index}-{number}")
-        lines.append(f"mount -t tmpfs -o mode=755 tmpfs {parent}")
-        for number, path in enumerate(inner):
-            lines.append(f"mkdir -p {path} && mount --bind {stage}/{index}-{number} {path}")
-    return "\n".join(lines)
-
-
 @pytest.mark.skipif(not ROOT, reason="already unprivileged: the cases above ran as this user")
 @pytest.mark.skipif(bool(os.environ.get(NESTED_RUN)), reason="nested run")
 def test_the_corpus_holds_for_an_unprivileged_caller(tmp_path: Path):
-    if not (shutil.which("unshare") and shutil.which("setpriv")):
-        pytest.skip("needs util-linux unshare and setpriv")
-    uid = _unprivileged_uid()
-    repo = Path(__file__).resolve().parents[2]
-    needed = sorted(
-        {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, str(repo))}
-        | {p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)}
-    )
-    inner = (
-        f"{_blocked_binds(needed, tmp_path)}\n"
-        f"exec setpriv --reuid={uid} --regid={uid} --clear-groups env -i PATH=/usr/bin:/bin "
-        f"HOME=/nonexistent PYTHONDONTWRITEBYTECODE=1 {NESTED_RUN}=1 "
-        f"PYTHONPATH={shlex.quote(os.environ.get('PYTHONPATH', ''))} "  # the code this run tests, not another checkout
-        f"{sys.executable} -m pytest -q -x -p no:cacheprovider {__file__} "
-        f"-k 'not ({' or '.join(CALLER_INDEPENDENT)})'"
-    )
-    done = subprocess.run(
-        ["unshare", "--mount", "--propagation", "private", "sh", "-ec", inner],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_file_as_user(__file__, tmp_path, " or ".join(CALLER_INDEPENDENT))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and "failed" not in done.stdout
 
