@@ -17,6 +17,7 @@ from autonesy.agents.verify.writer import WriterAgent
 from autonesy.graph.tracer import Tracer
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.verify.checker_run import CHECKER_LIMITS
+from autonesy.tools.verify.metrics import USAGE_KEYS
 from autonesy.tools.verify.user_checkers import UserChecker
 
 WHOLE_INSTRUCTION_JUDGES = ("judge", "gepa-cot", "conv-cot")  # the baselines: no formulation, no code
@@ -157,18 +158,6 @@ def initial_state(instruction: str, output: str | None = None) -> VerifyState:
         "checker_runs": 0,
         "checker_seconds": 0.0,
     }
-
-
-USAGE_KEYS = (
-    "llm_calls",
-    "cached_calls",
-    "prompt_tokens",
-    "completion_tokens",
-    "calls_without_usage",
-    "cached_tokens",
-    "failed_requests",
-    "llm_seconds",
-)
 
 
 def usage(state: VerifyState, turns: list[AgentTurn]) -> dict[str, Any]:

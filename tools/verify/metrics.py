@@ -62,7 +62,7 @@ def binary_scores(pairs: Iterable[tuple[str, str | None]]) -> dict[str, Any]:
     }
 
 
-COST_KEYS = (
+USAGE_KEYS = (  # what a verification's LLM calls cost, counted as they are made
     "llm_calls",
     "cached_calls",
     "prompt_tokens",
@@ -71,10 +71,8 @@ COST_KEYS = (
     "cached_tokens",
     "failed_requests",
     "llm_seconds",
-    "checker_runs",
-    "checker_seconds",
-    "wall_seconds",
 )
+COST_KEYS = (*USAGE_KEYS, "checker_runs", "checker_seconds", "wall_seconds")
 
 
 def cost(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
@@ -215,6 +213,7 @@ def scores(rows: list[Mapping[str, Any]], group_order: Iterable[str] = ()) -> di
 __all__ = [
     "ALIGN_THRESHOLD",
     "COST_KEYS",
+    "USAGE_KEYS",
     "align_constraints",
     "binary_scores",
     "constraint_agreement",
