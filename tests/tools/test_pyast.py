@@ -1,4 +1,5 @@
-"""``parse_python`` serialises AST construction (CPython gh-106905): a long threaded stress, and a
+"""``parse_python`` serialises AST construction (CPython gh-106905): a long threaded stress, the
+same stress with library parses (``ast.literal_eval``, as ``numpy.load`` does) beside ours, and a
 reading of the package that finds no other ``ast.parse``."""
 
 from __future__ import annotations
@@ -6,6 +7,7 @@ from __future__ import annotations
 import ast
 import gc
 import re
+import subprocess
 import sys
 import threading
 from collections.abc import Callable
@@ -13,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from autonesy.tools.pyast import parse_python
+from autonesy.tools.pyast import THREAD_SAFE_AST, parse_python
+
+UNLOCKED_PARSE = getattr(ast.parse, "__wrapped__", ast.parse)
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("agents", "graph", "tools", "tasks", "nesy")
@@ -26,6 +30,14 @@ SOURCE = (
     + "\n"
     + "\n".join(f"y{i} = [a + b * c for a in range({i}) if a or not b]" for i in range(50))
 )
+LITERAL = "(" + ", ".join(f"{{'k{i}': [{i}, ({i}, 'x'), None, True]}}" for i in range(120)) + ")"
+
+
+def literal(_: str) -> object:
+    """A library's parse (``numpy.load`` reads a ``.npy`` header so): it goes through ``ast.parse``."""
+    value = ast.literal_eval(LITERAL)
+    assert isinstance(value, tuple) and len(value) == 120
+    return ast.Module(body=[ast.Pass()] * 51, type_ignores=[])
 
 
 class _Cycle:
@@ -39,13 +51,13 @@ class _Cycle:
         sum(range(50))
 
 
-def stress(parse: Callable[[str], object], threads: int = 8, rounds: int = 200) -> list[str]:
-    """Run ``parse`` from ``threads`` threads while garbage is collected often; the SystemErrors seen
-    (each thread stops at its first)."""
+def stress(parse: Callable[[str], object], threads: int = 8, rounds: int = 200, other=None) -> list[str]:
+    """Run ``parse`` from ``threads`` threads (every other one runs ``other`` instead, if given)
+    while garbage is collected often; the SystemErrors seen (each thread stops at its first)."""
     errors: list[str] = []
     stop = threading.Event()
 
-    def work() -> None:
+    def work(parse: Callable[[str], object]) -> None:
         for _ in range(rounds):
             if stop.is_set():
                 return
@@ -62,7 +74,7 @@ def stress(parse: Callable[[str], object], threads: int = 8, rounds: int = 200) 
     old = gc.get_threshold()
     gc.set_threshold(50, 5, 5)
     try:
-        pool = [threading.Thread(target=work) for _ in range(threads)]
+        pool = [threading.Thread(target=work, args=(other if other and i % 2 else parse,)) for i in range(threads)]
         for thread in pool:
             thread.start()
         for thread in pool:
@@ -76,12 +88,33 @@ def stress(parse: Callable[[str], object], threads: int = 8, rounds: int = 200) 
 def test_the_stress_breaks_an_unlocked_parse():
     """The stress is real: without the lock, Python 3.11 fails (every local run of 8 threads × 60
     rounds did; 200 rounds stop at the first failure)."""
-    errors = stress(ast.parse)
+    errors = stress(UNLOCKED_PARSE)
     assert errors and "recursion depth mismatch" in errors[0]
 
 
 def test_the_locked_parse_survives_the_stress():
     assert stress(parse_python, rounds=60) == []  # 60 rounds: enough for every unlocked local run to fail
+
+
+def test_library_parses_beside_ours_survive_the_stress():
+    """Half the threads parse through ``ast.literal_eval`` (a library's path, not ours): on 3.11 it
+    now takes our lock too. This mix broke a sweep attempt in CI (``numpy.load`` in one thread)."""
+    assert stress(parse_python, rounds=60, other=literal) == []
+
+
+@pytest.mark.skipif(THREAD_SAFE_AST, reason="gh-106905 is fixed in CPython 3.12: ast.parse is left alone")
+def test_importing_the_tools_serialises_ast_parse_for_everyone():
+    code = (
+        "import ast, inspect; unlocked = ast.parse; import autonesy.tools; "
+        "from autonesy.tools.pyast import parse_python; "
+        "assert ast.parse is parse_python and parse_python.__wrapped__ is unlocked; "
+        "import importlib, autonesy.tools.pyast as p; importlib.reload(p); "
+        "assert p._UNLOCKED_PARSE is unlocked; "  # a re-import does not wrap the wrapper
+        "print(inspect.signature(len), ast.literal_eval('[1, (2, 3)]'))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["(obj,", "/)", "[1,", "(2,", "3)]"]
 
 
 def test_parse_python_is_ast_parse():
