@@ -17,6 +17,7 @@ remains in the package.
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 import threading
 from typing import Any
@@ -27,13 +28,17 @@ _UNLOCKED_PARSE = getattr(ast.parse, "__wrapped__", ast.parse)  # a re-import mu
 
 def parse_python(source: str, mode: str = "exec", **options: Any) -> Any:
     """``ast.parse(source, mode=mode, **options)`` with no other thread building an AST meanwhile."""
+    return _serialised_parse(source, mode=mode, **options)
+
+
+@functools.wraps(_UNLOCKED_PARSE)  # ast.parse's signature, and ``__wrapped__`` for a re-import
+def _serialised_parse(*args: Any, **kwargs: Any) -> Any:
     with _AST_LOCK:
-        return _UNLOCKED_PARSE(source, mode=mode, **options)
+        return _UNLOCKED_PARSE(*args, **kwargs)
 
 
-parse_python.__wrapped__ = _UNLOCKED_PARSE  # type: ignore[attr-defined]
 THREAD_SAFE_AST = sys.version_info >= (3, 12)  # gh-106905 fixed: nothing to serialise
 if not THREAD_SAFE_AST:
-    ast.parse = parse_python  # type: ignore[assignment]  # ast.literal_eval and inspect look ``parse`` up here at each call
+    ast.parse = _serialised_parse  # ast.literal_eval and inspect look ``parse`` up here at each call
 
 __all__ = ["THREAD_SAFE_AST", "parse_python"]
