@@ -1,15 +1,16 @@
-"""How many DCP-Bench-Open ground truths get an exact model count, by which route, in what time (cold cache).
+"""How many DCP-Bench-Open ground truths get an exact model count at load time, by which route, in what time.
 
-Converts the copy's problems (cached: ``$AUTONESY_CACHE_DIR/dcpbench``), then counts each kept problem's
-ground truth with ``auto`` under ``--limit`` seconds (``tasks.adapters.dcpbench.truth_count``; the count
-cache is pointed at an empty folder, so every count is computed). ``--first`` names problems to count
-before the rest (e.g. the ones an earlier run could not count); ``--budget`` stops starting new counts
-after that many seconds, and lists the problems it did not reach.
+Loads the copy as a sweep does (``tasks.adapters.dcpbench.convert``: each problem's CPMpy model converted
+in the sandbox, then its ground truth counted with ``auto`` under ``--limit`` seconds; a ground truth
+not counted within it is ``unscorable``, with the reason) and writes one row per problem: every kept
+problem with its count or its reason, and the problems left out with theirs. Point
+``AUTONESY_CACHE_DIR`` at an empty folder for a cold run (conversions and counts are cached there;
+a warm run reads the verdicts back and says so).
 
-    python benchmarks/dcpbench_exact.py DCP_BENCH_COPY [--limit 60] [--budget 900] [--first a,b]
-                                        [--out benchmarks/results/dcpbench_exact.md]
+    AUTONESY_CACHE_DIR=/tmp/dcp-cold python benchmarks/dcpbench_exact.py DCP_BENCH_COPY [--limit 60]
+        [--only a,b] [--workers 2] [--out benchmarks/results/dcpbench_exact.md]
 
-Up to ``--limit`` seconds per problem that cannot be counted; the rest take a fraction of a second each.
+``--only`` converts just the named problems (a quick check on a subset; the table then says so).
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ import argparse
 import json
 import os
 import resource
-import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from autonesy.tasks.adapters import dcpbench
+from autonesy.tools.formats.cpmpy_program import reindex
 
 
 def cpu_now() -> float:
@@ -30,75 +32,84 @@ def cpu_now() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
+def _load(problem: dcpbench.Problem) -> dict:
+    cached = dcpbench.cached(problem) is not None
+    start = time.perf_counter()
+    outcome = dcpbench.convert(problem)
+    row = {"wall_s": time.perf_counter() - start, "from_cache": cached, "load": open("/proc/loadavg").read().split()[0]}
+    if not outcome.get("ok"):
+        return {**row, "outcome": "left out", "reason": outcome.get("reason")}
+    truth = reindex(outcome["data"], outcome["names"])
+    row |= {"N": truth.num_task_vars, "vars": truth.num_vars, "clauses": len(truth.clauses)}
+    if "truth" in outcome:
+        return {**row, **outcome["truth"], "outcome": "exact"}
+    return {**row, "outcome": "unscorable", "unscorable": outcome["unscorable"]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("copy", type=Path)
-    parser.add_argument("--limit", type=float, default=60.0)
-    parser.add_argument("--budget", type=float, default=None)
-    parser.add_argument("--first", default="")
+    parser.add_argument("--limit", type=float, default=dcpbench.TRUTH_COUNT_LIMIT_S)
+    parser.add_argument("--only", default="")
+    parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/dcpbench_exact.md"))
     args = parser.parse_args()
-    kept = dcpbench.keys(args.copy)
-    first = [k for k in args.first.split(",") if k in kept]
-    order = first + [k for k in kept if k not in first]
-    counts_home = tempfile.mkdtemp(prefix="dcpbench-exact-")
+    dcpbench.TRUTH_COUNT_LIMIT_S = args.limit
+    found = dcpbench.problems(args.copy)
+    if args.only:
+        found = {k: found[k] for k in args.only.split(",") if k in found}
     rows: dict[str, dict] = {}
-    start = time.perf_counter()
-    for key in order:
-        if args.budget is not None and time.perf_counter() - start > args.budget:
-            rows[key] = {"outcome": "not run (budget)"}
-            continue
-        truth = dcpbench.load(args.copy, key).ground_truth
-        load = open("/proc/loadavg").read().split()[0]
-        wall, cpu = time.perf_counter(), cpu_now()
-        previous = os.environ.get("AUTONESY_CACHE_DIR")
-        os.environ["AUTONESY_CACHE_DIR"] = counts_home  # cold counts; conversions were read before
-        try:
-            result = dcpbench.truth_count(args.copy, key, args.limit)
-        finally:
-            if previous is None:
-                del os.environ["AUTONESY_CACHE_DIR"]
-            else:
-                os.environ["AUTONESY_CACHE_DIR"] = previous
-        rows[key] = {
-            **result,
-            "outcome": "exact" if "count" in result else "unscorable",
-            "wall_s": time.perf_counter() - wall,
-            "cpu_s": cpu_now() - cpu,
-            "load": load,
-            "N": truth.num_task_vars,
-            "vars": truth.num_vars,
-            "clauses": len(truth.clauses),
-        }
-        print(
-            f"{len(rows)}/{len(order)} {key}: {rows[key]['outcome']} {result.get('count', '')} "
-            f"{result.get('method', '')} {rows[key]['wall_s']:.1f} s (load {load})",
-            flush=True,
-        )
-    counted = [k for k, r in rows.items() if r["outcome"] != "not run (budget)"]
-    exact = [k for k in counted if rows[k]["outcome"] == "exact"]
+    wall, cpu = time.perf_counter(), cpu_now()
+    with ThreadPoolExecutor(max_workers=args.workers) as pool:
+        futures = {pool.submit(_load, problem): key for key, problem in found.items()}
+        for future in as_completed(futures):
+            key = futures[future]
+            r = rows[key] = future.result()
+            print(
+                f"{len(rows)}/{len(found)} {key}: {r['outcome']} {r.get('count', '')} {r.get('method', '')} "
+                f"{r.get('reason') or r.get('unscorable') or ''} ({r['wall_s']:.1f} s, load {r['load']})"[:220],
+                flush=True,
+            )
+    wall, cpu = time.perf_counter() - wall, cpu_now() - cpu
+    kept = [k for k in found if rows[k]["outcome"] != "left out"]
+    exact = [k for k in kept if rows[k]["outcome"] == "exact"]
+    unscorable = [k for k in kept if rows[k]["outcome"] == "unscorable"]
+    cached = sum(rows[k]["from_cache"] for k in found)
+    reasons: dict[str, int] = {}
+    for k in found:
+        if rows[k]["outcome"] == "left out":
+            why = str(rows[k]["reason"]).split(":")[0]
+            reasons[why] = reasons.get(why, 0) + 1
     lines = [
-        f"# DCP-Bench-Open: exact ground-truth counts ({len(kept)} kept problems, limit {args.limit:g} s, cold cache)",
+        f"# DCP-Bench-Open: exact ground-truth counts at load time ({len(kept)} loaded problems, limit {args.limit:g} s)",
         "",
-        f"Command: `python benchmarks/dcpbench_exact.py {args.copy} --limit {args.limit:g}"
-        + (f" --budget {args.budget:g}" if args.budget is not None else "")
-        + (" --first …" if first else "")
-        + f"`. Exact: {len(exact)} of {len(counted)} counted ({100 * len(exact) / max(len(counted), 1):.0f} %)"
-        + (f"; {len(order) - len(counted)} not reached within the budget" if len(counted) < len(order) else "")
-        + f". Load average (1 min) is listed per problem, on {os.cpu_count()} cores.",
+        f"Command: `AUTONESY_CACHE_DIR=<empty dir> python benchmarks/dcpbench_exact.py {args.copy} --limit {args.limit:g}"
+        + (f" --only {args.only}" if args.only else "")
+        + "`"
+        + (f" (a subset: {len(found)} problems)" if args.only else f" ({len(found)} problems in the copy)")
+        + f". **Exact: {len(exact)} of {len(kept)} loaded ({100 * len(exact) / max(len(kept), 1):.0f} %)**; "
+        f"unscorable: {len(unscorable)}; left out: {len(found) - len(kept)} "
+        f"({', '.join(f'{n} {why}' for why, n in sorted(reasons.items(), key=lambda x: -x[1]))}). "
+        f"{cached} of {len(found)} read from the cache. Whole run: {wall:.0f} s wall, {cpu:.0f} s CPU "
+        f"(this process and its children), {args.workers} workers on {os.cpu_count()} cores; the load "
+        "average (1 min) is listed per problem.",
         "",
-        "| problem | N | vars | clauses | models | route | wall s | CPU s | load | unscorable because |",
+        "Unscorable (an answer gets a metric only when proved equivalent):"
+        + ("".join(f"\n- {k}: {rows[k]['unscorable']}" for k in unscorable) or " none."),
+        "",
+        "| problem | N | vars | clauses | models | route | count s | load s (convert + count) | load | unscorable because |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for key in order:
+    for key in kept:
         r = rows[key]
-        if r["outcome"] == "not run (budget)":
-            lines.append(f"| {key} | | | | | not run (budget) | | | | |")
-            continue
+        seconds = f"{r['seconds']:.2f}" if "seconds" in r else ""
+        loaded = "cached" if r["from_cache"] else f"{r['wall_s']:.1f}"
         lines.append(
             f"| {key} | {r['N']} | {r['vars']} | {r['clauses']} | {r.get('count', '')} | {r.get('method', '')} | "
-            f"{r['wall_s']:.2f} | {r['cpu_s']:.2f} | {r['load']} | {r.get('unscorable', '')[:120]} |"
+            f"{seconds} | {loaded} | {r['load']} | "
+            f"{r.get('unscorable', '')[:120]} |"
         )
+    lines += ["", "Left out:", *(f"- {k}: {rows[k]['reason']}" for k in found if rows[k]["outcome"] == "left out")]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(lines) + "\n")
     args.out.with_suffix(".json").write_text(json.dumps(rows, indent=1, sort_keys=True))

@@ -226,15 +226,17 @@ def job_group(job: Mapping[str, Any]) -> str:
     return EXPERT if job["llm"] == EXPERT else LLMSpec.parse(job["llm"]).endpoint_group
 
 
-def left_out_of(spec: SweepSpec) -> dict[str, dict[str, str]]:
-    """For each benchmark copy in the grid's tasks, its records/problems that are not tasks, with why."""
+def left_out_of(spec: SweepSpec, kind: str = "left_out") -> dict[str, dict[str, str]]:
+    """For each benchmark copy in the grid's tasks, its records/problems that are not tasks (``kind``
+    "left_out") or are tasks whose ground truth has no exact count ("unscorable"), with why."""
     from autonesy.tasks import adapters
 
+    listing = adapters.left_out if kind == "left_out" else adapters.unscorable
     found = {}
     for item in split_list(spec.tasks):
         if TaskSpec.parse(item).kind in ("satbench", "dcpbench"):
             try:
-                found[item] = adapters.left_out(item)
+                found[item] = listing(item)
             except TaskError as error:
                 raise SweepError(str(error)) from None
     return {item: reasons for item, reasons in found.items() if reasons}

@@ -156,6 +156,7 @@ class SweepResult:
     seconds: float
     left_out: dict[str, dict[str, str]] = field(default_factory=dict)  # adapter spec → {record: why not a task}
     resume: dict[str, int] = field(default_factory=dict)  # the attempts by what this run did with them (RESUME_STATES)
+    unscorable: dict[str, dict[str, str]] = field(default_factory=dict)  # adapter spec → {record: why no count}
 
     @property
     def counts(self) -> dict[str, int]:
@@ -177,6 +178,7 @@ class SweepResult:
             "seconds": round(self.seconds, 3),
             "results": [str(self.out / RESULTS_JSONL), str(self.out / RESULTS_CSV)],
             "left_out": self.left_out,
+            "unscorable": self.unscorable,
         }
 
 
@@ -193,7 +195,13 @@ def _exclusive(out: Path) -> Iterator[None]:
         os.close(handle)
 
 
-def _record_grid(out: Path, spec: SweepSpec, jobs: list[dict[str, Any]], left_out: dict[str, dict[str, str]]) -> None:
+def _record_grid(
+    out: Path,
+    spec: SweepSpec,
+    jobs: list[dict[str, Any]],
+    left_out: dict[str, dict[str, str]],
+    unscorable: dict[str, dict[str, str]],
+) -> None:
     path = out / SWEEP_FILE
     data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("grids"), list):
@@ -208,6 +216,7 @@ def _record_grid(out: Path, spec: SweepSpec, jobs: list[dict[str, Any]], left_ou
         entry = {"grid": grid, "attempts": len(jobs), "first_run": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         data["grids"].append(entry)
     entry["left_out"] = left_out
+    entry["unscorable"] = unscorable
     write_json(path, data)
 
 
@@ -238,10 +247,12 @@ def run_sweep(
     start = time.perf_counter()
     jobs = expand(spec)
     out = safe_files.output_dir(out)
-    left_out = left_out_of(spec)
+    left_out, unscorable = left_out_of(spec), left_out_of(spec, "unscorable")
     if progress:
-        for item, reasons in left_out.items():
-            lines = [f"{item}: {len(reasons)} left out (also in {out / SWEEP_FILE}):"]
+        listed = [(item, reasons, "left out") for item, reasons in left_out.items()]
+        listed += [(item, reasons, "unscorable (no exact ground-truth count)") for item, reasons in unscorable.items()]
+        for item, reasons, what in listed:
+            lines = [f"{item}: {len(reasons)} {what} (also in {out / SWEEP_FILE}):"]
             lines += [f"  {key}: {reason}" for key, reason in reasons.items()]
             if console is not None:
                 console.print(terminal_text("\n".join(lines)), highlight=False, markup=False, emoji=False)
@@ -249,7 +260,7 @@ def run_sweep(
                 print(terminal_text("\n".join(lines)), file=sys.stderr)
     with _exclusive(out):
         safe_files.make_dirs(out / ATTEMPTS_DIR, root=out)  # a received sweep's attempts/ may be a link: refused
-        _record_grid(out, spec, jobs, left_out)
+        _record_grid(out, spec, jobs, left_out, unscorable)
         pending, resume = resume_states(jobs, out, spec.attempt_time_limit_s)
         if progress and resume["new"] < len(jobs):  # a sweep run before: say what is reused and what runs again
             line = resume_text(resume)
@@ -301,7 +312,7 @@ def run_sweep(
             for backend in own_backends.values():
                 backend.close()
             rows = write_results(out)
-    return SweepResult(out, rows, state, time.perf_counter() - start, left_out, resume)
+    return SweepResult(out, rows, state, time.perf_counter() - start, left_out, resume, unscorable)
 
 
 def _record_crash(out: Path, job: Mapping[str, Any], error: BaseException) -> dict[str, Any]:

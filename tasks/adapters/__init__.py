@@ -66,6 +66,15 @@ def left_out(spec: str) -> dict[str, str]:
     return _module(kind).left_out(path.resolve())
 
 
+def unscorable(spec: str) -> dict[str, str]:
+    """The tasks of the copy at PATH whose ground truth has no exact model count (an answer gets a metric
+    only when proved equivalent), each with the reason; decided when the copy is loaded."""
+    kind, path, key = parse_spec(spec)
+    if key is not None or kind != "dcpbench":
+        return {}
+    return _module(kind).unscorable(path.resolve())
+
+
 def load(spec: str) -> Task:
     """The task an adapter spec names; a spec naming a whole benchmark copy (no ``#KEY``) is an ``AdapterError`` that
     says how to name one record."""

@@ -30,21 +30,28 @@ expression such as ``2*y``) with bounds lb..ub becomes one variable per value, `
 ("x[i] = v"; negative values as ``m3``). Each variable's meaning carries its role as the
 description's closing "Print …" paragraph words it, and that paragraph (where DCP-Bench-Open says
 what values and indices mean, e.g. "where Debra = 0, Janet = 1") stays in the description.
-The ground truth is CPMpy's CNF of the model's constraints plus the channelling
-``x_i_eq_v ⇔ (x[i] = v)``, encoded in two steps over one shared integer encoding (the model, then
-the channelling: encoding both at once exhausts memory on some models); when pindakaas's default
-encoders exhaust memory or CPU time (its totalizers grow with the range of a weighted sum), the
-model is encoded again with binary adders for its linear constraints; every other variable (the model's own encodings, helper variables) is
-auxiliary. So the formula admits exactly the one-hot images of the model's solutions, and a
-formalization must also say that each integer takes exactly one value (the detailed description
-states it; the not-detailed one leaves it implicit). Ground-truth model counts of large problems
-may need ApproxMC (scoring picks the counting method; each count records how it was obtained).
+The ground truth is CPMpy's CNF of the model's constraints over the task variables: a decision integer
+is one-hot (direct) encoded before the model is, so its value literals *are* the task variables
+``x_i_eq_v`` and all-different, table and small linear constraints come out as clauses over them
+(no channelling, few helper variables: the projected count stays cheap); a decision integer the
+encoder gave another encoding, or an integer expression, is linked by ``x_i_eq_v ⇔ (x[i] = v)``
+(a conjunction of its encoding's literals). When an encoding exhausts memory or CPU time (pindakaas's
+totalizers grow with the range of a weighted sum), the next of :data:`ENCODINGS` is tried: CPMpy's own
+choice of integer encodings, then binary adders for the linear constraints. Every other variable
+(the model's own encodings, helper variables) is auxiliary. So the formula admits exactly the one-hot
+images of the model's solutions, and a formalization must also say that each integer takes exactly
+one value (the detailed description states it; the not-detailed one leaves it implicit).
 
-Conversions are cached on disk (``$AUTONESY_CACHE_DIR/dcpbench``, else the user cache directory),
-keyed by a hash of the problem's script (and the conversion's version), so a sweep converts each
-problem once; :func:`keys` reports each uncached conversion on stderr as it finishes. A conversion
-that exhausts the sandbox's memory (the CNF encoder aborts) says so; a wall-clock timeout (load) is
-not cached, a CPU-time one is.
+Each kept problem's ground truth is counted exactly (``auto``) when it is converted, within
+:data:`TRUTH_COUNT_LIMIT_S`; one that is not is ``unscorable``, with the reason (:func:`unscorable`;
+sweeps list them and write them into ``sweep.json``): an answer then gets a metric only when it is
+proved equivalent. Conversions and these verdicts are cached on disk together
+(``$AUTONESY_CACHE_DIR/dcpbench``, else the user cache directory), keyed by a hash of the problem's
+script (and the conversion's version and limits), so a sweep converts and counts each problem once;
+:func:`keys` reports each uncached conversion on stderr as it finishes. Every outcome is cached,
+the limits' failures too (a wall-clock timeout included), so the loaded set does not change from
+one load to the next with the machine's load; the limits are generous (CPU time, not wall time,
+bounds a conversion) so that what they cut is what blows up, not what a busy machine slows down.
 :func:`solution_count` counts the original model's solutions with OR-Tools, projected on the
 decision variables, to check a ground truth's model count.
 """
@@ -72,11 +79,18 @@ from autonesy.tools.terminal_text import terminal_line
 
 MAX_TASK_VARS = 2000  # Boolean task variables (prompts list each one; counting and compiling are time-bounded)
 MAX_DOMAIN = 400  # values of one integer decision variable (one Boolean each)
-FALLBACK_ENCODER = "ADDER"  # pindakaas's encoder for linear constraints when its defaults blow up
-CONVERSION_VERSION = 4
+# The conversion's encodings, tried in turn while one exhausts memory or CPU time: (decision integers
+# one-hot, pindakaas's encoder for linear constraints or None for its defaults). One-hot first: its
+# value literals are the task variables themselves, so the ground truth needs no channelling and
+# all-different, table and small linear constraints are stated over the task variables; CPMpy's own
+# choice next (order/binary encodings for inequalities and wide domains), binary adders last (pindakaas's
+# totalizers grow with the range of a weighted sum: SEND+MORE=MONEY needs gigabytes).
+ENCODINGS = ((True, None), (False, None), (False, "ADDER"))
+CONVERSION_VERSION = 5
 # CPU time is the bound; the wall limit only stops a stuck program (a loaded machine stretches it).
 # The DIMACS text of a large model exceeds the default 16 MiB result (reindex bounds the clauses).
-CONVERSION_LIMITS = SandboxLimits(cpu_seconds=60.0, wall_seconds=300.0, result_bytes=96 << 20)
+CONVERSION_LIMITS = SandboxLimits(cpu_seconds=120.0, wall_seconds=900.0, result_bytes=96 << 20)
+TRUTH_COUNT_LIMIT_S = 60.0  # a ground truth not counted exactly (auto) within this is unscorable
 CITATION = (
     "K. Michailidis, D. Tsouros, T. Guns. DCP-Bench-Open: Evaluating LLMs for Constraint Modelling of "
     "Discrete Combinatorial Problems (arXiv:2506.06052)"
@@ -312,6 +326,9 @@ def collect(ns, submitted):
     RESERVED = set({reserved!r})
     MAX, MAX_DOMAIN = {max_vars}, {max_domain}
     LINEAR_ENCODER = {linear_encoder!r}
+    ONE_HOT = {one_hot!r}
+    from cpmpy.expressions.variables import _IntVarImpl
+    from cpmpy.transformations.int2bool import IntVarEncDirect
     if LINEAR_ENCODER:  # pindakaas's encoder for every linear constraint that takes it (else its default)
         import pindakaas as pdk
 
@@ -347,11 +364,10 @@ def collect(ns, submitted):
     def written(name, index):
         return name + "".join("[" + str(i) + "]" for i in index)
 
-    def add(name, meaning, channel):
-        b = cp.boolvar(name=name)
-        if isinstance(channel, (bool, np.bool_)):
-            channel = BoolVal(bool(channel))
-        names.append(name); meanings.append(meaning); booleans.append(b); channels.append(b == channel)
+    entries = []  # (name, meaning, decision item, value or None for a Boolean)
+
+    def add(name, meaning, item, value=None):
+        names.append(name); meanings.append(meaning); entries.append((item, value))
 
     def size(item, shown):
         if isinstance(item, (bool, np.bool_)) or (isinstance(item, Expression) and item.is_bool()):
@@ -379,11 +395,11 @@ def collect(ns, submitted):
             elif isinstance(item, Expression) or is_num(item):
                 lb, ub = (int(item), int(item)) if is_num(item) else map(int, get_bounds(item))
                 if (lb, ub) == (0, 1):  # a 0/1 integer is one Boolean
-                    add(base_name(name, index), shown + " = 1 (false: " + shown + " = 0)", item == 1)
+                    add(base_name(name, index), shown + " = 1 (false: " + shown + " = 0)", item, 1)
                     continue
                 for value in range(lb, ub + 1):
                     written_value = str(value) if value >= 0 else "m" + str(-value)
-                    add(base_name(name, index) + "_eq_" + written_value, shown + " = " + str(value), item == value)
+                    add(base_name(name, index) + "_eq_" + written_value, shown + " = " + str(value), item, value)
             elif item is not None:
                 raise ProgramError("type", shown + " is not a CPMpy variable or expression (" + type(item).__name__ + ")")
     if not names:
@@ -392,9 +408,45 @@ def collect(ns, submitted):
         raise ProgramError("type", "two decision variables map to the same Boolean name")
     # Two steps over one shared integer encoding: the model first, then the task variables' links
     # (encoding them together makes the encoder hold both at once, and runs out of memory on some).
-    csemap, ivarmap = CSEMap(), dict()
-    clauses = to_cnf(constraints, csemap=csemap, ivarmap=ivarmap)
-    clauses += to_cnf(channels, csemap=csemap, ivarmap=ivarmap)
+    csemap, ivarmap, domains = CSEMap(), dict(), []
+
+    def direct(item):  # a decision integer one-hot encoded (its value literals become task variables)
+        if item.name not in ivarmap:
+            ivarmap[item.name] = IntVarEncDirect(item, csemap=csemap)
+            domains.extend(ivarmap[item.name].encode_domain_constraint())
+
+    integers = [item for item, value in entries if value is not None and type(item) is _IntVarImpl]
+    if ONE_HOT:  # before the model's own encoding, which then uses it
+        for item in integers:
+            direct(item)
+    clauses = to_cnf(domains + constraints, csemap=csemap, ivarmap=ivarmap)
+    domains.clear()
+    for item in integers:  # an integer no constraint mentions has no encoding yet
+        direct(item)
+    used = set()
+    for item, value in entries:
+        if value is None:  # a Boolean: the variable itself where it is one
+            if type(item) is _BoolVarImpl and id(item) not in used:
+                used.add(id(item)); booleans.append(item)
+                continue
+            b = cp.boolvar(); booleans.append(b); channels.append(b == item)
+        elif type(item) is not _IntVarImpl:  # an integer expression: linked through the encoder
+            b = cp.boolvar(); booleans.append(b); channels.append(b == (item == value))
+        else:  # x = v is a conjunction of the integer's encoding literals (one for one-hot)
+            found = ivarmap[item.name].eq(value)
+            found = [found] if isinstance(found, Expression) else list(found)
+            conjunction = [l for l in found if not (isinstance(l, BoolVal) and l.value())]
+            if len(conjunction) == 1 and type(conjunction[0]) is _BoolVarImpl and id(conjunction[0]) not in used:
+                used.add(id(conjunction[0])); booleans.append(conjunction[0])
+                continue
+            b = cp.boolvar(); booleans.append(b)
+            if any(isinstance(l, BoolVal) for l in conjunction):
+                clauses.append(~b)
+                continue
+            clauses += [Operator("or", [~b, l]) for l in conjunction]
+            clauses.append(Operator("or", [b] + [~l for l in conjunction]))
+    if domains or channels:
+        clauses += to_cnf(domains + channels, csemap=csemap, ivarmap=ivarmap)
     variables = get_variables(clauses)
     ids = {{id(v): i for i, v in enumerate(variables, start=1)}}
     for b in booleans:
@@ -420,7 +472,7 @@ def collect(ns, submitted):
         else:
             lines.append(str(literal(clause)) + " 0")
     dimacs = "\\n".join(["p cnf " + str(len(variables)) + " " + str(len(lines))] + lines) + "\\n"
-    return {{"dimacs": dimacs, "task_ids": {{b.name: [ids[id(b)]] for b in booleans}}, "names": names,
+    return {{"dimacs": dimacs, "task_ids": {{n: [ids[id(b)]] for n, b in zip(names, booleans)}}, "names": names,
             "meanings": meanings}}
 """
 
@@ -479,6 +531,7 @@ def _conversion_key(problem: Problem) -> str:
             MAX_TASK_VARS,
             MAX_DOMAIN,
             repr(CONVERSION_LIMITS),
+            TRUTH_COUNT_LIMIT_S,
             problem.source,
             list(problem.decision_variables),
         ]
@@ -517,12 +570,26 @@ def cached(problem: Problem) -> dict[str, Any] | None:
         isinstance(known.get("names"), list)
         and isinstance(known.get("meanings"), list)
         and isinstance(known.get("data"), dict)
+        and (isinstance(known.get("unscorable"), str) or _is_count(known.get("truth")))
     ):
         return None
     return known
 
 
-def _encode(problem: Problem, linear_encoder: str | None) -> dict[str, Any]:
+def _encoding_name(one_hot: bool, encoder: str | None) -> str:
+    return f"{'one-hot' if one_hot else 'CPMpy-chosen'} integers, {(encoder or 'default').lower()} linear encoders"
+
+
+def _is_count(truth: Any) -> bool:
+    return (
+        isinstance(truth, dict)
+        and type(truth.get("count")) is int
+        and isinstance(truth.get("method"), str)
+        and isinstance(truth.get("seconds"), (int, float))
+    )
+
+
+def _encode(problem: Problem, linear_encoder: str | None, one_hot: bool = True) -> dict[str, Any]:
     """One conversion in the sandbox, with pindakaas's default encoders or ``linear_encoder`` for the
     linear constraints: {"ok", "names", "meanings", "data"} or {"ok": False, "reason", "retry"}."""
     from autonesy.tools.sandbox import run_program
@@ -535,6 +602,7 @@ def _encode(problem: Problem, linear_encoder: str | None) -> dict[str, Any]:
         max_vars=MAX_TASK_VARS,
         max_domain=MAX_DOMAIN,
         linear_encoder=linear_encoder,
+        one_hot=one_hot,
     )
     result = run_program(
         program,
@@ -551,6 +619,7 @@ def _encode(problem: Problem, linear_encoder: str | None) -> dict[str, Any]:
             "meanings": result.result["meanings"],
             "data": {k: result.result[k] for k in ("dimacs", "task_ids")},
             "encoder": linear_encoder or "default",
+            "encoding": _encoding_name(one_hot, linear_encoder),
         }
     if result.error_kind == "internal":
         raise AdapterError(f"dcpbench {problem.id}: the sandbox failed: {result.message}")
@@ -560,28 +629,26 @@ def _encode(problem: Problem, linear_encoder: str | None) -> dict[str, Any]:
 
 
 def convert(problem: Problem) -> dict[str, Any]:
-    """Run the problem's script in the sandbox: {"ok", "names", "meanings", "data"} or {"ok": False, "reason"}.
+    """Run the problem's script in the sandbox: {"ok", "names", "meanings", "data", "truth" or "unscorable"}
+    or {"ok": False, "reason"}.
 
-    pindakaas's default encoders first; a model on which they exhaust memory or CPU time (its
-    totalizers and decision diagrams grow with the range of a weighted sum: SEND+MORE=MONEY needs
-    gigabytes) is encoded again with binary adders for every linear constraint (``FALLBACK_ENCODER``)."""
+    The encodings of :data:`ENCODINGS` in turn, the next one when one exhausts memory or CPU time."""
     known = cached(problem)
     if known is not None:
         return known
     path = _cache_dir() / f"{_conversion_key(problem)}.json"
-    outcome = _encode(problem, None)
-    if outcome.pop("retry", False):
-        second = _encode(problem, FALLBACK_ENCODER)
-        second.pop("retry", None)
-        if not second["ok"]:
-            second["reason"] = f"{outcome['reason']}; with {FALLBACK_ENCODER.lower()} encoders: {second['reason']}"
-        outcome = second
+    reasons = []
+    for one_hot, encoder in ENCODINGS:
+        outcome = _encode(problem, encoder, one_hot)
+        if outcome["ok"] or not outcome.get("retry"):
+            break
+        reasons.append(f"{_encoding_name(one_hot, encoder)}: {outcome['reason']}")
+    if not outcome["ok"] and len(reasons) > 1:
+        outcome["reason"] = "; ".join(reasons)
     outcome.pop("retry", None)
     if outcome["ok"]:
         outcome = _checked(outcome)
-    if outcome.get("reason", "").startswith("timeout") and "wall clock" in outcome["reason"]:
-        return outcome  # depends on the machine's load: tried again next time (CPU-time limits are cached)
-    try:  # cache both outcomes: a script that fails fails the same way next time
+    try:  # cache every outcome (wall-clock timeouts too: the kept set must not change with the load)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(outcome))
@@ -591,17 +658,34 @@ def convert(problem: Problem) -> dict[str, Any]:
     return outcome
 
 
+def _truth_verdict(truth) -> dict[str, Any]:
+    """The ground truth's exact model count ({"truth": {"count", "method", "seconds"}}) or why it is
+    unscorable ({"unscorable": reason}): decided once, when the problem is converted, and cached with
+    the conversion, so that an answer not proved equivalent is known to get no metric before it is
+    scored. The count also lands in the count store, where scoring reads it."""
+    from autonesy.tools.count_store import stored_count
+    from autonesy.tools.counting import CountTimedOut, count_models
+
+    limit = TRUTH_COUNT_LIMIT_S
+    try:
+        result = stored_count(truth, lambda cnf: count_models(cnf, time_limit_s=limit), time_limit_s=limit)
+    except CountTimedOut as error:
+        return {"unscorable": f"the ground truth's exact model count ran out of time: {error}"}
+    seconds = result.params.get("counted_in_s", result.seconds)
+    return {"truth": {"count": result.value, "method": result.method, "seconds": seconds}}
+
+
 def _checked(outcome: dict[str, Any]) -> dict[str, Any]:
-    """A converted outcome the task can be built from, else a left-out one with the reason (a CNF past
-    the clause cap fails here, once, instead of when a sweep loads the task)."""
+    """A converted outcome the task can be built from, with its ground truth's verdict, else a left-out
+    one with the reason (a CNF past the clause cap fails here, once, instead of when a sweep loads the task)."""
     from autonesy.tools.formats.base import FormatError
     from autonesy.tools.formats.cpmpy_program import reindex
 
     try:
-        reindex(outcome["data"], list(outcome["names"]))
+        truth = reindex(outcome["data"], list(outcome["names"]))
     except FormatError as error:
         return {"ok": False, "reason": f"{error.kind}: {error.message}"}
-    return outcome
+    return {**outcome, **_truth_verdict(truth)}
 
 
 def _stamp(path: Path) -> tuple:
@@ -668,34 +752,29 @@ def keys(path: Path) -> list[str]:
     return [key for key, outcome in survey(path, progress=_report_to_stderr).items() if outcome.get("ok")]
 
 
-TRUTH_COUNT_LIMIT_S = 60.0  # a ground truth not counted exactly within this is unscorable
+def _verdict_text(outcome: dict[str, Any]) -> str:
+    if "truth" in outcome:
+        truth = outcome["truth"]
+        return f"ground truth: {truth['count']} models (exact, {truth['method']})"
+    return f"unscorable: {outcome.get('unscorable')} (an answer gets a metric only when proved equivalent)"
 
 
-def truth_count(path: Path, key: str, time_limit_s: float = TRUTH_COUNT_LIMIT_S) -> dict[str, Any]:
-    """The kept problem's ground-truth model count, exact, from the disk cache or counted now (``auto``):
-    {"count", "method", "seconds"}, or {"unscorable": why} when it runs out of time: an answer that is
-    not proved equivalent then gets no metric, which the survey says once instead of every answer."""
-    from autonesy.tools.count_store import stored_count
-    from autonesy.tools.counting import CountTimedOut, count_models
-
-    truth = load(path, key).ground_truth
-    try:
-        result = stored_count(
-            truth, lambda cnf: count_models(cnf, time_limit_s=time_limit_s), time_limit_s=time_limit_s
-        )
-    except CountTimedOut as error:
-        return {"unscorable": f"the ground truth's exact model count ran out of time: {error}"}
-    return {
-        "count": result.value,
-        "method": result.method,
-        "seconds": result.params.get("counted_in_s", result.seconds),
-    }
+def truth_count(path: Path, key: str) -> dict[str, Any]:
+    """The kept problem's ground-truth verdict, decided when it was converted: {"count", "method",
+    "seconds"} (exact), or {"unscorable": why}: an answer that is not proved equivalent gets no metric."""
+    found = _all(path)
+    if key not in found:
+        raise AdapterError(f"dcpbench:{path}#{key}: no such problem")
+    outcome = convert(found[key])
+    if not outcome.get("ok"):
+        raise AdapterError(f"dcpbench:{path}#{key}: left out ({outcome.get('reason')})")
+    return dict(outcome["truth"]) if "truth" in outcome else {"unscorable": str(outcome.get("unscorable"))}
 
 
-def unscorable(path: Path, time_limit_s: float = TRUTH_COUNT_LIMIT_S) -> dict[str, str]:
-    """Kept problems whose ground truth cannot be counted exactly within ``time_limit_s``, with the reason."""
-    reasons = {key: truth_count(path, key, time_limit_s).get("unscorable") for key in keys(path)}
-    return {key: reason for key, reason in reasons.items() if reason}
+def unscorable(path: Path) -> dict[str, str]:
+    """Kept problems whose ground truth could not be counted exactly within ``TRUTH_COUNT_LIMIT_S``, with the reason."""
+    outcomes = survey(path)
+    return {key: str(o["unscorable"]) for key, o in outcomes.items() if o.get("ok") and "unscorable" in o}
 
 
 @lru_cache(maxsize=256)
@@ -752,7 +831,8 @@ def _task(path: Path, key: str, stamp: tuple) -> Task:
         design_notes=(
             f"decision variables {', '.join(problem.decision_variables)} one-hot encoded into {len(names)} "
             f"Boolean variables; ground truth = CPMpy's CNF of the model + channelling "
-            f"({len(cnf.clauses)} clauses, {cnf.num_aux_vars} auxiliary variables); " + "; ".join(problem.metadata)
+            f"({len(cnf.clauses)} clauses, {cnf.num_aux_vars} auxiliary variables); {_verdict_text(outcome)}; "
+            + "; ".join(problem.metadata)
         ),
     )
     return Task(

@@ -7,6 +7,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from autonesy.graph.sweep.grid import SweepSpec
 from autonesy.graph.sweep.run import run_sweep
@@ -463,41 +465,104 @@ def _projected(outcome, names):
     return sat_models(cnf, len(names))
 
 
-def test_dcpbench_fallback_encoder_admits_the_same_solutions(dcp_repo):
-    """Binary adders for the linear constraints (the fallback when pindakaas's defaults blow up)
-    give the same projected models as the defaults."""
+def test_dcpbench_every_encoding_admits_the_same_solutions(dcp_repo):
+    """Each encoding the conversion tries (one-hot integers, CPMpy's own choice, binary adders for the
+    linear constraints: the fallbacks when one blows up) gives the same projected models."""
     from autonesy.tasks.adapters import dcpbench
 
     found = dcpbench.problems(dcp_repo)
     for key in ("among", "signs", "after_solve"):
-        default, adder = dcpbench._encode(found[key], None), dcpbench._encode(found[key], "ADDER")
-        assert default["ok"] and adder["ok"] and adder["encoder"] == "ADDER"
-        assert default["names"] == adder["names"]
-        assert _projected(default, default["names"]) == _projected(adder, adder["names"]), key
+        outcomes = [dcpbench._encode(found[key], encoder, one_hot) for one_hot, encoder in dcpbench.ENCODINGS]
+        assert all(o["ok"] for o in outcomes) and outcomes[-1]["encoder"] == "ADDER"
+        assert len({tuple(o["names"]) for o in outcomes}) == 1
+        models = [_projected(o, o["names"]) for o in outcomes]
+        assert models[0] and all(m == models[0] for m in models), key
 
 
-def test_dcpbench_retries_with_the_fallback_encoder_after_a_blow_up(dcp_repo, monkeypatch):
+def _random_model(draw):
+    """A small random CPMpy model (source text) and the same constraints as a Python predicate."""
+    n = draw(st.integers(2, 4))
+    domains = [(lb, lb + draw(st.integers(0, 3))) for lb in draw(st.lists(st.integers(-1, 1), min_size=n, max_size=n))]
+    texts, checks = [], []
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["alldifferent", "linear", "table"]))
+        if kind == "alldifferent":
+            scope = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=n, unique=True))
+            texts.append(f"AllDifferent([{', '.join(f'x[{i}]' for i in scope)}])")
+            checks.append(lambda v, scope=scope: len({v[i] for i in scope}) == len(scope))
+        elif kind == "linear":
+            weights = draw(st.lists(st.integers(-2, 2), min_size=n, max_size=n))
+            op, k = draw(st.sampled_from(["<=", "==", ">=", "!="])), draw(st.integers(-3, 4))
+            texts.append(f"sum([{', '.join(f'{w} * x[{i}]' for i, w in enumerate(weights))}]) {op} {k}")
+            ops = {"<=": int.__le__, "==": int.__eq__, ">=": int.__ge__, "!=": int.__ne__}
+            checks.append(lambda v, w=weights, f=ops[op], k=k: f(sum(a * b for a, b in zip(w, v)), k))
+        else:
+            i, j = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
+            pairs = sorted(
+                itertools.product(range(domains[i][0], domains[i][1] + 1), range(domains[j][0], domains[j][1] + 1))
+            )
+            rows = draw(st.lists(st.sampled_from(pairs), min_size=1, max_size=len(pairs), unique=True))
+            texts.append(f"Table([x[{i}], x[{j}]], {[list(r) for r in rows]})")
+            checks.append(lambda v, i=i, j=j, rows=set(rows): (v[i], v[j]) in rows)
+    variables = ", ".join(f"intvar({lb}, {ub}, name='x{i}')" for i, (lb, ub) in enumerate(domains))
+    source = (
+        '"""\nA random model.\n\nPrint the values (x).\n"""\nfrom cpmpy import *\n'
+        f"x = cpm_array([{variables}])\nmodel = Model([{', '.join(texts)}])\nmodel.solve()\n"
+    )
+    return domains, source, lambda v: all(check(v) for check in checks)
+
+
+def _one_hot(domains, values) -> tuple[int, ...]:
+    """The task variables' row of an integer assignment: one per value, one only for a 0/1 integer."""
+    row: list[int] = []
+    for (lb, ub), value in zip(domains, values):
+        row += [int(value == 1)] if (lb, ub) == (0, 1) else [int(value == d) for d in range(lb, ub + 1)]
+    return tuple(row)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_dcpbench_encodings_admit_exactly_the_one_hot_images_of_the_solutions(data):
+    """On random small models (all-different, linear, table constraints), the ground truth of each
+    encoding the conversion tries, projected on the task variables, is the set of one-hot images of
+    the model's solutions, found here by trying every assignment."""
+    from autonesy.tasks.adapters import dcpbench
+
+    domains, source, holds = _random_model(data.draw)
+    problem = dcpbench.Problem("random", "A random model.\n\nPrint the values (x).", source, "", ("x",), (), "test")
+    expected = {_one_hot(domains, v) for v in itertools.product(*(range(lb, ub + 1) for lb, ub in domains)) if holds(v)}
+    for one_hot, encoder in dcpbench.ENCODINGS[:2]:
+        outcome = dcpbench._encode(problem, encoder, one_hot)
+        assert outcome["ok"], outcome
+        assert _projected(outcome, outcome["names"]) == expected, (one_hot, source)
+
+
+def test_dcpbench_tries_the_next_encoding_after_a_blow_up(dcp_repo, monkeypatch):
     from autonesy.tasks.adapters import dcpbench
 
     real, calls = dcpbench._encode, []
 
-    def encode(problem, linear_encoder):
-        calls.append(linear_encoder)
-        if linear_encoder is None:
+    def encode(problem, linear_encoder, one_hot):
+        calls.append((one_hot, linear_encoder))
+        if one_hot:
             return {"ok": False, "reason": "out of memory: converting the model needs more than 2 GiB", "retry": True}
-        return real(problem, linear_encoder)
+        return real(problem, linear_encoder, one_hot)
 
     monkeypatch.setattr(dcpbench, "_encode", encode)
     outcome = dcpbench.convert(dcpbench.problems(dcp_repo)["pick"])
-    assert calls == [None, dcpbench.FALLBACK_ENCODER] and outcome["ok"] and outcome["encoder"] == "ADDER"
-    assert "retry" not in outcome
-    # A failure that is not a blow-up is not retried, and a failed retry keeps both reasons.
+    assert calls == [(True, None), (False, None)] and outcome["ok"] and "retry" not in outcome
+    assert outcome["encoding"] == "CPMpy-chosen integers, default linear encoders"
+    # A failure that is not a blow-up is not retried, and when every encoding fails each says why.
     calls.clear()
     monkeypatch.setattr(
-        dcpbench, "_encode", lambda p, e: calls.append(e) or {"ok": False, "reason": "oom", "retry": e is None}
+        dcpbench, "_encode", lambda p, e, o: calls.append((o, e)) or {"ok": False, "reason": "oom", "retry": True}
     )
     outcome = dcpbench.convert(dcpbench.problems(dcp_repo)["among"])
-    assert calls == [None, "ADDER"] and outcome["reason"] == "oom; with adder encoders: oom"
+    assert calls == list(dcpbench.ENCODINGS)
+    assert outcome["reason"] == "; ".join(f"{dcpbench._encoding_name(o, e)}: oom" for o, e in dcpbench.ENCODINGS)
+    calls.clear()
+    monkeypatch.setattr(dcpbench, "_encode", lambda p, e, o: calls.append((o, e)) or {"ok": False, "reason": "x"})
+    assert dcpbench.convert(dcpbench.problems(dcp_repo)["signs"])["reason"] == "x" and len(calls) == 1
 
 
 @pytest.mark.parametrize(
@@ -521,18 +586,36 @@ def test_dcpbench_a_cache_entry_of_the_wrong_shape_is_converted_again(dcp_repo, 
     assert load_task(f"dcpbench:{dcp_repo}#pick").names  # converted again, then built
 
 
-def test_dcpbench_a_ground_truth_that_cannot_be_counted_is_unscorable_with_its_reason(dcp_repo, monkeypatch):
+def test_dcpbench_a_ground_truth_that_cannot_be_counted_is_unscorable_at_load_time(dcp_repo, tmp_path, monkeypatch):
+    """The verdict (exact count, or unscorable with the reason) is decided when a problem is converted,
+    cached with the conversion, listed by a sweep and written into sweep.json."""
     from autonesy.tasks.adapters import dcpbench
     from autonesy.tools import counting
     from autonesy.tools.enumeration import enumerate_models
 
-    truth = load_task(f"dcpbench:{dcp_repo}#pick").ground_truth
-    assert dcpbench.truth_count(dcp_repo, "pick")["count"] == len(enumerate_models(truth))  # now on disk
+    task = load_task(f"dcpbench:{dcp_repo}#pick")
+    count = len(enumerate_models(task.ground_truth))
+    assert dcpbench.truth_count(dcp_repo, "pick")["count"] == count
+    assert f"ground truth: {count} models (exact, " in task.metadata.design_notes
+    assert dcpbench.unscorable(dcp_repo) == {}
 
     def out_of_time(cnf, method="auto", **options):
         raise counting.CountTimedOut("auto", options.get("time_limit_s", 0.0))
 
+    monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path / "fresh-cache"))
     monkeypatch.setattr(counting, "count_models", out_of_time)
-    reasons = dcpbench.unscorable(dcp_repo, time_limit_s=5)
-    assert set(reasons) == set(dcpbench.keys(dcp_repo)) - {"pick"}  # pick's count is read back from the disk
+    reasons = dcpbench.unscorable(dcp_repo)
+    assert set(reasons) == set(dcpbench.keys(dcp_repo)) == {"after_solve", "among", "pick", "signs"}
     assert all(reason.startswith("the ground truth's exact model count ran out of time") for reason in reasons.values())
+    assert dcpbench.truth_count(dcp_repo, "among") == {"unscorable": reasons["among"]}
+
+    def never(cnf, method="auto", **options):
+        raise AssertionError("counted again")
+
+    monkeypatch.setattr(counting, "count_models", never)  # the verdicts are read back with the conversions
+    assert dcpbench.unscorable(dcp_repo) == reasons
+    copy = f"dcpbench:{dcp_repo}"
+    spec = SweepSpec(tasks=(copy,), formats=("dimacs",), prompts=("zs",), details=("detailed",), policy="expert")
+    result = run_sweep(spec, tmp_path / "sweep", progress=False)
+    [grid] = json.loads((tmp_path / "sweep" / "sweep.json").read_text())["grids"]
+    assert grid["unscorable"] == result.unscorable == result.to_dict()["unscorable"] == {copy: reasons}
