@@ -632,22 +632,31 @@ def convert(problem: Problem) -> dict[str, Any]:
     """Run the problem's script in the sandbox: {"ok", "names", "meanings", "data", "truth" or "unscorable"}
     or {"ok": False, "reason"}.
 
-    The encodings of :data:`ENCODINGS` in turn, the next one when one exhausts memory or CPU time."""
+    The encodings of :data:`ENCODINGS` in turn, until one converts and its ground truth is counted
+    exactly: the next after a blow-up (memory, CPU time) or an uncounted ground truth. Unscorable
+    under every encoding: the first that converted is kept, with every encoding's reason."""
     known = cached(problem)
     if known is not None:
         return known
     path = _cache_dir() / f"{_conversion_key(problem)}.json"
-    reasons = []
+    reasons: list[str] = []
+    kept: dict[str, Any] | None = None
     for one_hot, encoder in ENCODINGS:
         outcome = _encode(problem, encoder, one_hot)
-        if outcome["ok"] or not outcome.get("retry"):
+        retry = outcome.pop("retry", False)
+        if outcome["ok"]:
+            outcome = _checked(outcome)
+            retry = "unscorable" in outcome
+        if "truth" in outcome:
             break
-        reasons.append(f"{_encoding_name(one_hot, encoder)}: {outcome['reason']}")
-    if not outcome["ok"] and len(reasons) > 1:
-        outcome["reason"] = "; ".join(reasons)
-    outcome.pop("retry", None)
-    if outcome["ok"]:
-        outcome = _checked(outcome)
+        reasons.append(f"{_encoding_name(one_hot, encoder)}: {outcome.get('reason') or outcome.get('unscorable')}")
+        kept = kept or (outcome if outcome["ok"] else None)
+        if not retry:
+            break
+    if "truth" not in outcome:
+        outcome = kept or outcome
+        if len(reasons) > 1:
+            outcome["unscorable" if outcome["ok"] else "reason"] = "; ".join(reasons)
     try:  # cache every outcome (wall-clock timeouts too: the kept set must not change with the load)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
@@ -671,6 +680,8 @@ def _truth_verdict(truth) -> dict[str, Any]:
         result = stored_count(truth, lambda cnf: count_models(cnf, time_limit_s=limit), time_limit_s=limit)
     except CountTimedOut as error:
         return {"unscorable": f"the ground truth's exact model count ran out of time: {error}"}
+    if not result.exact:
+        return {"unscorable": f"only an approximate count within {limit:g} s ({result.method}: ~{result.value})"}
     seconds = result.params.get("counted_in_s", result.seconds)
     return {"truth": {"count": result.value, "method": result.method, "seconds": seconds}}
 

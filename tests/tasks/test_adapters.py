@@ -563,6 +563,12 @@ def test_dcpbench_tries_the_next_encoding_after_a_blow_up(dcp_repo, monkeypatch)
     calls.clear()
     monkeypatch.setattr(dcpbench, "_encode", lambda p, e, o: calls.append((o, e)) or {"ok": False, "reason": "x"})
     assert dcpbench.convert(dcpbench.problems(dcp_repo)["signs"])["reason"] == "x" and len(calls) == 1
+    # A ground truth not counted under one encoding is converted again under the next.
+    monkeypatch.setattr(dcpbench, "_encode", real)
+    verdicts = iter([{"unscorable": "out of time"}, {"truth": {"count": 5, "method": "m", "seconds": 1.0}}])
+    monkeypatch.setattr(dcpbench, "_truth_verdict", lambda truth: next(verdicts))
+    outcome = dcpbench.convert(dcpbench.problems(dcp_repo)["after_solve"])
+    assert outcome["truth"]["count"] == 5 and outcome["encoding"].startswith("CPMpy-chosen")
 
 
 @pytest.mark.parametrize(
@@ -606,7 +612,10 @@ def test_dcpbench_a_ground_truth_that_cannot_be_counted_is_unscorable_at_load_ti
     monkeypatch.setattr(counting, "count_models", out_of_time)
     reasons = dcpbench.unscorable(dcp_repo)
     assert set(reasons) == set(dcpbench.keys(dcp_repo)) == {"after_solve", "among", "pick", "signs"}
-    assert all(reason.startswith("the ground truth's exact model count ran out of time") for reason in reasons.values())
+    for reason in reasons.values():  # every encoding was tried
+        parts = reason.split("; ")
+        assert [p.split(":")[0] for p in parts] == [dcpbench._encoding_name(o, e) for o, e in dcpbench.ENCODINGS]
+        assert all("the ground truth's exact model count ran out of time" in p for p in parts)
     assert dcpbench.truth_count(dcp_repo, "among") == {"unscorable": reasons["among"]}
 
     def never(cnf, method="auto", **options):
