@@ -86,6 +86,9 @@ MAX_DOMAIN = 400  # values of one integer decision variable (one Boolean each)
 # choice next (order/binary encodings for inequalities and wide domains), binary adders last (pindakaas's
 # totalizers grow with the range of a weighted sum: SEND+MORE=MONEY needs gigabytes).
 ENCODINGS = ((True, None), (False, None), (False, "ADDER"))
+# Under one-hot, a constraint over at most MAX_TUPLES combinations of its (one-hot) variables' values
+# becomes one clause per forbidden combination, when there are at most MAX_FORBIDDEN of them.
+MAX_TUPLES, MAX_FORBIDDEN = 100_000, 20_000
 CONVERSION_VERSION = 5
 # CPU time is the bound; the wall limit only stops a stuck program (a loaded machine stretches it).
 # The DIMACS text of a large model exceeds the default 16 MiB result (reindex bounds the clauses).
@@ -315,7 +318,7 @@ COLLECT = """
 def collect(ns, submitted):
     import numpy as np
     import cpmpy as cp
-    from cpmpy.expressions.core import Expression, Operator, BoolVal
+    from cpmpy.expressions.core import Expression, Operator, BoolVal, Comparison
     from cpmpy.expressions.variables import _BoolVarImpl, NegBoolView
     from cpmpy.expressions.utils import flatlist, get_bounds, is_num
     from cpmpy.transformations.to_cnf import to_cnf
@@ -327,6 +330,7 @@ def collect(ns, submitted):
     MAX, MAX_DOMAIN = {max_vars}, {max_domain}
     LINEAR_ENCODER = {linear_encoder!r}
     ONE_HOT = {one_hot!r}
+    MAX_TUPLES, MAX_FORBIDDEN = {max_tuples}, {max_forbidden}
     from cpmpy.expressions.variables import _IntVarImpl
     from cpmpy.transformations.int2bool import IntVarEncDirect
     if LINEAR_ENCODER:  # pindakaas's encoder for every linear constraint that takes it (else its default)
@@ -415,11 +419,89 @@ def collect(ns, submitted):
             ivarmap[item.name] = IntVarEncDirect(item, csemap=csemap)
             domains.extend(ivarmap[item.name].encode_domain_constraint())
 
+    def evaluate(e, grid):  # the expression's values on a grid of its variables' values (0/1 for truth)
+        if isinstance(e, (bool, np.bool_)) or is_num(e):
+            return int(e)
+        if isinstance(e, BoolVal):
+            return int(e.value())
+        if isinstance(e, NegBoolView):
+            return 1 - grid[id(e._bv)]
+        if isinstance(e, (_IntVarImpl, _BoolVarImpl)):
+            return grid[id(e)]
+        name = getattr(e, "name", None)
+        if name == "wsum":
+            return sum(w * evaluate(x, grid) for w, x in zip(*e.args))
+        if name in ("table", "negative_table"):
+            columns = [evaluate(x, grid) for x in e.args[0]]
+            found = 0
+            for row in e.args[1]:
+                found = np.maximum(found, np.prod(np.broadcast_arrays(*[c == int(r) for c, r in zip(columns, row)]), axis=0))
+            return found if name == "table" else 1 - found
+        if name == "alldifferent":
+            columns = [evaluate(x, grid) for x in e.args]
+            return np.prod(np.broadcast_arrays(1, *[a != b for i, a in enumerate(columns) for b in columns[i + 1 :]]), axis=0)
+        args = [evaluate(a, grid) for a in e.args]
+        if isinstance(e, Comparison):
+            return {{"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
+                     ">=": np.greater_equal}}[name](*args).astype(np.int64)
+        if type(e) is Operator and name in ("sum", "and", "or", "->", "not", "sub", "-"):
+            if name == "sum":
+                return sum(args)
+            if name == "and":
+                return np.prod(np.broadcast_arrays(*args), axis=0)
+            if name == "or":
+                return np.max(np.broadcast_arrays(*args), axis=0)
+            if name == "->":
+                return np.maximum(1 - args[0], args[1])
+            if name == "not":
+                return 1 - args[0]
+            return args[0] - args[1] if name == "sub" else -args[0]
+        if name == "abs":
+            return np.abs(args[0])
+        if name == "mul":
+            return args[0] * args[1]
+        raise NotImplementedError(name)
+
+    def forbidden_tuples(constraint):  # a small-scope constraint over one-hot decision integers (and
+        # Booleans) as one clause per forbidden tuple: no helper variables; None: not such a constraint
+        if not isinstance(constraint, Expression):
+            return None
+        scope, values, literals = get_variables(constraint), [], []
+        for v in scope:
+            if type(v) is _BoolVarImpl:
+                values.append([0, 1]); literals.append([v, ~v])  # the literal false at each value
+            elif type(v) is _IntVarImpl and isinstance(ivarmap.get(v.name), IntVarEncDirect):
+                values.append(list(range(v.lb, v.ub + 1)))
+                literals.append([~ivarmap[v.name].eq(d) for d in values[-1]])
+            else:
+                return None
+        if not scope or int(np.prod([len(d) for d in values], dtype=float)) > MAX_TUPLES:
+            return None
+        axes = np.meshgrid(*[np.array(d, dtype=np.int64) for d in values], indexing="ij", sparse=True)
+        try:
+            holds = np.broadcast_to(evaluate(constraint, {{id(v): a for v, a in zip(scope, axes)}}), [len(d) for d in values])
+        except (NotImplementedError, TypeError, ValueError, AttributeError, IndexError):
+            return None
+        forbidden = np.argwhere(holds == 0)
+        if len(forbidden) > MAX_FORBIDDEN:
+            return None
+        return [Operator("or", [literals[i][k] for i, k in enumerate(row)]) if len(row) > 1 else literals[0][row[0]]
+                for row in forbidden.tolist()]
+
     integers = [item for item, value in entries if value is not None and type(item) is _IntVarImpl]
+    tables = []
     if ONE_HOT:  # before the model's own encoding, which then uses it
         for item in integers:
             direct(item)
-    clauses = to_cnf(domains + constraints, csemap=csemap, ivarmap=ivarmap)
+        kept = []
+        for constraint in constraints:
+            found = forbidden_tuples(constraint)
+            if found is None:
+                kept.append(constraint)
+            else:
+                tables += found
+        constraints = kept
+    clauses = to_cnf(domains + constraints, csemap=csemap, ivarmap=ivarmap) + tables
     domains.clear()
     for item in integers:  # an integer no constraint mentions has no encoding yet
         direct(item)
@@ -531,6 +613,8 @@ def _conversion_key(problem: Problem) -> str:
             MAX_TASK_VARS,
             MAX_DOMAIN,
             repr(CONVERSION_LIMITS),
+            MAX_TUPLES,
+            MAX_FORBIDDEN,
             TRUTH_COUNT_LIMIT_S,
             problem.source,
             list(problem.decision_variables),
@@ -603,6 +687,8 @@ def _encode(problem: Problem, linear_encoder: str | None, one_hot: bool = True) 
         max_domain=MAX_DOMAIN,
         linear_encoder=linear_encoder,
         one_hot=one_hot,
+        max_tuples=MAX_TUPLES,
+        max_forbidden=MAX_FORBIDDEN,
     )
     result = run_program(
         program,

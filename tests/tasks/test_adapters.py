@@ -520,7 +520,7 @@ def _one_hot(domains, values) -> tuple[int, ...]:
     return tuple(row)
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data())
 def test_dcpbench_encodings_admit_exactly_the_one_hot_images_of_the_solutions(data):
     """On random small models (all-different, linear, table constraints), the ground truth of each
