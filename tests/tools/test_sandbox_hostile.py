@@ -590,7 +590,7 @@ def test_sweep_files_never_hold_an_llm_url_password(tmp_path: Path):
     jobs, others = grid.expand(specs[0]), grid.expand(specs[1])
     assert SECRET in jobs[0]["config"]["llm"]  # the worker still gets the spec it needs
     assert [j["attempt_id"] for j in jobs] == [j["attempt_id"] for j in others]  # no hash of the password either
-    run._record_grid(tmp_path, specs[0], jobs, {})
+    run._record_grid(tmp_path, specs[0], jobs, {}, {})
     written = json.dumps([grid.public_job(job) for job in jobs]) + (tmp_path / SWEEP_FILE).read_text()
     assert SECRET not in written and "user:***@127.0.0.1" in written
 
