@@ -89,6 +89,7 @@ ENCODINGS = ((True, None), (False, None), (False, "ADDER"))
 # Under one-hot, a constraint over at most MAX_TUPLES combinations of its (one-hot) variables' values
 # becomes one clause per forbidden combination, when there are at most MAX_FORBIDDEN of them.
 MAX_TUPLES, MAX_FORBIDDEN = 100_000, 20_000
+PAIRWISE_UP_TO = 24  # a one-hot integer with at most this many values: its exactly-one as pairwise clauses
 CONVERSION_VERSION = 5
 # CPU time is the bound; the wall limit only stops a stuck program (a loaded machine stretches it).
 # The DIMACS text of a large model exceeds the default 16 MiB result (reindex bounds the clauses).
@@ -330,7 +331,7 @@ def collect(ns, submitted):
     MAX, MAX_DOMAIN = {max_vars}, {max_domain}
     LINEAR_ENCODER = {linear_encoder!r}
     ONE_HOT = {one_hot!r}
-    MAX_TUPLES, MAX_FORBIDDEN = {max_tuples}, {max_forbidden}
+    MAX_TUPLES, MAX_FORBIDDEN, PAIRWISE_UP_TO = {max_tuples}, {max_forbidden}, {pairwise_up_to}
     from cpmpy.expressions.variables import _IntVarImpl
     from cpmpy.transformations.int2bool import IntVarEncDirect
     if LINEAR_ENCODER:  # pindakaas's encoder for every linear constraint that takes it (else its default)
@@ -416,8 +417,14 @@ def collect(ns, submitted):
 
     def direct(item):  # a decision integer one-hot encoded (its value literals become task variables)
         if item.name not in ivarmap:
-            ivarmap[item.name] = IntVarEncDirect(item, csemap=csemap)
-            domains.extend(ivarmap[item.name].encode_domain_constraint())
+            ivarmap[item.name] = encoding = IntVarEncDirect(item, csemap=csemap)
+            values = list(encoding.vars())
+            if len(values) > PAIRWISE_UP_TO:  # the encoder's exactly-one (with helper variables)
+                domains.extend(encoding.encode_domain_constraint())
+                return
+            # exactly one value, pairwise: no helper variable for a counter to project away
+            domains.append(Operator("or", values) if len(values) > 1 else values[0])
+            domains.extend(Operator("or", [~a, ~b]) for i, a in enumerate(values) for b in values[i + 1 :])
 
     def evaluate(e, grid):  # the expression's values on a grid of its variables' values (0/1 for truth)
         if isinstance(e, (bool, np.bool_)) or is_num(e):
@@ -496,6 +503,9 @@ def collect(ns, submitted):
         kept = []
         for constraint in constraints:
             found = forbidden_tuples(constraint)
+            if found is None and getattr(constraint, "name", None) == "alldifferent":  # pairwise, if each pair is small
+                pairs = [forbidden_tuples(a != b) for i, a in enumerate(constraint.args) for b in constraint.args[i + 1 :]]
+                found = None if any(p is None for p in pairs) else [c for p in pairs for c in p]
             if found is None:
                 kept.append(constraint)
             else:
@@ -615,6 +625,7 @@ def _conversion_key(problem: Problem) -> str:
             repr(CONVERSION_LIMITS),
             MAX_TUPLES,
             MAX_FORBIDDEN,
+            PAIRWISE_UP_TO,
             TRUTH_COUNT_LIMIT_S,
             problem.source,
             list(problem.decision_variables),
@@ -689,6 +700,7 @@ def _encode(problem: Problem, linear_encoder: str | None, one_hot: bool = True) 
         one_hot=one_hot,
         max_tuples=MAX_TUPLES,
         max_forbidden=MAX_FORBIDDEN,
+        pairwise_up_to=PAIRWISE_UP_TO,
     )
     result = run_program(
         program,

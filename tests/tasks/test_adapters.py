@@ -531,10 +531,32 @@ def test_dcpbench_encodings_admit_exactly_the_one_hot_images_of_the_solutions(da
     domains, source, holds = _random_model(data.draw)
     problem = dcpbench.Problem("random", "A random model.\n\nPrint the values (x).", source, "", ("x",), (), "test")
     expected = {_one_hot(domains, v) for v in itertools.product(*(range(lb, ub + 1) for lb, ub in domains)) if holds(v)}
-    for one_hot, encoder in dcpbench.ENCODINGS[:2]:
-        outcome = dcpbench._encode(problem, encoder, one_hot)
-        assert outcome["ok"], outcome
-        assert _projected(outcome, outcome["names"]) == expected, (one_hot, source)
+    with pytest.MonkeyPatch.context() as patch:
+        if data.draw(st.booleans(), label="small limits"):  # all-different pairwise, the encoder's exactly-one
+            patch.setattr(dcpbench, "MAX_TUPLES", 4)
+            patch.setattr(dcpbench, "PAIRWISE_UP_TO", 2)
+        for one_hot, encoder in dcpbench.ENCODINGS[:2]:
+            outcome = dcpbench._encode(problem, encoder, one_hot)
+            assert outcome["ok"], outcome
+            assert _projected(outcome, outcome["names"]) == expected, (one_hot, source)
+
+
+def test_dcpbench_n_queens_ground_truth_is_the_one_hot_placements_without_helper_variables():
+    """8 queens as DCP-Bench-Open states it (three all-different constraints over the columns):
+    92 solutions (the known count); one-hot, the ground truth needs no auxiliary variable."""
+    from autonesy.tasks.adapters import dcpbench
+    from autonesy.tools.formats.cpmpy_program import reindex
+
+    source = (
+        '"""\nPlace 8 queens.\n\nPrint the queens (q).\n"""\nfrom cpmpy import *\nq = intvar(0, 7, shape=8, name="q")\n'
+        "model = Model(AllDifferent(q), AllDifferent([q[i] + i for i in range(8)]), "
+        "AllDifferent([q[i] - i for i in range(8)]))\nmodel.solve()\n"
+    )
+    problem = dcpbench.Problem("queens", "Place 8 queens.\n\nPrint the queens (q).", source, "", ("q",), (), "test")
+    outcome = dcpbench._encode(problem, None, True)
+    truth = reindex(outcome["data"], outcome["names"])
+    assert truth.num_task_vars == 64 and truth.num_aux_vars == 0
+    assert count_models(truth).value == 92
 
 
 def test_dcpbench_tries_the_next_encoding_after_a_blow_up(dcp_repo, monkeypatch):
