@@ -33,7 +33,7 @@ def cpu_now() -> float:
 
 
 def _load(problem: dcpbench.Problem) -> dict:
-    cached = dcpbench.cached(problem) is not None
+    cached = dcpbench.static_reason(problem) is None and dcpbench.cached(problem) is not None  # an earlier run's
     start = time.perf_counter()
     outcome = dcpbench.convert(problem)
     row = {"wall_s": time.perf_counter() - start, "from_cache": cached, "load": open("/proc/loadavg").read().split()[0]}
@@ -41,9 +41,67 @@ def _load(problem: dcpbench.Problem) -> dict:
         return {**row, "outcome": "left out", "reason": outcome.get("reason")}
     truth = reindex(outcome["data"], outcome["names"])
     row |= {"N": truth.num_task_vars, "vars": truth.num_vars, "clauses": len(truth.clauses)}
+    row["encoding"] = outcome.get("encoding", "")
     if "truth" in outcome:
         return {**row, **outcome["truth"], "outcome": "exact"}
     return {**row, "outcome": "unscorable", "unscorable": outcome["unscorable"]}
+
+
+def write_table(args: argparse.Namespace, found: dict, rows: dict[str, dict], wall: float, cpu: float) -> list[str]:
+    """The table over the problems done so far (rewritten after each one: an interrupted run keeps its table)."""
+    done = [k for k in found if k in rows]
+    kept = [k for k in done if rows[k]["outcome"] != "left out"]
+    exact = [k for k in kept if rows[k]["outcome"] == "exact"]
+    unscorable = [k for k in kept if rows[k]["outcome"] == "unscorable"]
+    cached = sum(rows[k]["from_cache"] for k in done)
+    reasons: dict[str, int] = {}
+    for k in done:
+        if rows[k]["outcome"] == "left out":
+            why = str(rows[k]["reason"]).split(":")[0]
+            reasons[why] = reasons.get(why, 0) + 1
+    loads = sorted(float(rows[k]["load"]) for k in done if not rows[k]["from_cache"])
+    lines = [
+        f"# DCP-Bench-Open: exact ground-truth counts at load time ({len(kept)} loaded problems, "
+        f"limit {args.limit:g} s)",
+        "",
+        f"Command: `AUTONESY_CACHE_DIR=<empty dir> python benchmarks/dcpbench_exact.py {args.copy} "
+        f"--limit {args.limit:g}"
+        + (f" --only {args.only}" if args.only else "")
+        + "`"
+        + (f" (a subset: {len(found)} problems)" if args.only else f" ({len(found)} problems in the copy)")
+        + ("" if len(done) == len(found) else f"; **interrupted: {len(done)} of {len(found)} done**")
+        + f". **Exact: {len(exact)} of {len(kept)} loaded ({100 * len(exact) / max(len(kept), 1):.0f} %)**; "
+        f"unscorable: {len(unscorable)}; left out: {len(done) - len(kept)} "
+        f"({', '.join(f'{n} {why}' for why, n in sorted(reasons.items(), key=lambda x: -x[1]))}). "
+        f"{cached} of {len(done)} read from the cache (converted and counted by an earlier run into the same "
+        f"folder). This run: {wall:.0f} s wall, {cpu:.0f} s CPU (this process and its children), "
+        f"{args.workers} workers on {os.cpu_count()} cores"
+        + (
+            f", load average (1 min) {loads[0]:.1f}–{loads[-1]:.1f}, median {loads[len(loads) // 2]:.1f}"
+            if loads
+            else ""
+        )
+        + ".",
+        "",
+        "Unscorable (an answer gets a metric only when proved equivalent):"
+        + ("".join(f"\n- {k}: {rows[k]['unscorable']}" for k in unscorable) or " none."),
+        "",
+        "| problem | N | vars | clauses | models | route | count s | load s (convert + count) | load | encoding |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for key in kept:
+        r = rows[key]
+        seconds = f"{r['seconds']:.2f}" if "seconds" in r else ""
+        loaded = "cached" if r["from_cache"] else f"{r['wall_s']:.1f}"
+        lines.append(
+            f"| {key} | {r['N']} | {r['vars']} | {r['clauses']} | {r.get('count', 'unscorable')} | "
+            f"{r.get('method', '')} | {seconds} | {loaded} | {r['load']} | {r.get('encoding', '')} |"
+        )
+    lines += ["", "Left out:", *(f"- {k}: {rows[k]['reason']}" for k in done if rows[k]["outcome"] == "left out")]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(lines) + "\n")
+    args.out.with_suffix(".json").write_text(json.dumps(rows, indent=1, sort_keys=True))
+    return lines
 
 
 def main() -> None:
@@ -70,49 +128,7 @@ def main() -> None:
                 f"{r.get('reason') or r.get('unscorable') or ''} ({r['wall_s']:.1f} s, load {r['load']})"[:220],
                 flush=True,
             )
-    wall, cpu = time.perf_counter() - wall, cpu_now() - cpu
-    kept = [k for k in found if rows[k]["outcome"] != "left out"]
-    exact = [k for k in kept if rows[k]["outcome"] == "exact"]
-    unscorable = [k for k in kept if rows[k]["outcome"] == "unscorable"]
-    cached = sum(rows[k]["from_cache"] for k in found)
-    reasons: dict[str, int] = {}
-    for k in found:
-        if rows[k]["outcome"] == "left out":
-            why = str(rows[k]["reason"]).split(":")[0]
-            reasons[why] = reasons.get(why, 0) + 1
-    lines = [
-        f"# DCP-Bench-Open: exact ground-truth counts at load time ({len(kept)} loaded problems, limit {args.limit:g} s)",
-        "",
-        f"Command: `AUTONESY_CACHE_DIR=<empty dir> python benchmarks/dcpbench_exact.py {args.copy} --limit {args.limit:g}"
-        + (f" --only {args.only}" if args.only else "")
-        + "`"
-        + (f" (a subset: {len(found)} problems)" if args.only else f" ({len(found)} problems in the copy)")
-        + f". **Exact: {len(exact)} of {len(kept)} loaded ({100 * len(exact) / max(len(kept), 1):.0f} %)**; "
-        f"unscorable: {len(unscorable)}; left out: {len(found) - len(kept)} "
-        f"({', '.join(f'{n} {why}' for why, n in sorted(reasons.items(), key=lambda x: -x[1]))}). "
-        f"{cached} of {len(found)} read from the cache. Whole run: {wall:.0f} s wall, {cpu:.0f} s CPU "
-        f"(this process and its children), {args.workers} workers on {os.cpu_count()} cores; the load "
-        "average (1 min) is listed per problem.",
-        "",
-        "Unscorable (an answer gets a metric only when proved equivalent):"
-        + ("".join(f"\n- {k}: {rows[k]['unscorable']}" for k in unscorable) or " none."),
-        "",
-        "| problem | N | vars | clauses | models | route | count s | load s (convert + count) | load | unscorable because |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for key in kept:
-        r = rows[key]
-        seconds = f"{r['seconds']:.2f}" if "seconds" in r else ""
-        loaded = "cached" if r["from_cache"] else f"{r['wall_s']:.1f}"
-        lines.append(
-            f"| {key} | {r['N']} | {r['vars']} | {r['clauses']} | {r.get('count', '')} | {r.get('method', '')} | "
-            f"{seconds} | {loaded} | {r['load']} | "
-            f"{r.get('unscorable', '')[:120]} |"
-        )
-    lines += ["", "Left out:", *(f"- {k}: {rows[k]['reason']}" for k in found if rows[k]["outcome"] == "left out")]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n")
-    args.out.with_suffix(".json").write_text(json.dumps(rows, indent=1, sort_keys=True))
+            lines = write_table(args, found, rows, time.perf_counter() - wall, cpu_now() - cpu)
     print("\n".join(lines[:3]))
 
 
