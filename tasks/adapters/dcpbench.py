@@ -90,7 +90,7 @@ ENCODINGS = ((True, None), (False, None), (False, "ADDER"))
 # becomes one clause per forbidden combination, when there are at most MAX_FORBIDDEN of them.
 MAX_TUPLES, MAX_FORBIDDEN = 100_000, 20_000
 PAIRWISE_UP_TO = 24  # a one-hot integer with at most this many values: its exactly-one as pairwise clauses
-CONVERSION_VERSION = 5
+CONVERSION_VERSION = 6
 # CPU time is the bound; the wall limit only stops a stuck program (a loaded machine stretches it).
 # The DIMACS text of a large model exceeds the default 16 MiB result (reindex bounds the clauses).
 CONVERSION_LIMITS = SandboxLimits(cpu_seconds=120.0, wall_seconds=900.0, result_bytes=96 << 20)
@@ -495,6 +495,15 @@ def collect(ns, submitted):
         return [Operator("or", [literals[i][k] for i, k in enumerate(row)]) if len(row) > 1 else literals[0][row[0]]
                 for row in forbidden.tolist()]
 
+    def permutation(args):  # all-different one-hot integers with as many values as integers: each value
+        # is taken (implied, so the models stay the same; a SAT solver no longer has to find the pigeonhole)
+        if not all(type(x) is _IntVarImpl and isinstance(ivarmap.get(x.name), IntVarEncDirect) for x in args):
+            return []
+        values = sorted(set(d for x in args for d in range(x.lb, x.ub + 1)))
+        if len(values) != len(args):
+            return []
+        return [Operator("or", [ivarmap[x.name].eq(v) for x in args if x.lb <= v <= x.ub]) for v in values]
+
     integers = [item for item, value in entries if value is not None and type(item) is _IntVarImpl]
     tables = []
     if ONE_HOT:  # before the model's own encoding, which then uses it
@@ -503,9 +512,11 @@ def collect(ns, submitted):
         kept = []
         for constraint in constraints:
             found = forbidden_tuples(constraint)
-            if found is None and getattr(constraint, "name", None) == "alldifferent":  # pairwise, if each pair is small
-                pairs = [forbidden_tuples(a != b) for i, a in enumerate(constraint.args) for b in constraint.args[i + 1 :]]
-                found = None if any(p is None for p in pairs) else [c for p in pairs for c in p]
+            if getattr(constraint, "name", None) == "alldifferent":
+                if found is None:  # pairwise, if each pair is small
+                    pairs = [forbidden_tuples(a != b) for i, a in enumerate(constraint.args) for b in constraint.args[i + 1 :]]
+                    found = None if any(p is None for p in pairs) else [c for p in pairs for c in p]
+                tables += permutation(constraint.args)
             if found is None:
                 kept.append(constraint)
             else:
