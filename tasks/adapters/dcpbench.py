@@ -90,7 +90,7 @@ ENCODINGS = ((True, None), (False, None), (False, "ADDER"))
 # becomes one clause per forbidden combination, when there are at most MAX_FORBIDDEN of them.
 MAX_TUPLES, MAX_FORBIDDEN = 100_000, 20_000
 PAIRWISE_UP_TO = 24  # a one-hot integer with at most this many values: its exactly-one as pairwise clauses
-CONVERSION_VERSION = 6
+CONVERSION_VERSION = 7
 # CPU time is the bound; the wall limit only stops a stuck program (a loaded machine stretches it).
 # The DIMACS text of a large model exceeds the default 16 MiB result (reindex bounds the clauses).
 CONVERSION_LIMITS = SandboxLimits(cpu_seconds=120.0, wall_seconds=900.0, result_bytes=96 << 20)
@@ -489,7 +489,16 @@ def collect(ns, submitted):
             holds = np.broadcast_to(evaluate(constraint, {{id(v): a for v, a in zip(scope, axes)}}), [len(d) for d in values])
         except (NotImplementedError, TypeError, ValueError, AttributeError, IndexError):
             return None
-        forbidden = np.argwhere(holds == 0)
+        forbidden, allowed = np.argwhere(holds == 0), np.argwhere(holds != 0)
+        if len(allowed) == 0:
+            return [BoolVal(False)]
+        if len(allowed) * (len(scope) + 1) < min(len(forbidden), MAX_FORBIDDEN):
+            # few allowed combinations: one helper per combination, true exactly when the variables take it
+            # (it implies each value; one of them holds), so the helpers add no models
+            helpers = [cp.boolvar() for _ in range(len(allowed))]
+            return [Operator("or", helpers)] + [
+                Operator("or", [~h, ~literals[i][k]]) for h, row in zip(helpers, allowed.tolist()) for i, k in enumerate(row)
+            ]
         if len(forbidden) > MAX_FORBIDDEN:
             return None
         return [Operator("or", [literals[i][k] for i, k in enumerate(row)]) if len(row) > 1 else literals[0][row[0]]

@@ -485,7 +485,7 @@ def _random_model(draw):
     domains = [(lb, lb + draw(st.integers(0, 3))) for lb in draw(st.lists(st.integers(-1, 1), min_size=n, max_size=n))]
     texts, checks = [], []
     for _ in range(draw(st.integers(1, 3))):
-        kind = draw(st.sampled_from(["alldifferent", "linear", "table"]))
+        kind = draw(st.sampled_from(["alldifferent", "linear", "table", "product"]))
         if kind == "alldifferent":
             scope = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=n, unique=True))
             texts.append(f"AllDifferent([{', '.join(f'x[{i}]' for i in scope)}])")
@@ -496,6 +496,11 @@ def _random_model(draw):
             texts.append(f"sum([{', '.join(f'{w} * x[{i}]' for i, w in enumerate(weights))}]) {op} {k}")
             ops = {"<=": int.__le__, "==": int.__eq__, ">=": int.__ge__, "!=": int.__ne__}
             checks.append(lambda v, w=weights, f=ops[op], k=k: f(sum(a * b for a, b in zip(w, v)), k))
+        elif kind == "product":  # few allowed combinations
+            i, j = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
+            k = draw(st.integers(-2, 4))
+            texts.append(f"x[{i}] * x[{j}] == {k}")
+            checks.append(lambda v, i=i, j=j, k=k: v[i] * v[j] == k)
         else:
             i, j = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
             pairs = sorted(
@@ -523,7 +528,7 @@ def _one_hot(domains, values) -> tuple[int, ...]:
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data())
 def test_dcpbench_encodings_admit_exactly_the_one_hot_images_of_the_solutions(data):
-    """On random small models (all-different, linear, table constraints), the ground truth of each
+    """On random small models (all-different, linear, product, table constraints), the ground truth of each
     encoding the conversion tries, projected on the task variables, is the set of one-hot images of
     the model's solutions, found here by trying every assignment."""
     from autonesy.tasks.adapters import dcpbench
@@ -650,3 +655,22 @@ def test_dcpbench_a_ground_truth_that_cannot_be_counted_is_unscorable_at_load_ti
     result = run_sweep(spec, tmp_path / "sweep", progress=False)
     [grid] = json.loads((tmp_path / "sweep" / "sweep.json").read_text())["grids"]
     assert grid["unscorable"] == result.unscorable == result.to_dict()["unscorable"] == {copy: reasons}
+
+
+def test_dcpbench_a_constraint_with_few_allowed_combinations_gets_one_helper_per_combination():
+    """x0 * x1 * x2 = 6 over 0..6 (as DCP-Bench-Open's ages_of_the_sons states 36 = A1 * A2 * A3): 334
+    forbidden combinations, 9 allowed ones (the orderings of 1·1·6 and 1·2·3); one helper variable each,
+    and the projected models are the one-hot images of those 9."""
+    from autonesy.tasks.adapters import dcpbench
+    from autonesy.tools.formats.cpmpy_program import reindex
+
+    source = (
+        '"""\nThree factors.\n\nPrint the factors (x).\n"""\nfrom cpmpy import *\n'
+        'x = intvar(0, 6, shape=3, name="x")\nmodel = Model([x[0] * x[1] * x[2] == 6])\nmodel.solve()\n'
+    )
+    problem = dcpbench.Problem("factors", "Three factors.\n\nPrint the factors (x).", source, "", ("x",), (), "test")
+    outcome = dcpbench._encode(problem, None, True)
+    truth = reindex(outcome["data"], outcome["names"])
+    expected = {_one_hot([(0, 6)] * 3, v) for v in itertools.product(range(7), repeat=3) if v[0] * v[1] * v[2] == 6}
+    assert len(expected) == 9 and truth.num_aux_vars == 9
+    assert _projected(outcome, outcome["names"]) == expected
