@@ -45,14 +45,16 @@ from autonesy.graph.summary import (
     FailureKind,
     FormulaMetrics,
     FormulaResult,
+    OracleCounterexample,
     OracleTest,
     Outcome,
     Training,
     UnscoredFormula,
+    json_safe,
 )
 from autonesy.graph.trace import change_summary
 from autonesy.graph.tracer import Tracer, traced_node
-from autonesy.tasks.oracle_test import oracle_test
+from autonesy.tasks.oracle_test import OracleTestResult, oracle_test
 from autonesy.tools.cnf import CNF, parse_dimacs, to_dimacs
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_formula
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S
@@ -60,7 +62,7 @@ from autonesy.tools.counting import CountTimedOut, ModelCount
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats import FormatError, convert
 from autonesy.tools.formats.extract import extract
-from autonesy.tools.metrics import score_formula
+from autonesy.tools.metrics import FormulaScore, score_formula
 
 
 class CheckError(BaseModel):
@@ -410,7 +412,29 @@ def reject_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
 def run_oracle_test(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     """Check the accepted formula against the task's oracle and training labels; the feedback drives the
     semantic-repair loop."""
-    return {"oracle_test": OracleTest.of(oracle_test(_accepted(state), rt.spec.task, rt.labels))}
+    return {"oracle_test": oracle_record(oracle_test(_accepted(state), rt.spec.task, rt.labels))}
+
+
+def oracle_record(result: OracleTestResult) -> OracleTest:
+    """The record of the oracle test ``tasks/oracle_test.py`` ran, with the feedback a semantic round is given."""
+    return OracleTest(
+        passed=result.passed,
+        labels_checked=result.labels_checked,
+        labels_rejected=result.labels_rejected,
+        probes_checked=result.probes_checked,
+        too_strict=result.too_strict,
+        too_permissive=result.too_permissive,
+        counterexamples=[
+            OracleCounterexample(
+                true_variables=list(c.true_variables),
+                formula_says=c.formula_says,
+                oracle_says=c.oracle_says,
+                source=c.source,
+            )
+            for c in result.counterexamples
+        ],
+        feedback=result.feedback(),
+    )
 
 
 def semantic_repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
@@ -478,7 +502,12 @@ def evaluate(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
         score = score_formula(_accepted(state), task.ground_truth, candidate_count=known)
     except CountTimedOut as error:  # the formula stands; only its score is missing
         return {"status": Outcome.ACCEPTED, "metrics": UnscoredFormula(note=str(error))}
-    return {"status": Outcome.ACCEPTED, "metrics": FormulaMetrics.of(score)}
+    return {"status": Outcome.ACCEPTED, "metrics": score_record(score)}
+
+
+def score_record(score: FormulaScore) -> FormulaMetrics:
+    """The record of a score ``tools/metrics.py`` made (counts past 2^53 as text)."""
+    return FormulaMetrics.model_validate(json_safe(score.to_dict()))
 
 
 def train(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
@@ -501,7 +530,7 @@ def train(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
         formula_score=state.metrics.model_dump() if state.metrics is not None else None,
         resume_dir=rt.run_dir / TRAINING_DIR,
     )
-    return {"downstream": Training.of(result)}
+    return {"downstream": Training.model_validate(json_safe(result))}  # counts past 2^53 as text
 
 
 def after_formalize(state: AttemptState) -> str:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Self
+from typing import Annotated, Any, Final, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator
 from pydantic_core import PydanticUseDefault
@@ -34,10 +34,6 @@ from pydantic_core import PydanticUseDefault
 from autonesy.graph.rundir import SUMMARY_FILE, read_json
 from autonesy.tools import safe_files
 from autonesy.tools.errors import AutonesyError
-
-if TYPE_CHECKING:  # the read side (report, viewer) loads no task or metrics code
-    from autonesy.tasks.oracle_test import OracleTestResult
-    from autonesy.tools.metrics import FormulaScore as ToolScore
 
 SUMMARY_SCHEMA_VERSION: Final = 1  # the summary.json written before schema_version existed is version 1 too
 
@@ -92,28 +88,6 @@ class OracleTest(OracleVerdict):
 
     counterexamples: list[OracleCounterexample] = Field(default_factory=list)
     feedback: str = ""
-
-    @classmethod
-    def of(cls, result: OracleTestResult) -> OracleTest:
-        """The record of a test ``tasks/oracle_test.oracle_test`` ran."""
-        return cls(
-            passed=result.passed,
-            labels_checked=result.labels_checked,
-            labels_rejected=result.labels_rejected,
-            probes_checked=result.probes_checked,
-            too_strict=result.too_strict,
-            too_permissive=result.too_permissive,
-            counterexamples=[
-                OracleCounterexample(
-                    true_variables=list(c.true_variables),
-                    formula_says=c.formula_says,
-                    oracle_says=c.oracle_says,
-                    source=c.source,
-                )
-                for c in result.counterexamples
-            ],
-            feedback=result.feedback(),
-        )
 
 
 def _omitted_when_none() -> Any:
@@ -174,11 +148,6 @@ class FormulaMetrics(Record):
     count_method: str | None = None
     counts: dict[str, dict[str, Any]] = Field(default_factory=dict)  # per count: method, seconds, ...
 
-    @classmethod
-    def of(cls, score: ToolScore) -> FormulaMetrics:
-        """The record of a score ``tools/metrics.score_formula`` made."""
-        return cls.model_validate(json_safe(score.to_dict()))
-
 
 class UnscoredFormula(Record):
     """An accepted formula whose score is missing: a model count ran out of time."""
@@ -216,11 +185,6 @@ class Training(Record):
     results: dict[str, Any] = Field(default_factory=dict)  # per method and target, per seed and summarised
     notes: list[str] = Field(default_factory=list)
     seconds: float = 0.0
-
-    @classmethod
-    def of(cls, result: dict[str, Any]) -> Training:
-        """The record of a ``train_and_evaluate`` result (counts past 2^53 as text)."""
-        return cls.model_validate(json_safe(result))
 
 
 def json_safe(value: Any) -> Any:
