@@ -273,7 +273,8 @@ def _size_limits(rt: AttemptRuntime) -> dict[str, Any]:
 
 def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     """Convert the answer once: the autofix (when the policy allows it) is part of the same conversion.
-    Lint warnings on a formula that parses go to the repair agent once (it may answer [[OK]])."""
+    Lint warnings on a formula that parses go to the repair agent once (it may answer [[OK]]). An
+    answer the token budget stopped is never scored, even when what was kept of it parses."""
     task = rt.spec.task
     if state.cut_chars:  # a cut answer is not the formula the LLM wrote: never score what is left of it
         kept = len(state.answer)
@@ -284,7 +285,8 @@ def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
         )
         return _syntax_error(state, rt, "", error)
     conversion = convert(state.answer, rt.spec.format, task.names, autofix=rt.policy.autofix, **_size_limits(rt))
-    if conversion.cnf is not None:
+    cut = state.token_cut
+    if conversion.cnf is not None and cut is None:
         fixes = conversion.autofixes[len(_extraction_notes(state.answer)) :]
         if fixes:
             rt.tracer.event("autofix", fixes=list(conversion.autofixes))
@@ -300,16 +302,16 @@ def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
             if not state.lint_reviewed:
                 update["error"] = CheckError(kind="lint", message=_lint_message(conversion.warnings))
         return update
-    failure = conversion.error  # exactly one of cnf and error is set
-    error = CheckError(kind=failure.kind if failure else "unknown", message=str(failure))
-    if state.token_cut is not None:  # the real cause: the parser's complaint is about where the budget ended
-        tokens = state.token_cut.completion_tokens
+    failure = conversion.error  # set when cnf is not
+    error = CheckError(kind=failure.kind if failure else "unknown", message=str(failure) if failure else "")
+    if cut is not None:  # the real cause; and what parses of a cut answer is not what the LLM meant
+        tokens = cut.completion_tokens
         error = CheckError(
             kind="token_budget",
             message="the answer stopped at the token budget"
             + (f" ({tokens} tokens)" if tokens else "")
-            + " before the formula was complete: write it shorter, as short constraints on separate lines.\n"
-            + error.message,
+            + " before the formula was complete: write it shorter, as short constraints on separate lines."
+            + (f"\n{error.message}" if failure else ""),
         )
     return _syntax_error(state, rt, conversion.source, error)
 
