@@ -383,10 +383,13 @@ def test_expert_sweeps_over_adapter_tasks_score_f1_one(satbench, dcp_repo, tmp_p
             assert by_task[(task, fmt)]["f1"] == 1.0 and by_task[(task, fmt)]["relation"] == "equal"
     for task in ("dcpbench-among", "dcpbench-pick"):
         assert by_task[(task, "dimacs")]["f1"] == 1.0
-    # NAT has no auxiliary variables and DCP ground truths need them: no expert reference there,
-    # a final outcome (not an error to retry).
-    assert by_task[("dcpbench-among", "nat")]["status"] == "not_applicable"
-    assert "auxiliary" in by_task[("dcpbench-among", "nat")]["reason"]
+    # NAT has no auxiliary variables: a DCP ground truth that needs them (signs: ~a and 2·x are linked
+    # through helper variables) has no expert reference there, a final outcome (not an error to retry);
+    # among's one-hot ground truth needs none (its sum became clauses over the task variables).
+    assert load_task(f"dcpbench:{dcp_repo}#among").ground_truth.num_aux_vars == 0
+    assert by_task[("dcpbench-among", "nat")]["f1"] == 1.0
+    assert by_task[("dcpbench-signs", "nat")]["status"] == "not_applicable"
+    assert "auxiliary" in by_task[("dcpbench-signs", "nat")]["reason"]
     assert run_sweep(spec, tmp_path / "sweep", progress=False).progress.done == 0
     # Every record/problem that is not a task is listed with its reason.
     [grid] = json.loads((tmp_path / "sweep" / "sweep.json").read_text())["grids"]
