@@ -57,7 +57,8 @@ def write_table(args: argparse.Namespace, found: dict, rows: dict[str, dict], wa
     reasons: dict[str, int] = {}
     for k in done:
         if rows[k]["outcome"] == "left out":
-            why = str(rows[k]["reason"]).split(":")[0]
+            reason = str(rows[k]["reason"])
+            why = "no encoding within the sandbox's limits" if "linear encoders: " in reason else reason.split(":")[0]
             reasons[why] = reasons.get(why, 0) + 1
     loads = sorted(float(rows[k]["load"]) for k in done if not rows[k]["from_cache"])
     lines = [
