@@ -87,10 +87,11 @@ MAX_DOMAIN = 400  # values of one integer decision variable (one Boolean each)
 # totalizers grow with the range of a weighted sum: SEND+MORE=MONEY needs gigabytes).
 ENCODINGS = ((True, None), (False, None), (False, "ADDER"))
 # Under one-hot, a constraint over at most MAX_TUPLES combinations of its (one-hot) variables' values
-# becomes one clause per forbidden combination, when there are at most MAX_FORBIDDEN of them.
+# becomes one clause per forbidden combination when there are at most MAX_FORBIDDEN of them, else one
+# helper per allowed combination when those are few (all-different: pairwise, each pair so).
 MAX_TUPLES, MAX_FORBIDDEN = 100_000, 20_000
 PAIRWISE_UP_TO = 24  # a one-hot integer with at most this many values: its exactly-one as pairwise clauses
-CONVERSION_VERSION = 7
+CONVERSION_VERSION = 8
 # CPU time is the bound; the wall limit only stops a stuck program (a loaded machine stretches it).
 # The DIMACS text of a large model exceeds the default 16 MiB result (reindex bounds the clauses).
 CONVERSION_LIMITS = SandboxLimits(cpu_seconds=120.0, wall_seconds=900.0, result_bytes=96 << 20)
@@ -492,9 +493,9 @@ def collect(ns, submitted):
         forbidden, allowed = np.argwhere(holds == 0), np.argwhere(holds != 0)
         if len(allowed) == 0:
             return [BoolVal(False)]
-        if len(allowed) * (len(scope) + 1) < min(len(forbidden), MAX_FORBIDDEN):
-            # few allowed combinations: one helper per combination, true exactly when the variables take it
-            # (it implies each value; one of them holds), so the helpers add no models
+        if len(forbidden) > MAX_FORBIDDEN and len(allowed) * (len(scope) + 1) <= MAX_FORBIDDEN:
+            # too many forbidden combinations but few allowed ones: one helper per allowed combination, true
+            # exactly when the variables take it (it implies each value; one of them holds): no new models
             helpers = [cp.boolvar() for _ in range(len(allowed))]
             return [Operator("or", helpers)] + [
                 Operator("or", [~h, ~literals[i][k]]) for h, row in zip(helpers, allowed.tolist()) for i, k in enumerate(row)
@@ -520,12 +521,12 @@ def collect(ns, submitted):
             direct(item)
         kept = []
         for constraint in constraints:
-            found = forbidden_tuples(constraint)
-            if getattr(constraint, "name", None) == "alldifferent":
-                if found is None:  # pairwise, if each pair is small
-                    pairs = [forbidden_tuples(a != b) for i, a in enumerate(constraint.args) for b in constraint.args[i + 1 :]]
-                    found = None if any(p is None for p in pairs) else [c for p in pairs for c in p]
+            if getattr(constraint, "name", None) == "alldifferent":  # pairwise, if each pair is small
+                pairs = [forbidden_tuples(a != b) for i, a in enumerate(constraint.args) for b in constraint.args[i + 1 :]]
+                found = None if any(p is None for p in pairs) else [c for p in pairs for c in p]
                 tables += permutation(constraint.args)
+            else:
+                found = forbidden_tuples(constraint)
             if found is None:
                 kept.append(constraint)
             else:

@@ -540,9 +540,12 @@ def test_dcpbench_encodings_admit_exactly_the_one_hot_images_of_the_solutions(da
     problem = dcpbench.Problem("random", "A random model.\n\nPrint the values (x).", source, "", ("x",), (), "test")
     expected = {_one_hot(domains, v) for v in itertools.product(*(range(lb, ub + 1) for lb, ub in domains)) if holds(v)}
     with pytest.MonkeyPatch.context() as patch:
-        if data.draw(st.booleans(), label="small limits"):  # all-different pairwise, the encoder's exactly-one
+        if data.draw(st.booleans(), label="few tuples"):  # all-different pairwise, the rest to the encoder
             patch.setattr(dcpbench, "MAX_TUPLES", 4)
-            patch.setattr(dcpbench, "PAIRWISE_UP_TO", 2)
+        if data.draw(st.booleans(), label="few forbidden"):  # a helper per allowed combination where few
+            patch.setattr(dcpbench, "MAX_FORBIDDEN", 6)
+        if data.draw(st.booleans(), label="no pairwise exactly-one"):  # the encoder's exactly-one
+            patch.setattr(dcpbench, "PAIRWISE_UP_TO", 1)
         for one_hot, encoder in dcpbench.ENCODINGS[:2]:
             outcome = dcpbench._encode(problem, encoder, one_hot)
             assert outcome["ok"], outcome
@@ -660,10 +663,11 @@ def test_dcpbench_a_ground_truth_that_cannot_be_counted_is_unscorable_at_load_ti
     assert grid["unscorable"] == result.unscorable == result.to_dict()["unscorable"] == {copy: reasons}
 
 
-def test_dcpbench_a_constraint_with_few_allowed_combinations_gets_one_helper_per_combination():
+def test_dcpbench_a_constraint_with_few_allowed_combinations_gets_one_helper_per_combination(monkeypatch):
     """x0 * x1 * x2 = 6 over 0..6 (as DCP-Bench-Open's ages_of_the_sons states 36 = A1 * A2 * A3): 334
-    forbidden combinations, 9 allowed ones (the orderings of 1·1·6 and 1·2·3); one helper variable each,
-    and the projected models are the one-hot images of those 9."""
+    forbidden combinations, 9 allowed ones (the orderings of 1·1·6 and 1·2·3). A clause per forbidden
+    combination (no helper variable); past MAX_FORBIDDEN, one helper per allowed combination instead;
+    either way the projected models are the one-hot images of those 9."""
     from autonesy.tasks.adapters import dcpbench
     from autonesy.tools.formats.cpmpy_program import reindex
 
@@ -672,8 +676,10 @@ def test_dcpbench_a_constraint_with_few_allowed_combinations_gets_one_helper_per
         'x = intvar(0, 6, shape=3, name="x")\nmodel = Model([x[0] * x[1] * x[2] == 6])\nmodel.solve()\n'
     )
     problem = dcpbench.Problem("factors", "Three factors.\n\nPrint the factors (x).", source, "", ("x",), (), "test")
-    outcome = dcpbench._encode(problem, None, True)
-    truth = reindex(outcome["data"], outcome["names"])
     expected = {_one_hot([(0, 6)] * 3, v) for v in itertools.product(range(7), repeat=3) if v[0] * v[1] * v[2] == 6}
-    assert len(expected) == 9 and truth.num_aux_vars == 9
-    assert _projected(outcome, outcome["names"]) == expected
+    assert len(expected) == 9
+    for max_forbidden, helpers in ((dcpbench.MAX_FORBIDDEN, 0), (100, 9)):
+        monkeypatch.setattr(dcpbench, "MAX_FORBIDDEN", max_forbidden)
+        outcome = dcpbench._encode(problem, None, True)
+        assert reindex(outcome["data"], outcome["names"]).num_aux_vars == helpers
+        assert _projected(outcome, outcome["names"]) == expected
