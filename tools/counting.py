@@ -8,7 +8,8 @@ for the metrics); then CaDiCaL's projection-preserving preprocessing (:mod:`auto
 units, equivalent literals, eliminated auxiliaries) and bounded resolution
 (:mod:`autonesy.tools.elimination`); then, at once, enumeration continuing in a thread (up to a
 model cap: a 10-queens ground truth of 40,064 variables has 724 models), Ganak and the SDD routes
-(unminimised, then minimised), each in a forked child. The first exact answer wins and the others
+(unminimised, then minimised), and for a CNF without auxiliaries the one-hot dynamic programme
+(:mod:`autonesy.tools.onehot_count`: a 6 × 6 Sudoku), each in a forked child. The first exact answer wins and the others
 are stopped, so each formula costs what its cheapest route costs, on the cores there are. ApproxMC
 runs only when no exact route answered within four fifths of the limit.
 
@@ -42,6 +43,7 @@ from autonesy.tools.compile import (
 )
 from autonesy.tools.elimination import eliminate_auxiliaries
 from autonesy.tools.enumeration import CountTimedOut, Enumeration, EnumerationCapReached, Model, enumerate_models
+from autonesy.tools.onehot_count import count_one_hot
 from autonesy.tools.options import COUNT_METHODS
 from autonesy.tools.preprocess import simplify_projected
 
@@ -407,6 +409,8 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
         _Child("ganak", _ganak_count, (cnf,)),
         _Child("sdd", _sdd_routes, (cnf, original, deadline - time.monotonic())),
     ]
+    if not cnf.num_aux_vars:  # a CSP over one-hot groups (Sudoku), as the encoder wrote it when it had no auxiliaries
+        children.append(_Child("one-hot", count_one_hot, (cnf if original.num_aux_vars else original,)))
     thread.start()
     answer: ModelCount | None = None
     try:
