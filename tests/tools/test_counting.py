@@ -99,6 +99,7 @@ def test_a_failing_route_is_reported_and_another_answers(monkeypatch):
 
     monkeypatch.setattr(counting, "_ganak_count", _broken)
     monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "count_one_hot", _broken)
     result = count_models(CNF(12, ((1, 2),)), "auto", enumeration_cap=3)
     assert result.value == 3 * 2**10 and result.method == "enumeration" and result.exact
     assert any("broken on purpose" in entry for entry in result.params["fallbacks"])
@@ -109,11 +110,35 @@ def test_approxmc_answers_only_when_every_exact_route_failed(monkeypatch):
 
     monkeypatch.setattr(counting, "_ganak_count", _broken)
     monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "count_one_hot", _broken)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
     result = count_models(CNF(12, ((1, 2),)), "auto", enumeration_cap=3)
     assert result.method == "approxmc" and not result.exact
     tried = sorted(entry.split(" ")[0] for entry in result.params["fallbacks"])
-    assert tried == ["enumeration", "enumeration", "ganak", "sdd"]  # the first try, then the race
+    assert tried == ["enumeration", "enumeration", "ganak", "one-hot", "sdd"]  # the first try, then the race
+
+
+def test_a_formula_without_auxiliaries_is_counted_as_a_one_hot_csp_in_the_race(monkeypatch):
+    import autonesy.tools.counting as counting
+
+    monkeypatch.setattr(counting, "_ganak_count", _broken)
+    monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
+    one_hot = (1, 2, 3), (-1, -2), (-1, -3), (-2, -3)  # exactly one of 1, 2, 3; 4..12 free
+    result = count_models(CNF(12, one_hot), "auto", enumeration_cap=3)
+    assert result.value == 3 * 2**9 and result.method == "one-hot" and result.exact
+
+
+def test_a_formula_with_auxiliaries_is_not_given_to_the_one_hot_csp(monkeypatch):
+    import autonesy.tools.counting as counting
+
+    monkeypatch.setattr(counting, "_ganak_count", _broken)
+    monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
+    monkeypatch.setattr(counting, "_preprocess", lambda cnf, _seconds: cnf)  # the auxiliaries stay
+    result = count_models(CNF(12, ((1, 13), (2, -13, 14), (-14, 3))), "auto", enumeration_cap=3)
+    tried = sorted(entry.split(" ")[0] for entry in result.params["fallbacks"])
+    assert "one-hot" not in tried and result.method == "approxmc"
 
 
 def test_enumeration_cap_raises():
