@@ -21,7 +21,7 @@ from collections import defaultdict
 from autonesy.tools.cnf import CNF
 from autonesy.tools.errors import AutonesyError
 
-DEFAULT_MAX_STATES = 1_000_000  # a 9 × 9 Sudoku passes it within a few layers; 6 × 6 peaks at 291,600
+DEFAULT_MAX_STATES = 600_000  # 6 × 6 Sudoku peaks at 291,600; a 9 × 9 one passes it at its 10th cell (about 1 GB)
 
 
 class StateBudgetExceeded(AutonesyError, RuntimeError):
@@ -137,11 +137,11 @@ def count_one_hot(cnf: CNF, time_limit_s: float | None = None, max_states: int =
                         break
                 if not dead:
                     following[(tuple(rest), frozenset(still_open))] += count
+            if len(following) > max_states or (deadline is not None and time.monotonic() > deadline):
+                what = "states" if len(following) > max_states else "time"
+                raise StateBudgetExceeded(  # checked as the layer grows: a 9 x 9 Sudoku's would take gigabytes
+                    f"one-hot counting exceeded its {what} budget ({max_states} states, {time_limit_s} s) "
+                    f"at group {g + 1} of {len(groups)} ({len(following)} states)"
+                )
         layer = following
-        if len(layer) > max_states or (deadline is not None and time.monotonic() > deadline):
-            what = "states" if len(layer) > max_states else "time"
-            raise StateBudgetExceeded(
-                f"one-hot counting exceeded its {what} budget ({max_states} states, {time_limit_s} s) "
-                f"at group {g + 1} of {len(groups)} ({len(layer)} states)"
-            )
     return sum(layer.values())
