@@ -107,21 +107,26 @@ def count_one_hot(cnf: CNF, time_limit_s: float | None = None, max_states: int =
     layer: dict[tuple[tuple[int, ...], frozenset[int]], int] = {(tuple(domains), frozenset()): 1}
     for g in range(len(groups)):
         following: dict[tuple[tuple[int, ...], frozenset[int]], int] = defaultdict(int)
+        cuts_here, closes_here, unsatisfied_here = cut_lists[g], closes[g], unsatisfied[g]
         for (future, open_clauses), count in layer.items():
             domain = future[0]
             for value in range(domain.bit_length()):
                 if not (domain >> value) & 1:
                     continue
-                rest, still_open, dead = list(future[1:]), set(open_clauses), False
-                for offset, allowed in cut_lists[g][value]:
+                rest, dead = list(future[1:]), False
+                for offset, allowed in cuts_here[value]:
                     rest[offset] &= allowed
                     if not rest[offset]:
                         dead = True
                         break
                 if dead:
                     continue
-                still_open.difference_update(closes[g][value])
-                for index, first, left, offset, satisfying in unsatisfied[g][value]:
+                if not (closes_here[value] or unsatisfied_here[value]):  # no clause of three groups or more here
+                    following[(tuple(rest), open_clauses)] += count
+                    continue
+                still_open = set(open_clauses)
+                still_open.difference_update(closes_here[value])
+                for index, first, left, offset, satisfying in unsatisfied_here[value]:
                     if not first and index not in still_open:
                         continue  # satisfied earlier, or its last group's domain already holds it
                     if left >= 2:
