@@ -2,19 +2,24 @@
 
 Methods: ``enumeration`` (SAT with blocking clauses; exact and fastest for small model sets),
 ``ganak`` (exact projected counter), ``sdd`` (compile with PySDD, exact), ``approxmc`` (ApproxMC,
-(ε, δ)-approximate, projected). ``auto`` is a portfolio: enumeration alone for a
-moment on the CNF as given (most ground truths have a few models: they end here, their models kept
-for the metrics); then CaDiCaL's projection-preserving preprocessing (:mod:`autonesy.tools.preprocess`:
-units, equivalent literals, eliminated auxiliaries) and bounded resolution
-(:mod:`autonesy.tools.elimination`); then, at once, enumeration continuing in a thread (up to a
+(ε, δ)-approximate, projected). ``auto`` is a portfolio: enumeration alone for a few hundred models
+on the CNF as given (most ground truths have a few: they end here, their models kept for the
+metrics; one whose first model already shows more than that stops at once); then CaDiCaL's
+projection-preserving preprocessing (:mod:`autonesy.tools.preprocess`: units, equivalent literals,
+eliminated auxiliaries) and, when its plan is cheap, variable elimination over truth tables
+(:mod:`autonesy.tools.variable_elimination`, in this process: its cost is known before it starts;
+kand-logic's 368,712 models in about 3 ms). A count within the enumeration cap is enumerated on, for
+its models. A formula too wide for tables goes to bounded resolution
+(:mod:`autonesy.tools.elimination`) and then, at once, enumeration continuing in a thread (up to a
 model cap: a 10-queens ground truth of 40,064 variables has 724 models), Ganak and the SDD routes
 (unminimised, then minimised), each in a forked child. The first exact answer wins and the others
 are stopped, so each formula costs what its cheapest route costs, on the cores there are. ApproxMC
 runs only when no exact route answered within four fifths of the limit.
 
 Every count has a time limit. Enumeration runs in this process and is stopped through the SAT
-solver's interrupt; the native counters (Ganak, PySDD, ApproxMC) offer no limit of their own, so they
-run in a forked child that is killed when the limit passes. A count that runs out of time raises
+solver's interrupt; variable elimination runs only on a plan whose size was checked against its
+budget first; the native counters (Ganak, PySDD, ApproxMC) offer no limit of their own, so they run in
+a forked child that is killed when the limit passes. A count that runs out of time raises
 :class:`CountTimedOut`, which says which methods were tried and for how long.
 """
 
@@ -44,6 +49,12 @@ from autonesy.tools.elimination import eliminate_auxiliaries
 from autonesy.tools.enumeration import CountTimedOut, Enumeration, EnumerationCapReached, Model, enumerate_models
 from autonesy.tools.options import COUNT_METHODS
 from autonesy.tools.preprocess import simplify_projected
+from autonesy.tools.variable_elimination import (
+    SECONDS_PER_ENTRY,
+    EliminationTooCostly,
+    count_by_elimination,
+    plan_elimination,
+)
 
 __all__ = [
     "COUNT_METHODS",
@@ -58,11 +69,15 @@ __all__ = [
 
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
-AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long
+AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long ...
+AUTO_FIRST_MODELS = 300  # ... and stops past this many models (a few ms): wider counts go on to the tables
 AUTO_ENUMERATION_SHARE = 0.05  # and at most this share of the limit
 AUTO_RACE_ENUMERATION_CAP = 100_000  # racing the counters, enumeration gives up past this many models
 AUTO_ELIMINATION_MAX_S = 1.0  # resolution gets at most this long, and at most a tenth of the limit
 AUTO_QUICK_SDD_MAX_S = 0.5  # the unminimised SDD gets at most this long, and at most a fifth of its time
+AUTO_TABLES_MAX_S = 0.02  # variable elimination runs when its plan predicts at most this long ...
+AUTO_TABLES_SHARE = 0.1  # ... and at most this share of the time left
+AUTO_TABLES_MAX_VARS = 300  # its greedy plan costs O(variables²): larger formulas go to the race
 AUTO_LARGE_CLAUSES = 50_000  # above this: no first enumeration, preprocessing in a killable child
 AUTO_PREPROCESS_SHARE = 0.3  # of the limit, for a large CNF's preprocessing
 AUTO_APPROXMC_SHARE = 0.2  # of the limit, kept for ApproxMC when no exact route answered
@@ -318,17 +333,48 @@ def _sdd_routes(cnf: CNF, original: CNF, time_limit_s: float) -> tuple[int, dict
 
 def _preprocess(cnf: CNF, elimination_s: float) -> CNF:
     """CaDiCaL's projection-preserving preprocessing, then bounded resolution on what is left (small CNFs)."""
-    simplified = simplify_projected(cnf)
-    if len(simplified.clauses) > AUTO_LARGE_CLAUSES:  # resolution's own set-up is not under its limit
-        return simplified
-    return eliminate_auxiliaries(simplified, elimination_s)
+    return _eliminate(simplify_projected(cnf), elimination_s)
+
+
+def _eliminate(cnf: CNF, elimination_s: float) -> CNF:
+    """Bounded resolution, on CNFs small enough that its own set-up (not under its limit) is cheap."""
+    if len(cnf.clauses) > AUTO_LARGE_CLAUSES:
+        return cnf
+    return eliminate_auxiliaries(cnf, elimination_s)
+
+
+def _count_by_tables(
+    cnf: CNF, enumeration: Enumeration, cap: int, deadline: float, tried: list[str]
+) -> ModelCount | None:
+    """Variable elimination when its plan fits its budget (None otherwise, the reason added to ``tried``).
+    A count within ``cap`` is enumerated to the end (continuing ``enumeration``), for its models."""
+    if cnf.num_vars > AUTO_TABLES_MAX_VARS:
+        return None
+    start = time.perf_counter()
+    budget_s = min(AUTO_TABLES_MAX_S, AUTO_TABLES_SHARE * (deadline - time.monotonic()))
+    try:
+        plan = plan_elimination(cnf, int(budget_s / SECONDS_PER_ENTRY))
+    except EliminationTooCostly as error:
+        tried.append(str(error))
+        return None
+    value = count_by_elimination(plan)
+    if value <= cap:
+        try:  # it stops after `value` models
+            models = enumeration.run(cnf, None, max(0.0, deadline - time.monotonic()))
+            return ModelCount(len(models), "enumeration", True, 0.0, {"cap": cap}, tuple(models))
+        except CountTimedOut:
+            tried.append(f"enumeration ({len(enumeration.models)} of {value} models before the limit)")
+    params = {"largest_table": plan.largest_table, "table_entries": plan.entries}
+    return ModelCount(value, "variable-elimination", True, time.perf_counter() - start, params)
 
 
 def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSettings) -> ModelCount:
     """The portfolio: a short enumeration on the CNF as given (most ground truths end here, with their
-    models), then projection-preserving preprocessing, then enumeration (in a thread, continuing), Ganak
-    and the SDD routes (each in a forked child) at once; the first exact answer wins and the others are
-    stopped. ApproxMC only when none answered within ``1 - AUTO_APPROXMC_SHARE`` of the limit."""
+    models); projection-preserving preprocessing; variable elimination when its plan is cheap (a count
+    within the cap enumerated on, for its models); else bounded resolution and enumeration (in a thread,
+    continuing), Ganak and the SDD routes (each in a forked child) at once; the first exact answer wins
+    and the others are stopped. ApproxMC only when none answered within ``1 - AUTO_APPROXMC_SHARE`` of
+    the limit."""
     start = time.perf_counter()
     deadline = time.monotonic() + time_limit_s
     tried: list[str] = []
@@ -340,20 +386,23 @@ def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSetti
             params["fallbacks"] = list(tried)
         return ModelCount(result.value, result.method, result.exact, time.perf_counter() - start, params, result.models)
 
-    quick_s = min(AUTO_ENUMERATION_MAX_S, AUTO_ENUMERATION_SHARE * time_limit_s)
-    if len(cnf.clauses) <= AUTO_LARGE_CLAUSES:  # a large CNF takes seconds just to load into a solver
+    large = len(cnf.clauses) > AUTO_LARGE_CLAUSES
+    if not large:  # a large CNF takes seconds just to load into a solver
+        quick_s = min(AUTO_ENUMERATION_MAX_S, AUTO_ENUMERATION_SHARE * time_limit_s)
+        first_cap = min(cap, AUTO_FIRST_MODELS)
         try:
-            models = enumeration.run(cnf, cap, quick_s)
+            models = enumeration.run(cnf, first_cap, quick_s)
             return ModelCount(
                 len(models), "enumeration", True, time.perf_counter() - start, {"cap": cap}, tuple(models)
             )
-        except EnumerationCapReached:
-            tried.append(f"enumeration (over {cap} models in {time.perf_counter() - start:.2f} s)")
+        except EnumerationCapReached as error:
+            tried.append(f"enumeration ({error}, {time.perf_counter() - start:.3f} s)")
         except CountTimedOut:
             tried.append(f"enumeration ({len(enumeration.models)} models in {quick_s:.2f} s)")
     elimination_s = min(AUTO_ELIMINATION_MAX_S, 0.1 * time_limit_s)
-    if len(cnf.clauses) <= AUTO_LARGE_CLAUSES:
-        simplified = _preprocess(cnf, elimination_s)
+    race_deadline = deadline - AUTO_APPROXMC_SHARE * time_limit_s
+    if not large:
+        simplified = simplify_projected(cnf)
     else:  # CaDiCaL has no time limit of its own: a child, killed after its share (then the CNF as given)
         try:
             simplified = _run_killable(
@@ -362,21 +411,30 @@ def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSetti
         except (CountTimedOut, CounterFailed) as error:
             tried.append(f"preprocessing ({error})")
             simplified = cnf
-    reduced = {
-        "preprocessed": f"{simplified.num_aux_vars} of {cnf.num_aux_vars} auxiliaries, "
-        f"{len(simplified.clauses)} of {len(cnf.clauses)} clauses",
-        "preprocess_s": round(time.perf_counter() - start, 3),
-    }
+    prepared = time.perf_counter()
+
+    def reduced() -> dict[str, Any]:
+        return {
+            "preprocessed": f"{simplified.num_aux_vars} of {cnf.num_aux_vars} auxiliaries, "
+            f"{len(simplified.clauses)} of {len(cnf.clauses)} clauses",
+            "preprocess_s": round(prepared - start, 3),
+        }
+
     if any(len(c) == 0 for c in simplified.clauses):
-        return finish(ModelCount(0, "preprocessing", True, 0.0), **reduced)
-    race_deadline = deadline - AUTO_APPROXMC_SHARE * time_limit_s
+        return finish(ModelCount(0, "preprocessing", True, 0.0), **reduced())
+    answer = _count_by_tables(simplified, enumeration, cap, race_deadline, tried)
+    if answer is not None:
+        return finish(answer, **reduced())
+    if not large:
+        simplified = _eliminate(simplified, elimination_s)
+        prepared = time.perf_counter()
     answer = _race(simplified, cnf, enumeration, race_deadline, tried)
     if answer is not None:
-        return finish(answer, **reduced)
+        return finish(answer, **reduced())
     left = deadline - time.monotonic()
     if left > 0:
         try:
-            return finish(count_by_approxmc(simplified, approxmc, left), **reduced)
+            return finish(count_by_approxmc(simplified, approxmc, left), **reduced())
         except (CountTimedOut, CounterFailed) as error:
             tried.append(f"approxmc ({error})")
     raise CountTimedOut("auto", time_limit_s, tuple(tried))
