@@ -127,6 +127,19 @@ def test_the_first_exact_answer_wins_and_the_others_are_stopped(monkeypatch):
     assert time.perf_counter() - start < 10  # not the 60 s the Ganak child sleeps
 
 
+def test_ganak_and_enumeration_join_a_slow_sdd_route_after_its_head_start(monkeypatch):
+    import time
+
+    import autonesy.tools.counting as counting
+
+    monkeypatch.setattr(counting, "_sdd_routes", _slow)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+    start = time.perf_counter()
+    result = count_models(CNF(12, ((1, 2),)), "auto", enumeration_cap=3, time_limit_s=50)
+    assert result.value == 3 * 2**10 and result.method in ("ganak", "enumeration")
+    assert time.perf_counter() - start < 10  # not the 60 s the SDD child sleeps
+
+
 def test_a_failing_route_is_reported_and_another_answers(monkeypatch):
     import autonesy.tools.counting as counting
 
