@@ -23,9 +23,9 @@ from pysat.solvers import Solver
 from autonesy.tools.cnf import CNF
 
 DEFINABILITY_CONFLICTS = 1_000  # per auxiliary; a test that runs out leaves it existential (always correct)
-SECONDS_PER_STEP = 4e-6  # measured cost of the plan, one elimination step (numpy calls) ...
-SECONDS_PER_ENTRY = 3e-9  # ... and one entry of a product table (int64)
-INT64_SUMMED_VARS = 62  # summed variables up to this: every entry fits in int64; above, Python integers
+SECONDS_PER_ENTRY = 5e-9  # one entry of a product table (int64), measured 2-8 ns on 2 loaded cores
+INT64_SUMMED_VARS = 62  # summed variables up to this: every entry fits in int64; above, Python integers ...
+PYTHON_INT_ENTRY_COST = 20  # ... which cost about this many int64 entries each
 
 
 class EliminationTooCostly(RuntimeError):
@@ -41,11 +41,8 @@ class EliminationPlan:
     existential: frozenset[int]
     largest_table: int
     entries: int
-
-    @property
-    def predicted_s(self) -> float:
-        """Seconds the elimination is expected to take here (linear in steps and product entries)."""
-        return SECONDS_PER_STEP * len(self.order) + SECONDS_PER_ENTRY * self.entries
+    """Entries of every product table the elimination builds (in int64 equivalents): its cost,
+    SECONDS_PER_ENTRY each."""
 
 
 def defined_auxiliaries(cnf: CNF, conflicts: int = DEFINABILITY_CONFLICTS) -> frozenset[int]:
@@ -74,7 +71,9 @@ def plan_elimination(cnf: CNF, max_entries: int) -> EliminationPlan:
     tables built so far hold more than ``max_entries`` entries in all."""
     n = cnf.num_task_vars
     scopes = {frozenset(abs(lit) for lit in clause) for clause in _clauses(cnf)}
-    existential = {var for scope in scopes for var in scope if var > n} - defined_auxiliaries(cnf)
+    auxiliaries = {var for scope in scopes for var in scope if var > n}
+    existential = auxiliaries - defined_auxiliaries(cnf)
+    weight = 1 if _summed_vars(cnf, auxiliaries - existential) <= INT64_SUMMED_VARS else PYTHON_INT_ENTRY_COST
     holding: dict[int, set[frozenset[int]]] = {}
     for scope in scopes:
         for var in scope:
@@ -86,7 +85,7 @@ def plan_elimination(cnf: CNF, max_entries: int) -> EliminationPlan:
         var = min(candidates, key=lambda v: (len(unions[v]), len(holding[v]), v))
         union, merged = unions[var], holding.pop(var)
         size = 1 << len(union)
-        largest, entries = max(largest, size), entries + size * len(merged)
+        largest, entries = max(largest, size), entries + size * len(merged) * weight
         if entries > max_entries:
             raise EliminationTooCostly(
                 f"variable elimination: over {max_entries} table entries after {len(order)} of "
@@ -107,8 +106,8 @@ def count_by_elimination(plan: EliminationPlan) -> int:
     clauses = _clauses(cnf)
     if any(not clause for clause in clauses):
         return 0
-    summed = n + len({abs(lit) for c in clauses for lit in c if abs(lit) > n} - plan.existential)
-    dtype = np.int64 if summed <= INT64_SUMMED_VARS else object
+    auxiliaries = {abs(lit) for c in clauses for lit in c if abs(lit) > n}
+    dtype = np.int64 if _summed_vars(cnf, auxiliaries - plan.existential) <= INT64_SUMMED_VARS else object
     tables: dict[tuple[int, ...], np.ndarray] = {}
     for clause in clauses:
         scope = tuple(sorted({abs(lit) for lit in clause}))
@@ -146,6 +145,11 @@ def count_by_elimination(plan: EliminationPlan) -> int:
         result *= int(table)
     mentioned = {abs(lit) for clause in clauses for lit in clause}
     return result << sum(1 for var in cnf.task_vars if var not in mentioned)
+
+
+def _summed_vars(cnf: CNF, defined: set[int] | frozenset[int]) -> int:
+    """Variables summed out: a table entry counts assignments of them, at most 2 to this power."""
+    return cnf.num_task_vars + len(defined)
 
 
 def _clauses(cnf: CNF) -> list[frozenset[int]]:
