@@ -252,7 +252,8 @@ def _size_limits(rt: AttemptRuntime) -> dict[str, Any]:
 
 def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     """Convert the answer once: the autofix (when the policy allows it) is part of the same conversion.
-    Lint warnings on a formula that parses go to the repair agent once (it may answer [[OK]])."""
+    Lint warnings on a formula that parses go to the repair agent once (it may answer [[OK]]). An
+    answer the token budget stopped is never scored, even when what was kept of it parses."""
     task = rt.spec.task
     if state.get("cut_chars"):  # a cut answer is not the formula the LLM wrote: never score what is left of it
         kept = len(state["answer"])
@@ -264,7 +265,8 @@ def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
         rt.tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
         return {"source": "", "error": error, "dimacs": None, **_rejected_answer(state, error)}
     conversion = convert(state["answer"], rt.spec.format, task.names, autofix=rt.policy.autofix, **_size_limits(rt))
-    if conversion.cnf is not None:
+    cut = state.get("token_cut")
+    if conversion.cnf is not None and not isinstance(cut, dict):
         fixes = conversion.autofixes[len(_extraction_notes(state["answer"])) :]
         if fixes:
             rt.tracer.event("autofix", fixes=list(conversion.autofixes))
@@ -280,17 +282,16 @@ def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
             if not state.get("lint_reviewed"):
                 update["error"] = {"kind": "lint", "message": _lint_message(conversion.warnings)}
         return update
-    failure = conversion.error  # exactly one of cnf and error is set
-    error = {"kind": failure.kind if failure else "unknown", "message": str(failure)}
-    cut = state.get("token_cut")
-    if isinstance(cut, dict):  # the real cause: the parser's complaint is about where the budget ended
+    failure = conversion.error  # set when cnf is not
+    error = {"kind": failure.kind if failure else "unknown", "message": str(failure) if failure else ""}
+    if isinstance(cut, dict):  # the real cause; and what parses of a cut answer is not what the LLM meant
         tokens = cut.get("completion_tokens")
         error = {
             "kind": "token_budget",
             "message": "the answer stopped at the token budget"
             + (f" ({tokens} tokens)" if tokens else "")
-            + " before the formula was complete: write it shorter, as short constraints on separate lines.\n"
-            + error["message"],
+            + " before the formula was complete: write it shorter, as short constraints on separate lines."
+            + (f"\n{error['message']}" if failure else ""),
         }
     rt.tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
     return {"source": conversion.source, "error": error, "dimacs": None, **_rejected_answer(state, error)}

@@ -179,3 +179,28 @@ def test_two_answers_in_a_row_cut_by_the_token_budget_end_the_attempt_with_advic
     assert summary["status"] == "rejected" and summary["failure"] == "token_budget"
     assert summary["repair_rounds"] == 1 and "raise --max-tokens" in summary["reason"]
     assert "(300 tokens)" in summary["reason"]
+
+
+@pytest.mark.parametrize("fmt", ["dimacs", "nat"])
+def test_an_answer_the_token_budget_stopped_is_not_scored_even_when_what_was_kept_parses(tmp_path, fmt):
+    """Stopped after a whole line: what was kept parses (autofix closes the block), but it is not the
+    formula the model meant. It goes back to the model as a token-budget error; the full answer is scored."""
+    first_line = {"dimacs": "p cnf 10 46\n1 2 3 4 5 6 7 8 9 10 0\n-1 -2 0\n", "nat": "tshirt_top | trouser\n"}[fmt]
+    whole = {"dimacs": ONE_HOT, "nat": None}[fmt]
+    tag = {"dimacs": "cnf", "nat": "nat"}[fmt]
+    answers = [Reply(f"<{tag}>\n{first_line}", finish_reason="length")]
+    if whole:
+        answers.append(f"[[FIXED]]\n<cnf>\n{whole}</cnf>")
+    else:
+        answers.append(Reply(f"[[FIXED]]\n<nat>\n{first_line}", finish_reason="length"))
+    with LoopbackLLM(answers) as server:
+        summary = run_cli("--task", "fashion", "--format", fmt, "--llm", server.spec(), "--out", str(tmp_path))
+        assert server.count == 2
+    trace = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
+    errors = [e for e in trace if e.get("event") == "syntax_error"]
+    assert errors and errors[0]["kind"] == "token_budget" and "stopped at the token budget" in errors[0]["message"]
+    if whole:
+        assert summary["accepted"] and summary["metrics"]["f1"] == 1.0 and summary["repair_rounds"] == 1
+    else:  # cut twice in a row: rejected as token_budget, nothing scored
+        assert summary["status"] == "rejected" and summary["failure"] == "token_budget"
+        assert summary["metrics"] is None
