@@ -15,6 +15,7 @@ smallest, undefined auxiliaries first.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +23,8 @@ from pysat.solvers import Solver
 
 from autonesy.tools.cnf import CNF
 
-DEFINABILITY_CONFLICTS = 1_000  # per auxiliary; a test that runs out leaves it existential (always correct)
+DEFINABILITY_CONFLICTS = 100  # per auxiliary (a Tseitin definition takes a few), and ...
+DEFINABILITY_MAX_S = 0.01  # ... in all: an auxiliary not shown defined in time stays existential (always correct)
 SECONDS_PER_ENTRY = 5e-9  # one entry of a product table (int64), measured 2-8 ns on 2 loaded cores
 INT64_SUMMED_VARS = 62  # summed variables up to this: every entry fits in int64; above, Python integers ...
 PYTHON_INT_ENTRY_COST = 20  # ... which cost about this many int64 entries each
@@ -45,9 +47,12 @@ class EliminationPlan:
     SECONDS_PER_ENTRY each."""
 
 
-def defined_auxiliaries(cnf: CNF, conflicts: int = DEFINABILITY_CONFLICTS) -> frozenset[int]:
+def defined_auxiliaries(
+    cnf: CNF, conflicts: int = DEFINABILITY_CONFLICTS, time_limit_s: float = DEFINABILITY_MAX_S
+) -> frozenset[int]:
     """The auxiliaries that the task variables determine on every model (Padoa: F(X,Y) ∧ F(X,Y') ∧ y ∧ ¬y'
-    unsatisfiable). One tested with more than ``conflicts`` conflicts is left out."""
+    unsatisfiable). One whose test needs more than ``conflicts`` conflicts, or comes after
+    ``time_limit_s`` has passed, is left out."""
     n, shift = cnf.num_task_vars, cnf.num_aux_vars
 
     def copy(lit: int) -> int:
@@ -57,9 +62,12 @@ def defined_auxiliaries(cnf: CNF, conflicts: int = DEFINABILITY_CONFLICTS) -> fr
     if not mentioned:
         return frozenset()
     clauses = [list(c) for c in cnf.clauses]
+    deadline = time.monotonic() + time_limit_s
     with Solver(name="glucose4", bootstrap_with=clauses + [[copy(lit) for lit in c] for c in clauses]) as solver:
         defined = []
         for var in mentioned:
+            if time.monotonic() > deadline:
+                break
             solver.conf_budget(conflicts)
             if solver.solve_limited(assumptions=[var, -copy(var)]) is False:
                 defined.append(var)
@@ -78,12 +86,12 @@ def plan_elimination(cnf: CNF, max_entries: int) -> EliminationPlan:
     for scope in scopes:
         for var in scope:
             holding.setdefault(var, set()).add(scope)
+    unions = {var: frozenset().union(*held) for var, held in holding.items()}  # kept up to date as it goes
     order, largest, entries = [], 1, 0
     while holding:
         candidates = [var for var in holding if var in existential] or list(holding)
-        unions = {var: frozenset().union(*holding[var]) for var in candidates}
         var = min(candidates, key=lambda v: (len(unions[v]), len(holding[v]), v))
-        union, merged = unions[var], holding.pop(var)
+        union, merged = unions.pop(var), holding.pop(var)
         size = 1 << len(union)
         largest, entries = max(largest, size), entries + size * len(merged) * weight
         if entries > max_entries:
@@ -95,6 +103,7 @@ def plan_elimination(cnf: CNF, max_entries: int) -> EliminationPlan:
         for other in rest:
             holding[other] -= merged
             holding[other].add(rest)
+            unions[other] = frozenset().union(*holding[other])
         order.append(var)
     return EliminationPlan(cnf, tuple(order), frozenset(existential), largest, entries)
 
