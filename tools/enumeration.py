@@ -104,7 +104,7 @@ class Enumeration:
             try:
                 while sat.solve():
                     model = sat.solver.get_model()
-                    if check_free:
+                    if check_free and cap is not None:
                         check_free = False
                         free = free_task_vars(cnf, model)
                         if 1 << free > cap:

@@ -87,7 +87,8 @@ def plan_elimination(cnf: CNF, max_entries: int) -> EliminationPlan:
         for var in scope:
             holding.setdefault(var, set()).add(scope)
     unions = {var: frozenset().union(*held) for var, held in holding.items()}  # kept up to date as it goes
-    order, largest, entries = [], 1, 0
+    order: list[int] = []
+    largest, entries = 1, 0
     while holding:
         candidates = [var for var in holding if var in existential] or list(holding)
         var = min(candidates, key=lambda v: (len(unions[v]), len(holding[v]), v))
