@@ -69,9 +69,9 @@ __all__ = [
 
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
-AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long ...
-AUTO_FIRST_MODELS = 300  # ... and stops past this many models (a few ms): wider counts go on to the tables
-AUTO_ENUMERATION_SHARE = 0.05  # and at most this share of the limit
+AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long
+AUTO_ENUMERATION_SHARE = 0.05  # and at most this share of the limit,
+AUTO_FIRST_MODELS = 300  # and stops past this many models (a few ms): larger counts go on to the tables
 AUTO_RACE_ENUMERATION_CAP = 100_000  # racing the counters, enumeration gives up past this many models
 AUTO_HEAD_START_S = 0.05  # the SDD routes race alone this long first (road-r's unminimised SDD: 18 ms)
 AUTO_ELIMINATION_MAX_S = 1.0  # resolution gets at most this long, and at most a tenth of the limit

@@ -151,8 +151,6 @@ def count_by_elimination(plan: EliminationPlan) -> int:
             tables[rest] = tables[rest] * reduced
         else:
             tables[rest] = np.asarray(reduced, dtype=dtype)
-    for table in tables.values():  # none left: every variable of a clause was in the order
-        result *= int(table)
     mentioned = {abs(lit) for clause in clauses for lit in clause}
     return result << sum(1 for var in cnf.task_vars if var not in mentioned)
 
