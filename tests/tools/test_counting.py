@@ -70,6 +70,23 @@ def test_auto_past_enumeration_matches_brute_force(cnf):
     assert result.value == expected and result.exact
 
 
+@settings(max_examples=60, deadline=None)
+@given(cnfs(max_aux=4, max_clauses=10))
+def test_auto_enumerates_on_after_the_tables_with_the_models_of_the_projection(cnf):
+    # One model in the first enumeration, then the tables; a count within the cap is enumerated on, on the
+    # preprocessed CNF, with the first enumeration's models blocked.
+    from unittest import mock
+
+    import autonesy.tools.counting as counting
+
+    expected = projected_models(cnf)
+    with mock.patch.object(counting, "AUTO_FIRST_MODELS", 1):
+        result = count_models(cnf, "auto", enumeration_cap=8)
+    assert result.value == len(expected) and result.exact
+    if len(expected) <= 8:
+        assert result.method in ("enumeration", "preprocessing") and set(result.models or ()) == expected
+
+
 def test_auto_counts_past_the_cap_by_variable_elimination():
     result = count_models(CNF(16, ((1, 2), (3, -17), (17, 4)), 17), "auto", enumeration_cap=10)
     assert result.method == "variable-elimination" and result.value == 3 * 3 * 2**12 and result.exact
