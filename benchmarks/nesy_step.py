@@ -192,7 +192,7 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(
         "# One training step per task: backbone, SL and SPL (thread CPU ms)\n\n"
-        f"Command: `python benchmarks/nesy_step.py {' '.join(sys.argv[1:])}`; load average (1 min) before and after: "
+        f"Command: `{' '.join(['python', 'benchmarks/nesy_step.py', *sys.argv[1:]])}`; load average (1 min) before and after: "
         f"{', '.join(loads)}.\n\n```\n" + "\n".join(lines) + "\n```\n"
     )
     if args.json_out:

@@ -113,7 +113,7 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(
         "# The pipeline's own cost per attempt (a scripted model answering the ground truth)\n\n"
-        f"Command: `python benchmarks/pipeline_overhead.py {' '.join(sys.argv[1:])}`; load average (1 min) before and "
+        f"Command: `{' '.join(['python', 'benchmarks/pipeline_overhead.py', *sys.argv[1:]])}`; load average (1 min) before and "
         f"after: {', '.join(loads)}.\n\n```\n" + "\n".join(lines) + "\n```\n"
     )
 
