@@ -34,7 +34,6 @@ from autonesy.agents.options import (
     EXPERT,
     FEW_SHOT,
     ORACLE_FEEDBACK,
-    PROMPT_STYLES,
     ZERO_SHOT,
     ZERO_SHOT_COT,
 )
@@ -323,10 +322,3 @@ def make_policy(name: str, backend: ChatBackend | None, **options: Any) -> Polic
     if name not in POLICIES:
         raise ValueError(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}")
     return POLICIES[name](backend=backend, **options)
-
-
-def check_prompt_style(style: str) -> str:
-    """Validate a prompt style name, so a typo fails before any LLM call."""
-    if style not in PROMPT_STYLES:
-        raise ValueError(f"unknown prompt style {style!r}; choose one of {', '.join(PROMPT_STYLES)}")
-    return style

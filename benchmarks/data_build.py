@@ -109,9 +109,9 @@ def main() -> None:
             header += f" {'baseline':>8s} {'fit s':>6s} {'violates':>8s} {'exact':>6s} {'bit acc':>7s}"
         print(header, flush=True)
         for name in tasks:
-            report = build_dataset(name, root, seed=args.seed, progress=False, force=args.data_dir is None)
+            report = build_dataset(get_task(name), root, seed=args.seed, progress=False, force=args.data_dir is None)
             total_build += report.seconds
-            data = load_dataset(name, root, seed=args.seed, progress=False)
+            data = load_dataset(get_task(name), root, seed=args.seed, progress=False)
             sizes = data.sizes
             row = {
                 "task": name,

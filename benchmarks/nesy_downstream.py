@@ -61,7 +61,7 @@ def main() -> None:
     report = {}
     for name in args.tasks.split(","):
         task = get_task(name.strip())
-        data = load_dataset(task.name, data_dir=args.data_dir, progress=False)
+        data = load_dataset(task, data_dir=args.data_dir, progress=False)
         strict, j, freq = strict_formula(task, data.train.y)
         start = time.perf_counter()
         result = train_and_evaluate(

@@ -41,7 +41,7 @@ def measure(task_name: str, batch: int, rounds: int, data_dir: str | None) -> di
     from autonesy.tasks.registry import get_task
 
     task = get_task(task_name)
-    data = load_dataset(task_name, data_dir=data_dir, progress=False)
+    data = load_dataset(task, data_dir=data_dir, progress=False)
     x = torch.from_numpy(data.train.x[:batch]).float()
     y = torch.from_numpy(data.train.y[:batch]).to(torch.uint8)
     if len(x) < batch:  # small split: repeat rows

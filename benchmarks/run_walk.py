@@ -10,7 +10,8 @@ project module is recorded in order (calls made while a module is imported — m
 decorators registering things — are not part of the walk); consecutive calls in one file are one *stay*. Reported:
 ``files`` (distinct files visited), ``stays`` and ``returns`` (stays in a file already left before),
 for the whole run and for its set-up (CLI until the attempt graph is invoked — where the options,
-the LLM spec and the task are resolved).
+the LLM spec and the task are resolved). Also the import edges between the five packages
+(module-to-module, ``tests/import_graph.layer_edge_counts``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from import_graph import layer_edge_counts, read_import_graph  # noqa: E402
 from loopback_llm import LoopbackLLM  # noqa: E402
 
 PACKAGES = ("agents", "graph", "tools", "nesy", "tasks")
@@ -60,6 +62,13 @@ def walk_stats(files: list[str]) -> dict[str, object]:
         returns += name in seen
         seen.add(name)
     return {"files": len(seen), "stays": len(stays), "returns": returns, "calls": len(files)}
+
+
+def import_edges() -> dict[str, int]:
+    """Module-to-module imports between the packages, by ``from→to``, and their total."""
+    counts = layer_edge_counts(read_import_graph(ROOT))
+    edges = {f"{a}→{b}": n for (a, b), n in sorted(counts.items())}
+    return {**edges, "total": sum(counts.values())}
 
 
 def record(argv: list[str]) -> tuple[list[str], int]:
@@ -120,6 +129,7 @@ def main() -> None:
         "whole_run": walk_stats(calls),
         "setup": walk_stats(calls[:setup_end]),
         "setup_stays": stays_of(calls[:setup_end]),
+        "import_edges": import_edges(),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     previous = json.loads(args.out.read_text()) if args.out.is_file() else {}

@@ -31,6 +31,7 @@ from autonesy.agents.verify.scripted_llm import oracle_chat_model
 from autonesy.graph.verify.run import VerifyConfig
 from autonesy.graph.verify.vifbench import evaluate
 from autonesy.tasks.vifbench import generate
+from autonesy.tools.llm_spec import LLMSpec
 
 VERIFIERS = ("nsvif", "nsvif-neu", "judge")
 KEYS = ("llm_calls", "prompt_tokens", "completion_tokens", "checker_runs", "wall_seconds")
@@ -61,7 +62,9 @@ def main() -> None:
         data.write_text("".join(json.dumps(r) + "\n" for r in records))
         for verifier in VERIFIERS:
             backend = LangChainChatBackend(oracle_chat_model(records), "oracle", "vifbench-oracle", retries=1)
-            report = evaluate(data, [verifier], VerifyConfig(llm="oracle"), Path(tmp) / verifier, backend=backend)
+            report = evaluate(
+                data, [verifier], VerifyConfig(llm=LLMSpec.parse("oracle")), Path(tmp) / verifier, backend=backend
+            )
             f1 = report["verifiers"][verifier]["overall"]["f1"]
             if f1 != 1.0:
                 print(f"WARNING: {verifier} did not reproduce every label (F1 {f1})")

@@ -8,8 +8,10 @@
 
 Nodes are module-level functions of the state and the run's :class:`AttemptRuntime`, which LangGraph
 hands them as its runtime context (``context_schema``), so the graph is compiled once per process
-and each node can be called alone. Nodes only call agents (policies) and tools; the state is plain
-JSON data (checkpointed by LangGraph's SQLite saver). Each answer is converted once per round
+and each node can be called alone. Nodes only call agents (policies) and tools; the state is an
+:class:`AttemptState` whose results are the records the summary and ``metrics.json`` are made of
+(``graph/summary.py``): LangGraph validates the state into it before each node, and the checkpointer
+stores the records as their JSON data (``graph/checkpoint_store.py``). Each answer is converted once per round
 (autofix included); the accepted DIMACS is parsed once per process. Loops stop on counters kept
 in the state, never on the recursion limit.
 
@@ -28,19 +30,31 @@ import functools
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
+from pydantic import BaseModel, ConfigDict, Field
 
 from autonesy.agents.llm import LLMError
 from autonesy.agents.policies import AgentTurn, AttemptSpec, Policy
 from autonesy.graph.rundir import TRAINING_DIR
-from autonesy.graph.summary import FailureKind, Outcome
+from autonesy.graph.summary import (
+    Compilation,
+    FailureKind,
+    FormulaMetrics,
+    FormulaResult,
+    OracleCounterexample,
+    OracleTest,
+    Outcome,
+    Training,
+    UnscoredFormula,
+    json_safe,
+)
 from autonesy.graph.trace import change_summary
 from autonesy.graph.tracer import Tracer, traced_node
-from autonesy.tasks.oracle_test import oracle_test
+from autonesy.tasks.oracle_test import OracleTestResult, oracle_test
 from autonesy.tools.cnf import CNF, parse_dimacs, to_dimacs
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_formula
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S
@@ -48,38 +62,53 @@ from autonesy.tools.counting import CountTimedOut, ModelCount
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats import FormatError, convert
 from autonesy.tools.formats.extract import extract
-from autonesy.tools.metrics import score_formula
+from autonesy.tools.metrics import FormulaScore, score_formula
 
 
-class AttemptState(TypedDict, total=False):
-    """The attempt graph's state: plain JSON, so LangGraph checkpoints it and a resumed run reads it back as data."""
+class CheckError(BaseModel):
+    """What the latest syntax check said of the answer (``lint``: it parses, with warnings for the repair agent)."""
 
-    answer: str  # the latest raw answer of an agent
-    source: str  # the formula text extracted from it
-    error: dict[str, Any] | None  # {"kind", "message"} of the latest syntax check
-    dimacs: str | None  # the accepted formula as DIMACS
-    autofixes: list[str]
-    repair_round: int
-    cut_chars: int  # characters the LLM layer cut from the latest answer (it was too long to keep whole)
-    token_cut: dict[str, Any] | None  # {"completion_tokens"} when the token budget stopped the latest answer unfinished
-    lint_reviewed: bool  # the repair agent has seen the lint warnings (they are shown once)
-    semantic_round: int
-    semantic_stalled: bool  # a semantic round gave back a formula already tested: the rounds end
-    rejected_answers: list[str]  # answer_key of each answer the checker rejected (a repeat ends the attempt)
-    tested_formulas: list[str]  # answer_key of each formula that failed the oracle test (a repeat ends the rounds)
-    token_budget_streak: int  # answers in a row stopped by the token budget before their formula was complete
-    status: str  # running | accepted | rejected (an Outcome's value)
-    failure: str | None  # a FailureKind's value when rejected
-    reason: str
-    oracle_test: dict[str, Any] | None
-    compiled: dict[str, Any] | None
-    metrics: dict[str, Any] | None
-    downstream: dict[str, Any] | None  # SPL/SL trained on the formula and on the ground truth
-    llm_calls: int
-    cached_calls: int  # answers the response cache gave (not sent, not counted in llm_calls or tokens)
-    prompt_tokens: int
-    completion_tokens: int
-    llm_seconds: float
+    kind: str
+    message: str
+
+
+class TokenCut(BaseModel):
+    """The token budget stopped the latest answer unfinished (nothing was left to close it under a grammar)."""
+
+    completion_tokens: int | None = None
+
+
+class AttemptState(BaseModel):
+    """The attempt graph's state; the results are the records the run's outputs are made of."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    answer: str = ""  # the latest raw answer of an agent
+    source: str = ""  # the formula text extracted from it
+    error: CheckError | None = None
+    dimacs: str | None = None  # the accepted formula as DIMACS
+    autofixes: list[str] = Field(default_factory=list)
+    repair_round: int = 0
+    cut_chars: int = 0  # characters the LLM layer cut from the latest answer (it was too long to keep whole)
+    token_cut: TokenCut | None = None
+    lint_reviewed: bool = False  # the repair agent has seen the lint warnings (they are shown once)
+    semantic_round: int = 0
+    semantic_stalled: bool = False  # a semantic round gave back a formula already tested: the rounds end
+    rejected_answers: list[str] = Field(default_factory=list)  # answer_key of each answer the checker rejected
+    tested_formulas: list[str] = Field(default_factory=list)  # answer_key of each formula that failed the oracle test
+    token_budget_streak: int = 0  # answers in a row stopped by the token budget before their formula was complete
+    status: Outcome | Literal["running"] = "running"
+    failure: FailureKind | None = None  # why it was not accepted
+    reason: str = ""
+    oracle_test: OracleTest | None = None
+    compiled: Compilation | None = None
+    metrics: FormulaResult | None = None
+    downstream: Training | None = None  # SPL/SL trained on the formula and on the ground truth
+    llm_calls: int = 0
+    cached_calls: int = 0  # answers the response cache gave (not sent, not counted in llm_calls or tokens)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    llm_seconds: float = 0.0
 
 
 @dataclass
@@ -107,33 +136,21 @@ class TrainingRequest:
     threads: int | None = 1  # torch threads while training: small models run fastest on one
 
 
-def json_safe(value: Any) -> Any:
-    """Counts can exceed 64 bits (2^100 models); checkpoints and JSON readers want them as text."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and abs(value) >= 2**53:
-        return str(value)
-    if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    return value
-
-
 def _usage(state: AttemptState, turn: AgentTurn) -> dict[str, Any]:
     response = turn.response
     if response is None:
         return {}
     if response.cached:
-        return {"cached_calls": state.get("cached_calls", 0) + 1}
+        return {"cached_calls": state.cached_calls + 1}
     return {
-        "llm_calls": state.get("llm_calls", 0) + 1,
-        "prompt_tokens": state.get("prompt_tokens", 0) + (response.prompt_tokens or 0),
-        "completion_tokens": state.get("completion_tokens", 0) + (response.completion_tokens or 0),
-        "llm_seconds": state.get("llm_seconds", 0.0) + (response.latency_s or 0.0),
+        "llm_calls": state.llm_calls + 1,
+        "prompt_tokens": state.prompt_tokens + (response.prompt_tokens or 0),
+        "completion_tokens": state.completion_tokens + (response.completion_tokens or 0),
+        "llm_seconds": state.llm_seconds + (response.latency_s or 0.0),
     }
 
 
+_T = TypeVar("_T")
 TOKEN_BUDGET_STREAK = 2  # answers in a row cut by the token budget that end the attempt: a third would be cut too
 _ENDPOINT_FAILURES = {
     "refused": FailureKind.CONNECTION,
@@ -183,7 +200,7 @@ def _llm_failure(error: LLMError, budget: int | None) -> dict[str, Any]:
 
 
 def _rejected(failure: FailureKind, reason: str) -> dict[str, Any]:
-    return {"status": Outcome.REJECTED.value, "failure": failure.value, "reason": reason}
+    return {"status": Outcome.REJECTED, "failure": failure, "reason": reason}
 
 
 def answer_key(answer: str) -> str:
@@ -197,13 +214,17 @@ def answer_key(answer: str) -> str:
     return hashlib.sha256("\n".join(lines).encode("utf-8", "replace")).hexdigest()[:32]
 
 
-def _pending(state: AttemptState, key: str) -> dict[str, Any]:
+def _pending(value: _T | None, name: str) -> _T:
     """A result the graph routes on (``error`` into repair, ``oracle_test`` into semantic repair):
     present whenever the node that reads it runs."""
-    value = state.get(key)
-    if not isinstance(value, dict):
-        raise RuntimeError(f"attempt graph: {key} is missing where the route requires it")
+    if value is None:
+        raise RuntimeError(f"attempt graph: {name} is missing where the route requires it")
     return value
+
+
+def _accepted(state: AttemptState) -> CNF:
+    """The accepted formula of a node the graph reaches only with one."""
+    return accepted_cnf(_pending(state.dimacs, "dimacs"))
 
 
 @functools.lru_cache(maxsize=8)
@@ -232,7 +253,7 @@ def _answer(text: str, turn: AgentTurn) -> dict[str, Any]:
     return {
         "answer": text,
         "cut_chars": response.truncated_chars,
-        "token_cut": {"completion_tokens": response.completion_tokens} if stopped else None,
+        "token_cut": TokenCut(completion_tokens=response.completion_tokens) if stopped else None,
     }
 
 
@@ -255,19 +276,18 @@ def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     Lint warnings on a formula that parses go to the repair agent once (it may answer [[OK]]). An
     answer the token budget stopped is never scored, even when what was kept of it parses."""
     task = rt.spec.task
-    if state.get("cut_chars"):  # a cut answer is not the formula the LLM wrote: never score what is left of it
-        kept = len(state["answer"])
-        error = {
-            "kind": "too_large",
-            "message": f"the answer has {kept + state['cut_chars']:,} characters, more than "
+    if state.cut_chars:  # a cut answer is not the formula the LLM wrote: never score what is left of it
+        kept = len(state.answer)
+        error = CheckError(
+            kind="too_large",
+            message=f"the answer has {kept + state.cut_chars:,} characters, more than "
             f"the {kept:,} kept of an LLM answer: write the formula more compactly",
-        }
-        rt.tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
-        return {"source": "", "error": error, "dimacs": None, **_rejected_answer(state, error)}
-    conversion = convert(state["answer"], rt.spec.format, task.names, autofix=rt.policy.autofix, **_size_limits(rt))
-    cut = state.get("token_cut")
-    if conversion.cnf is not None and not isinstance(cut, dict):
-        fixes = conversion.autofixes[len(_extraction_notes(state["answer"])) :]
+        )
+        return _syntax_error(state, rt, "", error)
+    conversion = convert(state.answer, rt.spec.format, task.names, autofix=rt.policy.autofix, **_size_limits(rt))
+    cut = state.token_cut
+    if conversion.cnf is not None and cut is None:
+        fixes = conversion.autofixes[len(_extraction_notes(state.answer)) :]
         if fixes:
             rt.tracer.event("autofix", fixes=list(conversion.autofixes))
         update: dict[str, Any] = {
@@ -275,35 +295,37 @@ def check_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
             "error": None,
             "token_budget_streak": 0,
             "dimacs": to_dimacs(conversion.cnf, task.names),
-            "autofixes": state.get("autofixes", []) + list(conversion.autofixes),
+            "autofixes": state.autofixes + list(conversion.autofixes),
         }
         if conversion.warnings:
-            rt.tracer.event("lint", round=state.get("repair_round", 0), warnings=list(conversion.warnings))
-            if not state.get("lint_reviewed"):
-                update["error"] = {"kind": "lint", "message": _lint_message(conversion.warnings)}
+            rt.tracer.event("lint", round=state.repair_round, warnings=list(conversion.warnings))
+            if not state.lint_reviewed:
+                update["error"] = CheckError(kind="lint", message=_lint_message(conversion.warnings))
         return update
     failure = conversion.error  # set when cnf is not
-    error = {"kind": failure.kind if failure else "unknown", "message": str(failure) if failure else ""}
-    if isinstance(cut, dict):  # the real cause; and what parses of a cut answer is not what the LLM meant
-        tokens = cut.get("completion_tokens")
-        error = {
-            "kind": "token_budget",
-            "message": "the answer stopped at the token budget"
+    error = CheckError(kind=failure.kind if failure else "unknown", message=str(failure) if failure else "")
+    if cut is not None:  # the real cause; and what parses of a cut answer is not what the LLM meant
+        tokens = cut.completion_tokens
+        error = CheckError(
+            kind="token_budget",
+            message="the answer stopped at the token budget"
             + (f" ({tokens} tokens)" if tokens else "")
             + " before the formula was complete: write it shorter, as short constraints on separate lines."
-            + (f"\n{error['message']}" if failure else ""),
-        }
-    rt.tracer.event("syntax_error", round=state.get("repair_round", 0), **error)
-    return {"source": conversion.source, "error": error, "dimacs": None, **_rejected_answer(state, error)}
+            + (f"\n{error.message}" if failure else ""),
+        )
+    return _syntax_error(state, rt, conversion.source, error)
 
 
-def _rejected_answer(state: AttemptState, error: dict[str, Any]) -> dict[str, Any]:
-    """What the state keeps of an answer the checker rejected: its key (a repeat of it ends the
-    attempt) and the run of token-budget cuts it extends or ends."""
-    streak = state.get("token_budget_streak", 0) + 1 if error["kind"] == "token_budget" else 0
+def _syntax_error(state: AttemptState, rt: AttemptRuntime, source: str, error: CheckError) -> dict[str, Any]:
+    """A rejected answer, traced; the state keeps its key (a repeat of it ends the attempt) and the run
+    of token-budget cuts it extends or ends."""
+    rt.tracer.event("syntax_error", round=state.repair_round, kind=error.kind, message=error.message)
     return {
-        "rejected_answers": [*state.get("rejected_answers", []), answer_key(state["answer"])],
-        "token_budget_streak": streak,
+        "source": source,
+        "error": error,
+        "dimacs": None,
+        "rejected_answers": [*state.rejected_answers, answer_key(state.answer)],
+        "token_budget_streak": state.token_budget_streak + 1 if error.kind == "token_budget" else 0,
     }
 
 
@@ -325,9 +347,9 @@ def _block_source(answer: str) -> str:
 def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     """One syntax-repair round: the repair agent sees the checker's error and answers [[OK]] or [[FIXED]] with a new
     formula; the round and what changed go to the trace."""
-    round_number = state.get("repair_round", 0) + 1
-    error = _pending(state, "error")
-    turn = rt.policy.repair(rt.spec, state.get("source", ""), error["message"], round_number)
+    round_number = state.repair_round + 1
+    error = _pending(state.error, "error")
+    turn = rt.policy.repair(rt.spec, state.source, error.message, round_number)
     rt.tracer.agent_turn(turn, round=round_number)
     update: dict[str, Any] = {**_usage(state, turn), "repair_round": round_number}
     changed = ""
@@ -336,33 +358,33 @@ def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
         update.update(_llm_failure(turn.error, rt.policy.token_budget()))
     elif turn.verdict is not None:  # parsed whenever the call succeeded
         verdict = turn.verdict.verdict
-        if error["kind"] == "lint":
+        if error.kind == "lint":
             update["lint_reviewed"] = True
-        if verdict == "ok" and error["kind"] != "lint":  # [[OK]] on lint warnings: the formula goes on as it is
+        if verdict == "ok" and error.kind != "lint":  # [[OK]] on lint warnings: the formula goes on as it is
             update.update(
                 _rejected(
                     FailureKind.OK_ON_ERROR,
                     f"the repair agent answered [[OK]] on a formula the checker "
-                    f"rejected ({error['kind']}: {error['message'].splitlines()[0][:160]})",
+                    f"rejected ({error.kind}: {error.message.splitlines()[0][:160]})",
                 )
             )
-        elif verdict == "fixed" and answer_key(turn.verdict.answer) in state.get("rejected_answers", []):
+        elif verdict == "fixed" and answer_key(turn.verdict.answer) in state.rejected_answers:
             verdict = "repeated"  # checking it again would send the same repair prompt again
             update.update(
                 _rejected(
                     FailureKind.REPEATED_ANSWER,
                     f"the repair agent repeated an answer already rejected (round {round_number}; "
-                    f"{error['kind']}: {error['message'].splitlines()[0][:160]})",
+                    f"{error.kind}: {error.message.splitlines()[0][:160]})",
                 )
             )
         elif verdict == "fixed":
-            changed = change_summary(state.get("source", ""), _block_source(turn.verdict.answer))
+            changed = change_summary(state.source, _block_source(turn.verdict.answer))
             update.update(_answer(turn.verdict.answer, turn))
     rt.tracer.event(
         "repair_round",
         round=round_number,
-        error_kind=error["kind"],
-        error=error["message"],
+        error_kind=error.kind,
+        error=error.message,
         verdict=verdict,
         note=turn.verdict.note if turn.verdict else "",
         changed=changed,
@@ -373,11 +395,11 @@ def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
 def reject_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     """End the attempt when the repair budget is spent without a parseable formula, or when the token
     budget cut the answers twice in a row (a third would be cut too: the advice is a larger budget)."""
-    kind = _pending(state, "error")["kind"]
-    rounds = state.get("repair_round", 0)
+    kind = _pending(state.error, "error").kind
+    rounds = state.repair_round
     if kind != "token_budget":
         return _rejected(FailureKind.SYNTAX, f"syntax error after {rounds} repair rounds: {kind}")
-    streak = state.get("token_budget_streak", 0)
+    streak = state.token_budget_streak
     budget = rt.policy.token_budget()
     if streak < TOKEN_BUDGET_STREAK:  # the repair budget ran out on a single cut answer
         return _rejected(FailureKind.TOKEN_BUDGET, f"syntax error after {rounds} repair rounds: {kind}")
@@ -392,8 +414,29 @@ def reject_syntax(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
 def run_oracle_test(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     """Check the accepted formula against the task's oracle and training labels; the feedback drives the
     semantic-repair loop."""
-    result = oracle_test(accepted_cnf(state["dimacs"]), rt.spec.task, rt.labels)
-    return {"oracle_test": {**result.to_dict(), "feedback": result.feedback()}}
+    return {"oracle_test": oracle_record(oracle_test(_accepted(state), rt.spec.task, rt.labels))}
+
+
+def oracle_record(result: OracleTestResult) -> OracleTest:
+    """The record of the oracle test ``tasks/oracle_test.py`` ran, with the feedback a semantic round is given."""
+    return OracleTest(
+        passed=result.passed,
+        labels_checked=result.labels_checked,
+        labels_rejected=result.labels_rejected,
+        probes_checked=result.probes_checked,
+        too_strict=result.too_strict,
+        too_permissive=result.too_permissive,
+        counterexamples=[
+            OracleCounterexample(
+                true_variables=list(c.true_variables),
+                formula_says=c.formula_says,
+                oracle_says=c.oracle_says,
+                source=c.source,
+            )
+            for c in result.counterexamples
+        ],
+        feedback=result.feedback(),
+    )
 
 
 def semantic_repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
@@ -402,22 +445,22 @@ def semantic_repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     The round goes to the trace (``semantic_round``: its counterexamples, the formula before and
     after). A formula already tested (this one or an earlier round's) ends the rounds: the formula
     goes on as it is, since asking again would send a prompt already sent."""
-    round_number = state.get("semantic_round", 0) + 1
-    verdict = _pending(state, "oracle_test")
-    before = state.get("source", "")
-    turn = rt.policy.semantic_repair(rt.spec, before, verdict["feedback"], round_number)
+    round_number = state.semantic_round + 1
+    verdict = _pending(state.oracle_test, "oracle_test")
+    before = state.source
+    turn = rt.policy.semantic_repair(rt.spec, before, verdict.feedback, round_number)
     rt.tracer.agent_turn(turn, semantic_round=round_number)
     update: dict[str, Any] = {**_usage(state, turn), "semantic_round": round_number}
     if turn.error:
         return {**update, **_llm_failure(turn.error, rt.policy.token_budget())}
-    tested = [*state.get("tested_formulas", []), answer_key(state["answer"])]
+    tested = [*state.tested_formulas, answer_key(state.answer)]
     repeated = answer_key(turn.text) in tested
     rt.tracer.event(
         "semantic_round",
         round=round_number,
-        counterexamples=list(verdict.get("counterexamples") or []),
-        too_strict=verdict.get("too_strict"),
-        too_permissive=verdict.get("too_permissive"),
+        counterexamples=[c.model_dump() for c in verdict.counterexamples],
+        too_strict=verdict.too_strict,
+        too_permissive=verdict.too_permissive,
         formula_before=before,
         formula_after=_block_source(turn.text),
         changed=change_summary(before, _block_source(turn.text)),
@@ -432,19 +475,19 @@ def compile_node(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     """Compile the accepted formula to an SDD within the time budget and save it; over budget is recorded, not an
     error."""
     try:
-        sdd = compile_formula(accepted_cnf(state["dimacs"]), time_limit_s=rt.compile_time_limit_s)
+        sdd = compile_formula(_accepted(state), time_limit_s=rt.compile_time_limit_s)
     except CompilationBudgetExceeded as error:
-        return {"compiled": {"ok": False, "note": str(error)}}
+        return {"compiled": Compilation(ok=False, note=str(error))}
     sdd_path, vtree_path = sdd.save(rt.run_dir, "formula")
     return {
-        "compiled": {
-            "ok": True,
-            "sdd": sdd_path.name,
-            "vtree": vtree_path.name,
-            "size": sdd.size,
-            "model_count": str(sdd.model_count()),
-            "seconds": sdd.seconds,
-        }
+        "compiled": Compilation(
+            ok=True,
+            sdd=sdd_path.name,
+            vtree=vtree_path.name,
+            size=sdd.size,
+            model_count=str(sdd.model_count()),
+            seconds=sdd.seconds,
+        )
     }
 
 
@@ -452,17 +495,21 @@ def evaluate(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     """Score against the ground truth; the compiled circuit's exact count is the candidate's count."""
     task = rt.spec.task
     if not task.has_ground_truth:
-        return {"status": Outcome.ACCEPTED.value, "metrics": None}
-    compiled = state.get("compiled") or {}
-    known = ModelCount(int(compiled["model_count"]), "sdd", True, compiled["seconds"]) if compiled.get("ok") else None
+        return {"status": Outcome.ACCEPTED, "metrics": None}
+    compiled = state.compiled
+    known = None
+    if compiled is not None and compiled.ok and compiled.model_count is not None:
+        known = ModelCount(int(compiled.model_count), "sdd", True, compiled.seconds or 0.0)
     try:
-        score = score_formula(accepted_cnf(state["dimacs"]), task.ground_truth, candidate_count=known)
+        score = score_formula(_accepted(state), task.ground_truth, candidate_count=known)
     except CountTimedOut as error:  # the formula stands; only its score is missing
-        return {
-            "status": Outcome.ACCEPTED.value,
-            "metrics": {"count_method": "timed out", "exact": False, "note": str(error)},
-        }
-    return {"status": Outcome.ACCEPTED.value, "metrics": json_safe(score.to_dict())}
+        return {"status": Outcome.ACCEPTED, "metrics": UnscoredFormula(note=str(error))}
+    return {"status": Outcome.ACCEPTED, "metrics": score_record(score)}
+
+
+def score_record(score: FormulaScore) -> FormulaMetrics:
+    """The record of a score ``tools/metrics.py`` made (counts past 2^53 as text)."""
+    return FormulaMetrics.model_validate(json_safe(score.to_dict()))
 
 
 def train(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
@@ -475,34 +522,34 @@ def train(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
         return {}
     result = train_and_evaluate(
         rt.spec.task,
-        accepted_cnf(state["dimacs"]),
+        _accepted(state),
         request.data,
         methods=request.methods,
         seeds=request.seeds,
         epochs=request.epochs,
         progress=request.progress,
         config=TrainConfig(threads=request.threads),
-        formula_score=state.get("metrics"),
+        formula_score=state.metrics.model_dump() if state.metrics is not None else None,
         resume_dir=rt.run_dir / TRAINING_DIR,
     )
-    return {"downstream": json_safe(result)}
+    return {"downstream": Training.model_validate(json_safe(result))}  # counts past 2^53 as text
 
 
 def after_formalize(state: AttemptState) -> str:
     """Route after the first answer: a failed LLM call ends the attempt."""
-    return END if state.get("status") == Outcome.REJECTED else "check_syntax"
+    return END if state.status == Outcome.REJECTED else "check_syntax"
 
 
 def after_check(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
     """Route after the syntax check: a formula with lint warnings gets one review by the repair agent, a parsed formula
     goes to the oracle test, an error to autofix/repair until the budget is spent."""
-    if state.get("dimacs") and (state.get("error") or {}).get("kind") == "lint":
-        return "repair" if state.get("repair_round", 0) < runtime.context.policy.max_repairs else "oracle_test"
-    if state.get("dimacs"):
+    if state.dimacs and state.error is not None and state.error.kind == "lint":
+        return "repair" if state.repair_round < runtime.context.policy.max_repairs else "oracle_test"
+    if state.dimacs:
         return "oracle_test"
-    if state.get("token_budget_streak", 0) >= TOKEN_BUDGET_STREAK:
+    if state.token_budget_streak >= TOKEN_BUDGET_STREAK:
         return "reject_syntax"
-    if state.get("repair_round", 0) < runtime.context.policy.max_repairs:
+    if state.repair_round < runtime.context.policy.max_repairs:
         return "repair"
     return "reject_syntax"
 
@@ -510,25 +557,26 @@ def after_check(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
 def after_repair(state: AttemptState) -> str:
     """Route after a repair: [[OK]] on a real error, an empty or repeated answer ends the attempt, anything else is
     checked again."""
-    return END if state.get("status") == Outcome.REJECTED else "check_syntax"
+    return END if state.status == Outcome.REJECTED else "check_syntax"
 
 
 def after_semantic(state: AttemptState) -> str:
     """Route after a semantic round: an empty answer ends the attempt, a formula already tested is compiled as it
     is, a new one is checked."""
-    if state.get("status") == Outcome.REJECTED:
+    if state.status == Outcome.REJECTED:
         return END
-    return "compile" if state.get("semantic_stalled") else "check_syntax"
+    return "compile" if state.semantic_stalled else "check_syntax"
 
 
 def after_oracle(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:
     """Route after the oracle test: a failure goes back to the LLM while semantic rounds are left, otherwise the
     formula is compiled as it is; so is a formula an earlier round already tested (the repair loop can bring one
     back), whose round would send a prompt already sent."""
-    result = state.get("oracle_test") or {}
-    if result.get("passed", True) or state.get("semantic_round", 0) >= runtime.context.policy.semantic_rounds:
+    result = state.oracle_test
+    passed = result is None or result.passed is not False
+    if passed or state.semantic_round >= runtime.context.policy.semantic_rounds:
         return "compile"
-    return "compile" if answer_key(state["answer"]) in state.get("tested_formulas", []) else "semantic_repair"
+    return "compile" if answer_key(state.answer) in state.tested_formulas else "semantic_repair"
 
 
 def after_evaluate(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> str:

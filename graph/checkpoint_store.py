@@ -4,8 +4,10 @@ A run directory (and its ``checkpoints.sqlite``) may come from someone else; res
 run code. LangGraph's default serializer revives arbitrary ``module.name(*args)`` from msgpack
 (and pickles with ``pickle_fallback``); here it is strict: only LangGraph's own safe types
 (``SAFE_MSGPACK_TYPES``: datetimes, sets, paths, messages, ...) are rebuilt, anything else comes
-back as inert data, pickles and JSON constructors are refused. The project's graph states hold
-plain data (str, int, float, list, dict) only, so nothing is lost.
+back as inert data, pickles and JSON constructors are refused. The project's graph states are
+pydantic models whose results are records (``graph/summary.py``): each record is written as its JSON
+data, no class name with it, and the graph's state schema validates it back into its record before
+the next node runs, so a checkpoint is plain data (str, int, float, list, dict) and nothing is lost.
 
 Before LangGraph touches the file its schema is checked: an SQLite file of another program (other
 tables, other columns) or a damaged one is one ``CheckpointError`` line, not a traceback on the
@@ -15,6 +17,7 @@ folder or a file that is not SQLite (``tools/safe_files.check_sqlite``).
 
 from __future__ import annotations
 
+import enum
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,6 +25,7 @@ from typing import Any
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
+from pydantic import BaseModel
 
 from autonesy.graph.rundir import CHECKPOINTS_FILE, FRESH_OUT, RunDir
 from autonesy.tools import safe_files
@@ -44,6 +48,10 @@ class DataOnlySerializer(JsonPlusSerializer):
     def __init__(self) -> None:
         super().__init__(pickle_fallback=False, allowed_json_modules=None, allowed_msgpack_modules=None)
 
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        """Serialize one checkpoint value with every record and enum in it as plain data."""
+        return super().dumps_typed(plain_data(obj))
+
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
         """Deserialize one checkpoint value, refusing any type but plain data with one ``CheckpointError`` line."""
         kind = data[0] if isinstance(data, tuple) and data else None
@@ -58,6 +66,22 @@ class DataOnlySerializer(JsonPlusSerializer):
             raise CheckpointError(
                 f"checkpoints.sqlite cannot be read as data ({type(exc).__name__}); delete it to start the run afresh"
             ) from None
+
+
+def plain_data(value: Any) -> Any:
+    """``value`` with the pydantic records and enums inside dicts, lists and tuples written as their
+    JSON data (what the state schema validates back)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {key: plain_data(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain_data(item) for item in value]
+    if type(value) is tuple:  # not a named tuple of LangGraph's: those stay as they are
+        return tuple(plain_data(item) for item in value)
+    return value
 
 
 def check_schema(connection: sqlite3.Connection) -> None:
@@ -120,5 +144,6 @@ __all__ = [
     "DataOnlySerializer",
     "check_schema",
     "data_checkpointer",
+    "plain_data",
     "run_checkpointer",
 ]

@@ -25,6 +25,7 @@ verifications); ``summary.json`` is a ``RunSummary`` (``graph/summary.py``).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -36,29 +37,36 @@ from autonesy.agents.llm import (
     ChatBackend,
     LLMError,
     backend_from_spec,
-    default_llm_spec,
     shared_cache,
 )
 from autonesy.agents.llm.replay import recorded_decoding
-from autonesy.agents.options import DECODING_MODES, POLICY_NAMES
-from autonesy.agents.policies import AttemptSpec, check_prompt_style, make_policy
+from autonesy.agents.options import DECODING_MODES, POLICY_NAMES, PROMPT_STYLES
+from autonesy.agents.policies import AttemptSpec, make_policy
 from autonesy.graph.attempt import (
     AttemptRuntime,
     AttemptState,
     EndpointFailure,
     TrainingRequest,
     build_attempt_graph,
-    json_safe,
 )
 from autonesy.graph.checkpoint_store import run_checkpointer
 from autonesy.graph.rundir import SUMMARY_FILE, RunDir, run_or_resume
-from autonesy.graph.summary import Outcome, RunSummary
+from autonesy.graph.summary import (
+    Compilation,
+    FormulaResult,
+    FormulaScore,
+    OracleTest,
+    OracleVerdict,
+    Outcome,
+    Record,
+    RunSummary,
+)
 from autonesy.graph.tracer import Tracer
 from autonesy.tasks.registry import TaskSpec
 from autonesy.tasks.task import Task
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S, LLM_TIMEOUT_S, MAX_REPAIRS
 from autonesy.tools.errors import AutonesyError
-from autonesy.tools.llm_spec import LLMSpec
+from autonesy.tools.llm_spec import LLMSpec, default_llm
 from autonesy.tools.options import FORMATS
 
 THREAD = {"configurable": {"thread_id": "attempt"}, "recursion_limit": 100}
@@ -103,23 +111,21 @@ class RunConfig:
         """The configuration as JSON data, the LLM as its spec text (with any password: redact to show it)."""
         return {**asdict(self), "llm": self.llm.text if self.llm else None}
 
-    def resolved(self) -> RunConfig:
+    def resolved(self, has_data: bool) -> RunConfig:
         """The configuration with every default decided and every choice checked (a ``RunError`` names
-        the bad one), so what ``config.json`` records is what ran."""
+        the bad one), so what ``config.json`` records is what ran; ``has_data``: whether the task has
+        annotated data (what ``--train`` and the oracle test's labels need)."""
         if self.format not in FORMATS:
             raise RunError(f"unknown format {self.format!r}; choose one of {', '.join(FORMATS)}")
-        try:
-            check_prompt_style(self.prompt)
-        except ValueError as error:
-            raise RunError(str(error)) from None
+        if self.prompt not in PROMPT_STYLES:
+            raise RunError(f"unknown prompt style {self.prompt!r}; choose one of {', '.join(PROMPT_STYLES)}")
         policy = self.policy or self.prompt
         if policy not in POLICY_NAMES:
             raise RunError(f"unknown policy {policy!r}; choose one of {', '.join(POLICY_NAMES)}")
-        llm = None if policy == "expert" else (self.llm or LLMSpec.parse(default_llm_spec()))
+        llm = None if policy == "expert" else (self.llm or default_llm())
         decoding = self.decoding or default_decoding(llm)
         if decoding not in DECODING_MODES:
             raise RunError(f"unknown decoding {decoding!r}; choose one of {', '.join(DECODING_MODES)}")
-        has_data = TaskSpec.parse(self.task).has_data
         train, seeds, epochs = resolve_training(self.train, self.seeds, self.epochs, llm, has_data)
         if train != "none" and not has_data:
             raise RunError(f"--train needs annotated data, and task {self.task!r} has none")
@@ -154,29 +160,15 @@ def resolve_training(
     return train, seeds or 5, epochs
 
 
-def training_note(requested: str, config: RunConfig) -> str:
+def training_note(requested: str, config: RunConfig, has_data: bool) -> str:
     """One line on what ``--train`` decided, so a run that trains nothing says why."""
     if config.train == "none":
         if requested == "auto":
-            why = (
-                "no annotated data"
-                if not TaskSpec.parse(config.task).has_data
-                else "--train auto trains only with the embedded model"
-            )
+            why = "no annotated data" if not has_data else "--train auto trains only with the embedded model"
             return f"training: none ({why}; --train spl,sl trains SPL and SL on an accepted formula)"
         return "training: none"
     epochs = f"{config.epochs} epochs" if config.epochs else "the trainer's epochs"
     return f"training: {config.train} on an accepted formula, {config.seeds} seed(s), {epochs}"
-
-
-def task_data(task_spec: TaskSpec, data_dir: str | Path | None = None) -> Any:
-    """The task's annotated splits (built on first use) for the oracle test and training; None for
-    tasks without data (task files, external benchmarks)."""
-    from autonesy.tasks.data.dataset import load_dataset
-
-    if not task_spec.has_data:
-        return None
-    return load_dataset(task_spec.text, data_dir)
 
 
 def training_request(config: RunConfig, dataset: Any, progress: bool) -> TrainingRequest | None:
@@ -220,22 +212,27 @@ def run_attempt(
     labels: np.ndarray | None = None,
     training: TrainingRequest | None = None,
     progress: bool = False,
-    notify=lambda message: None,
+    notify: Callable[[str], None] | None = None,
 ) -> RunSummary:
     """Run (or resume) one attempt; returns the summary that is also written to summary.json.
 
     This is the attempt's composition root: the task, its data (``config.data``, ``config.train``),
     the backend and the policy are all resolved here. ``backend``, ``labels`` and ``training``
     replace what would be built (tests, sweeps sharing one backend); ``progress`` shows training
-    progress bars."""
-    requested_training = config.train
-    config = config.resolved()
-    notify(training_note(requested_training, config))
+    progress bars; ``notify`` hears progress lines (None: nobody listens)."""
     task_spec = TaskSpec.parse(config.task)
-    task = task_spec.load()
+    task, has_data = task_spec.load(), task_spec.has_data
     task.descriptions.get(config.detail)  # validates the detail level
+    resolved = config.resolved(has_data)
+    if notify is not None:
+        notify(training_note(config.train, resolved, has_data))
+    config = resolved
     rundir = RunDir.open(Path(run_dir) if run_dir else default_run_dir(config, task), RunError)
-    dataset = task_data(task_spec, config.data_dir) if config.data else None
+    dataset = None
+    if config.data:  # the task's annotated splits (built on first use) for the oracle test and training
+        from autonesy.tasks.data.dataset import load_dataset
+
+        dataset = load_dataset(task, config.data_dir)
     if labels is None and dataset is not None:
         labels = dataset.train.y
     if training is None:
@@ -246,7 +243,7 @@ def run_attempt(
         cache = shared_cache() if config.cache else None
         options = {} if config.max_tokens is None else {"max_tokens": config.max_tokens}
         backend = backend_from_spec(config.llm, timeout_s=config.llm_timeout_s, cache=cache, **options)
-        if config.llm.kind == "local" and not config.llm.path:
+        if config.llm.kind == "local" and not config.llm.path and notify is not None:
             notify(f"note: {LOCAL_NOTICE}")
     try:
         policy = make_policy(policy_name, backend, max_repairs=config.max_repairs, decoding=config.decoding)
@@ -261,21 +258,18 @@ def run_attempt(
         with run_checkpointer(rundir) as checkpointer:
             graph = build_attempt_graph(checkpointer)
             try:
-                state = run_or_resume(
+                final = run_or_resume(
                     graph,
                     THREAD,
                     INITIAL_STATE,
                     on_resume=lambda next_nodes: tracer.event("resumed", next=next_nodes),
                     context=runtime,
                 )
+                state = AttemptState.model_validate(final)
             except EndpointFailure as failure:  # the checkpoint stays before the failed call: a rerun retries it
-                state = {
-                    **INITIAL_STATE,
-                    **graph.get_state(THREAD).values,
-                    "status": failure.outcome.value,
-                    "failure": failure.failure.value,
-                    "reason": str(failure),
-                }
+                state = AttemptState.model_validate(graph.get_state(THREAD).values).model_copy(
+                    update={"status": failure.outcome, "failure": failure.failure, "reason": str(failure)}
+                )
         summary = summarize(config, task, rundir.path, state)
         write_outputs(rundir, state, summary)
         tracer.event("outcome", status=summary.status, failure=summary.failure, reason=summary.reason)
@@ -285,76 +279,66 @@ def run_attempt(
             backend.close()
 
 
-INITIAL_STATE: AttemptState = {
-    "status": "running",
-    "repair_round": 0,
-    "semantic_round": 0,
-    "autofixes": [],
-    "llm_calls": 0,
-    "cached_calls": 0,
-    "prompt_tokens": 0,
-    "completion_tokens": 0,
-    "llm_seconds": 0.0,
-}
+INITIAL_STATE = {"status": "running"}  # every other field of AttemptState starts at its default
 
 
-def summarize(config: RunConfig, task: Task, run_dir: Path, state: dict[str, Any]) -> RunSummary:
+def summarize(config: RunConfig, task: Task, run_dir: Path, state: AttemptState) -> RunSummary:
     """The attempt's final graph state as its summary record."""
-    status = state.get("status", "unfinished")
-    return RunSummary.model_validate(
-        json_safe(
-            {
-                "run_dir": str(run_dir),
-                "task": task.name,
-                "format": config.format,
-                "prompt": config.prompt,
-                "detail": config.detail,
-                "policy": config.policy,
-                "llm": config.llm.redacted if config.llm else None,
-                "decoding": config.decoding,
-                "status": status,
-                "failure": state.get("failure"),
-                "accepted": status == Outcome.ACCEPTED,
-                "reason": state.get("reason", ""),
-                "repair_rounds": state.get("repair_round", 0),
-                "semantic_rounds": state.get("semantic_round", 0),
-                "autofixes": state.get("autofixes", []),
-                "oracle_test": state.get("oracle_test") or None,
-                "compiled": state.get("compiled"),
-                "metrics": state.get("metrics") or None,
-                "training": _training_note(state),
-                "llm_calls": state.get("llm_calls", 0),
-                "cached_calls": state.get("cached_calls", 0),
-                "prompt_tokens": state.get("prompt_tokens", 0),
-                "completion_tokens": state.get("completion_tokens", 0),
-                "llm_seconds": state.get("llm_seconds", 0.0),
-            }
-        )
+    status = state.status if state.status != "running" else Outcome.UNFINISHED
+    return RunSummary(
+        run_dir=str(run_dir),
+        task=task.name,
+        format=config.format,
+        prompt=config.prompt,
+        detail=config.detail,
+        policy=config.policy or "",
+        llm=config.llm.redacted if config.llm else None,
+        decoding=config.decoding or "free",
+        status=Outcome(status),
+        failure=state.failure,
+        accepted=status == Outcome.ACCEPTED,
+        reason=state.reason,
+        repair_rounds=state.repair_round,
+        semantic_rounds=state.semantic_round,
+        autofixes=state.autofixes,
+        oracle_test=OracleVerdict.part_of(state.oracle_test),
+        compiled=state.compiled,
+        metrics=FormulaScore.part_of(state.metrics),
+        training=_training_note(state),
+        llm_calls=state.llm_calls,
+        cached_calls=state.cached_calls,
+        prompt_tokens=state.prompt_tokens,
+        completion_tokens=state.completion_tokens,
+        llm_seconds=state.llm_seconds,
     )
 
 
-def _training_note(state: dict[str, Any]) -> Any:
-    if state.get("downstream"):
-        return state["downstream"]
-    if state.get("status") == Outcome.REJECTED:
+def _training_note(state: AttemptState) -> dict[str, Any] | None:
+    if state.downstream is not None:
+        return state.downstream.model_dump()
+    if state.status == Outcome.REJECTED:
         return {"skipped": "the formula was rejected, so no predictor was trained on it"}
     return None
 
 
-def write_outputs(rundir: RunDir, state: dict[str, Any], summary: RunSummary) -> None:
+class AttemptMetrics(Record):
+    """``metrics.json``: the oracle test, the compilation and the score, as the nodes recorded them."""
+
+    oracle_test: OracleTest | None = None
+    compiled: Compilation | None = None
+    formula: FormulaResult | None = None
+
+
+def write_outputs(rundir: RunDir, state: AttemptState, summary: RunSummary) -> None:
     """The attempt's files (see this module's docstring); ``summary.json`` last, as it marks the
     attempt finished for a sweep."""
-    if state.get("answer"):
-        rundir.write_text("answer.txt", state["answer"])
-    if state.get("dimacs"):
-        rundir.write_text("formula.txt", state.get("source", ""))
-        rundir.write_text("formula.cnf", state["dimacs"])
-    metrics = {
-        "oracle_test": state.get("oracle_test"),
-        "compiled": state.get("compiled"),
-        "formula": state.get("metrics"),
-    }
-    rundir.write_json("metrics.json", json_safe(metrics))
-    if state.get("downstream"):
-        rundir.write_json("downstream.json", json_safe(state["downstream"]))
+    if state.answer:
+        rundir.write_text("answer.txt", state.answer)
+    if state.dimacs:
+        rundir.write_text("formula.txt", state.source)
+        rundir.write_text("formula.cnf", state.dimacs)
+    metrics = AttemptMetrics(oracle_test=state.oracle_test, compiled=state.compiled, formula=state.metrics)
+    rundir.write_json("metrics.json", metrics.model_dump(mode="json"))
+    if state.downstream is not None:
+        rundir.write_json("downstream.json", state.downstream.model_dump(mode="json"))
     rundir.write_json(SUMMARY_FILE, summary.model_dump())

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator
 from pydantic_core import PydanticUseDefault
 
 from autonesy.graph.rundir import SUMMARY_FILE, read_json
@@ -48,6 +48,11 @@ class Record(BaseModel):
 
     model_config = ConfigDict(strict=True, frozen=True)
 
+    @classmethod
+    def part_of(cls, record: BaseModel | None) -> Self | None:
+        """This record's fields of ``record`` (the summary keeps part of what a node recorded)."""
+        return None if record is None else cls.model_validate(record.model_dump())
+
     @field_validator("*", mode="wrap")
     @classmethod
     def _or_default(cls, value: Any, handler: Any) -> Any:
@@ -66,6 +71,23 @@ class OracleVerdict(Record):
     probes_checked: int | None = None
     too_strict: int | None = None
     too_permissive: int | None = None
+
+
+class OracleCounterexample(Record):
+    """An assignment on which the formula and the oracle disagree (``tasks/oracle_test.Counterexample``)."""
+
+    true_variables: list[str] = Field(default_factory=list)
+    formula_says: bool = False
+    oracle_says: bool = False
+    source: str = ""  # label | oracle-valid | neighbour | formula-model
+
+
+class OracleTest(OracleVerdict):
+    """The whole oracle test as the attempt state and ``metrics.json`` keep it: the verdict, its
+    counterexamples and the feedback the semantic-repair round is given."""
+
+    counterexamples: list[OracleCounterexample] = Field(default_factory=list)
+    feedback: str = ""
 
 
 def _omitted_when_none() -> Any:
@@ -102,6 +124,80 @@ class FormulaScore(Record):
         None, description="how the counts were obtained (enumeration | sdd | ganak | approxmc)"
     )
     exact: bool | None = Field(None, description="counts are exact (false only with approxmc)")
+
+
+Count = int | str  # a model count; as text past 2^53 (JSON readers lose precision beyond it)
+
+
+class FormulaMetrics(Record):
+    """The whole score as the attempt state and ``metrics.json`` keep it (``tools/metrics.FormulaScore``
+    with counts past 2^53 as text); the summary keeps its :class:`FormulaScore` part."""
+
+    tp: Count | None = None  # None (with tn and the two counts): equivalence proved, the count unknown
+    fp: Count | None = None
+    fn: Count | None = None
+    tn: Count | None = None
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
+    relation: str | None = None
+    mc_ratio: float | None = None
+    candidate_count: Count | None = None
+    truth_count: Count | None = None
+    exact: bool | None = None
+    count_method: str | None = None
+    counts: dict[str, dict[str, Any]] = Field(default_factory=dict)  # per count: method, seconds, ...
+
+
+class UnscoredFormula(Record):
+    """An accepted formula whose score is missing: a model count ran out of time."""
+
+    count_method: Literal["timed out"] = "timed out"
+    exact: bool = False
+    note: str = ""
+
+
+def _score_kind(value: Any) -> str:
+    method = value.get("count_method") if isinstance(value, dict) else getattr(value, "count_method", None)
+    return "unscored" if method == "timed out" else "scored"
+
+
+# What the evaluate node records: the score, or why there is none (read back from a checkpoint by its count_method).
+FormulaResult = Annotated[
+    Annotated[FormulaMetrics, Tag("scored")] | Annotated[UnscoredFormula, Tag("unscored")],
+    Discriminator(_score_kind),
+]
+
+
+class Training(Record):
+    """NeSy predictors trained on the accepted formula and on the ground truth
+    (``nesy/evaluate.train_and_evaluate``'s result; ``downstream.json``)."""
+
+    task: str = ""
+    num_vars: int = 0
+    seeds: list[int] = Field(default_factory=list)
+    methods: list[str] = Field(default_factory=list)
+    config: dict[str, Any] = Field(default_factory=dict)
+    sizes: dict[str, int] = Field(default_factory=dict)
+    ground_truth: dict[str, Any] = Field(default_factory=dict)  # its model count and SDD size
+    formula: dict[str, Any] | None = None  # the formula's relation, scores, count and SDD size
+    baseline: dict[str, Any] | None = None  # the backbone alone, per seed and summarised
+    results: dict[str, Any] = Field(default_factory=dict)  # per method and target, per seed and summarised
+    notes: list[str] = Field(default_factory=list)
+    seconds: float = 0.0
+
+
+def json_safe(value: Any) -> Any:
+    """Counts can exceed 64 bits (2^100 models); checkpoints and JSON readers want them as text."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and abs(value) >= 2**53:
+        return str(value)
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
 
 
 class Outcome(enum.StrEnum):
@@ -192,11 +288,19 @@ __all__ = [
     "SUMMARY_SCHEMA_VERSION",
     "SYNTAX_FAILURES",
     "Compilation",
+    "Count",
     "FailureKind",
+    "FormulaMetrics",
+    "FormulaResult",
     "FormulaScore",
+    "OracleCounterexample",
+    "OracleTest",
     "OracleVerdict",
     "Outcome",
     "Record",
     "RunSummary",
     "SummaryError",
+    "Training",
+    "UnscoredFormula",
+    "json_safe",
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +77,8 @@ def traced_node(emit: Callable[..., None], name: str, node: Callable[[Any], dict
     def run(state: Any) -> dict[str, Any]:
         start = time.perf_counter()
         update = node(state)
-        emit("node", node=name, seconds=time.perf_counter() - start, status=update.get("status", state.get("status")))
+        before = state.get("status") if isinstance(state, Mapping) else getattr(state, "status", None)
+        emit("node", node=name, seconds=time.perf_counter() - start, status=update.get("status", before))
         return update
 
     return run

@@ -183,85 +183,11 @@ def sdd_to_cirkit(node, num_vars: int, literal_factory=None, pad_arities: bool =
         def literal_factory(var0: int, negated: bool):
             return LogitLiteral(Scope([var0]), 1, negated=negated)
 
-    # 1. an abstract DAG: a literal or a gate over earlier nodes, by index
-    nodes: list[_DagNode] = []
-    leaf_index: dict[int, int] = {}
-    TRUE, FALSE = -1, -2
-
-    def leaf(lit: int) -> int:
-        if lit not in leaf_index:
-            if abs(lit) > num_vars:
-                raise ValueError(f"the SDD mentions variable {abs(lit)} > {num_vars}: quantify auxiliaries first")
-            leaf_index[lit] = len(nodes)
-            nodes.append(lit)
-        return leaf_index[lit]
-
-    def product_inputs(index: int) -> list[int]:
-        dag_node = nodes[index]
-        return dag_node.children if isinstance(dag_node, _Gate) and dag_node.kind == "and" else [index]
-
-    def gate(kind: str, children: list[int]) -> int:
-        if kind == "and":
-            if flatten_products:  # (a ∧ (b ∧ c)) → (a ∧ b ∧ c): one level instead of two
-                children = [g for c in children for g in product_inputs(c)]
-            if len(children) == 1:
-                return children[0]
-        nodes.append(_Gate(kind, list(children)))
-        return len(nodes) - 1
-
-    converted: dict[int, int] = {}
-    used_vars: set[int] = set()
-    for current in sdd_postorder(node):
-        if current.is_true():
-            converted[current.id] = TRUE
-        elif current.is_false():
-            converted[current.id] = FALSE
-        elif current.is_literal():
-            converted[current.id] = leaf(current.literal)
-            used_vars.add(abs(current.literal))
-        else:
-            elements: list[int] = []
-            is_true = False
-            for prime, sub in current.elements():
-                p, s = converted[prime.id], converted[sub.id]
-                if p == FALSE or s == FALSE:
-                    continue
-                parts = [c for c in (p, s) if c != TRUE]
-                if not parts:
-                    is_true = True
-                    break
-                elements.append(gate("and", parts))
-            if is_true:
-                converted[current.id] = TRUE
-            elif not elements:
-                converted[current.id] = FALSE
-            elif len(elements) == 1:
-                converted[current.id] = elements[0]
-            else:
-                converted[current.id] = gate("or", elements)
-
-    root = converted[node.id]
-    if root == FALSE:
-        raise UnsatisfiableConstraint("an unsatisfiable SDD has no circuit")
-    factors = [] if root == TRUE else [root]
-    for var in range(1, num_vars + 1):
-        if var not in used_vars:
-            factors.append(gate("or", [leaf(var), leaf(-var)]))
-    lone = nodes[factors[0]] if len(factors) == 1 else None
-    if lone is not None and not (isinstance(lone, _Gate) and lone.kind == "or"):
-        factors = [gate("or", [factors[0]])]  # a lone literal: give the circuit a unit-weight sum root
-    output = gate("and", factors)
-
-    # 2. depths (longest path from the leaves, as cirkit's folding sees them) and padded arities
-    depth = [0] * len(nodes)
-    for i, dag_node in enumerate(nodes):  # children always precede their parents
-        if isinstance(dag_node, _Gate):
-            depth[i] = 1 + max(depth[c] for c in dag_node.children)
-    width: dict[int, int] = {}
-    if pad_arities:
-        for i, dag_node in enumerate(nodes):
-            if isinstance(dag_node, _Gate) and dag_node.kind == "or":
-                width[depth[i]] = max(width.get(depth[i], 0), len(dag_node.children))
+    dag = _Dag(num_vars, flatten_products)  # 1. an abstract DAG: a literal or a gate over earlier nodes
+    output = dag.of_sdd(node)
+    nodes = dag.nodes
+    depth = _depths(nodes)  # 2. depths and the padded arities
+    width = _sum_widths(nodes, depth) if pad_arities else {}
 
     # 3. cirkit layers, frozen
     def frozen(values: np.ndarray) -> Parameter:
@@ -280,7 +206,7 @@ def sdd_to_cirkit(node, num_vars: int, literal_factory=None, pad_arities: bool =
             in_layers[layer] = [layers[c] for c in dag_node.children]
         else:
             children = dag_node.children
-            arity = width.get(depth[i], len(children)) if pad_arities else len(children)
+            arity = width.get(depth[i], len(children))
             weights = np.zeros((1, arity))
             weights[0, : len(children)] = 1.0
             padded = list(children) + [children[0]] * (arity - len(children))
@@ -301,6 +227,102 @@ class _Gate:
 
 
 _DagNode = int | _Gate  # a literal (signed DIMACS) or a gate
+_TRUE, _FALSE = -1, -2  # what an SDD node became when it is a constant, instead of a DAG index
+
+
+class _Dag:
+    """The abstract DAG of an SDD over variables 1..``num_vars``: literals and gates over earlier nodes,
+    by index (children always precede their parents). With ``flatten_products``, a product whose input
+    is a product takes that product's inputs instead."""
+
+    def __init__(self, num_vars: int, flatten_products: bool) -> None:
+        self.num_vars = num_vars
+        self.flatten_products = flatten_products
+        self.nodes: list[_DagNode] = []
+        self._leaves: dict[int, int] = {}
+
+    def leaf(self, lit: int) -> int:
+        """The index of a literal's leaf, made on first use."""
+        if lit not in self._leaves:
+            if abs(lit) > self.num_vars:
+                raise ValueError(f"the SDD mentions variable {abs(lit)} > {self.num_vars}: quantify auxiliaries first")
+            self._leaves[lit] = len(self.nodes)
+            self.nodes.append(lit)
+        return self._leaves[lit]
+
+    def gate(self, kind: str, children: list[int]) -> int:
+        """The index of a new gate (a product of one input is that input)."""
+        if kind == "and":
+            if self.flatten_products:  # (a ∧ (b ∧ c)) → (a ∧ b ∧ c): one level instead of two
+                children = [g for c in children for g in self._product_inputs(c)]
+            if len(children) == 1:
+                return children[0]
+        self.nodes.append(_Gate(kind, list(children)))
+        return len(self.nodes) - 1
+
+    def _product_inputs(self, index: int) -> list[int]:
+        dag_node = self.nodes[index]
+        return dag_node.children if isinstance(dag_node, _Gate) and dag_node.kind == "and" else [index]
+
+    def of_sdd(self, node) -> int:
+        """Convert the SDD (bottom-up) and return the output: a product of the root and of a
+        ``v ∨ ¬v`` for every variable the SDD does not mention, under a sum when it is a lone literal."""
+        converted: dict[int, int] = {}
+        used_vars: set[int] = set()
+        for current in sdd_postorder(node):
+            if current.is_true():
+                converted[current.id] = _TRUE
+            elif current.is_false():
+                converted[current.id] = _FALSE
+            elif current.is_literal():
+                converted[current.id] = self.leaf(current.literal)
+                used_vars.add(abs(current.literal))
+            else:
+                converted[current.id] = self._decision(current, converted)
+        root = converted[node.id]
+        if root == _FALSE:
+            raise UnsatisfiableConstraint("an unsatisfiable SDD has no circuit")
+        factors = [] if root == _TRUE else [root]
+        for var in range(1, self.num_vars + 1):
+            if var not in used_vars:
+                factors.append(self.gate("or", [self.leaf(var), self.leaf(-var)]))
+        lone = self.nodes[factors[0]] if len(factors) == 1 else None
+        if lone is not None and not (isinstance(lone, _Gate) and lone.kind == "or"):
+            factors = [self.gate("or", [factors[0]])]  # a lone literal: give the circuit a unit-weight sum root
+        return self.gate("and", factors)
+
+    def _decision(self, current, converted: dict[int, int]) -> int:
+        """A decision node: the sum of its (prime ∧ sub) elements, constants folded."""
+        elements: list[int] = []
+        for prime, sub in current.elements():
+            p, s = converted[prime.id], converted[sub.id]
+            if p == _FALSE or s == _FALSE:
+                continue
+            parts = [c for c in (p, s) if c != _TRUE]
+            if not parts:
+                return _TRUE
+            elements.append(self.gate("and", parts))
+        if not elements:
+            return _FALSE
+        return elements[0] if len(elements) == 1 else self.gate("or", elements)
+
+
+def _depths(nodes: list[_DagNode]) -> list[int]:
+    """Each node's longest path from the leaves, as cirkit's folding sees it."""
+    depth = [0] * len(nodes)
+    for i, dag_node in enumerate(nodes):  # children always precede their parents
+        if isinstance(dag_node, _Gate):
+            depth[i] = 1 + max(depth[c] for c in dag_node.children)
+    return depth
+
+
+def _sum_widths(nodes: list[_DagNode], depth: list[int]) -> dict[int, int]:
+    """The largest arity among the sum gates at each depth (what every sum there is padded to)."""
+    width: dict[int, int] = {}
+    for i, dag_node in enumerate(nodes):
+        if isinstance(dag_node, _Gate) and dag_node.kind == "or":
+            width[depth[i]] = max(width.get(depth[i], 0), len(dag_node.children))
+    return width
 
 
 def _reachable(output: int, nodes: list[_DagNode]) -> list[int]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from autonesy.tools.config import DEFAULT_LLM, LLM_ENV, env
 from autonesy.tools.errors import AutonesyError
 
 ACCEPTED_FORMS = (
@@ -109,6 +110,11 @@ class LLMSpec:
     def is_scripted(self) -> bool:
         """One of the verifier's scripted VifBench models (``oracle``, ``flawed``)."""
         return self.kind in SCRIPTED_KINDS
+
+
+def default_llm() -> LLMSpec:
+    """``$AUTONESY_LLM`` when set, else ``local`` (the embedded smoke-test model), parsed."""
+    return LLMSpec.parse(env(LLM_ENV) or DEFAULT_LLM)
 
 
 def redact_spec(spec: str | None) -> str | None:

@@ -7,6 +7,7 @@
   (the embedded smoke-test model, extra ``[local]``).
 """
 
+import autonesy.agents.llm.spec  # noqa: F401 - registers the openai, http and config providers
 from autonesy.agents.llm.cache import ResponseCache, shared_cache
 from autonesy.agents.llm.chat import ChatBackend, LangChainChatBackend, fold_system_prompt
 from autonesy.agents.llm.errors import KINDS, LLMError
@@ -14,7 +15,6 @@ from autonesy.agents.llm.local import LOCAL_NOTICE, LocalChatBackend, LocalLlama
 from autonesy.agents.llm.registry import backend_from_spec, parse_spec, provider
 from autonesy.agents.llm.replay import ReplayBackend, read_recorded_calls
 from autonesy.agents.llm.response import LLMResponse, normalize_messages, prompt_hash
-from autonesy.agents.llm.spec import default_llm_spec
 
 __all__ = [
     "KINDS",
@@ -31,7 +31,6 @@ __all__ = [
     "backend_from_spec",
     "parse_spec",
     "provider",
-    "default_llm_spec",
     "fold_system_prompt",
     "normalize_messages",
     "prompt_hash",

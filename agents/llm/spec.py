@@ -42,8 +42,6 @@ from autonesy.agents.llm.errors import LLMError
 from autonesy.agents.llm.openai_compat import openai_chat_model
 from autonesy.agents.llm.registry import backend_from_spec, provider
 from autonesy.tools.config import (
-    DEFAULT_LLM,
-    LLM_ENV,
     LLM_KEY_ENV,
     OPENAI_BASE_URL,
     OPENAI_BASE_URL_ENV,
@@ -55,11 +53,6 @@ from autonesy.tools.llm_spec import PRICE_KEYS, LLMSpec, public_url
 OPENAI_HOST = "api.openai.com"
 DUMMY_API_KEY = "not-needed"
 KEY_ENV_VARS = (LLM_KEY_ENV, OPENAI_KEY_ENV)
-
-
-def default_llm_spec() -> str:
-    """``$AUTONESY_LLM`` when set, else ``local`` (the embedded smoke-test model)."""
-    return env(LLM_ENV) or DEFAULT_LLM
 
 
 def _check_url(url: str) -> None:

@@ -58,12 +58,11 @@ def build(
         if all_tasks == bool(tasks):
             raise UserError("give task names or --all (not both)")
         names = list(TASK_NAMES) if all_tasks else list(dict.fromkeys(tasks or ()))
-        for name in names:
-            get_task(name)  # unknown names fail before anything is built
+        chosen = [get_task(name) for name in names]  # unknown names fail before anything is built
         split_sizes = _parse_sizes(sizes)
-        for name in names:
+        for name, task in zip(names, chosen):
             report = build_dataset(
-                name, data_dir, seed=seed, sizes=split_sizes, progress=None if progress else False, force=force
+                task, data_dir, seed=seed, sizes=split_sizes, progress=None if progress else False, force=force
             )
             manifest = report.manifest
             rows.append(
@@ -112,14 +111,14 @@ def show(
     from autonesy.tasks.registry import get_task
 
     with user_errors():
-        get_task(task_name)
+        task = get_task(task_name)
         if grid is not None and generator_for(task_name).modality != "image":
             raise UserError(f"{task_name}: its data are feature vectors, not images; --grid is for image tasks")
         dataset = load_dataset(
-            task_name, data_dir, seed=seed, sizes=_parse_sizes(sizes), progress=None if not as_json else False
+            task, data_dir, seed=seed, sizes=_parse_sizes(sizes), progress=None if not as_json else False
         )
-        stats = label_statistics(dataset)
-        grid_path = render_grid(dataset, grid, split=split, count=count) if grid is not None else None
+        stats = label_statistics(task, dataset)
+        grid_path = render_grid(task, dataset, grid, split=split, count=count) if grid is not None else None
     manifest = dataset.manifest
     record = {
         "task": dataset.task,
@@ -207,10 +206,12 @@ def load(
     from autonesy.tasks.data.dataset import label_statistics
     from autonesy.tasks.data.loaders import load_original
     from autonesy.tasks.data.store import resolve_data_dir
+    from autonesy.tasks.registry import get_task
 
     with user_errors():
+        task = get_task(task_name)
         dataset = load_original(task_name, resolve_data_dir(data_dir), invalid="drop" if drop_invalid else None)
-        stats = label_statistics(dataset)
+        stats = label_statistics(task, dataset)
     manifest = dataset.manifest
     record = {
         "task": dataset.task,

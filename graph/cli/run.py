@@ -100,7 +100,7 @@ def run(
             seeds=seeds,
             epochs=epochs,
         )
-        summary = run_attempt(config, out, progress=not as_json, notify=progress_printer(as_json))
+        summary = run_attempt(config, out, progress=not as_json, notify=None if as_json else progress_printer(False))
     if as_json:
         print_json(summary.model_dump())
     else:

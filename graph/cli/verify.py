@@ -14,6 +14,7 @@ exercise reflection and fallbacks). Both read the answers, so neither compares v
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +36,7 @@ from autonesy.graph.cli.common import (
 )
 from autonesy.graph.options import FEEDBACK_MODES, VERIFIERS
 from autonesy.tools.config import CHECKER_TIMEOUT_S
-from autonesy.tools.llm_spec import SCRIPTED_KINDS, LLMSpec
+from autonesy.tools.llm_spec import LLMSpec, default_llm
 
 if TYPE_CHECKING:  # the command line is built without pydantic (tests/graph/test_cli_startup.py)
     from autonesy.graph.verify.summary import VerificationSummary
@@ -81,12 +82,11 @@ def _backend(spec: LLMSpec, records: list[dict[str, Any]] | None = None) -> Any:
     return backend_from_spec(spec, records=read_data(Path(spec.path)) if spec.path else records)
 
 
-def _role_backends(specs: dict[str, str | None], records=None) -> dict[str, Any]:
+def _role_backends(specs: dict[str, LLMSpec | None], records=None) -> dict[str, Any]:
     """Backends for the roles whose spec is a scripted model (one backend per distinct spec); the
     other roles' backends are built by the verifier from its configuration."""
     found, made = {}, {}
-    for role, text in specs.items():
-        spec = _spec(text)
+    for role, spec in specs.items():
         if spec is None or not spec.is_scripted:
             continue
         if spec not in made:
@@ -95,10 +95,9 @@ def _role_backends(specs: dict[str, str | None], records=None) -> dict[str, Any]
     return found
 
 
-def _config_llm(llm: str | None) -> str | None:
+def _config_llm(spec: LLMSpec | None) -> LLMSpec | None:
     """What the run records as its LLM: a scripted spec by its kind (never a data path)."""
-    spec = _spec(llm)
-    return spec.kind if spec is not None and spec.is_scripted else llm
+    return replace(spec, text=spec.kind, path="") if spec is not None and spec.is_scripted else spec
 
 
 def _verifiers(values: list[str]) -> list[str]:
@@ -180,19 +179,15 @@ def verify(
 
     with user_errors(2):
         text, response = _read(instruction, "instruction"), _read(output, "output")
-        specs = {
-            "formulation": formulation_llm or llm,
-            "checker": checker_llm or llm,
-            "judge": judge_llm or llm,
-            "writer": llm,
-        }
+        spec, formulation, checker, judge = map(_spec, (llm, formulation_llm, checker_llm, judge_llm))
+        specs = {"formulation": formulation or spec, "checker": checker or spec, "judge": judge or spec, "writer": spec}
         given = _role_backends(specs)
         config = VerifyConfig(
             verifier=verifier,
-            llm=_config_llm(llm),
-            formulation_llm=formulation_llm,
-            checker_llm=checker_llm,
-            judge_llm=judge_llm,
+            llm=_config_llm(spec),
+            formulation_llm=formulation,
+            checker_llm=checker,
+            judge_llm=judge,
             checkers=list(checkers),
             entry_point_checkers=entry_points,
             max_reflections=max_reflections,
@@ -230,13 +225,14 @@ def follow(
 
     with user_errors(2):
         text = _read(instruction, "instruction")
-        specs = {"formulation": llm, "checker": llm, "judge": judge_llm or llm, "writer": writer_llm or llm}
+        spec, judge, writer = map(_spec, (llm, judge_llm, writer_llm))
+        specs = {"formulation": spec, "checker": spec, "judge": judge or spec, "writer": writer or spec}
         given = _role_backends(specs)
         config = VerifyConfig(
             verifier=verifier,
-            llm=_config_llm(llm),
-            judge_llm=judge_llm,
-            writer_llm=writer_llm,
+            llm=_config_llm(spec),
+            judge_llm=judge,
+            writer_llm=writer,
             checkers=list(checkers),
             max_reflections=max_reflections,
             llm_timeout_s=llm_timeout,
@@ -271,7 +267,7 @@ def generate(
         spec = _spec(llm)
         backend = _backend(spec) if spec is not None and spec.is_scripted else None
         summary = generate_data(
-            out, count, seed, llm=None if backend else llm, backend=backend, llm_timeout_s=llm_timeout
+            out, count, seed, llm=None if backend else spec, backend=backend, llm_timeout_s=llm_timeout
         )
     if as_json:
         print_json(summary)
@@ -343,20 +339,16 @@ def evaluate(
 
     with user_errors(1):
         names = _verifiers(verifier)
-        scripted = set(SCRIPTED_KINDS) & {llm, formulation_llm, checker_llm, judge_llm}
-        records = read_data(data, limit) if scripted else None
-        specs = {
-            "formulation": formulation_llm or llm,
-            "checker": checker_llm or llm,
-            "judge": judge_llm or llm,
-            "writer": llm,
-        }
+        spec, formulation, checker, judge = map(_spec, (llm, formulation_llm, checker_llm, judge_llm))
+        scripted = any(s is not None and s.is_scripted and not s.path for s in (spec, formulation, checker, judge))
+        records = read_data(data, limit) if scripted else None  # what a scripted model without a data file answers from
+        specs = {"formulation": formulation or spec, "checker": checker or spec, "judge": judge or spec, "writer": spec}
         given = _role_backends(specs, records)
         config = VerifyConfig(
-            llm=_config_llm(llm),
-            formulation_llm=formulation_llm,
-            checker_llm=checker_llm,
-            judge_llm=judge_llm,
+            llm=_config_llm(spec),
+            formulation_llm=formulation,
+            checker_llm=checker,
+            judge_llm=judge,
             checkers=list(checkers),
             max_reflections=max_reflections,
             llm_timeout_s=llm_timeout,
@@ -464,12 +456,11 @@ def optimize_judge(
     max_metric_calls: int = typer.Option(60, "--max-metric-calls", min=1),
 ) -> None:
     """GEPA-CoT: optimise the CoT judge's guidance with GEPA (optional extra 'gepa')."""
-    from autonesy.agents.llm import default_llm_spec
     from autonesy.graph.verify.vifbench import optimize_judge as run_optimize
     from autonesy.graph.verify.vifbench import read_data
 
     with user_errors(1):
-        judge_spec, reflection_spec = LLMSpec.parse(llm or default_llm_spec()), _spec(reflection_llm)
+        judge_spec, reflection_spec = _spec(llm) or default_llm(), _spec(reflection_llm)
         scripted = judge_spec.is_scripted or (reflection_spec is not None and reflection_spec.is_scripted)
         records = read_data(data) if scripted else None
         judge = _backend(judge_spec, records)

@@ -12,7 +12,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from autonesy.agents.llm import default_llm_spec
 from autonesy.agents.options import DECODING_MODES, POLICY_NAMES, PROMPT_STYLES
 from autonesy.graph.results import EXPERT
 from autonesy.graph.run import RunConfig, default_decoding
@@ -21,7 +20,7 @@ from autonesy.tasks.registry import TASK_NAMES, TaskSpec
 from autonesy.tasks.task import TaskError
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S, LLM_TIMEOUT_S, MAX_REPAIRS
 from autonesy.tools.errors import AutonesyError
-from autonesy.tools.llm_spec import LLMSpec, LLMSpecError, redact_spec
+from autonesy.tools.llm_spec import LLMSpec, LLMSpecError, default_llm, redact_spec
 from autonesy.tools.options import FORMATS
 
 
@@ -216,7 +215,7 @@ def sample(jobs: Sequence[Mapping[str, Any]], limit: int, seed: int = 0) -> list
 def _llm_specs(texts: Iterable[str]) -> list[LLMSpec | None]:
     """The grid's LLMs, parsed (a bad spec is a ``SweepError``); none given: the default LLM."""
     try:
-        return [LLMSpec.parse(text) for text in split_list(texts) or [default_llm_spec()]]
+        return [LLMSpec.parse(text) for text in split_list(texts)] or [default_llm()]
     except LLMSpecError as error:
         raise SweepError(str(error)) from None
 

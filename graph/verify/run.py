@@ -19,17 +19,11 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from autonesy.agents.llm import (
-    LOCAL_NOTICE,
-    ChatBackend,
-    ResponseCache,
-    backend_from_spec,
-    default_llm_spec,
-)
+from autonesy.agents.llm import LOCAL_NOTICE, ChatBackend, ResponseCache, backend_from_spec
 from autonesy.agents.verify import CheckingAgent, FormulationAgent, JudgeAgent, WriterAgent
 from autonesy.graph.checkpoint_store import run_checkpointer
 from autonesy.graph.options import FEEDBACK_MODES, VERIFIERS
@@ -47,11 +41,12 @@ from autonesy.graph.verify.graph import (
 from autonesy.graph.verify.summary import VERDICTS, VerificationSummary
 from autonesy.tools.config import CHECKER_TIMEOUT_S, LLM_TIMEOUT_S, MAX_REFLECTIONS
 from autonesy.tools.errors import AutonesyError
-from autonesy.tools.llm_spec import LLMSpec, redact_spec
+from autonesy.tools.llm_spec import LLMSpec, default_llm
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.verify.user_checkers import UserChecker, load_user_checkers
 
 ROLES = ("formulation", "checker", "judge", "writer")
+LLM_FIELDS = ("llm", "formulation_llm", "checker_llm", "judge_llm", "writer_llm")
 THREAD = "verify"
 IDENTITY = ("kind", "verifier", "instruction_sha256", "output_sha256", "budget", "feedback")  # what a resume must match
 
@@ -65,11 +60,11 @@ class VerifyConfig:
     """Everything that defines a verification (or a feedback loop); ``config.json`` records it, LLMs by label only."""
 
     verifier: str = "nsvif"
-    llm: str | None = None  # default for every agent: $AUTONESY_LLM, else the embedded local model
-    formulation_llm: str | None = None
-    checker_llm: str | None = None  # checker code
-    judge_llm: str | None = None
-    writer_llm: str | None = None  # follow: the model that writes the responses
+    llm: LLMSpec | None = None  # default for every agent: $AUTONESY_LLM, else the embedded local model
+    formulation_llm: LLMSpec | None = None
+    checker_llm: LLMSpec | None = None  # checker code
+    judge_llm: LLMSpec | None = None
+    writer_llm: LLMSpec | None = None  # follow: the model that writes the responses
     max_reflections: int = MAX_REFLECTIONS
     max_formulation_repairs: int = 2
     checkers: list[str] = field(default_factory=list)  # user checker modules (paths, modules, module:function)
@@ -91,17 +86,25 @@ class VerifyConfig:
             raise VerifyError("reflection rounds, formulation repairs and the budget cannot be negative")
         if self.checker_wall_s <= 0:
             raise VerifyError("the checker time limit must be positive")
-        return VerifyConfig(**{**asdict(self), "llm": self.llm or default_llm_spec()})
+        return replace(self, llm=self.llm or default_llm())
 
-    def role_specs(self) -> dict[str, str]:
+    def role_specs(self) -> dict[str, LLMSpec]:
         """The LLM spec of each agent role: its own option, else ``--llm``, else the default."""
-        default = self.llm or default_llm_spec()
+        default = self.llm or default_llm()
         return {
             "formulation": self.formulation_llm or default,
             "checker": self.checker_llm or default,
             "judge": self.judge_llm or default,
             "writer": self.writer_llm or default,
         }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The configuration as JSON data, each LLM as its spec text shown (a URL password as ``***``)."""
+        data = asdict(self)
+        for name in LLM_FIELDS:
+            spec = getattr(self, name)
+            data[name] = spec.redacted if spec else None
+        return data
 
     def limits(self) -> SandboxLimits:
         """The sandbox limits of one checker run: the checker time limit for CPU and wall clock, fixed memory and
@@ -143,7 +146,7 @@ class Backends:
             raise VerifyError(f"unknown agent role(s) {', '.join(sorted(unknown))}; roles: {', '.join(ROLES)}")
         specs = config.role_specs()
         needed = needed_roles(config)
-        by_spec: dict[str, ChatBackend] = {}
+        by_spec: dict[LLMSpec, ChatBackend] = {}
         response_cache = ResponseCache(run_dir / "llm_cache.sqlite") if (cache and run_dir is not None) else None
         for role in needed:
             if role in given:
@@ -151,17 +154,16 @@ class Backends:
             elif backend is not None:
                 self.by_role[role] = backend
             else:
-                text = specs[role]
-                if text not in by_spec:  # parsed here, where a role's backend is built (once per spec)
-                    spec = LLMSpec.parse(text)
+                spec = specs[role]
+                if spec not in by_spec:  # one backend per spec
                     options = {} if config.max_tokens is None else {"max_tokens": config.max_tokens}
-                    by_spec[text] = backend_from_spec(
+                    by_spec[spec] = backend_from_spec(
                         spec, timeout_s=config.llm_timeout_s, cache=response_cache, **options
                     )
-                    self._owned.append(by_spec[text])
+                    self._owned.append(by_spec[spec])
                     if spec.kind == "local" and not spec.path:
                         notify(f"note: {LOCAL_NOTICE}")
-                self.by_role[role] = by_spec[text]
+                self.by_role[role] = by_spec[spec]
 
     def labels(self) -> dict[str, str]:
         """Each role's backend label (endpoint and model, never a key) for config.json and the summary."""
@@ -257,14 +259,14 @@ def config_record(kind: str, config: VerifyConfig, backends: Backends, **extra: 
     used = needed_roles(config)
     shown = sorted({labels[r] for r in used})
     return {
-        **asdict(config),
+        **config.to_dict(),
         "kind": kind,
         "task": kind,
         "format": config.verifier,
         "policy": config.verifier,
         "detail": config.feedback if config.budget else "",
         "llm": " + ".join(shown),
-        "llm_spec": redact_spec(config.llm),
+        "llm_spec": config.llm.redacted if config.llm else None,
         "llms": {r: labels[r] for r in used},
         **extra,
     }

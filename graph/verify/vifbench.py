@@ -55,6 +55,7 @@ from autonesy.tasks.vifbench import GROUPS, Instruction, generate_instruction, l
 from autonesy.tasks.vifbench.generator import REGENERATION_BUDGET, record, vifbench_plan
 from autonesy.tools import safe_files
 from autonesy.tools.config import LLM_TIMEOUT_S
+from autonesy.tools.llm_spec import LLMSpec
 from autonesy.tools.verify.metrics import COST_KEYS, scores
 
 DATA_FILE = "vifbench.jsonl"
@@ -118,7 +119,7 @@ def generate_data(
     count: int | None = None,
     seed: int = 0,
     *,
-    llm: str | None = None,
+    llm: LLMSpec | None = None,
     backend: ChatBackend | None = None,
     llm_timeout_s: float = LLM_TIMEOUT_S,
     notify: Callable[[str], None] = lambda m: None,

@@ -1,7 +1,7 @@
 """Annotated train / val / test data of a task: built on first use, cached, loaded as arrays.
 
     from autonesy.tasks.data.dataset import load_dataset
-    data = load_dataset("mn-add")              # builds into the data directory the first time
+    data = load_dataset(get_task("mn-add"))    # builds into the data directory the first time
     data.train.x, data.train.y                 # float32 (B, C, H, W) or (B, D); uint8 (B, N)
 
 ``y`` holds the task's N variables in DIMACS order (column j is variable j + 1) and every row
@@ -28,8 +28,8 @@ import numpy as np
 from autonesy.tasks.data.context import SPLITS, GenerationContext
 from autonesy.tasks.data.generators import DataGenerator, generator_for
 from autonesy.tasks.data.sampling import check_labels
-from autonesy.tasks.data.store import DataError, entry_dir, publish_entry, read_npz, resolve_data_dir, verify_entry
-from autonesy.tasks.registry import get_task
+from autonesy.tasks.data.store import DataError, entry_dir, publish_entry, read_splits, resolve_data_dir, verify_entry
+from autonesy.tasks.task import Task
 
 FORMAT = 1
 Sizes = Mapping[str, int] | Sequence[int] | None
@@ -89,9 +89,12 @@ class BuildReport:
     seconds: float
 
 
-def resolve_sizes(task_name: str, sizes: Sizes = None) -> dict[str, int]:
+def resolve_sizes(task: Task, sizes: Sizes = None) -> dict[str, int]:
     """Split sizes as {train, val, test}: the generator's defaults, or a mapping / 3-sequence."""
-    default = generator_for(task_name).default_sizes
+    return _split_sizes(task.name, generator_for(task.name).default_sizes, sizes)
+
+
+def _split_sizes(task_name: str, default: Mapping[str, int], sizes: Sizes) -> dict[str, int]:
     if sizes is None:
         return dict(default)
     if isinstance(sizes, Mapping):
@@ -129,12 +132,12 @@ def _progress_bar(task_name: str, total: int, progress: bool | None):
 
 
 def generate(
-    task_name: str, seed: int = 0, sizes: Sizes = None, progress: bool | None = False
+    task: Task, seed: int = 0, sizes: Sizes = None, progress: bool | None = False
 ) -> dict[str, dict[str, np.ndarray]]:
     """Make the three splits in memory (stored dtypes), check every label, write nothing."""
-    task = get_task(task_name)
+    task_name = task.name
     generator = generator_for(task_name)
-    sizes = resolve_sizes(task_name, sizes)
+    sizes = _split_sizes(task_name, generator.default_sizes, sizes)
     seed = _check_seed(task_name, seed)
     bar = _progress_bar(task_name, sum(sizes.values()), progress)
     ctx = GenerationContext(task, int(seed), sizes, advance=(bar.update if bar is not None else (lambda n: None)))
@@ -161,12 +164,11 @@ def generate(
     return arrays
 
 
-def _manifest(task_name: str, seed: int, sizes: dict[str, int], generator: DataGenerator, arrays) -> dict[str, Any]:
-    task = get_task(task_name)
+def _manifest(task: Task, seed: int, sizes: dict[str, int], generator: DataGenerator, arrays) -> dict[str, Any]:
     x = {split: arrays[split]["x"] for split in SPLITS}
     return {
         "format": FORMAT,
-        "task": task_name,
+        "task": task.name,
         "seed": int(seed),
         "sizes": sizes,
         "provenance": generator.provenance,
@@ -182,7 +184,7 @@ def _manifest(task_name: str, seed: int, sizes: dict[str, int], generator: DataG
 
 
 def build_dataset(
-    task_name: str,
+    task: Task,
     data_dir: str | Path | None = None,
     seed: int = 0,
     sizes: Sizes = None,
@@ -190,8 +192,9 @@ def build_dataset(
     force: bool = False,
 ) -> BuildReport:
     """Make sure the cache entry of (task, seed, sizes) exists and is intact; build it if not."""
+    task_name = task.name
     generator = generator_for(task_name)
-    sizes = resolve_sizes(task_name, sizes)
+    sizes = _split_sizes(task_name, generator.default_sizes, sizes)
     seed = _check_seed(task_name, seed)
     directory = entry_dir(resolve_data_dir(data_dir), task_name, seed, sizes)
     start = time.perf_counter()
@@ -199,8 +202,8 @@ def build_dataset(
         manifest = verify_entry(directory, version=generator.version)
         if manifest is not None:
             return BuildReport(task_name, directory, manifest, False, time.perf_counter() - start)
-    arrays = generate(task_name, seed, sizes, progress)
-    manifest = publish_entry(directory, arrays, _manifest(task_name, seed, sizes, generator, arrays))
+    arrays = generate(task, seed, sizes, progress)
+    manifest = publish_entry(directory, arrays, _manifest(task, seed, sizes, generator, arrays))
     return BuildReport(task_name, directory, manifest, True, time.perf_counter() - start)
 
 
@@ -212,27 +215,24 @@ def _to_split(name: str, arrays: dict[str, np.ndarray], x_scale: float | None) -
 
 
 def load_dataset(
-    task_name: str,
+    task: Task,
     data_dir: str | Path | None = None,
     seed: int = 0,
     sizes: Sizes = None,
     progress: bool | None = None,
 ) -> Dataset:
     """The task's splits, from the cache, built there first if missing, stale or corrupted."""
-    report = build_dataset(task_name, data_dir, seed, sizes, progress)
-    splits = {}
+    task_name = task.name
+    report = build_dataset(task, data_dir, seed, sizes, progress)
     try:
-        for split in SPLITS:
-            splits[split] = _to_split(
-                split, read_npz(report.directory / f"{split}.npz"), report.manifest.get("x_scale")
-            )
+        arrays = read_splits(report.directory)
+        splits = {name: _to_split(name, part, report.manifest.get("x_scale")) for name, part in arrays.items()}
     except (OSError, ValueError, KeyError) as error:  # changed on disk since it was verified
         if report.built:
             raise DataError(f"{task_name}: cannot read the data just written to {report.directory}: {error}") from None
-        report = build_dataset(task_name, data_dir, seed, sizes, progress, force=True)
-        splits = {
-            s: _to_split(s, read_npz(report.directory / f"{s}.npz"), report.manifest.get("x_scale")) for s in SPLITS
-        }
+        report = build_dataset(task, data_dir, seed, sizes, progress, force=True)
+        arrays = read_splits(report.directory)
+        splits = {name: _to_split(name, part, report.manifest.get("x_scale")) for name, part in arrays.items()}
     manifest = report.manifest
     return Dataset(
         task=task_name,
@@ -247,9 +247,8 @@ def load_dataset(
     )
 
 
-def label_statistics(dataset: Dataset) -> dict[str, Any]:
+def label_statistics(task: Task, dataset: Dataset) -> dict[str, Any]:
     """Per split: size, distinct label rows, validity, and how often each variable is true."""
-    task = get_task(dataset.task)
     stats: dict[str, Any] = {}
     for name, split in dataset.splits.items():
         y = split.y

@@ -18,7 +18,7 @@ from autonesy.tasks.data.dataset import Dataset
 from autonesy.tasks.data.generators import generator_for
 from autonesy.tasks.data.store import DataError
 from autonesy.tasks.data.warcraft_maps import path_overlay
-from autonesy.tasks.registry import get_task
+from autonesy.tasks.task import Task
 
 TARGET_WIDTH = 128
 PAD = 6
@@ -41,7 +41,9 @@ def _to_rgb(x: np.ndarray) -> np.ndarray:
     return pixels.transpose(1, 2, 0)
 
 
-def render_grid(dataset: Dataset, path: str | Path, split: str = "test", count: int = 16, columns: int = 4) -> Path:
+def render_grid(
+    task: Task, dataset: Dataset, path: str | Path, split: str = "test", count: int = 16, columns: int = 4
+) -> Path:
     """Write a PNG grid of the first ``count`` examples of ``split``; returns the path written."""
     if dataset.modality != "image":
         raise DataError(f"{dataset.task}: its data are feature vectors, not images; --grid is for image tasks")
@@ -49,8 +51,7 @@ def render_grid(dataset: Dataset, path: str | Path, split: str = "test", count: 
         raise DataError(f"unknown split {split!r}; choose one of {', '.join(dataset.splits)}")
     if count < 1 or columns < 1:
         raise DataError("the grid needs at least one example and one column")
-    task = get_task(dataset.task)
-    describe = generator_for(dataset.task).describe
+    describe = generator_for(task.name).describe
     data = dataset.splits[split]
     count = min(count, len(data))
     font = _font()

@@ -109,6 +109,11 @@ def read_npz(path: Path) -> dict[str, np.ndarray]:
         return {name: archive[name] for name in archive.files}
 
 
+def read_splits(directory: Path) -> dict[str, dict[str, np.ndarray]]:
+    """The arrays of every split of an entry (``<split>.npz``), by split."""
+    return {split: read_npz(directory / f"{split}.npz") for split in SPLITS}
+
+
 def sha256_file(path: Path) -> str:
     """SHA-256 of a file, read in blocks; the manifest records it to detect corrupted splits."""
     digest = hashlib.sha256()

@@ -112,11 +112,11 @@ def test_a_backend_without_a_dialect_says_so_in_one_line(tmp_path):
 
 
 def test_decoding_defaults_to_grammar_for_the_embedded_model_only():
-    assert RunConfig(task="fashion", llm=LLMSpec.parse("local")).resolved().decoding == "grammar"
-    assert RunConfig(task="fashion", llm=LLMSpec.parse("http://h:1/v1@m")).resolved().decoding == "free"
-    assert RunConfig(task="fashion", policy="expert").resolved().decoding == "free"
+    assert RunConfig(task="fashion", llm=LLMSpec.parse("local")).resolved(has_data=True).decoding == "grammar"
+    assert RunConfig(task="fashion", llm=LLMSpec.parse("http://h:1/v1@m")).resolved(has_data=True).decoding == "free"
+    assert RunConfig(task="fashion", policy="expert").resolved(has_data=True).decoding == "free"
     with pytest.raises(RunError, match="unknown decoding"):
-        RunConfig(task="fashion", llm=LLMSpec.parse("local"), decoding="beam").resolved()
+        RunConfig(task="fashion", llm=LLMSpec.parse("local"), decoding="beam").resolved(has_data=True)
 
 
 @pytest.mark.parametrize(

@@ -34,12 +34,11 @@ from autonesy.agents.llm import (
     ReplayBackend,
     ResponseCache,
     backend_from_spec,
-    default_llm_spec,
     fold_system_prompt,
     prompt_hash,
 )
 from autonesy.agents.llm import local as local_module
-from autonesy.tools.llm_spec import redact_spec
+from autonesy.tools.llm_spec import LLMSpec, default_llm, redact_spec
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
 MESSAGES = [
@@ -476,9 +475,9 @@ def test_spec_local_replay_default(monkeypatch, tmp_path):
     assert isinstance(backend, LocalChatBackend) and backend.notice == LOCAL_NOTICE
     assert backend.label.startswith("local@") and backend.fold_system and not backend.server.running
     assert backend.default_params["max_tokens"] == local_module.LOCAL_MAX_TOKENS and backend.max_tokens_in_extra_body
-    assert default_llm_spec() == "local"
+    assert default_llm() == LLMSpec("local", "local")
     monkeypatch.setenv("AUTONESY_LLM", "openai:gpt-4o")
-    assert default_llm_spec() == "openai:gpt-4o"
+    assert default_llm() == LLMSpec("openai", "openai:gpt-4o", model="gpt-4o")
 
 
 def test_spec_config_file(tmp_path, monkeypatch):

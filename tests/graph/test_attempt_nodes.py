@@ -2,7 +2,8 @@
 
 import autonesy.graph.attempt as attempt
 from autonesy.agents.policies import AttemptSpec, make_policy
-from autonesy.graph.attempt import AttemptRuntime
+from autonesy.graph.attempt import AttemptRuntime, AttemptState, CheckError
+from autonesy.graph.summary import Compilation
 from autonesy.graph.trace import read_trace
 from autonesy.graph.tracer import Tracer
 from autonesy.tasks.registry import get_task
@@ -30,7 +31,7 @@ def counting_converts(monkeypatch):
 def test_check_syntax_converts_once_with_the_autofix(tmp_path, monkeypatch):
     calls = counting_converts(monkeypatch)
     headerless = "<cnf>\n" + ONE_HOT.split("\n", 1)[1] + "</cnf>"
-    update = attempt.check_syntax({"answer": headerless, "autofixes": []}, runtime(tmp_path))
+    update = attempt.check_syntax(AttemptState(answer=headerless), runtime(tmp_path))
     assert calls == [True]
     assert update["error"] is None and update["dimacs"].count("\n") > 46
     assert "dimacs_header_added" in update["autofixes"]
@@ -39,8 +40,8 @@ def test_check_syntax_converts_once_with_the_autofix(tmp_path, monkeypatch):
 
 def test_check_syntax_reports_an_error_without_a_second_conversion(tmp_path, monkeypatch):
     calls = counting_converts(monkeypatch)
-    update = attempt.check_syntax({"answer": "<cnf>\np cnf 10 1\n1 2 banana 0\n</cnf>"}, runtime(tmp_path))
-    assert calls == [True] and update["dimacs"] is None and "banana" in update["error"]["message"]
+    update = attempt.check_syntax(AttemptState(answer="<cnf>\np cnf 10 1\n1 2 banana 0\n</cnf>"), runtime(tmp_path))
+    assert calls == [True] and update["dimacs"] is None and "banana" in update["error"].message
     assert [e["event"] for e in read_trace(tmp_path)] == ["syntax_error"]
 
 
@@ -60,7 +61,7 @@ def test_the_repair_diff_does_not_run_the_answer(tmp_path, monkeypatch):
 
     rt = runtime(tmp_path, fmt="pysat")
     rt.policy = FixingPolicy()
-    update = attempt.repair({"source": "x = 0\ny = 2", "error": {"kind": "runtime", "message": "boom"}}, rt)
+    update = attempt.repair(AttemptState(source="x = 0\ny = 2", error=CheckError(kind="runtime", message="boom")), rt)
     assert update["answer"].startswith("<cnf>") and update["repair_round"] == 1
     assert read_trace(tmp_path)[-1]["changed"] == "+1 −2 lines"
 
@@ -73,9 +74,9 @@ def test_evaluate_uses_the_compiled_count(tmp_path, monkeypatch):
     counted = []
     real = metrics.count_models
     monkeypatch.setattr(metrics, "count_models", lambda cnf, *a, **k: counted.append(cnf) or real(cnf, *a, **k))
-    state = {"dimacs": dimacs, "compiled": {"ok": True, "model_count": "10", "seconds": 0.01}}
+    state = AttemptState(dimacs=dimacs, compiled=Compilation(ok=True, model_count="10", seconds=0.01))
     update = attempt.evaluate(state, runtime(tmp_path))
-    assert update["metrics"]["relation"] == "equal" and update["metrics"]["counts"]["candidate"]["method"] == "sdd"
+    assert update["metrics"].relation == "equal" and update["metrics"].counts["candidate"]["method"] == "sdd"
     assert counted == []  # the candidate is the ground truth: its compiled count serves as both
     assert isinstance(attempt.accepted_cnf(dimacs), type(task.ground_truth))
 
@@ -88,6 +89,6 @@ def test_evaluate_records_a_count_that_timed_out(tmp_path, monkeypatch):
 
     monkeypatch.setattr(attempt, "score_formula", timed_out)
     task = get_task("fashion")
-    update = attempt.evaluate({"dimacs": to_dimacs(task.ground_truth, task.names)}, runtime(tmp_path))
-    assert update["status"] == "accepted" and update["metrics"]["count_method"] == "timed out"
-    assert "timed out after 60 s" in update["metrics"]["note"]
+    update = attempt.evaluate(AttemptState(dimacs=to_dimacs(task.ground_truth, task.names)), runtime(tmp_path))
+    assert update["status"] == "accepted" and update["metrics"].count_method == "timed out"
+    assert "timed out after 60 s" in update["metrics"].note

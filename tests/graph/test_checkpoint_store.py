@@ -11,7 +11,7 @@ import pytest
 from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from autonesy.graph.checkpoint_store import CheckpointError, data_checkpointer
+from autonesy.graph.checkpoint_store import CheckpointError, DataOnlySerializer, data_checkpointer
 
 CONFIG = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
 EXT_CONSTRUCTOR_POS_ARGS = 1  # langgraph.checkpoint.serde.jsonplus: module.name(*args) on load
@@ -79,3 +79,31 @@ def test_garbage_bytes_are_one_clear_error(tmp_path: Path):
     with pytest.raises(CheckpointError, match="cannot be read as data"):
         data_checkpointer(connection).get_tuple(CONFIG)
     connection.close()
+
+
+def test_records_in_the_state_are_written_as_data_and_read_back_as_records():
+    """The attempt state's records go into a checkpoint as their JSON data (no class name a crafted file
+    could swap), and the state schema makes them records again."""
+    from autonesy.graph.attempt import AttemptState, CheckError
+    from autonesy.graph.summary import Compilation, FailureKind, OracleCounterexample, OracleTest, Outcome
+
+    oracle = OracleTest(passed=False, counterexamples=[OracleCounterexample(true_variables=["a"], source="label")])
+    values = {
+        "status": Outcome.REJECTED,
+        "failure": FailureKind.SYNTAX,
+        "error": CheckError(kind="syntax", message="bad"),
+        "compiled": Compilation(ok=False, note="over budget"),
+        "oracle_test": oracle,
+    }
+    serde = DataOnlySerializer()
+    data = serde.loads_typed(serde.dumps_typed(values))
+    assert data == {
+        "status": "rejected",
+        "failure": "syntax",
+        "error": {"kind": "syntax", "message": "bad"},
+        "compiled": {"ok": False, "note": "over budget"},
+        "oracle_test": oracle.model_dump(mode="json"),
+    }
+    state = AttemptState.model_validate(data)
+    assert state.compiled == values["compiled"] and state.oracle_test == oracle and state.error == values["error"]
+    assert state.status is Outcome.REJECTED and state.failure is FailureKind.SYNTAX

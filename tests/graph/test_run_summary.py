@@ -419,29 +419,35 @@ def test_a_crafted_job_file_is_skipped_when_rows_are_collected(tmp_path, job):
     ),
 )
 def test_the_summary_keeps_the_score_the_tools_computed(clauses, truth):
-    """The boundary between the two score types: tools/metrics computes a dataclass, the attempt graph
-    carries it as JSON (``json_safe``) and the summary reads it back; every field the summary keeps is
-    the computed one."""
-    from autonesy.graph.attempt import json_safe
+    """The boundary between the two score types: tools/metrics computes a dataclass, the evaluate node
+    records it whole (``score_record``: what metrics.json writes, every field as computed) and the
+    summary keeps its part of it; every field the summary keeps is the computed one."""
+    from autonesy.graph.attempt import score_record
     from autonesy.tools.cnf import CNF
     from autonesy.tools.metrics import score_formula
 
     computed = score_formula(CNF(4, tuple(map(tuple, clauses))), CNF(4, tuple(map(tuple, truth))))
-    kept = FormulaScore.model_validate(json_safe(computed.to_dict()))
+    recorded = score_record(computed)
+    assert recorded.model_dump() == computed.to_dict()  # nothing lost or defaulted (small counts: no text)
+    kept = FormulaScore.part_of(recorded)
+    assert kept is not None
     assert kept.model_dump() == {name: getattr(computed, name) for name in FormulaScore.model_fields}
 
 
 def test_a_count_past_two_to_the_53_is_kept_exactly_as_text():
-    from autonesy.graph.attempt import json_safe
+    from autonesy.graph.attempt import score_record
     from autonesy.tools.metrics import FormulaScore as ComputedScore
 
     huge = 2**100 + 1
     computed = ComputedScore(
         tp=huge, fp=0, fn=0, tn=huge, precision=1.0, recall=1.0, f1=1.0, relation="equal", mc_ratio=1.0,
-        candidate_count=huge, truth_count=huge, exact=True, count_method="sdd", counts={},
+        candidate_count=huge, truth_count=huge, exact=True, count_method="sdd",
+        counts={"candidate": {"count": huge, "method": "sdd"}},
     )  # fmt: skip
-    kept = FormulaScore.model_validate(json_safe(computed.to_dict()))
-    assert kept.tp == kept.tn == "1267650600228229401496703205377" and kept.fp == 0
+    recorded = score_record(computed)
+    assert recorded.candidate_count == recorded.counts["candidate"]["count"] == str(huge)
+    kept = FormulaScore.part_of(recorded)
+    assert kept is not None and kept.tp == kept.tn == "1267650600228229401496703205377" and kept.fp == 0
 
 
 @settings(max_examples=50, deadline=None)
@@ -449,8 +455,18 @@ def test_a_count_past_two_to_the_53_is_kept_exactly_as_text():
 def test_the_summary_keeps_the_oracle_verdict_the_task_layer_computed(passed, counts):
     """The same boundary for the oracle test: tasks/oracle_test's result, as the attempt graph carries
     it (with its feedback text), reads back into the summary's verdict field for field."""
-    from autonesy.tasks.oracle_test import OracleTestResult
+    from autonesy.graph.attempt import oracle_record
+    from autonesy.tasks.oracle_test import Counterexample, OracleTestResult
 
-    computed = OracleTestResult(passed, *counts)
-    kept = OracleVerdict.model_validate({**computed.to_dict(), "feedback": computed.feedback()})
+    computed = OracleTestResult(passed, *counts, counterexamples=[Counterexample(("a", "b"), True, False, "label")])
+    recorded = oracle_record(computed)
+    assert recorded.model_dump() == {
+        **computed.to_dict(),
+        "counterexamples": [
+            {"true_variables": ["a", "b"], "formula_says": True, "oracle_says": False, "source": "label"}
+        ],
+        "feedback": computed.feedback(),
+    }
+    kept = OracleVerdict.part_of(recorded)
+    assert kept is not None
     assert kept.model_dump() == {name: getattr(computed, name) for name in OracleVerdict.model_fields}

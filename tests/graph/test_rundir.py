@@ -24,6 +24,8 @@ from autonesy.graph.verify.run import VerifyConfig, VerifyError, verify_output
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.llm_spec import LLMSpec
 
+SCRIPTED = LLMSpec.parse("http://scripted.test/v1@fake-model")  # the LLM the scripted backends stand for
+
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
@@ -116,9 +118,7 @@ def test_both_pipelines_checkpoint_through_the_run_directory_with_the_same_pragm
     for module in (run_module, verify_run_module):
         monkeypatch.setattr(module, "run_checkpointer", spy)
     run_attempt(RunConfig(task="fashion", format="dimacs", policy="expert"), tmp_path / "attempt")
-    verify_output(
-        INSTRUCTION, SAT, VerifyConfig(llm="scripted"), tmp_path / "verify", backend=ScriptedRoles().backend()
-    )
+    verify_output(INSTRUCTION, SAT, VerifyConfig(llm=SCRIPTED), tmp_path / "verify", backend=ScriptedRoles().backend())
     assert opened == [1, 1]  # synchronous=NORMAL for the attempt and for the verification
 
 
@@ -136,7 +136,7 @@ def test_a_crafted_checkpoint_is_one_error_line_for_a_verification_too(tmp_path)
     run_dir.mkdir()
     _crafted_checkpoints(run_dir / "checkpoints.sqlite", "verify")
     with pytest.raises(VerifyError, match="not plain data") as refused:
-        verify_output(INSTRUCTION, SAT, VerifyConfig(llm="scripted"), run_dir, backend=ScriptedRoles().backend())
+        verify_output(INSTRUCTION, SAT, VerifyConfig(llm=SCRIPTED), run_dir, backend=ScriptedRoles().backend())
     assert "\n" not in str(refused.value)
 
 
@@ -154,11 +154,13 @@ def test_the_runner_resolves_the_tasks_labels_itself(tmp_path, monkeypatch):
     labels = np.eye(10, dtype=np.uint8)[[0, 3, 7, 9]]
     asked = []
 
-    def task_data(task_spec, data_dir=None):
-        asked.append((task_spec.text, data_dir))
+    def load_dataset(task, data_dir=None):
+        asked.append((task.name, data_dir))
         return FakeDataset(labels)
 
-    monkeypatch.setattr(run_module, "task_data", task_data)
+    import autonesy.tasks.data.dataset as dataset_module
+
+    monkeypatch.setattr(dataset_module, "load_dataset", load_dataset)
     config = RunConfig(task="fashion", format="dimacs", policy="expert", data=True, data_dir=str(tmp_path / "d"))
     summary = run_attempt(config, tmp_path / "with")
     assert asked == [("fashion", str(tmp_path / "d"))]
@@ -170,16 +172,16 @@ def test_the_runner_resolves_the_tasks_labels_itself(tmp_path, monkeypatch):
 def test_training_needs_data_and_auto_trains_only_the_embedded_models_main_job():
     task_file = str(Path(rundir_module.__file__).parents[1] / "tasks" / "examples" / "no-such.toml")
     with pytest.raises(RunError, match="needs annotated data"):
-        RunConfig(task=task_file, format="dimacs", policy="expert", train="spl").resolved()
-    auto = RunConfig(task="fashion", llm=LLMSpec.parse("local"), train="auto").resolved()
+        RunConfig(task=task_file, format="dimacs", policy="expert", train="spl").resolved(has_data=False)
+    auto = RunConfig(task="fashion", llm=LLMSpec.parse("local"), train="auto").resolved(has_data=True)
     assert (auto.train, auto.seeds, auto.epochs, auto.data) == ("spl,sl", 1, 3, True)
-    other = RunConfig(task="fashion", llm=LLMSpec.parse("openai:gpt-x"), train="auto").resolved()
+    other = RunConfig(task="fashion", llm=LLMSpec.parse("openai:gpt-x"), train="auto").resolved(has_data=True)
     assert (other.train, other.data) == ("none", False)
-    assert training_note("auto", auto) == "training: spl,sl on an accepted formula, 1 seed(s), 3 epochs"
-    assert "--train auto trains only with the embedded model" in training_note("auto", other)
-    no_data = RunConfig(task=task_file, format="dimacs", policy="expert", train="auto").resolved()
-    assert "no annotated data" in training_note("auto", no_data)
-    assert training_note("none", other) == "training: none"
+    assert training_note("auto", auto, True) == "training: spl,sl on an accepted formula, 1 seed(s), 3 epochs"
+    assert "--train auto trains only with the embedded model" in training_note("auto", other, True)
+    no_data = RunConfig(task=task_file, format="dimacs", policy="expert", train="auto").resolved(has_data=False)
+    assert "no annotated data" in training_note("auto", no_data, False)
+    assert training_note("none", other, True) == "training: none"
 
 
 def test_a_run_says_each_step_as_it_begins(tmp_path):

@@ -14,6 +14,9 @@ from autonesy.graph.run import RunConfig, run_attempt
 from autonesy.graph.schemas import SCHEMAS, schema_text, write_schemas
 from autonesy.graph.summary import FormulaScore, RunSummary
 from autonesy.graph.verify.summary import VerificationSummary
+from autonesy.tools.llm_spec import LLMSpec
+
+SCRIPTED = LLMSpec.parse("http://scripted.test/v1@fake-model")  # the LLM the scripted backends stand for
 
 DOCS = Path(__file__).parents[2] / "docs" / "schemas"
 SUMMARIES = Path(__file__).parent / "summaries"
@@ -113,7 +116,7 @@ def test_a_verification_writes_what_it_wrote_before_the_model(tmp_path):
     from autonesy.graph.verify.run import VerifyConfig, verify_output
 
     verify_output(
-        INSTRUCTION, NO_LANTERN, VerifyConfig(llm="scripted"), tmp_path / "v", backend=ScriptedRoles().backend()
+        INSTRUCTION, NO_LANTERN, VerifyConfig(llm=SCRIPTED), tmp_path / "v", backend=ScriptedRoles().backend()
     )
     on_disk = json.loads((tmp_path / "v" / "summary.json").read_text())
     before = json.loads((SUMMARIES / "verify" / "verification-unsat.json").read_text())

@@ -26,10 +26,13 @@ from autonesy.graph.trace import read_trace
 from autonesy.graph.verify.run import VerifyConfig, VerifyError, verify_output
 from autonesy.graph.verify.vifbench import evaluate
 from autonesy.tasks.vifbench import Instruction, generate
+from autonesy.tools.llm_spec import LLMSpec
+
+SCRIPTED = LLMSpec.parse("http://scripted.test/v1@fake-model")  # the LLM the scripted backends stand for
 
 
 def verify(tmp_path, roles, output, name="run", **options):
-    config = VerifyConfig(llm="scripted", **options)
+    config = VerifyConfig(llm=SCRIPTED, **options)
     return verify_output(INSTRUCTION, output, config, tmp_path / name, backend=roles.backend())
 
 
@@ -188,7 +191,7 @@ def test_each_agent_can_use_its_own_llm(tmp_path):
         "checker": checking.backend("c-model"),
         "judge": judging.backend("j-model"),
     }
-    summary = verify_output(INSTRUCTION, SAT, VerifyConfig(llm="scripted"), tmp_path / "run", backends=backends)
+    summary = verify_output(INSTRUCTION, SAT, VerifyConfig(llm=SCRIPTED), tmp_path / "run", backends=backends)
     assert summary.verdict == "sat"
     assert set(formulation.roles()) == {"formulation"} and set(checking.roles()) == {"checker"}
     assert set(judging.roles()) == {"judge"}
@@ -226,7 +229,7 @@ def test_a_user_checker_is_preferred_for_a_matching_constraint(tmp_path):
 @pytest.mark.parametrize("feedback", ["explanation", "boolean"])
 def test_the_feedback_loop_regenerates_until_sat(tmp_path, feedback):
     roles = ScriptedRoles(writer=[LONG_GLOOMY, NO_LANTERN, SAT])
-    config = VerifyConfig(llm="scripted", budget=5, feedback=feedback)
+    config = VerifyConfig(llm=SCRIPTED, budget=5, feedback=feedback)
     summary = verify_output(INSTRUCTION, None, config, tmp_path / "run", backend=roles.backend())
     assert summary.status == "sat" and summary.rounds == 3
     assert [h["verdict"] for h in summary.history] == ["unsat", "unsat", "sat"]
@@ -247,7 +250,7 @@ def test_the_feedback_loop_regenerates_until_sat(tmp_path, feedback):
 def test_the_feedback_loop_stops_at_the_budget(tmp_path):
     roles = ScriptedRoles(writer=[NO_LANTERN])
     summary = verify_output(
-        INSTRUCTION, None, VerifyConfig(llm="scripted", budget=2), tmp_path / "run", backend=roles.backend()
+        INSTRUCTION, None, VerifyConfig(llm=SCRIPTED, budget=2), tmp_path / "run", backend=roles.backend()
     )
     assert summary.status == "unsat" and summary.rounds == 2 and roles.roles().count("writer") == 2
 
@@ -270,7 +273,7 @@ def test_vifbench_eval_with_the_oracle_reproduces_every_label(tmp_path):
     report = evaluate(
         data,
         ["nsvif", "nsvif-neu", "judge"],
-        VerifyConfig(llm="scripted"),
+        VerifyConfig(llm=SCRIPTED),
         tmp_path / "eval",
         backend=backend,
         workers=2,
@@ -293,10 +296,10 @@ def test_vifbench_eval_with_the_oracle_reproduces_every_label(tmp_path):
         f"table-{name}.csv" for name in ("verifiers", "groups", "constraint-types", "cost")
     }
     # resuming the same evaluation verifies nothing again
-    again = evaluate(data, ["nsvif"], VerifyConfig(llm="scripted"), tmp_path / "eval", backend=backend)
+    again = evaluate(data, ["nsvif"], VerifyConfig(llm=SCRIPTED), tmp_path / "eval", backend=backend)
     assert again["verifiers"]["nsvif"]["overall"]["f1"] == 1.0
     with pytest.raises(VerifyError, match="holds a different run"):  # other data in the same directory
-        evaluate(data, ["judge"], VerifyConfig(llm="scripted"), tmp_path / "eval", backend=backend, limit=2)
+        evaluate(data, ["judge"], VerifyConfig(llm=SCRIPTED), tmp_path / "eval", backend=backend, limit=2)
 
 
 def test_reference_checkers_as_user_checkers_replace_generated_code(tmp_path):
@@ -306,7 +309,7 @@ def test_reference_checkers_as_user_checkers_replace_generated_code(tmp_path):
         summary = verify_output(
             rec["instruction"],
             rec["output"],
-            VerifyConfig(llm="scripted", checkers=["autonesy.tools.verify.checkers"]),
+            VerifyConfig(llm=SCRIPTED, checkers=["autonesy.tools.verify.checkers"]),
             tmp_path / rec["id"],
             backend=backend,
         )
@@ -355,7 +358,7 @@ def test_a_contradictory_instruction_is_reported_before_anything_is_checked(tmp_
 def test_follow_stops_on_a_contradictory_instruction_without_writing(tmp_path):
     roles = ScriptedRoles(formulation=[CONTRADICTORY])
     summary = verify_output(
-        INSTRUCTION, None, VerifyConfig(llm="scripted", budget=3), tmp_path / "run", backend=roles.backend()
+        INSTRUCTION, None, VerifyConfig(llm=SCRIPTED, budget=3), tmp_path / "run", backend=roles.backend()
     )
     assert summary.status == "contradictory" and summary.rounds == 0
     assert "writer" not in roles.roles()
@@ -389,7 +392,7 @@ def test_another_response_to_the_same_instruction_costs_at_most_the_judge(tmp_pa
     backend = LangChainChatBackend(oracle_chat_model(records), "scripted", "oracle", retries=1)
     data = tmp_path / "vifbench.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in records))
-    evaluate(data, ["nsvif", "nsvif-neu"], VerifyConfig(llm="scripted"), tmp_path / "eval", backend=backend)
+    evaluate(data, ["nsvif", "nsvif-neu"], VerifyConfig(llm=SCRIPTED), tmp_path / "eval", backend=backend)
     for verifier in ("nsvif", "nsvif-neu"):
         rows = [json.loads(line) for line in (tmp_path / "eval" / f"results-{verifier}.jsonl").read_text().splitlines()]
         seen = set()
@@ -413,7 +416,7 @@ def test_a_fresh_instruction_costs_at_most_three_judge_calls_worth_of_tokens(tmp
     tokens = {}
     for verifier in ("nsvif", "judge"):
         backend = LangChainChatBackend(oracle_chat_model(records), "scripted", "oracle", retries=1)
-        evaluate(data, [verifier], VerifyConfig(llm="scripted"), tmp_path / verifier, backend=backend)
+        evaluate(data, [verifier], VerifyConfig(llm=SCRIPTED), tmp_path / verifier, backend=backend)
         rows = [
             json.loads(line) for line in (tmp_path / verifier / f"results-{verifier}.jsonl").read_text().splitlines()
         ]

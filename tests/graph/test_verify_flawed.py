@@ -18,8 +18,11 @@ from autonesy.graph.verify.vifbench import evaluate
 from autonesy.tasks.vifbench import generate
 from autonesy.tasks.vifbench.constraints import Constraint
 from autonesy.tools.formats.expr import evaluate as evaluate_expr
+from autonesy.tools.llm_spec import LLMSpec
 from autonesy.tools.verify.checker_run import run_checker_code
 from autonesy.tools.verify.checkers import standalone_source
+
+SCRIPTED = LLMSpec.parse("http://scripted.test/v1@fake-model")  # the LLM the scripted backends stand for
 
 
 def formulation_answer(model: FlawedVifBenchLLM, text: str) -> str:
@@ -78,7 +81,7 @@ def test_constraint_scores_align_a_renumbered_or_split_decomposition_by_meaning(
     backend = LangChainChatBackend(
         HandlerChatModel(handler=model, model_name="flawed"), "scripted", "flawed", retries=1
     )
-    nsvif = evaluate(data, ["nsvif"], VerifyConfig(llm="scripted"), tmp_path / "eval", backend=backend)["verifiers"][
+    nsvif = evaluate(data, ["nsvif"], VerifyConfig(llm=SCRIPTED), tmp_path / "eval", backend=backend)["verifiers"][
         "nsvif"
     ]
     assert {model.flaw_of(r["instruction"]) for r in records} <= {"renumber", "split"}

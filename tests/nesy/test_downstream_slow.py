@@ -15,7 +15,7 @@ def test_feature_task_constraints_help_and_strict_formula_hurts_recall(tmp_path)
     from autonesy.tasks.data.dataset import load_dataset
 
     task = get_task("bdd-oia-2")
-    data = load_dataset(task.name, data_dir=tmp_path, progress=False)
+    data = load_dataset(task, data_dir=tmp_path, progress=False)
     j = task.index_of("stop")
     strict = task.ground_truth.with_clauses(task.ground_truth.clauses + ((-j,),))
     result = train_and_evaluate(task, strict, data, seeds=1, config=TrainConfig(threads=1), progress=False)

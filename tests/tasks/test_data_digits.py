@@ -24,7 +24,7 @@ def test_pools_are_disjoint_and_cover_every_image():
 
 @pytest.mark.parametrize("name", ["mn-add", "mn-add-bin", "mn-mul", "mn-mul-bin", "sudoku"])
 def test_test_images_never_appear_in_train(name):
-    arrays = generate(name, seed=0, sizes=SIZES)
+    arrays = generate(get_task(name), seed=0, sizes=SIZES)
     train, test = set(arrays["train"]["image_ids"].ravel()), set(arrays["test"]["image_ids"].ravel())
     assert train and test and not (train & test)
 
@@ -33,7 +33,7 @@ def test_test_images_never_appear_in_train(name):
 def test_arithmetic_inputs_show_the_labelled_digits(name):
     task = get_task(name)
     images, labels = load_digit_images()
-    data = generate(name, seed=2, sizes=SIZES)["train"]
+    data = generate(get_task(name), seed=2, sizes=SIZES)["train"]
     ids, digits = data["image_ids"], data["digits"]
     np.testing.assert_array_equal(labels[ids], digits)
     np.testing.assert_array_equal(data["x"][:, 0, :, :8], images[ids[:, 0]])
@@ -55,7 +55,7 @@ def test_arithmetic_labels_are_exactly_the_tasks_models(name):
 def test_sudoku_mosaic_places_each_cell():
     task = get_task("sudoku")
     images, labels = load_digit_images()
-    data = generate("sudoku", seed=0, sizes=SIZES)["val"]
+    data = generate(get_task("sudoku"), seed=0, sizes=SIZES)["val"]
     x, ids, grid, shifts = data["x"], data["image_ids"], data["grid"], data["shifts"]
     assert set(np.unique(shifts)) == {-1, 0, 1}
     for r in range(4):

@@ -22,7 +22,7 @@ def _dominant_colour(region: np.ndarray, palette: dict, names) -> int:
 @pytest.mark.parametrize("name, prims", [("kand-logic-2", 2), ("kand-logic", 3)])
 def test_kandinsky_object_k_sits_in_band_k_with_its_colour(name, prims):
     task = get_task(name)
-    data = generate(name, seed=0, sizes={"train": 60, "val": 1, "test": 1})["train"]
+    data = generate(get_task(name), seed=0, sizes={"train": 60, "val": 1, "test": 1})["train"]
     prefixes = [f"img{i}_obj{k}" for i in (1, 2) for k in range(1, prims + 1)]
     objects = decode_objects(task, data["y"], prefixes, ("square", "circle", "triangle"), KANDINSKY_COLOURS)
     band, width = 16, 16 * prims
@@ -36,7 +36,7 @@ def test_kandinsky_object_k_sits_in_band_k_with_its_colour(name, prims):
 
 def test_clevr_objects_are_left_and_right_and_identical_in_label():
     task = get_task("cle4evr")
-    data = generate("cle4evr", seed=0, sizes={"train": 60, "val": 1, "test": 1})["train"]
+    data = generate(get_task("cle4evr"), seed=0, sizes={"train": 60, "val": 1, "test": 1})["train"]
     objects = decode_objects(task, data["y"], ["obj1", "obj2"], ("cube", "sphere", "cylinder"), CLEVR_COLOURS)
     assert (objects[:, 0] == objects[:, 1]).all()  # the constraint: same shape and colour
     agree = [
@@ -48,6 +48,6 @@ def test_clevr_objects_are_left_and_right_and_identical_in_label():
 
 
 def test_labels_cover_many_concept_combinations():
-    data = generate("kand-logic", seed=0, sizes={"train": 400, "val": 1, "test": 1})["train"]
+    data = generate(get_task("kand-logic"), seed=0, sizes={"train": 400, "val": 1, "test": 1})["train"]
     assert len(np.unique(data["y"], axis=0)) > 350
     assert data["x"].shape == (400, 3, 32, 96)

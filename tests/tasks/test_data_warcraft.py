@@ -38,7 +38,7 @@ def test_labels_equal_a_brute_force_cheapest_path():
     task = get_task("warcraft")
     paths = _all_paths(task)
     assert len(paths) == 184
-    data = generate("warcraft", seed=5, sizes={"train": 150, "val": 5, "test": 5})["train"]
+    data = generate(get_task("warcraft"), seed=5, sizes={"train": 150, "val": 5, "test": 5})["train"]
     for i in range(len(data["y"])):
         walk, row = _brute_force(paths, data["costs"][i])
         np.testing.assert_array_equal(data["y"][i], row)
@@ -62,7 +62,7 @@ def test_ties_go_to_the_lexicographically_smallest_cell_sequence():
 
 
 def test_tiles_look_different():
-    data = generate("warcraft", seed=0, sizes={"train": 300, "val": 5, "test": 5})["train"]
+    data = generate(get_task("warcraft"), seed=0, sizes={"train": 300, "val": 5, "test": 5})["train"]
     x, tiles = data["x"].astype(float), data["tiles"]
     cells = x.reshape(-1, 3, 4, 8, 4, 8).transpose(0, 2, 4, 1, 3, 5).reshape(-1, 3, 64)
     means = np.array([cells[tiles.reshape(-1) == t].mean(axis=(0, 2)) for t in range(len(TILE_COSTS))])

@@ -556,80 +556,98 @@ def _correction(
 
 def _blame(expr: Expr, values: Mapping[int, bool | None], ids: Sequence[str]):
     """(violated, conditions) of a false formula, from its structure (see the module docstring)."""
-    violated: dict[str, bool] = {}
-    conditions: dict[str, bool] = {}
-
-    def falsified(e: Expr) -> None:  # e is false: blame what makes it false
-        if isinstance(e, Var):
-            violated.setdefault(ids[e.index - 1], False)
-        elif isinstance(e, Op):
-            vals = [evaluate3(a, values) for a in e.args]
-            if e.op == "not":
-                for name, value in support(e.args[0]):
-                    violated.setdefault(name, value)
-            elif e.op in ("and", "or"):
-                for arg, val in zip(e.args, vals):
-                    if val is False:
-                        falsified(arg)
-            elif e.op == "implies":
-                conditions.update(support(e.args[0]))
-                falsified(e.args[1])
-            elif e.op == "iff":  # the true side is the condition, the false side is blamed
-                for arg, val in zip(e.args, vals):
-                    if val is True:
-                        conditions.update(support(arg))
-                    elif val is False:
-                        falsified(arg)
-            else:  # xor (an even number hold): every operand is to blame
-                for arg, val in zip(e.args, vals):
-                    if val is True:
-                        for name, value in support(arg):
-                            violated.setdefault(name, value)
-                    elif val is False:
-                        falsified(arg)
-
-    def support(e: Expr) -> list[tuple[str, bool]]:  # e is true: what makes it true
-        if isinstance(e, Var):
-            return [(ids[e.index - 1], True)]
-        if isinstance(e, Const):
-            return []
-        vals = [evaluate3(a, values) for a in e.args]
-        if e.op == "not":
-            return refutation(e.args[0])
-        if e.op == "and":
-            return [item for arg in e.args for item in support(arg)]
-        if e.op == "or":
-            first = next((arg for arg, val in zip(e.args, vals) if val is True), None)
-            return support(first) if first is not None else []
-        if e.op == "implies":
-            return refutation(e.args[0]) if vals[0] is False else support(e.args[1])
-        return [(ids[i - 1], v) for i in sorted(_vars(e)) if (v := values.get(i)) is not None]
-
-    def refutation(e: Expr) -> list[tuple[str, bool]]:  # e is false: what makes it false (as conditions)
-        if isinstance(e, Var):
-            return [(ids[e.index - 1], False)]
-        if isinstance(e, Const):
-            return []
-        vals = [evaluate3(a, values) for a in e.args]
-        if e.op == "not":
-            return support(e.args[0])
-        if e.op == "or":
-            return [item for arg in e.args for item in refutation(arg)]
-        if e.op == "and":
-            first = next((arg for arg, val in zip(e.args, vals) if val is False), None)
-            return refutation(first) if first is not None else []
-        if e.op == "implies":
-            return support(e.args[0]) + refutation(e.args[1])
-        return [(ids[i - 1], v) for i in sorted(_vars(e)) if (v := values.get(i)) is not None]
-
+    blame = _Blame(values, ids)
     if evaluate3(expr, values) is False:
-        falsified(expr)
+        blame.falsified(expr)
     order = {name: k for k, name in enumerate(ids)}
+    violated, conditions = blame.violated, blame.conditions
     blamed = tuple(sorted(violated.items(), key=lambda item: order[item[0]]))
     because = tuple(
         sorted(((n, v) for n, v in conditions.items() if n not in violated), key=lambda item: order[item[0]])
     )
     return blamed, because
+
+
+class _Blame:
+    """What :func:`_blame` gathers walking a false formula under ``values``: the constraints to blame
+    (``violated``, with the value each should have had) and the ``conditions`` that made them count."""
+
+    def __init__(self, values: Mapping[int, bool | None], ids: Sequence[str]) -> None:
+        self.values, self.ids = values, ids
+        self.violated: dict[str, bool] = {}
+        self.conditions: dict[str, bool] = {}
+
+    def _blame_all(self, items: list[tuple[str, bool]]) -> None:
+        for name, value in items:
+            self.violated.setdefault(name, value)
+
+    def falsified(self, e: Expr) -> None:
+        """``e`` is false: blame what makes it false."""
+        if isinstance(e, Var):
+            self.violated.setdefault(self.ids[e.index - 1], False)
+        elif isinstance(e, Op):
+            vals = [evaluate3(a, self.values) for a in e.args]
+            if e.op == "not":
+                self._blame_all(self.support(e.args[0]))
+            elif e.op in ("and", "or"):
+                for arg, val in zip(e.args, vals):
+                    if val is False:
+                        self.falsified(arg)
+            elif e.op == "implies":
+                self.conditions.update(self.support(e.args[0]))
+                self.falsified(e.args[1])
+            else:
+                self._falsified_sides(e.args, vals, true_side_blamed=e.op != "iff")
+
+    def _falsified_sides(self, args: Sequence[Expr], vals: list[bool | None], true_side_blamed: bool) -> None:
+        """A false ``iff`` (the true side is the condition, the false side is blamed) or ``xor`` (an even
+        number hold: every operand is to blame)."""
+        for arg, val in zip(args, vals):
+            if val is True and true_side_blamed:
+                self._blame_all(self.support(arg))
+            elif val is True:
+                self.conditions.update(self.support(arg))
+            elif val is False:
+                self.falsified(arg)
+
+    def _known(self, e: Expr) -> list[tuple[str, bool]]:
+        return [(self.ids[i - 1], v) for i in sorted(_vars(e)) if (v := self.values.get(i)) is not None]
+
+    def support(self, e: Expr) -> list[tuple[str, bool]]:
+        """``e`` is true: what makes it true."""
+        if isinstance(e, Var):
+            return [(self.ids[e.index - 1], True)]
+        if isinstance(e, Const):
+            return []
+        vals = [evaluate3(a, self.values) for a in e.args]
+        if e.op == "not":
+            return self.refutation(e.args[0])
+        if e.op == "and":
+            return [item for arg in e.args for item in self.support(arg)]
+        if e.op == "or":
+            first = next((arg for arg, val in zip(e.args, vals) if val is True), None)
+            return self.support(first) if first is not None else []
+        if e.op == "implies":
+            return self.refutation(e.args[0]) if vals[0] is False else self.support(e.args[1])
+        return self._known(e)
+
+    def refutation(self, e: Expr) -> list[tuple[str, bool]]:
+        """``e`` is false: what makes it false (as conditions)."""
+        if isinstance(e, Var):
+            return [(self.ids[e.index - 1], False)]
+        if isinstance(e, Const):
+            return []
+        vals = [evaluate3(a, self.values) for a in e.args]
+        if e.op == "not":
+            return self.support(e.args[0])
+        if e.op == "or":
+            return [item for arg in e.args for item in self.refutation(arg)]
+        if e.op == "and":
+            first = next((arg for arg, val in zip(e.args, vals) if val is False), None)
+            return self.refutation(first) if first is not None else []
+        if e.op == "implies":
+            return self.support(e.args[0]) + self.refutation(e.args[1])
+        return self._known(e)
 
 
 __all__ = [
