@@ -390,55 +390,68 @@ def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSetti
     large = len(cnf.clauses) > AUTO_LARGE_CLAUSES
     if not large:  # a large CNF takes seconds just to load into a solver
         quick_s = min(AUTO_ENUMERATION_MAX_S, AUTO_ENUMERATION_SHARE * time_limit_s)
-        first_cap = min(cap, AUTO_FIRST_MODELS)
-        try:
-            models = enumeration.run(cnf, first_cap, quick_s)
+        models = _first_enumeration(cnf, enumeration, min(cap, AUTO_FIRST_MODELS), quick_s, tried)
+        if models is not None:
             return ModelCount(
                 len(models), "enumeration", True, time.perf_counter() - start, {"cap": cap}, tuple(models)
             )
-        except EnumerationCapReached as error:
-            tried.append(f"enumeration ({error}, {time.perf_counter() - start:.3f} s)")
-        except CountTimedOut:
-            tried.append(f"enumeration ({len(enumeration.models)} models in {quick_s:.2f} s)")
     elimination_s = min(AUTO_ELIMINATION_MAX_S, 0.1 * time_limit_s)
     race_deadline = deadline - AUTO_APPROXMC_SHARE * time_limit_s
-    if not large:
-        simplified = simplify_projected(cnf)
-    else:  # CaDiCaL has no time limit of its own: a child, killed after its share (then the CNF as given)
-        try:
-            simplified = _run_killable(
-                "preprocessing", _preprocess, (cnf, elimination_s), AUTO_PREPROCESS_SHARE * time_limit_s
-            )
-        except (CountTimedOut, CounterFailed) as error:
-            tried.append(f"preprocessing ({error})")
-            simplified = cnf
-    prepared = time.perf_counter()
-
-    def reduced() -> dict[str, Any]:
-        return {
-            "preprocessed": f"{simplified.num_aux_vars} of {cnf.num_aux_vars} auxiliaries, "
-            f"{len(simplified.clauses)} of {len(cnf.clauses)} clauses",
-            "preprocess_s": round(prepared - start, 3),
-        }
-
+    simplified = _simplify(cnf, large, elimination_s, AUTO_PREPROCESS_SHARE * time_limit_s, tried)
+    reduced = _reduction(cnf, simplified, time.perf_counter() - start)
     if any(len(c) == 0 for c in simplified.clauses):
-        return finish(ModelCount(0, "preprocessing", True, 0.0), **reduced())
+        return finish(ModelCount(0, "preprocessing", True, 0.0), **reduced)
     answer = _count_by_tables(simplified, enumeration, cap, race_deadline, tried)
     if answer is not None:
-        return finish(answer, **reduced())
+        return finish(answer, **reduced)
     if not large:
         simplified = _eliminate(simplified, elimination_s)
-        prepared = time.perf_counter()
+        reduced = _reduction(cnf, simplified, time.perf_counter() - start)
     answer = _race(simplified, cnf, enumeration, race_deadline, tried)
     if answer is not None:
-        return finish(answer, **reduced())
+        return finish(answer, **reduced)
     left = deadline - time.monotonic()
     if left > 0:
         try:
-            return finish(count_by_approxmc(simplified, approxmc, left), **reduced())
+            return finish(count_by_approxmc(simplified, approxmc, left), **reduced)
         except (CountTimedOut, CounterFailed) as error:
             tried.append(f"approxmc ({error})")
     raise CountTimedOut("auto", time_limit_s, tuple(tried))
+
+
+def _first_enumeration(
+    cnf: CNF, enumeration: Enumeration, cap: int, time_limit_s: float, tried: list[str]
+) -> list[Model] | None:
+    """Every projected model when there are at most ``cap`` found within ``time_limit_s``; else None (and why, in ``tried``)."""
+    start = time.perf_counter()
+    try:
+        return enumeration.run(cnf, cap, time_limit_s)
+    except EnumerationCapReached as error:
+        tried.append(f"enumeration ({error}, {time.perf_counter() - start:.3f} s)")
+    except CountTimedOut:
+        tried.append(f"enumeration ({len(enumeration.models)} models in {time_limit_s:.2f} s)")
+    return None
+
+
+def _simplify(cnf: CNF, large: bool, elimination_s: float, child_s: float, tried: list[str]) -> CNF:
+    """CaDiCaL's preprocessing here; for a ``large`` CNF, with bounded resolution, in a child killed after
+    ``child_s`` (CaDiCaL has no time limit of its own), the CNF as given when it does not finish."""
+    if not large:
+        return simplify_projected(cnf)
+    try:
+        return _run_killable("preprocessing", _preprocess, (cnf, elimination_s), child_s)
+    except (CountTimedOut, CounterFailed) as error:
+        tried.append(f"preprocessing ({error})")
+        return cnf
+
+
+def _reduction(cnf: CNF, simplified: CNF, seconds: float) -> dict[str, Any]:
+    """What preprocessing left of ``cnf``, and when it was done (seconds into the count)."""
+    return {
+        "preprocessed": f"{simplified.num_aux_vars} of {cnf.num_aux_vars} auxiliaries, "
+        f"{len(simplified.clauses)} of {len(cnf.clauses)} clauses",
+        "preprocess_s": round(seconds, 3),
+    }
 
 
 def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tried: list[str]) -> ModelCount | None:
@@ -485,17 +498,9 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
             running = [c for c in children if not c.done]
             ready = [c for c in running if c.ready()]
             for child in ready:
-                try:
-                    value = child.result()
-                except (CompilationBudgetExceeded, CounterFailed) as error:
-                    failed.add(child.method)
-                    tried.append(f"{child.method} ({str(error)[:200]})")
-                    continue
-                if child.method == "sdd":
-                    answer = ModelCount(value[0], "sdd", True, 0.0, value[1])
-                else:
-                    answer = ModelCount(value, child.method, True, 0.0)
-                break
+                answer = _answer_of(child, failed, tried)
+                if answer is not None:
+                    break
             if answer is None and not ready:
                 if not running and not thread.is_alive() and not joining:
                     break
@@ -518,3 +523,16 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
         tried.extend(f"{c.method} (out of time)" for c in children if c.method not in failed)
         return None
     return ModelCount(answer.value, answer.method, True, time.perf_counter() - start, answer.params, answer.models)
+
+
+def _answer_of(child: _Child, failed: set[str], tried: list[str]) -> ModelCount | None:
+    """A finished racer's exact count; None when it failed (its method added to ``failed``, why to ``tried``)."""
+    try:
+        value = child.result()
+    except (CompilationBudgetExceeded, CounterFailed) as error:
+        failed.add(child.method)
+        tried.append(f"{child.method} ({str(error)[:200]})")
+        return None
+    if child.method == "sdd":
+        return ModelCount(value[0], "sdd", True, 0.0, value[1])
+    return ModelCount(value, child.method, True, 0.0)
