@@ -388,9 +388,11 @@ def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSetti
         return ModelCount(result.value, result.method, result.exact, time.perf_counter() - start, params, result.models)
 
     large = len(cnf.clauses) > AUTO_LARGE_CLAUSES
+    quick_s = min(AUTO_ENUMERATION_MAX_S, AUTO_ENUMERATION_SHARE * time_limit_s)
+    at_least = 0  # models known to exist
     if not large:  # a large CNF takes seconds just to load into a solver
-        quick_s = min(AUTO_ENUMERATION_MAX_S, AUTO_ENUMERATION_SHARE * time_limit_s)
-        models = _first_enumeration(cnf, enumeration, min(cap, AUTO_FIRST_MODELS), quick_s, tried)
+        models, at_least = _first_enumeration(cnf, enumeration, min(cap, AUTO_FIRST_MODELS), quick_s, tried)
+        quick_s -= time.perf_counter() - start
         if models is not None:
             return ModelCount(
                 len(models), "enumeration", True, time.perf_counter() - start, {"cap": cap}, tuple(models)
@@ -404,6 +406,10 @@ def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSetti
     answer = _count_by_tables(simplified, enumeration, cap, race_deadline, tried)
     if answer is not None:
         return finish(answer, **reduced)
+    if not large and quick_s > 0 and at_least <= cap:  # too wide for tables: enumeration alone up to the cap
+        models, _ = _first_enumeration(simplified, enumeration, cap, quick_s, tried)
+        if models is not None:
+            return finish(ModelCount(len(models), "enumeration", True, 0.0, {"cap": cap}, tuple(models)), **reduced)
     if not large:
         simplified = _eliminate(simplified, elimination_s)
         reduced = _reduction(cnf, simplified, time.perf_counter() - start)
@@ -421,16 +427,19 @@ def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSetti
 
 def _first_enumeration(
     cnf: CNF, enumeration: Enumeration, cap: int, time_limit_s: float, tried: list[str]
-) -> list[Model] | None:
-    """Every projected model when there are at most ``cap`` found within ``time_limit_s``; else None (and why, in ``tried``)."""
+) -> tuple[list[Model] | None, int]:
+    """Every projected model when there are at most ``cap`` found within ``time_limit_s``, else None (and why,
+    in ``tried``); and how many models are known to exist."""
     start = time.perf_counter()
     try:
-        return enumeration.run(cnf, cap, time_limit_s)
+        models = enumeration.run(cnf, cap, time_limit_s)
+        return models, len(models)
     except EnumerationCapReached as error:
         tried.append(f"enumeration ({error}, {time.perf_counter() - start:.3f} s)")
+        return None, error.at_least
     except CountTimedOut:
         tried.append(f"enumeration ({len(enumeration.models)} models in {time_limit_s:.2f} s)")
-    return None
+        return None, len(enumeration.models)
 
 
 def _simplify(cnf: CNF, large: bool, elimination_s: float, child_s: float, tried: list[str]) -> CNF:

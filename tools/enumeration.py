@@ -25,9 +25,12 @@ FREE_CHECK_MAX_LITERALS = 20_000  # the first model's free variables are looked 
 
 
 class EnumerationCapReached(RuntimeError):
-    """More models than the enumeration cap: the caller counts another way."""
+    """More models than the enumeration cap: the caller counts another way. ``at_least`` is how many
+    models are known to exist (those found, or 2^k for a model with k free variables)."""
 
-    pass
+    def __init__(self, message: str, at_least: int):
+        self.at_least = at_least
+        super().__init__(message)
 
 
 class CountTimedOut(TimeoutError):
@@ -108,11 +111,13 @@ class Enumeration:
                         check_free = False
                         free = free_task_vars(cnf, model)
                         if 1 << free > cap:
-                            raise EnumerationCapReached(f"more than {cap} models (one model has {free} free variables)")
+                            raise EnumerationCapReached(
+                                f"more than {cap} models (one model has {free} free variables)", 1 << free
+                            )
                     values = tuple(1 if model[i - 1] > 0 else 0 for i in range(1, n + 1))
                     self.models.append(values)
                     if cap is not None and len(self.models) > cap:
-                        raise EnumerationCapReached(f"more than {cap} models")
+                        raise EnumerationCapReached(f"more than {cap} models", len(self.models))
                     sat.solver.add_clause([-i if v else i for i, v in zip(range(1, n + 1), values)])
             finally:
                 self._running = None
@@ -166,7 +171,7 @@ def enumerate_models(cnf: CNF, cap: int | None = None, time_limit_s: float | Non
             _recent.move_to_end(key)
             models = _recent[key]
             if models is None:
-                raise EnumerationCapReached(f"more than {cap} models")
+                raise EnumerationCapReached(f"more than {cap} models", (cap or 0) + 1)
             return list(models)
     try:
         found = Enumeration().run(cnf, cap, time_limit_s)
