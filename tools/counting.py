@@ -73,7 +73,8 @@ AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this 
 AUTO_ENUMERATION_SHARE = 0.05  # and at most this share of the limit,
 AUTO_FIRST_MODELS = 300  # and stops past this many models (a few ms): larger counts go on to the tables
 AUTO_RACE_ENUMERATION_CAP = 100_000  # racing the counters, enumeration gives up past this many models
-AUTO_HEAD_START_S = 0.05  # the SDD routes race alone this long first (road-r's unminimised SDD: 18 ms)
+AUTO_HEAD_START_S = 0.05  # the SDD routes race alone for this much of their CPU time (road-r's SDD: 18 ms),
+AUTO_HEAD_START_MAX_S = 0.5  # or this long on the clock, whichever comes first
 AUTO_ELIMINATION_MAX_S = 1.0  # resolution gets at most this long, and at most a tenth of the limit
 AUTO_QUICK_SDD_MAX_S = 0.5  # the unminimised SDD gets at most this long, and at most a fifth of its time
 AUTO_TABLES_MAX_S = 0.02  # variable elimination runs when its plan predicts at most this long ...
@@ -154,7 +155,7 @@ class _Child:
             finally:
                 os._exit(0)
         os.close(write_end)
-        self.pid, self.fd = pid, read_end
+        self.pid, self.fd, self.started = pid, read_end, time.monotonic()
         self.chunks: list[bytes] = []
         self.done = False
 
@@ -181,6 +182,15 @@ class _Child:
                 raise CompilationBudgetExceeded(message)
             raise CounterFailed(f"{self.method} counter failed: {kind}: {message}")
         return value
+
+    def cpu_s(self) -> float:
+        """CPU seconds the child has used so far (from /proc); its seconds on the clock where that cannot be read."""
+        try:
+            with open(f"/proc/{self.pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()  # from field 3 (state) on: utime and stime are 14, 15
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return time.monotonic() - self.started
 
     def kill(self) -> None:
         """Stop the child (if still running) and release its pipe."""
@@ -465,9 +475,10 @@ def _reduction(cnf: CNF, simplified: CNF, seconds: float) -> dict[str, Any]:
 
 def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tried: list[str]) -> ModelCount | None:
     """The SDD routes (a child) on the preprocessed ``cnf`` (bucket elimination on the ``original``), joined
-    after ``AUTO_HEAD_START_S`` (or as soon as they give up) by Ganak (a child) and enumeration (continuing
-    ``enumeration``, in a thread), until the first exact count or ``deadline`` (``time.monotonic()``);
-    failures are added to ``tried``.
+    after ``AUTO_HEAD_START_S`` of their CPU time (at most ``AUTO_HEAD_START_MAX_S`` on the clock, and at
+    once when they give up) by Ganak (a child) and enumeration (continuing ``enumeration``, in a thread),
+    until the first exact count or ``deadline`` (``time.monotonic()``); failures are added to ``tried``.
+    Counted in CPU time, the head start holds on a loaded machine too, where the child gets a share of a core.
 
     The head start is what the race costs on a formula the unminimised SDD compiles at once: road-r's
     SDD takes 18 ms of CPU; its whole count took 0.105 s of CPU with Ganak and enumeration burning
@@ -492,11 +503,15 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     thread = threading.Thread(target=enumerate_on, daemon=True)
     children = [_Child("sdd", _sdd_routes, (cnf, original, deadline - time.monotonic()))]
     joining = [("ganak", _ganak_count, (cnf,))]
-    head_start_end = time.monotonic() + AUTO_HEAD_START_S
+    head_start_end = time.monotonic() + AUTO_HEAD_START_MAX_S
     answer: ModelCount | None = None
     try:
         while answer is None and time.monotonic() < deadline:
-            if joining and (time.monotonic() >= head_start_end or all(c.done for c in children)):
+            if joining and (
+                time.monotonic() >= head_start_end
+                or all(c.done for c in children)
+                or children[0].cpu_s() >= AUTO_HEAD_START_S
+            ):
                 children.extend(_Child(method, work, args) for method, work, args in joining)
                 joining = []
                 thread.start()
@@ -515,7 +530,7 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
                     break
                 wait = min(0.25, deadline - time.monotonic())
                 if joining:
-                    wait = min(wait, head_start_end - time.monotonic())
+                    wait = min(wait, AUTO_HEAD_START_S / 5)  # its CPU time is looked at this often
                 fds = [c.fd for c in running] + ([wake_read] if thread.is_alive() else [])
                 select.select(fds, [], [], max(0.0, wait))
     finally:

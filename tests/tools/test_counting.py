@@ -260,3 +260,29 @@ def test_enumeration_gives_up_at_its_first_model_when_it_shows_the_cap_passed():
         enumerate_models(CNF(40, ((1, 2),)), cap=1000)  # 3 * 2**38 models: one model frees 39 variables
     assert raised.value.at_least == 2**39
     assert time.perf_counter() - start < 1.0
+
+
+def _spin_then_sleep(*args):
+    import time
+
+    start = time.process_time()
+    while time.process_time() - start < 0.3:
+        pass
+    time.sleep(60)
+
+
+def test_a_childs_cpu_time_is_what_it_used_not_the_clock():
+    import time
+
+    from autonesy.tools.counting import _Child
+
+    spinning, sleeping = _Child("spin", _spin_then_sleep, ()), _Child("sleep", _slow, ())
+    try:
+        waited = time.monotonic() + 20
+        while spinning.cpu_s() < 0.25 and time.monotonic() < waited:
+            time.sleep(0.05)
+        assert 0.25 <= spinning.cpu_s() < 1.0
+        assert sleeping.cpu_s() < 0.1  # as long on the clock, next to no CPU
+    finally:
+        spinning.kill()
+        sleeping.kill()
