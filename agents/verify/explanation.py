@@ -12,6 +12,8 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from autonesy.tools.verify.results import CheckerResult, ConstraintResult, JudgeResult, UserCheckerResult
+
 REASONING_LIMIT = 600
 
 
@@ -23,9 +25,8 @@ def _short(text: str, limit: int = REASONING_LIMIT) -> str:
 SPAN_LIMIT = 3
 
 
-def _spans(result: Mapping[str, Any]) -> str:
+def _spans(spans: Sequence[str]) -> str:
     """The parts of the response the checker's result rests on (words, sentences, lines), quoted."""
-    spans = result.get("spans") or []
     if not spans:
         return ""
     shown = "; ".join(repr(_short(span, 160)) for span in spans[:SPAN_LIMIT])
@@ -33,35 +34,32 @@ def _spans(result: Mapping[str, Any]) -> str:
     return f", because of: {shown}{more}"
 
 
-def evidence(result: Mapping[str, Any], *, with_code: bool = True) -> str:
-    """How one constraint's value was obtained, in one or more lines."""
-    method = result.get("method")
-    value = result.get("value")
-    if method == "checker":
-        rounds = result.get("reflections", 0)
+def evidence(result: ConstraintResult | None, *, with_code: bool = True) -> str:
+    """How one constraint's value was obtained (None: it has no result), in one or more lines."""
+    if isinstance(result, CheckerResult):
+        rounds = result.reflections
         after = f" (after {rounds} self-reflection round{'s' if rounds != 1 else ''})" if rounds else ""
-        text = f"checked by generated code{after}: check(response) returned {value}" + _spans(result)
-        if with_code and result.get("code"):
-            text += "\n" + textwrap.indent(result["code"].rstrip(), "      ")
+        text = f"checked by generated code{after}: check(response) returned {result.value}" + _spans(result.spans)
+        if with_code and result.code:
+            text += "\n" + textwrap.indent(result.code.rstrip(), "      ")
         return text
-    if method == "user_checker":
-        args = result.get("arguments") or {}
-        shown = ", ".join(f"{k}={v!r}" for k, v in args.items())
+    if isinstance(result, UserCheckerResult):
+        shown = ", ".join(f"{k}={v!r}" for k, v in result.arguments.items())
         return (
-            f"checked by the user checker {result.get('checker')}(response{', ' + shown if shown else ''}): "
-            f"returned {value}" + _spans(result)
+            f"checked by the user checker {result.checker}(response{', ' + shown if shown else ''}): "
+            f"returned {result.value}"
         )
-    if method == "judge":
-        return f"judged by the LLM: {_short(result.get('reasoning', ''))}"
-    if method == "judge_fallback":
-        failures = result.get("failures") or []
-        last = failures[-1] if failures else {}
-        why = f"; last failure: [{last.get('error_kind')}] {_short(last.get('message', ''), 200)}" if last else ""
+    if isinstance(result, JudgeResult) and result.method == "judge":
+        return f"judged by the LLM: {_short(result.reasoning)}"
+    if isinstance(result, JudgeResult):
+        failures = result.failures
+        last = failures[-1] if failures else None
+        why = f"; last failure: [{last.error_kind}] {_short(last.message, 200)}" if last else ""
         return (
             f"the generated checker failed {len(failures)} time{'s' if len(failures) != 1 else ''}{why}; "
-            f"judged by the LLM instead: {_short(result.get('reasoning', ''))}"
+            f"judged by the LLM instead: {_short(result.reasoning)}"
         )
-    return f"not determined: {_short(result.get('reasoning', '') or result.get('note', ''), 300)}"
+    return "not determined: "  # no result (the judge gave none for it)
 
 
 def _label(cid: str, summaries: Mapping[str, str]) -> str:
@@ -71,7 +69,7 @@ def _label(cid: str, summaries: Mapping[str, str]) -> str:
 def explain(
     decision: Mapping[str, Any],
     constraints: Sequence[Mapping[str, str]],
-    results: Mapping[str, Mapping[str, Any]],
+    results: Mapping[str, ConstraintResult],
     *,
     with_code: bool = True,
 ) -> str:
@@ -99,7 +97,7 @@ def explain(
         missing = decision.get("undetermined") or []
         lines.append("Verdict: unknown — the results that could be obtained do not decide the formula.")
         for cid in missing:
-            lines.append(f"- {_label(cid, summaries)}: {evidence(results.get(cid, {}), with_code=False)}")
+            lines.append(f"- {_label(cid, summaries)}: {evidence(results.get(cid), with_code=False)}")
         return "\n".join(lines)
     lines.append("Verdict: unsat — the response does not follow the instruction.")
     parts = decision.get("falsified_parts") or []
@@ -121,20 +119,20 @@ def explain(
         )
         lines.append(f'- "{item["requirement"]}" is false: {states}; {rule}, so change one of them (not all).')
         for cid in item["ids"]:
-            lines.append(f"  - {cid}: {evidence(results.get(cid, {}), with_code=with_code)}")
+            lines.append(f"  - {cid}: {evidence(results.get(cid), with_code=with_code)}")
     for item in decision.get("violated") or []:
         cid, value = item["id"], item["value"]
         if cid in grouped:
             continue
         state = "holds, but the instruction requires that it does not" if value else "does not hold"
-        lines.append(f"- {_label(cid, summaries)} {state}; {evidence(results.get(cid, {}), with_code=with_code)}")
+        lines.append(f"- {_label(cid, summaries)} {state}; {evidence(results.get(cid), with_code=with_code)}")
     conditions = [item for item in decision.get("conditions") or [] if item["id"] not in grouped]
     if conditions:
         lines.append(
             "They are required because: "
             + "; ".join(
                 f"{_label(item['id'], summaries)} {'holds' if item['value'] else 'does not hold'} "
-                f"({evidence(results.get(item['id'], {}), with_code=False).split(':')[0]})"
+                f"({evidence(results.get(item['id']), with_code=False).split(':')[0]})"
                 for item in conditions
             )
             + "."

@@ -13,6 +13,14 @@ from autonesy.agents.verify.formulation import formulation_from_state
 from autonesy.graph.trace import change_summary
 from autonesy.graph.verify.state import VerifyRuntime, VerifyState, usage
 from autonesy.tools.verify.checker_run import run_checker_code, run_user_function
+from autonesy.tools.verify.results import (
+    CheckerFailure,
+    CheckerResult,
+    ConstraintResult,
+    JudgeResult,
+    UserCheckerResult,
+    constraint_results,
+)
 from autonesy.tools.verify.solver import contradiction, decide
 
 
@@ -24,22 +32,26 @@ def kind_of(state: VerifyState, cid: str) -> str:
     return next(c.get("kind", "semantic") for c in state["constraints"] if c["id"] == cid)
 
 
-def record(state: VerifyState, rt: VerifyRuntime, cid: str, **result: Any) -> dict[str, Any]:
-    entry = {"id": cid, "summary": summary_of(state, cid), "kind": kind_of(state, cid), **result}
-    rt.event(
-        "constraint_result",
-        constraint=cid,
-        kind=entry["kind"],
-        method=entry.get("method"),
-        value=entry.get("value"),
-    )
-    return {"results": {**state.get("results", {}), cid: entry}}
+def record(state: VerifyState, rt: VerifyRuntime, result: ConstraintResult) -> dict[str, Any]:
+    """The state's results with ``result`` added (as its JSON data: the state is plain data), traced."""
+    rt.event("constraint_result", constraint=result.id, kind=result.kind, method=result.method, value=result.value)
+    return {"results": {**state.get("results", {}), result.id: result.model_dump()}}
 
 
-def add_failure(state: VerifyState, cid: str, failure: dict[str, Any]) -> dict[str, Any]:
+def about(state: VerifyState, cid: str) -> dict[str, str]:
+    """The fields every result of ``cid`` starts with: its id, summary and kind."""
+    return {"id": cid, "summary": summary_of(state, cid), "kind": kind_of(state, cid)}
+
+
+def failures_of(state: VerifyState, cid: str) -> list[CheckerFailure]:
+    return [CheckerFailure.model_validate(f) for f in (state.get("failures") or {}).get(cid, [])]
+
+
+def add_failure(state: VerifyState, cid: str, failure: CheckerFailure) -> dict[str, Any]:
+    data = failure.model_dump()
     failures = dict(state.get("failures") or {})
-    failures[cid] = list(failures.get(cid, [])) + [failure]
-    return {"failure": failure, "failures": failures}
+    failures[cid] = list(failures.get(cid, [])) + [data]
+    return {"failure": data, "failures": failures}
 
 
 # -- the feedback loop's writer ---------------------------------------------------------------------
@@ -222,26 +234,26 @@ def run_checker(state: VerifyState, rt: VerifyRuntime, code: str, text: str, cou
 
 def self_test(
     state: VerifyState, rt: VerifyRuntime, cid: str, code: str, draft: Draft, counters: dict[str, Any]
-) -> dict | None:
+) -> CheckerFailure | None:
     """The program's first failure on its own examples (it must accept ``accept``, reject ``reject``)."""
     for wanted, examples in ((True, draft.accept), (False, draft.reject)):
         for example in examples:
             result = run_checker(state, rt, code, example, counters, constraint=cid, self_test=True)
             if not result.ok:
-                return {
-                    "error_kind": result.error_kind,
-                    "message": f"on your example {example!r}: {result.message}",
-                    "line": result.line,
-                }
+                return CheckerFailure(
+                    error_kind=result.error_kind,
+                    message=f"on your example {example!r}: {result.message}",
+                    line=result.line,
+                )
             if result.value is not wanted:
-                return {
-                    "error_kind": "self_test",
-                    "message": (
+                return CheckerFailure(
+                    error_kind="self_test",
+                    message=(
                         f"it returned {result.value} on your example {example!r}, which it must "
                         f"{'accept' if wanted else 'reject'}; fix the program (or, if the example is wrong, make sure "
                         "the program follows the constraint)"
                     ),
-                }
+                )
     return None
 
 
@@ -254,20 +266,15 @@ def check(state: VerifyState, rt: VerifyRuntime) -> dict[str, Any]:
         result = run_user_function(checker.fn, state["output"], draft.arguments)
         rt.event("checker_run", constraint=cid, method="user_checker", checker=checker.name, **result.to_dict())
         if result.ok:
-            return record(
-                state,
-                rt,
-                cid,
-                method="user_checker",
-                value=result.value,
-                checker=checker.name,
-                arguments=draft.arguments,
+            found = UserCheckerResult(
+                **about(state, cid), value=result.value, checker=checker.name, arguments=draft.arguments
             )
-        failure = {"error_kind": result.error_kind, "message": f"user checker {checker.name}: {result.message}"}
+            return record(state, rt, found)
+        failure = CheckerFailure(error_kind=result.error_kind, message=f"user checker {checker.name}: {result.message}")
         return {**add_failure(state, cid, failure), "queue": state["queue"] + [cid]}  # the judge decides
     code = state.get("codes", {}).get(cid)
     if code is None:
-        failure = {"error_kind": "no_code", "message": draft.note or NO_CODE}
+        failure = CheckerFailure(error_kind="no_code", message=draft.note or NO_CODE)
         return {**add_failure(state, cid, failure), **give_up(state, rt, cid)}
     tested = list(state.get("tested") or [])
     if cid not in tested:
@@ -283,17 +290,18 @@ def check(state: VerifyState, rt: VerifyRuntime) -> dict[str, Any]:
             **record(
                 state,
                 rt,
-                cid,
-                method="checker",
-                value=result.value,
-                code=code,
-                spans=list(result.spans),
-                reflections=state.get("reflection_round", 0),
-                failures=(state.get("failures") or {}).get(cid, []),
-                self_tested=bool(draft.accept or draft.reject),
+                CheckerResult(
+                    **about(state, cid),
+                    value=result.value,
+                    code=code,
+                    spans=list(result.spans),
+                    reflections=state.get("reflection_round", 0),
+                    failures=failures_of(state, cid),
+                    self_tested=bool(draft.accept or draft.reject),
+                ),
             ),
         }
-    failure = {"error_kind": result.error_kind, "message": result.message, "line": result.line}
+    failure = CheckerFailure(error_kind=result.error_kind, message=result.message, line=result.line)
     return {**counters, "tested": tested, **add_failure(state, cid, failure), **give_up(state, rt, cid)}
 
 
@@ -306,10 +314,15 @@ def give_up(state: VerifyState, rt: VerifyRuntime, cid: str) -> dict[str, Any]:
 
 def reflect(state: VerifyState, rt: VerifyRuntime) -> dict[str, Any]:
     cid = state["logic"][state["cursor"]]
-    failure = state.get("failure") or {"error_kind": "unknown", "message": "the checker failed"}
+    last = state.get("failure")
+    failure = (
+        CheckerFailure.model_validate(last)
+        if last
+        else CheckerFailure(error_kind="unknown", message="the checker failed")
+    )
     old = state.get("codes", {}).get(cid)
     round_number = state.get("reflection_round", 0) + 1
-    shown = f"[{failure['error_kind']}] {failure['message']}"
+    shown = f"[{failure.error_kind}] {failure.message}"
     turn, code = rt.agents.checking.reflect(
         state["instruction"], cid, summary_of(state, cid), old or "(no program)", shown, round_number
     )
@@ -317,8 +330,8 @@ def reflect(state: VerifyState, rt: VerifyRuntime) -> dict[str, Any]:
     rt.event(
         "repair_round",
         round=round_number,
-        error_kind=failure["error_kind"],
-        error=f"{cid}: {failure['message']}",
+        error_kind=failure.error_kind,
+        error=f"{cid}: {failure.message}",
         verdict="llm_error" if turn.error else "reflected",
         note="",
         changed=change_summary(old or "", code or "") if code else "",
@@ -356,31 +369,25 @@ def judge(state: VerifyState, rt: VerifyRuntime) -> dict[str, Any]:
     )
     for turn in turns:
         rt.turn(turn, constraints=queue)
-    results = dict(state.get("results", {}))
+    update: dict[str, Any] = {"results": state.get("results", {})}
     for cid in queue:
-        failures = (state.get("failures") or {}).get(cid, [])
         fallback = cid in state.get("logic", [])
-        extra: dict[str, Any] = {"failures": failures}
-        if fallback and state.get("codes", {}).get(cid):
-            extra["code"] = state["codes"][cid]
-        results.update(
-            record(
-                {**state, "results": results},
-                rt,
-                cid,
-                method="judge_fallback" if fallback else "judge",
-                value=verdicts[cid].value,
-                reasoning=verdicts[cid].reasoning,
-                **extra,
-            )["results"]
+        judged = JudgeResult(
+            **about(state, cid),
+            method="judge_fallback" if fallback else "judge",
+            value=verdicts[cid].value,
+            reasoning=verdicts[cid].reasoning,
+            failures=failures_of(state, cid),
+            code=(state.get("codes", {}).get(cid) or None) if fallback else None,
         )
-    return {**usage(state, turns), "results": results}
+        update = record({**state, **update}, rt, judged)
+    return {**usage(state, turns), **update}
 
 
 def solve(state: VerifyState, rt: VerifyRuntime) -> dict[str, Any]:
     formulation = formulation_from_state(state["constraints"], state["formula"])
-    results = state.get("results", {})
-    values = {cid: results.get(cid, {}).get("value") for cid in formulation.ids}
+    results = constraint_results(state.get("results"))
+    values = {cid: results[cid].value if cid in results else None for cid in formulation.ids}
     decision = decide(formulation.composition, values).to_dict()
     explanation = explain(decision, state["constraints"], results)
     brief = explain(decision, state["constraints"], results, with_code=False)
@@ -393,8 +400,8 @@ def solve(state: VerifyState, rt: VerifyRuntime) -> dict[str, Any]:
         to_fix=decision["to_fix"],
     )
     if rt.memory:
-        trusted = [cid for cid in state.get("tested", []) if results.get(cid, {}).get("method") == "checker"]
-        users = [cid for cid, r in results.items() if r.get("method") == "user_checker"]
+        trusted = [cid for cid in state.get("tested", []) if cid in results and results[cid].method == "checker"]
+        users = [cid for cid, r in results.items() if r.method == "user_checker"]
         if trusted or users:
             rt.memory.remember_checkers(
                 state["instruction"],

@@ -43,6 +43,7 @@ from autonesy.tools.config import CHECKER_TIMEOUT_S, LLM_TIMEOUT_S, MAX_REFLECTI
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.llm_spec import LLMSpec, default_llm
 from autonesy.tools.sandbox import SandboxLimits
+from autonesy.tools.verify.results import ConstraintResult, constraint_results
 from autonesy.tools.verify.user_checkers import UserChecker, load_user_checkers
 
 ROLES = ("formulation", "checker", "judge", "writer")
@@ -272,6 +273,13 @@ def config_record(kind: str, config: VerifyConfig, backends: Backends, **extra: 
     }
 
 
+def _with_result(constraint: Mapping[str, Any], result: ConstraintResult | None) -> dict[str, Any]:
+    """A constraint of the formulation with how its result was obtained (kind, method, value; None without one)."""
+    if result is None:
+        return {**constraint, "kind": None, "method": None, "value": None}
+    return {**constraint, "kind": result.kind, "method": result.method, "value": result.value}
+
+
 def summarize(
     state: Mapping[str, Any],
     *,
@@ -282,7 +290,7 @@ def summarize(
 ) -> VerificationSummary:
     """The final verify state as the summary ``--json`` prints and summary.json holds: verdict, per-constraint results
     and evidence, usage, and for ``follow`` the rounds."""
-    results = state.get("results") or {}
+    results = constraint_results(state.get("results"))
     status = state.get("status", "unfinished")
     follow: dict[str, Any] = {}
     if config.budget:
@@ -301,10 +309,7 @@ def summarize(
         status=status,
         reason=state.get("reason", ""),
         formula=state.get("formula"),
-        constraints=[
-            {**c, **{k: results.get(c["id"], {}).get(k) for k in ("kind", "method", "value")}}
-            for c in state.get("constraints") or []
-        ],
+        constraints=[_with_result(c, results.get(c["id"])) for c in state.get("constraints") or []],
         decision=state.get("decision"),
         explanation=state.get("explanation", ""),
         results=results,

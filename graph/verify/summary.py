@@ -12,6 +12,8 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from autonesy.tools.verify.results import ConstraintResult
+
 VERDICTS = ("sat", "unsat", "unknown")
 SUMMARY_SCHEMA_VERSION: Final = 1
 
@@ -36,7 +38,7 @@ class VerificationSummary(BaseModel):
     constraints: list[dict[str, Any]] = Field(default_factory=list)  # each with its kind, method and value
     decision: dict[str, Any] | None = None
     explanation: str = ""
-    results: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    results: dict[str, ConstraintResult] = Field(default_factory=dict)  # per constraint: its value and evidence
     llm_calls: int = 0
     cached_calls: int = 0
     prompt_tokens: int = 0

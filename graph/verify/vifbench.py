@@ -57,6 +57,7 @@ from autonesy.tools import safe_files
 from autonesy.tools.config import LLM_TIMEOUT_S
 from autonesy.tools.llm_spec import LLMSpec
 from autonesy.tools.verify.metrics import COST_KEYS, scores
+from autonesy.tools.verify.results import CheckerResult, constraint_results
 
 DATA_FILE = "vifbench.jsonl"
 REQUIRED_KEYS = ("id", "instruction", "output", "verdict")
@@ -277,7 +278,7 @@ def read_data(path: Path, limit: int | None = None) -> list[dict[str, Any]]:
 
 def _row(rec: Mapping[str, Any], state: Mapping[str, Any], verifier: str, wall: float) -> dict[str, Any]:
     status = state.get("status")
-    results = state.get("results") or {}
+    results = constraint_results(state.get("results"))
     decision = state.get("decision") or {}
     return {
         "id": rec["id"],
@@ -294,11 +295,11 @@ def _row(rec: Mapping[str, Any], state: Mapping[str, Any], verifier: str, wall: 
             {k: c.get(k) for k in ("id", "type", "params", "summary")} for c in rec.get("constraints") or []
         ],
         "decomposition": [{"id": c["id"], "summary": c["summary"]} for c in state.get("constraints") or []],
-        "values": {cid: r.get("value") for cid, r in results.items()} if results else None,
-        "methods": {cid: r.get("method") for cid, r in results.items()} if results else None,
+        "values": {cid: r.value for cid, r in results.items()} if results else None,
+        "methods": {cid: r.method for cid, r in results.items()} if results else None,
         "violated": [v["id"] for v in decision.get("violated") or []],
-        "reflections": sum(int(r.get("reflections") or 0) for r in results.values()),
-        "fallbacks": sum(r.get("method") == "judge_fallback" for r in results.values()),
+        "reflections": sum(r.reflections for r in results.values() if isinstance(r, CheckerResult)),
+        "fallbacks": sum(r.method == "judge_fallback" for r in results.values()),
         **{k: state.get(k, 0) for k in COST_KEYS if k != "wall_seconds"},
         "wall_seconds": round(wall, 4),
     }

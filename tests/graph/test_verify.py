@@ -101,8 +101,8 @@ def test_a_crashing_looping_garbage_checker_is_reflected_three_times_then_judged
     roles.codes["C1"] = [CRASH, LOOP, GARBAGE, NO_DEF]
     summary = verify(tmp_path, roles, NO_LANTERN, checker_wall_s=0.5)
     result = summary.results["C1"]
-    assert result["method"] == "judge_fallback" and result["value"] is False
-    assert [f["error_kind"] for f in result["failures"]] == ["runtime", "timeout", "type", "missing_definition"]
+    assert result.method == "judge_fallback" and result.value is False
+    assert [f.error_kind for f in result.failures] == ["runtime", "timeout", "type", "missing_definition"]
     assert summary.verdict == "unsat" and summary.decision["violated"] == [{"id": "C1", "value": False}]
     reflections = [user for role, user in roles.calls if role == "reflection"]
     assert len(reflections) == 3  # then no fourth reflection: the judge decides
@@ -124,7 +124,7 @@ def test_a_reflection_that_fixes_the_checker_keeps_the_code_path(tmp_path):
     roles.codes["C1"] = [CRASH, CODES["C1"]]
     summary = verify(tmp_path, roles, SAT)
     result = summary.results["C1"]
-    assert result["method"] == "checker" and result["value"] is True and result["reflections"] == 1
+    assert result.method == "checker" and result.value is True and result.reflections == 1
     assert (tmp_path / "run" / "checkers" / "C1.py").read_text() == CODES["C1"]
     assert "after 1 self-reflection round" not in summary.explanation  # sat: no evidence listed
     assert summary.verdict == "sat"
@@ -138,9 +138,9 @@ def test_a_checker_cannot_change_the_output_it_checks(tmp_path):
     roles.codes["C2"] = [rewrite]
     summary = verify(tmp_path, roles, NO_LANTERN)
     c1 = summary.results["C1"]
-    assert c1["failures"][0]["error_kind"] == "forbidden" and "replaced the response" in c1["failures"][0]["message"]
-    assert c1["value"] is False and summary.verdict == "unsat"  # judged on the original text after the fix
-    assert summary.results["C4"]["value"] is False  # C2's checker changed its own copy, not the response
+    assert c1.failures[0].error_kind == "forbidden" and "replaced the response" in c1.failures[0].message
+    assert c1.value is False and summary.verdict == "unsat"  # judged on the original text after the fix
+    assert summary.results["C4"].value is False  # C2's checker changed its own copy, not the response
     assert (tmp_path / "run" / "output.txt").read_text() == NO_LANTERN
     config = json.loads((tmp_path / "run" / "config.json").read_text())
     import hashlib
@@ -215,10 +215,10 @@ def test_a_user_checker_is_preferred_for_a_matching_constraint(tmp_path):
     roles.user_checker["C4"] = 'contains_word {"wrong": 1}'
     summary = verify(tmp_path, roles, SAT, checkers=[str(module)])
     c1, c4 = summary.results["C1"], summary.results["C4"]
-    assert c1["method"] == "user_checker" and c1["value"] is True and c1["checker"] == "contains_word"
+    assert c1.method == "user_checker" and c1.value is True and c1.checker == "contains_word"
     # a user checker that fails (here: arguments it does not take) leaves the constraint to the judge
-    assert c4["method"] == "judge_fallback" and c4["value"] is False
-    assert c4["failures"][0]["message"].startswith("user checker contains_word: bad arguments")
+    assert c4.method == "judge_fallback" and c4.value is False
+    assert c4.failures[0].message.startswith("user checker contains_word: bad arguments")
     checker_prompt = next(user for role, user in roles.calls if role == "checker")
     assert "contains_word(response, word): The response contains a given word" in checker_prompt
     assert "checked by the user checker" not in summary.explanation  # sat
@@ -371,7 +371,7 @@ def test_a_checker_can_name_the_offending_words(tmp_path):
     ]
     summary = verify(tmp_path, roles, "A cheap lantern, so cheap.")
     assert summary.verdict == "unsat"
-    assert summary.results["C4"]["spans"] == ["cheap", "cheap"]
+    assert summary.results["C4"].spans == ["cheap", "cheap"]
     assert "because of: 'cheap'; 'cheap'" in summary.explanation
 
 
@@ -381,8 +381,8 @@ def test_a_program_that_fails_its_own_examples_is_reflected_before_use(tmp_path)
     roles.examples["C1"] = {"accept": ["A Lantern."], "reject": ["A lanternfish."]}  # whole word, any case
     summary = verify(tmp_path, roles, SAT)
     result = summary.results["C1"]
-    assert result["method"] == "checker" and result["reflections"] == 1 and result["self_tested"]
-    assert result["failures"][0]["error_kind"] == "self_test"
+    assert result.method == "checker" and result.reflections == 1 and result.self_tested
+    assert result.failures[0].error_kind == "self_test"
     reflection = next(user for role, user in roles.calls if role == "reflection")
     assert "it returned False on your example 'A Lantern.', which it must accept" in reflection
 

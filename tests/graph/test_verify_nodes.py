@@ -113,7 +113,7 @@ def test_judge_decides_the_queue_in_one_request(tmp_path):
 def test_solve_decides_the_verdict_and_keeps_tested_checkers(tmp_path):
     memory = VerifierMemory()
     results = {
-        cid: {"id": cid, "value": value, "method": "checker"}
+        cid: {"id": cid, "summary": SUMMARIES[cid], "kind": KINDS[cid], "value": value, "method": "checker", "code": ""}
         for cid, value in {"C1": True, "C2": False, "C3": True, "C4": False}.items()
     }
     drafts = {cid: {"code": CODES[cid]} for cid in ("C1", "C2", "C4")}
