@@ -17,6 +17,8 @@ from autonesy.tools.verify.results import (
     CheckerFailure,
     CheckerResult,
     ConstraintResult,
+    Contradiction,
+    JudgeDecision,
     JudgeResult,
     UserCheckerResult,
     constraint_results,
@@ -93,7 +95,7 @@ def judge_all(state: VerifyState, rt: VerifyRuntime) -> dict[str, Any]:
     return {
         **usage(state, turns),
         "status": verdict,
-        "decision": {"verdict": verdict, "reasoning": judgement.reasoning},
+        "decision": JudgeDecision(verdict=verdict, reasoning=judgement.reasoning).model_dump(),
         "explanation": explanation,
         "feedback": explanation,
         "history": state.get("history", [])
@@ -114,7 +116,7 @@ def contradicted(update: dict[str, Any], rt: VerifyRuntime) -> dict[str, Any]:
         "reason": explanation.splitlines()[0],
         "explanation": explanation,
         "feedback": explanation,
-        "decision": {"verdict": "contradictory", "conflict": list(conflict)},
+        "decision": Contradiction(conflict=list(conflict)).model_dump(),
     }
 
 
@@ -388,17 +390,11 @@ def solve(state: VerifyState, rt: VerifyRuntime) -> dict[str, Any]:
     formulation = formulation_from_state(state["constraints"], state["formula"])
     results = constraint_results(state.get("results"))
     values = {cid: results[cid].value if cid in results else None for cid in formulation.ids}
-    decision = decide(formulation.composition, values).to_dict()
+    decision = decide(formulation.composition, values)
     explanation = explain(decision, state["constraints"], results)
     brief = explain(decision, state["constraints"], results, with_code=False)
-    rt.event(
-        "verdict",
-        verdict=decision["verdict"],
-        violated=decision["violated"],
-        core=decision["core"],
-        falsified_parts=decision["falsified_parts"],
-        to_fix=decision["to_fix"],
-    )
+    data = decision.model_dump()
+    rt.event("verdict", **{k: data[k] for k in ("verdict", "violated", "core", "falsified_parts", "to_fix")})
     if rt.memory:
         trusted = [cid for cid in state.get("tested", []) if cid in results and results[cid].method == "checker"]
         users = [cid for cid, r in results.items() if r.method == "user_checker"]
@@ -413,13 +409,13 @@ def solve(state: VerifyState, rt: VerifyRuntime) -> dict[str, Any]:
                 },
             )
     return {
-        "status": decision["verdict"],
-        "decision": decision,
+        "status": decision.verdict,
+        "decision": data,
         "explanation": explanation,
         "feedback": brief,
         "reason": explanation.splitlines()[0],
         "history": state.get("history", [])
-        + [{"round": state.get("follow_round", 0), "verdict": decision["verdict"], "output": state["output"]}],
+        + [{"round": state.get("follow_round", 0), "verdict": decision.verdict, "output": state["output"]}],
     }
 
 

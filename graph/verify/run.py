@@ -43,7 +43,7 @@ from autonesy.tools.config import CHECKER_TIMEOUT_S, LLM_TIMEOUT_S, MAX_REFLECTI
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.llm_spec import LLMSpec, default_llm
 from autonesy.tools.sandbox import SandboxLimits
-from autonesy.tools.verify.results import ConstraintResult, constraint_results
+from autonesy.tools.verify.results import ConstraintResult, constraint_results, decision_of
 from autonesy.tools.verify.user_checkers import UserChecker, load_user_checkers
 
 ROLES = ("formulation", "checker", "judge", "writer")
@@ -310,7 +310,7 @@ def summarize(
         reason=state.get("reason", ""),
         formula=state.get("formula"),
         constraints=[_with_result(c, results.get(c["id"])) for c in state.get("constraints") or []],
-        decision=state.get("decision"),
+        decision=decision_of(state.get("decision")),
         explanation=state.get("explanation", ""),
         results=results,
         llm_calls=state.get("llm_calls", 0),

@@ -57,7 +57,7 @@ from autonesy.tools import safe_files
 from autonesy.tools.config import LLM_TIMEOUT_S
 from autonesy.tools.llm_spec import LLMSpec
 from autonesy.tools.verify.metrics import COST_KEYS, scores
-from autonesy.tools.verify.results import CheckerResult, constraint_results
+from autonesy.tools.verify.results import CheckerResult, SolverDecision, constraint_results, decision_of
 
 DATA_FILE = "vifbench.jsonl"
 REQUIRED_KEYS = ("id", "instruction", "output", "verdict")
@@ -279,7 +279,7 @@ def read_data(path: Path, limit: int | None = None) -> list[dict[str, Any]]:
 def _row(rec: Mapping[str, Any], state: Mapping[str, Any], verifier: str, wall: float) -> dict[str, Any]:
     status = state.get("status")
     results = constraint_results(state.get("results"))
-    decision = state.get("decision") or {}
+    decision = decision_of(state.get("decision"))
     return {
         "id": rec["id"],
         "instruction_id": rec.get("instruction_id"),
@@ -297,7 +297,7 @@ def _row(rec: Mapping[str, Any], state: Mapping[str, Any], verifier: str, wall: 
         "decomposition": [{"id": c["id"], "summary": c["summary"]} for c in state.get("constraints") or []],
         "values": {cid: r.value for cid, r in results.items()} if results else None,
         "methods": {cid: r.method for cid, r in results.items()} if results else None,
-        "violated": [v["id"] for v in decision.get("violated") or []],
+        "violated": [v.id for v in decision.violated] if isinstance(decision, SolverDecision) else [],
         "reflections": sum(r.reflections for r in results.values() if isinstance(r, CheckerResult)),
         "fallbacks": sum(r.method == "judge_fallback" for r in results.values()),
         **{k: state.get(k, 0) for k in COST_KEYS if k != "wall_seconds"},

@@ -27,6 +27,7 @@ from autonesy.graph.verify.run import VerifyConfig, VerifyError, verify_output
 from autonesy.graph.verify.vifbench import evaluate
 from autonesy.tasks.vifbench import Instruction, generate
 from autonesy.tools.llm_spec import LLMSpec
+from autonesy.tools.verify.results import Assignment, Contradiction, Correction, SolverDecision
 
 SCRIPTED = LLMSpec.parse("http://scripted.test/v1@fake-model")  # the LLM the scripted backends stand for
 
@@ -77,8 +78,9 @@ def test_one_violated_logic_constraint_flips_the_verdict_and_is_named(tmp_path):
     after = {c["id"]: c["value"] for c in bad.constraints}
     assert [cid for cid in before if before[cid] != after[cid]] == ["C1"]
     decision = bad.decision
-    assert decision["violated"] == [{"id": "C1", "value": False}] and decision["core"] == ["C1"]
-    assert decision["falsified_parts"] == ["C1"] and decision["to_fix"] == [{"id": "C1", "should_be": True}]
+    assert isinstance(decision, SolverDecision)
+    assert decision.violated == [Assignment(id="C1", value=False)] and decision.core == ["C1"]
+    assert decision.falsified_parts == ["C1"] and decision.to_fix == [Correction(id="C1", should_be=True)]
     text = bad.explanation
     assert 'C1 "The response contains the word "lantern"" does not hold' in text
     assert "check(response) returned False" in text and "\\blantern\\b" in text  # the checker's code is the evidence
@@ -89,10 +91,10 @@ def test_one_violated_logic_constraint_flips_the_verdict_and_is_named(tmp_path):
 def test_an_implication_blames_its_consequent_and_names_the_condition(tmp_path):
     summary = verify(tmp_path, ScriptedRoles(), LONG_GLOOMY)
     decision = summary.decision
-    assert summary.verdict == "unsat"
-    assert decision["violated"] == [{"id": "C3", "value": False}]
-    assert decision["conditions"] == [{"id": "C2", "value": True}]
-    assert decision["falsified_parts"] == ["C2 IMPLIES C3"] and decision["to_fix"] == [{"id": "C3", "should_be": True}]
+    assert summary.verdict == "unsat" and isinstance(decision, SolverDecision)
+    assert decision.violated == [Assignment(id="C3", value=False)]
+    assert decision.conditions == [Assignment(id="C2", value=True)]
+    assert decision.falsified_parts == ["C2 IMPLIES C3"] and decision.to_fix == [Correction(id="C3", should_be=True)]
     assert "judged by the LLM" in summary.explanation and "They are required because" in summary.explanation
 
 
@@ -103,7 +105,8 @@ def test_a_crashing_looping_garbage_checker_is_reflected_three_times_then_judged
     result = summary.results["C1"]
     assert result.method == "judge_fallback" and result.value is False
     assert [f.error_kind for f in result.failures] == ["runtime", "timeout", "type", "missing_definition"]
-    assert summary.verdict == "unsat" and summary.decision["violated"] == [{"id": "C1", "value": False}]
+    assert isinstance(summary.decision, SolverDecision) and summary.verdict == "unsat"
+    assert summary.decision.violated == [Assignment(id="C1", value=False)]
     reflections = [user for role, user in roles.calls if role == "reflection"]
     assert len(reflections) == 3  # then no fourth reflection: the judge decides
     assert "IndexError" in reflections[0] and "ran longer than 0.5 s" in reflections[1]
@@ -347,7 +350,7 @@ def test_a_contradictory_instruction_is_reported_before_anything_is_checked(tmp_
     roles = ScriptedRoles(formulation=[CONTRADICTORY])
     summary = verify(tmp_path, roles, SAT)
     assert summary.status == "contradictory" and summary.verdict is None
-    assert summary.decision["conflict"] == ["NOT C4", "C4"]
+    assert isinstance(summary.decision, Contradiction) and summary.decision.conflict == ["NOT C4", "C4"]
     assert 'C4 "The response contains the word "cheap""' in summary.explanation
     assert roles.roles() == ["formulation"]  # no plan, no checker, no judge
     from autonesy.graph.cli.verify import _exit_code

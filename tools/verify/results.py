@@ -1,11 +1,14 @@
-"""One constraint's result in a verification, as a typed record: made by the verifier node that
-obtained it, read by the explanation, the summary (``summary.json``'s ``results``) and the VifBench rows.
+"""A verification's results as typed records: each constraint's result and the decision, made by the
+verifier node that obtained them, read by the explanation, the summary (``summary.json``'s ``results``
+and ``decision``) and the VifBench rows.
 
 How the value was obtained decides what evidence comes with it (``method`` tells the records apart):
 generated code (its program, the spans it named, the reflections and failures before it ran), a user
 checker (its name and arguments), or the judge (its reasoning; ``judge_fallback`` when a logic
-constraint's checker kept failing, with those failures and the last program). The JSON of each record
-is the dict the verifier wrote before these records existed: same keys, same order.
+constraint's checker kept failing, with those failures and the last program). The decision is the
+solver's (:func:`solver.decide`), a whole-instruction judge's, or the contradiction that stopped the
+verification. The JSON of each record is the dict the verifier wrote before these records existed:
+same keys, same order.
 """
 
 from __future__ import annotations
@@ -64,6 +67,80 @@ class JudgeResult(_Result):
     code: str | None = Field(None, exclude_if=lambda code: code is None)  # the fallback's last program
 
 
+class Assignment(BaseModel):
+    """A constraint and its value (``violated``: False = does not hold, True = holds but must not)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    value: bool
+
+
+class Correction(BaseModel):
+    """A constraint and the value it should take: one step of a smallest correction."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    should_be: bool
+
+
+class Alternative(BaseModel):
+    """A false XOR / IFF requirement: changing any one of its constraints is enough."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    requirement: str
+    op: Literal["xor", "iff"]
+    ids: list[str]
+
+
+class SolverDecision(BaseModel):
+    """The solver's verdict with the constraint values it used and a minimal core of results that force it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    verdict: Literal["sat", "unsat", "unknown"]
+    values: dict[str, bool | None]
+    core: list[str] = Field(default_factory=list)  # a minimal set of results forcing the verdict
+    violated: list[Assignment] = Field(default_factory=list)
+    conditions: list[Assignment] = Field(default_factory=list)  # results that made the violated ones required
+    falsified_parts: list[str] = Field(default_factory=list)  # the top-level requirements that are false, as text
+    to_fix: list[Correction] = Field(default_factory=list)  # a smallest correction
+    undetermined: list[str] = Field(default_factory=list)  # constraints with no result
+    formula: str = ""
+    seconds: float = 0.0
+    core_unique: bool = False  # the core is the only minimal reason (every minimal reason contains all of it)
+    alternatives: list[Alternative] = Field(default_factory=list)
+
+
+class JudgeDecision(BaseModel):
+    """A whole-instruction judge's verdict (the baselines: no formulation, no code)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    verdict: Literal["sat", "unsat", "unknown"]
+    reasoning: str
+
+
+class Contradiction(BaseModel):
+    """An instruction no response can follow: the requirements that cannot hold together."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    verdict: Literal["contradictory"] = "contradictory"
+    conflict: list[str]
+
+
+Decision = SolverDecision | JudgeDecision | Contradiction  # what a verification decided, by who decided it
+DECISION = TypeAdapter(Decision)
+
+
+def decision_of(data: Any) -> Decision | None:
+    """The decision from its JSON data (or record); None when there is none yet."""
+    return None if data is None else DECISION.validate_python(data)
+
+
 ConstraintResult = Annotated[CheckerResult | UserCheckerResult | JudgeResult, Field(discriminator="method")]
 RESULTS = TypeAdapter(dict[str, ConstraintResult])  # per constraint id, as the verifier's state holds them
 
@@ -74,11 +151,20 @@ def constraint_results(data: Any) -> dict[str, CheckerResult | UserCheckerResult
 
 
 __all__ = [
+    "DECISION",
     "RESULTS",
+    "Alternative",
+    "Assignment",
     "CheckerFailure",
     "CheckerResult",
     "ConstraintResult",
+    "Contradiction",
+    "Correction",
+    "Decision",
+    "JudgeDecision",
     "JudgeResult",
+    "SolverDecision",
     "UserCheckerResult",
     "constraint_results",
+    "decision_of",
 ]
