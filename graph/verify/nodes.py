@@ -36,8 +36,12 @@ def kind_of(state: VerifyState, cid: str) -> str:
 
 def record(state: VerifyState, rt: VerifyRuntime, result: ConstraintResult) -> dict[str, Any]:
     """The state's results with ``result`` added (as its JSON data: the state is plain data), traced."""
+    return {"results": with_result(state.get("results", {}), rt, result)}
+
+
+def with_result(results: dict[str, Any], rt: VerifyRuntime, result: ConstraintResult) -> dict[str, Any]:
     rt.event("constraint_result", constraint=result.id, kind=result.kind, method=result.method, value=result.value)
-    return {"results": {**state.get("results", {}), result.id: result.model_dump()}}
+    return {**results, result.id: result.model_dump()}
 
 
 def about(state: VerifyState, cid: str) -> dict[str, str]:
@@ -371,7 +375,7 @@ def judge(state: VerifyState, rt: VerifyRuntime) -> dict[str, Any]:
     )
     for turn in turns:
         rt.turn(turn, constraints=queue)
-    update: dict[str, Any] = {"results": state.get("results", {})}
+    results = state.get("results", {})
     for cid in queue:
         fallback = cid in state.get("logic", [])
         judged = JudgeResult(
@@ -382,8 +386,8 @@ def judge(state: VerifyState, rt: VerifyRuntime) -> dict[str, Any]:
             failures=failures_of(state, cid),
             code=(state.get("codes", {}).get(cid) or None) if fallback else None,
         )
-        update = record({**state, **update}, rt, judged)
-    return {**usage(state, turns), **update}
+        results = with_result(results, rt, judged)
+    return {**usage(state, turns), "results": results}
 
 
 def solve(state: VerifyState, rt: VerifyRuntime) -> dict[str, Any]:
