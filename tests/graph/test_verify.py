@@ -20,6 +20,7 @@ from verify_fakes import (
 )
 
 from autonesy.agents.llm import LangChainChatBackend
+from autonesy.agents.verify.prompts import role_of
 from autonesy.agents.verify.scripted_llm import oracle_chat_model
 from autonesy.graph.cli import app
 from autonesy.graph.trace import read_trace
@@ -27,7 +28,7 @@ from autonesy.graph.verify.run import VerifyConfig, VerifyError, verify_output
 from autonesy.graph.verify.vifbench import evaluate
 from autonesy.tasks.vifbench import Instruction, generate
 from autonesy.tools.llm_spec import LLMSpec
-from autonesy.tools.verify.results import Assignment, Contradiction, Correction, SolverDecision
+from autonesy.tools.verify.results import Assignment, CheckerResult, Contradiction, Correction, SolverDecision
 
 SCRIPTED = LLMSpec.parse("http://scripted.test/v1@fake-model")  # the LLM the scripted backends stand for
 
@@ -256,6 +257,35 @@ def test_the_feedback_loop_stops_at_the_budget(tmp_path):
         INSTRUCTION, None, VerifyConfig(llm=SCRIPTED, budget=2), tmp_path / "run", backend=roles.backend()
     )
     assert summary.status == "unsat" and summary.rounds == 2 and roles.roles().count("writer") == 2
+
+
+class Interrupted(BaseException):
+    """Stands for the process being killed: no layer catches it."""
+
+
+class StopsAtTheJudge(ScriptedRoles):
+    def __call__(self, messages) -> str:
+        if role_of(messages) == "judge":
+            raise Interrupted
+        return super().__call__(messages)
+
+
+def test_an_interrupted_verification_resumes_from_its_checkpoint_to_the_same_summary(tmp_path):
+    """Killed at the judge, after the checkers ran: the same run directory resumes with the checker results
+    of the checkpoint (validated back into their records) and ends where an uninterrupted run ends."""
+    with pytest.raises(Interrupted):
+        verify(tmp_path, StopsAtTheJudge(), NO_LANTERN, "run")
+    roles = ScriptedRoles()
+    resumed = verify(tmp_path, roles, NO_LANTERN, "run")
+    whole = verify(tmp_path, ScriptedRoles(), NO_LANTERN, "whole")
+    assert roles.roles() == ["judge"]  # formulation and checkers came from the checkpoint
+    assert [e["event"] for e in read_trace(tmp_path / "run")].count("resumed") == 1
+    timing = {"run_dir", "wall_seconds", "llm_seconds", "checker_seconds", "decision"}
+    assert resumed.model_dump(exclude=timing) == whole.model_dump(exclude=timing)
+    assert resumed.results == whole.results and isinstance(resumed.results["C1"], CheckerResult)
+    assert resumed.decision is not None and resumed.decision.model_dump(exclude={"seconds"}) == (
+        whole.decision.model_dump(exclude={"seconds"}) if whole.decision else None
+    )
 
 
 def test_a_finished_run_is_not_repeated_and_another_run_is_refused(tmp_path):

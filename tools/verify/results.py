@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import MISSING, BaseModel, ConfigDict, Field
 
 
 class CheckerFailure(BaseModel):
@@ -133,26 +133,12 @@ class Contradiction(BaseModel):
 
 
 Decision = SolverDecision | JudgeDecision | Contradiction  # what a verification decided, by who decided it
-DECISION = TypeAdapter(Decision)
-
-
-def decision_of(data: Any) -> Decision | None:
-    """The decision from its JSON data (or record); None when there is none yet."""
-    return None if data is None else DECISION.validate_python(data)
 
 
 ConstraintResult = Annotated[CheckerResult | UserCheckerResult | JudgeResult, Field(discriminator="method")]
-RESULTS = TypeAdapter(dict[str, ConstraintResult])  # per constraint id, as the verifier's state holds them
-
-
-def constraint_results(data: Any) -> dict[str, CheckerResult | UserCheckerResult | JudgeResult]:
-    """The per-constraint results from their JSON data (or records)."""
-    return RESULTS.validate_python(data or {})
 
 
 __all__ = [
-    "DECISION",
-    "RESULTS",
     "Alternative",
     "Assignment",
     "CheckerFailure",
@@ -165,6 +151,4 @@ __all__ = [
     "JudgeResult",
     "SolverDecision",
     "UserCheckerResult",
-    "constraint_results",
-    "decision_of",
 ]
