@@ -48,7 +48,7 @@ from autonesy.tools.compile import (
 )
 from autonesy.tools.elimination import eliminate_auxiliaries
 from autonesy.tools.enumeration import CountTimedOut, Enumeration, EnumerationCapReached, Model, enumerate_models
-from autonesy.tools.onehot_count import count_one_hot
+from autonesy.tools.onehot_count import count_one_hot, one_hot_groups
 from autonesy.tools.options import COUNT_METHODS
 from autonesy.tools.preprocess import simplify_projected
 from autonesy.tools.variable_elimination import (
@@ -480,6 +480,8 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     after ``AUTO_HEAD_START_S`` of their CPU time (at most ``AUTO_HEAD_START_MAX_S`` on the clock, and at
     once when they give up) by Ganak (a child) and enumeration (continuing ``enumeration``, in a thread),
     until the first exact count or ``deadline`` (``time.monotonic()``); failures are added to ``tried``.
+    The one-hot CSP count joins them too, or starts with the SDD routes when every task variable is in
+    an exactly-one group: on a 6 × 6 Sudoku it needs about 8 s of CPU and starved among four racers.
     Counted in CPU time, the head start holds on a loaded machine too, where the child gets a share of a core.
 
     The head start is what the race costs on a formula the unminimised SDD compiles at once: road-r's
@@ -506,7 +508,11 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     children = [_Child("sdd", _sdd_routes, (cnf, original, deadline - time.monotonic()))]
     joining = [("ganak", _ganak_count, (cnf,))]
     if not cnf.num_aux_vars:  # a CSP over one-hot groups (Sudoku), as the encoder wrote it when it had no auxiliaries
-        joining.append(("one-hot", count_one_hot, (cnf if original.num_aux_vars else original,)))
+        csp = cnf if original.num_aux_vars else original
+        if all(len(group) > 1 for group in one_hot_groups(csp)):  # all-different grids: its best case, from the start
+            children.append(_Child("one-hot", count_one_hot, (csp,)))
+        else:
+            joining.append(("one-hot", count_one_hot, (csp,)))
     head_start_end = time.monotonic() + AUTO_HEAD_START_MAX_S
     answer: ModelCount | None = None
     try:

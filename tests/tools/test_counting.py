@@ -1,5 +1,7 @@
 """Every counting route against brute-force enumeration of all assignments (KLay-style differential tests)."""
 
+import itertools
+
 import pytest
 from bruteforce import cnfs, projected_models
 from hypothesis import given, settings
@@ -200,6 +202,33 @@ def test_a_formula_without_auxiliaries_is_counted_as_a_one_hot_csp_in_the_race(m
     one_hot = (1, 2, 3), (-1, -2), (-1, -3), (-2, -3)  # exactly one of 1, 2, 3; 4..12 free
     result = count_models(CNF(12, one_hot), "auto", enumeration_cap=3)
     assert result.value == 3 * 2**9 and result.method == "one-hot" and result.exact
+
+
+def test_a_formula_all_in_one_hot_groups_gives_the_one_hot_csp_the_start(monkeypatch):
+    """Every variable in an exactly-one group (a 3 x 3 Latin square: 12 models): the one-hot CSP count
+    starts beside the SDD routes; Ganak and enumeration, joining only after a head start that never
+    ends here, are not needed."""
+    import autonesy.tools.counting as counting
+
+    monkeypatch.setattr(counting, "_ganak_count", _broken)
+    monkeypatch.setattr(counting, "_sdd_routes", _slow)
+    monkeypatch.setattr(counting, "AUTO_HEAD_START_S", 1e9)
+    monkeypatch.setattr(counting, "AUTO_HEAD_START_MAX_S", 1e9)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+
+    def var(r: int, c: int, d: int) -> int:
+        return 9 * r + 3 * c + d + 1
+
+    cells = [[var(r, c, d) for d in range(3)] for r in range(3) for c in range(3)]
+    rows = [[var(r, c, d) for c in range(3)] for r in range(3) for d in range(3)]
+    columns = [[var(r, c, d) for r in range(3)] for c in range(3) for d in range(3)]
+    clauses = [
+        clause
+        for group in cells + rows + columns
+        for clause in [tuple(group), *((-a, -b) for a, b in itertools.combinations(group, 2))]
+    ]
+    result = count_models(CNF(27, clauses), "auto", enumeration_cap=3, time_limit_s=30)
+    assert result.value == 12 and result.method == "one-hot" and result.exact
 
 
 def test_a_formula_with_auxiliaries_is_not_given_to_the_one_hot_csp(monkeypatch):
