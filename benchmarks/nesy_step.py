@@ -13,7 +13,7 @@ batch of logits — SPL's cirkit soft-evidence circuit against KLay's circuit of
 cost of building SPL on cirkit rather than KLay) — and the time to build both circuits once.
 
     python benchmarks/nesy_step.py [--tasks a,b] [--batch 128] [--rounds 15] [--threads 1]
-                                   [--data-dir DIR] [--json OUT]
+                                   [--data-dir DIR] [--json OUT] [--out benchmarks/results/nesy_step.md]
 
 Inputs and labels come from the task's training split (``autonesy.tasks.data``; built into the
 data directory on first use). The aim: SL within 2× and SPL within 5× of the backbone step.
@@ -25,7 +25,9 @@ import argparse
 import copy
 import json
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import torch
 
@@ -138,9 +140,20 @@ def main() -> None:
     )
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--json", dest="json_out")
+    parser.add_argument(
+        "--out", type=Path, default=Path("benchmarks/results/nesy_step.md"), help="the table, as Markdown"
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    print(
+    lines: list[str] = []
+    loads = [_load()]
+
+    def say(line: str = "") -> None:  # every line to the terminal and to the table
+        lines.append(line)
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    say(
         f"batch {args.batch}, {args.rounds} rounds, torch {torch.__version__}, {torch.get_num_threads()} thread(s); "
         "step = forward + loss + backward + Adam step; thread CPU ms, median over rounds; ratios to the backbone "
         "step measured in the same rounds"
@@ -149,23 +162,22 @@ def main() -> None:
         f"{'task':13} {'N':>4} {'mod':>4} {'sdd':>5} {'h':>3} | {'backbone ms':>11} {'SL ms':>8} {'SL/bb':>6} {'SPL ms':>8} "
         f"{'SPL/bb':>6} | {'logZ cirkit':>11} {'logZ KLay':>9} {'cirk/KLay':>9} {'MAP ms':>7} | {'build s':>7}"
     )
-    print(header)
-    print("-" * len(header))
+    say(header)
+    say("-" * len(header))
     rows = []
     for name in args.tasks.split(","):
         r = measure(name.strip(), args.batch, args.rounds, args.data_dir)
         rows.append(r)
         ms = r["ms"]
-        print(
+        say(
             f"{r['task']:13} {r['num_vars']:>4} {r['modality'][:4]:>4} {r['sdd_size']:>5} {r['sdd_height']:>3} | {ms['backbone']:>11.2f} "
             f"{ms['sl']:>8.2f} {r['sl_ratio']:>6.2f} {ms['spl']:>8.2f} {r['spl_ratio']:>6.2f} | "
             f"{ms['logz_cirkit']:>11.2f} {ms['logz_klay']:>9.2f} {r['cirkit_vs_klay']:>9.2f} {ms['map']:>7.2f} | "
-            f"{sum(r['build_s'].values()):>7.2f}",
-            flush=True,
+            f"{sum(r['build_s'].values()):>7.2f}"
         )
     sl_ok = sum(r["sl_ratio"] <= 2 for r in rows)
     spl_ok = sum(r["spl_ratio"] <= 5 for r in rows)
-    print(
+    say(
         f"\nSL within 2x of the backbone on {sl_ok}/{len(rows)} tasks (max {max(r['sl_ratio'] for r in rows):.2f}x); "
         f"SPL within 5x on {spl_ok}/{len(rows)} (max {max(r['spl_ratio'] for r in rows):.2f}x); "
         f"cirkit log Z / KLay log Z: median {statistics.median(r['cirkit_vs_klay'] for r in rows):.2f}x"
@@ -175,10 +187,22 @@ def main() -> None:
         for r in rows
         if r["sl_ratio"] > 2 or r["spl_ratio"] > 5
     ]
-    print("misses: " + (", ".join(misses) if misses else "none"))
+    say("misses: " + (", ".join(misses) if misses else "none"))
+    loads.append(_load())
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(
+        "# One training step per task: backbone, SL and SPL (thread CPU ms)\n\n"
+        f"Command: `{' '.join(['python', 'benchmarks/nesy_step.py', *sys.argv[1:]])}`; load average (1 min) before and after: "
+        f"{', '.join(loads)}.\n\n```\n" + "\n".join(lines) + "\n```\n"
+    )
     if args.json_out:
         with open(args.json_out, "w") as fh:
             json.dump({"batch": args.batch, "threads": torch.get_num_threads(), "rows": rows}, fh, indent=2)
+
+
+def _load() -> str:
+    with open("/proc/loadavg") as fh:
+        return fh.read().split()[0]
 
 
 if __name__ == "__main__":

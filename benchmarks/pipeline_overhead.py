@@ -7,7 +7,7 @@ and its finished children (forked counters, sandbox runs), which the load of oth
 shared machine inflates far less than wall time. Optionally also times the README's main
 command with the embedded local model (`--with-local`).
 
-    python benchmarks/pipeline_overhead.py [--tasks a,b] [--with-local]
+    python benchmarks/pipeline_overhead.py [--tasks a,b] [--with-local] [--out benchmarks/results/pipeline_overhead.md]
 """
 
 from __future__ import annotations
@@ -68,13 +68,24 @@ def main() -> None:
     parser.add_argument(
         "--with-local", action="store_true", help="also time `run --task warcraft` with the local model"
     )
+    parser.add_argument(
+        "--out", type=Path, default=Path("benchmarks/results/pipeline_overhead.md"), help="the table, as Markdown"
+    )
     args = parser.parse_args()
+    lines: list[str] = []
+    loads = [_load()]
+
+    def say(line: str = "") -> None:  # every line to the terminal and to the table
+        lines.append(line)
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
     columns = ("formalize", "check_syntax", "oracle_test", "compile", "evaluate")
-    print(f"{'task':13} {'wall s':>7} {'cpu s':>6} {'llm s':>6} " + " ".join(f"{c:>12}" for c in columns) + "  outcome")
+    say(f"{'task':13} {'wall s':>7} {'cpu s':>6} {'llm s':>6} " + " ".join(f"{c:>12}" for c in columns) + "  outcome")
     with tempfile.TemporaryDirectory() as tmp:
         rows = [overhead(name, Path(tmp)) for name in args.tasks.split(",")]
     for row in rows:
-        print(
+        say(
             f"{row['task']:13} {row['wall']:7.2f} {row['cpu']:6.2f} {row['llm']:6.2f} "
             + " ".join(f"{row.get(c, 0.0):12.3f}" for c in columns)
             + f"  {row['status']}"
@@ -82,7 +93,7 @@ def main() -> None:
     for clock in ("wall", "cpu"):
         times = sorted(row[clock] for row in rows)
         small = [row[clock] for row in rows if row["vars"] <= 40]
-        print(
+        say(
             f"pipeline overhead per attempt ({clock}): median {statistics.median(times):.2f} s, max {times[-1]:.2f} s; "
             f"median over the {len(small)} tasks of at most 40 variables {statistics.median(small):.2f} s"
         )
@@ -94,10 +105,22 @@ def main() -> None:
             )
             local_wall = time.perf_counter() - start
             summary = __import__("json").loads((Path(tmp) / "summary.json").read_text())
-        print(
+        say(
             f"run --task warcraft with the local model: {local_wall:.1f} s wall, {summary['llm_seconds']:.1f} s in "
             f"{summary['llm_calls']} LLM calls, overhead {local_wall - summary['llm_seconds']:.1f} s"
         )
+    loads.append(_load())
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(
+        "# The pipeline's own cost per attempt (a scripted model answering the ground truth)\n\n"
+        f"Command: `{' '.join(['python', 'benchmarks/pipeline_overhead.py', *sys.argv[1:]])}`; load average (1 min) before and "
+        f"after: {', '.join(loads)}.\n\n```\n" + "\n".join(lines) + "\n```\n"
+    )
+
+
+def _load() -> str:
+    with open("/proc/loadavg") as fh:
+        return fh.read().split()[0]
 
 
 if __name__ == "__main__":

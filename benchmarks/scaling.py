@@ -15,7 +15,8 @@ task files with ``--out``:
 - ``exactly-k n``: exactly n/2 of n variables (sequential counter: auxiliaries).
 
 For each size: variables, clauses, the model count and the seconds of each counting method
-(``auto`` — enumeration, auxiliary elimination, unminimised SDDs, Ganak, minimised SDD — and each
+(``auto`` — enumeration, auxiliary elimination, unminimised SDDs, Ganak, minimised SDD, and without
+auxiliaries the one-hot dynamic programme — and each
 route alone on the CNF as built: enumeration, Ganak, minimised SDD, ApproxMC), the SDD's size and compile time, and the CPU time of one SL and
 one SPL training step relative to the bare backbone step (an MLP on random features, batch 128,
 labels that satisfy the constraint). Every step has a time limit (``--limit``, 60 s): counting

@@ -355,7 +355,7 @@ def compile_by_elimination(
             continue
         merged, variables = manager.true(), frozenset[int]()
         merged.ref()
-        for node, support in sorted(buckets.pop(var), key=lambda part: part[0].size()):  # the carried state last
+        for node, support in buckets.pop(var):  # clauses were placed first: the carried state comes last
             conjunction = merged & node
             conjunction.ref()
             merged.deref()

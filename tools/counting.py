@@ -2,19 +2,25 @@
 
 Methods: ``enumeration`` (SAT with blocking clauses; exact and fastest for small model sets),
 ``ganak`` (exact projected counter), ``sdd`` (compile with PySDD, exact), ``approxmc`` (ApproxMC,
-(ε, δ)-approximate, projected). ``auto`` is a portfolio: enumeration alone for a
-moment on the CNF as given (most ground truths have a few models: they end here, their models kept
-for the metrics); then CaDiCaL's projection-preserving preprocessing (:mod:`autonesy.tools.preprocess`:
-units, equivalent literals, eliminated auxiliaries) and bounded resolution
-(:mod:`autonesy.tools.elimination`); then, at once, enumeration continuing in a thread (up to a
+(ε, δ)-approximate, projected). ``auto`` is a portfolio: enumeration alone for a few hundred models
+on the CNF as given (most ground truths have a few: they end here, their models kept for the
+metrics; one whose first model already shows more than that stops at once); then CaDiCaL's
+projection-preserving preprocessing (:mod:`autonesy.tools.preprocess`: units, equivalent literals,
+eliminated auxiliaries) and, when its plan is cheap, variable elimination over truth tables
+(:mod:`autonesy.tools.variable_elimination`, in this process: its cost is known before it starts;
+kand-logic's 368,712 models in about 3 ms). A count within the enumeration cap is enumerated on, for
+its models. A formula too wide for tables goes to bounded resolution
+(:mod:`autonesy.tools.elimination`) and then, at once, enumeration continuing in a thread (up to a
 model cap: a 10-queens ground truth of 40,064 variables has 724 models), Ganak and the SDD routes
-(unminimised, then minimised), each in a forked child. The first exact answer wins and the others
+(unminimised, then minimised), and for a CNF without auxiliaries the one-hot dynamic programme
+(:mod:`autonesy.tools.onehot_count`: a 6 × 6 Sudoku), each in a forked child. The first exact answer wins and the others
 are stopped, so each formula costs what its cheapest route costs, on the cores there are. ApproxMC
 runs only when no exact route answered within four fifths of the limit.
 
 Every count has a time limit. Enumeration runs in this process and is stopped through the SAT
-solver's interrupt; the native counters (Ganak, PySDD, ApproxMC) offer no limit of their own, so they
-run in a forked child that is killed when the limit passes. A count that runs out of time raises
+solver's interrupt; variable elimination runs only on a plan whose size was checked against its
+budget first; the native counters (Ganak, PySDD, ApproxMC) offer no limit of their own, so they run in
+a forked child that is killed when the limit passes. A count that runs out of time raises
 :class:`CountTimedOut`, which says which methods were tried and for how long.
 """
 
@@ -42,8 +48,15 @@ from autonesy.tools.compile import (
 )
 from autonesy.tools.elimination import eliminate_auxiliaries
 from autonesy.tools.enumeration import CountTimedOut, Enumeration, EnumerationCapReached, Model, enumerate_models
+from autonesy.tools.onehot_count import count_one_hot, one_hot_groups
 from autonesy.tools.options import COUNT_METHODS
 from autonesy.tools.preprocess import simplify_projected
+from autonesy.tools.variable_elimination import (
+    SECONDS_PER_ENTRY,
+    EliminationTooCostly,
+    count_by_elimination,
+    plan_elimination,
+)
 
 __all__ = [
     "COUNT_METHODS",
@@ -59,10 +72,16 @@ __all__ = [
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long
-AUTO_ENUMERATION_SHARE = 0.05  # and at most this share of the limit
+AUTO_ENUMERATION_SHARE = 0.05  # and at most this share of the limit,
+AUTO_FIRST_MODELS = 300  # and stops past this many models (a few ms): larger counts go on to the tables
 AUTO_RACE_ENUMERATION_CAP = 100_000  # racing the counters, enumeration gives up past this many models
+AUTO_HEAD_START_S = 0.05  # the SDD routes race alone for this much of their CPU time (road-r's SDD: 18 ms),
+AUTO_HEAD_START_MAX_S = 0.5  # or this long on the clock, whichever comes first
 AUTO_ELIMINATION_MAX_S = 1.0  # resolution gets at most this long, and at most a tenth of the limit
 AUTO_QUICK_SDD_MAX_S = 0.5  # the unminimised SDD gets at most this long, and at most a fifth of its time
+AUTO_TABLES_MAX_S = 0.02  # variable elimination runs when its plan predicts at most this long ...
+AUTO_TABLES_SHARE = 0.1  # ... and at most this share of the time left
+AUTO_TABLES_MAX_VARS = 300  # its greedy plan costs O(variables²): larger formulas go to the race
 AUTO_LARGE_CLAUSES = 50_000  # above this: no first enumeration, preprocessing in a killable child
 AUTO_PREPROCESS_SHARE = 0.3  # of the limit, for a large CNF's preprocessing
 AUTO_APPROXMC_SHARE = 0.2  # of the limit, kept for ApproxMC when no exact route answered
@@ -138,7 +157,7 @@ class _Child:
             finally:
                 os._exit(0)
         os.close(write_end)
-        self.pid, self.fd = pid, read_end
+        self.pid, self.fd, self.started = pid, read_end, time.monotonic()
         self.chunks: list[bytes] = []
         self.done = False
 
@@ -165,6 +184,15 @@ class _Child:
                 raise CompilationBudgetExceeded(message)
             raise CounterFailed(f"{self.method} counter failed: {kind}: {message}")
         return value
+
+    def cpu_s(self) -> float:
+        """CPU seconds the child has used so far (from /proc); its seconds on the clock where that cannot be read."""
+        try:
+            with open(f"/proc/{self.pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()  # from field 3 (state) on: utime and stime are 14, 15
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return time.monotonic() - self.started
 
     def kill(self) -> None:
         """Stop the child (if still running) and release its pipe."""
@@ -318,17 +346,48 @@ def _sdd_routes(cnf: CNF, original: CNF, time_limit_s: float) -> tuple[int, dict
 
 def _preprocess(cnf: CNF, elimination_s: float) -> CNF:
     """CaDiCaL's projection-preserving preprocessing, then bounded resolution on what is left (small CNFs)."""
-    simplified = simplify_projected(cnf)
-    if len(simplified.clauses) > AUTO_LARGE_CLAUSES:  # resolution's own set-up is not under its limit
-        return simplified
-    return eliminate_auxiliaries(simplified, elimination_s)
+    return _eliminate(simplify_projected(cnf), elimination_s)
+
+
+def _eliminate(cnf: CNF, elimination_s: float) -> CNF:
+    """Bounded resolution, on CNFs small enough that its own set-up (not under its limit) is cheap."""
+    if len(cnf.clauses) > AUTO_LARGE_CLAUSES:
+        return cnf
+    return eliminate_auxiliaries(cnf, elimination_s)
+
+
+def _count_by_tables(
+    cnf: CNF, enumeration: Enumeration, cap: int, deadline: float, tried: list[str]
+) -> ModelCount | None:
+    """Variable elimination when its plan fits its budget (None otherwise, the reason added to ``tried``).
+    A count within ``cap`` is enumerated to the end (continuing ``enumeration``), for its models."""
+    if cnf.num_vars > AUTO_TABLES_MAX_VARS:
+        return None
+    start = time.perf_counter()
+    budget_s = min(AUTO_TABLES_MAX_S, AUTO_TABLES_SHARE * (deadline - time.monotonic()))
+    try:
+        plan = plan_elimination(cnf, int(budget_s / SECONDS_PER_ENTRY))
+    except EliminationTooCostly as error:
+        tried.append(str(error))
+        return None
+    value = count_by_elimination(plan)
+    if value <= cap:
+        try:  # it stops after `value` models
+            models = enumeration.run(cnf, None, max(0.0, deadline - time.monotonic()))
+            return ModelCount(len(models), "enumeration", True, 0.0, {"cap": cap}, tuple(models))
+        except CountTimedOut:
+            tried.append(f"enumeration ({len(enumeration.models)} of {value} models before the limit)")
+    params = {"largest_table": plan.largest_table, "table_entries": plan.entries}
+    return ModelCount(value, "variable-elimination", True, time.perf_counter() - start, params)
 
 
 def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSettings) -> ModelCount:
     """The portfolio: a short enumeration on the CNF as given (most ground truths end here, with their
-    models), then projection-preserving preprocessing, then enumeration (in a thread, continuing), Ganak
-    and the SDD routes (each in a forked child) at once; the first exact answer wins and the others are
-    stopped. ApproxMC only when none answered within ``1 - AUTO_APPROXMC_SHARE`` of the limit."""
+    models); projection-preserving preprocessing; variable elimination when its plan is cheap (a count
+    within the cap enumerated on, for its models); else bounded resolution and enumeration (in a thread,
+    continuing), Ganak and the SDD routes (each in a forked child) at once; the first exact answer wins
+    and the others are stopped. ApproxMC only when none answered within ``1 - AUTO_APPROXMC_SHARE`` of
+    the limit."""
     start = time.perf_counter()
     deadline = time.monotonic() + time_limit_s
     tried: list[str] = []
@@ -340,36 +399,32 @@ def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSetti
             params["fallbacks"] = list(tried)
         return ModelCount(result.value, result.method, result.exact, time.perf_counter() - start, params, result.models)
 
+    large = len(cnf.clauses) > AUTO_LARGE_CLAUSES
     quick_s = min(AUTO_ENUMERATION_MAX_S, AUTO_ENUMERATION_SHARE * time_limit_s)
-    if len(cnf.clauses) <= AUTO_LARGE_CLAUSES:  # a large CNF takes seconds just to load into a solver
-        try:
-            models = enumeration.run(cnf, cap, quick_s)
+    at_least = 0  # models known to exist
+    if not large:  # a large CNF takes seconds just to load into a solver
+        models, at_least = _first_enumeration(cnf, enumeration, min(cap, AUTO_FIRST_MODELS), quick_s, tried)
+        quick_s -= time.perf_counter() - start
+        if models is not None:
             return ModelCount(
                 len(models), "enumeration", True, time.perf_counter() - start, {"cap": cap}, tuple(models)
             )
-        except EnumerationCapReached:
-            tried.append(f"enumeration (over {cap} models in {time.perf_counter() - start:.2f} s)")
-        except CountTimedOut:
-            tried.append(f"enumeration ({len(enumeration.models)} models in {quick_s:.2f} s)")
     elimination_s = min(AUTO_ELIMINATION_MAX_S, 0.1 * time_limit_s)
-    if len(cnf.clauses) <= AUTO_LARGE_CLAUSES:
-        simplified = _preprocess(cnf, elimination_s)
-    else:  # CaDiCaL has no time limit of its own: a child, killed after its share (then the CNF as given)
-        try:
-            simplified = _run_killable(
-                "preprocessing", _preprocess, (cnf, elimination_s), AUTO_PREPROCESS_SHARE * time_limit_s
-            )
-        except (CountTimedOut, CounterFailed) as error:
-            tried.append(f"preprocessing ({error})")
-            simplified = cnf
-    reduced = {
-        "preprocessed": f"{simplified.num_aux_vars} of {cnf.num_aux_vars} auxiliaries, "
-        f"{len(simplified.clauses)} of {len(cnf.clauses)} clauses",
-        "preprocess_s": round(time.perf_counter() - start, 3),
-    }
+    race_deadline = deadline - AUTO_APPROXMC_SHARE * time_limit_s
+    simplified = _simplify(cnf, large, elimination_s, AUTO_PREPROCESS_SHARE * time_limit_s, tried)
+    reduced = _reduction(cnf, simplified, time.perf_counter() - start)
     if any(len(c) == 0 for c in simplified.clauses):
         return finish(ModelCount(0, "preprocessing", True, 0.0), **reduced)
-    race_deadline = deadline - AUTO_APPROXMC_SHARE * time_limit_s
+    answer = _count_by_tables(simplified, enumeration, cap, race_deadline, tried)
+    if answer is not None:
+        return finish(answer, **reduced)
+    if not large and quick_s > 0 and at_least <= cap:  # too wide for tables: enumeration alone up to the cap
+        models, _ = _first_enumeration(simplified, enumeration, cap, quick_s, tried)
+        if models is not None:
+            return finish(ModelCount(len(models), "enumeration", True, 0.0, {"cap": cap}, tuple(models)), **reduced)
+    if not large:
+        simplified = _eliminate(simplified, elimination_s)
+        reduced = _reduction(cnf, simplified, time.perf_counter() - start)
     answer = _race(simplified, cnf, enumeration, race_deadline, tried)
     if answer is not None:
         return finish(answer, **reduced)
@@ -382,10 +437,57 @@ def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSetti
     raise CountTimedOut("auto", time_limit_s, tuple(tried))
 
 
+def _first_enumeration(
+    cnf: CNF, enumeration: Enumeration, cap: int, time_limit_s: float, tried: list[str]
+) -> tuple[list[Model] | None, int]:
+    """Every projected model when there are at most ``cap`` found within ``time_limit_s``, else None (and why,
+    in ``tried``); and how many models are known to exist."""
+    start = time.perf_counter()
+    try:
+        models = enumeration.run(cnf, cap, time_limit_s)
+        return models, len(models)
+    except EnumerationCapReached as error:
+        tried.append(f"enumeration ({error}, {time.perf_counter() - start:.3f} s)")
+        return None, error.at_least
+    except CountTimedOut:
+        tried.append(f"enumeration ({len(enumeration.models)} models in {time_limit_s:.2f} s)")
+        return None, len(enumeration.models)
+
+
+def _simplify(cnf: CNF, large: bool, elimination_s: float, child_s: float, tried: list[str]) -> CNF:
+    """CaDiCaL's preprocessing here; for a ``large`` CNF, with bounded resolution, in a child killed after
+    ``child_s`` (CaDiCaL has no time limit of its own), the CNF as given when it does not finish."""
+    if not large:
+        return simplify_projected(cnf)
+    try:
+        return _run_killable("preprocessing", _preprocess, (cnf, elimination_s), child_s)
+    except (CountTimedOut, CounterFailed) as error:
+        tried.append(f"preprocessing ({error})")
+        return cnf
+
+
+def _reduction(cnf: CNF, simplified: CNF, seconds: float) -> dict[str, Any]:
+    """What preprocessing left of ``cnf``, and when it was done (seconds into the count)."""
+    return {
+        "preprocessed": f"{simplified.num_aux_vars} of {cnf.num_aux_vars} auxiliaries, "
+        f"{len(simplified.clauses)} of {len(cnf.clauses)} clauses",
+        "preprocess_s": round(seconds, 3),
+    }
+
+
 def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tried: list[str]) -> ModelCount | None:
-    """Enumeration (continuing ``enumeration``, in a thread), Ganak and the SDD routes (children) at once on
-    the preprocessed ``cnf`` (bucket elimination on the ``original``), until the first exact count or
-    ``deadline`` (``time.monotonic()``); failures are added to ``tried``."""
+    """The SDD routes (a child) on the preprocessed ``cnf`` (bucket elimination on the ``original``), joined
+    after ``AUTO_HEAD_START_S`` of their CPU time (at most ``AUTO_HEAD_START_MAX_S`` on the clock, and at
+    once when they give up) by Ganak (a child) and enumeration (continuing ``enumeration``, in a thread),
+    until the first exact count or ``deadline`` (``time.monotonic()``); failures are added to ``tried``.
+    The one-hot CSP count joins them too, or starts with the SDD routes when every task variable is in
+    an exactly-one group: on a 6 × 6 Sudoku it needs about 8 s of CPU and starved among four racers.
+    Counted in CPU time, the head start holds on a loaded machine too, where the child gets a share of a core.
+
+    The head start is what the race costs on a formula the unminimised SDD compiles at once: road-r's
+    SDD takes 18 ms of CPU; its whole count took 0.105 s of CPU with Ganak and enumeration burning
+    beside it from the start, 0.051 s with the head start (load 9 on 2 cores).
+    """
     start = time.perf_counter()
     found: dict[str, Any] = {}
     failed: set[str] = set()
@@ -403,14 +505,26 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     wake_read, wake_write = os.pipe()  # the thread's end wakes the parent's select at once
     found["wake"] = wake_write
     thread = threading.Thread(target=enumerate_on, daemon=True)
-    children = [
-        _Child("ganak", _ganak_count, (cnf,)),
-        _Child("sdd", _sdd_routes, (cnf, original, deadline - time.monotonic())),
-    ]
-    thread.start()
+    children = [_Child("sdd", _sdd_routes, (cnf, original, deadline - time.monotonic()))]
+    joining = [("ganak", _ganak_count, (cnf,))]
+    if not cnf.num_aux_vars:  # a CSP over one-hot groups (Sudoku), as the encoder wrote it when it had no auxiliaries
+        csp = cnf if original.num_aux_vars else original
+        if all(len(group) > 1 for group in one_hot_groups(csp)):  # all-different grids: its best case, from the start
+            children.append(_Child("one-hot", count_one_hot, (csp,)))
+        else:
+            joining.append(("one-hot", count_one_hot, (csp,)))
+    head_start_end = time.monotonic() + AUTO_HEAD_START_MAX_S
     answer: ModelCount | None = None
     try:
         while answer is None and time.monotonic() < deadline:
+            if joining and (
+                time.monotonic() >= head_start_end
+                or all(c.done for c in children)
+                or children[0].cpu_s() >= AUTO_HEAD_START_S
+            ):
+                children.extend(_Child(method, work, args) for method, work, args in joining)
+                joining = []
+                thread.start()
             if not thread.is_alive() and "models" in found:
                 models = found["models"]
                 answer = ModelCount(len(models), "enumeration", True, 0.0, {}, tuple(models))
@@ -418,27 +532,23 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
             running = [c for c in children if not c.done]
             ready = [c for c in running if c.ready()]
             for child in ready:
-                try:
-                    value = child.result()
-                except (CompilationBudgetExceeded, CounterFailed) as error:
-                    failed.add(child.method)
-                    tried.append(f"{child.method} ({str(error)[:200]})")
-                    continue
-                if child.method == "sdd":
-                    answer = ModelCount(value[0], "sdd", True, 0.0, value[1])
-                else:
-                    answer = ModelCount(value, child.method, True, 0.0)
-                break
-            if answer is None and not ready:
-                if not running and not thread.is_alive():
+                answer = _answer_of(child, failed, tried)
+                if answer is not None:
                     break
+            if answer is None and not ready:
+                if not running and not thread.is_alive() and not joining:
+                    break
+                wait = min(0.25, deadline - time.monotonic())
+                if joining:
+                    wait = min(wait, AUTO_HEAD_START_S / 5)  # its CPU time is looked at this often
                 fds = [c.fd for c in running] + ([wake_read] if thread.is_alive() else [])
-                select.select(fds, [], [], max(0.0, min(0.25, deadline - time.monotonic())))
+                select.select(fds, [], [], max(0.0, wait))
     finally:
         enumeration.stop()
         for child in children:
             child.kill()
-        thread.join()
+        if thread.ident is not None:
+            thread.join()
         os.close(wake_read)
         os.close(wake_write)
     if answer is None:
@@ -447,3 +557,16 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
         tried.extend(f"{c.method} (out of time)" for c in children if c.method not in failed)
         return None
     return ModelCount(answer.value, answer.method, True, time.perf_counter() - start, answer.params, answer.models)
+
+
+def _answer_of(child: _Child, failed: set[str], tried: list[str]) -> ModelCount | None:
+    """A finished racer's exact count; None when it failed (its method added to ``failed``, why to ``tried``)."""
+    try:
+        value = child.result()
+    except (CompilationBudgetExceeded, CounterFailed) as error:
+        failed.add(child.method)
+        tried.append(f"{child.method} ({str(error)[:200]})")
+        return None
+    if child.method == "sdd":
+        return ModelCount(value[0], "sdd", True, 0.0, value[1])
+    return ModelCount(value, child.method, True, 0.0)

@@ -2,7 +2,10 @@
 
 Both are SAT calls on Glucose, which (unlike CaDiCaL) can be interrupted, so each has a time limit.
 Small model sets are what the counter, the formula metrics and the compiler share: the last few
-enumerations are remembered per CNF, so an answer's models are enumerated once per attempt.
+enumerations are remembered per CNF, so an answer's models are enumerated once per attempt. An
+enumeration with a cap gives up at its first model when that model alone shows the cap will be
+passed: the task variables it can drop, every clause still satisfied, are free, 2^k models at once
+(road-r: 11 free in its first model, over a cap of 2,000 in 0.3 ms instead of 0.05 s of enumerating).
 """
 
 from __future__ import annotations
@@ -18,12 +21,16 @@ from autonesy.tools.cnf import CNF
 
 Model = tuple[int, ...]
 RECENT_ENUMERATIONS = 8
+FREE_CHECK_MAX_LITERALS = 20_000  # the first model's free variables are looked for up to this CNF size
 
 
 class EnumerationCapReached(RuntimeError):
-    """More models than the enumeration cap: the caller counts another way."""
+    """More models than the enumeration cap: the caller counts another way. ``at_least`` is how many
+    models are known to exist (those found, or 2^k for a model with k free variables)."""
 
-    pass
+    def __init__(self, message: str, at_least: int):
+        self.at_least = at_least
+        super().__init__(message)
 
 
 class CountTimedOut(TimeoutError):
@@ -96,13 +103,21 @@ class Enumeration:
                 sat.interrupt()
             for values in self.models:
                 sat.solver.add_clause([-i if v else i for i, v in zip(range(1, n + 1), values)])
+            check_free = cap is not None and sum(map(len, cnf.clauses)) <= FREE_CHECK_MAX_LITERALS
             try:
                 while sat.solve():
                     model = sat.solver.get_model()
+                    if check_free and cap is not None:
+                        check_free = False
+                        free = free_task_vars(cnf, model)
+                        if 1 << free > cap:
+                            raise EnumerationCapReached(
+                                f"more than {cap} models (one model has {free} free variables)", 1 << free
+                            )
                     values = tuple(1 if model[i - 1] > 0 else 0 for i in range(1, n + 1))
                     self.models.append(values)
                     if cap is not None and len(self.models) > cap:
-                        raise EnumerationCapReached(f"more than {cap} models")
+                        raise EnumerationCapReached(f"more than {cap} models", len(self.models))
                     sat.solver.add_clause([-i if v else i for i, v in zip(range(1, n + 1), values)])
             finally:
                 self._running = None
@@ -114,6 +129,30 @@ class Enumeration:
         running = self._running
         if running is not None:
             running.interrupt()
+
+
+def free_task_vars(cnf: CNF, model: Sequence[int]) -> int:
+    """How many task variables of ``model`` (a full assignment, literals) can be dropped together with every
+    clause still satisfied by what is left: ``cnf`` has at least 2 to that power projected models.
+
+    Greedy: each variable in turn is dropped when every clause it satisfies has another true literal left.
+    """
+    true = set(model)
+    clauses = [set(clause) for clause in cnf.clauses]  # a repeated literal satisfies a clause once
+    satisfied = [sum(1 for lit in clause if lit in true) for clause in clauses]
+    occurrences: dict[int, list[int]] = {}
+    for index, clause in enumerate(clauses):
+        for lit in clause:
+            if lit in true:
+                occurrences.setdefault(lit, []).append(index)
+    free = 0
+    for var in cnf.task_vars:
+        where = occurrences.get(var if var in true else -var, ())
+        if all(satisfied[index] >= 2 for index in where):
+            for index in where:
+                satisfied[index] -= 1
+            free += 1
+    return free
 
 
 _recent: OrderedDict[tuple[CNF, int | None], list[Model] | None] = OrderedDict()  # None: over the cap
@@ -132,7 +171,7 @@ def enumerate_models(cnf: CNF, cap: int | None = None, time_limit_s: float | Non
             _recent.move_to_end(key)
             models = _recent[key]
             if models is None:
-                raise EnumerationCapReached(f"more than {cap} models")
+                raise EnumerationCapReached(f"more than {cap} models", (cap or 0) + 1)
             return list(models)
     try:
         found = Enumeration().run(cnf, cap, time_limit_s)

@@ -10,7 +10,14 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Mapping, Sequence
-from typing import Any
+
+from autonesy.tools.verify.results import (
+    CheckerResult,
+    ConstraintResult,
+    JudgeResult,
+    SolverDecision,
+    UserCheckerResult,
+)
 
 REASONING_LIMIT = 600
 
@@ -23,9 +30,8 @@ def _short(text: str, limit: int = REASONING_LIMIT) -> str:
 SPAN_LIMIT = 3
 
 
-def _spans(result: Mapping[str, Any]) -> str:
+def _spans(spans: Sequence[str]) -> str:
     """The parts of the response the checker's result rests on (words, sentences, lines), quoted."""
-    spans = result.get("spans") or []
     if not spans:
         return ""
     shown = "; ".join(repr(_short(span, 160)) for span in spans[:SPAN_LIMIT])
@@ -33,35 +39,32 @@ def _spans(result: Mapping[str, Any]) -> str:
     return f", because of: {shown}{more}"
 
 
-def evidence(result: Mapping[str, Any], *, with_code: bool = True) -> str:
-    """How one constraint's value was obtained, in one or more lines."""
-    method = result.get("method")
-    value = result.get("value")
-    if method == "checker":
-        rounds = result.get("reflections", 0)
+def evidence(result: ConstraintResult | None, *, with_code: bool = True) -> str:
+    """How one constraint's value was obtained (None: it has no result), in one or more lines."""
+    if isinstance(result, CheckerResult):
+        rounds = result.reflections
         after = f" (after {rounds} self-reflection round{'s' if rounds != 1 else ''})" if rounds else ""
-        text = f"checked by generated code{after}: check(response) returned {value}" + _spans(result)
-        if with_code and result.get("code"):
-            text += "\n" + textwrap.indent(result["code"].rstrip(), "      ")
+        text = f"checked by generated code{after}: check(response) returned {result.value}" + _spans(result.spans)
+        if with_code and result.code:
+            text += "\n" + textwrap.indent(result.code.rstrip(), "      ")
         return text
-    if method == "user_checker":
-        args = result.get("arguments") or {}
-        shown = ", ".join(f"{k}={v!r}" for k, v in args.items())
+    if isinstance(result, UserCheckerResult):
+        shown = ", ".join(f"{k}={v!r}" for k, v in result.arguments.items())
         return (
-            f"checked by the user checker {result.get('checker')}(response{', ' + shown if shown else ''}): "
-            f"returned {value}" + _spans(result)
+            f"checked by the user checker {result.checker}(response{', ' + shown if shown else ''}): "
+            f"returned {result.value}"
         )
-    if method == "judge":
-        return f"judged by the LLM: {_short(result.get('reasoning', ''))}"
-    if method == "judge_fallback":
-        failures = result.get("failures") or []
-        last = failures[-1] if failures else {}
-        why = f"; last failure: [{last.get('error_kind')}] {_short(last.get('message', ''), 200)}" if last else ""
+    if isinstance(result, JudgeResult) and result.method == "judge":
+        return f"judged by the LLM: {_short(result.reasoning)}"
+    if isinstance(result, JudgeResult):
+        failures = result.failures
+        last = failures[-1] if failures else None
+        why = f"; last failure: [{last.error_kind}] {_short(last.message, 200)}" if last else ""
         return (
             f"the generated checker failed {len(failures)} time{'s' if len(failures) != 1 else ''}{why}; "
-            f"judged by the LLM instead: {_short(result.get('reasoning', ''))}"
+            f"judged by the LLM instead: {_short(result.reasoning)}"
         )
-    return f"not determined: {_short(result.get('reasoning', '') or result.get('note', ''), 300)}"
+    return "not determined: "  # no result (the judge gave none for it)
 
 
 def _label(cid: str, summaries: Mapping[str, str]) -> str:
@@ -69,89 +72,84 @@ def _label(cid: str, summaries: Mapping[str, str]) -> str:
 
 
 def explain(
-    decision: Mapping[str, Any],
+    decision: SolverDecision,
     constraints: Sequence[Mapping[str, str]],
-    results: Mapping[str, Mapping[str, Any]],
+    results: Mapping[str, ConstraintResult],
     *,
     with_code: bool = True,
 ) -> str:
     """The verdict in words: which constraints failed and why, with each one's evidence (checker code when asked)."""
     summaries = {c["id"]: c["summary"] for c in constraints}
-    verdict = decision.get("verdict")
+    values = decision.values
     lines: list[str] = []
-    if verdict == "sat":
+    if decision.verdict == "sat":
         lines.append("Verdict: sat — the response follows the instruction.")
-        core = decision.get("core") or []
-        if core and decision.get("core_unique"):
-            values = decision.get("values") or {}
+        if decision.core and decision.core_unique:
             lines.append(
                 "Decided by (Z3, the only minimal set of results that makes the formula true): "
-                + ", ".join(f"{cid} = {str(values.get(cid)).lower()}" for cid in core)
+                + ", ".join(f"{cid} = {str(values.get(cid)).lower()}" for cid in decision.core)
                 + "."
             )
-        unmet = [cid for cid, value in (decision.get("values") or {}).items() if value is False]
+        unmet = [cid for cid, value in values.items() if value is False]
         if unmet:
             lines.append(
                 "Not met, but not required by the formula here: " + "; ".join(_label(c, summaries) for c in unmet) + "."
             )
         return "\n".join(lines)
-    if verdict == "unknown":
-        missing = decision.get("undetermined") or []
+    if decision.verdict == "unknown":
         lines.append("Verdict: unknown — the results that could be obtained do not decide the formula.")
-        for cid in missing:
-            lines.append(f"- {_label(cid, summaries)}: {evidence(results.get(cid, {}), with_code=False)}")
+        for cid in decision.undetermined:
+            lines.append(f"- {_label(cid, summaries)}: {evidence(results.get(cid), with_code=False)}")
         return "\n".join(lines)
     lines.append("Verdict: unsat — the response does not follow the instruction.")
-    parts = decision.get("falsified_parts") or []
-    if parts:
-        lines.append("Requirement(s) of the formula that are false: " + "; ".join(parts) + ".")
+    if decision.falsified_parts:
+        lines.append("Requirement(s) of the formula that are false: " + "; ".join(decision.falsified_parts) + ".")
     lines.append("Violated constraints:")
-    values = decision.get("values") or {}
-    grouped = {cid for item in decision.get("alternatives") or [] for cid in item["ids"]}
-    for item in decision.get("alternatives") or []:
+    grouped = {cid for item in decision.alternatives for cid in item.ids}
+    for item in decision.alternatives:
         rule = (
             "exactly one of them must hold"
-            if item["op"] == "xor" and len(item["ids"]) == 2
+            if item.op == "xor" and len(item.ids) == 2
             else "an odd number of them must hold"
-            if item["op"] == "xor"
+            if item.op == "xor"
             else "both or neither must hold"
         )
         states = " and ".join(
-            f"{_label(cid, summaries)} {'holds' if values.get(cid) else 'does not hold'}" for cid in item["ids"]
+            f"{_label(cid, summaries)} {'holds' if values.get(cid) else 'does not hold'}" for cid in item.ids
         )
-        lines.append(f'- "{item["requirement"]}" is false: {states}; {rule}, so change one of them (not all).')
-        for cid in item["ids"]:
-            lines.append(f"  - {cid}: {evidence(results.get(cid, {}), with_code=with_code)}")
-    for item in decision.get("violated") or []:
-        cid, value = item["id"], item["value"]
-        if cid in grouped:
+        lines.append(f'- "{item.requirement}" is false: {states}; {rule}, so change one of them (not all).')
+        for cid in item.ids:
+            lines.append(f"  - {cid}: {evidence(results.get(cid), with_code=with_code)}")
+    for violated in decision.violated:
+        if violated.id in grouped:
             continue
-        state = "holds, but the instruction requires that it does not" if value else "does not hold"
-        lines.append(f"- {_label(cid, summaries)} {state}; {evidence(results.get(cid, {}), with_code=with_code)}")
-    conditions = [item for item in decision.get("conditions") or [] if item["id"] not in grouped]
+        state = "holds, but the instruction requires that it does not" if violated.value else "does not hold"
+        lines.append(
+            f"- {_label(violated.id, summaries)} {state}; {evidence(results.get(violated.id), with_code=with_code)}"
+        )
+    conditions = [item for item in decision.conditions if item.id not in grouped]
     if conditions:
         lines.append(
             "They are required because: "
             + "; ".join(
-                f"{_label(item['id'], summaries)} {'holds' if item['value'] else 'does not hold'} "
-                f"({evidence(results.get(item['id'], {}), with_code=False).split(':')[0]})"
+                f"{_label(item.id, summaries)} {'holds' if item.value else 'does not hold'} "
+                f"({evidence(results.get(item.id), with_code=False).split(':')[0]})"
                 for item in conditions
             )
             + "."
         )
-    core = decision.get("core") or []
-    if core and decision.get("core_unique"):  # with several independent failures no single one is "the" reason
+    if decision.core and decision.core_unique:  # with several independent failures no single one is "the" reason
         lines.append(
             "Minimal reason (Z3 unsat core): "
-            + ", ".join(f"{cid} = {str(values.get(cid)).lower()}" for cid in core)
+            + ", ".join(f"{cid} = {str(values.get(cid)).lower()}" for cid in decision.core)
             + "."
         )
-    fixes = decision.get("to_fix") or []
-    if fixes:
+    if decision.to_fix:
         lines.append(
             "To follow the instruction, change: "
             + "; ".join(
-                f"make {_label(item['id'], summaries)} {'hold' if item['should_be'] else 'not hold'}" for item in fixes
+                f"make {_label(item.id, summaries)} {'hold' if item.should_be else 'not hold'}"
+                for item in decision.to_fix
             )
             + "."
         )

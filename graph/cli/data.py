@@ -210,7 +210,7 @@ def load(
 
     with user_errors():
         task = get_task(task_name)
-        dataset = load_original(task_name, resolve_data_dir(data_dir), invalid="drop" if drop_invalid else None)
+        dataset = load_original(task, resolve_data_dir(data_dir), invalid="drop" if drop_invalid else None)
         stats = label_statistics(task, dataset)
     manifest = dataset.manifest
     record = {

@@ -26,7 +26,8 @@ An instruction whose formula no response can satisfy (``C2 ∧ ¬C2``) ends with
 and the conflicting requirements, right after the formulation — ``follow`` writes nothing.
 
 Nodes only call agents (``autonesy.agents.verify``) and tools (sandbox, user checkers, Z3); the state
-is plain JSON data. Every node visit, LLM call, checker run, reflection round (``repair_round`` events,
+is a pydantic model whose results and decision are the summary's records (a checkpoint holds their
+JSON data). Every node visit, LLM call, checker run, reflection round (``repair_round`` events,
 so ``autonesy-agent trace`` shows them), per-constraint result and the verdict go to the trace.
 """
 
@@ -61,44 +62,44 @@ def start_route(state: VerifyState, runtime: Runtime[VerifyRuntime]) -> str:
 
 def after_generate(state: VerifyState, runtime: Runtime[VerifyRuntime]) -> str:
     rt = runtime.context
-    if state.get("status") == "error":
+    if state.status == "error":
         return END
     return "judge_all" if rt.verifier in WHOLE_INSTRUCTION_JUDGES else "prepare"
 
 
 def after_formulate(state: VerifyState, runtime: Runtime[VerifyRuntime]) -> str:
     rt = runtime.context
-    if state.get("status") in ("error", "contradictory"):
+    if state.status in ("error", "contradictory"):
         return END
-    if state.get("formulation_error") is not None or not state.get("constraints"):
+    if state.formulation_error is not None or not state.constraints:
         return "formulate"
-    return "generate" if rt.budget > 0 and not state.get("follow_round") else "prepare"
+    return "generate" if rt.budget > 0 and not state.follow_round else "prepare"
 
 
 def after_prepare(state: VerifyState) -> str:
-    if any(cid not in state.get("drafts", {}) for cid in state["logic"]):
+    if any(cid not in state.drafts for cid in state.logic):
         return "write_checkers"
-    return "check" if state["logic"] else after_checks(state)
+    return "check" if state.logic else after_checks(state)
 
 
 def after_checks(state: VerifyState) -> str:
-    return "judge" if state.get("queue") else "solve"
+    return "judge" if state.queue else "solve"
 
 
 def after_check(state: VerifyState) -> str:
-    cid = state["logic"][state["cursor"]]
-    if cid in state.get("results", {}) or cid in state.get("queue", []):
+    cid = state.logic[state.cursor]
+    if cid in state.results or cid in state.queue:
         return "next_constraint"
     return "reflect"
 
 
 def after_next(state: VerifyState) -> str:
-    return "check" if state["cursor"] < len(state["logic"]) else after_checks(state)
+    return "check" if state.cursor < len(state.logic) else after_checks(state)
 
 
 def after_verdict(state: VerifyState, runtime: Runtime[VerifyRuntime]) -> str:
     rt = runtime.context
-    if rt.budget > 0 and state.get("status") in ("unsat", "unknown") and state.get("follow_round", 0) < rt.budget:
+    if rt.budget > 0 and state.status in ("unsat", "unknown") and state.follow_round < rt.budget:
         return "generate"
     return END
 

@@ -35,6 +35,7 @@ from autonesy.graph.verify.graph import (
     VerifierMemory,
     VerifyAgents,
     VerifyRuntime,
+    VerifyState,
     initial_state,
     verify_graph,
 )
@@ -43,6 +44,7 @@ from autonesy.tools.config import CHECKER_TIMEOUT_S, LLM_TIMEOUT_S, MAX_REFLECTI
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.llm_spec import LLMSpec, default_llm
 from autonesy.tools.sandbox import SandboxLimits
+from autonesy.tools.verify.results import ConstraintResult
 from autonesy.tools.verify.user_checkers import UserChecker, load_user_checkers
 
 ROLES = ("formulation", "checker", "judge", "writer")
@@ -226,19 +228,20 @@ def make_runtime(
     )
 
 
-def run_graph(runtime: VerifyRuntime, state: Mapping[str, Any], checkpointer: Any = None) -> dict[str, Any]:
+def run_graph(runtime: VerifyRuntime, state: VerifyState, checkpointer: Any = None) -> VerifyState:
     """Run to the end (or resume a checkpointed run) and return the final state."""
     settings: dict[str, Any] = {"recursion_limit": RECURSION_LIMIT}
     if checkpointer is None:
-        return verify_graph().invoke(state, settings, context=runtime)
+        return VerifyState.model_validate(verify_graph().invoke(state, settings, context=runtime))
     settings["configurable"] = {"thread_id": THREAD}
-    return run_or_resume(
+    final = run_or_resume(
         verify_graph(checkpointer),
         settings,
-        state,
+        dict(state),
         on_resume=lambda next_nodes: runtime.event("resumed", next=next_nodes),
         context=runtime,
     )
+    return VerifyState.model_validate(final)
 
 
 def sha(text: str) -> str:
@@ -272,8 +275,15 @@ def config_record(kind: str, config: VerifyConfig, backends: Backends, **extra: 
     }
 
 
+def _with_result(constraint: Mapping[str, str], result: ConstraintResult | None) -> dict[str, Any]:
+    """A constraint of the formulation with how its result was obtained (kind, method, value; None without one)."""
+    if result is None:
+        return {**constraint, "kind": None, "method": None, "value": None}
+    return {**constraint, "kind": result.kind, "method": result.method, "value": result.value}
+
+
 def summarize(
-    state: Mapping[str, Any],
+    state: VerifyState,
     *,
     run_dir: Path | None,
     config: VerifyConfig,
@@ -282,16 +292,15 @@ def summarize(
 ) -> VerificationSummary:
     """The final verify state as the summary ``--json`` prints and summary.json holds: verdict, per-constraint results
     and evidence, usage, and for ``follow`` the rounds."""
-    results = state.get("results") or {}
-    status = state.get("status", "unfinished")
+    status = state.status
     follow: dict[str, Any] = {}
     if config.budget:
         follow = {
-            "rounds": state.get("follow_round", 0),
+            "rounds": state.follow_round,
             "budget": config.budget,
             "feedback": config.feedback,
-            "history": [{"round": h["round"], "verdict": h["verdict"]} for h in state.get("history", [])],
-            "output": state.get("output", ""),
+            "history": [{"round": h["round"], "verdict": h["verdict"]} for h in state.history],
+            "output": state.output,
         }
     return VerificationSummary(
         run_dir=str(run_dir) if run_dir else None,
@@ -299,39 +308,36 @@ def summarize(
         llms=dict(llms),
         verdict=status if status in VERDICTS else None,
         status=status,
-        reason=state.get("reason", ""),
-        formula=state.get("formula"),
-        constraints=[
-            {**c, **{k: results.get(c["id"], {}).get(k) for k in ("kind", "method", "value")}}
-            for c in state.get("constraints") or []
-        ],
-        decision=state.get("decision"),
-        explanation=state.get("explanation", ""),
-        results=results,
-        llm_calls=state.get("llm_calls", 0),
-        cached_calls=state.get("cached_calls", 0),
-        prompt_tokens=state.get("prompt_tokens", 0),
-        completion_tokens=state.get("completion_tokens", 0),
-        calls_without_usage=state.get("calls_without_usage", 0),
-        cached_tokens=state.get("cached_tokens", 0),
-        failed_requests=state.get("failed_requests", 0),
-        llm_seconds=round(state.get("llm_seconds", 0.0), 4),
-        checker_runs=state.get("checker_runs", 0),
-        checker_seconds=round(state.get("checker_seconds", 0.0), 4),
+        reason=state.reason,
+        formula=state.formula,
+        constraints=[_with_result(c, state.results.get(c["id"])) for c in state.constraints],
+        decision=state.decision,
+        explanation=state.explanation,
+        results=state.results,
+        llm_calls=state.llm_calls,
+        cached_calls=state.cached_calls,
+        prompt_tokens=state.prompt_tokens,
+        completion_tokens=state.completion_tokens,
+        calls_without_usage=state.calls_without_usage,
+        cached_tokens=state.cached_tokens,
+        failed_requests=state.failed_requests,
+        llm_seconds=round(state.llm_seconds, 4),
+        checker_runs=state.checker_runs,
+        checker_seconds=round(state.checker_seconds, 4),
         wall_seconds=round(wall_seconds, 4),
         **follow,
     )
 
 
-def _write_outputs(rundir: RunDir, state: Mapping[str, Any], summary: VerificationSummary) -> None:
-    for cid, code in (state.get("codes") or {}).items():
+def _write_outputs(rundir: RunDir, state: VerifyState, summary: VerificationSummary) -> None:
+    for cid, code in state.codes.items():
         rundir.write_text(f"checkers/{cid}.py", code)
-    for item in state.get("history") or []:
+    for item in state.history:
         if item.get("round"):
             rundir.write_text(f"outputs/round-{item['round']}.txt", item["output"])
-    if state.get("output") is not None and summary.rounds is not None:
-        rundir.write_text("output.txt", state.get("output", ""))
-    rundir.write_text("explanation.txt", (state.get("explanation") or state.get("reason") or "") + "\n")
+    if summary.rounds is not None:
+        rundir.write_text("output.txt", state.output)
+    rundir.write_text("explanation.txt", (state.explanation or state.reason) + "\n")
     rundir.write_json(SUMMARY_FILE, summary.model_dump(), default=str)
 
 

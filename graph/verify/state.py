@@ -1,4 +1,4 @@
-"""The verifier graph's data: its state (plain JSON), the runtime its nodes get as LangGraph's runtime
+"""The verifier graph's data: its state (typed records), the runtime its nodes get as LangGraph's runtime
 context (agents, tracer, limits, the memory shared by the verifications of an evaluation), and the
 state a verification starts from."""
 
@@ -7,7 +7,9 @@ from __future__ import annotations
 import hashlib
 import threading
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from autonesy.agents.policies import AgentTurn
 from autonesy.agents.verify.checking import CheckingAgent
@@ -18,48 +20,54 @@ from autonesy.graph.tracer import Tracer
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.verify.checker_run import CHECKER_LIMITS
 from autonesy.tools.verify.metrics import USAGE_KEYS
+from autonesy.tools.verify.results import CheckerFailure, ConstraintResult, Decision
 from autonesy.tools.verify.user_checkers import UserChecker
 
 WHOLE_INSTRUCTION_JUDGES = ("judge", "gepa-cot", "conv-cot")  # the baselines: no formulation, no code
 _TRACE_LOCK = threading.Lock()  # verifications of an evaluation may run in threads and share one trace
 
 
-class VerifyState(TypedDict, total=False):
-    instruction: str
-    output: str  # the response being verified (never changed by a node other than generate)
-    status: str  # running | sat | unsat | unknown | contradictory | error
-    reason: str
-    constraints: list[dict[str, str]]  # [{"id", "summary", "kind"}]
-    formula: str
-    formulation_round: int
-    formulation_answer: str
-    formulation_error: str | None
-    drafts: dict[str, dict[str, Any]]  # per logic constraint: what the checking agent wrote (Draft)
-    codes: dict[str, str]  # the latest checker program per constraint
-    tested: list[str]  # constraints whose program passed its self-test
-    logic: list[str]  # the constraints checked by code for this response, in order
-    cursor: int  # index into ``logic``
-    reflection_round: int  # reflections spent on the current constraint
-    failure: dict[str, Any] | None  # the current constraint's last checker failure
-    failures: dict[str, list[dict[str, Any]]]  # per constraint, for this response
-    queue: list[str]  # the constraints the judge decides for this response
-    checker_llm_error: str | None
-    results: dict[str, dict[str, Any]]
-    decision: dict[str, Any] | None
-    explanation: str
-    feedback: str  # the compact explanation the writer gets
-    follow_round: int
-    history: list[dict[str, Any]]
-    llm_calls: int
-    cached_calls: int
-    prompt_tokens: int
-    completion_tokens: int
-    calls_without_usage: int  # answered calls whose server reported no token counts (their tokens count 0)
-    cached_tokens: int  # prompt + completion tokens of the cached answers, as reported when first answered
-    failed_requests: int  # requests that got no answer: retried ones, and those of calls that failed
-    llm_seconds: float
-    checker_runs: int
-    checker_seconds: float
+class VerifyState(BaseModel):
+    """The verifier graph's state; each constraint's result and the decision are the records the summary is made of.
+    A checkpoint holds their JSON data (``checkpoint_store.plain_data``), validated back before the next node."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    instruction: str = ""
+    output: str = ""  # the response being verified (never changed by a node other than generate)
+    status: str = "running"  # running | sat | unsat | unknown | contradictory | error
+    reason: str = ""
+    constraints: list[dict[str, str]] = Field(default_factory=list)  # [{"id", "summary", "kind"}]
+    formula: str | None = None  # None until the formulation is read (and for the whole-instruction judges)
+    formulation_round: int = 0
+    formulation_answer: str = ""
+    formulation_error: str | None = None
+    drafts: dict[str, dict[str, Any]] = Field(default_factory=dict)  # per logic constraint: the checking agent's Draft
+    codes: dict[str, str] = Field(default_factory=dict)  # the latest checker program per constraint
+    tested: list[str] = Field(default_factory=list)  # constraints whose program passed its self-test
+    logic: list[str] = Field(default_factory=list)  # the constraints checked by code for this response, in order
+    cursor: int = 0  # index into ``logic``
+    reflection_round: int = 0  # reflections spent on the current constraint
+    failure: CheckerFailure | None = None  # the current constraint's last checker failure
+    failures: dict[str, list[CheckerFailure]] = Field(default_factory=dict)  # per constraint, for this response
+    queue: list[str] = Field(default_factory=list)  # the constraints the judge decides for this response
+    checker_llm_error: str | None = None
+    results: dict[str, ConstraintResult] = Field(default_factory=dict)
+    decision: Decision | None = None
+    explanation: str = ""
+    feedback: str = ""  # the compact explanation the writer gets
+    follow_round: int = 0
+    history: list[dict[str, Any]] = Field(default_factory=list)  # per round: its number, verdict and response
+    llm_calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls_without_usage: int = 0  # answered calls whose server reported no token counts (their tokens count 0)
+    cached_tokens: int = 0  # prompt + completion tokens of the cached answers, as reported when first answered
+    failed_requests: int = 0  # requests that got no answer: retried ones, and those of calls that failed
+    llm_seconds: float = 0.0
+    checker_runs: int = 0
+    checker_seconds: float = 0.0
 
 
 @dataclass
@@ -128,36 +136,7 @@ class VerifyRuntime:
 
 
 def initial_state(instruction: str, output: str | None = None) -> VerifyState:
-    return {
-        "instruction": instruction,
-        "output": output or "",
-        "status": "running",
-        "reason": "",
-        "formulation_round": 0,
-        "cursor": 0,
-        "drafts": {},
-        "codes": {},
-        "tested": [],
-        "logic": [],
-        "queue": [],
-        "reflection_round": 0,
-        "failure": None,
-        "failures": {},
-        "results": {},
-        "decision": None,
-        "follow_round": 0,
-        "history": [],
-        "llm_calls": 0,
-        "cached_calls": 0,
-        "prompt_tokens": 0,
-        "completion_tokens": 0,
-        "calls_without_usage": 0,
-        "cached_tokens": 0,
-        "failed_requests": 0,
-        "llm_seconds": 0.0,
-        "checker_runs": 0,
-        "checker_seconds": 0.0,
-    }
+    return VerifyState(instruction=instruction, output=output or "")
 
 
 def usage(state: VerifyState, turns: list[AgentTurn]) -> dict[str, Any]:
@@ -165,7 +144,7 @@ def usage(state: VerifyState, turns: list[AgentTurn]) -> dict[str, Any]:
     (``usage``), calls whose server reported none; a cached answer counts as a cached call, with the
     tokens it cost when it was first answered (what the call would cost sent again); requests that got no
     answer (a retried attempt, every attempt of a call that failed) count as failed requests."""
-    update: dict[str, Any] = {k: state.get(k, 0) for k in USAGE_KEYS}
+    update: dict[str, Any] = {k: getattr(state, k) for k in USAGE_KEYS}
     for turn in turns:
         response = turn.response
         if response is None:

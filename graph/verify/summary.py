@@ -12,6 +12,8 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from autonesy.tools.verify.results import ConstraintResult, Decision
+
 VERDICTS = ("sat", "unsat", "unknown")
 SUMMARY_SCHEMA_VERSION: Final = 1
 
@@ -34,9 +36,9 @@ class VerificationSummary(BaseModel):
     reason: str = ""
     formula: str | None = None
     constraints: list[dict[str, Any]] = Field(default_factory=list)  # each with its kind, method and value
-    decision: dict[str, Any] | None = None
+    decision: Decision | None = None  # the solver's, a whole-instruction judge's, or the contradiction found
     explanation: str = ""
-    results: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    results: dict[str, ConstraintResult] = Field(default_factory=dict)  # per constraint: its value and evidence
     llm_calls: int = 0
     cached_calls: int = 0
     prompt_tokens: int = 0

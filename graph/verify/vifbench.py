@@ -38,7 +38,7 @@ from autonesy.agents.verify import WriterAgent
 from autonesy.agents.verify.scripted_llm import CANNED_MODEL_NAMES
 from autonesy.graph.options import VERIFIERS
 from autonesy.graph.tracer import Tracer
-from autonesy.graph.verify.graph import WHOLE_INSTRUCTION_JUDGES, VerifierMemory, initial_state
+from autonesy.graph.verify.graph import WHOLE_INSTRUCTION_JUDGES, VerifierMemory, VerifyState, initial_state
 from autonesy.graph.verify.run import (
     Backends,
     VerifyConfig,
@@ -57,6 +57,7 @@ from autonesy.tools import safe_files
 from autonesy.tools.config import LLM_TIMEOUT_S
 from autonesy.tools.llm_spec import LLMSpec
 from autonesy.tools.verify.metrics import COST_KEYS, scores
+from autonesy.tools.verify.results import CheckerResult, SolverDecision
 
 DATA_FILE = "vifbench.jsonl"
 REQUIRED_KEYS = ("id", "instruction", "output", "verdict")
@@ -275,10 +276,8 @@ def read_data(path: Path, limit: int | None = None) -> list[dict[str, Any]]:
     return records[:limit] if limit else records
 
 
-def _row(rec: Mapping[str, Any], state: Mapping[str, Any], verifier: str, wall: float) -> dict[str, Any]:
-    status = state.get("status")
-    results = state.get("results") or {}
-    decision = state.get("decision") or {}
+def _row(rec: Mapping[str, Any], state: VerifyState, verifier: str, wall: float) -> dict[str, Any]:
+    status, results, decision = state.status, state.results, state.decision
     return {
         "id": rec["id"],
         "instruction_id": rec.get("instruction_id"),
@@ -288,18 +287,18 @@ def _row(rec: Mapping[str, Any], state: Mapping[str, Any], verifier: str, wall: 
         "label": rec["verdict"],
         "predicted": status if status in ("sat", "unsat", "unknown") else None,
         "status": status,
-        "reason": state.get("reason", ""),
+        "reason": state.reason,
         "labels": rec.get("labels"),
         "constraints": [
             {k: c.get(k) for k in ("id", "type", "params", "summary")} for c in rec.get("constraints") or []
         ],
-        "decomposition": [{"id": c["id"], "summary": c["summary"]} for c in state.get("constraints") or []],
-        "values": {cid: r.get("value") for cid, r in results.items()} if results else None,
-        "methods": {cid: r.get("method") for cid, r in results.items()} if results else None,
-        "violated": [v["id"] for v in decision.get("violated") or []],
-        "reflections": sum(int(r.get("reflections") or 0) for r in results.values()),
-        "fallbacks": sum(r.get("method") == "judge_fallback" for r in results.values()),
-        **{k: state.get(k, 0) for k in COST_KEYS if k != "wall_seconds"},
+        "decomposition": [{"id": c["id"], "summary": c["summary"]} for c in state.constraints],
+        "values": {cid: r.value for cid, r in results.items()} if results else None,
+        "methods": {cid: r.method for cid, r in results.items()} if results else None,
+        "violated": [v.id for v in decision.violated] if isinstance(decision, SolverDecision) else [],
+        "reflections": sum(r.reflections for r in results.values() if isinstance(r, CheckerResult)),
+        "fallbacks": sum(r.method == "judge_fallback" for r in results.values()),
+        **{k: getattr(state, k) for k in COST_KEYS if k != "wall_seconds"},
         "wall_seconds": round(wall, 4),
     }
 
@@ -386,7 +385,7 @@ def evaluate(
                 try:
                     state = run_graph(runtime, initial_state(rec["instruction"], rec["output"]))
                 except LLMError as error:  # a failure outside the agents' own handling
-                    state = {"status": "error", "reason": f"LLM error ({error.kind}): {error}"}
+                    state = VerifyState(status="error", reason=f"LLM error ({error.kind}): {error}")
                 row = _row(rec, state, verifier, time.perf_counter() - start)
                 with lock:
                     safe_files.append_text(results_path, json.dumps(row, ensure_ascii=False) + "\n")

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
+
 from autonesy.graph import report, results
 from autonesy.graph.trace import (
     TRACE_FILE,
@@ -29,6 +31,7 @@ from autonesy.graph.trace import (
 from autonesy.graph.view.files import Roots
 from autonesy.tools import safe_files
 from autonesy.tools.trace_events import LLM_CALL_EVENT
+from autonesy.tools.verify.results import CheckerResult, ConstraintResult, JudgeResult
 
 TABLE_COLUMNS = (
     "attempt_id",
@@ -632,17 +635,21 @@ def verification_page(roots: Roots, run_dir: Path) -> dict[str, Any]:
     constraints = []
     for constraint in objs(summary.get("constraints")):
         cid = str(constraint.get("id"))
-        result = obj(checked.get(cid))
+        result = constraint_result(checked.get(cid))
         checker = run_dir / "checkers" / f"{cid}.py"
+        code = result.code if isinstance(result, CheckerResult | JudgeResult) else None
         constraints.append(
             {
                 **constraint,
                 "violated": cid in violated or constraint.get("value") is False,
-                "code": result.get("code") or (roots.read_text(checker) if checker.is_file() else None),
-                "reasoning": result.get("reasoning") or result.get("explanation"),
-                "reflections": result.get("reflections"),
-                "failures": _texts(result.get("failures")),
-                "spans": _texts(result.get("spans")),
+                "code": code or (roots.read_text(checker) if checker.is_file() else None),
+                "reasoning": result.reasoning if isinstance(result, JudgeResult) else None,
+                "reflections": result.reflections if isinstance(result, CheckerResult) else None,
+                "failures": [
+                    f"[{f.error_kind}] {f.message}" + (f" (line {f.line})" if isinstance(f.line, int) else "")
+                    for f in (result.failures if isinstance(result, CheckerResult | JudgeResult) else [])
+                ],
+                "spans": result.spans if isinstance(result, CheckerResult) else [],
             }
         )
     verdicts = {h.get("round"): h.get("verdict") for h in objs(summary.get("history"))}
@@ -695,8 +702,15 @@ def marked_segments(output: str, constraints: list[dict[str, Any]]) -> list[dict
     return segments
 
 
-def _texts(value: Any) -> list[str]:
-    return [str(v) for v in value] if isinstance(value, list) else []
+CONSTRAINT_RESULT: TypeAdapter[ConstraintResult] = TypeAdapter(ConstraintResult)
+
+
+def constraint_result(value: Any) -> ConstraintResult | None:
+    """One constraint's result as the verifier's record, or None when the entry is not one (untrusted files)."""
+    try:
+        return CONSTRAINT_RESULT.validate_python(value)
+    except ValidationError:
+        return None
 
 
 # ---------------------------------------------------------------------------- error analysis

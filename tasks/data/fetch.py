@@ -4,7 +4,7 @@
 them), downloads the official archive with a short connect timeout, checks its MD5 where the
 publisher's checksum is known, and unpacks it safely into ``out_dir`` (no member may land outside
 it; links and device files are refused). The unpacked folder is what the loaders in
-:mod:`.loaders` read: ``load_original("cifar10", out_dir)``, or on the command line
+:mod:`.loaders` read: ``load_original(get_task("cifar10"), out_dir)``, or on the command line
 ``autonesy-agent data fetch cifar10 --out DIR`` then ``autonesy-agent data load cifar10 --data-dir DIR``
 (``--out`` defaults to the data directory).
 

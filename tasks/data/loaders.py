@@ -11,7 +11,7 @@ naming the source, the folder read and the rows dropped per split) whose splits 
 extras. Nothing is cached: the originals already sit in the user's folder.
 
     from autonesy.tasks.data.loaders import load_original
-    data = load_original("warcraft", "~/data")   # or the dataset's own folder
+    data = load_original(get_task("warcraft"), "~/data")   # or the dataset's own folder
     data.train.x, data.train.y
 
 The directory may be the dataset's own folder or a data directory holding it under its usual name
@@ -70,12 +70,13 @@ from autonesy.tasks.data.original_io import (
     OriginalDataError,
     assemble,
     check_shape,
+    expect_task,
     find_root,
     holdout_splits,
     images_to_float,
     load_npy,
 )
-from autonesy.tasks.registry import get_task
+from autonesy.tasks.task import Task
 
 WARCRAFT_LAYOUT = (
     "the Warcraft shortest-path layout: <split>_maps.npy, <split>_shortest_paths.npy and optionally "
@@ -120,9 +121,9 @@ def _warcraft_root(directory: Path) -> Path:
         raise
 
 
-def load_warcraft(directory: str | Path, *, invalid: str = "raise") -> Dataset:
+def load_warcraft(task: Task, directory: str | Path, *, invalid: str = "raise") -> Dataset:
     """Warcraft shortest-path ``.npy`` files (4 × 4 grid) → the ``warcraft`` task's 24 edge variables."""
-    task = get_task("warcraft")
+    expect_task(task, ("warcraft",), "load_warcraft")
     root = _warcraft_root(Path(directory))
     raw = {}
     for split in SPLITS:
@@ -242,18 +243,14 @@ CIFAR10_LAYOUT = "the CIFAR-10 python layout: data_batch_1 … data_batch_5 and 
 CIFAR100_LAYOUT = "the CIFAR-100 python layout: train and test (cifar-100-python)"
 
 
-def load_cifar(
-    directory: str | Path, task: str = "cifar10", *, val_fraction: float = 0.1, invalid: str = "raise"
-) -> Dataset:
+def load_cifar(task: Task, directory: str | Path, *, val_fraction: float = 0.1, invalid: str = "raise") -> Dataset:
     """CIFAR-10/100 python pickles → ``cifar10`` (class one-hot + its attribute profile) or ``cifar100``."""
     from autonesy.tasks.catalogue import classification as cls
 
-    if task not in ("cifar10", "cifar100"):
-        raise ValueError(f"load_cifar reads cifar10 or cifar100, not {task!r}")
+    expect_task(task, ("cifar10", "cifar100"), "load_cifar")
     if not 0.0 < val_fraction < 1.0:
         raise ValueError(f"val_fraction {val_fraction} must lie strictly between 0 and 1")
-    the_task = get_task(task)
-    if task == "cifar10":
+    if task.name == "cifar10":
         train_files = [f"data_batch_{i}" for i in range(1, 6)]
         root = find_root(directory, train_files + ["test_batch"], ("cifar-10-batches-py",), CIFAR10_LAYOUT)
         _check_class_names(root / "batches.meta", "label_names", cls.CIFAR10_CLASSES)
@@ -270,10 +267,10 @@ def load_cifar(
         classes = cls.CIFAR100_CLASSES
 
     def labels_to_y(labels: np.ndarray) -> np.ndarray:
-        rows = LabelRows(the_task, len(labels))
+        rows = LabelRows(task, len(labels))
         class_columns = np.array([rows.column(c) for c in classes])
         rows.y[np.arange(len(labels)), class_columns[labels]] = 1
-        if task == "cifar10":
+        if task.name == "cifar10":
             for c, name in enumerate(classes):
                 for attribute in cls.CIFAR10_PROFILES[name]:
                     rows.set(labels == c, attribute)
@@ -297,8 +294,8 @@ def load_cifar(
         "test": (images_to_float(test_x, root, False), labels_to_y(test_labels), {"labels": test_labels}),
     }
     return assemble(
-        the_task,
-        f"{'CIFAR-10' if task == 'cifar10' else 'CIFAR-100'} python pickles in {root}",
+        task,
+        f"{'CIFAR-10' if task.name == 'cifar10' else 'CIFAR-100'} python pickles in {root}",
         root,
         raw,
         invalid=invalid,
@@ -368,14 +365,13 @@ def _parse_sushi_users(path: Path) -> np.ndarray:
     return np.array(rows, dtype=np.float32).reshape(-1, len(SUSHI_USER_COLUMNS))
 
 
-def sushi_orders_to_rankings(orders: np.ndarray) -> np.ndarray:
+def sushi_orders_to_rankings(task: Task, orders: np.ndarray) -> np.ndarray:
     """(B, 10) SUSHI3 set-A orders (most preferred first) → (B, 16) ``sushi`` permutation matrices.
 
     Our four items keep their relative order: the one the respondent lists first gets rank 1.
     """
     from autonesy.tasks.catalogue.ranking import SUSHI_ITEMS
 
-    task = get_task("sushi")
     ids = [SUSHI3A_ITEMS.index(japanese) for _, _, japanese in SUSHI_ITEMS]
     orders = np.asarray(orders)
     position = np.argsort(orders, axis=1)  # position[b, item] = place of item in b's order
@@ -387,15 +383,15 @@ def sushi_orders_to_rankings(orders: np.ndarray) -> np.ndarray:
     return rows.y
 
 
-def load_sushi(directory: str | Path, *, holdout: float = 0.1, invalid: str = "raise") -> Dataset:
+def load_sushi(task: Task, directory: str | Path, *, holdout: float = 0.1, invalid: str = "raise") -> Dataset:
     """SUSHI3 set-A rankings + user attributes → the ``sushi`` task's 4 × 4 permutation matrices."""
-    task = get_task("sushi")
+    expect_task(task, ("sushi",), "load_sushi")
     root = find_root(directory, [SUSHI_ORDER_FILE, SUSHI_USER_FILE], ("sushi3-2016",), SUSHI_LAYOUT)
     orders = _parse_sushi_orders(root / SUSHI_ORDER_FILE)
     users = _parse_sushi_users(root / SUSHI_USER_FILE)
     if len(users) != len(orders):
         raise OriginalDataError(f"{root}: {len(orders)} rankings but {len(users)} user rows in {SUSHI_USER_FILE}")
-    y = sushi_orders_to_rankings(orders)
+    y = sushi_orders_to_rankings(task, orders)
     raw = {split: (users[s], y[s], {"orders": orders[s]}) for split, s in holdout_splits(len(y), holdout).items()}
     return assemble(
         task,
@@ -411,40 +407,33 @@ def load_sushi(directory: str | Path, *, holdout: float = 0.1, invalid: str = "r
 # --------------------------------------------------------------------------------------- dispatcher
 
 
-def _rsbench(name: str) -> Callable:
-    def call(directory, task, **kwargs):
-        return getattr(rsbench, name)(directory, task, **kwargs)
-
-    return call
-
-
-# task → (loader(directory, task, **kwargs), name of the original source, fetchable name or None)
+# task name → (loader(task, directory, **kwargs), name of the original source, fetchable name or None)
 ORIGINAL_SOURCES: dict[str, tuple[Callable[..., Dataset], str, str | None]] = {
-    "warcraft": (lambda d, t, **k: load_warcraft(d, **k), "Warcraft shortest path (.npy, 4x4)", None),
-    "cifar10": (lambda d, t, **k: load_cifar(d, t, **k), "CIFAR-10 python pickles", "cifar10"),
-    "cifar100": (lambda d, t, **k: load_cifar(d, t, **k), "CIFAR-100 python pickles", "cifar100"),
-    "sushi": (lambda d, t, **k: load_sushi(d, **k), "SUSHI3 set A", "sushi"),
-    "mn-add": (_rsbench("load_rsbench_mnist"), "rsbench MNIST addition", None),
-    "mn-add-bin": (_rsbench("load_rsbench_mnist"), "rsbench MNIST addition", None),
-    "mn-mul": (_rsbench("load_rsbench_mnist"), "rsbench MNIST math", None),
-    "mn-mul-bin": (_rsbench("load_rsbench_mnist"), "rsbench MNIST math", None),
-    "kand-logic": (_rsbench("load_rsbench_kandinsky"), "rsbench Kandinsky", None),
-    "kand-logic-2": (_rsbench("load_rsbench_kandinsky"), "rsbench Kandinsky", None),
-    "bdd-oia": (_rsbench("load_rsbench_bdd_oia"), "rsbench BDD-OIA (bdd2048)", None),
-    "bdd-oia-2": (_rsbench("load_rsbench_bdd_oia"), "rsbench BDD-OIA (bdd2048)", None),
+    "warcraft": (load_warcraft, "Warcraft shortest path (.npy, 4x4)", None),
+    "cifar10": (load_cifar, "CIFAR-10 python pickles", "cifar10"),
+    "cifar100": (load_cifar, "CIFAR-100 python pickles", "cifar100"),
+    "sushi": (load_sushi, "SUSHI3 set A", "sushi"),
+    "mn-add": (rsbench.load_rsbench_mnist, "rsbench MNIST addition", None),
+    "mn-add-bin": (rsbench.load_rsbench_mnist, "rsbench MNIST addition", None),
+    "mn-mul": (rsbench.load_rsbench_mnist, "rsbench MNIST math", None),
+    "mn-mul-bin": (rsbench.load_rsbench_mnist, "rsbench MNIST math", None),
+    "kand-logic": (rsbench.load_rsbench_kandinsky, "rsbench Kandinsky", None),
+    "kand-logic-2": (rsbench.load_rsbench_kandinsky, "rsbench Kandinsky", None),
+    "bdd-oia": (rsbench.load_rsbench_bdd_oia, "rsbench BDD-OIA (bdd2048)", None),
+    "bdd-oia-2": (rsbench.load_rsbench_bdd_oia, "rsbench BDD-OIA (bdd2048)", None),
 }
 
 
-def load_original(task: str, directory: str | Path, *, invalid: str | None = None, **kwargs) -> Dataset:
+def load_original(task: Task, directory: str | Path, *, invalid: str | None = None, **kwargs) -> Dataset:
     """Load ``task``'s annotated data from an original dataset in ``directory``.
 
     ``invalid`` None keeps each loader's default ("raise", except Kandinsky: "drop").
     """
-    if task not in ORIGINAL_SOURCES:
+    if task.name not in ORIGINAL_SOURCES:
         raise OriginalDataError(
-            f"no original-format loader for task {task!r}; tasks with one: {', '.join(ORIGINAL_SOURCES)}"
+            f"no original-format loader for task {task.name!r}; tasks with one: {', '.join(ORIGINAL_SOURCES)}"
         )
-    loader = ORIGINAL_SOURCES[task][0]
+    loader = ORIGINAL_SOURCES[task.name][0]
     if invalid is not None:
         kwargs["invalid"] = invalid
-    return loader(Path(directory).expanduser(), task, **kwargs)
+    return loader(task, Path(directory).expanduser(), **kwargs)

@@ -28,6 +28,12 @@ class OriginalDataError(DataError):
 # ------------------------------------------------------------------------------------ shared helpers
 
 
+def expect_task(task: Task, names: Sequence[str], loader: str) -> None:
+    """A loader reads one source's layout: handing it another task is a programming error."""
+    if task.name not in names:
+        raise ValueError(f"{loader} reads {', '.join(names)}, not {task.name!r}")
+
+
 def find_root(directory: str | Path, required: Sequence[str], subdirs: Sequence[str], layout: str) -> Path:
     """The first of ``directory`` and ``directory/<subdir>`` holding every ``required`` file.
 

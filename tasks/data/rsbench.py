@@ -48,10 +48,11 @@ from autonesy.tasks.data.original_io import (
     OriginalDataError,
     Raw,
     assemble,
+    expect_task,
     images_to_float,
     iter_sorted_numeric,
 )
-from autonesy.tasks.registry import get_task
+from autonesy.tasks.task import Task
 
 DIGIT_TASKS = ("mn-add", "mn-add-bin", "mn-mul", "mn-mul-bin")
 KANDINSKY_TASKS = {"kand-logic": 3, "kand-logic-2": 2}  # task → objects per figure
@@ -173,15 +174,14 @@ def _as_bits(values: np.ndarray, path: Path, what: str) -> np.ndarray:
 # -------------------------------------------------------------------------------------------- MNIST
 
 
-def digits_to_labels(task_name: str, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+def digits_to_labels(task: Task, first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """Digit pairs → label rows of a digit task (result computed from the digits)."""
-    task = get_task(task_name)
     first, second = np.asarray(first, dtype=np.int64), np.asarray(second, dtype=np.int64)
-    add = task_name.startswith("mn-add")
+    add = task.name.startswith("mn-add")
     result = first + second if add else first * second
     word = "sum" if add else "product"
     rows = LabelRows(task, len(first))
-    if task_name.endswith("-bin"):
+    if task.name.endswith("-bin"):
         for prefix, values in (("first_digit", first), ("second_digit", second), (word, result)):
             k = 0
             while f"{prefix}_bit{k}" in task.names:
@@ -251,10 +251,9 @@ def _mnist_rssgen(root: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-def load_rsbench_mnist(directory: str | Path, task: str = "mn-add", *, invalid: str = "raise") -> Dataset:
+def load_rsbench_mnist(task: Task, directory: str | Path, *, invalid: str = "raise") -> Dataset:
     """rsbench MNIST pairs → one of the digit tasks (mn-add, mn-add-bin, mn-mul, mn-mul-bin)."""
-    if task not in DIGIT_TASKS:
-        raise ValueError(f"load_rsbench_mnist reads {', '.join(DIGIT_TASKS)}, not {task!r}")
+    expect_task(task, DIGIT_TASKS, "load_rsbench_mnist")
     directory = Path(directory)
     candidates = (
         [directory] if directory.suffix == ".pt" else [directory / MNIST_PT, directory / "2mnist_10digits" / MNIST_PT]
@@ -273,7 +272,7 @@ def load_rsbench_mnist(directory: str | Path, task: str = "mn-add", *, invalid: 
         for split, (x, d) in raw.items()
     }
     return assemble(
-        get_task(task),
+        task,
         source,
         root,
         labelled,
@@ -286,11 +285,10 @@ def load_rsbench_mnist(directory: str | Path, task: str = "mn-add", *, invalid: 
 # ---------------------------------------------------------------------------------------- Kandinsky
 
 
-def kandinsky_to_labels(task_name: str, shapes: np.ndarray, colours: np.ndarray) -> np.ndarray:
+def kandinsky_to_labels(task: Task, shapes: np.ndarray, colours: np.ndarray) -> np.ndarray:
     """(B, 2, P) shape and colour indices (0-2) of two figures' objects → label rows."""
     from autonesy.tasks.catalogue.visual import KANDINSKY_COLOURS, KANDINSKY_SHAPES
 
-    task = get_task(task_name)
     rows = LabelRows(task, len(shapes))
     index = np.arange(len(shapes))
     for image in range(2):
@@ -364,11 +362,10 @@ def _objects(shapes, colours, meta_path: Path, objects: int) -> tuple[np.ndarray
     return np.stack(shapes[:2]), np.stack(colours[:2])
 
 
-def load_rsbench_kandinsky(directory: str | Path, task: str = "kand-logic", *, invalid: str = "drop") -> Dataset:
+def load_rsbench_kandinsky(task: Task, directory: str | Path, *, invalid: str = "drop") -> Dataset:
     """rsbench Kandinsky figures → kand-logic (3 objects per figure) or kand-logic-2 (2 objects)."""
-    if task not in KANDINSKY_TASKS:
-        raise ValueError(f"load_rsbench_kandinsky reads {', '.join(KANDINSKY_TASKS)}, not {task!r}")
-    objects = KANDINSKY_TASKS[task]
+    expect_task(task, tuple(KANDINSKY_TASKS), "load_rsbench_kandinsky")
+    objects = KANDINSKY_TASKS[task.name]
     root = Path(directory)
     for sub in KANDINSKY_SUBDIRS:  # a data directory holding rsbench's folder
         if not (root / "train").is_dir() and (root / sub / "train").is_dir():
@@ -396,7 +393,7 @@ def load_rsbench_kandinsky(directory: str | Path, task: str = "kand-logic", *, i
         x = images_to_float(_stack(images, image_folder), image_folder, channels_last=True)
         raw[split] = (x, kandinsky_to_labels(task, np.stack(all_shapes), np.stack(all_colours)), {})
     return assemble(
-        get_task(task),
+        task,
         f"rsbench Kandinsky ({'kandinsky-3k' if three_k else 'rssgen'}) in {root}",
         root,
         raw,
@@ -410,11 +407,9 @@ def load_rsbench_kandinsky(directory: str | Path, task: str = "kand-logic", *, i
 # ------------------------------------------------------------------------------------------ BDD-OIA
 
 
-def load_rsbench_bdd_oia(directory: str | Path, task: str = "bdd-oia", *, invalid: str = "raise") -> Dataset:
+def load_rsbench_bdd_oia(task: Task, directory: str | Path, *, invalid: str = "raise") -> Dataset:
     """rsbench BDD-OIA embeddings, concepts and actions → bdd-oia (21 + 4) or bdd-oia-2 (9 + 2)."""
-    if task not in BDD_TASKS:
-        raise ValueError(f"load_rsbench_bdd_oia reads {', '.join(BDD_TASKS)}, not {task!r}")
-    the_task = get_task(task)
+    expect_task(task, BDD_TASKS, "load_rsbench_bdd_oia")
     root = Path(directory)
     if not (root / "train").is_dir() and (root / "bdd2048" / "train").is_dir():
         root = root / "bdd2048"
@@ -450,15 +445,15 @@ def load_rsbench_bdd_oia(directory: str | Path, task: str = "bdd-oia", *, invali
         if len({v.shape for v in xs}) > 1:
             raise OriginalDataError(f"{folder / 'inputs'}: embeddings of different sizes")
         concept_array, action_array = np.stack(concepts), np.stack(actions)
-        rows = LabelRows(the_task, len(xs))
-        for name in the_task.names:
+        rows = LabelRows(task, len(xs))
+        for name in task.names:
             if name in RSBENCH_BOIA_ACTIONS:
                 rows.set(slice(None), name, action_array[:, RSBENCH_BOIA_ACTIONS[name]])
             else:
                 rows.set(slice(None), name, concept_array[:, RSBENCH_BOIA_CONCEPTS[name]])
         raw[split] = (np.stack(xs), rows.y, {})
     return assemble(
-        the_task,
+        task,
         f"rsbench BDD-OIA in {root}",
         root,
         raw,

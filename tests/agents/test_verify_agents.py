@@ -24,6 +24,7 @@ from autonesy.agents.verify.prompts import (
 from autonesy.agents.verify.scripted_llm import VifBenchOracle
 from autonesy.tasks.vifbench import generate
 from autonesy.tools.verify.checker_run import run_checker_code
+from autonesy.tools.verify.results import CheckerResult, JudgeResult, SolverDecision
 
 
 def test_formulation_answers_are_read_as_data():
@@ -136,18 +137,22 @@ def test_writer_answers():
 def test_explanations_name_violations_with_evidence():
     constraints = [{"id": "C1", "summary": "Has a title."}, {"id": "C2", "summary": "Is sad."}]
     results = {
-        "C1": {"method": "checker", "value": False, "code": "def check(response):\n    return False\n"},
-        "C2": {"method": "judge", "value": True, "reasoning": "It mourns."},
+        "C1": CheckerResult(
+            id="C1", summary="Has a title.", kind="logic", value=False, code="def check(response):\n    return False\n"
+        ),
+        "C2": JudgeResult(
+            id="C2", summary="Is sad.", kind="semantic", method="judge", value=True, reasoning="It mourns."
+        ),
     }
-    decision = {
-        "verdict": "unsat",
-        "values": {"C1": False, "C2": True},
-        "core": ["C1", "C2"],
-        "violated": [{"id": "C1", "value": False}],
-        "conditions": [{"id": "C2", "value": True}],
-        "falsified_parts": ["C2 IMPLIES C1"],
-        "to_fix": [{"id": "C1", "should_be": True}],
-    }
+    decision = SolverDecision(
+        verdict="unsat",
+        values={"C1": False, "C2": True},
+        core=["C1", "C2"],
+        violated=[{"id": "C1", "value": False}],
+        conditions=[{"id": "C2", "value": True}],
+        falsified_parts=["C2 IMPLIES C1"],
+        to_fix=[{"id": "C1", "should_be": True}],
+    )
     text = explain(decision, constraints, results)
     assert 'C1 "Has a title" does not hold; checked by generated code: check(response) returned False' in text
     assert "      def check(response):" in text and "C2 IMPLIES C1" in text

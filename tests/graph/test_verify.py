@@ -20,6 +20,7 @@ from verify_fakes import (
 )
 
 from autonesy.agents.llm import LangChainChatBackend
+from autonesy.agents.verify.prompts import role_of
 from autonesy.agents.verify.scripted_llm import oracle_chat_model
 from autonesy.graph.cli import app
 from autonesy.graph.trace import read_trace
@@ -27,6 +28,7 @@ from autonesy.graph.verify.run import VerifyConfig, VerifyError, verify_output
 from autonesy.graph.verify.vifbench import evaluate
 from autonesy.tasks.vifbench import Instruction, generate
 from autonesy.tools.llm_spec import LLMSpec
+from autonesy.tools.verify.results import Assignment, CheckerResult, Contradiction, Correction, SolverDecision
 
 SCRIPTED = LLMSpec.parse("http://scripted.test/v1@fake-model")  # the LLM the scripted backends stand for
 
@@ -77,8 +79,9 @@ def test_one_violated_logic_constraint_flips_the_verdict_and_is_named(tmp_path):
     after = {c["id"]: c["value"] for c in bad.constraints}
     assert [cid for cid in before if before[cid] != after[cid]] == ["C1"]
     decision = bad.decision
-    assert decision["violated"] == [{"id": "C1", "value": False}] and decision["core"] == ["C1"]
-    assert decision["falsified_parts"] == ["C1"] and decision["to_fix"] == [{"id": "C1", "should_be": True}]
+    assert isinstance(decision, SolverDecision)
+    assert decision.violated == [Assignment(id="C1", value=False)] and decision.core == ["C1"]
+    assert decision.falsified_parts == ["C1"] and decision.to_fix == [Correction(id="C1", should_be=True)]
     text = bad.explanation
     assert 'C1 "The response contains the word "lantern"" does not hold' in text
     assert "check(response) returned False" in text and "\\blantern\\b" in text  # the checker's code is the evidence
@@ -89,10 +92,10 @@ def test_one_violated_logic_constraint_flips_the_verdict_and_is_named(tmp_path):
 def test_an_implication_blames_its_consequent_and_names_the_condition(tmp_path):
     summary = verify(tmp_path, ScriptedRoles(), LONG_GLOOMY)
     decision = summary.decision
-    assert summary.verdict == "unsat"
-    assert decision["violated"] == [{"id": "C3", "value": False}]
-    assert decision["conditions"] == [{"id": "C2", "value": True}]
-    assert decision["falsified_parts"] == ["C2 IMPLIES C3"] and decision["to_fix"] == [{"id": "C3", "should_be": True}]
+    assert summary.verdict == "unsat" and isinstance(decision, SolverDecision)
+    assert decision.violated == [Assignment(id="C3", value=False)]
+    assert decision.conditions == [Assignment(id="C2", value=True)]
+    assert decision.falsified_parts == ["C2 IMPLIES C3"] and decision.to_fix == [Correction(id="C3", should_be=True)]
     assert "judged by the LLM" in summary.explanation and "They are required because" in summary.explanation
 
 
@@ -101,9 +104,10 @@ def test_a_crashing_looping_garbage_checker_is_reflected_three_times_then_judged
     roles.codes["C1"] = [CRASH, LOOP, GARBAGE, NO_DEF]
     summary = verify(tmp_path, roles, NO_LANTERN, checker_wall_s=0.5)
     result = summary.results["C1"]
-    assert result["method"] == "judge_fallback" and result["value"] is False
-    assert [f["error_kind"] for f in result["failures"]] == ["runtime", "timeout", "type", "missing_definition"]
-    assert summary.verdict == "unsat" and summary.decision["violated"] == [{"id": "C1", "value": False}]
+    assert result.method == "judge_fallback" and result.value is False
+    assert [f.error_kind for f in result.failures] == ["runtime", "timeout", "type", "missing_definition"]
+    assert isinstance(summary.decision, SolverDecision) and summary.verdict == "unsat"
+    assert summary.decision.violated == [Assignment(id="C1", value=False)]
     reflections = [user for role, user in roles.calls if role == "reflection"]
     assert len(reflections) == 3  # then no fourth reflection: the judge decides
     assert "IndexError" in reflections[0] and "ran longer than 0.5 s" in reflections[1]
@@ -124,7 +128,7 @@ def test_a_reflection_that_fixes_the_checker_keeps_the_code_path(tmp_path):
     roles.codes["C1"] = [CRASH, CODES["C1"]]
     summary = verify(tmp_path, roles, SAT)
     result = summary.results["C1"]
-    assert result["method"] == "checker" and result["value"] is True and result["reflections"] == 1
+    assert result.method == "checker" and result.value is True and result.reflections == 1
     assert (tmp_path / "run" / "checkers" / "C1.py").read_text() == CODES["C1"]
     assert "after 1 self-reflection round" not in summary.explanation  # sat: no evidence listed
     assert summary.verdict == "sat"
@@ -138,9 +142,9 @@ def test_a_checker_cannot_change_the_output_it_checks(tmp_path):
     roles.codes["C2"] = [rewrite]
     summary = verify(tmp_path, roles, NO_LANTERN)
     c1 = summary.results["C1"]
-    assert c1["failures"][0]["error_kind"] == "forbidden" and "replaced the response" in c1["failures"][0]["message"]
-    assert c1["value"] is False and summary.verdict == "unsat"  # judged on the original text after the fix
-    assert summary.results["C4"]["value"] is False  # C2's checker changed its own copy, not the response
+    assert c1.failures[0].error_kind == "forbidden" and "replaced the response" in c1.failures[0].message
+    assert c1.value is False and summary.verdict == "unsat"  # judged on the original text after the fix
+    assert summary.results["C4"].value is False  # C2's checker changed its own copy, not the response
     assert (tmp_path / "run" / "output.txt").read_text() == NO_LANTERN
     config = json.loads((tmp_path / "run" / "config.json").read_text())
     import hashlib
@@ -215,10 +219,10 @@ def test_a_user_checker_is_preferred_for_a_matching_constraint(tmp_path):
     roles.user_checker["C4"] = 'contains_word {"wrong": 1}'
     summary = verify(tmp_path, roles, SAT, checkers=[str(module)])
     c1, c4 = summary.results["C1"], summary.results["C4"]
-    assert c1["method"] == "user_checker" and c1["value"] is True and c1["checker"] == "contains_word"
+    assert c1.method == "user_checker" and c1.value is True and c1.checker == "contains_word"
     # a user checker that fails (here: arguments it does not take) leaves the constraint to the judge
-    assert c4["method"] == "judge_fallback" and c4["value"] is False
-    assert c4["failures"][0]["message"].startswith("user checker contains_word: bad arguments")
+    assert c4.method == "judge_fallback" and c4.value is False
+    assert c4.failures[0].message.startswith("user checker contains_word: bad arguments")
     checker_prompt = next(user for role, user in roles.calls if role == "checker")
     assert "contains_word(response, word): The response contains a given word" in checker_prompt
     assert "checked by the user checker" not in summary.explanation  # sat
@@ -253,6 +257,35 @@ def test_the_feedback_loop_stops_at_the_budget(tmp_path):
         INSTRUCTION, None, VerifyConfig(llm=SCRIPTED, budget=2), tmp_path / "run", backend=roles.backend()
     )
     assert summary.status == "unsat" and summary.rounds == 2 and roles.roles().count("writer") == 2
+
+
+class Interrupted(BaseException):
+    """Stands for the process being killed: no layer catches it."""
+
+
+class StopsAtTheJudge(ScriptedRoles):
+    def __call__(self, messages) -> str:
+        if role_of(messages) == "judge":
+            raise Interrupted
+        return super().__call__(messages)
+
+
+def test_an_interrupted_verification_resumes_from_its_checkpoint_to_the_same_summary(tmp_path):
+    """Killed at the judge, after the checkers ran: the same run directory resumes with the checker results
+    of the checkpoint (validated back into their records) and ends where an uninterrupted run ends."""
+    with pytest.raises(Interrupted):
+        verify(tmp_path, StopsAtTheJudge(), NO_LANTERN, "run")
+    roles = ScriptedRoles()
+    resumed = verify(tmp_path, roles, NO_LANTERN, "run")
+    whole = verify(tmp_path, ScriptedRoles(), NO_LANTERN, "whole")
+    assert roles.roles() == ["judge"]  # formulation and checkers came from the checkpoint
+    assert [e["event"] for e in read_trace(tmp_path / "run")].count("resumed") == 1
+    timing = {"run_dir", "wall_seconds", "llm_seconds", "checker_seconds", "decision"}
+    assert resumed.model_dump(exclude=timing) == whole.model_dump(exclude=timing)
+    assert resumed.results == whole.results and isinstance(resumed.results["C1"], CheckerResult)
+    assert resumed.decision is not None and resumed.decision.model_dump(exclude={"seconds"}) == (
+        whole.decision.model_dump(exclude={"seconds"}) if whole.decision else None
+    )
 
 
 def test_a_finished_run_is_not_repeated_and_another_run_is_refused(tmp_path):
@@ -347,7 +380,7 @@ def test_a_contradictory_instruction_is_reported_before_anything_is_checked(tmp_
     roles = ScriptedRoles(formulation=[CONTRADICTORY])
     summary = verify(tmp_path, roles, SAT)
     assert summary.status == "contradictory" and summary.verdict is None
-    assert summary.decision["conflict"] == ["NOT C4", "C4"]
+    assert isinstance(summary.decision, Contradiction) and summary.decision.conflict == ["NOT C4", "C4"]
     assert 'C4 "The response contains the word "cheap""' in summary.explanation
     assert roles.roles() == ["formulation"]  # no plan, no checker, no judge
     from autonesy.graph.cli.verify import _exit_code
@@ -371,7 +404,7 @@ def test_a_checker_can_name_the_offending_words(tmp_path):
     ]
     summary = verify(tmp_path, roles, "A cheap lantern, so cheap.")
     assert summary.verdict == "unsat"
-    assert summary.results["C4"]["spans"] == ["cheap", "cheap"]
+    assert summary.results["C4"].spans == ["cheap", "cheap"]
     assert "because of: 'cheap'; 'cheap'" in summary.explanation
 
 
@@ -381,8 +414,8 @@ def test_a_program_that_fails_its_own_examples_is_reflected_before_use(tmp_path)
     roles.examples["C1"] = {"accept": ["A Lantern."], "reject": ["A lanternfish."]}  # whole word, any case
     summary = verify(tmp_path, roles, SAT)
     result = summary.results["C1"]
-    assert result["method"] == "checker" and result["reflections"] == 1 and result["self_tested"]
-    assert result["failures"][0]["error_kind"] == "self_test"
+    assert result.method == "checker" and result.reflections == 1 and result.self_tested
+    assert result.failures[0].error_kind == "self_test"
     reflection = next(user for role, user in roles.calls if role == "reflection")
     assert "it returned False on your example 'A Lantern.', which it must accept" in reflection
 

@@ -9,8 +9,9 @@ from autonesy.graph.trace import read_trace
 from autonesy.graph.tracer import Tracer
 from autonesy.graph.verify import nodes
 from autonesy.graph.verify.graph import verify_graph
-from autonesy.graph.verify.state import VerifierMemory, VerifyAgents, VerifyRuntime, initial_state
+from autonesy.graph.verify.state import VerifierMemory, VerifyAgents, VerifyRuntime, VerifyState, initial_state
 from autonesy.tools.sandbox import SandboxLimits
+from autonesy.tools.verify.results import CheckerFailure
 
 QUICK = SandboxLimits(cpu_seconds=2, wall_seconds=4)
 CONSTRAINTS = [{"id": cid, "summary": text, "kind": KINDS[cid]} for cid, text in SUMMARIES.items()]
@@ -22,8 +23,8 @@ def runtime(tmp_path, roles, **options) -> VerifyRuntime:
     return VerifyRuntime(agents, Tracer(tmp_path), checker_limits=QUICK, **options)
 
 
-def formulated(output=SAT, **extra):
-    return {**initial_state(INSTRUCTION, output), "constraints": CONSTRAINTS, "formula": FORMULA, **extra}
+def formulated(output=SAT, **extra) -> VerifyState:
+    return VerifyState(instruction=INSTRUCTION, output=output, constraints=CONSTRAINTS, formula=FORMULA, **extra)
 
 
 def events(tmp_path, name):
@@ -46,7 +47,7 @@ def test_formulate_stops_a_contradictory_instruction(tmp_path):
         ]
     )
     update = nodes.formulate(initial_state("Have a title and no title."), runtime(tmp_path, roles))
-    assert update["status"] == "contradictory" and update["decision"]["conflict"]
+    assert update["status"] == "contradictory" and update["decision"].conflict
 
 
 def test_formulate_asks_again_after_an_unreadable_answer(tmp_path):
@@ -63,61 +64,63 @@ def test_prepare_routes_logic_constraints_to_code(tmp_path, verifier, logic):
 
 def test_write_checkers_asks_once_for_every_missing_checker(tmp_path):
     roles = ScriptedRoles()
-    state = {**formulated(), "logic": ["C1", "C2", "C4"], "drafts": {}}
+    state = formulated(logic=["C1", "C2", "C4"])
     update = nodes.write_checkers(state, runtime(tmp_path, roles))
     assert sorted(update["codes"]) == ["C1", "C2", "C4"] and roles.roles() == ["checker"]
     assert update["drafts"]["C1"]["accept"] == ["A lantern."]
 
 
-def _checking(code="C1"):
+def _checking(code="C1", **extra) -> VerifyState:
     drafts = {cid: {"code": CODES[cid], "accept": [], "reject": []} for cid in ("C1", "C2", "C4")}
-    return {**formulated(NO_LANTERN), "logic": [code], "cursor": 0, "queue": [], "drafts": drafts, "codes": dict(CODES)}
+    return formulated(NO_LANTERN, logic=[code], drafts=drafts, codes=dict(CODES), **extra)
 
 
 def test_check_runs_the_program_on_the_response(tmp_path):
     update = nodes.check(_checking(), runtime(tmp_path, ScriptedRoles()))
-    assert update["results"]["C1"]["value"] is False and update["results"]["C1"]["method"] == "checker"
+    assert update["results"]["C1"].value is False and update["results"]["C1"].method == "checker"
     assert update["checker_runs"] == 1 and events(tmp_path, "constraint_result")[0]["constraint"] == "C1"
 
 
 def test_check_records_a_crash_for_reflection_then_hands_it_to_the_judge(tmp_path):
     state = _checking()
-    state["codes"]["C1"] = CRASH
+    state.codes["C1"] = CRASH
     first = nodes.check(state, runtime(tmp_path, ScriptedRoles()))
-    assert first["failure"]["error_kind"] == "runtime" and "C1" not in first.get("queue", [])
-    last = nodes.check({**state, "reflection_round": 3}, runtime(tmp_path, ScriptedRoles(), max_reflections=3))
+    assert first["failure"].error_kind == "runtime" and "C1" not in first.get("queue", [])
+    last = nodes.check(
+        state.model_copy(update={"reflection_round": 3}), runtime(tmp_path, ScriptedRoles(), max_reflections=3)
+    )
     assert last["queue"] == ["C1"]
 
 
 def test_reflect_replaces_the_failed_program(tmp_path):
-    state = {**_checking(), "failure": {"error_kind": "runtime", "message": "IndexError"}}
-    state["codes"]["C1"] = CRASH
+    state = _checking(failure=CheckerFailure(error_kind="runtime", message="IndexError"))
+    state.codes["C1"] = CRASH
     roles = ScriptedRoles()
     update = nodes.reflect(state, runtime(tmp_path, roles))
     assert update["codes"]["C1"] == CODES["C1"] and update["reflection_round"] == 1 and roles.roles() == ["reflection"]
 
 
 def test_next_constraint_moves_the_cursor(tmp_path):
-    update = nodes.next_constraint({**_checking(), "reflection_round": 2}, runtime(tmp_path, ScriptedRoles()))
+    update = nodes.next_constraint(_checking(reflection_round=2), runtime(tmp_path, ScriptedRoles()))
     assert update["cursor"] == 1 and update["reflection_round"] == 0
 
 
 def test_judge_decides_the_queue_in_one_request(tmp_path):
     roles = ScriptedRoles()
-    state = {**formulated(SAT), "logic": [], "queue": ["C3"], "results": {}}
+    state = formulated(SAT, queue=["C3"])
     update = nodes.judge(state, runtime(tmp_path, roles))
-    assert update["results"]["C3"]["value"] is True and roles.roles() == ["judge"]
+    assert update["results"]["C3"].value is True and roles.roles() == ["judge"]
     assert "## Instruction" not in roles.calls[0][1]  # a semantic constraint is judged on its own
 
 
 def test_solve_decides_the_verdict_and_keeps_tested_checkers(tmp_path):
     memory = VerifierMemory()
     results = {
-        cid: {"id": cid, "value": value, "method": "checker"}
+        cid: {"id": cid, "summary": SUMMARIES[cid], "kind": KINDS[cid], "value": value, "method": "checker", "code": ""}
         for cid, value in {"C1": True, "C2": False, "C3": True, "C4": False}.items()
     }
     drafts = {cid: {"code": CODES[cid]} for cid in ("C1", "C2", "C4")}
-    state = {**formulated(SAT), "results": results, "tested": ["C1"], "drafts": drafts, "codes": dict(CODES)}
+    state = formulated(SAT, results=results, tested=["C1"], drafts=drafts, codes=dict(CODES))
     update = nodes.solve(state, runtime(tmp_path, ScriptedRoles(), memory=memory))
     assert update["status"] == "sat" and update["history"][-1]["verdict"] == "sat"
     assert memory.checkers(INSTRUCTION, FORMULA)["tested"] == ["C1"]

@@ -443,3 +443,13 @@ def test_only_violated_constraints_mark_the_output():
     )
     assert [s["text"] for s in segments if s["mark"]] == ["cat", "cat"]
     assert all(s["mark"] in (None, "C1") for s in segments)
+
+
+def test_a_constraint_result_is_read_as_the_verifiers_record_or_not_at_all():
+    from autonesy.graph.view.pages import constraint_result
+
+    written = {"id": "C1", "summary": "A title.", "kind": "logic", "method": "checker", "value": False, "code": "x"}
+    written["failures"] = [{"error_kind": "runtime", "message": "IndexError", "line": 2}]
+    read = constraint_result(written)
+    assert read is not None and read.code == "x" and read.failures[0].line == 2
+    assert constraint_result({**written, "method": "oracle"}) is None and constraint_result([written]) is None

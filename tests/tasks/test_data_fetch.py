@@ -20,6 +20,7 @@ import pytest
 from autonesy.tasks.data import fetch
 from autonesy.tasks.data.fetch import EXTERNAL_DATASETS, FetchError, OfflineError, fetch_dataset, offline_message
 from autonesy.tasks.data.loaders import load_cifar, load_sushi
+from autonesy.tasks.registry import get_task
 
 
 def closed_port() -> int:
@@ -135,7 +136,7 @@ def test_fetch_cifar10_from_loopback_server(tmp_path):
     )
     assert not (tmp_path / "out" / "cifar-10-python.tar.gz").exists()  # the archive is removed once unpacked
     assert lines[0].startswith("Terms of use")
-    data = load_cifar(tmp_path / "out", "cifar10")  # the loader finds cifar-10-batches-py below out/
+    data = load_cifar(get_task("cifar10"), tmp_path / "out")  # the loader finds cifar-10-batches-py below out/
     assert data.test.x.shape == (3, 3, 32, 32)
     # a second call reuses the unpacked folder without any network access
     again = fetch_dataset(
@@ -153,7 +154,7 @@ def test_fetch_sushi_zip_from_loopback_server(tmp_path):
     with serve(served) as base:
         folder = fetch_dataset("sushi", tmp_path / "out", url=f"{base}/sushi3-2016.zip", echo=lambda line: None)
     assert (folder / "sushi3a.5000.10.order").exists()
-    assert load_sushi(tmp_path / "out").sizes == {"train": 10, "val": 1, "test": 1}
+    assert load_sushi(get_task("sushi"), tmp_path / "out").sizes == {"train": 10, "val": 1, "test": 1}
 
 
 def test_checksum_mismatch_deletes_the_download(tmp_path):

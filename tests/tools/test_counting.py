@@ -1,5 +1,7 @@
 """Every counting route against brute-force enumeration of all assignments (KLay-style differential tests)."""
 
+import itertools
+
 import pytest
 from bruteforce import cnfs, projected_models
 from hypothesis import given, settings
@@ -47,12 +49,60 @@ def test_approxmc_xor_pitfall_is_worked_around():
     assert count_models(CNF(3, ((1, 2), (-1, -2))), "approxmc").value == 4
 
 
+def _without_tables():
+    """auto with variable elimination's budget at zero: every formula with a clause goes on to the race."""
+    from unittest import mock
+
+    import autonesy.tools.counting as counting
+
+    return mock.patch.object(counting, "AUTO_TABLES_MAX_S", 0.0)
+
+
 @settings(max_examples=80, deadline=None)
 @given(cnfs(max_aux=5, max_clauses=12))
 def test_auto_past_enumeration_matches_brute_force(cnf):
-    # A cap of 0 sends every satisfiable formula past enumeration: elimination, then the SDD routes.
+    # A cap of 0 sends every satisfiable formula past enumeration: variable elimination, or (its budget
+    # at zero) resolution and the race.
+    expected = len(projected_models(cnf))
     result = count_models(cnf, "auto", enumeration_cap=0)
-    assert result.value == len(projected_models(cnf)) and result.exact
+    assert result.value == expected and result.exact
+    assert result.method in ("variable-elimination", "preprocessing") or not cnf.clauses or expected == 0
+    with _without_tables():
+        result = count_models(cnf, "auto", enumeration_cap=0)
+    assert result.value == expected and result.exact
+
+
+@settings(max_examples=60, deadline=None)
+@given(cnfs(max_aux=4, max_clauses=10))
+def test_auto_enumerates_on_after_the_tables_with_the_models_of_the_projection(cnf):
+    # One model in the first enumeration, then the tables; a count within the cap is enumerated on, on the
+    # preprocessed CNF, with the first enumeration's models blocked.
+    from unittest import mock
+
+    import autonesy.tools.counting as counting
+
+    expected = projected_models(cnf)
+    with mock.patch.object(counting, "AUTO_FIRST_MODELS", 1):
+        result = count_models(cnf, "auto", enumeration_cap=8)
+    assert result.value == len(expected) and result.exact
+    if len(expected) <= 8:
+        assert result.method in ("enumeration", "preprocessing") and set(result.models or ()) == expected
+
+
+def test_auto_counts_past_the_cap_by_variable_elimination():
+    result = count_models(CNF(16, ((1, 2), (3, -17), (17, 4)), 17), "auto", enumeration_cap=10)
+    assert result.method == "variable-elimination" and result.value == 3 * 3 * 2**12 and result.exact
+    assert result.models is None
+
+
+def test_a_count_within_the_cap_is_enumerated_on_for_its_models(monkeypatch):
+    import autonesy.tools.counting as counting
+
+    monkeypatch.setattr(counting, "AUTO_FIRST_MODELS", 5)  # the first enumeration stops early
+    cnf = CNF(6, ((1, 2), (-3, 7), (-7, 4)), 7)  # x1 or x2, x3 implies x4, x5 and x6 free
+    result = count_models(cnf, "auto", enumeration_cap=100)
+    assert result.method == "enumeration" and set(result.models) == projected_models(cnf)
+    assert result.value == 3 * 3 * 4 and result.params["fallbacks"][0].startswith("enumeration (more than 5")
 
 
 @settings(max_examples=40, deadline=None)
@@ -66,9 +116,10 @@ def test_ganak_after_elimination_matches_brute_force(cnf):
 
 def test_auto_races_past_the_enumeration_cap():
     cnf = CNF(16, ((1, 2),))
-    result = count_models(cnf, "auto", enumeration_cap=10)
+    with _without_tables():
+        result = count_models(cnf, "auto", enumeration_cap=10)
     assert result.value == 3 * 2**14 and result.exact and result.method in ("enumeration", "ganak", "sdd")
-    assert result.params["fallbacks"][0].startswith("enumeration (over 10 models")
+    assert result.params["fallbacks"][0].startswith("enumeration (more than 10 models")
 
 
 def _slow(*args):
@@ -88,10 +139,24 @@ def test_the_first_exact_answer_wins_and_the_others_are_stopped(monkeypatch):
 
     monkeypatch.setattr(counting, "_ganak_count", _slow)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
     start = time.perf_counter()
     result = count_models(CNF(12, ((1, 2), (3, -4, 14)), 14), "auto", enumeration_cap=3, time_limit_s=50)
     assert result.value == 3 * 2**10 and result.method == "sdd"
     assert time.perf_counter() - start < 10  # not the 60 s the Ganak child sleeps
+
+
+def test_ganak_and_enumeration_join_a_slow_sdd_route_after_its_head_start(monkeypatch):
+    import time
+
+    import autonesy.tools.counting as counting
+
+    monkeypatch.setattr(counting, "_sdd_routes", _slow)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+    start = time.perf_counter()
+    result = count_models(CNF(12, ((1, 2),)), "auto", enumeration_cap=3, time_limit_s=50)
+    assert result.value == 3 * 2**10 and result.method in ("ganak", "enumeration", "one-hot")
+    assert time.perf_counter() - start < 10  # not the 60 s the SDD child sleeps
 
 
 def test_a_failing_route_is_reported_and_another_answers(monkeypatch):
@@ -99,6 +164,8 @@ def test_a_failing_route_is_reported_and_another_answers(monkeypatch):
 
     monkeypatch.setattr(counting, "_ganak_count", _broken)
     monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "count_one_hot", _broken)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
     result = count_models(CNF(12, ((1, 2),)), "auto", enumeration_cap=3)
     assert result.value == 3 * 2**10 and result.method == "enumeration" and result.exact
     assert any("broken on purpose" in entry for entry in result.params["fallbacks"])
@@ -109,11 +176,73 @@ def test_approxmc_answers_only_when_every_exact_route_failed(monkeypatch):
 
     monkeypatch.setattr(counting, "_ganak_count", _broken)
     monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "count_one_hot", _broken)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
     result = count_models(CNF(12, ((1, 2),)), "auto", enumeration_cap=3)
     assert result.method == "approxmc" and not result.exact
     tried = sorted(entry.split(" ")[0] for entry in result.params["fallbacks"])
-    assert tried == ["enumeration", "enumeration", "ganak", "sdd"]  # the first try, then the race
+    assert tried == [
+        "enumeration",
+        "enumeration",
+        "ganak",
+        "one-hot",
+        "sdd",
+        "variable",
+    ]  # the first try, tables, the race
+
+
+def test_a_formula_without_auxiliaries_is_counted_as_a_one_hot_csp_in_the_race(monkeypatch):
+    import autonesy.tools.counting as counting
+
+    monkeypatch.setattr(counting, "_ganak_count", _broken)
+    monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+    one_hot = (1, 2, 3), (-1, -2), (-1, -3), (-2, -3)  # exactly one of 1, 2, 3; 4..12 free
+    result = count_models(CNF(12, one_hot), "auto", enumeration_cap=3)
+    assert result.value == 3 * 2**9 and result.method == "one-hot" and result.exact
+
+
+def test_a_formula_all_in_one_hot_groups_gives_the_one_hot_csp_the_start(monkeypatch):
+    """Every variable in an exactly-one group (a 3 x 3 Latin square: 12 models): the one-hot CSP count
+    starts beside the SDD routes; Ganak and enumeration, joining only after a head start that never
+    ends here, are not needed."""
+    import autonesy.tools.counting as counting
+
+    monkeypatch.setattr(counting, "_ganak_count", _broken)
+    monkeypatch.setattr(counting, "_sdd_routes", _slow)
+    monkeypatch.setattr(counting, "AUTO_HEAD_START_S", 1e9)
+    monkeypatch.setattr(counting, "AUTO_HEAD_START_MAX_S", 1e9)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+
+    def var(r: int, c: int, d: int) -> int:
+        return 9 * r + 3 * c + d + 1
+
+    cells = [[var(r, c, d) for d in range(3)] for r in range(3) for c in range(3)]
+    rows = [[var(r, c, d) for c in range(3)] for r in range(3) for d in range(3)]
+    columns = [[var(r, c, d) for r in range(3)] for c in range(3) for d in range(3)]
+    clauses = [
+        clause
+        for group in cells + rows + columns
+        for clause in [tuple(group), *((-a, -b) for a, b in itertools.combinations(group, 2))]
+    ]
+    result = count_models(CNF(27, clauses), "auto", enumeration_cap=3, time_limit_s=30)
+    assert result.value == 12 and result.method == "one-hot" and result.exact
+
+
+def test_a_formula_with_auxiliaries_is_not_given_to_the_one_hot_csp(monkeypatch):
+    import autonesy.tools.counting as counting
+
+    monkeypatch.setattr(counting, "_ganak_count", _broken)
+    monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+    monkeypatch.setattr(counting, "simplify_projected", lambda cnf: cnf)  # the auxiliaries stay
+    monkeypatch.setattr(counting, "_eliminate", lambda cnf, _seconds: cnf)
+    result = count_models(CNF(12, ((1, 13), (2, -13, 14), (-14, 3))), "auto", enumeration_cap=3)
+    tried = sorted(entry.split(" ")[0] for entry in result.params["fallbacks"])
+    assert "one-hot" not in tried and result.method == "approxmc"
 
 
 def test_enumeration_cap_raises():
@@ -151,7 +280,7 @@ def test_every_method_stops_at_its_time_limit(method):
     assert time.perf_counter() - start < 3.0
     assert raised.value.method == method and raised.value.time_limit_s == 0.5
     if method == "auto":
-        assert raised.value.tried and raised.value.tried[0].startswith("enumeration")
+        assert any(entry.startswith("enumeration") for entry in raised.value.tried)
 
 
 def test_a_count_within_its_limit_is_unaffected():
@@ -171,3 +300,53 @@ def test_enumeration_stops_at_its_limit_even_between_solver_calls():
     with pytest.raises(CountTimedOut):
         enumerate_models(CNF(22, ()), time_limit_s=0.3)  # 4 million easy models: the time goes between calls
     assert time.perf_counter() - start < 2.0
+
+
+@settings(max_examples=80, deadline=None)
+@given(cnfs(max_task_vars=6, max_aux=3, max_clauses=10))
+def test_a_models_free_variables_bound_the_count_from_below(cnf):
+    from pysat.solvers import Solver
+
+    from autonesy.tools.enumeration import free_task_vars
+
+    with Solver(name="glucose4", bootstrap_with=[list(c) for c in cnf.clauses]) as solver:
+        for var in range(1, cnf.num_vars + 1):
+            solver.add_clause([var, -var])
+        if solver.solve():
+            assert 2 ** free_task_vars(cnf, solver.get_model()) <= len(projected_models(cnf))
+
+
+def test_enumeration_gives_up_at_its_first_model_when_it_shows_the_cap_passed():
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(EnumerationCapReached, match="free variables") as raised:
+        enumerate_models(CNF(40, ((1, 2),)), cap=1000)  # 3 * 2**38 models: one model frees 39 variables
+    assert raised.value.at_least == 2**39
+    assert time.perf_counter() - start < 1.0
+
+
+def _spin_then_sleep(*args):
+    import time
+
+    start = time.process_time()
+    while time.process_time() - start < 0.3:
+        pass
+    time.sleep(60)
+
+
+def test_a_childs_cpu_time_is_what_it_used_not_the_clock():
+    import time
+
+    from autonesy.tools.counting import _Child
+
+    spinning, sleeping = _Child("spin", _spin_then_sleep, ()), _Child("sleep", _slow, ())
+    try:
+        waited = time.monotonic() + 20
+        while spinning.cpu_s() < 0.25 and time.monotonic() < waited:
+            time.sleep(0.05)
+        assert 0.25 <= spinning.cpu_s() < 1.0
+        assert sleeping.cpu_s() < 0.1  # as long on the clock, next to no CPU
+    finally:
+        spinning.kill()
+        sleeping.kill()

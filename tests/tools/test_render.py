@@ -253,14 +253,9 @@ def test_render_expression_text():
 # --------------------------------------------------------------------------------------------------
 
 
-# Exact counting methods that are fast on these tasks' model sets (every method but ApproxMC is exact;
-# `auto` first enumerates up to 20,000 models before compiling, about a second lost per count here).
-COUNT_METHOD = {"kand-logic": "ganak", "bdd-oia": "ganak", "road-r": "sdd"}
-
-
 def _assert_scores_equal(name: str, cnf: CNF, where: str) -> None:
     task = get_task(name)
-    score = score_formula(cnf, task.ground_truth, method=COUNT_METHOD.get(name, "auto"))
+    score = score_formula(cnf, task.ground_truth, method="auto")
     assert score.exact
     assert (score.relation, score.f1) == ("equal", 1.0), f"{where}: {score}"
 

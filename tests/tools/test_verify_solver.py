@@ -107,7 +107,7 @@ def test_decide_agrees_with_brute_force(expr, raw):
                 for a in itertools.product([True, False], repeat=4)
             )
             assert forced == (drop is None)
-        fixed = {**values, **{item[0]: item[1] for item in decision.to_fix}}
+        fixed = {**values, **{item.id: item.should_be for item in decision.to_fix}}
         if not contradiction and all(v is not None for v in fixed.values()):
             assert evaluate(expr, {IDS.index(c) + 1: v for c, v in fixed.items()})
         assert decision.violated or contradiction  # something is blamed unless the formula itself is false
@@ -117,10 +117,10 @@ def test_blame_negation_disjunction_and_equivalence():
     comp = parse_composition("NOT C1\nC2 OR C3\nC4 IFF C1", IDS)
     decision = decide(comp, {"C1": True, "C2": False, "C3": False, "C4": False})
     assert decision.verdict == "unsat"
-    assert dict(decision.violated) == {"C1": True, "C2": False, "C3": False, "C4": False}
-    assert decision.falsified_parts == ("NOT C1", "C2 OR C3", "C4 IFF C1")
+    assert {v.id: v.value for v in decision.violated} == {"C1": True, "C2": False, "C3": False, "C4": False}
+    assert decision.falsified_parts == ["NOT C1", "C2 OR C3", "C4 IFF C1"]
     sat = decide(comp, {"C1": False, "C2": True, "C3": False, "C4": False})
-    assert sat.verdict == "sat" and sat.violated == () and set(sat.core) == {"C1", "C2", "C4"}
+    assert sat.verdict == "sat" and sat.violated == [] and set(sat.core) == {"C1", "C2", "C4"}
 
 
 def test_results_for_unknown_constraints_are_refused():
@@ -179,7 +179,7 @@ def test_the_fix_works_and_a_minimal_reason_is_shown_only_when_it_is_the_only_on
     decision = decide(composition, values)
     if decision.verdict != "unsat":
         return
-    fixed = {**values, **dict(decision.to_fix)}
+    fixed = {**values, **{item.id: item.should_be for item in decision.to_fix}}
     assert decide(composition, fixed).verdict == "sat"  # following "To follow the instruction, change" works
     minimal = [
         set(s)
@@ -190,9 +190,9 @@ def test_the_fix_works_and_a_minimal_reason_is_shown_only_when_it_is_the_only_on
     ]
     assert decision.core_unique == (len(minimal) == 1)
     assert set(decision.core) in minimal
-    for requirement, _op, names in decision.alternatives:  # XOR / IFF: changing any one of them is enough
-        part = parse_composition(requirement, THREE)
-        for name in names:
+    for alternative in decision.alternatives:  # XOR / IFF: changing any one of them is enough
+        part = parse_composition(alternative.requirement, THREE)
+        for name in alternative.ids:
             flipped = {**values, name: not values[name]}
             assert decide(part, flipped).verdict == "sat"
 
@@ -203,19 +203,19 @@ def test_an_xor_of_two_present_keywords_asks_to_drop_one_not_both():
         {"id": "C2", "summary": 'The response contains the word "dog".'},
         {"id": "C3", "summary": "The response has a title."},
     ]
-    decision = decide(parse_composition("C1 XOR C2\nC3", THREE), {"C1": True, "C2": True, "C3": True}).to_dict()
+    decision = decide(parse_composition("C1 XOR C2\nC3", THREE), {"C1": True, "C2": True, "C3": True})
     text = explain(decision, constraints, {})
     assert "exactly one of them must hold, so change one of them (not all)" in text
     assert "requires that it does not" not in text
-    assert len(decision["to_fix"]) == 1
+    assert len(decision.to_fix) == 1
 
 
 def test_three_independent_failures_have_no_single_minimal_reason():
     constraints = [{"id": c, "summary": f"Constraint {c}."} for c in THREE]
-    many = decide(parse_composition("C1\nC2\nC3", THREE), {"C1": False, "C2": False, "C3": False}).to_dict()
-    one = decide(parse_composition("C1\nC2\nC3", THREE), {"C1": False, "C2": True, "C3": True}).to_dict()
-    assert not many["core_unique"] and "Minimal reason" not in explain(many, constraints, {})
-    assert one["core_unique"] and "Minimal reason (Z3 unsat core): C1 = false." in explain(one, constraints, {})
+    many = decide(parse_composition("C1\nC2\nC3", THREE), {"C1": False, "C2": False, "C3": False})
+    one = decide(parse_composition("C1\nC2\nC3", THREE), {"C1": False, "C2": True, "C3": True})
+    assert not many.core_unique and "Minimal reason" not in explain(many, constraints, {})
+    assert one.core_unique and "Minimal reason (Z3 unsat core): C1 = false." in explain(one, constraints, {})
 
 
 @pytest.mark.parametrize(

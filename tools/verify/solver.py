@@ -44,7 +44,7 @@ import itertools
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import z3
@@ -52,6 +52,7 @@ import z3
 from autonesy.tools.formats.base import FormatError
 from autonesy.tools.formats.expr import Const, Expr, Op, Var, conj
 from autonesy.tools.formats.nat import parse_expressions
+from autonesy.tools.verify.results import Alternative, Assignment, Correction, SolverDecision
 
 ID_RE = re.compile(r"^C[1-9][0-9]*$")
 VERDICTS = ("sat", "unsat", "unknown")
@@ -349,47 +350,8 @@ def evaluate3(expr: Expr, values: Mapping[int, bool | None]) -> bool | None:
     return sum(1 for v in vals if v) % 2 == 1
 
 
-@dataclass(frozen=True)
-class Decision:
-    """The solver's verdict with the constraint values it used and a minimal core of results that force it."""
-
-    verdict: str  # sat | unsat | unknown
-    values: Mapping[str, bool | None]
-    core: tuple[str, ...] = ()  # a minimal set of results forcing the verdict
-    violated: tuple[tuple[str, bool], ...] = ()  # (id, its value): False = does not hold, True = holds but must not
-    conditions: tuple[tuple[str, bool], ...] = ()  # results that made the violated ones required
-    falsified_parts: tuple[str, ...] = ()  # the top-level requirements that are false, as text
-    to_fix: tuple[tuple[str, bool], ...] = ()  # (id, the value it should take) — a smallest correction
-    undetermined: tuple[str, ...] = ()  # constraints with no result
-    formula: str = ""
-    seconds: float = 0.0
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    core_unique: bool = False  # the core is the only minimal reason (every minimal reason contains all of it)
-    alternatives: tuple[tuple[str, str, tuple[str, ...]], ...] = ()  # (requirement, xor | iff, its constraints):
-    #                                                                   changing any one of them is enough
-
-    def to_dict(self) -> dict[str, Any]:
-        """The decision as JSON data."""
-        return {
-            "verdict": self.verdict,
-            "values": dict(self.values),
-            "core": list(self.core),
-            "violated": [{"id": i, "value": v} for i, v in self.violated],
-            "conditions": [{"id": i, "value": v} for i, v in self.conditions],
-            "falsified_parts": list(self.falsified_parts),
-            "to_fix": [{"id": i, "should_be": v} for i, v in self.to_fix],
-            "undetermined": list(self.undetermined),
-            "formula": self.formula,
-            "seconds": self.seconds,
-            "core_unique": self.core_unique,
-            "alternatives": [
-                {"requirement": text, "op": op, "ids": list(names)} for text, op, names in self.alternatives
-            ],
-        }
-
-
 @_serialised
-def decide(composition: Composition, values: Mapping[str, bool | None]) -> Decision:
+def decide(composition: Composition, values: Mapping[str, bool | None]) -> SolverDecision:
     """The verdict of the formula under the per-constraint results, with its explanation."""
     import time
 
@@ -457,19 +419,19 @@ def decide(composition: Composition, values: Mapping[str, bool | None]) -> Decis
     else:
         verdict = "unknown"
         core, violated, conditions, falsified, to_fix, core_unique = (), (), (), (), (), False
-    return Decision(
-        verdict,
-        values_out,
-        core,
-        violated,
-        conditions,
-        falsified,
-        to_fix,
-        undetermined,
-        composition.text(),
-        round(time.perf_counter() - start, 6),
+    return SolverDecision(
+        verdict=verdict,
+        values=values_out,
+        core=list(core),
+        violated=[Assignment(id=i, value=v) for i, v in violated],
+        conditions=[Assignment(id=i, value=v) for i, v in conditions],
+        falsified_parts=list(falsified),
+        to_fix=[Correction(id=i, should_be=v) for i, v in to_fix],
+        undetermined=list(undetermined),
+        formula=composition.text(),
+        seconds=round(time.perf_counter() - start, 6),
         core_unique=core_unique,
-        alternatives=alternatives,
+        alternatives=[Alternative(requirement=text, op=op, ids=list(names)) for text, op, names in alternatives],
     )
 
 
@@ -653,7 +615,6 @@ class _Blame:
 __all__ = [
     "Composition",
     "CompositionError",
-    "Decision",
     "VERDICTS",
     "contradiction",
     "decide",
