@@ -4,15 +4,21 @@ processes started by a test use it too.
 
 ``COLUMNS`` is cleared before any test module imports the command line: pytest-xdist's workers set it
 to 80, and a rich console made while it is set keeps that width for good, so a test that widens the
-terminal for one command (``COLUMNS`` in its environment) saw its output folded and cut under xdist only."""
+terminal for one command (``COLUMNS`` in its environment) saw its output folded and cut under xdist only.
+
+Hypothesis runs without its per-example deadline: a test's speed is not what it checks (speed is
+measured in benchmarks/), and on a loaded machine a 200 ms deadline failed a correct report test."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+from hypothesis import settings
 
 os.environ.pop("COLUMNS", None)
+settings.register_profile("autonesy", deadline=None)
+settings.load_profile("autonesy")
 
 
 @pytest.fixture(autouse=True)
