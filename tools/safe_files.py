@@ -145,6 +145,15 @@ def _descend(root_fd: int, root: Path, names: list[str], *, create: bool) -> int
     return fd
 
 
+def _open_parent(root: Path, names: list[str], *, create: bool) -> int:
+    """A descriptor of the folder that holds ``names[-1]`` below ``root`` (missing folders made when ``create``)."""
+    root_fd = _open_root(root)
+    try:
+        return _descend(root_fd, root, names[:-1], create=create)
+    finally:
+        os.close(root_fd)
+
+
 def _first_refused(root_fd: int, root: Path, names: list[str]) -> UnsafeFileError | None:
     """Why ``names`` below the root cannot be opened safely (for a precise message), if a component is to blame."""
     try:
@@ -231,11 +240,7 @@ def write_bytes(path: str | Path, data: bytes, *, root: str | Path | None = None
     root, names = _parts(path, root)
     if not names:
         raise _refusal(Path(path), "a directory")
-    root_fd = _open_root(root)
-    try:
-        parent = _descend(root_fd, root, names[:-1], create=True)
-    finally:
-        os.close(root_fd)
+    parent = _open_parent(root, names, create=True)
     target = root.joinpath(*names)
     try:
         try:
@@ -317,11 +322,7 @@ def entry_stat(path: str | Path, *, root: str | Path | None = None) -> os.stat_r
     try:
         if not names:
             return os.stat(root)
-        root_fd = _open_root(root)
-        try:
-            parent = _descend(root_fd, root, names[:-1], create=False)
-        finally:
-            os.close(root_fd)
+        parent = _open_parent(root, names, create=False)
         try:
             return os.stat(names[-1], dir_fd=parent, follow_symlinks=False)
         finally:
@@ -344,13 +345,10 @@ def remove(path: str | Path, *, root: str | Path | None = None) -> None:
     root, names = _parts(path, root)
     if not names:
         raise _refusal(Path(path), "a directory")
-    root_fd = _open_root(root)
     try:
-        parent = _descend(root_fd, root, names[:-1], create=False)
+        parent = _open_parent(root, names, create=False)
     except FileNotFoundError:
         return
-    finally:
-        os.close(root_fd)
     try:
         os.unlink(names[-1], dir_fd=parent)
     except FileNotFoundError:
