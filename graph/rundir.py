@@ -26,6 +26,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
 from autonesy.tools import safe_files
 from autonesy.tools.errors import AutonesyError
 
@@ -159,6 +161,8 @@ def run_or_resume(
     checkpoint when it was interrupted (``on_resume`` hears which nodes come next), not at all when it
     had finished (its final state is returned)."""
     snapshot = graph.get_state(settings)
+    if snapshot.values:
+        _check_checkpointed(graph, snapshot.values)
     if snapshot.values and not snapshot.next:
         return dict(snapshot.values)
     if snapshot.next:
@@ -167,8 +171,31 @@ def run_or_resume(
     return graph.invoke(dict(initial), settings, **invoke)
 
 
+class CheckpointUnreadable(AutonesyError):
+    """A checkpoint whose state is not one this version's graph can hold (crafted, damaged, or another version's)."""
+
+
+def _check_checkpointed(graph: Any, values: Mapping[str, Any]) -> None:
+    """Validate a checkpointed state against the graph's state model before anything runs from it: a state
+    that does not fit is one line naming the file, not a validation report from inside a node."""
+    schema = getattr(getattr(graph, "builder", None), "state_schema", None)
+    if not isinstance(schema, type) or not issubclass(schema, BaseModel):
+        return
+    model: type[BaseModel] = schema
+    try:
+        model.model_validate(dict(values))
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "state"
+        raise CheckpointUnreadable(
+            f"{CHECKPOINTS_FILE} holds a state this version cannot resume ({error.error_count()} invalid "
+            f"fields; {where}: {first['msg']}); {FRESH_OUT}"
+        ) from None
+
+
 __all__ = [
     "CHECKPOINTS_FILE",
+    "CheckpointUnreadable",
     "CONFIG_FILE",
     "LINK_REFUSED",
     "SUMMARY_FILE",

@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from unprivileged import NESTED_RUN, run_file_as_user
 from view_dirs import GRID, make_sweep
 
+from autonesy.graph.checkpoint_store import data_checkpointer
 from autonesy.graph.cli import app
 from autonesy.graph.rundir import RunDir
 from autonesy.graph.sweep.run import run_sweep
@@ -226,6 +227,31 @@ def test_a_crafted_checkpoints_file_is_one_line_naming_it(tmp_path, kind):
     assert "fresh --out" in line
     if kind == "link":
         assert (tmp_path / "elsewhere").read_text() == KEEP
+
+
+def test_a_checkpoint_with_a_crafted_state_is_one_line_naming_it(tmp_path):
+    """A well-formed checkpoints file whose saved state does not fit the attempt's state model (a string
+    where a count goes, a dict where the answer goes, an escape sequence inside): resuming from it is one
+    line, before any node runs on it."""
+    out = tmp_path / "run"
+    args = ["run", "--task", "fashion", "--policy", "expert", "--format", "dimacs", "--train", "none"]
+    assert runner.invoke(app, [*args, "--out", str(out)]).exit_code == 0
+    connection = sqlite3.connect(out / "checkpoints.sqlite", check_same_thread=False)
+    saver = data_checkpointer(connection)
+    for saved in list(saver.list(None)):
+        values = saved.checkpoint["channel_values"]
+        values["repair_round"] = "many"
+        values["answer"] = {"evil": "\x1b]52;c;aGk=\x07"}
+        saver.put(saved.config, saved.checkpoint, saved.metadata, {})
+    connection.commit()
+    connection.close()
+    (out / "summary.json").unlink()
+    result = runner.invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    [line] = error_lines(result)
+    assert "Traceback" not in result.output and isinstance(result.exception, SystemExit)
+    assert "checkpoints.sqlite" in line and "fresh --out" in line and "\x1b" not in result.output, line
+    assert not (out / "summary.json").exists()
 
 
 @pytest.mark.parametrize("kind", [*KINDS, "responses columns"])
