@@ -13,10 +13,11 @@ task files with ``--out``:
   k = 3, 4, 5; 1.2 million for k = 6, so the ladder stops at 5).
 - ``sudoku n``: n × n Sudoku (boxes 2 × 2, 2 × 3, 3 × 3), one-hot cells: n³ variables, 729 for 9 × 9.
 - ``exactly-k n``: exactly n/2 of n variables (sequential counter: auxiliaries).
+- ``exactly-k-totalizer n``: the same constraint as pysat's totalizer writes it (a tree of unary adders).
 
 For each size: variables, clauses, the model count and the seconds of each counting method
-(``auto`` — enumeration, auxiliary elimination, unminimised SDDs, Ganak, minimised SDD, and without
-auxiliaries the one-hot dynamic programme — and each
+(``auto`` — enumeration, auxiliary elimination, unminimised SDDs, Ganak, minimised SDD, with
+auxiliaries the frontier dynamic programme, without them the one-hot one — and each
 route alone on the CNF as built: enumeration, Ganak, minimised SDD, ApproxMC), the SDD's size and compile time, and the CPU time of one SL and
 one SPL training step relative to the bare backbone step (an MLP on random features, batch 128,
 labels that satisfy the constraint). Every step has a time limit (``--limit``, 60 s): counting
@@ -41,7 +42,7 @@ import resource
 import time
 from pathlib import Path
 
-from pysat.card import EncType
+from pysat.card import CardEnc, EncType
 
 from autonesy.tasks.encoding import ClauseBuilder
 from autonesy.tools.cnf import CNF, to_dimacs
@@ -55,8 +56,15 @@ LADDERS = {
     "grid-cycles": (2, 3, 4, 5),
     "sudoku": (4, 6, 9),
     "exactly-k": (10, 20, 50, 100, 200),
+    "exactly-k-totalizer": (20, 40, 60, 100),
 }
-QUICK = {"grid-path": (2, 3, 4), "grid-cycles": (2, 3, 4), "sudoku": (4, 6), "exactly-k": (10, 20, 50)}
+QUICK = {
+    "grid-path": (2, 3, 4),
+    "grid-cycles": (2, 3, 4),
+    "sudoku": (4, 6),
+    "exactly-k": (10, 20, 50),
+    "exactly-k-totalizer": (20, 40),
+}
 
 
 def _grid_degrees(k: int):
@@ -163,7 +171,18 @@ def exactly_half(n: int) -> CNF:
     return ClauseBuilder(n).exactly(list(range(1, n + 1)), n // 2).cnf()
 
 
-BUILDERS = {"grid-path": grid_path, "grid-cycles": grid_cycles, "sudoku": sudoku, "exactly-k": exactly_half}
+def exactly_half_totalizer(n: int) -> CNF:
+    encoded = CardEnc.equals(lits=list(range(1, n + 1)), bound=n // 2, top_id=n, encoding=EncType.totalizer)
+    return CNF(n, tuple(tuple(c) for c in encoded.clauses), max(n, encoded.nv))
+
+
+BUILDERS = {
+    "grid-path": grid_path,
+    "grid-cycles": grid_cycles,
+    "sudoku": sudoku,
+    "exactly-k": exactly_half,
+    "exactly-k-totalizer": exactly_half_totalizer,
+}
 
 
 def _cpu_now() -> float:
@@ -390,8 +409,8 @@ def markdown(rows: list[dict], methods: list[str], limit: float, loads: list[str
         f"# Scaling ladder: exact counting by method (limit {limit:g} s per count)",
         "",
         f"Load average (1 min) at the start and after each row: {', '.join(loads)}. Each cell: wall s / CPU s "
-        "(this process and its forked counters), or the outcome; a method that failed is not tried on larger "
-        "sizes of its family (-).",
+        "(this process and its forked counters), or the outcome; `auto` names the route that answered; a method "
+        "that failed is not tried on larger sizes of its family (-).",
         "",
         "| family | size | N | aux | clauses | models | " + " | ".join(methods) + " | load |",
         "|---|---|---|---|---|---|" + "---|" * len(methods) + "---|",
@@ -404,6 +423,8 @@ def markdown(rows: list[dict], methods: list[str], limit: float, loads: list[str
                 cells.append("-")
             elif entry["outcome"] == "ok":
                 note = "" if entry.get("exact", True) else " (approx.)"
+                if method == "auto" and entry.get("method"):
+                    note += f" {entry['method']}"
                 cells.append(f"{entry['seconds']:.2f} / {entry['cpu_s']:.2f}{note}")
             else:
                 cells.append(f"{entry['outcome']} ({entry['seconds']:.0f} s)")

@@ -12,8 +12,10 @@ kand-logic's 368,712 models in about 3 ms). A count within the enumeration cap i
 its models. A formula too wide for tables goes to bounded resolution
 (:mod:`autonesy.tools.elimination`) and then, at once, enumeration continuing in a thread (up to a
 model cap: a 10-queens ground truth of 40,064 variables has 724 models), Ganak and the SDD routes
-(unminimised, then minimised), and for a CNF without auxiliaries the one-hot dynamic programme
-(:mod:`autonesy.tools.onehot_count`: a 6 × 6 Sudoku), each in a forked child. The first exact answer wins and the others
+(unminimised, then minimised), for a CNF with auxiliaries the frontier dynamic programme
+(:mod:`autonesy.tools.frontier_count`: a sequential counter's exactly-100 of 200), and for a CNF without
+auxiliaries the one-hot dynamic programme (:mod:`autonesy.tools.onehot_count`: a 6 × 6 Sudoku), each in
+a forked child. The first exact answer wins and the others
 are stopped, so each formula costs what its cheapest route costs, on the cores there are. ApproxMC
 runs only when no exact route answered within four fifths of the limit.
 
@@ -48,6 +50,7 @@ from autonesy.tools.compile import (
 )
 from autonesy.tools.elimination import eliminate_auxiliaries
 from autonesy.tools.enumeration import CountTimedOut, Enumeration, EnumerationCapReached, Model, enumerate_models
+from autonesy.tools.frontier_count import count_by_frontier
 from autonesy.tools.onehot_count import count_one_hot, one_hot_groups
 from autonesy.tools.options import COUNT_METHODS
 from autonesy.tools.preprocess import simplify_projected
@@ -480,8 +483,11 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     after ``AUTO_HEAD_START_S`` of their CPU time (at most ``AUTO_HEAD_START_MAX_S`` on the clock, and at
     once when they give up) by Ganak (a child) and enumeration (continuing ``enumeration``, in a thread),
     until the first exact count or ``deadline`` (``time.monotonic()``); failures are added to ``tried``.
-    The one-hot CSP count joins them too, or starts with the SDD routes when every task variable is in
-    an exactly-one group: on a 6 × 6 Sudoku it needs about 8 s of CPU and starved among four racers.
+    The frontier count (:mod:`autonesy.tools.frontier_count`) joins them when the CNF has auxiliaries, on
+    the encoder's numbering (a sequential counter's exactly-100 of 200: about 12 s of CPU; after
+    preprocessing it ran out of 60 s). The one-hot CSP count joins them too, or starts with the SDD routes
+    when every task variable is in an exactly-one group: on a 6 × 6 Sudoku it needs about 8 s of CPU and
+    starved among four racers.
     Counted in CPU time, the head start holds on a loaded machine too, where the child gets a share of a core.
 
     The head start is what the race costs on a formula the unminimised SDD compiles at once: road-r's
@@ -507,6 +513,8 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     thread = threading.Thread(target=enumerate_on, daemon=True)
     children = [_Child("sdd", _sdd_routes, (cnf, original, deadline - time.monotonic()))]
     joining = [("ganak", _ganak_count, (cnf,))]
+    if original.num_aux_vars:  # on the encoder's numbering, which its order follows (preprocessing scrambles it)
+        joining.append(("frontier", count_by_frontier, (original,)))
     if not cnf.num_aux_vars:  # a CSP over one-hot groups (Sudoku), as the encoder wrote it when it had no auxiliaries
         csp = cnf if original.num_aux_vars else original
         if all(len(group) > 1 for group in one_hot_groups(csp)):  # all-different grids: its best case, from the start

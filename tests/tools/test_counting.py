@@ -5,6 +5,7 @@ import itertools
 import pytest
 from bruteforce import cnfs, projected_models
 from hypothesis import given, settings
+from pysat.card import CardEnc, EncType
 
 from autonesy.tools.cnf import CNF
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_to_sdd
@@ -236,13 +237,29 @@ def test_a_formula_with_auxiliaries_is_not_given_to_the_one_hot_csp(monkeypatch)
 
     monkeypatch.setattr(counting, "_ganak_count", _broken)
     monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "count_by_frontier", _broken)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
     monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
     monkeypatch.setattr(counting, "simplify_projected", lambda cnf: cnf)  # the auxiliaries stay
     monkeypatch.setattr(counting, "_eliminate", lambda cnf, _seconds: cnf)
     result = count_models(CNF(12, ((1, 13), (2, -13, 14), (-14, 3))), "auto", enumeration_cap=3)
     tried = sorted(entry.split(" ")[0] for entry in result.params["fallbacks"])
-    assert "one-hot" not in tried and result.method == "approxmc"
+    assert "one-hot" not in tried and "frontier" in tried and result.method == "approxmc"
+
+
+def test_a_counter_with_auxiliaries_is_counted_by_the_frontier_route(monkeypatch):
+    """Exactly 6 of 14 as pysat's sequential counter: with Ganak, the SDD routes and enumeration out of the
+    race, the frontier route answers, exactly (C(14, 6) = 3003)."""
+    import autonesy.tools.counting as counting
+
+    monkeypatch.setattr(counting, "_ganak_count", _broken)
+    monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+    encoded = CardEnc.equals(lits=list(range(1, 15)), bound=6, top_id=14, encoding=EncType.seqcounter)
+    cnf = CNF(14, tuple(tuple(c) for c in encoded.clauses), encoded.nv)
+    result = count_models(cnf, "auto", enumeration_cap=3, time_limit_s=30)
+    assert (result.value, result.method, result.exact) == (3003, "frontier", True)
 
 
 def test_enumeration_cap_raises():
@@ -256,8 +273,6 @@ def test_unknown_method_is_rejected():
 
 
 def test_sdd_size_budget_overflow_is_reported():
-    from pysat.card import CardEnc
-
     cnf = CNF(40, tuple(tuple(c) for c in CardEnc.equals(lits=list(range(1, 41)), bound=20, top_id=40).clauses))
     with pytest.raises(CompilationBudgetExceeded, match="size budget"):
         compile_to_sdd(cnf, size_limit=50)
