@@ -26,7 +26,7 @@ from autonesy.tools.cnf import CNF
 from autonesy.tools.compile import anchored_order
 from autonesy.tools.onehot_count import StateBudgetExceeded
 
-DEFAULT_MAX_STATES = 200_000
+DEFAULT_MAX_STATES = 100_000  # a sequential counter needs k + 1; a state can hold hundreds of literals
 DEFAULT_MAX_RESIDUAL = 2_000  # clauses open in one state: resolution that grows past this gives up
 
 State = tuple[frozenset[int], frozenset[frozenset[int]]]
