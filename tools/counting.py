@@ -11,7 +11,9 @@ eliminated auxiliaries) and, when its plan is cheap, variable elimination over t
 kand-logic's 368,712 models in about 3 ms). A count within the enumeration cap is enumerated on, for
 its models. A formula too wide for tables goes to bounded resolution
 (:mod:`autonesy.tools.elimination`) and then, at once, enumeration continuing in a thread (up to a
-model cap: a 10-queens ground truth of 40,064 variables has 724 models), Ganak and the SDD routes
+model cap: a 10-queens ground truth of 40,064 variables has 724 models), Ganak (on the preprocessed CNF
+and on the CNF as encoded: a totalizer's exactly-30 of 60 takes Ganak 19 s as encoded, over 60 s
+preprocessed) and the SDD routes
 (unminimised, then minimised), for a CNF with auxiliaries the frontier dynamic programme
 (:mod:`autonesy.tools.frontier_count`: a sequential counter's exactly-100 of 200), and for a CNF without
 auxiliaries the one-hot dynamic programme (:mod:`autonesy.tools.onehot_count`: a 6 × 6 Sudoku), each in
@@ -140,8 +142,9 @@ class _Child:
     :meth:`kill` s it.
     """
 
-    def __init__(self, method: str, work: Callable[..., Any], args: tuple):
+    def __init__(self, method: str, work: Callable[..., Any], args: tuple, label: str | None = None):
         self.method = method
+        self.label = label or method  # which racer, in what was tried (two may share a method)
         read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:  # child
@@ -481,7 +484,8 @@ def _reduction(cnf: CNF, simplified: CNF, seconds: float) -> dict[str, Any]:
 def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tried: list[str]) -> ModelCount | None:
     """The SDD routes (a child) on the preprocessed ``cnf`` (bucket elimination on the ``original``), joined
     after ``AUTO_HEAD_START_S`` of their CPU time (at most ``AUTO_HEAD_START_MAX_S`` on the clock, and at
-    once when they give up) by Ganak (a child) and enumeration (continuing ``enumeration``, in a thread),
+    once when they give up) by Ganak (a child; a second one on the ``original`` when preprocessing changed a
+    CNF with auxiliaries) and enumeration (continuing ``enumeration``, in a thread),
     until the first exact count or ``deadline`` (``time.monotonic()``); failures are added to ``tried``.
     The frontier count (:mod:`autonesy.tools.frontier_count`) joins them when the CNF has auxiliaries, on
     the encoder's numbering (a sequential counter's exactly-100 of 200: about 12 s of CPU; after
@@ -512,15 +516,19 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     found["wake"] = wake_write
     thread = threading.Thread(target=enumerate_on, daemon=True)
     children = [_Child("sdd", _sdd_routes, (cnf, original, deadline - time.monotonic()))]
-    joining = [("ganak", _ganak_count, (cnf,))]
+    joining: list[tuple[str, Callable[..., Any], tuple, str | None]] = [("ganak", _ganak_count, (cnf,), None)]
+    if original.num_aux_vars and len(original.clauses) <= AUTO_LARGE_CLAUSES and original != cnf:
+        # Preprocessing can cost Ganak more than it saves: a totalizer's exactly-20 of 40 takes 8 s as
+        # encoded and over 40 s preprocessed (a sequential counter's and grid paths' the other way round).
+        joining.append(("ganak", _ganak_count, (original,), "ganak on the CNF as encoded"))
     if original.num_aux_vars:  # on the encoder's numbering, which its order follows (preprocessing scrambles it)
-        joining.append(("frontier", count_by_frontier, (original,)))
+        joining.append(("frontier", count_by_frontier, (original,), None))
     if not cnf.num_aux_vars:  # a CSP over one-hot groups (Sudoku), as the encoder wrote it when it had no auxiliaries
         csp = cnf if original.num_aux_vars else original
         if all(len(group) > 1 for group in one_hot_groups(csp)):  # all-different grids: its best case, from the start
             children.append(_Child("one-hot", count_one_hot, (csp,)))
         else:
-            joining.append(("one-hot", count_one_hot, (csp,)))
+            joining.append(("one-hot", count_one_hot, (csp,), None))
     head_start_end = time.monotonic() + AUTO_HEAD_START_MAX_S
     answer: ModelCount | None = None
     try:
@@ -530,7 +538,7 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
                 or all(c.done for c in children)
                 or children[0].cpu_s() >= AUTO_HEAD_START_S
             ):
-                children.extend(_Child(method, work, args) for method, work, args in joining)
+                children.extend(_Child(method, work, args, label) for method, work, args, label in joining)
                 joining = []
                 thread.start()
             if not thread.is_alive() and "models" in found:
@@ -562,19 +570,19 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     if answer is None:
         if isinstance(found.get("error"), EnumerationCapReached):
             tried.append(f"enumeration (over {AUTO_RACE_ENUMERATION_CAP} models)")
-        tried.extend(f"{c.method} (out of time)" for c in children if c.method not in failed)
+        tried.extend(f"{c.label} (out of time)" for c in children if c.label not in failed)
         return None
     return ModelCount(answer.value, answer.method, True, time.perf_counter() - start, answer.params, answer.models)
 
 
 def _answer_of(child: _Child, failed: set[str], tried: list[str]) -> ModelCount | None:
-    """A finished racer's exact count; None when it failed (its method added to ``failed``, why to ``tried``)."""
+    """A finished racer's exact count; None when it failed (its label added to ``failed``, why to ``tried``)."""
     try:
         value = child.result()
     except (CompilationBudgetExceeded, CounterFailed) as error:
-        failed.add(child.method)
-        tried.append(f"{child.method} ({str(error)[:200]})")
+        failed.add(child.label)
+        tried.append(f"{child.label} ({str(error)[:200]})")
         return None
     if child.method == "sdd":
         return ModelCount(value[0], "sdd", True, 0.0, value[1])
-    return ModelCount(value, child.method, True, 0.0)
+    return ModelCount(value, child.method, True, 0.0, {"racer": child.label} if child.label != child.method else {})

@@ -365,3 +365,28 @@ def test_a_childs_cpu_time_is_what_it_used_not_the_clock():
     finally:
         spinning.kill()
         sleeping.kill()
+
+
+def test_ganak_also_races_on_the_cnf_as_encoded_when_preprocessing_changed_it(monkeypatch):
+    """A totalizer's count is quick for Ganak as encoded and slow after preprocessing: with Ganak failing on
+    the preprocessed CNF (and the other exact routes broken), the racer on the encoded one answers.
+    Exactly 3 of 8: C(8, 3) = 56."""
+    import autonesy.tools.counting as counting
+
+    encoded = CardEnc.equals(lits=list(range(1, 9)), bound=3, top_id=8, encoding=EncType.totalizer)
+    cnf = CNF(8, tuple(tuple(c) for c in encoded.clauses), encoded.nv)
+    ganak = counting._ganak_count
+
+    def ganak_as_encoded_only(formula):
+        if formula != cnf:
+            raise RuntimeError("preprocessed: out of reach on purpose")
+        return ganak(formula)
+
+    monkeypatch.setattr(counting, "_ganak_count", ganak_as_encoded_only)
+    monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "count_by_frontier", _broken)
+    monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+    result = count_models(cnf, "auto", enumeration_cap=3, time_limit_s=30)
+    assert (result.value, result.method, result.exact) == (56, "ganak", True)
+    assert result.params["racer"] == "ganak on the CNF as encoded"
