@@ -406,12 +406,20 @@ def _ignore_signals():
         if sig in (signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD):
             continue
         try:
-            handler = signal.getsignal(sig)
             signal.signal(sig, signal.SIG_IGN)
         except (OSError, ValueError):  # the C library's own real-time signals cannot be changed
             continue
-        dispositions[sig] = signal.SIG_DFL if handler is None else handler
+        dispositions[sig] = _AT_START_UP.get(sig, signal.SIG_DFL)
     return dispositions
+
+
+# What a Python started from a plain shell has, whatever this process inherited: under ``nohup`` or from a
+# background job, SIGHUP or SIGINT arrive ignored, and the program would otherwise run with them ignored.
+_AT_START_UP = {
+    signal.SIGINT: signal.default_int_handler,
+    signal.SIGPIPE: signal.SIG_IGN,
+    signal.SIGXFSZ: signal.SIG_IGN,
+}
 
 
 # --- the program's process -------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import sys
 import time
@@ -971,8 +972,14 @@ def test_the_harness_ignores_signals_and_its_death_is_the_programs_failure(kill:
     assert isinstance(error_from(result, []), FormatError)
 
 
-def test_the_program_gets_the_interpreters_signal_dispositions():
-    # the harness ignores every signal; the program's process must not inherit that
+@pytest.mark.parametrize("caller_ignores", [False, True], ids=["plain caller", "caller under nohup in background"])
+def test_the_program_gets_the_interpreters_signal_dispositions(caller_ignores):
+    # the harness ignores every signal; the program's process must not inherit that, nor what the caller
+    # ignored (nohup: SIGHUP; a background job: SIGINT), which survives exec into the harness
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGHUP, signal.SIGINT)}
+    if caller_ignores:
+        for sig in previous:
+            signal.signal(sig, signal.SIG_IGN)
     code = (
         "import signal\nnames = {signal.SIG_DFL: 'default', signal.SIG_IGN: 'ignored', "
         "signal.default_int_handler: 'KeyboardInterrupt'}\n"
@@ -980,7 +987,11 @@ def test_the_program_gets_the_interpreters_signal_dispositions():
         "(signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGALRM, signal.SIGIO, signal.SIGCHLD, "
         "signal.SIGPIPE, signal.SIGXFSZ)}"
     )
-    result = run(code)
+    try:
+        result = run(code)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     assert result.ok, result.message
     assert result.result == {  # what Python itself sets at start-up: SIGINT raises, SIGPIPE and SIGXFSZ ignored
         **dict.fromkeys(("SIGTERM", "SIGHUP", "SIGUSR1", "SIGALRM", "SIGIO", "SIGCHLD"), "default"),
