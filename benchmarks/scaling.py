@@ -42,7 +42,7 @@ import resource
 import time
 from pathlib import Path
 
-from pysat.card import CardEnc, EncType
+from pysat.card import EncType
 
 from autonesy.tasks.encoding import ClauseBuilder
 from autonesy.tools.cnf import CNF, to_dimacs
@@ -172,8 +172,7 @@ def exactly_half(n: int) -> CNF:
 
 
 def exactly_half_totalizer(n: int) -> CNF:
-    encoded = CardEnc.equals(lits=list(range(1, n + 1)), bound=n // 2, top_id=n, encoding=EncType.totalizer)
-    return CNF(n, tuple(tuple(c) for c in encoded.clauses), max(n, encoded.nv))
+    return ClauseBuilder(n).exactly(list(range(1, n + 1)), n // 2, EncType.totalizer).cnf()
 
 
 BUILDERS = {

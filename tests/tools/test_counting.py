@@ -7,6 +7,7 @@ from bruteforce import cnfs, projected_models
 from hypothesis import given, settings
 from pysat.card import CardEnc, EncType
 
+from autonesy.tasks.encoding import ClauseBuilder
 from autonesy.tools.cnf import CNF
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_to_sdd
 from autonesy.tools.counting import (
@@ -256,8 +257,7 @@ def test_a_counter_with_auxiliaries_is_counted_by_the_frontier_route(monkeypatch
     monkeypatch.setattr(counting, "_sdd_routes", _broken)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
     monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
-    encoded = CardEnc.equals(lits=list(range(1, 15)), bound=6, top_id=14, encoding=EncType.seqcounter)
-    cnf = CNF(14, tuple(tuple(c) for c in encoded.clauses), encoded.nv)
+    cnf = ClauseBuilder(14).exactly(list(range(1, 15)), 6, EncType.seqcounter).cnf()
     result = count_models(cnf, "auto", enumeration_cap=3, time_limit_s=30)
     assert (result.value, result.method, result.exact) == (3003, "frontier", True)
 
@@ -373,8 +373,7 @@ def test_ganak_also_races_on_the_cnf_as_encoded_when_preprocessing_changed_it(mo
     Exactly 3 of 8: C(8, 3) = 56."""
     import autonesy.tools.counting as counting
 
-    encoded = CardEnc.equals(lits=list(range(1, 9)), bound=3, top_id=8, encoding=EncType.totalizer)
-    cnf = CNF(8, tuple(tuple(c) for c in encoded.clauses), encoded.nv)
+    cnf = ClauseBuilder(8).exactly(list(range(1, 9)), 3, EncType.totalizer).cnf()
     ganak = counting._ganak_count
 
     def ganak_as_encoded_only(formula):

@@ -5,8 +5,9 @@ from pathlib import Path
 import pytest
 from bruteforce import cnfs, projected_models
 from hypothesis import given, settings
-from pysat.card import CardEnc, EncType
+from pysat.card import EncType
 
+from autonesy.tasks.encoding import ClauseBuilder
 from autonesy.tools.cnf import CNF
 from autonesy.tools.frontier_count import count_by_frontier
 from autonesy.tools.onehot_count import StateBudgetExceeded
@@ -28,8 +29,11 @@ def test_frontier_count_with_more_auxiliaries_than_task_variables(cnf):
 
 
 def _cardinality(kind: str, n: int, bound: int, encoding: int) -> CNF:
-    encoded = getattr(CardEnc, kind)(lits=list(range(1, n + 1)), bound=bound, top_id=n, encoding=encoding)
-    return CNF(n, tuple(tuple(c) for c in encoded.clauses), max(n, encoded.nv))
+    builder = ClauseBuilder(n)
+    {"atmost": builder.at_most, "atleast": builder.at_least, "equals": builder.exactly}[kind](
+        list(range(1, n + 1)), bound, encoding
+    )
+    return builder.cnf()
 
 
 CARDINALITY_CASES = [
@@ -58,3 +62,13 @@ def test_unconstrained_task_variables_double_the_count():
 def test_a_grid_path_overruns_the_state_budget_with_a_clear_message():
     with pytest.raises(StateBudgetExceeded, match="frontier count"):
         count_by_frontier(grid_path(4), max_states=500, max_residual=200)
+
+
+def test_the_state_budget_has_a_ceiling_whatever_the_number_of_task_variables():
+    """10,000 task variables would allow 160,000 states by the per-variable rule; the ceiling stops at
+    100,000. The first 17 each leave an auxiliary open until the last clause: 2^17 = 131,072 states."""
+    n, kept = 10_000, 17
+    aux = list(range(n + 1, n + kept + 1))
+    clauses = [(task, a) for task, a in zip(range(1, kept + 1), aux)] + [tuple(aux) + (n,)]
+    with pytest.raises(StateBudgetExceeded, match="more than 100000"):
+        count_by_frontier(CNF(n, tuple(clauses), n + kept))
