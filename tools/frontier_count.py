@@ -27,7 +27,8 @@ from autonesy.tools.compile import anchored_order
 from autonesy.tools.onehot_count import StateBudgetExceeded
 
 MIN_STATES = 2_000  # the state budget: at least this many,
-STATES_PER_TASK_VARIABLE = 16  # or this many per task variable (a sequential counter needs k + 1 ≤ N + 1)
+STATES_PER_TASK_VARIABLE = 16  # or this many per task variable (a sequential counter needs k + 1 ≤ N + 1),
+MAX_STATES = 100_000  # and never more: a state holds up to hundreds of literals, and N comes from the formula
 DEFAULT_MAX_RESIDUAL = 2_000  # clauses open in one state: resolution that grows past this gives up
 
 State = tuple[frozenset[int], frozenset[frozenset[int]]]
@@ -46,14 +47,14 @@ def count_by_frontier(
     """The number of models of ``cnf`` projected on its task variables (exact).
 
     Raises :class:`StateBudgetExceeded` past ``max_states`` states (default: ``STATES_PER_TASK_VARIABLE``
-    per task variable, at least ``MIN_STATES``), ``max_residual`` open clauses in one state, or
+    per task variable, at least ``MIN_STATES``, at most ``MAX_STATES``), ``max_residual`` open clauses in one state, or
     ``time_limit_s``. The budget is tight on purpose: the route races others on the same cores, and a
     formula whose states multiply (a totalizer's pending subtree sums: exactly-30 of 60 passes 2,000
     states within 0.7 s) is better left to them than followed to 100,000.
     """
     deadline = time.monotonic() + time_limit_s if time_limit_s is not None else None
     if max_states is None:
-        max_states = max(MIN_STATES, STATES_PER_TASK_VARIABLE * cnf.num_task_vars)
+        max_states = min(MAX_STATES, max(MIN_STATES, STATES_PER_TASK_VARIABLE * cnf.num_task_vars))
     order = anchored_order(cnf)
     position = {var: index for index, var in enumerate(order)}
     joins: dict[int, list[tuple[int, ...]]] = defaultdict(list)
