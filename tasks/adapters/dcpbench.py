@@ -52,8 +52,10 @@ script (and the conversion's version and limits), so a sweep converts and counts
 the limits' failures too (a wall-clock timeout included), so the loaded set does not change from
 one load to the next with the machine's load; the limits are generous (CPU time, not wall time,
 bounds a conversion) so that what they cut is what blows up, not what a busy machine slows down.
-:func:`solution_count` counts the original model's solutions with OR-Tools, projected on the
-decision variables, to check a ground truth's model count.
+:func:`solutions` lists the original model's solutions with OR-Tools' CP-SAT, projected on the
+decision variables: their number checks a ground truth's model count in the tests, and a ground truth
+``auto`` cannot count within the limit is counted from them, each checked against the CNF and their
+completeness proved by one SAT call (:func:`autonesy.tools.counting.count_from_candidates`).
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ ENCODINGS = ((True, None), (False, None), (False, "ADDER"))
 # helper per allowed combination when those are few (all-different: pairwise, each pair so).
 MAX_TUPLES, MAX_FORBIDDEN = 100_000, 20_000
 PAIRWISE_UP_TO = 24  # a one-hot integer with at most this many values: its exactly-one as pairwise clauses
-CONVERSION_VERSION = 8
+CONVERSION_VERSION = 9
 # CPU time is the bound; the wall limit only stops a stuck program (a loaded machine stretches it).
 # The DIMACS text of a large model exceeds the default 16 MiB result (reindex bounds the clauses).
 CONVERSION_LIMITS = SandboxLimits(cpu_seconds=120.0, wall_seconds=900.0, result_bytes=96 << 20)
@@ -316,6 +318,16 @@ except Exception:
         raise
 """
 
+# The model of the first solve call, else the script's one cp.Model (a part of both programs below).
+FIND_MODEL = """    solved = ns.get("_SOLVED") or []
+    model = solved[0] if solved else ns.get("model")
+    if not isinstance(model, cp.Model):
+        found = [v for v in ns.values() if isinstance(v, cp.Model)]
+        if len(found) != 1:
+            raise ProgramError("missing_definition", "the script defines no single cp.Model")
+        model = found[0]
+"""
+
 COLLECT = """
 def collect(ns, submitted):
     import numpy as np
@@ -349,14 +361,7 @@ def collect(ns, submitted):
             return default_add(self, constraint, encoder, conditions, **options)
 
         pdk.CNF.add_encoding = add_encoding
-    solved = ns.get("_SOLVED") or []
-    model = solved[0] if solved else ns.get("model")
-    if not isinstance(model, cp.Model):
-        found = [v for v in ns.values() if isinstance(v, cp.Model)]
-        if len(found) != 1:
-            raise ProgramError("missing_definition", "the script defines no single cp.Model")
-        model = found[0]
-    if getattr(model, "objective_", None) is not None:
+{find_model}    if getattr(model, "objective_", None) is not None:
         raise ProgramError("type", "an optimisation problem (the model has an objective)")
     constraints = flatlist(model.constraints)
     names, meanings, booleans, channels = [], [], [], []
@@ -590,47 +595,94 @@ def collect(ns, submitted):
 """
 
 
-COUNT = """
+SOLUTIONS = """
 def collect(ns, submitted):
     import numpy as np
     import cpmpy as cp
     from cpmpy.expressions.core import Expression
+    from cpmpy.expressions.utils import get_bounds, is_num
     from cpmpy.solvers.ortools import CPM_ortools
-
-    model = (ns.get("_SOLVED") or [ns.get("model")])[0]
-    items = []
-    for name in {decision!r}:
-        items += [v for v in np.asarray(ns[name], dtype=object).flat if isinstance(v, Expression)]
+    from cpmpy.solvers.solver_interface import ExitStatus
     from cpmpy.transformations.get_variables import get_variables
+
+{find_model}    layout = []  # each decision item with the values its task variables stand for, in COLLECT's order
+    for name in {decision!r}:
+        for item in np.asarray(ns[name], dtype=object).flat:
+            if isinstance(item, (bool, np.bool_)) or (isinstance(item, Expression) and item.is_bool()):
+                layout.append((item, None))
+            elif isinstance(item, Expression) or is_num(item):
+                lb, ub = (int(item), int(item)) if is_num(item) else map(int, get_bounds(item))
+                layout.append((item, None if (lb, ub) == (0, 1) else range(lb, ub + 1)))
+    items = [item for item, _ in layout if isinstance(item, Expression)]
+    CPM_ortools.solve, CPM_ortools.solveAll = ns["_ORIGINAL_SOLVE"][CPM_ortools]  # the script has ended
     solver = CPM_ortools(model)
     free = get_variables(items)  # decision variables no constraint mentions still count
     solver.solver_vars(free)
     solver.user_vars.update(free)
-    solve = ns["_ORIGINAL_SOLVE"][CPM_ortools][0]
-    found = 0
-    while found < {limit} and solve(solver, time_limit=30):
-        found += 1
-        solver += cp.any([v != v.value() for v in items])
-    return {{"count": found, "complete": found < {limit}}}
+    seen = {{}}
+
+    def record():  # one solution as the integer whose bit i is task variable i + 1
+        bits, position = 0, 0
+        for item, values in layout:
+            value = int(item.value()) if isinstance(item, Expression) else int(item)
+            if values is None:
+                bits |= (value & 1) << position
+                position += 1
+            else:
+                if value in values:
+                    bits |= 1 << (position + value - values.start)
+                position += len(values)
+        seen[bits] = None
+
+    raw_limit = {limit} * 8  # CP-SAT lists every variable's values: projected duplicates are dropped here
+    solver.solveAll(display=record, time_limit={seconds}, solution_limit=raw_limit)
+    complete = solver.status().exitstatus == ExitStatus.OPTIMAL and len(seen) <= {limit}
+    solutions = [format(bits, "x") for bits in list(seen)[: {limit}]]
+    return {{"solutions": solutions, "complete": complete}}
 """
+SOLUTIONS_LIMIT = 100_000  # OR-Tools lists at most this many projected solutions of a model
+SOLUTIONS_LIMITS = SandboxLimits(cpu_seconds=150.0, wall_seconds=300.0, result_bytes=96 << 20)
 
 
-def solution_count(problem: Problem, limit: int = 100_000) -> dict[str, Any]:
-    """OR-Tools' count of the original model's solutions projected on its decision variables (each
-    solution found is blocked on those variables only): {"count", "complete"} or {"error"}. The
-    check of a ground truth's model count; runs in the sandbox (CPU-bound, ``limit`` solutions)."""
-    from autonesy.tools.sandbox import SandboxLimits, run_program
+def solutions(problem: Problem, limit: int = SOLUTIONS_LIMIT, seconds: float | None = None) -> dict[str, Any]:
+    """The original model's solutions, projected on its decision variables, listed by OR-Tools'
+    CP-SAT within ``seconds`` (default :data:`TRUTH_COUNT_LIMIT_S`), each as the integer whose bit i is task variable i + 1 of the
+    conversion: {"solutions", "complete"} or {"error"}. Runs in the sandbox. Their number is the
+    check of a ground truth's model count in the tests; the solutions themselves seed the count of
+    a ground truth ``auto`` cannot count (:func:`autonesy.tools.counting.count_from_candidates`
+    certifies them against the CNF)."""
+    from autonesy.tools.sandbox import run_program
 
     result = run_program(
         WRAPPER.format(body=textwrap.indent(problem.source, "    ")),
         setup=SETUP,
-        collect=COUNT.format(decision=list(problem.decision_variables), limit=limit),
+        collect=SOLUTIONS.format(
+            find_model=FIND_MODEL,
+            decision=list(problem.decision_variables),
+            limit=int(limit),
+            seconds=float(seconds or TRUTH_COUNT_LIMIT_S),
+        ),
         preload=("cpmpy", "numpy", "ortools"),
-        limits=SandboxLimits(cpu_seconds=120.0, wall_seconds=300.0),
+        limits=SOLUTIONS_LIMITS,
     )
-    if result.ok:
-        return result.result
-    return {"error": f"{result.error_kind}: {(result.message or '').splitlines()[0][:200] if result.message else ''}"}
+    if not result.ok:
+        message = (result.message or "").splitlines()[0][:200] if result.message else ""
+        return {"error": f"{result.error_kind}: {message}"}
+    found = result.result
+    if (
+        not isinstance(found, dict)
+        or not isinstance(found.get("solutions"), list)
+        or not all(isinstance(h, str) and re.fullmatch(r"[0-9a-f]{1,600}", h) for h in found["solutions"])
+        or not isinstance(found.get("complete"), bool)
+    ):
+        return {"error": "result: the solutions are not a list of hexadecimal strings"}
+    return {"solutions": [int(h, 16) for h in found["solutions"]], "complete": found["complete"]}
+
+
+def solution_count(problem: Problem, limit: int = SOLUTIONS_LIMIT) -> dict[str, Any]:
+    """OR-Tools' count of the original model's projected solutions: {"count", "complete"} or {"error"}."""
+    found = solutions(problem, limit)
+    return found if "error" in found else {"count": len(found["solutions"]), "complete": found["complete"]}
 
 
 def _cache_dir() -> Path:
@@ -722,6 +774,7 @@ def _encode(problem: Problem, linear_encoder: str | None, one_hot: bool = True) 
         max_tuples=MAX_TUPLES,
         max_forbidden=MAX_FORBIDDEN,
         pairwise_up_to=PAIRWISE_UP_TO,
+        find_model=FIND_MODEL,
     )
     result = run_program(
         program,
@@ -760,11 +813,18 @@ def convert(problem: Problem) -> dict[str, Any]:
     path = _cache_dir() / f"{_conversion_key(problem)}.json"
     reasons: list[str] = []
     kept: dict[str, Any] | None = None
+    listed: dict[str, Any] = {}
+
+    def listed_solutions() -> dict[str, Any]:  # once per problem, whatever the encoding
+        if not listed:
+            listed.update(solutions(problem))
+        return listed
+
     for one_hot, encoder in ENCODINGS:
         outcome = _encode(problem, encoder, one_hot)
         retry = outcome.pop("retry", False)
         if outcome["ok"]:
-            outcome = _checked(outcome)
+            outcome = _checked(outcome, listed_solutions)
             retry = "unscorable" in outcome
         if "truth" in outcome:
             break
@@ -786,11 +846,14 @@ def convert(problem: Problem) -> dict[str, Any]:
     return outcome
 
 
-def _truth_verdict(truth) -> dict[str, Any]:
+def _truth_verdict(truth, listed_solutions: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """The ground truth's exact model count ({"truth": {"count", "method", "seconds"}}) or why it is
     unscorable ({"unscorable": reason}): decided once, when the problem is converted, and cached with
     the conversion, so that an answer not proved equivalent is known to get no metric before it is
-    scored. The count also lands in the count store, where scoring reads it."""
+    scored. The count also lands in the count store, where scoring reads it.
+
+    ``auto`` first; when it runs out of time, the original model's solutions as OR-Tools lists them
+    (``listed_solutions()``), certified against the CNF by SAT (:func:`_seeded_verdict`)."""
     from autonesy.tools.count_store import stored_count
     from autonesy.tools.counting import CountTimedOut, count_models
 
@@ -798,14 +861,43 @@ def _truth_verdict(truth) -> dict[str, Any]:
     try:
         result = stored_count(truth, lambda cnf: count_models(cnf, time_limit_s=limit), time_limit_s=limit)
     except CountTimedOut as error:
-        return {"unscorable": f"the ground truth's exact model count ran out of time: {error}"}
+        return _seeded_verdict(truth, listed_solutions(), str(error))
     if not result.exact:
         return {"unscorable": f"only an approximate count within {limit:g} s ({result.method}: ~{result.value})"}
     seconds = result.params.get("counted_in_s", result.seconds)
     return {"truth": {"count": result.value, "method": result.method, "seconds": seconds}}
 
 
-def _checked(outcome: dict[str, Any]) -> dict[str, Any]:
+def _seeded_verdict(truth, listed: dict[str, Any], why_not_auto: str) -> dict[str, Any]:
+    """The ground truth counted from OR-Tools' complete list of the model's solutions, each checked to
+    extend to a model of the CNF and the CNF then shown to have no other (one SAT call), else why
+    it is unscorable: ``why_not_auto`` and what OR-Tools or the certification said."""
+    from autonesy.tools.count_store import stored_count
+    from autonesy.tools.counting import CountTimedOut, count_from_candidates
+
+    limit = TRUTH_COUNT_LIMIT_S
+    lead = f"the ground truth's exact model count ran out of time: {why_not_auto}"
+    if "error" in listed:
+        return {"unscorable": f"{lead}, and OR-Tools could not list the model's solutions ({listed['error']})"}
+    if not listed["complete"]:
+        shown = len(listed["solutions"])
+        return {"unscorable": f"{lead}, and OR-Tools listed {shown} solutions but not all within {limit:g} s"}
+    n = truth.num_task_vars
+    candidates = [tuple((bits >> i) & 1 for i in range(n)) for bits in listed["solutions"] if bits >> n == 0]
+    try:
+        result = stored_count(
+            truth,
+            lambda cnf: count_from_candidates(cnf, candidates, limit, "OR-Tools CP-SAT"),
+            method="seeded-enumeration",
+            time_limit_s=limit,
+        )
+    except CountTimedOut:
+        return {"unscorable": f"{lead}, and certifying OR-Tools' {len(candidates)} solutions ran out of {limit:g} s"}
+    seconds = result.params.get("counted_in_s", result.seconds)
+    return {"truth": {"count": result.value, "method": result.method, "seconds": seconds}}
+
+
+def _checked(outcome: dict[str, Any], listed_solutions: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """A converted outcome the task can be built from, with its ground truth's verdict, else a left-out
     one with the reason (a CNF past the clause cap fails here, once, instead of when a sweep loads the task)."""
     from autonesy.tools.formats.base import FormatError
@@ -815,7 +907,7 @@ def _checked(outcome: dict[str, Any]) -> dict[str, Any]:
         truth = reindex(outcome["data"], list(outcome["names"]))
     except FormatError as error:
         return {"ok": False, "reason": f"{error.kind}: {error.message}"}
-    return {**outcome, **_truth_verdict(truth)}
+    return {**outcome, **_truth_verdict(truth, listed_solutions)}
 
 
 def _stamp(path: Path) -> tuple:

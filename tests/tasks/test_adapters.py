@@ -599,7 +599,7 @@ def test_dcpbench_tries_the_next_encoding_after_a_blow_up(dcp_repo, monkeypatch)
     # A ground truth not counted under one encoding is converted again under the next.
     monkeypatch.setattr(dcpbench, "_encode", real)
     verdicts = iter([{"unscorable": "out of time"}, {"truth": {"count": 5, "method": "m", "seconds": 1.0}}])
-    monkeypatch.setattr(dcpbench, "_truth_verdict", lambda truth: next(verdicts))
+    monkeypatch.setattr(dcpbench, "_truth_verdict", lambda truth, listed: next(verdicts))
     outcome = dcpbench.convert(dcpbench.problems(dcp_repo)["after_solve"])
     assert outcome["truth"]["count"] == 5 and outcome["encoding"].startswith("CPMpy-chosen")
 
@@ -643,12 +643,16 @@ def test_dcpbench_a_ground_truth_that_cannot_be_counted_is_unscorable_at_load_ti
 
     monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path / "fresh-cache"))
     monkeypatch.setattr(counting, "count_models", out_of_time)
+    listings = []  # OR-Tools cannot list the solutions either (else it would count them: the next test)
+    monkeypatch.setattr(dcpbench, "solutions", lambda problem: listings.append(problem.id) or {"error": "runtime: x"})
     reasons = dcpbench.unscorable(dcp_repo)
+    assert sorted(listings) == ["after_solve", "among", "pick", "signs"]  # once per problem, not per encoding
     assert set(reasons) == set(dcpbench.keys(dcp_repo)) == {"after_solve", "among", "pick", "signs"}
     for reason in reasons.values():  # every encoding was tried
         parts = reason.split("; ")
         assert [p.split(":")[0] for p in parts] == [dcpbench._encoding_name(o, e) for o, e in dcpbench.ENCODINGS]
         assert all("the ground truth's exact model count ran out of time" in p for p in parts)
+        assert all("OR-Tools could not list the model's solutions (runtime: x)" in p for p in parts)
     assert dcpbench.truth_count(dcp_repo, "among") == {"unscorable": reasons["among"]}
 
     def never(cnf, method="auto", **options):
@@ -661,6 +665,45 @@ def test_dcpbench_a_ground_truth_that_cannot_be_counted_is_unscorable_at_load_ti
     result = run_sweep(spec, tmp_path / "sweep", progress=False)
     [grid] = json.loads((tmp_path / "sweep" / "sweep.json").read_text())["grids"]
     assert grid["unscorable"] == result.unscorable == result.to_dict()["unscorable"] == {copy: reasons}
+
+
+def test_dcpbench_or_tools_lists_the_solutions_as_the_one_hot_task_variables(dcp_repo):
+    """The listing's bits are the conversion's task variables: the projected models of the one-hot CNF.
+    signs: a holds, so flags[0] (not a) is false, b is free and dbl = 2x with x in {2, 3}: 4 solutions."""
+    from autonesy.tasks.adapters import dcpbench
+
+    for key, expected in (("signs", 4), ("after_solve", 8), ("pick", None)):
+        problem = dcpbench.problems(dcp_repo)[key]
+        outcome = dcpbench._encode(problem, None, True)
+        n = len(outcome["names"])
+        listed = dcpbench.solutions(problem)
+        assert listed["complete"]
+        candidates = {tuple((bits >> i) & 1 for i in range(n)) for bits in listed["solutions"]}
+        projected = _projected(outcome, outcome["names"])
+        assert candidates == projected and len(listed["solutions"]) == len(projected)
+        assert expected is None or len(projected) == expected
+
+
+def test_dcpbench_a_ground_truth_auto_cannot_count_is_counted_from_or_tools_solutions(dcp_repo, tmp_path, monkeypatch):
+    """auto out of time: OR-Tools lists the model's solutions, SAT certifies them against the CNF.
+    signs: 4 solutions (above); after_solve: 1..4 split into two pairs of equal sum, {1, 4} and {2, 3},
+    either pair first and each in either order: 8."""
+    from autonesy.tasks.adapters import dcpbench
+    from autonesy.tools import counting
+
+    def out_of_time(cnf, method="auto", **options):
+        raise counting.CountTimedOut("auto", options.get("time_limit_s", 0.0))
+
+    monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path / "fresh-cache"))
+    monkeypatch.setattr(counting, "count_models", out_of_time)
+    for key, expected in (("signs", 4), ("after_solve", 8)):
+        verdict = dcpbench.truth_count(dcp_repo, key)
+        assert verdict["count"] == expected and verdict["method"] == "seeded-enumeration", verdict
+    # A listing that is not complete (more solutions than OR-Tools may list, or out of time) counts nothing.
+    monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path / "another-cache"))
+    monkeypatch.setattr(dcpbench, "solutions", lambda problem: {"solutions": [1], "complete": False})
+    reason = dcpbench.truth_count(dcp_repo, "signs")["unscorable"]
+    assert "OR-Tools listed 1 solutions but not all within" in reason
 
 
 def test_dcpbench_a_constraint_with_few_allowed_combinations_gets_one_helper_per_combination(monkeypatch):

@@ -5,6 +5,7 @@ import itertools
 import pytest
 from bruteforce import cnfs, projected_models
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from pysat.card import CardEnc, EncType
 
 from autonesy.tasks.encoding import ClauseBuilder
@@ -14,6 +15,7 @@ from autonesy.tools.counting import (
     ApproxMCSettings,
     CountTimedOut,
     EnumerationCapReached,
+    count_from_candidates,
     count_models,
     enumerate_models,
 )
@@ -389,3 +391,30 @@ def test_ganak_also_races_on_the_cnf_as_encoded_when_preprocessing_changed_it(mo
     result = count_models(cnf, "auto", enumeration_cap=3, time_limit_s=30)
     assert (result.value, result.method, result.exact) == (56, "ganak", True)
     assert result.params["racer"] == "ganak on the CNF as encoded"
+
+
+@given(cnfs(max_task_vars=5, max_aux=2), st.data())
+@settings(max_examples=60, deadline=None)
+def test_a_count_from_candidates_is_exact_whatever_the_candidates(cnf, data):
+    """Candidates from another solver are only a head start: some true models (others missing), some
+    assignments that are not models, repeats; the count is still the brute-force projection."""
+    expected = projected_models(cnf)
+    n = cnf.num_task_vars
+    given_models = data.draw(st.lists(st.sampled_from(sorted(expected)), max_size=6)) if expected else []
+    wrong = data.draw(st.lists(st.tuples(*[st.integers(0, 1)] * n), max_size=4))
+    limit = data.draw(st.sampled_from([None, 30.0]))  # in this process, or the proof in a killable child
+    result = count_from_candidates(cnf, given_models + wrong, limit, "a test")
+    assert result.exact and result.value == len(expected)
+    assert set(result.models) == expected
+    rejected = set(wrong) - expected
+    assert result.params["rejected"] == len(rejected)
+    assert result.params["seeds"] == len(set(given_models) | (set(wrong) & expected))
+    assert result.params["found"] == len(expected) - result.params["seeds"]
+
+
+def test_a_count_from_candidates_refuses_an_assignment_of_the_wrong_shape():
+    cnf = CNF(2, ((1, 2),), 2)  # x1 or x2: 3 models
+    assert count_from_candidates(cnf, [(1, 0), (0, 1), (1, 1)], 5.0, "a test").params["found"] == 0
+    for bad in [(1,), (1, 0, 1), (2, 0)]:
+        with pytest.raises(ValueError, match="not a 0/1 assignment"):
+            count_from_candidates(cnf, [bad], 5.0, "a test")
