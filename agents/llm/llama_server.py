@@ -148,7 +148,28 @@ def install() -> None:
     llama_cpp.Llama._init_sampler = _init_sampler
 
 
+def without_extra_buffer_types() -> None:
+    """Make every ``llama_cpp.Llama`` load its weights without llama.cpp's extra CPU buffer types.
+
+    llama-cpp-python builds llama.cpp for the CPU it is installed on; on a CPU with AMX (Intel
+    Sapphire Rapids and later) the weights then go to the AMX buffer type, whose matrix product
+    crashed the process (SIGSEGV in ``ggml_backend_amx_mul_mat``, llama-cpp-python 0.3.36, the
+    embedded Gemma 3 270M at its first decode). The plain CPU kernels run everywhere. Idempotent."""
+    defaults = C.llama_model_default_params
+    if getattr(defaults, "plain_buffers", False):
+        return
+
+    def plain_defaults() -> Any:
+        params = defaults()
+        params.use_extra_bufts = False
+        return params
+
+    plain_defaults.plain_buffers = True  # type: ignore[attr-defined]
+    C.llama_model_default_params = plain_defaults
+
+
 def main() -> None:
+    without_extra_buffer_types()
     install()
     from llama_cpp.server.__main__ import main as serve
 

@@ -58,6 +58,9 @@ def test_a_real_request_under_the_grammar_returns_a_parsable_answer(fmt):
 def gemma():
     import llama_cpp
 
+    from autonesy.agents.llm.llama_server import without_extra_buffer_types
+
+    without_extra_buffer_types()  # as the server does (AMX's buffers crash the first decode)
     return llama_cpp.Llama(str(find_local_gguf()), n_ctx=2048, verbose=False, chat_format="gemma")
 
 
@@ -110,3 +113,17 @@ def test_check_first_grammar_sampling_stays_in_the_grammar_when_sampling(gemma, 
             assert Recognizer(grammar).accepts(text), text
         else:
             assert text.startswith("<cnf>\n"), text
+
+
+def test_the_models_weights_stay_off_llama_cpps_extra_buffer_types():
+    """On a CPU with AMX the extra (AMX) buffer type crashed the first decode; the server and the
+    fixture above load the model with plain CPU buffers, whatever llama.cpp's default."""
+    from llama_cpp import llama_cpp as C
+
+    from autonesy.agents.llm.llama_server import without_extra_buffer_types
+
+    without_extra_buffer_types()
+    wrapper = C.llama_model_default_params
+    without_extra_buffer_types()
+    assert C.llama_model_default_params is wrapper  # idempotent: not wrapped twice
+    assert C.llama_model_default_params().use_extra_bufts is False
