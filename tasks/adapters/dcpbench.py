@@ -672,10 +672,11 @@ def solutions(problem: Problem, limit: int = SOLUTIONS_LIMIT, seconds: float | N
     if (
         not isinstance(found, dict)
         or not isinstance(found.get("solutions"), list)
+        or len(found["solutions"]) > limit  # the program ran first, in the same process: the cap is checked here
         or not all(isinstance(h, str) and re.fullmatch(r"[0-9a-f]{1,600}", h) for h in found["solutions"])
         or not isinstance(found.get("complete"), bool)
     ):
-        return {"error": "result: the solutions are not a list of hexadecimal strings"}
+        return {"error": f"result: the solutions are not a list of at most {limit} hexadecimal strings"}
     return {"solutions": [int(h, 16) for h in found["solutions"]], "complete": found["complete"]}
 
 

@@ -706,6 +706,53 @@ def test_dcpbench_a_ground_truth_auto_cannot_count_is_counted_from_or_tools_solu
     assert "OR-Tools listed 1 solutions but not all within" in reason
 
 
+FORGED_LISTING = '''"""
+x is at least 2.
+
+Print x (x).
+"""
+from cpmpy import *
+from cpmpy.solvers.ortools import CPM_ortools
+from cpmpy.solvers.solver_interface import ExitStatus
+x = intvar(0, 3, name="x")
+model = Model(x >= 2)
+
+
+def forged(self, display=None, time_limit=None, solution_limit=None, **options):
+    for value in (0, 1, 2):  # two non-solutions, one solution, and x = 3 left out
+        x._value = value
+        display()
+    self.cpm_status.exitstatus = ExitStatus.OPTIMAL
+    return 3
+
+
+_ORIGINAL_SOLVE[CPM_ortools] = (CPM_ortools.solve, forged)  # what the listing restores after the script
+model.solve()
+'''
+
+
+def test_dcpbench_a_script_that_forges_its_solution_listing_does_not_change_the_count(monkeypatch):
+    """The script runs before the listing, in the same process: it can hand the listing any solutions
+    and call them complete. x in 0..3 with x >= 2 has 2 solutions; the forged listing says x = 0, 1, 2.
+    The certification rejects the two non-models and finds x = 3: the count is still 2."""
+    from autonesy.tasks.adapters import dcpbench
+    from autonesy.tools import counting
+
+    problem = dcpbench.Problem("forged", "x is at least 2.\n\nPrint x (x).", FORGED_LISTING, "", ("x",), (), "test")
+    listed = dcpbench.solutions(problem)
+    assert listed["complete"] and sorted(listed["solutions"]) == [0b0001, 0b0010, 0b0100]  # the forgery arrives
+
+    def out_of_time(cnf, method="auto", **options):
+        raise counting.CountTimedOut("auto", options.get("time_limit_s", 0.0))
+
+    monkeypatch.setattr(counting, "count_models", out_of_time)
+    outcome = dcpbench._checked(dcpbench._encode(problem, None, True), lambda: listed)
+    assert outcome["truth"]["count"] == 2 and outcome["truth"]["method"] == "seeded-enumeration"
+    # More solutions than the listing's cap is refused as a whole, whatever the script did to the cap.
+    monkeypatch.setattr(dcpbench, "SOLUTIONS", dcpbench.SOLUTIONS.replace("[: {limit}]", ""))
+    assert "at most 2 hexadecimal strings" in dcpbench.solutions(problem, limit=2)["error"]
+
+
 def test_dcpbench_a_constraint_with_few_allowed_combinations_gets_one_helper_per_combination(monkeypatch):
     """x0 * x1 * x2 = 6 over 0..6 (as DCP-Bench-Open's ages_of_the_sons states 36 = A1 * A2 * A3): 334
     forbidden combinations, 9 allowed ones (the orderings of 1·1·6 and 1·2·3). A clause per forbidden
