@@ -1,14 +1,15 @@
 """How many DCP-Bench-Open ground truths get an exact model count at load time, by which route, in what time.
 
 Loads the copy as a sweep does (``tasks.adapters.dcpbench.convert``: each problem's CPMpy model converted
-in the sandbox, then its ground truth counted with ``auto`` under ``--limit`` seconds; a ground truth
-not counted within it is ``unscorable``, with the reason) and writes one row per problem: every kept
+in the sandbox, then its ground truth counted with ``auto`` under ``--limit`` seconds, with OR-Tools'
+listing certified by SAT after it, and once more under ``--last-try`` seconds when no encoding's was
+counted; a ground truth still not counted is ``unscorable``, with the reason) and writes one row per problem: every kept
 problem with its count or its reason, and the problems left out with theirs. Point
 ``AUTONESY_CACHE_DIR`` at an empty folder for a cold run (conversions and counts are cached there;
 a warm run reads the verdicts back and says so).
 
     AUTONESY_CACHE_DIR=/tmp/dcp-cold python benchmarks/dcpbench_exact.py DCP_BENCH_COPY [--limit 60]
-        [--only a,b] [--workers 2] [--out benchmarks/results/dcpbench_exact.md]
+        [--last-try 300] [--only a,b] [--workers 2] [--out benchmarks/results/dcpbench_exact.md]
 
 ``--only`` converts just the named problems (a quick check on a subset; the table then says so).
 """
@@ -63,10 +64,10 @@ def write_table(args: argparse.Namespace, found: dict, rows: dict[str, dict], wa
     loads = sorted(float(rows[k]["load"]) for k in done if not rows[k]["from_cache"])
     lines = [
         f"# DCP-Bench-Open: exact ground-truth counts at load time ({len(kept)} loaded problems, "
-        f"limit {args.limit:g} s)",
+        f"limit {args.limit:g} s, last try {args.last_try:g} s)",
         "",
         f"Command: `AUTONESY_CACHE_DIR=<empty dir> python benchmarks/dcpbench_exact.py {args.copy} "
-        f"--limit {args.limit:g}"
+        f"--limit {args.limit:g} --last-try {args.last_try:g}"
         + (f" --only {args.only}" if args.only else "")
         + "`"
         + (f" (a subset: {len(found)} problems)" if args.only else f" ({len(found)} problems in the copy)")
@@ -109,11 +110,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("copy", type=Path)
     parser.add_argument("--limit", type=float, default=dcpbench.TRUTH_COUNT_LIMIT_S)
+    parser.add_argument("--last-try", type=float, default=dcpbench.TRUTH_LAST_TRY_S)
     parser.add_argument("--only", default="")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/dcpbench_exact.md"))
     args = parser.parse_args()
     dcpbench.TRUTH_COUNT_LIMIT_S = args.limit
+    dcpbench.TRUTH_LAST_TRY_S = args.last_try
     found = dcpbench.problems(args.copy)
     if args.only:
         found = {k: found[k] for k in args.only.split(",") if k in found}

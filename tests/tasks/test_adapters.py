@@ -599,7 +599,7 @@ def test_dcpbench_tries_the_next_encoding_after_a_blow_up(dcp_repo, monkeypatch)
     # A ground truth not counted under one encoding is converted again under the next.
     monkeypatch.setattr(dcpbench, "_encode", real)
     verdicts = iter([{"unscorable": "out of time"}, {"truth": {"count": 5, "method": "m", "seconds": 1.0}}])
-    monkeypatch.setattr(dcpbench, "_truth_verdict", lambda truth, listed: next(verdicts))
+    monkeypatch.setattr(dcpbench, "_truth_verdict", lambda truth, listed, last_try: next(verdicts))
     outcome = dcpbench.convert(dcpbench.problems(dcp_repo)["after_solve"])
     assert outcome["truth"]["count"] == 5 and outcome["encoding"].startswith("CPMpy-chosen")
 
@@ -648,11 +648,15 @@ def test_dcpbench_a_ground_truth_that_cannot_be_counted_is_unscorable_at_load_ti
     reasons = dcpbench.unscorable(dcp_repo)
     assert sorted(listings) == ["after_solve", "among", "pick", "signs"]  # once per problem, not per encoding
     assert set(reasons) == set(dcpbench.keys(dcp_repo)) == {"after_solve", "among", "pick", "signs"}
-    for reason in reasons.values():  # every encoding was tried
-        parts = reason.split("; ")
+    for reason in reasons.values():  # every encoding was tried, then the kept one once more, longer
+        *parts, last = reason.split("; ")
         assert [p.split(":")[0] for p in parts] == [dcpbench._encoding_name(o, e) for o, e in dcpbench.ENCODINGS]
         assert all("the ground truth's exact model count ran out of time" in p for p in parts)
         assert all("OR-Tools could not list the model's solutions (runtime: x)" in p for p in parts)
+        assert last == (
+            f"again, within {dcpbench.TRUTH_LAST_TRY_S:g} s: the ground truth's exact model count ran out "
+            f"of time: auto count timed out after {dcpbench.TRUTH_LAST_TRY_S:g} s"
+        )
     assert dcpbench.truth_count(dcp_repo, "among") == {"unscorable": reasons["among"]}
 
     def never(cnf, method="auto", **options):
@@ -704,6 +708,50 @@ def test_dcpbench_a_ground_truth_auto_cannot_count_is_counted_from_or_tools_solu
     monkeypatch.setattr(dcpbench, "solutions", lambda problem: {"solutions": [1], "complete": False})
     reason = dcpbench.truth_count(dcp_repo, "signs")["unscorable"]
     assert "OR-Tools listed 1 solutions but not all within" in reason
+
+
+def test_dcpbench_a_ground_truth_slower_than_the_first_limit_is_counted_by_the_last_try(
+    dcp_repo, tmp_path, monkeypatch
+):
+    """No encoding's ground truth counted within TRUTH_COUNT_LIMIT_S: the kept encoding's is tried once
+    more within TRUTH_LAST_TRY_S, by one route. A listing that is not complete: ``auto`` (pick's count,
+    from enumerating its ground truth). A complete one: its certification, before ``auto``
+    (signs: 4 solutions, above)."""
+    from autonesy.tasks.adapters import dcpbench
+    from autonesy.tools import counting
+    from autonesy.tools.enumeration import enumerate_models
+
+    expected = len(enumerate_models(load_task(f"dcpbench:{dcp_repo}#pick").ground_truth))
+    real_count, real_certify, real_solutions = counting.count_models, counting.count_from_candidates, dcpbench.solutions
+    limits: list[tuple[str, float]] = []
+
+    def allowed(route: str, limit: float) -> None:  # an answer only within the last try's time
+        limits.append((route, limit))
+        if limit < dcpbench.TRUTH_LAST_TRY_S:
+            raise counting.CountTimedOut(route, limit)
+
+    def slow_count(cnf, method="auto", **options):
+        allowed("auto", options["time_limit_s"])
+        return real_count(cnf, method, **options)
+
+    def slow_certify(cnf, candidates, time_limit_s, seeded_by):
+        allowed("certify", time_limit_s)
+        return real_certify(cnf, candidates, time_limit_s, seeded_by)
+
+    monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path / "fresh-cache"))
+    monkeypatch.setattr(counting, "count_models", slow_count)
+    monkeypatch.setattr(counting, "count_from_candidates", slow_certify)
+    monkeypatch.setattr(dcpbench, "solutions", lambda problem: {"solutions": [1], "complete": False})
+    verdict = dcpbench.truth_count(dcp_repo, "pick")
+    assert verdict["count"] == expected and verdict["method"] != "seeded-enumeration", verdict
+    first, last = dcpbench.TRUTH_COUNT_LIMIT_S, dcpbench.TRUTH_LAST_TRY_S
+    assert limits == [("auto", first)] * len(dcpbench.ENCODINGS) + [("auto", last)]
+
+    limits.clear()
+    monkeypatch.setattr(dcpbench, "solutions", real_solutions)
+    verdict = dcpbench.truth_count(dcp_repo, "signs")
+    assert verdict["count"] == 4 and verdict["method"] == "seeded-enumeration", verdict
+    assert limits == [("auto", first), ("certify", first)] * len(dcpbench.ENCODINGS) + [("certify", last)]
 
 
 FORGED_LISTING = '''"""
