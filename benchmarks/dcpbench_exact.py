@@ -126,7 +126,11 @@ def main() -> None:
         futures = {pool.submit(_load, problem): key for key, problem in found.items()}
         for future in as_completed(futures):
             key = futures[future]
-            r = rows[key] = future.result()
+            try:
+                r = rows[key] = future.result()
+            except BaseException:  # say so now: the queued problems would otherwise run on, unreported
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
             print(
                 f"{len(rows)}/{len(found)} {key}: {r['outcome']} {r.get('count', '')} {r.get('method', '')} "
                 f"{r.get('reason') or r.get('unscorable') or ''} ({r['wall_s']:.1f} s, load {r['load']})"[:220],

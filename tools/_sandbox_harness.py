@@ -890,18 +890,28 @@ def _relay(channel, result_fd, token, pid, job):
     return exit_info, json.dumps(own).encode()
 
 
-def _read_job():
-    """The job arrives on stdin once the caller needs this (possibly pre-started) sandbox."""
-    chunks = []
-    while True:
-        chunk = os.read(0, 1 << 16)
+def _read_exactly(size):
+    """``size`` bytes of stdin, or None when it closes first."""
+    chunks, left = [], size
+    while left:
+        chunk = os.read(0, min(left, 1 << 16))
         if not chunk:
-            break
+            return None
         chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _read_job():
+    """The job arrives on stdin once the caller needs this (possibly pre-started) sandbox: its length
+    (8 bytes, big-endian), then its JSON. Framed, not read to the end: a process the caller forked
+    while this sandbox waited holds a copy of stdin's write end, so its end may come much later."""
+    header = _read_exactly(8)
+    body = _read_exactly(int.from_bytes(header, "big")) if header is not None else None
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    return json.loads(b"".join(chunks)) if chunks else None
+    return json.loads(body) if body is not None else None
 
 
 def main():

@@ -569,7 +569,7 @@ class _Capture:
         streams = {proc.stdout.fileno(): "out", proc.stderr.fileno(): "err", harness.read_fd: "res"}
         stdin_pipe = proc.stdin
         stdin = stdin_pipe.fileno()
-        pending = memoryview(job)
+        pending = memoryview(len(job).to_bytes(8, "big") + job)  # framed: see the harness's _read_job
         deadline = time.monotonic() + STARTUP_SECONDS
         with selectors.DefaultSelector() as selector:
             for fd in (*streams, stdin):

@@ -4,8 +4,10 @@ nothing outside the sandbox changes, and the caller survives (docs/architecture.
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -369,6 +371,27 @@ def test_prewarmed_sandboxes_run_one_program_each():
     finally:
         sandbox.shutdown()
     assert not sandbox._POOL.spares
+
+
+def test_a_spare_starts_while_a_process_forked_by_the_caller_holds_its_stdin(monkeypatch):
+    """The loader's counters are forked children: one forked while a spare waited holds a copy of the
+    spare's stdin. The spare must still take its job (a DCP load failed so, with "did not start")."""
+    monkeypatch.setattr(sandbox, "STARTUP_SECONDS", 10.0)
+    try:
+        assert run_program("result = 1", prewarm=True).ok  # leaves a spare waiting
+        holder = os.fork()
+        if holder == 0:  # holds every descriptor the caller had, the spare's stdin among them
+            time.sleep(30)
+            os._exit(0)
+        try:
+            result = run_program("result = 2", prewarm=True)
+        finally:
+            os.kill(holder, signal.SIGKILL)
+            os.waitpid(holder, 0)
+        assert result.ok, result.message
+        assert result.result == 2
+    finally:
+        sandbox.shutdown()
 
 
 def test_caller_survives_a_bad_input():
