@@ -906,7 +906,8 @@ def _seeded_verdict(truth, listed: dict[str, Any], why_not_auto: str, limit: flo
     if not listed["complete"]:
         shown = len(listed["solutions"])
         return {
-            "unscorable": f"{lead}, and OR-Tools listed {shown} solutions but not all within {TRUTH_COUNT_LIMIT_S:g} s"
+            "unscorable": f"{lead}, and OR-Tools listed {shown} solution{'' if shown == 1 else 's'} "
+            f"but not all within {TRUTH_COUNT_LIMIT_S:g} s"
         }
     n = truth.num_task_vars
     candidates = [tuple((bits >> i) & 1 for i in range(n)) for bits in listed["solutions"] if bits >> n == 0]

@@ -707,7 +707,7 @@ def test_dcpbench_a_ground_truth_auto_cannot_count_is_counted_from_or_tools_solu
     monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path / "another-cache"))
     monkeypatch.setattr(dcpbench, "solutions", lambda problem: {"solutions": [1], "complete": False})
     reason = dcpbench.truth_count(dcp_repo, "signs")["unscorable"]
-    assert "OR-Tools listed 1 solutions but not all within" in reason
+    assert "OR-Tools listed 1 solution but not all within" in reason
 
 
 def test_dcpbench_a_ground_truth_slower_than_the_first_limit_is_counted_by_the_last_try(
