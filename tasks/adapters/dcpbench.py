@@ -36,8 +36,12 @@ is one-hot (direct) encoded before the model is, so its value literals *are* the
 (no channelling, few helper variables: the projected count stays cheap); a decision integer the
 encoder gave another encoding, or an integer expression, is linked by ``x_i_eq_v ⇔ (x[i] = v)``
 (a conjunction of its encoding's literals). When an encoding exhausts memory or CPU time (pindakaas's
-totalizers grow with the range of a weighted sum), the next of :data:`ENCODINGS` is tried: CPMpy's own
-choice of integer encodings, then binary adders for the linear constraints. Every other variable
+totalizers grow with the range of a weighted sum) or its ground truth is not counted, the next of
+:data:`ENCODINGS` is tried: every integer of the model one-hot, each constraint flattened into small
+tables (a clause per combination of values) over auxiliary one-hot integers and Booleans, each defined
+equal to one subexpression — an element with a variable index, a modulo, a partial sum — so that it
+adds no model; then CPMpy's own choice of integer encodings; then binary adders for the linear
+constraints. Every other variable
 (the model's own encodings, helper variables) is auxiliary. So the formula admits exactly the one-hot
 images of the model's solutions, and a formalization must also say that each integer takes exactly
 one value (the detailed description states it; the not-detailed one leaves it implicit).
@@ -82,19 +86,27 @@ from autonesy.tools.terminal_text import terminal_line
 
 MAX_TASK_VARS = 2000  # Boolean task variables (prompts list each one; counting and compiling are time-bounded)
 MAX_DOMAIN = 400  # values of one integer decision variable (one Boolean each)
-# The conversion's encodings, tried in turn while one exhausts memory or CPU time: (decision integers
-# one-hot, pindakaas's encoder for linear constraints or None for its defaults). One-hot first: its
-# value literals are the task variables themselves, so the ground truth needs no channelling and
-# all-different, table and small linear constraints are stated over the task variables; CPMpy's own
-# choice next (order/binary encodings for inequalities and wide domains), binary adders last (pindakaas's
-# totalizers grow with the range of a weighted sum: SEND+MORE=MONEY needs gigabytes).
-ENCODINGS = ((True, None), (False, None), (False, "ADDER"))
+# The conversion's encodings, tried in turn while one exhausts memory or CPU time or leaves the ground
+# truth uncounted: (which integers are one-hot: "decision", "all" or None, pindakaas's encoder for linear
+# constraints or None for its defaults). Decision integers one-hot first: their value literals are the
+# task variables themselves, so the ground truth needs no channelling and all-different, table and
+# small linear constraints are stated over the task variables. Then every integer one-hot, each
+# constraint flattened into small tables over auxiliary one-hot integers (an element with a variable
+# index, a modulo, a sum of many terms: bales of hay's CNF shrinks from 238,657 variables to 3,410 and
+# its 120 solutions count in seconds). CPMpy's own choice next (order/binary encodings for inequalities
+# and wide domains), binary adders last (pindakaas's totalizers grow with the range of a weighted sum:
+# SEND+MORE=MONEY needs gigabytes).
+ENCODINGS = (("decision", None), ("all", None), (None, None), (None, "ADDER"))
 # Under one-hot, a constraint over at most MAX_TUPLES combinations of its (one-hot) variables' values
 # becomes one clause per forbidden combination when there are at most MAX_FORBIDDEN of them, else one
 # helper per allowed combination when those are few (all-different: pairwise, each pair so).
 MAX_TUPLES, MAX_FORBIDDEN = 100_000, 20_000
+# With every integer one-hot, a constraint over more combinations than this is flattened first (its table
+# only if that fails): a 4x4 magic square's row sums as partial sums make a CNF of 2,296 variables whose
+# 7,040 listed solutions CaDiCaL certifies in 32 s; as one helper per allowed row, 27,616 and 396 s.
+TABLE_UP_TO = 4096
 PAIRWISE_UP_TO = 24  # a one-hot integer with at most this many values: its exactly-one as pairwise clauses
-CONVERSION_VERSION = 9
+CONVERSION_VERSION = 10
 # CPU time is the bound; the wall limit only stops a stuck program (a loaded machine stretches it).
 # The DIMACS text of a large model exceeds the default 16 MiB result (reindex bounds the clauses).
 CONVERSION_LIMITS = SandboxLimits(cpu_seconds=120.0, wall_seconds=900.0, result_bytes=96 << 20)
@@ -337,6 +349,7 @@ FIND_MODEL = """    solved = ns.get("_SOLVED") or []
 
 COLLECT = """
 def collect(ns, submitted):
+    import copy
     import numpy as np
     import cpmpy as cp
     from cpmpy.expressions.core import Expression, Operator, BoolVal, Comparison
@@ -351,7 +364,7 @@ def collect(ns, submitted):
     MAX, MAX_DOMAIN = {max_vars}, {max_domain}
     LINEAR_ENCODER = {linear_encoder!r}
     ONE_HOT = {one_hot!r}
-    MAX_TUPLES, MAX_FORBIDDEN, PAIRWISE_UP_TO = {max_tuples}, {max_forbidden}, {pairwise_up_to}
+    MAX_TUPLES, MAX_FORBIDDEN, PAIRWISE_UP_TO, TABLE_UP_TO = {max_tuples}, {max_forbidden}, {pairwise_up_to}, {table_up_to}
     from cpmpy.expressions.variables import _IntVarImpl
     from cpmpy.transformations.int2bool import IntVarEncDirect
     if LINEAR_ENCODER:  # pindakaas's encoder for every linear constraint that takes it (else its default)
@@ -480,32 +493,54 @@ def collect(ns, submitted):
             return np.abs(args[0])
         if name == "mul":
             return args[0] * args[1]
+        if name in ("min", "max"):
+            return (np.minimum if name == "min" else np.maximum).reduce(np.broadcast_arrays(*args))
+        if name in ("div", "mod"):  # CPMpy's: the quotient rounds towards zero; nowhere defined by zero
+            x, y = np.broadcast_arrays(*args)
+            if np.any(y == 0):
+                raise ValueError("a divisor can be zero")
+            quotient = np.sign(x) * np.sign(y) * (np.abs(x) // np.abs(y))
+            return quotient if name == "div" else x - y * quotient
+        if name == "pow" and np.all(np.asarray(args[1]) >= 0):
+            return np.power(*args)
         raise NotImplementedError(name)
 
-    def forbidden_tuples(constraint):  # a small-scope constraint over one-hot decision integers (and
-        # Booleans) as one clause per forbidden tuple: no helper variables; None: not such a constraint
-        if not isinstance(constraint, Expression):
-            return None
-        scope, values, literals = get_variables(constraint), [], []
+    def encoded(v):  # a Boolean's or a one-hot integer's values and the literal false at each; None: neither
+        if type(v) is _BoolVarImpl:
+            return [0, 1], [v, ~v]
+        if type(v) is _IntVarImpl and isinstance(ivarmap.get(v.name), IntVarEncDirect):
+            values = list(range(v.lb, v.ub + 1))
+            return values, [~ivarmap[v.name].eq(d) for d in values]
+        return None
+
+    def tabulated(e, most=MAX_TUPLES):  # e's value at each combination of its variables' values, with the literals false at
+        # each of their values; None: a variable neither Boolean nor one-hot, too many combinations, or an
+        # operation not evaluated here
+        scope, values, literals = get_variables(e), [], []
         for v in scope:
-            if type(v) is _BoolVarImpl:
-                values.append([0, 1]); literals.append([v, ~v])  # the literal false at each value
-            elif type(v) is _IntVarImpl and isinstance(ivarmap.get(v.name), IntVarEncDirect):
-                values.append(list(range(v.lb, v.ub + 1)))
-                literals.append([~ivarmap[v.name].eq(d) for d in values[-1]])
-            else:
+            found = encoded(v)
+            if found is None:
                 return None
-        if not scope or int(np.prod([len(d) for d in values], dtype=float)) > MAX_TUPLES:
+            values.append(found[0]); literals.append(found[1])
+        if not scope or int(np.prod([len(d) for d in values], dtype=float)) > most:
             return None
         axes = np.meshgrid(*[np.array(d, dtype=np.int64) for d in values], indexing="ij", sparse=True)
         try:
-            holds = np.broadcast_to(evaluate(constraint, {{id(v): a for v, a in zip(scope, axes)}}), [len(d) for d in values])
+            grid = np.broadcast_to(evaluate(e, {{id(v): a for v, a in zip(scope, axes)}}), [len(d) for d in values])
         except (NotImplementedError, TypeError, ValueError, AttributeError, IndexError):
             return None
+        return literals, grid
+
+    def forbidden_tuples(constraint, most=MAX_TUPLES):  # a small-scope constraint over one-hot integers (and
+        # Booleans) as one clause per forbidden tuple: no helper variables; None: not such a constraint
+        found = tabulated(constraint, most) if isinstance(constraint, Expression) else None
+        if found is None:
+            return None
+        literals, holds = found
         forbidden, allowed = np.argwhere(holds == 0), np.argwhere(holds != 0)
         if len(allowed) == 0:
             return [BoolVal(False)]
-        if len(forbidden) > MAX_FORBIDDEN and len(allowed) * (len(scope) + 1) <= MAX_FORBIDDEN:
+        if len(forbidden) > MAX_FORBIDDEN and len(allowed) * (len(literals) + 1) <= MAX_FORBIDDEN:
             # too many forbidden combinations but few allowed ones: one helper per allowed combination, true
             # exactly when the variables take it (it implies each value; one of them holds): no new models
             helpers = [cp.boolvar() for _ in range(len(allowed))]
@@ -526,17 +561,140 @@ def collect(ns, submitted):
             return []
         return [Operator("or", [ivarmap[x.name].eq(v) for x in args if x.lb <= v <= x.ub]) for v in values]
 
+    class Unflattened(Exception):
+        pass
+
+    pending = []  # the clauses of the auxiliary variables that one constraint's flattening introduced
+
+    def defined(e):  # a Boolean or one-hot integer equal to e, a function of few one-hot integers and Booleans
+        # (its domain: the values e takes), or a constant: one clause per combination of the arguments' values,
+        # implying e's value there, so its value follows from theirs and the models stay the same
+        found = tabulated(e)
+        if found is None:
+            raise Unflattened()
+        literals, grid = found
+        low, high = int(grid.min()), int(grid.max())
+        if low == high:
+            return BoolVal(bool(low)) if e.is_bool() else low
+        if e.is_bool():
+            aux = cp.boolvar()
+            true_at = {{0: ~aux, 1: aux}}
+        else:
+            if high - low + 1 > MAX_DOMAIN:
+                raise Unflattened()
+            aux = cp.intvar(low, high)
+            direct(aux)
+            true_at = {{d: ivarmap[aux.name].eq(d) for d in range(low, high + 1)}}
+        for combination in np.ndindex(grid.shape):
+            pending.append(Operator("or", [literals[i][k] for i, k in enumerate(combination)] + [true_at[int(grid[combination])]]))
+        return aux
+
+    def named(e):  # e when a variable or a constant, else an auxiliary variable defined equal to it
+        if is_num(e) or isinstance(e, (bool, np.bool_, BoolVal, NegBoolView, _BoolVarImpl, _IntVarImpl)):
+            return e
+        if not isinstance(e, Expression):
+            raise Unflattened()
+        kind = e.name
+        if kind == "element":  # one implication per index value: (index = k) -> (aux = array[k])
+            array, index = e.args
+            index = named(index)
+            low, high = (int(index), int(index)) if is_num(index) else map(int, get_bounds(index))
+            if low < 0 or high >= len(array):  # CPMpy's relational semantics for an index out of range: not here
+                raise Unflattened()
+            items = [named(array[k]) for k in range(low, high + 1)]
+            if low == high:
+                return items[0]
+            bounds = [(int(x), int(x)) if is_num(x) else tuple(map(int, get_bounds(x))) for x in items]
+            low_value, high_value = min(b[0] for b in bounds), max(b[1] for b in bounds)
+            if high_value - low_value + 1 > MAX_DOMAIN:
+                raise Unflattened()
+            aux = cp.intvar(low_value, high_value)
+            direct(aux)
+            for k, x in enumerate(items, start=low):
+                found = forbidden_tuples(Operator("->", [index == k, aux == x]))
+                if found is None:
+                    raise Unflattened()
+                pending.extend(found)
+            return aux
+        if kind == "wsum":  # pairwise, left to right: each partial sum an auxiliary integer
+            weights, terms = e.args
+            terms = [named(x) for x in terms]
+            total = defined(Operator("wsum", [list(weights[:2]), terms[:2]])) if len(terms) > 1 else None
+            if total is None:
+                return defined(Operator("wsum", [list(weights), terms]))
+            for w, x in zip(weights[2:], terms[2:]):
+                total = defined(Operator("wsum", [[1, w], [total, x]]))
+            return total
+        if any(isinstance(a, (list, tuple, np.ndarray)) for a in e.args):
+            raise Unflattened()
+        args = [named(a) for a in e.args]
+        if kind in ("sum", "and", "or", "min", "max") and len(args) > 2:
+            total = args[0]
+            for x in args[1:]:
+                part = copy.copy(e)
+                part.update_args([total, x])
+                total = named(part)
+            return total
+        rebuilt = copy.copy(e)
+        rebuilt.update_args(args)
+        return defined(rebuilt)
+
+    def flattened(constraint):  # a constraint over one-hot integers and Booleans whatever its scope, through
+        # auxiliary one-hot variables each defined by a small table; None (nothing kept): not such a constraint
+        mark, known = len(domains), set(ivarmap)
+        pending.clear()
+        try:
+            kind = getattr(constraint, "name", None)
+            if kind == "and":
+                parts = [flattened(c) for c in constraint.args]
+                if any(p is None for p in parts):
+                    raise Unflattened()
+                return [c for p in parts for c in p]
+            if kind == "alldifferent":
+                args = [named(a) for a in constraint.args]
+                pairs = [forbidden_tuples(a != b) for i, a in enumerate(args) for b in args[i + 1 :]]
+                if any(p is None for p in pairs):
+                    raise Unflattened()
+                return pending + [c for p in pairs for c in p] + permutation(args)
+            if kind == "or":
+                disjuncts = [named(a) for a in constraint.args]
+                if any(isinstance(a, BoolVal) and a.value() for a in disjuncts):
+                    return list(pending)
+                disjuncts = [a for a in disjuncts if not isinstance(a, BoolVal)]
+                return pending + [Operator("or", disjuncts) if disjuncts else BoolVal(False)]
+            rebuilt = copy.copy(constraint)
+            rebuilt.update_args([named(a) for a in constraint.args])
+            found = forbidden_tuples(rebuilt)
+            if found is None:
+                raise Unflattened()
+            return pending + found
+        except Unflattened:
+            del domains[mark:]
+            for key in set(ivarmap) - known:
+                del ivarmap[key]
+            return None
+        finally:
+            pending.clear()
+
     integers = [item for item, value in entries if value is not None and type(item) is _IntVarImpl]
     tables = []
     if ONE_HOT:  # before the model's own encoding, which then uses it
         for item in integers:
             direct(item)
+        if ONE_HOT == "all":  # every integer of small domain, and constraints flattened onto them
+            for item in get_variables(constraints):
+                if type(item) is _IntVarImpl and item.ub - item.lb < MAX_DOMAIN:
+                    direct(item)
         kept = []
         for constraint in constraints:
             if getattr(constraint, "name", None) == "alldifferent":  # pairwise, if each pair is small
                 pairs = [forbidden_tuples(a != b) for i, a in enumerate(constraint.args) for b in constraint.args[i + 1 :]]
                 found = None if any(p is None for p in pairs) else [c for p in pairs for c in p]
                 tables += permutation(constraint.args)
+            elif ONE_HOT == "all":  # a small table, else flattened, else a large table
+                found = forbidden_tuples(constraint, min(TABLE_UP_TO, MAX_TUPLES))
+                found = flattened(constraint) if found is None else found
+                found = forbidden_tuples(constraint) if found is None else found
             else:
                 found = forbidden_tuples(constraint)
             if found is None:
@@ -705,6 +863,7 @@ def _conversion_key(problem: Problem) -> str:
             MAX_DOMAIN,
             repr(CONVERSION_LIMITS),
             MAX_TUPLES,
+            TABLE_UP_TO,
             MAX_FORBIDDEN,
             PAIRWISE_UP_TO,
             TRUTH_COUNT_LIMIT_S,
@@ -753,8 +912,9 @@ def cached(problem: Problem) -> dict[str, Any] | None:
     return known
 
 
-def _encoding_name(one_hot: bool, encoder: str | None) -> str:
-    return f"{'one-hot' if one_hot else 'CPMpy-chosen'} integers, {(encoder or 'default').lower()} linear encoders"
+def _encoding_name(one_hot: str | None, encoder: str | None) -> str:
+    integers = {"decision": "one-hot decision integers", "all": "all integers one-hot, flattened"}
+    return f"{integers.get(one_hot or '', 'CPMpy-chosen integers')}, {(encoder or 'default').lower()} linear encoders"
 
 
 def _is_count(truth: Any) -> bool:
@@ -766,9 +926,10 @@ def _is_count(truth: Any) -> bool:
     )
 
 
-def _encode(problem: Problem, linear_encoder: str | None, one_hot: bool = True) -> dict[str, Any]:
-    """One conversion in the sandbox, with pindakaas's default encoders or ``linear_encoder`` for the
-    linear constraints: {"ok", "names", "meanings", "data"} or {"ok": False, "reason", "retry"}."""
+def _encode(problem: Problem, linear_encoder: str | None, one_hot: str | None = "decision") -> dict[str, Any]:
+    """One conversion in the sandbox, with the integers ``one_hot`` names ("decision", "all" or None)
+    one-hot, and pindakaas's default encoders or ``linear_encoder`` for the linear constraints:
+    {"ok", "names", "meanings", "data"} or {"ok": False, "reason", "retry"}."""
     from autonesy.tools.sandbox import run_program
 
     limits = CONVERSION_LIMITS
@@ -781,6 +942,7 @@ def _encode(problem: Problem, linear_encoder: str | None, one_hot: bool = True) 
         linear_encoder=linear_encoder,
         one_hot=one_hot,
         max_tuples=MAX_TUPLES,
+        table_up_to=TABLE_UP_TO,
         max_forbidden=MAX_FORBIDDEN,
         pairwise_up_to=PAIRWISE_UP_TO,
         find_model=FIND_MODEL,
@@ -815,9 +977,9 @@ def convert(problem: Problem) -> dict[str, Any]:
 
     The encodings of :data:`ENCODINGS` in turn, until one converts and its ground truth is counted
     exactly: the next after a blow-up (memory, CPU time) or an uncounted ground truth. Uncounted
-    under every encoding: the first that converted is kept and its ground truth tried once more, within
-    :data:`TRUTH_LAST_TRY_S` (the time goes where the quick tries showed it might pay: one problem, one
-    route); still uncounted, it is unscorable with every try's reason."""
+    under every encoding: the converted one with the fewest variables is kept and its ground truth tried
+    once more, within :data:`TRUTH_LAST_TRY_S` (the time goes where the quick tries showed it might pay:
+    one problem, one route); still uncounted, it is unscorable with every try's reason."""
     known = cached(problem)
     if known is not None:
         return known
@@ -840,7 +1002,8 @@ def convert(problem: Problem) -> dict[str, Any]:
         if "truth" in outcome:
             break
         reasons.append(f"{_encoding_name(one_hot, encoder)}: {outcome.get('reason') or outcome.get('unscorable')}")
-        kept = kept or (outcome if outcome["ok"] else None)
+        if outcome["ok"] and (kept is None or _variables(outcome) < _variables(kept)):
+            kept = outcome
         if not retry:
             break
     if "truth" not in outcome and kept is not None:
@@ -861,6 +1024,11 @@ def convert(problem: Problem) -> dict[str, Any]:
     except OSError:
         pass
     return outcome
+
+
+def _variables(outcome: dict[str, Any]) -> int:
+    """The number of variables a converted outcome's DIMACS header declares."""
+    return int(outcome["data"]["dimacs"].split("\n", 1)[0].split()[2])
 
 
 def _truth_verdict(truth, listed_solutions: Callable[[], dict[str, Any]], last_try: bool = False) -> dict[str, Any]:
