@@ -613,7 +613,7 @@ def test_dcpbench_flattening_counts_bales_weighed_in_pairs():
     assert outcome["ok"] and outcome["encoding"].startswith("all integers one-hot"), outcome
     truth = reindex(outcome["data"], outcome["names"])
     assert truth.num_task_vars == 4 * 26 and truth.num_vars < 5000, truth.num_vars
-    assert count_models(truth).value == expected >= 24
+    assert count_models(truth, time_limit_s=600).value == expected >= 24  # a loaded CI machine is slow
 
 
 def test_dcpbench_n_queens_ground_truth_is_the_one_hot_placements_without_helper_variables():
