@@ -668,7 +668,7 @@ def collect(ns, submitted):
             if found is None:
                 raise Unflattened()
             return pending + found
-        except Unflattened:
+        except (Unflattened, RecursionError):  # a deeply nested expression is left to the encoder, too
             del domains[mark:]
             for key in set(ivarmap) - known:
                 del ivarmap[key]
