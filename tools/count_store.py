@@ -6,7 +6,8 @@ Only exact counts are kept. A count read back says so (``params["from_cache"]``)
 method and seconds of the count that produced it. A count that ran out of time is remembered too, per
 method: a later request with the same or a shorter limit gets the same
 :class:`~autonesy.tools.counting.CountTimedOut` at once (a sweep's attempts, each in its own process,
-would otherwise each spend the whole limit on the same ground truth); a longer limit counts again.
+would otherwise each spend the whole limit on the same ground truth); a longer limit counts again, and
+so does any request once the routes have changed (:data:`ROUTES_VERSION`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from autonesy.tools.cnf import CNF
 from autonesy.tools.config import cache_dir
 
 COUNT_CACHE_VERSION = 2  # bump when count_models may answer differently for the same formula
+# Bump when a route gets stronger: a remembered timeout of another version no longer holds (an exact
+# count is a fact about the formula and stays). 2: seeded enumeration's proof raced with CP-SAT.
+ROUTES_VERSION = 2
 
 
 def stored_count(
@@ -50,7 +54,12 @@ def stored_count(
         result = (count or counting.count_models)(cnf)
     except counting.CountTimedOut as error:
         if time_limit_s is not None:
-            record = {"method": error.method, "limit": time_limit_s, "tried": list(error.tried)}
+            record = {
+                "method": error.method,
+                "limit": time_limit_s,
+                "tried": list(error.tried),
+                "routes": ROUTES_VERSION,
+            }
             _write_atomically(path, json.dumps({"timed_out": {**entry.get("timed_out", {}), method: record}}))
         raise
     if result.exact:  # an approximate count is not a fact about the formula
@@ -72,6 +81,8 @@ def _timeout(entry: dict, method: str) -> counting.CountTimedOut | None:
     """The remembered timeout of ``method``, if the entry holds a well-formed one."""
     try:
         record = entry["timed_out"][method]
+        if record["routes"] != ROUTES_VERSION:
+            return None
         return counting.CountTimedOut(str(record["method"]), float(record["limit"]), tuple(map(str, record["tried"])))
     except (KeyError, TypeError, ValueError):
         return None

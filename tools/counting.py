@@ -334,8 +334,10 @@ def count_from_candidates(
     one SAT call with all of them blocked shows there is no other (else enumeration finds the rest).
     Exact whatever the candidates are (wrong ones are rejected, missing ones found); worth it when a
     CP solver lists a few thousand solutions fast that no counter here gets through (the
-    all-interval series of 12: 1,328 solutions, listed by OR-Tools in 5 s, proved complete in 43 s;
-    ``auto`` runs out of 60 s). Raises :class:`CountTimedOut` when ``time_limit_s`` passes first."""
+    all-interval series of 12: 1,328 solutions, listed by OR-Tools in 5 s, proved complete in 4 s;
+    ``auto`` runs out of 60 s). The two checks are independent (blocking a candidate that is not a
+    model excludes nothing), so the proof of completeness races in children while this process
+    checks the candidates. Raises :class:`CountTimedOut` when ``time_limit_s`` passes first."""
     start = time.perf_counter()
     distinct = list(dict.fromkeys(tuple(m) for m in candidates))
     n = cnf.num_task_vars
@@ -345,13 +347,10 @@ def count_from_candidates(
     def left() -> float | None:
         return None if time_limit_s is None else max(0.0, time_limit_s - (time.perf_counter() - start))
 
+    provers = [_Child("seeded-enumeration", prove, (cnf, distinct), label) for label, prove in _COMPLETENESS_PROVERS]
     try:
         valid = extensible_models(distinct, cnf, time_limit_s)
-        complete = (
-            _no_model_besides(cnf, valid)
-            if left() is None
-            else _run_killable("seeded-enumeration", _no_model_besides, (cnf, valid), left() or 0.0)
-        )
+        complete, proved_by = _first_proof(provers, left())
         if complete:
             models = list(valid)
         else:  # the candidates miss some: enumeration finds the rest
@@ -360,21 +359,75 @@ def count_from_candidates(
             models = enumeration.run(cnf, None, left())
     except CountTimedOut:
         raise CountTimedOut("seeded-enumeration", time_limit_s or 0.0) from None
+    finally:
+        for prover in provers:
+            prover.kill()
     params = {"seeded_by": seeded_by, "seeds": len(valid), "rejected": len(distinct) - len(valid)}
-    params["found"] = len(models) - len(valid)
+    params |= {"found": len(models) - len(valid), "completeness_by": proved_by}
     return ModelCount(len(models), "seeded-enumeration", True, time.perf_counter() - start, params, tuple(models))
 
 
-def _no_model_besides(cnf: CNF, models: list[Model]) -> bool:
-    """Whether ``cnf`` has no projected model but ``models``: one SAT call, on CaDiCaL (on the
-    all-interval series of 12 with its 1,328 solutions blocked, CaDiCaL proves it in 43 s where
-    Glucose runs out of 60 s), with every one of them blocked."""
+def _first_proof(provers: list[_Child], time_limit_s: float | None) -> tuple[bool, str]:
+    """The first answer among ``provers`` (whether ``cnf`` has no projected model but the candidates)
+    and which prover gave it; one that fails leaves it to the others. :class:`CountTimedOut` when none
+    answers within ``time_limit_s``, :class:`CounterFailed` when all fail."""
+    deadline = time.monotonic() + (time_limit_s if time_limit_s is not None else float("inf"))
+    running, failures = list(provers), []
+    while running:
+        child = _wait_any(running, deadline, poll_s=1.0)
+        if child is None:
+            raise CountTimedOut("seeded-enumeration", time_limit_s or 0.0)
+        running.remove(child)
+        try:
+            return bool(child.result()), child.label
+        except CounterFailed as error:
+            failures.append(f"{child.label}: {error}")
+    raise CounterFailed("; ".join(failures))
+
+
+def _blocked(model: Model) -> list[int]:
+    return [-i if v else i for i, v in enumerate(model, start=1)]
+
+
+def _none_besides_by_cadical(cnf: CNF, models: list[Model]) -> bool:
+    """Whether ``cnf`` has no projected model but ``models``: one call to CaDiCaL with every one of
+    them blocked (the all-interval series of 12, 1,328 solutions: 43 s, where Glucose runs out of 60 s)."""
     with Solver(name="cadical195", bootstrap_with=[list(c) for c in cnf.clauses]) as solver:
         for var in cnf.task_vars:
             solver.add_clause([var, -var])
         for model in models:
-            solver.add_clause([-i if v else i for i, v in enumerate(model, start=1)])
+            solver.add_clause(_blocked(model))
         return not solver.solve()
+
+
+def _none_besides_by_cp_sat(cnf: CNF, models: list[Model]) -> bool:
+    """The same question put to OR-Tools' CP-SAT (one worker) as a model of Boolean clauses: its
+    presolve and search prove graceful graphs' 1,440 solutions complete in 21 s (CaDiCaL: 142 s) and
+    the all-interval series' 1,328 in 4 s; CaDiCaL is faster on others (a 4x4 magic square's 7,040:
+    32 s against 41 s), hence the race."""
+    from ortools.sat.python import cp_model
+
+    model = cp_model.CpModel()
+    variables = [model.new_bool_var(f"v{i}") for i in range(1, cnf.num_vars + 1)]
+
+    def literal(lit: int) -> Any:
+        return variables[lit - 1] if lit > 0 else ~variables[-lit - 1]
+
+    for clause in cnf.clauses:
+        model.add_bool_or([literal(lit) for lit in clause])
+    for blocked in map(_blocked, models):
+        model.add_bool_or([literal(lit) for lit in blocked])
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    status = solver.solve(model)
+    if status == cp_model.INFEASIBLE:
+        return True
+    if status in (cp_model.FEASIBLE, cp_model.OPTIMAL):
+        return False
+    raise CounterFailed(f"CP-SAT ended with {solver.status_name(status)}")
+
+
+_COMPLETENESS_PROVERS = (("cadical", _none_besides_by_cadical), ("cp-sat", _none_besides_by_cp_sat))
 
 
 def _sdd_routes(cnf: CNF, original: CNF, time_limit_s: float) -> tuple[int, dict[str, Any]]:

@@ -60,7 +60,7 @@ bounds a conversion) so that what they cut is what blows up, not what a busy mac
 :func:`solutions` lists the original model's solutions with OR-Tools' CP-SAT, projected on the
 decision variables: their number checks a ground truth's model count in the tests, and a ground truth
 ``auto`` cannot count within the limit is counted from them, each checked against the CNF and their
-completeness proved by one SAT call (:func:`autonesy.tools.counting.count_from_candidates`).
+completeness proved by CaDiCaL or CP-SAT, whichever answers first (:func:`autonesy.tools.counting.count_from_candidates`).
 """
 
 from __future__ import annotations
@@ -114,8 +114,8 @@ TRUTH_COUNT_LIMIT_S = 60.0  # each encoding's ground truth is counted within thi
 # Once per problem, when no encoding's ground truth was counted within TRUTH_COUNT_LIMIT_S: the kept
 # encoding's, within this, by the one route that can still answer (certifying OR-Tools' list when it
 # is complete, else ``auto``). Measured: the 3-AP-free 9-subsets of 40 bowls (7,555,794) take Ganak
-# 47 s alone, over 60 s in auto's race; graceful graphs' 1,440 listed solutions take CaDiCaL 105 s to
-# certify; the 4x4 magic square's 7,040 take 396 s (still unscorable).
+# 47 s alone, over 60 s in auto's race; Steiner triples' 151,200 listed solutions take CaDiCaL 149 s
+# to certify on a quiet machine (over 300 s at load 5).
 TRUTH_LAST_TRY_S = 300.0
 CITATION = (
     "K. Michailidis, D. Tsouros, T. Guns. DCP-Bench-Open: Evaluating LLMs for Constraint Modelling of "
@@ -805,13 +805,15 @@ def collect(ns, submitted):
     solutions = [format(bits, "x") for bits in list(seen)[: {limit}]]
     return {{"solutions": solutions, "complete": complete}}
 """
-SOLUTIONS_LIMIT = 100_000  # OR-Tools lists at most this many projected solutions of a model
+SOLUTIONS_LIMIT = 200_000  # OR-Tools lists at most this many projected solutions of a model (Steiner
+# triples of 7 points: 151,200, listed in 48 s)
+SOLUTIONS_LISTING_S = 120.0  # within this many seconds (the sandbox's CPU limit is 150 s)
 SOLUTIONS_LIMITS = SandboxLimits(cpu_seconds=150.0, wall_seconds=300.0, result_bytes=96 << 20)
 
 
 def solutions(problem: Problem, limit: int = SOLUTIONS_LIMIT, seconds: float | None = None) -> dict[str, Any]:
     """The original model's solutions, projected on its decision variables, listed by OR-Tools'
-    CP-SAT within ``seconds`` (default :data:`TRUTH_COUNT_LIMIT_S`), each as the integer whose bit i is task variable i + 1 of the
+    CP-SAT within ``seconds`` (default :data:`SOLUTIONS_LISTING_S`), each as the integer whose bit i is task variable i + 1 of the
     conversion: {"solutions", "complete"} or {"error"}. Runs in the sandbox. Their number is the
     check of a ground truth's model count in the tests; the solutions themselves seed the count of
     a ground truth ``auto`` cannot count (:func:`autonesy.tools.counting.count_from_candidates`
@@ -825,7 +827,7 @@ def solutions(problem: Problem, limit: int = SOLUTIONS_LIMIT, seconds: float | N
             find_model=FIND_MODEL,
             decision=list(problem.decision_variables),
             limit=int(limit),
-            seconds=float(seconds or TRUTH_COUNT_LIMIT_S),
+            seconds=float(seconds or SOLUTIONS_LISTING_S),
         ),
         preload=("cpmpy", "numpy", "ortools"),
         limits=SOLUTIONS_LIMITS,
@@ -909,7 +911,18 @@ def cached(problem: Problem) -> dict[str, Any] | None:
         and (isinstance(known.get("unscorable"), str) or _is_count(known.get("truth")))
     ):
         return None
+    if known["ok"] and "truth" not in known and known.get("counting") != _counting_key():
+        return None  # unscorable by an older counting: a stronger one may count it (an exact count stays)
     return known
+
+
+def _counting_key() -> str:
+    """What an unscorable verdict depends on beyond the conversion (recorded with it): the counting
+    routes' version (a cached unscorable verdict of older routes is decided again, on the cached CNF)
+    and OR-Tools' listing."""
+    from autonesy.tools.count_store import ROUTES_VERSION
+
+    return json.dumps([ROUTES_VERSION, SOLUTIONS_LIMIT, SOLUTIONS_LISTING_S])
 
 
 def _encoding_name(one_hot: str | None, encoder: str | None) -> str:
@@ -1016,6 +1029,7 @@ def convert(problem: Problem) -> dict[str, Any]:
         outcome = kept or outcome
         if len(reasons) > 1:
             outcome["unscorable" if outcome["ok"] else "reason"] = "; ".join(reasons)
+    outcome["counting"] = _counting_key()
     try:  # cache every outcome (wall-clock timeouts too: the kept set must not change with the load)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
@@ -1038,7 +1052,7 @@ def _truth_verdict(truth, listed_solutions: Callable[[], dict[str, Any]], last_t
     scored. The count also lands in the count store, where scoring reads it.
 
     ``auto`` first; when it runs out of time, the original model's solutions as OR-Tools lists them
-    (``listed_solutions()``), certified against the CNF by SAT (:func:`_seeded_verdict`). The
+    (``listed_solutions()``), certified against the CNF (:func:`_seeded_verdict`). The
     ``last_try``, within :data:`TRUTH_LAST_TRY_S`, takes one route: the certification when the list is
     complete (a few solutions, whatever the CNF's size), else ``auto``."""
     from autonesy.tools.count_store import stored_count
@@ -1063,20 +1077,20 @@ def _truth_verdict(truth, listed_solutions: Callable[[], dict[str, Any]], last_t
 
 def _seeded_verdict(truth, listed: dict[str, Any], why_not_auto: str, limit: float) -> dict[str, Any]:
     """The ground truth counted from OR-Tools' complete list of the model's solutions, each checked to
-    extend to a model of the CNF and the CNF then shown to have no other (one SAT call), else why
+    extend to a model of the CNF and the CNF shown to have no other (CaDiCaL and CP-SAT race), else why
     it is unscorable: ``why_not_auto`` and what OR-Tools or the certification said."""
     from autonesy.tools.count_store import stored_count
-    from autonesy.tools.counting import CountTimedOut, count_from_candidates
+    from autonesy.tools.counting import CounterFailed, CountTimedOut, count_from_candidates
 
     lead = f"the ground truth's exact model count ran out of time: {why_not_auto}"
     if "error" in listed:
         return {"unscorable": f"{lead}, and OR-Tools could not list the model's solutions ({listed['error']})"}
     if not listed["complete"]:
         shown = len(listed["solutions"])
-        return {
-            "unscorable": f"{lead}, and OR-Tools listed {shown} solution{'' if shown == 1 else 's'} "
-            f"but not all within {TRUTH_COUNT_LIMIT_S:g} s"
-        }
+        listed_some = f"OR-Tools listed {shown} solution{'' if shown == 1 else 's'}"
+        if shown >= SOLUTIONS_LIMIT:
+            return {"unscorable": f"{lead}, and {listed_some}, the most it may list, and had not finished"}
+        return {"unscorable": f"{lead}, and {listed_some} but not all within {SOLUTIONS_LISTING_S:g} s"}
     n = truth.num_task_vars
     candidates = [tuple((bits >> i) & 1 for i in range(n)) for bits in listed["solutions"] if bits >> n == 0]
     try:
@@ -1088,6 +1102,8 @@ def _seeded_verdict(truth, listed: dict[str, Any], why_not_auto: str, limit: flo
         )
     except CountTimedOut:
         return {"unscorable": f"{lead}, and certifying OR-Tools' {len(candidates)} solutions ran out of {limit:g} s"}
+    except CounterFailed as error:
+        return {"unscorable": f"{lead}, and certifying OR-Tools' {len(candidates)} solutions failed: {error}"}
     seconds = result.params.get("counted_in_s", result.seconds)
     return {"truth": {"count": result.value, "method": result.method, "seconds": seconds}}
 

@@ -735,6 +735,36 @@ def test_dcpbench_a_ground_truth_that_cannot_be_counted_is_unscorable_at_load_ti
     assert grid["unscorable"] == result.unscorable == result.to_dict()["unscorable"] == {copy: reasons}
 
 
+def test_dcpbench_an_unscorable_verdict_is_decided_again_when_the_counting_routes_change(
+    dcp_repo, tmp_path, monkeypatch
+):
+    """A cached unscorable verdict holds until the routes change (a stronger counter may count it now);
+    an exact count is kept whatever the routes. signs: 4 solutions (the listing test below)."""
+    from autonesy.tasks.adapters import dcpbench
+    from autonesy.tools import count_store, counting
+
+    real_count = counting.count_models
+
+    def out_of_time(cnf, method="auto", **options):
+        raise counting.CountTimedOut("auto", options.get("time_limit_s", 0.0))
+
+    def never(cnf, method="auto", **options):
+        raise AssertionError("counted again")
+
+    monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path / "cache"))
+    exact = dcpbench.truth_count(dcp_repo, "pick")
+    assert isinstance(exact["count"], int)
+    monkeypatch.setattr(counting, "count_models", out_of_time)
+    monkeypatch.setattr(dcpbench, "solutions", lambda problem: {"error": "runtime: x"})
+    assert "unscorable" in dcpbench.truth_count(dcp_repo, "signs")
+    monkeypatch.setattr(counting, "count_models", never)
+    assert "unscorable" in dcpbench.truth_count(dcp_repo, "signs")  # read back: same routes
+    monkeypatch.setattr(count_store, "ROUTES_VERSION", count_store.ROUTES_VERSION + 1)
+    assert dcpbench.truth_count(dcp_repo, "pick") == exact  # an exact count is not counted again
+    monkeypatch.setattr(counting, "count_models", real_count)
+    assert dcpbench.truth_count(dcp_repo, "signs")["count"] == 4
+
+
 def test_dcpbench_or_tools_lists_the_solutions_as_the_one_hot_task_variables(dcp_repo):
     """The listing's bits are the conversion's task variables: the projected models of the one-hot CNF.
     signs: a holds, so flags[0] (not a) is false, b is free and dbl = 2x with x in {2, 3}: 4 solutions."""

@@ -71,6 +71,23 @@ def test_a_timeout_of_one_method_does_not_stop_another(cache):
     assert stored_count(cnf, method="auto", time_limit_s=10.0).value == 3
 
 
+def test_a_timeout_of_older_routes_does_not_hold(cache, monkeypatch):
+    """A stronger route may count what timed out before; an exact count stays whatever the routes."""
+    from autonesy.tools import count_store
+
+    timing_out, exact = CNF(2, ((1, 2),)), CNF(2, ((1,),))
+
+    def times_out(formula):
+        raise CountTimedOut("auto", 10.0)
+
+    with pytest.raises(CountTimedOut):
+        stored_count(timing_out, times_out, time_limit_s=10.0)
+    assert stored_count(exact, time_limit_s=10.0).value == 2
+    monkeypatch.setattr(count_store, "ROUTES_VERSION", count_store.ROUTES_VERSION + 1)
+    assert stored_count(timing_out, time_limit_s=10.0).value == 3  # counted again, not the old timeout
+    assert stored_count(exact, times_out, time_limit_s=10.0).params["from_cache"]
+
+
 @pytest.mark.parametrize(
     "text", ['{"model_count": "x"', "[1, 2]", '{"timed_out": {"auto": {"limit": "soon"}}}', "null"]
 )

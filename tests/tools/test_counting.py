@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.card import CardEnc, EncType
 
+import autonesy.tools.counting as counting
 from autonesy.tasks.encoding import ClauseBuilder
 from autonesy.tools.cnf import CNF
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_to_sdd
@@ -410,6 +411,37 @@ def test_a_count_from_candidates_is_exact_whatever_the_candidates(cnf, data):
     assert result.params["rejected"] == len(rejected)
     assert result.params["seeds"] == len(set(given_models) | (set(wrong) & expected))
     assert result.params["found"] == len(expected) - result.params["seeds"]
+
+
+@pytest.mark.parametrize("label", [label for label, _ in counting._COMPLETENESS_PROVERS])
+@given(cnf=cnfs(max_task_vars=5, max_aux=2), data=st.data())
+@settings(max_examples=40, deadline=None)
+def test_each_completeness_prover_agrees_with_brute_force(label, cnf, data):
+    """Each racer alone (a wrong one would hide behind a faster right one): blocking a subset of the
+    projected models plus some other assignments leaves nothing exactly when they cover every model."""
+    prove = dict(counting._COMPLETENESS_PROVERS)[label]
+    expected = projected_models(cnf)
+    n = cnf.num_task_vars
+    listed = data.draw(st.lists(st.sampled_from(sorted(expected)), unique=True)) if expected else []
+    wrong = data.draw(st.lists(st.tuples(*[st.integers(0, 1)] * n), max_size=3))
+    assert prove(cnf, listed + wrong) == (expected <= set(listed) | set(wrong))
+
+
+def test_a_failing_completeness_prover_leaves_the_proof_to_the_other(monkeypatch):
+    def broken(cnf, models):
+        raise RuntimeError("this prover is broken on purpose")
+
+    cnf = CNF(2, ((1, 2),), 2)  # x1 or x2: 3 models
+    originals = counting._COMPLETENESS_PROVERS
+    for label, _ in originals:
+        provers = tuple((name, broken if name == label else prove) for name, prove in originals)
+        monkeypatch.setattr(counting, "_COMPLETENESS_PROVERS", provers)
+        result = count_from_candidates(cnf, [(1, 0), (0, 1), (1, 1)], 30.0, "a test")
+        assert (result.value, result.params["found"]) == (3, 0)
+        assert result.params["completeness_by"] != label
+    monkeypatch.setattr(counting, "_COMPLETENESS_PROVERS", (("a", broken), ("b", broken)))
+    with pytest.raises(counting.CounterFailed, match="broken on purpose"):
+        count_from_candidates(cnf, [(1, 0)], 30.0, "a test")
 
 
 def test_a_count_from_candidates_refuses_an_assignment_of_the_wrong_shape():
