@@ -330,8 +330,9 @@ def count_from_candidates(
     cnf: CNF, candidates: Iterable[Model], time_limit_s: float | None, seeded_by: str
 ) -> ModelCount:
     """Exact count from candidate models found by another solver (``seeded_by``: a CP solver's
-    solutions, say), certified by SAT: the candidates that extend to a model of ``cnf`` are kept, and
-    one SAT call with all of them blocked shows there is no other (else enumeration finds the rest).
+    solutions, say), certified: the candidates that extend to a model of ``cnf`` are kept, and one
+    proof with all of them blocked (CaDiCaL and CP-SAT race) shows there is no other (else
+    enumeration finds the rest).
     Exact whatever the candidates are (wrong ones are rejected, missing ones found); worth it when a
     CP solver lists a few thousand solutions fast that no counter here gets through (the
     all-interval series of 12: 1,328 solutions, listed by OR-Tools in 5 s, proved complete in 4 s;
