@@ -7,7 +7,7 @@ method and seconds of the count that produced it. A count that ran out of time i
 method: a later request with the same or a shorter limit gets the same
 :class:`~autonesy.tools.counting.CountTimedOut` at once (a sweep's attempts, each in its own process,
 would otherwise each spend the whole limit on the same ground truth); a longer limit counts again, and
-so does any request once the routes have changed (:data:`ROUTES_VERSION`).
+so does any request once the routes have changed (:data:`~autonesy.tools.counting.ROUTES_VERSION`).
 """
 
 from __future__ import annotations
@@ -25,9 +25,6 @@ from autonesy.tools.cnf import CNF
 from autonesy.tools.config import cache_dir
 
 COUNT_CACHE_VERSION = 2  # bump when count_models may answer differently for the same formula
-# Bump when a route gets stronger: a remembered timeout of another version no longer holds (an exact
-# count is a fact about the formula and stays). 2: seeded enumeration's proof raced with CP-SAT.
-ROUTES_VERSION = 2
 
 
 def stored_count(
@@ -58,7 +55,7 @@ def stored_count(
                 "method": error.method,
                 "limit": time_limit_s,
                 "tried": list(error.tried),
-                "routes": ROUTES_VERSION,
+                "routes": counting.ROUTES_VERSION,
             }
             _write_atomically(path, json.dumps({"timed_out": {**entry.get("timed_out", {}), method: record}}))
         raise
@@ -81,7 +78,7 @@ def _timeout(entry: dict, method: str) -> counting.CountTimedOut | None:
     """The remembered timeout of ``method``, if the entry holds a well-formed one."""
     try:
         record = entry["timed_out"][method]
-        if record["routes"] != ROUTES_VERSION:
+        if record["routes"] != counting.ROUTES_VERSION:
             return None
         return counting.CountTimedOut(str(record["method"]), float(record["limit"]), tuple(map(str, record["tried"])))
     except (KeyError, TypeError, ValueError):

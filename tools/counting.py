@@ -83,6 +83,10 @@ __all__ = [
     "enumerate_models",
 ]
 
+# Bump when a route gets stronger: a remembered timeout (count store) or a cached unscorable verdict of
+# another version no longer holds; an exact count is a fact about the formula and stays.
+# 2: count_from_candidates' proof of completeness raced with CP-SAT.
+ROUTES_VERSION = 2
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long

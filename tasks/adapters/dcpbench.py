@@ -920,7 +920,7 @@ def _counting_key() -> str:
     """What an unscorable verdict depends on beyond the conversion (recorded with it): the counting
     routes' version (a cached unscorable verdict of older routes is decided again, on the cached CNF)
     and OR-Tools' listing."""
-    from autonesy.tools.count_store import ROUTES_VERSION
+    from autonesy.tools.counting import ROUTES_VERSION
 
     return json.dumps([ROUTES_VERSION, SOLUTIONS_LIMIT, SOLUTIONS_LISTING_S])
 

@@ -741,7 +741,7 @@ def test_dcpbench_an_unscorable_verdict_is_decided_again_when_the_counting_route
     """A cached unscorable verdict holds until the routes change (a stronger counter may count it now);
     an exact count is kept whatever the routes. signs: 4 solutions (the listing test below)."""
     from autonesy.tasks.adapters import dcpbench
-    from autonesy.tools import count_store, counting
+    from autonesy.tools import counting
 
     real_count = counting.count_models
 
@@ -759,7 +759,7 @@ def test_dcpbench_an_unscorable_verdict_is_decided_again_when_the_counting_route
     assert "unscorable" in dcpbench.truth_count(dcp_repo, "signs")
     monkeypatch.setattr(counting, "count_models", never)
     assert "unscorable" in dcpbench.truth_count(dcp_repo, "signs")  # read back: same routes
-    monkeypatch.setattr(count_store, "ROUTES_VERSION", count_store.ROUTES_VERSION + 1)
+    monkeypatch.setattr(counting, "ROUTES_VERSION", counting.ROUTES_VERSION + 1)
     assert dcpbench.truth_count(dcp_repo, "pick") == exact  # an exact count is not counted again
     monkeypatch.setattr(counting, "count_models", real_count)
     assert dcpbench.truth_count(dcp_repo, "signs")["count"] == 4
@@ -802,6 +802,16 @@ def test_dcpbench_a_ground_truth_auto_cannot_count_is_counted_from_or_tools_solu
     monkeypatch.setattr(dcpbench, "solutions", lambda problem: {"solutions": [1], "complete": False})
     reason = dcpbench.truth_count(dcp_repo, "signs")["unscorable"]
     assert "OR-Tools listed 1 solution but not all within" in reason
+    # A certification whose provers all fail is a reason too, not a crash.
+    monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path / "a-third-cache"))
+    monkeypatch.setattr(dcpbench, "solutions", lambda problem: {"solutions": [1], "complete": True})
+
+    def provers_fail(cnf, candidates, limit, seeded_by):
+        raise counting.CounterFailed("cadical: died; cp-sat: died")
+
+    monkeypatch.setattr(counting, "count_from_candidates", provers_fail)
+    reason = dcpbench.truth_count(dcp_repo, "signs")["unscorable"]
+    assert "certifying OR-Tools' 1 solutions failed: cadical: died; cp-sat: died" in reason
 
 
 def test_dcpbench_a_ground_truth_slower_than_the_first_limit_is_counted_by_the_last_try(

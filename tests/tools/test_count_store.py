@@ -73,7 +73,7 @@ def test_a_timeout_of_one_method_does_not_stop_another(cache):
 
 def test_a_timeout_of_older_routes_does_not_hold(cache, monkeypatch):
     """A stronger route may count what timed out before; an exact count stays whatever the routes."""
-    from autonesy.tools import count_store
+    from autonesy.tools import counting
 
     timing_out, exact = CNF(2, ((1, 2),)), CNF(2, ((1,),))
 
@@ -83,7 +83,7 @@ def test_a_timeout_of_older_routes_does_not_hold(cache, monkeypatch):
     with pytest.raises(CountTimedOut):
         stored_count(timing_out, times_out, time_limit_s=10.0)
     assert stored_count(exact, time_limit_s=10.0).value == 2
-    monkeypatch.setattr(count_store, "ROUTES_VERSION", count_store.ROUTES_VERSION + 1)
+    monkeypatch.setattr(counting, "ROUTES_VERSION", counting.ROUTES_VERSION + 1)
     assert stored_count(timing_out, time_limit_s=10.0).value == 3  # counted again, not the old timeout
     assert stored_count(exact, times_out, time_limit_s=10.0).params["from_cache"]
 
