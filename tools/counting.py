@@ -409,8 +409,14 @@ def _none_besides_by_cp_sat(cnf: CNF, models: list[Model]) -> bool:
     """The same question put to OR-Tools' CP-SAT (one worker) as a model of Boolean clauses: its
     presolve and search prove graceful graphs' 1,440 solutions complete in 21 s (CaDiCaL: 142 s) and
     the all-interval series' 1,328 in 4 s; CaDiCaL is faster on others (a 4x4 magic square's 7,040:
-    32 s against 41 s), hence the race."""
+    32 s against 41 s), hence the race. A CP-SAT model holds each literal as a Python object while it
+    is built: past :data:`CP_SAT_MAX_LITERALS` the proof is left to CaDiCaL (a listing can hold
+    hundreds of millions of literals)."""
     from ortools.sat.python import cp_model
+
+    literals = sum(map(len, cnf.clauses)) + len(models) * cnf.num_task_vars
+    if literals > CP_SAT_MAX_LITERALS:
+        raise CounterFailed(f"{literals} literals, more than CP-SAT is given ({CP_SAT_MAX_LITERALS})")
 
     model = cp_model.CpModel()
     variables = [model.new_bool_var(f"v{i}") for i in range(1, cnf.num_vars + 1)]
@@ -432,6 +438,7 @@ def _none_besides_by_cp_sat(cnf: CNF, models: list[Model]) -> bool:
     raise CounterFailed(f"CP-SAT ended with {solver.status_name(status)}")
 
 
+CP_SAT_MAX_LITERALS = 50_000_000  # Steiner triples (191,625 clauses, 151,200 solutions): 10.1 million
 _COMPLETENESS_PROVERS = (("cadical", _none_besides_by_cadical), ("cp-sat", _none_besides_by_cp_sat))
 
 

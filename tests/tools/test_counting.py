@@ -439,6 +439,9 @@ def test_a_failing_completeness_prover_leaves_the_proof_to_the_other(monkeypatch
         result = count_from_candidates(cnf, [(1, 0), (0, 1), (1, 1)], 30.0, "a test")
         assert (result.value, result.params["found"]) == (3, 0)
         assert result.params["completeness_by"] != label
+    monkeypatch.setattr(counting, "_COMPLETENESS_PROVERS", originals)
+    monkeypatch.setattr(counting, "CP_SAT_MAX_LITERALS", 3)  # too large for CP-SAT: CaDiCaL proves it
+    assert count_from_candidates(cnf, [(1, 0), (0, 1), (1, 1)], 30.0, "a test").params["completeness_by"] == "cadical"
     monkeypatch.setattr(counting, "_COMPLETENESS_PROVERS", (("a", broken), ("b", broken)))
     with pytest.raises(counting.CounterFailed, match="broken on purpose"):
         count_from_candidates(cnf, [(1, 0)], 30.0, "a test")
