@@ -808,6 +808,9 @@ def collect(ns, submitted):
 SOLUTIONS_LIMIT = 200_000  # OR-Tools lists at most this many projected solutions of a model (Steiner
 # triples of 7 points: 151,200, listed in 48 s)
 SOLUTIONS_LISTING_S = 120.0  # within this many seconds (the sandbox's CPU limit is 150 s)
+# A listing is certified when its solutions times the task variables stay below this (each bit is a
+# Python integer in a tuple, then a literal in each prover): Steiner triples, 151,200 × 49 = 7.4 million.
+CERTIFY_MAX_BITS = 50_000_000
 SOLUTIONS_LIMITS = SandboxLimits(cpu_seconds=150.0, wall_seconds=300.0, result_bytes=96 << 20)
 
 
@@ -922,7 +925,7 @@ def _counting_key() -> str:
     and OR-Tools' listing."""
     from autonesy.tools.counting import ROUTES_VERSION
 
-    return json.dumps([ROUTES_VERSION, SOLUTIONS_LIMIT, SOLUTIONS_LISTING_S])
+    return json.dumps([ROUTES_VERSION, SOLUTIONS_LIMIT, SOLUTIONS_LISTING_S, CERTIFY_MAX_BITS])
 
 
 def _encoding_name(one_hot: str | None, encoder: str | None) -> str:
@@ -1092,6 +1095,11 @@ def _seeded_verdict(truth, listed: dict[str, Any], why_not_auto: str, limit: flo
             return {"unscorable": f"{lead}, and {listed_some}, the most it may list, and had not finished"}
         return {"unscorable": f"{lead}, and {listed_some} but not all within {SOLUTIONS_LISTING_S:g} s"}
     n = truth.num_task_vars
+    if len(listed["solutions"]) * n > CERTIFY_MAX_BITS:
+        return {
+            "unscorable": f"{lead}, and OR-Tools' {len(listed['solutions'])} solutions over {n} task variables "
+            f"are more than the certification takes ({CERTIFY_MAX_BITS} bits)"
+        }
     candidates = [tuple((bits >> i) & 1 for i in range(n)) for bits in listed["solutions"] if bits >> n == 0]
     try:
         result = stored_count(

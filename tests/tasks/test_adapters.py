@@ -805,6 +805,11 @@ def test_dcpbench_a_ground_truth_auto_cannot_count_is_counted_from_or_tools_solu
     # A certification whose provers all fail is a reason too, not a crash.
     monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path / "a-third-cache"))
     monkeypatch.setattr(dcpbench, "solutions", lambda problem: {"solutions": [1], "complete": True})
+    monkeypatch.setattr(dcpbench, "CERTIFY_MAX_BITS", 0)  # and so is a listing too large to certify
+    reason = dcpbench.truth_count(dcp_repo, "signs")["unscorable"]
+    assert "OR-Tools' 1 solutions over" in reason and "more than the certification takes (0 bits)" in reason
+    monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path / "a-fourth-cache"))
+    monkeypatch.setattr(dcpbench, "CERTIFY_MAX_BITS", 10**9)
 
     def provers_fail(cnf, candidates, limit, seeded_by):
         raise counting.CounterFailed("cadical: died; cp-sat: died")
