@@ -26,6 +26,12 @@ solver's interrupt; variable elimination runs only on a plan whose size was chec
 budget first; the native counters (Ganak, PySDD, ApproxMC) offer no limit of their own, so they run in
 a forked child that is killed when the limit passes. A count that runs out of time raises
 :class:`CountTimedOut`, which says which methods were tried and for how long.
+
+The limits of the race and of the children are kept on a quiet clock (:mod:`autonesy.tools.quiet_clock`),
+which slows down while this process and its children get less CPU than they ask for: a limit buys the
+same work on a loaded machine, so whether a count finishes does not depend on what else runs (within a
+factor of four on the wall clock). The budgets a child divides among its own routes (the SDD routes'
+shares) and the short in-process steps stay on the wall clock.
 """
 
 from __future__ import annotations
@@ -64,6 +70,7 @@ from autonesy.tools.frontier_count import count_by_frontier
 from autonesy.tools.onehot_count import count_one_hot, one_hot_groups
 from autonesy.tools.options import COUNT_METHODS
 from autonesy.tools.preprocess import simplify_projected
+from autonesy.tools.quiet_clock import QuietClock
 from autonesy.tools.variable_elimination import (
     SECONDS_PER_ENTRY,
     EliminationTooCostly,
@@ -86,7 +93,9 @@ __all__ = [
 # Bump when a route gets stronger: a remembered timeout (count store) or a cached unscorable verdict of
 # another version no longer holds; an exact count is a fact about the formula and stays.
 # 2: count_from_candidates' proof of completeness raced with CP-SAT.
-ROUTES_VERSION = 2
+# 3: limits on the quiet clock (a loaded machine no longer shortens them); OR-Tools lists projected solutions
+# by blocking when its enumeration repeats them.
+ROUTES_VERSION = 3
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long
@@ -103,6 +112,9 @@ AUTO_TABLES_MAX_VARS = 300  # its greedy plan costs O(variables²): larger formu
 AUTO_LARGE_CLAUSES = 50_000  # above this: no first enumeration, preprocessing in a killable child
 AUTO_PREPROCESS_SHARE = 0.3  # of the limit, for a large CNF's preprocessing
 AUTO_APPROXMC_SHARE = 0.2  # of the limit, kept for ApproxMC when no exact route answered
+
+_CLOCK = QuietClock()  # the clock of every limit here: a limit buys the same work on a loaded machine
+_CLOCK_POLL_S = 1.0  # a wait for the children reads the clock at least this often
 
 
 @dataclass(frozen=True)
@@ -223,22 +235,22 @@ class _Child:
 
 
 def _wait_any(children: list[_Child], deadline: float, poll_s: float = 0.05) -> _Child | None:
-    """The first child to finish before ``deadline`` (a ``time.monotonic()`` value), else None."""
+    """The first child to finish before ``deadline`` (on :data:`_CLOCK`), else None."""
     while True:
         for child in children:
             if child.ready():
                 return child
-        remaining = deadline - time.monotonic()
+        remaining = deadline - _CLOCK.now()
         if remaining <= 0:
             return None
-        select.select([c.fd for c in children if not c.done], [], [], min(poll_s, remaining))
+        select.select([c.fd for c in children if not c.done], [], [], min(poll_s, remaining, _CLOCK_POLL_S))
 
 
 def _run_killable(method: str, work: Callable[..., Any], args: tuple, time_limit_s: float) -> Any:
     """``work(*args)`` in a forked child, killed once ``time_limit_s`` has passed (:class:`CountTimedOut`)."""
     child = _Child(method, work, args)
     try:
-        if _wait_any([child], time.monotonic() + time_limit_s, poll_s=time_limit_s) is None:
+        if _wait_any([child], _CLOCK.now() + time_limit_s, poll_s=time_limit_s) is None:
             raise CountTimedOut(method, time_limit_s)
     finally:
         child.kill()
@@ -349,8 +361,10 @@ def count_from_candidates(
     if any(len(m) != n or not set(m) <= {0, 1} for m in distinct):
         raise ValueError(f"a candidate is not a 0/1 assignment of the {n} task variables")
 
+    deadline = _CLOCK.now() + (time_limit_s if time_limit_s is not None else float("inf"))
+
     def left() -> float | None:
-        return None if time_limit_s is None else max(0.0, time_limit_s - (time.perf_counter() - start))
+        return None if time_limit_s is None else max(0.0, deadline - _CLOCK.now())
 
     provers = [_Child("seeded-enumeration", prove, (cnf, distinct), label) for label, prove in _COMPLETENESS_PROVERS]
     try:
@@ -376,7 +390,7 @@ def _first_proof(provers: list[_Child], time_limit_s: float | None) -> tuple[boo
     """The first answer among ``provers`` (whether ``cnf`` has no projected model but the candidates)
     and which prover gave it; one that fails leaves it to the others. :class:`CountTimedOut` when none
     answers within ``time_limit_s``, :class:`CounterFailed` when all fail."""
-    deadline = time.monotonic() + (time_limit_s if time_limit_s is not None else float("inf"))
+    deadline = _CLOCK.now() + (time_limit_s if time_limit_s is not None else float("inf"))
     running, failures = list(provers), []
     while running:
         child = _wait_any(running, deadline, poll_s=1.0)
@@ -495,7 +509,7 @@ def _count_by_tables(
     if cnf.num_vars > AUTO_TABLES_MAX_VARS:
         return None
     start = time.perf_counter()
-    budget_s = min(AUTO_TABLES_MAX_S, AUTO_TABLES_SHARE * (deadline - time.monotonic()))
+    budget_s = min(AUTO_TABLES_MAX_S, AUTO_TABLES_SHARE * (deadline - _CLOCK.now()))
     try:
         plan = plan_elimination(cnf, int(budget_s / SECONDS_PER_ENTRY))
     except EliminationTooCostly as error:
@@ -504,7 +518,7 @@ def _count_by_tables(
     value = count_by_elimination(plan)
     if value <= cap:
         try:  # it stops after `value` models
-            models = enumeration.run(cnf, None, max(0.0, deadline - time.monotonic()))
+            models = enumeration.run(cnf, None, max(0.0, deadline - _CLOCK.now()))
             return ModelCount(len(models), "enumeration", True, 0.0, {"cap": cap}, tuple(models))
         except CountTimedOut:
             tried.append(f"enumeration ({len(enumeration.models)} of {value} models before the limit)")
@@ -520,7 +534,7 @@ def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSetti
     and the others are stopped. ApproxMC only when none answered within ``1 - AUTO_APPROXMC_SHARE`` of
     the limit."""
     start = time.perf_counter()
-    deadline = time.monotonic() + time_limit_s
+    deadline = _CLOCK.now() + time_limit_s
     tried: list[str] = []
     enumeration = Enumeration()
 
@@ -559,7 +573,7 @@ def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSetti
     answer = _race(simplified, cnf, enumeration, race_deadline, tried)
     if answer is not None:
         return finish(answer, **reduced)
-    left = deadline - time.monotonic()
+    left = deadline - _CLOCK.now()
     if left > 0:
         try:
             return finish(count_by_approxmc(simplified, approxmc, left), **reduced)
@@ -611,7 +625,7 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     after ``AUTO_HEAD_START_S`` of their CPU time (at most ``AUTO_HEAD_START_MAX_S`` on the clock, and at
     once when they give up) by Ganak (a child; a second one on the ``original`` when preprocessing changed a
     CNF with auxiliaries) and enumeration (continuing ``enumeration``, in a thread),
-    until the first exact count or ``deadline`` (``time.monotonic()``); failures are added to ``tried``.
+    until the first exact count or ``deadline`` (on :data:`_CLOCK`); failures are added to ``tried``.
     The frontier count (:mod:`autonesy.tools.frontier_count`) joins them when the CNF has auxiliaries, on
     the encoder's numbering (a sequential counter's exactly-100 of 200: about 12 s of CPU; after
     preprocessing it ran out of 60 s). The one-hot CSP count joins them too, or starts with the SDD routes
@@ -640,7 +654,7 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     wake_read, wake_write = os.pipe()  # the thread's end wakes the parent's select at once
     found["wake"] = wake_write
     thread = threading.Thread(target=enumerate_on, daemon=True)
-    children = [_Child("sdd", _sdd_routes, (cnf, original, deadline - time.monotonic()))]
+    children = [_Child("sdd", _sdd_routes, (cnf, original, deadline - _CLOCK.now()))]
     joining: list[tuple[str, Callable[..., Any], tuple, str | None]] = [("ganak", _ganak_count, (cnf,), None)]
     if original.num_aux_vars and len(original.clauses) <= AUTO_LARGE_CLAUSES and original != cnf:
         # Preprocessing can cost Ganak more than it saves: a totalizer's exactly-20 of 40 takes 8 s as
@@ -654,12 +668,12 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
             children.append(_Child("one-hot", count_one_hot, (csp,)))
         else:
             joining.append(("one-hot", count_one_hot, (csp,), None))
-    head_start_end = time.monotonic() + AUTO_HEAD_START_MAX_S
+    head_start_end = _CLOCK.now() + AUTO_HEAD_START_MAX_S
     answer: ModelCount | None = None
     try:
-        while answer is None and time.monotonic() < deadline:
+        while answer is None and _CLOCK.now() < deadline:
             if joining and (
-                time.monotonic() >= head_start_end
+                _CLOCK.now() >= head_start_end
                 or all(c.done for c in children)
                 or children[0].cpu_s() >= AUTO_HEAD_START_S
             ):
@@ -679,7 +693,7 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
             if answer is None and not ready:
                 if not running and not thread.is_alive() and not joining:
                     break
-                wait = min(0.25, deadline - time.monotonic())
+                wait = min(0.25, deadline - _CLOCK.now())
                 if joining:
                     wait = min(wait, AUTO_HEAD_START_S / 5)  # its CPU time is looked at this often
                 fds = [c.fd for c in running] + ([wake_read] if thread.is_alive() else [])

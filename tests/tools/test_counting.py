@@ -20,6 +20,7 @@ from autonesy.tools.counting import (
     count_models,
     enumerate_models,
 )
+from autonesy.tools.quiet_clock import SLOWEST
 
 EXACT = ("enumeration", "sdd", "ganak", "auto")
 
@@ -295,7 +296,7 @@ def test_every_method_stops_at_its_time_limit(method):
     start = time.perf_counter()
     with pytest.raises(CountTimedOut) as raised:
         count_models(_pigeonhole(10), method, time_limit_s=0.5)  # unsatisfiable and hard for all of them
-    assert time.perf_counter() - start < 3.0
+    assert time.perf_counter() - start < 0.5 / SLOWEST + 2.5  # on the quiet clock: slower while the machine is loaded
     assert raised.value.method == method and raised.value.time_limit_s == 0.5
     if method == "auto":
         assert any(entry.startswith("enumeration") for entry in raised.value.tried)
