@@ -762,6 +762,7 @@ def collect(ns, submitted):
 
 SOLUTIONS = """
 def collect(ns, submitted):
+    import time
     import numpy as np
     import cpmpy as cp
     from cpmpy.expressions.core import Expression
@@ -799,19 +800,54 @@ def collect(ns, submitted):
                 position += len(values)
         seen[bits] = None
 
+    def blocked(bits):  # the constraint that excludes one projected solution
+        differ, position = [], 0
+        for item, values in layout:
+            if values is None:
+                if isinstance(item, Expression):
+                    differ.append(item != ((bits >> position) & 1))
+                position += 1
+            else:
+                if isinstance(item, Expression):
+                    chosen = [v for i, v in enumerate(values) if (bits >> (position + i)) & 1]
+                    differ.append(item != chosen[0] if chosen else cp.BoolVal(True))
+                position += len(values)
+        return cp.any(differ)
+
     raw_limit = {limit} * 8  # CP-SAT lists every variable's values: projected duplicates are dropped here
     solver.solveAll(display=record, time_limit={seconds}, solution_limit=raw_limit)
     complete = solver.status().exitstatus == ExitStatus.OPTIMAL and len(seen) <= {limit}
+    if not complete and len(seen) <= {blocking_up_to}:
+        # The enumeration kept finding the same few projected solutions (other variables differing):
+        # the rest are found one solve at a time, each found one excluded.
+        for bits in seen:
+            solver += blocked(bits)
+        end = time.monotonic() + {blocking_seconds}
+        while len(seen) <= {blocking_up_to} and time.monotonic() < end:
+            left = end - time.monotonic()
+            if not solver.solve(time_limit=left, num_workers=1, enumerate_all_solutions=False):
+                complete = solver.status().exitstatus == ExitStatus.UNSATISFIABLE
+                break
+            before = len(seen)
+            record()
+            if len(seen) == before:
+                break  # a solution the blocking should have excluded: not to be trusted
+            solver += blocked(list(seen)[-1])
     solutions = [format(bits, "x") for bits in list(seen)[: {limit}]]
     return {{"solutions": solutions, "complete": complete}}
 """
 SOLUTIONS_LIMIT = 200_000  # OR-Tools lists at most this many projected solutions of a model (Steiner
 # triples of 7 points: 151,200, listed in 48 s)
-SOLUTIONS_LISTING_S = 120.0  # within this many seconds (the sandbox's CPU limit is 150 s)
+SOLUTIONS_LISTING_S = 120.0  # within this many seconds (the sandbox's CPU limit is 210 s)
+# An enumeration that ran out of time having found at most this many projected solutions (it enumerates
+# the other variables too: a handshaking puzzle's one answer, with every handshake matrix behind it) goes
+# on by blocking: one solve per projected solution, within this many more seconds.
+SOLUTIONS_BLOCKING_UP_TO = 1_000
+SOLUTIONS_BLOCKING_S = 60.0
 # A listing is certified when its solutions times the task variables stay below this (each bit is a
 # Python integer in a tuple, then a literal in each prover): Steiner triples, 151,200 × 49 = 7.4 million.
 CERTIFY_MAX_BITS = 50_000_000
-SOLUTIONS_LIMITS = SandboxLimits(cpu_seconds=150.0, wall_seconds=300.0, result_bytes=96 << 20)
+SOLUTIONS_LIMITS = SandboxLimits(cpu_seconds=210.0, wall_seconds=400.0, result_bytes=96 << 20)
 
 
 def solutions(problem: Problem, limit: int = SOLUTIONS_LIMIT, seconds: float | None = None) -> dict[str, Any]:
@@ -831,6 +867,8 @@ def solutions(problem: Problem, limit: int = SOLUTIONS_LIMIT, seconds: float | N
             decision=list(problem.decision_variables),
             limit=int(limit),
             seconds=float(seconds or SOLUTIONS_LISTING_S),
+            blocking_up_to=SOLUTIONS_BLOCKING_UP_TO,
+            blocking_seconds=SOLUTIONS_BLOCKING_S,
         ),
         preload=("cpmpy", "numpy", "ortools"),
         limits=SOLUTIONS_LIMITS,
@@ -925,7 +963,8 @@ def _counting_key() -> str:
     and OR-Tools' listing."""
     from autonesy.tools.counting import ROUTES_VERSION
 
-    return json.dumps([ROUTES_VERSION, SOLUTIONS_LIMIT, SOLUTIONS_LISTING_S, CERTIFY_MAX_BITS])
+    listing = [SOLUTIONS_LIMIT, SOLUTIONS_LISTING_S, SOLUTIONS_BLOCKING_UP_TO, SOLUTIONS_BLOCKING_S]
+    return json.dumps([ROUTES_VERSION, *listing, CERTIFY_MAX_BITS])
 
 
 def _encoding_name(one_hot: str | None, encoder: str | None) -> str:
