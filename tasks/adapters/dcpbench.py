@@ -817,13 +817,13 @@ def collect(ns, submitted):
     raw_limit = {limit} * 8  # CP-SAT lists every variable's values: projected duplicates are dropped here
     solver.solveAll(display=record, time_limit={seconds}, solution_limit=raw_limit)
     complete = solver.status().exitstatus == ExitStatus.OPTIMAL and len(seen) <= {limit}
-    if not complete and len(seen) <= {blocking_up_to}:
+    if not complete and len(seen) <= min({blocking_up_to}, {limit}):
         # The enumeration kept finding the same few projected solutions (other variables differing):
         # the rest are found one solve at a time, each found one excluded.
         for bits in seen:
             solver += blocked(bits)
         end = time.monotonic() + {blocking_seconds}
-        while len(seen) <= {blocking_up_to} and time.monotonic() < end:
+        while len(seen) <= min({blocking_up_to}, {limit}) and time.monotonic() < end:
             left = end - time.monotonic()
             if not solver.solve(time_limit=left, num_workers=1, enumerate_all_solutions=False):
                 complete = solver.status().exitstatus == ExitStatus.UNSATISFIABLE

@@ -939,3 +939,22 @@ def test_dcpbench_a_constraint_with_few_allowed_combinations_gets_one_helper_per
         outcome = dcpbench._encode(problem, None, "decision")
         assert reindex(outcome["data"], outcome["names"]).num_aux_vars == helpers
         assert _projected(outcome, outcome["names"]) == expected
+
+
+def test_dcpbench_a_listing_that_repeats_few_projected_solutions_goes_on_by_blocking(monkeypatch):
+    """x in 0..2 is the decision; 24 other Booleans only need x + sum(y) >= 1, so CP-SAT's enumeration
+    lists millions of solutions (y differing) for three projected ones: x = 0, 1, 2, the one-hot bits
+    0b001, 0b010, 0b100. Out of its second, the listing goes on by blocking and ends complete; without
+    the blocking it is incomplete."""
+    from autonesy.tasks.adapters import dcpbench
+
+    source = (
+        '"""\nThree values.\n\nPrint x (x).\n"""\nfrom cpmpy import *\n'
+        'x = intvar(0, 2, name="x")\ny = boolvar(shape=24, name="y")\n'
+        "model = Model([x + sum(y) >= 1])\nmodel.solve()\n"
+    )
+    problem = dcpbench.Problem("repeats", "Three values.\n\nPrint x (x).", source, "", ("x",), (), "test")
+    listed = dcpbench.solutions(problem, seconds=1.0)
+    assert listed["complete"] and sorted(listed["solutions"]) == [0b001, 0b010, 0b100]
+    monkeypatch.setattr(dcpbench, "SOLUTIONS_BLOCKING_UP_TO", 0)
+    assert not dcpbench.solutions(problem, seconds=1.0)["complete"]
