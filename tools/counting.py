@@ -30,8 +30,8 @@ a forked child that is killed when the limit passes. A count that runs out of ti
 The limits of the race and of the children are kept on a quiet clock (:mod:`autonesy.tools.quiet_clock`),
 which slows down while this process and its children get less CPU than they ask for: a limit buys the
 same work on a loaded machine, so whether a count finishes does not depend on what else runs (within a
-factor of four on the wall clock). The budgets a child divides among its own routes (the SDD routes'
-shares) and the short in-process steps stay on the wall clock.
+factor of four on the wall clock). A child's own budgets (the SDD routes' shares) are its CPU time;
+the short in-process steps stay on the wall clock.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ from pysat.solvers import Solver
 from autonesy.tools.cnf import CNF
 from autonesy.tools.compile import (
     CompilationBudgetExceeded,
+    budgets_on_thread_cpu_time,
     compile_by_elimination,
     compile_to_sdd,
     compile_unminimised,
@@ -70,7 +71,7 @@ from autonesy.tools.frontier_count import count_by_frontier
 from autonesy.tools.onehot_count import count_one_hot, one_hot_groups
 from autonesy.tools.options import COUNT_METHODS
 from autonesy.tools.preprocess import simplify_projected
-from autonesy.tools.quiet_clock import SLOWEST, QuietClock
+from autonesy.tools.quiet_clock import QuietClock
 from autonesy.tools.variable_elimination import (
     SECONDS_PER_ENTRY,
     EliminationTooCostly,
@@ -258,6 +259,7 @@ def _run_killable(method: str, work: Callable[..., Any], args: tuple, time_limit
 
 
 def _sdd_count(cnf: CNF, time_limit_s: float, size_limit: int) -> tuple[int, dict[str, Any]]:
+    budgets_on_thread_cpu_time()  # in a child
     sdd = compile_to_sdd(cnf, time_limit_s=time_limit_s, size_limit=size_limit)
     return sdd.model_count(), {"vtree": sdd.vtree_type, "sdd_size": sdd.size, "minimized": True}
 
@@ -265,9 +267,7 @@ def _sdd_count(cnf: CNF, time_limit_s: float, size_limit: int) -> tuple[int, dic
 def count_by_sdd(cnf: CNF, time_limit_s: float = DEFAULT_TIME_LIMIT_S, size_limit: int = 5_000_000) -> ModelCount:
     """Exact count through an SDD; raises :class:`CompilationBudgetExceeded` on a size overflow."""
     start = time.perf_counter()
-    # The child's own budget is on the wall clock: stretched, so that the quiet clock stops it (CountTimedOut).
-    child_limit_s = time_limit_s / SLOWEST
-    value, params = _run_killable("sdd", _sdd_count, (cnf, child_limit_s, size_limit), time_limit_s)
+    value, params = _run_killable("sdd", _sdd_count, (cnf, time_limit_s, size_limit), time_limit_s)
     return ModelCount(value, "sdd", True, time.perf_counter() - start, params)
 
 
@@ -464,7 +464,8 @@ def _sdd_routes(cnf: CNF, original: CNF, time_limit_s: float) -> tuple[int, dict
     scrambles the encoders' counters: exactly-25 of 50 takes 2.2 s of CPU after it, 0.7 s before) and a
     minimised SDD, each with half of what is left: bucket elimination first when auxiliaries outnumber
     the task variables twice (a counter's registers), the minimised SDD first otherwise (road-r)."""
-    deadline = time.monotonic() + time_limit_s
+    budgets_on_thread_cpu_time()  # in a child: its shares, like the race's limit, buy the same work under load
+    deadline = time.thread_time() + time_limit_s
     overflows = []
     try:
         return _quick_sdd_count(cnf, min(AUTO_QUICK_SDD_MAX_S, 0.2 * time_limit_s))
@@ -472,11 +473,11 @@ def _sdd_routes(cnf: CNF, original: CNF, time_limit_s: float) -> tuple[int, dict
         overflows.append(f"unminimised: {error}")
 
     def bucketed(share: float) -> tuple[int, dict[str, Any]]:
-        sdd = compile_by_elimination(original, time_limit_s=share * (deadline - time.monotonic()))
+        sdd = compile_by_elimination(original, time_limit_s=share * (deadline - time.thread_time()))
         return sdd.model_count(), {"vtree": "right", "sdd_size": sdd.size, "bucket_elimination": True}
 
     def minimised(share: float) -> tuple[int, dict[str, Any]]:
-        return _sdd_count(cnf, share * (deadline - time.monotonic()), 5_000_000)
+        return _sdd_count(cnf, share * (deadline - time.thread_time()), 5_000_000)
 
     routes = [("bucket elimination", bucketed), ("minimised", minimised)]
     if original.num_aux_vars <= 2 * original.num_task_vars:

@@ -126,3 +126,31 @@ def _busy_orphan(core: set[int]) -> int:
     os.close(read_end)
     os.waitpid(middle, 0)
     return hog
+
+
+def test_an_sdd_count_on_a_shared_core_gets_its_limit_in_cpu_time():
+    """The SDD child measures its own budget on its CPU time: on a core shared with three busy processes
+    it gets about a quarter of it, so a compilation that needs c seconds of CPU takes about 4c on the wall;
+    with a limit of 3c + 0.3 s it still finishes (on the wall clock its budget would have run out)."""
+    import random
+
+    from autonesy.tools.compile import compile_to_sdd
+
+    rng = random.Random(7)
+    clauses = tuple(tuple(rng.choice((1, -1)) * v for v in rng.sample(range(1, 26), 3)) for _ in range(75))
+    cnf = CNF(25, clauses)
+    start = time.thread_time()
+    compile_to_sdd(cnf, time_limit_s=60)
+    cpu = time.thread_time() - start
+    expected = count_models(cnf, "enumeration").value
+    affinity = os.sched_getaffinity(0)
+    core = {min(affinity)}
+    hogs = [_busy_orphan(core) for _ in range(3)]
+    try:
+        os.sched_setaffinity(0, core)
+        counted = count_models(cnf, "sdd", time_limit_s=3 * cpu + 0.3)
+    finally:
+        os.sched_setaffinity(0, affinity)
+        for hog in hogs:
+            os.kill(hog, signal.SIGKILL)
+    assert counted.value == expected
