@@ -27,10 +27,11 @@ budget first; the native counters (Ganak, PySDD, ApproxMC) offer no limit of the
 a forked child that is killed when the limit passes. A count that runs out of time raises
 :class:`CountTimedOut`, which says which methods were tried and for how long.
 
-The limits of the race and of the children are kept on a quiet clock (:mod:`autonesy.tools.quiet_clock`),
-which slows down while this process and its children get less CPU than they ask for: a limit buys the
-same work on a loaded machine, so whether a count finishes does not depend on what else runs (within a
-factor of four on the wall clock). A child's own budgets (the SDD routes' shares) are its CPU time;
+The limits of the race and of the children are kept on the thread's quiet clock
+(:mod:`autonesy.tools.quiet_clock`), which watches the count's children and helper thread and slows
+down while they get less CPU than they ask for: a limit buys the same work on a loaded machine (other
+programs, or other threads' counts), so whether a count finishes does not depend on what else runs
+(within a factor of four on the wall clock). A child's own budgets (the SDD routes' shares) are its CPU time;
 the short in-process steps stay on the wall clock.
 """
 
@@ -71,7 +72,7 @@ from autonesy.tools.frontier_count import count_by_frontier
 from autonesy.tools.onehot_count import count_one_hot, one_hot_groups
 from autonesy.tools.options import COUNT_METHODS
 from autonesy.tools.preprocess import simplify_projected
-from autonesy.tools.quiet_clock import QuietClock
+from autonesy.tools.quiet_clock import current as quiet_clock
 from autonesy.tools.variable_elimination import (
     SECONDS_PER_ENTRY,
     EliminationTooCostly,
@@ -114,8 +115,7 @@ AUTO_LARGE_CLAUSES = 50_000  # above this: no first enumeration, preprocessing i
 AUTO_PREPROCESS_SHARE = 0.3  # of the limit, for a large CNF's preprocessing
 AUTO_APPROXMC_SHARE = 0.2  # of the limit, kept for ApproxMC when no exact route answered
 
-_CLOCK = QuietClock()  # the clock of every limit here: a limit buys the same work on a loaded machine
-_CLOCK_POLL_S = 1.0  # a wait for the children reads the clock at least this often
+_CLOCK_POLL_S = 1.0  # a wait for the children reads the quiet clock at least this often
 
 
 @dataclass(frozen=True)
@@ -190,6 +190,8 @@ class _Child:
                 os._exit(0)
         os.close(write_end)
         self.pid, self.fd, self.started = pid, read_end, time.monotonic()
+        self.clock = quiet_clock()  # the child asks for CPU on its parent thread's clock
+        self.clock.watch(child=pid)
         self.chunks: list[bytes] = []
         self.done = False
 
@@ -201,6 +203,7 @@ class _Child:
                 self.done = True
                 os.close(self.fd)
                 os.waitpid(self.pid, 0)
+                self.clock.forget(child=self.pid)
             else:
                 self.chunks.append(chunk)
         return self.done
@@ -232,16 +235,17 @@ class _Child:
             os.kill(self.pid, signal.SIGKILL)
             os.close(self.fd)
             os.waitpid(self.pid, 0)
+            self.clock.forget(child=self.pid)
             self.done = True
 
 
 def _wait_any(children: list[_Child], deadline: float, poll_s: float = 0.05) -> _Child | None:
-    """The first child to finish before ``deadline`` (on :data:`_CLOCK`), else None."""
+    """The first child to finish before ``deadline`` (on the thread's quiet clock), else None."""
     while True:
         for child in children:
             if child.ready():
                 return child
-        remaining = deadline - _CLOCK.now()
+        remaining = deadline - quiet_clock().now()
         if remaining <= 0:
             return None
         select.select([c.fd for c in children if not c.done], [], [], min(poll_s, remaining, _CLOCK_POLL_S))
@@ -251,7 +255,7 @@ def _run_killable(method: str, work: Callable[..., Any], args: tuple, time_limit
     """``work(*args)`` in a forked child, killed once ``time_limit_s`` has passed (:class:`CountTimedOut`)."""
     child = _Child(method, work, args)
     try:
-        if _wait_any([child], _CLOCK.now() + time_limit_s, poll_s=time_limit_s) is None:
+        if _wait_any([child], quiet_clock().now() + time_limit_s, poll_s=time_limit_s) is None:
             raise CountTimedOut(method, time_limit_s)
     finally:
         child.kill()
@@ -363,10 +367,10 @@ def count_from_candidates(
     if any(len(m) != n or not set(m) <= {0, 1} for m in distinct):
         raise ValueError(f"a candidate is not a 0/1 assignment of the {n} task variables")
 
-    deadline = _CLOCK.now() + (time_limit_s if time_limit_s is not None else float("inf"))
+    deadline = quiet_clock().now() + (time_limit_s if time_limit_s is not None else float("inf"))
 
     def left() -> float | None:
-        return None if time_limit_s is None else max(0.0, deadline - _CLOCK.now())
+        return None if time_limit_s is None else max(0.0, deadline - quiet_clock().now())
 
     provers = [_Child("seeded-enumeration", prove, (cnf, distinct), label) for label, prove in _COMPLETENESS_PROVERS]
     try:
@@ -392,7 +396,7 @@ def _first_proof(provers: list[_Child], time_limit_s: float | None) -> tuple[boo
     """The first answer among ``provers`` (whether ``cnf`` has no projected model but the candidates)
     and which prover gave it; one that fails leaves it to the others. :class:`CountTimedOut` when none
     answers within ``time_limit_s``, :class:`CounterFailed` when all fail."""
-    deadline = _CLOCK.now() + (time_limit_s if time_limit_s is not None else float("inf"))
+    deadline = quiet_clock().now() + (time_limit_s if time_limit_s is not None else float("inf"))
     running, failures = list(provers), []
     while running:
         child = _wait_any(running, deadline, poll_s=1.0)
@@ -512,7 +516,7 @@ def _count_by_tables(
     if cnf.num_vars > AUTO_TABLES_MAX_VARS:
         return None
     start = time.perf_counter()
-    budget_s = min(AUTO_TABLES_MAX_S, AUTO_TABLES_SHARE * (deadline - _CLOCK.now()))
+    budget_s = min(AUTO_TABLES_MAX_S, AUTO_TABLES_SHARE * (deadline - quiet_clock().now()))
     try:
         plan = plan_elimination(cnf, int(budget_s / SECONDS_PER_ENTRY))
     except EliminationTooCostly as error:
@@ -521,7 +525,7 @@ def _count_by_tables(
     value = count_by_elimination(plan)
     if value <= cap:
         try:  # it stops after `value` models
-            models = enumeration.run(cnf, None, max(0.0, deadline - _CLOCK.now()))
+            models = enumeration.run(cnf, None, max(0.0, deadline - quiet_clock().now()))
             return ModelCount(len(models), "enumeration", True, 0.0, {"cap": cap}, tuple(models))
         except CountTimedOut:
             tried.append(f"enumeration ({len(enumeration.models)} of {value} models before the limit)")
@@ -537,7 +541,7 @@ def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSetti
     and the others are stopped. ApproxMC only when none answered within ``1 - AUTO_APPROXMC_SHARE`` of
     the limit."""
     start = time.perf_counter()
-    deadline = _CLOCK.now() + time_limit_s
+    deadline = quiet_clock().now() + time_limit_s
     tried: list[str] = []
     enumeration = Enumeration()
 
@@ -576,7 +580,7 @@ def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSetti
     answer = _race(simplified, cnf, enumeration, race_deadline, tried)
     if answer is not None:
         return finish(answer, **reduced)
-    left = deadline - _CLOCK.now()
+    left = deadline - quiet_clock().now()
     if left > 0:
         try:
             return finish(count_by_approxmc(simplified, approxmc, left), **reduced)
@@ -628,7 +632,7 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     after ``AUTO_HEAD_START_S`` of their CPU time (at most ``AUTO_HEAD_START_MAX_S`` on the clock, and at
     once when they give up) by Ganak (a child; a second one on the ``original`` when preprocessing changed a
     CNF with auxiliaries) and enumeration (continuing ``enumeration``, in a thread),
-    until the first exact count or ``deadline`` (on :data:`_CLOCK`); failures are added to ``tried``.
+    until the first exact count or ``deadline`` (on the thread's quiet clock); failures are added to ``tried``.
     The frontier count (:mod:`autonesy.tools.frontier_count`) joins them when the CNF has auxiliaries, on
     the encoder's numbering (a sequential counter's exactly-100 of 200: about 12 s of CPU; after
     preprocessing it ran out of 60 s). The one-hot CSP count joins them too, or starts with the SDD routes
@@ -657,7 +661,7 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     wake_read, wake_write = os.pipe()  # the thread's end wakes the parent's select at once
     found["wake"] = wake_write
     thread = threading.Thread(target=enumerate_on, daemon=True)
-    children = [_Child("sdd", _sdd_routes, (cnf, original, deadline - _CLOCK.now()))]
+    children = [_Child("sdd", _sdd_routes, (cnf, original, deadline - quiet_clock().now()))]
     joining: list[tuple[str, Callable[..., Any], tuple, str | None]] = [("ganak", _ganak_count, (cnf,), None)]
     if original.num_aux_vars and len(original.clauses) <= AUTO_LARGE_CLAUSES and original != cnf:
         # Preprocessing can cost Ganak more than it saves: a totalizer's exactly-20 of 40 takes 8 s as
@@ -671,18 +675,19 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
             children.append(_Child("one-hot", count_one_hot, (csp,)))
         else:
             joining.append(("one-hot", count_one_hot, (csp,), None))
-    head_start_end = _CLOCK.now() + AUTO_HEAD_START_MAX_S
+    head_start_end = quiet_clock().now() + AUTO_HEAD_START_MAX_S
     answer: ModelCount | None = None
     try:
-        while answer is None and _CLOCK.now() < deadline:
+        while answer is None and quiet_clock().now() < deadline:
             if joining and (
-                _CLOCK.now() >= head_start_end
+                quiet_clock().now() >= head_start_end
                 or all(c.done for c in children)
                 or children[0].cpu_s() >= AUTO_HEAD_START_S
             ):
                 children.extend(_Child(method, work, args, label) for method, work, args, label in joining)
                 joining = []
                 thread.start()
+                quiet_clock().watch(thread=thread.native_id)
             if not thread.is_alive() and "models" in found:
                 models = found["models"]
                 answer = ModelCount(len(models), "enumeration", True, 0.0, {}, tuple(models))
@@ -696,7 +701,7 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
             if answer is None and not ready:
                 if not running and not thread.is_alive() and not joining:
                     break
-                wait = min(0.25, deadline - _CLOCK.now())
+                wait = min(0.25, deadline - quiet_clock().now())
                 if joining:
                     wait = min(wait, AUTO_HEAD_START_S / 5)  # its CPU time is looked at this often
                 fds = [c.fd for c in running] + ([wake_read] if thread.is_alive() else [])
@@ -707,6 +712,7 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
             child.kill()
         if thread.ident is not None:
             thread.join()
+            quiet_clock().forget(thread=thread.native_id)
         os.close(wake_read)
         os.close(wake_write)
     if answer is None:

@@ -3,14 +3,17 @@
 A limit on the wall clock is a smaller budget while other work shares the cores: DCP-Bench's ground
 truths, counted by two workers on two cores (load about 4), got half a core per racer, and a Steiner
 certification that takes 244 s alone ran out of its 300 s — so whether a ground truth was scorable
-depended on what else ran. The quiet clock runs at the wall clock's speed while this process's threads
-and its children get all the CPU they ask for (up to the cores there are), and slower in proportion
-while they get less; never slower than :data:`SLOWEST` of the wall clock, so a limit of t seconds
-ends within t / SLOWEST seconds on the wall. Where /proc cannot be read (not Linux) it is the wall clock.
+depended on what else ran. A quiet clock watches the tasks of one piece of work (the thread that reads
+it, the children and helper threads it is told about): it runs at the wall clock's speed while they
+get all the CPU they ask for (up to the cores there are), and slower in proportion while they get less
+— whatever takes the CPU from them: other programs, or other threads of this process with their own
+children. Never slower than :data:`SLOWEST` of the wall clock, so a limit of t seconds ends within
+t / SLOWEST seconds on the wall. Where /proc cannot be read (not Linux) it is the wall clock.
 
-What asks for CPU: the threads of this process other than the one reading the clock, and its
-children, that are runnable (state R) at either end of an interval. What they got: the CPU time of
-all of them over the interval, from /proc.
+Who asks for CPU: the watched children and threads that are runnable (state R) at either end of an
+interval, and the reading thread when it used a tenth of the interval or more (work between readings).
+What they got: their CPU time over the interval, from /proc. Each thread has its own clock
+(:func:`current`): the counts of a sweep's worker threads are one another's load.
 """
 
 from __future__ import annotations
@@ -20,27 +23,44 @@ import threading
 import time
 from collections.abc import Callable
 
-__all__ = ["SLOWEST", "QuietClock", "Sample"]
+__all__ = ["SLOWEST", "QuietClock", "Sample", "current"]
 
-SLOWEST = 0.25  # the quiet clock runs at least this fast against the wall clock
+SLOWEST = 0.25  # a quiet clock runs at least this fast against the wall clock
+READER_WORKS = 0.1  # the reading thread asks for CPU when it used this share of an interval
 Sample = tuple[float, dict[str, float], int]
-"""(wall-clock seconds, the CPU seconds each of this process's threads and children has used so far, how many
-of them ask for CPU); a task that ends between two readings loses its last interval's CPU (the clock is then slow)."""
+"""(wall-clock seconds, the CPU seconds each watched task has used so far, how many of them ask for CPU);
+a task that ends between two readings loses its last interval's CPU (the clock is then slow)."""
 
 
 class QuietClock:
-    """Monotonic seconds, slowed while this process and its children are short of CPU; thread-safe.
+    """Monotonic seconds, slowed while the watched tasks are short of CPU; thread-safe.
 
-    Only differences between two readings mean anything (like :func:`time.monotonic`).
+    Only differences between two readings mean anything (like :func:`time.monotonic`). The thread
+    that creates it is its reader; :meth:`watch` adds a child process or a helper thread.
     ``sample`` and ``cores`` are for tests (the machine's readings and size otherwise).
     """
 
     def __init__(self, sample: Callable[[], Sample] | None = None, cores: int | None = None):
-        self._sample = sample or _proc_sample
+        self._sample = sample or self._read_proc
         self._cores = cores or _cores()
+        self._reader = threading.get_native_id()
+        self._children: set[int] = set()
+        self._threads: set[int] = set()
         self._lock = threading.Lock()
         self._last: Sample | None = None
         self._elapsed = 0.0
+
+    def watch(self, *, child: int | None = None, thread: int | None = None) -> None:
+        """Count a child process (pid) or a helper thread (native id) among the tasks asking for CPU."""
+        with self._lock:
+            self._children.update([child] if child is not None else [])
+            self._threads.update([thread] if thread is not None else [])
+
+    def forget(self, *, child: int | None = None, thread: int | None = None) -> None:
+        """Stop watching a child or thread (it has ended)."""
+        with self._lock:
+            self._children.discard(child if child is not None else -1)
+            self._threads.discard(thread if thread is not None else -1)
 
     def now(self) -> float:
         """The quiet seconds so far (the interval since the last reading counted at its measured rate)."""
@@ -50,12 +70,42 @@ class QuietClock:
                 last_wall, last_cpu, last_asking = self._last
                 interval = wall - last_wall
                 if interval > 0:
-                    wanted = min(self._cores, max(asking, last_asking)) * interval
-                    got = sum(max(0.0, seconds - last_cpu.get(task, 0.0)) for task, seconds in cpu.items())
-                    rate = 1.0 if wanted <= 0 else got / wanted
+                    got = {task: max(0.0, seconds - last_cpu.get(task, 0.0)) for task, seconds in cpu.items()}
+                    asked = max(asking, last_asking) + (got.get("reader", 0.0) >= READER_WORKS * interval)
+                    wanted = min(self._cores, asked) * interval
+                    rate = 1.0 if wanted <= 0 else sum(got.values()) / wanted
                     self._elapsed += interval * min(1.0, max(SLOWEST, rate))
             self._last = (wall, cpu, asking)
             return self._elapsed
+
+    def _read_proc(self) -> Sample:
+        """The watched tasks, read from /proc (the reading thread's CPU as "reader", never asking here)."""
+        wall = time.monotonic()
+        try:
+            _, reader = _stat(f"/proc/self/task/{self._reader}/stat")
+        except (OSError, ValueError, IndexError):
+            return wall, {"wall": wall}, 1  # every interval at full rate
+        cpu, asking = {"reader": reader}, 0
+        paths = [(f"thread {t}", f"/proc/self/task/{t}/stat") for t in self._threads]
+        paths += [(f"child {pid}", f"/proc/{pid}/stat") for pid in self._children]
+        for task, path in paths:
+            try:
+                state, cpu[task] = _stat(path)
+            except (OSError, ValueError, IndexError):
+                continue  # a task that has just ended
+            asking += state == "R"
+        return wall, cpu, asking
+
+
+_local = threading.local()
+
+
+def current() -> QuietClock:
+    """The calling thread's quiet clock (made on first use)."""
+    clock = getattr(_local, "clock", None)
+    if clock is None:
+        clock = _local.clock = QuietClock()
+    return clock
 
 
 def _cores() -> int:
@@ -73,32 +123,3 @@ def _stat(path: str) -> tuple[str, float]:
     with open(path) as stat:
         fields = stat.read().rsplit(")", 1)[1].split()  # from field 3 (state) on: utime and stime are 14, 15
     return fields[0], (int(fields[11]) + int(fields[12])) / _TICKS
-
-
-def _proc_sample() -> Sample:
-    """This process's threads and children, read from /proc; the wall clock alone where that fails."""
-    wall = time.monotonic()
-    try:
-        tasks = os.listdir("/proc/self/task")
-    except OSError:
-        return wall, {"wall": wall}, 1  # every interval at full rate
-    reader = threading.get_native_id()
-    cpu: dict[str, float] = {}
-    asking, children = 0, []
-    for tid in tasks:
-        try:
-            state, seconds = _stat(f"/proc/self/task/{tid}/stat")
-            with open(f"/proc/self/task/{tid}/children") as listed:
-                children.extend(listed.read().split())
-        except (OSError, ValueError, IndexError):
-            continue  # a thread that has just ended
-        cpu[tid] = seconds
-        asking += state == "R" and int(tid) != reader
-    for pid in children:
-        try:
-            state, seconds = _stat(f"/proc/{pid}/stat")
-        except (OSError, ValueError, IndexError):
-            continue  # a child that has just been reaped
-        cpu[f"child {pid}"] = seconds
-        asking += state == "R"
-    return wall, cpu, asking

@@ -9,7 +9,7 @@ from pysat.examples.genhard import PHP
 
 from autonesy.tools.cnf import CNF
 from autonesy.tools.counting import CountTimedOut, count_models
-from autonesy.tools.quiet_clock import SLOWEST, QuietClock, _proc_sample
+from autonesy.tools.quiet_clock import SLOWEST, QuietClock, _stat
 
 
 class Readings:
@@ -62,28 +62,46 @@ def test_a_task_that_ends_does_not_run_the_clock_backwards():
     assert 0.5 * 1 + 1.0 <= _elapsed(clock, 3) <= 2.0
 
 
-def test_on_this_machine_a_busy_child_advances_the_clock_by_the_cpu_it_gets():
-    """One busy child and nothing else of ours asking: its CPU time is the quiet time (whatever else the
-    machine runs), unless it is starved below the floor."""
+def test_the_reader_working_between_readings_asks_for_cpu():
+    # The reading thread used the whole second itself, and one watched child got half a second: two asked.
+    readings = Readings((0.0, {"reader": 0.0, "a": 0.0}, 1), (1.0, {"reader": 1.0, "a": 0.5}, 1))
+    assert _elapsed(QuietClock(readings, cores=2), 2) == pytest.approx(0.75)
+
+
+def test_on_this_machine_a_child_the_clock_does_not_watch_is_load():
+    """One core, two busy children: the watched one gets about half of it, and the clock advances by the
+    CPU it gets (whatever else the machine runs), unless it is starved below the floor. The other child
+    is this process's too (another thread's count, say), but not this clock's: it is load."""
+    affinity = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(affinity)})
+    watched, other = _busy_child(), _busy_child()
+    try:
+        clock = QuietClock()
+        clock.watch(child=watched)
+        start_quiet, start_wall, start_cpu = clock.now(), time.monotonic(), _cpu(watched)
+        while time.monotonic() - start_wall < 1.5:
+            time.sleep(0.1)
+            clock.now()
+        quiet, wall, cpu = clock.now() - start_quiet, time.monotonic() - start_wall, _cpu(watched) - start_cpu
+    finally:
+        os.sched_setaffinity(0, affinity)
+        for pid in (watched, other):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    assert quiet == pytest.approx(max(cpu, SLOWEST * wall), abs=0.25)
+    assert quiet < 0.8 * wall
+
+
+def _busy_child() -> int:
     pid = os.fork()
     if pid == 0:
         while True:
             pass
-    try:
-        clock = QuietClock()
-        start_quiet, start_wall, start_cpu = clock.now(), time.monotonic(), _child_cpu(pid)
-        while time.monotonic() - start_wall < 1.5:
-            time.sleep(0.1)
-            clock.now()
-        quiet, wall, cpu = clock.now() - start_quiet, time.monotonic() - start_wall, _child_cpu(pid) - start_cpu
-    finally:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    assert quiet == pytest.approx(max(cpu, SLOWEST * wall), abs=0.25)
+    return pid
 
 
-def _child_cpu(pid: int) -> float:
-    return sum(seconds for task, seconds in _proc_sample()[1].items() if task == f"child {pid}")
+def _cpu(pid: int) -> float:
+    return _stat(f"/proc/{pid}/stat")[1]
 
 
 def test_a_count_on_a_shared_core_runs_longer_on_the_wall_clock():
