@@ -32,7 +32,8 @@ The limits of the race and of the children are kept on the thread's quiet clock
 down while they get less CPU than they ask for: a limit buys the same work on a loaded machine (other
 programs, or other threads' counts), so whether a count finishes does not depend on what else runs
 (within a factor of four on the wall clock). A child's own budgets (the SDD routes' shares) are its CPU time;
-the short in-process steps stay on the wall clock.
+the steps in this process (the first enumeration, preprocessing, the check of candidate models) stay
+on the wall clock.
 """
 
 from __future__ import annotations
