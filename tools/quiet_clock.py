@@ -53,14 +53,18 @@ class QuietClock:
     def watch(self, *, child: int | None = None, thread: int | None = None) -> None:
         """Count a child process (pid) or a helper thread (native id) among the tasks asking for CPU."""
         with self._lock:
-            self._children.update([child] if child is not None else [])
-            self._threads.update([thread] if thread is not None else [])
+            if child is not None:
+                self._children.add(child)
+            if thread is not None:
+                self._threads.add(thread)
 
     def forget(self, *, child: int | None = None, thread: int | None = None) -> None:
         """Stop watching a child or thread (it has ended)."""
         with self._lock:
-            self._children.discard(child if child is not None else -1)
-            self._threads.discard(thread if thread is not None else -1)
+            if child is not None:
+                self._children.discard(child)
+            if thread is not None:
+                self._threads.discard(thread)
 
     def now(self) -> float:
         """The quiet seconds so far (the interval since the last reading counted at its measured rate)."""
