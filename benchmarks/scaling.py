@@ -1,6 +1,6 @@
 """Where exact counting, SDD compilation, SPL and SL stop being practical: a ladder of growing constraints.
 
-Three families, each as a CNF over task variables 1..N (auxiliaries above N), written as DIMACS
+Families of constraints, each as a CNF over task variables 1..N (auxiliaries above N), written as DIMACS
 task files with ``--out``:
 
 - ``grid-path k``: the chosen edges of a k × k grid graph form one simple path from the top-left to
@@ -14,10 +14,15 @@ task files with ``--out``:
 - ``sudoku n``: n × n Sudoku (boxes 2 × 2, 2 × 3, 3 × 3), one-hot cells: n³ variables, 729 for 9 × 9.
 - ``exactly-k n``: exactly n/2 of n variables (sequential counter: auxiliaries).
 - ``exactly-k-totalizer n``: the same constraint as pysat's totalizer writes it (a tree of unary adders).
+- ``latin n``: n × n Latin squares, one variable per (row, column, symbol), no auxiliaries (symmetric
+  under rows, columns, symbols and their roles: counted by orbits).
+- ``golfers w``: 9 social golfers in 3 groups of 3 for w weeks, no two meeting twice, no auxiliaries
+  (one clause per subset for the group sizes, per pair of weeks for a second meeting): 4 weeks are
+  the affine plane of order 3, one orbit of 26,127,360 schedules.
 
 For each size: variables, clauses, the model count and the seconds of each counting method
 (``auto`` — enumeration, auxiliary elimination, unminimised SDDs, Ganak, minimised SDD, with
-auxiliaries the frontier dynamic programme, without them the one-hot one — and each
+auxiliaries the frontier dynamic programme, without them the one-hot one, and counting by orbits — and each
 route alone on the CNF as built: enumeration, Ganak, minimised SDD, ApproxMC), the SDD's size and compile time, and the CPU time of one SL and
 one SPL training step relative to the bare backbone step (an MLP on random features, batch 128,
 labels that satisfy the constraint). Every step has a time limit (``--limit``, 60 s): counting
@@ -57,6 +62,8 @@ LADDERS = {
     "sudoku": (4, 6, 9),
     "exactly-k": (10, 20, 50, 100, 200),
     "exactly-k-totalizer": (20, 40, 60, 100),
+    "latin": (4, 5, 6),
+    "golfers": (2, 3, 4),
 }
 QUICK = {
     "grid-path": (2, 3, 4),
@@ -64,6 +71,8 @@ QUICK = {
     "sudoku": (4, 6),
     "exactly-k": (10, 20, 50),
     "exactly-k-totalizer": (20, 40),
+    "latin": (4, 5),
+    "golfers": (3, 4),
 }
 
 
@@ -175,12 +184,48 @@ def exactly_half_totalizer(n: int) -> CNF:
     return ClauseBuilder(n).exactly(list(range(1, n + 1)), n // 2, EncType.totalizer).cnf()
 
 
+def latin_squares(n: int) -> CNF:
+    def var(r: int, c: int, s: int) -> int:
+        return (r * n + c) * n + s + 1
+
+    builder = ClauseBuilder(n**3)
+    for a, b in itertools.product(range(n), repeat=2):  # a cell's symbol, a row's and a column's symbol places
+        for line in (
+            [var(a, b, s) for s in range(n)],
+            [var(a, s, b) for s in range(n)],
+            [var(s, a, b) for s in range(n)],
+        ):
+            builder.exactly_one(line)
+    return builder.cnf()
+
+
+def social_golfers(weeks: int, golfers: int = 9, groups: int = 3, size: int = 3) -> CNF:
+    var = {key: i + 1 for i, key in enumerate(itertools.product(range(golfers), range(weeks), range(groups)))}
+    builder = ClauseBuilder(len(var))
+    for g, w in itertools.product(range(golfers), range(weeks)):
+        builder.exactly_one([var[g, w, r] for r in range(groups)])
+    for w, r in itertools.product(range(weeks), range(groups)):
+        members = [var[g, w, r] for g in range(golfers)]
+        for subset in itertools.combinations(members, size + 1):
+            builder.add([-m for m in subset])
+        for subset in itertools.combinations(members, golfers - size + 1):
+            builder.add(list(subset))
+    for (g1, g2), (w1, w2) in itertools.product(
+        itertools.combinations(range(golfers), 2), itertools.combinations(range(weeks), 2)
+    ):
+        for r1, r2 in itertools.product(range(groups), repeat=2):
+            builder.add([-var[g1, w1, r1], -var[g2, w1, r1], -var[g1, w2, r2], -var[g2, w2, r2]])
+    return builder.cnf()
+
+
 BUILDERS = {
     "grid-path": grid_path,
     "grid-cycles": grid_cycles,
     "sudoku": sudoku,
     "exactly-k": exactly_half,
     "exactly-k-totalizer": exactly_half_totalizer,
+    "latin": latin_squares,
+    "golfers": social_golfers,
 }
 
 

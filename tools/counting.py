@@ -16,8 +16,9 @@ and on the CNF as encoded: a totalizer's exactly-30 of 60 takes Ganak 19 s as en
 preprocessed) and the SDD routes
 (unminimised, then minimised), for a CNF with auxiliaries the frontier dynamic programme
 (:mod:`autonesy.tools.frontier_count`: a sequential counter's exactly-100 of 200), and for a CNF without
-auxiliaries the one-hot dynamic programme (:mod:`autonesy.tools.onehot_count`: a 6 × 6 Sudoku), each in
-a forked child. The first exact answer wins and the others
+auxiliaries the one-hot dynamic programme (:mod:`autonesy.tools.onehot_count`: a 6 × 6 Sudoku), and
+counting by orbits of the formula's own symmetries (:mod:`autonesy.tools.orbit_count`: combinatorial
+designs, such as the social golfers' 26,127,360 schedules, one orbit), each in a forked child. The first exact answer wins and the others
 are stopped, so each formula costs what its cheapest route costs, on the cores there are. ApproxMC
 runs only when no exact route answered within four fifths of the limit.
 
@@ -72,6 +73,7 @@ from autonesy.tools.enumeration import (
 from autonesy.tools.frontier_count import count_by_frontier
 from autonesy.tools.onehot_count import count_one_hot, one_hot_groups
 from autonesy.tools.options import COUNT_METHODS
+from autonesy.tools.orbit_count import count_by_orbits
 from autonesy.tools.preprocess import simplify_projected
 from autonesy.tools.quiet_clock import current as quiet_clock
 from autonesy.tools.variable_elimination import (
@@ -98,7 +100,8 @@ __all__ = [
 # 2: count_from_candidates' proof of completeness raced with CP-SAT.
 # 3: limits on the quiet clock (a loaded machine no longer shortens them); OR-Tools lists projected solutions
 # by blocking when its enumeration repeats them.
-ROUTES_VERSION = 3
+# 4: counting by orbits of the formula's symmetries (:mod:`autonesy.tools.orbit_count`) joins the race.
+ROUTES_VERSION = 4
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long
@@ -638,7 +641,8 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     the encoder's numbering (a sequential counter's exactly-100 of 200: about 12 s of CPU; after
     preprocessing it ran out of 60 s). The one-hot CSP count joins them too, or starts with the SDD routes
     when every task variable is in an exactly-one group: on a 6 × 6 Sudoku it needs about 8 s of CPU and
-    starved among four racers.
+    starved among four racers. Counting by orbits joins them on the ``original`` (its symmetries as the
+    encoder wrote them); without a symmetry on the task variables it gives up in milliseconds on a small CNF.
     Counted in CPU time, the head start holds on a loaded machine too, where the child gets a share of a core.
 
     The head start is what the race costs on a formula the unminimised SDD compiles at once: road-r's
@@ -670,6 +674,7 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
         joining.append(("ganak", _ganak_count, (original,), "ganak on the CNF as encoded"))
     if original.num_aux_vars:  # on the encoder's numbering, which its order follows (preprocessing scrambles it)
         joining.append(("frontier", count_by_frontier, (original,), None))
+    joining.append(("orbits", count_by_orbits, (original,), None))  # the symmetries as encoded
     if not cnf.num_aux_vars:  # a CSP over one-hot groups (Sudoku), as the encoder wrote it when it had no auxiliaries
         csp = cnf if original.num_aux_vars else original
         if all(len(group) > 1 for group in one_hot_groups(csp)):  # all-different grids: its best case, from the start
@@ -732,6 +737,6 @@ def _answer_of(child: _Child, failed: set[str], tried: list[str]) -> ModelCount 
         failed.add(child.label)
         tried.append(f"{child.label} ({str(error)[:200]})")
         return None
-    if child.method == "sdd":
-        return ModelCount(value[0], "sdd", True, 0.0, value[1])
+    if child.method in ("sdd", "orbits"):
+        return ModelCount(value[0], child.method, True, 0.0, value[1])
     return ModelCount(value, child.method, True, 0.0, {"racer": child.label} if child.label != child.method else {})

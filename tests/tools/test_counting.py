@@ -183,6 +183,7 @@ def test_approxmc_answers_only_when_every_exact_route_failed(monkeypatch):
     monkeypatch.setattr(counting, "_ganak_count", _broken)
     monkeypatch.setattr(counting, "_sdd_routes", _broken)
     monkeypatch.setattr(counting, "count_one_hot", _broken)
+    monkeypatch.setattr(counting, "count_by_orbits", _broken)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
     monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
     result = count_models(CNF(12, ((1, 2),)), "auto", enumeration_cap=3)
@@ -193,6 +194,7 @@ def test_approxmc_answers_only_when_every_exact_route_failed(monkeypatch):
         "enumeration",
         "ganak",
         "one-hot",
+        "orbits",
         "sdd",
         "variable",
     ]  # the first try, tables, the race
@@ -243,6 +245,7 @@ def test_a_formula_with_auxiliaries_is_not_given_to_the_one_hot_csp(monkeypatch)
     monkeypatch.setattr(counting, "_ganak_count", _broken)
     monkeypatch.setattr(counting, "_sdd_routes", _broken)
     monkeypatch.setattr(counting, "count_by_frontier", _broken)
+    monkeypatch.setattr(counting, "count_by_orbits", _broken)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
     monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
     monkeypatch.setattr(counting, "simplify_projected", lambda cnf: cnf)  # the auxiliaries stay

@@ -1,0 +1,167 @@
+"""Exact projected model count by orbits of the formula's own symmetries.
+
+A permutation of the literals that maps the clause set onto itself (task variables onto task
+variables, negation kept) maps models to models, so it permutes the projected models. Under the group
+G of such symmetries the projected models fall into orbits, and their number is the sum over orbits
+of |G| / |G_x| (orbit–stabiliser). Combinatorial designs are the case: Steiner triple systems on 7
+points are one orbit of the 7!·7! row and column permutations (stabiliser 168: 151,200 models), the
+social golfers' 9 golfers in 3 groups for 4 weeks one orbit of 9!·4!·6⁴ relabellings (stabiliser
+432: 26,127,360), where Ganak, the SDD routes and enumeration all run out of time.
+
+The formula is a coloured graph: a vertex per literal and per clause, x–¬x edges, a clause joined to
+its literals, task literals, auxiliary literals and clauses in three colours, so its automorphisms are
+exactly its syntactic symmetries (nothing is assumed that the clauses do not state). bliss, through
+python-igraph, gives |Aut| and generators. Each orbit holds its least member in the task variables'
+order (a lex-leader), which satisfies x ≤ σ(x) for every σ in G: those constraints, for the
+generators and for random products of them (golfers: 23 representatives with the generators alone, 3
+with a thousand products), are added and the projected models of the result enumerated. Two
+representatives share an orbit exactly when bliss's canonical labellings of the graph coloured by
+each give the same colouring and map one onto the other by an automorphism; |G_x| is the number of
+automorphisms that keep x's colouring. Gives up (:class:`NoUsefulSymmetry`) when no symmetry moves a
+task variable or more than ``max_representatives`` representatives remain: orbit counting pays only
+when orbits are few.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from autonesy.tools.cnf import CNF
+from autonesy.tools.enumeration import Enumeration, EnumerationCapReached, Model
+
+MAX_REPRESENTATIVES = 10_000  # past this many lex-leader models, the orbits are too many to pay
+RANDOM_ELEMENTS = 1_000  # products of generators whose lex-leader constraints are added ...
+MAX_BREAKING_CLAUSES = 500_000  # ... while their clauses (three per moved task variable) stay within this
+SEED = 0  # the random products are the same on every run: the count's route is reproducible
+_SPLITTING = "fl"  # bliss's splitting heuristic: first largest cell (the fastest on golfers' graph here)
+_TASK, _AUX, _CLAUSE, _TRUE = 0, 1, 2, 3  # vertex colours; a task literal true in a representative is _TRUE
+
+
+class NoUsefulSymmetry(RuntimeError):
+    """The formula has no symmetry on its task variables, or too many orbits to count one by one."""
+
+
+def count_by_orbits(cnf: CNF, max_representatives: int = MAX_REPRESENTATIVES) -> tuple[int, dict[str, Any]]:
+    """The projected model count of ``cnf`` and how it was found (group order, representatives, orbits)."""
+    clauses = sorted({tuple(sorted(set(c))) for c in cnf.clauses if not any(-lit in c for lit in c)})
+    if any(not c for c in clauses):
+        return 0, {"group_order": 1, "representatives": 0, "orbits": 0}
+    formula = _Graph(cnf, clauses)
+    order = formula.automorphisms()
+    generators = [p for p in formula.task_generators() if any(p[v] != v for v in cnf.task_vars)]
+    if not generators:
+        raise NoUsefulSymmetry("no symmetry of the clauses moves a task variable")
+    breaking = _lex_leader_clauses(cnf, generators)
+    representatives = _enumerate(CNF(cnf.num_task_vars, tuple(clauses) + breaking[0], breaking[1]), max_representatives)
+    count, orbits = 0, 0
+    seen: dict[bytes, list[np.ndarray]] = {}
+    for model in representatives:
+        colours = formula.coloured(model)
+        # bliss's canonical order: the vertex at each canonical position (python-igraph 1.0)
+        order_of = np.asarray(formula.graph.canonical_permutation(sh=_SPLITTING, color=colours))
+        key = np.asarray(colours)[order_of].tobytes()  # the colours in canonical order
+        known = seen.setdefault(key, [])
+        position = np.argsort(order_of)  # each vertex's canonical position
+        if any(formula.is_automorphism(other[position]) for other in known):
+            continue  # another representative's orbit: a vertex goes where its canonical twin is there
+        known.append(order_of)
+        stabiliser = formula.graph.count_automorphisms(sh=_SPLITTING, color=colours)
+        if order % stabiliser:
+            raise RuntimeError(f"orbit counting: a stabiliser of order {stabiliser} does not divide {order}")
+        count += order // stabiliser
+        orbits += 1
+    return count, {"group_order": str(order), "representatives": len(representatives), "orbits": orbits}
+
+
+class _Graph:
+    """The coloured literal–clause graph of a CNF (literal l is vertex 2(|l|-1) + (l < 0))."""
+
+    def __init__(self, cnf: CNF, clauses: list[tuple[int, ...]]):
+        import igraph
+
+        self.cnf = cnf
+        n = cnf.num_vars
+        self.colours = [_TASK if v < 2 * cnf.num_task_vars else _AUX for v in range(2 * n)] + [_CLAUSE] * len(clauses)
+        edges = [(2 * v, 2 * v + 1) for v in range(n)]
+        for index, clause in enumerate(clauses, start=2 * n):
+            edges.extend((index, _vertex(lit)) for lit in clause)
+        self.edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+        self.sorted_edges = np.sort(self._keys(self.edges))
+        self.graph = igraph.Graph(n=len(self.colours), edges=edges)
+
+    def _keys(self, edges: np.ndarray) -> np.ndarray:
+        low, high = edges.min(axis=1), edges.max(axis=1)
+        return low * len(self.colours) + high
+
+    def automorphisms(self) -> int:
+        return int(self.graph.count_automorphisms(sh=_SPLITTING, color=self.colours))
+
+    def task_generators(self) -> list[dict[int, int]]:
+        """The automorphism group's generators as maps of the task variables to (signed) task literals."""
+        return [
+            {v: _literal(p[_vertex(v)]) for v in self.cnf.task_vars}
+            for p in self.graph.automorphism_group(sh=_SPLITTING, color=self.colours)
+        ]
+
+    def coloured(self, model: Model) -> list[int]:
+        colours = list(self.colours)
+        for v, value in zip(self.cnf.task_vars, model):
+            colours[_vertex(v if value else -v)] = _TRUE
+        return colours
+
+    def is_automorphism(self, permutation: np.ndarray) -> bool:
+        return bool(np.array_equal(np.sort(self._keys(permutation[self.edges])), self.sorted_edges))
+
+
+def _vertex(literal: int) -> int:
+    return 2 * (abs(literal) - 1) + (literal < 0)
+
+
+def _literal(vertex: int) -> int:
+    return -(vertex // 2 + 1) if vertex % 2 else vertex // 2 + 1
+
+
+def _lex_leader_clauses(cnf: CNF, generators: list[dict[int, int]]) -> tuple[tuple[tuple[int, ...], ...], int]:
+    """Clauses saying x ≤ σ(x) in the task variables' order, for each generator and random products of
+    them (while within :data:`MAX_BREAKING_CLAUSES`), over fresh auxiliaries; and the new variable count.
+
+    Position by position: x_v ≤ x_σ(v) while the earlier positions are equal (e_i: "equal so far",
+    implied, never forced false, so each orbit's least member keeps a model)."""
+    rng = random.Random(SEED)
+    elements = list(generators)
+    current = dict(generators[0])
+    for _ in range(RANDOM_ELEMENTS):
+        step = generators[rng.randrange(len(generators))]
+        current = {v: _signed(step, lit) for v, lit in current.items()}
+        elements.append(current)
+    clauses: list[tuple[int, ...]] = []
+    top = cnf.num_vars
+    for sigma in elements:
+        equal = None  # the literal "positions so far are equal"; None before the first moved position
+        mapped = [(v, sigma[v]) for v in cnf.task_vars if sigma[v] != v]
+        if len(clauses) + 3 * len(mapped) > MAX_BREAKING_CLAUSES:
+            break
+        for v, image in mapped:
+            clauses.append((-v, image) if equal is None else (-equal, -v, image))
+            if image == -v:
+                break  # never equal: the positions after it are unconstrained
+            top += 1
+            guard = () if equal is None else (-equal,)
+            clauses.extend([(top, *guard, v, image), (top, *guard, -v, -image)])
+            equal = top
+    return tuple(clauses), top
+
+
+def _signed(mapping: dict[int, int], literal: int) -> int:
+    image = mapping[abs(literal)]
+    return image if literal > 0 else -image
+
+
+def _enumerate(cnf: CNF, cap: int) -> list[Model]:
+    try:
+        return Enumeration().run(cnf, cap, None)
+    except EnumerationCapReached as error:
+        raise NoUsefulSymmetry(f"more than {cap} lex-leader representatives: too many orbits") from error
