@@ -48,7 +48,7 @@ def count_by_orbits(cnf: CNF, max_representatives: int = MAX_REPRESENTATIVES) ->
     """The projected model count of ``cnf`` and how it was found (group order, representatives, orbits)."""
     clauses = sorted({tuple(sorted(set(c))) for c in cnf.clauses if not any(-lit in c for lit in c)})
     if any(not c for c in clauses):
-        return 0, {"group_order": 1, "representatives": 0, "orbits": 0}
+        return 0, {"group_order": "1", "representatives": 0, "orbits": 0}
     formula = _Graph(cnf, clauses)
     order = formula.automorphisms()
     generators = [p for p in formula.task_generators() if any(p[v] != v for v in cnf.task_vars)]
