@@ -18,8 +18,9 @@ with a thousand products), are added and the projected models of the result enum
 representatives share an orbit exactly when bliss's canonical labellings of the graph coloured by
 each give the same colouring and map one onto the other by an automorphism; |G_x| is the number of
 automorphisms that keep x's colouring. Gives up (:class:`NoUsefulSymmetry`) when no symmetry moves a
-task variable or more than ``max_representatives`` representatives remain: orbit counting pays only
-when orbits are few.
+task variable, or more than ``max_representatives`` representatives remain or they are not found within
+:data:`REPRESENTATIVES_MAX_S`: orbit counting pays only when orbits are few, and it races routes that
+need the CPU.
 """
 
 from __future__ import annotations
@@ -30,11 +31,15 @@ from typing import Any
 import numpy as np
 
 from autonesy.tools.cnf import CNF
-from autonesy.tools.enumeration import Enumeration, EnumerationCapReached, Model
+from autonesy.tools.enumeration import CountTimedOut, Enumeration, EnumerationCapReached, Model
 
-MAX_REPRESENTATIVES = 10_000  # past this many lex-leader models, the orbits are too many to pay
+MAX_REPRESENTATIVES = 1_000  # past this many lex-leader models, orbits are too many (Latin squares, order 5: 272)
 RANDOM_ELEMENTS = 1_000  # products of generators whose lex-leader constraints are added ...
-MAX_BREAKING_CLAUSES = 500_000  # ... while their clauses (three per moved task variable) stay within this
+MAX_BREAKING_CLAUSES = 200_000  # ... while their clauses (three per moved task variable) stay within this
+# The representatives are enumerated within this (seconds): the designs that pay need well under one
+# (golfers' 3 on a CNF of 268,056 clauses); a 6 x 6 Sudoku's thousand took 38 s of CPU that the race's
+# other routes needed.
+REPRESENTATIVES_MAX_S = 5.0
 SEED = 0  # the random products are the same on every run: the count's route is reproducible
 _SPLITTING = "fl"  # bliss's splitting heuristic: first largest cell (the fastest on golfers' graph here)
 _TASK, _AUX, _CLAUSE, _TRUE = 0, 1, 2, 3  # vertex colours; a task literal true in a representative is _TRUE
@@ -162,6 +167,8 @@ def _signed(mapping: dict[int, int], literal: int) -> int:
 
 def _enumerate(cnf: CNF, cap: int) -> list[Model]:
     try:
-        return Enumeration().run(cnf, cap, None)
+        return Enumeration().run(cnf, cap, REPRESENTATIVES_MAX_S)
     except EnumerationCapReached as error:
         raise NoUsefulSymmetry(f"more than {cap} lex-leader representatives: too many orbits") from error
+    except CountTimedOut as error:
+        raise NoUsefulSymmetry(f"lex-leader representatives not all found in {REPRESENTATIVES_MAX_S:g} s") from error
