@@ -19,13 +19,14 @@ representatives share an orbit exactly when bliss's canonical labellings of the 
 each give the same colouring and map one onto the other by an automorphism; |G_x| is the number of
 automorphisms that keep x's colouring. Gives up (:class:`NoUsefulSymmetry`) when no symmetry moves a
 task variable, or more than ``max_representatives`` representatives remain or they are not found within
-:data:`REPRESENTATIVES_MAX_S`: orbit counting pays only when orbits are few, and it races routes that
-need the CPU.
+:data:`REPRESENTATIVES_MAX_S` (or as long as the symmetries took): orbit counting pays only when orbits
+are few, and it races routes that need the CPU.
 """
 
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 import numpy as np
@@ -36,9 +37,10 @@ from autonesy.tools.enumeration import CountTimedOut, Enumeration, EnumerationCa
 MAX_REPRESENTATIVES = 1_000  # past this many lex-leader models, orbits are too many (Latin squares, order 5: 272)
 RANDOM_ELEMENTS = 1_000  # products of generators whose lex-leader constraints are added ...
 MAX_BREAKING_CLAUSES = 200_000  # ... while their clauses (three per moved task variable) stay within this
-# The representatives are enumerated within this (seconds): the designs that pay need well under one
-# (golfers' 3 on a CNF of 268,056 clauses); a 6 x 6 Sudoku's thousand took 38 s of CPU that the race's
-# other routes needed.
+# The representatives are enumerated within this (seconds), or within as long as finding the symmetries
+# took when that was longer (both grow with the CNF): the designs that pay need a fraction of it (golfers'
+# 3 on a CNF of 268,056 clauses, whose symmetries take bliss about 10 s); a 6 x 6 Sudoku's thousand took
+# 38 s of CPU that the race's other routes needed.
 REPRESENTATIVES_MAX_S = 5.0
 SEED = 0  # the random products are the same on every run: the count's route is reproducible
 _SPLITTING = "fl"  # bliss's splitting heuristic: first largest cell (the fastest on golfers' graph here)
@@ -51,6 +53,7 @@ class NoUsefulSymmetry(RuntimeError):
 
 def count_by_orbits(cnf: CNF, max_representatives: int = MAX_REPRESENTATIVES) -> tuple[int, dict[str, Any]]:
     """The projected model count of ``cnf`` and how it was found (group order, representatives, orbits)."""
+    start = time.perf_counter()
     clauses = sorted({tuple(sorted(set(c))) for c in cnf.clauses if not any(-lit in c for lit in c)})
     if any(not c for c in clauses):
         return 0, {"group_order": "1", "representatives": 0, "orbits": 0}
@@ -60,7 +63,9 @@ def count_by_orbits(cnf: CNF, max_representatives: int = MAX_REPRESENTATIVES) ->
     if not generators:
         raise NoUsefulSymmetry("no symmetry of the clauses moves a task variable")
     breaking = _lex_leader_clauses(cnf, generators)
-    representatives = _enumerate(CNF(cnf.num_task_vars, tuple(clauses) + breaking[0], breaking[1]), max_representatives)
+    with_breaking = CNF(cnf.num_task_vars, tuple(clauses) + breaking[0], breaking[1])
+    seconds = max(REPRESENTATIVES_MAX_S, time.perf_counter() - start)
+    representatives = _enumerate(with_breaking, max_representatives, seconds)
     count, orbits = 0, 0
     seen: dict[bytes, list[np.ndarray]] = {}
     for model in representatives:
@@ -165,10 +170,10 @@ def _signed(mapping: dict[int, int], literal: int) -> int:
     return image if literal > 0 else -image
 
 
-def _enumerate(cnf: CNF, cap: int) -> list[Model]:
+def _enumerate(cnf: CNF, cap: int, seconds: float) -> list[Model]:
     try:
-        return Enumeration().run(cnf, cap, REPRESENTATIVES_MAX_S)
+        return Enumeration().run(cnf, cap, seconds)
     except EnumerationCapReached as error:
         raise NoUsefulSymmetry(f"more than {cap} lex-leader representatives: too many orbits") from error
     except CountTimedOut as error:
-        raise NoUsefulSymmetry(f"lex-leader representatives not all found in {REPRESENTATIVES_MAX_S:g} s") from error
+        raise NoUsefulSymmetry(f"lex-leader representatives not all found in {seconds:.1f} s") from error
