@@ -76,6 +76,16 @@ def exprs():
     )
 
 
+def test_a_checked_result_is_blamed_when_the_structure_blames_only_unchecked_ones():
+    # NOT C2 and (C1 implies C2) is NOT C1 and NOT C2: with C1 holding and C2 unchecked it is false
+    # whatever C2 is, and C1, which holds but must not, is the one to blame (the implication's
+    # structure alone would blame only C2).
+    decision = decide(parse_composition("NOT C2\nC1 IMPLIES C2", IDS), {"C1": True, "C2": None, "C3": True, "C4": True})
+    assert decision.verdict == "unsat" and decision.core == ["C1"]
+    assert [(item.id, item.value) for item in decision.violated] == [("C1", True)]
+    assert [(item.id, item.should_be) for item in decision.to_fix] == [("C1", False)]
+
+
 @settings(max_examples=60, deadline=None)
 @given(exprs(), st.lists(st.sampled_from([True, False, None]), min_size=4, max_size=4))
 def test_decide_agrees_with_brute_force(expr, raw):

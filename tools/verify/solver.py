@@ -23,7 +23,8 @@ assumptions → ``unsat``; the negated formula unsat with them → ``sat``; othe
   core over the assumptions, then shrunk by deletion — no result in it can be dropped);
 - ``violated``: the constraints blamed by the formula's structure: a requirement that does not hold,
   or (under NOT) a constraint that holds but must not; an implication blames its consequent and
-  names its antecedent as a ``condition``; a disjunction blames all its alternatives;
+  names its antecedent as a ``condition``; a disjunction blames all its alternatives; when the
+  structure blames only constraints that could not be checked, the core's results are blamed;
 - ``falsified_parts``: the top-level requirements (conjuncts) that are false, as text;
 - ``to_fix``: a cheapest set of constraints whose truth must change for the formula to hold
   (Z3 ``Optimize``, one weighted soft constraint per result; changing a violated constraint is
@@ -400,6 +401,9 @@ def decide(composition: Composition, values: Mapping[str, bool | None]) -> Solve
         violated, conditions = _blame(composition.expr, completion, ids)
         violated = tuple(item for item in violated if item[0] not in undetermined)
         conditions = tuple(item for item in conditions if item[0] not in undetermined)
+        if not violated:  # the structure blames only unchecked constraints: the checked ones that force it do
+            violated = tuple((name, known[name]) for name in core)
+            conditions = tuple(item for item in conditions if item[0] not in core)
         falsified = tuple(
             composition.render(part) for part in composition.parts if evaluate3(part, completion) is False
         )
