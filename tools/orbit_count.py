@@ -26,7 +26,10 @@ are few, and it races routes that need the CPU.
 from __future__ import annotations
 
 import random
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -53,6 +56,21 @@ class NoUsefulSymmetry(RuntimeError):
 
 def count_by_orbits(cnf: CNF, max_representatives: int = MAX_REPRESENTATIVES) -> tuple[int, dict[str, Any]]:
     """The projected model count of ``cnf`` and how it was found (group order, representatives, orbits)."""
+    with _long_integers():  # bliss reports group orders as decimal text: 2,000 free variables' has 6,328 digits
+        return _count_by_orbits(cnf, max_representatives)
+
+
+@contextmanager
+def _long_integers() -> Iterator[None]:
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
+def _count_by_orbits(cnf: CNF, max_representatives: int) -> tuple[int, dict[str, Any]]:
     start = time.perf_counter()
     clauses = sorted({tuple(sorted(set(c))) for c in cnf.clauses if not any(-lit in c for lit in c)})
     if any(not c for c in clauses):

@@ -98,6 +98,12 @@ def test_auto_counts_the_golfers_by_orbits():
     assert (result.value, result.method, result.exact) == (26_127_360, "orbits", True)
 
 
+def test_a_group_order_of_thousands_of_digits():
+    # 2,000 task variables, one clause over the first three: 7 of its 8 assignments, the rest free
+    # (the group, 3! x 2^1997 x 1997!, has 6,328 digits: past Python's default for reading integers)
+    assert count_by_orbits(CNF(2000, ((1, 2, 3),)))[0] == 7 * 2**1997
+
+
 def test_gives_up_without_a_symmetry_or_with_too_many_orbits():
     chain = CNF(4, ((1,), (-1, 2), (-2, 3, 4), (-3, 4)))
     with pytest.raises(NoUsefulSymmetry, match="no symmetry"):
