@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import random
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -189,9 +190,26 @@ def _signed(mapping: dict[int, int], literal: int) -> int:
 
 
 def _enumerate(cnf: CNF, cap: int, seconds: float) -> list[Model]:
+    """The projected models within ``seconds`` of this thread's CPU time (the SAT solver runs in it; a
+    watcher stops it), and at most four times that on the wall clock."""
+    enumeration, done = Enumeration(), threading.Event()
+    clock = time.pthread_getcpuclockid(threading.get_ident())
+    start = time.clock_gettime(clock)
+
+    def watch() -> None:
+        while not done.wait(0.05):
+            if time.clock_gettime(clock) - start >= seconds:
+                enumeration.stop()
+                return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     try:
-        return Enumeration().run(cnf, cap, seconds)
+        return enumeration.run(cnf, cap, 4 * seconds)
     except EnumerationCapReached as error:
         raise NoUsefulSymmetry(f"more than {cap} lex-leader representatives: too many orbits") from error
     except CountTimedOut as error:
-        raise NoUsefulSymmetry(f"lex-leader representatives not all found in {seconds:.1f} s") from error
+        raise NoUsefulSymmetry(f"lex-leader representatives not all found in {seconds:.1f} s of CPU") from error
+    finally:
+        done.set()
+        watcher.join()
