@@ -29,7 +29,8 @@ import random
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -37,6 +38,7 @@ import numpy as np
 
 from autonesy.tools.cnf import CNF
 from autonesy.tools.enumeration import CountTimedOut, Enumeration, EnumerationCapReached, Model
+from autonesy.tools.literal_count import LiteralCount, recognised
 
 MAX_REPRESENTATIVES = 1_000  # past this many lex-leader models, orbits are too many (Latin squares, order 5: 272)
 RANDOM_ELEMENTS = 1_000  # products of generators whose lex-leader constraints are added ...
@@ -73,16 +75,33 @@ def _long_integers() -> Iterator[None]:
 
 def _count_by_orbits(cnf: CNF, max_representatives: int) -> tuple[int, dict[str, Any]]:
     start = time.perf_counter()
+    counts = recognised(cnf)
+    counted = frozenset().union(*(clauses for _, clauses in counts))
     clauses = sorted({tuple(sorted(set(c))) for c in cnf.clauses if not any(-lit in c for lit in c)})
     if any(not c for c in clauses):
         return 0, {"group_order": "1", "representatives": 0, "orbits": 0}
-    formula = _Graph(cnf, clauses)
-    order = formula.automorphisms()
-    generators = [p for p in formula.task_generators() if any(p[v] != v for v in cnf.task_vars)]
+    # Equal task variables merged first (their symmetries become syntactic); the formula as it is when
+    # that leaves no symmetry (one that only swapped equal variables).
+    for quotient in (_Quotient(cnf), None):
+        if quotient is None:
+            reduced = CNF(cnf.num_task_vars, tuple(clauses), cnf.num_vars)
+            stated, declared = [c for c in clauses if c not in counted], counts
+        else:
+            reduced = CNF(quotient.num_task_vars, tuple(quotient.clauses(clauses)), quotient.num_vars)
+            stated = quotient.clauses(c for c in clauses if c not in counted)
+            declared = [(count.substituted(quotient.literal), c) for count, c in counts]
+        shift = 0 if quotient is None else quotient.shift  # the counters' states, renumbered with the auxiliaries
+        listed = {abs(lit) for count, _ in counts for lit in count.literals}
+        states = frozenset(abs(lit) - shift for c in counted for lit in c if abs(lit) not in listed)
+        formula = _Graph(reduced, stated, [count for count, _ in declared], states)
+        order = formula.automorphisms()
+        generators = [p for p in formula.task_generators() if any(p[v] != v for v in reduced.task_vars)]
+        if generators or quotient is None or quotient.num_task_vars == cnf.num_task_vars:
+            break
     if not generators:
         raise NoUsefulSymmetry("no symmetry of the clauses moves a task variable")
-    breaking = _lex_leader_clauses(cnf, generators)
-    with_breaking = CNF(cnf.num_task_vars, tuple(clauses) + breaking[0], breaking[1])
+    breaking = _lex_leader_clauses(reduced, generators)
+    with_breaking = CNF(reduced.num_task_vars, reduced.clauses + breaking[0], breaking[1])
     seconds = max(REPRESENTATIVES_MAX_S, time.perf_counter() - start)
     representatives = _enumerate(with_breaking, max_representatives, seconds)
     count, orbits = 0, 0
@@ -102,21 +121,94 @@ def _count_by_orbits(cnf: CNF, max_representatives: int) -> tuple[int, dict[str,
             raise RuntimeError(f"orbit counting: a stabiliser of order {stabiliser} does not divide {order}")
         count += order // stabiliser
         orbits += 1
-    return count, {"group_order": str(order), "representatives": len(representatives), "orbits": orbits}
+    found = {"group_order": str(order), "representatives": len(representatives), "orbits": orbits}
+    if counts:
+        found["literal_counts"] = len(counts)
+    if reduced.num_task_vars < cnf.num_task_vars:
+        found["task_variables"] = f"{reduced.num_task_vars} of {cnf.num_task_vars} (the others equal to one of them)"
+    return count, found
+
+
+class _Quotient:
+    """The formula with each task variable that a pair of binary clauses makes equal to an earlier one (or
+    to its negation) replaced by it: the projected models correspond one to one (the replaced variables
+    are functions of the others), and symmetries that a formula states through equal copies (an
+    adjacency matrix and its transpose) become syntactic."""
+
+    def __init__(self, cnf: CNF):
+        n = cnf.num_task_vars
+        parent = list(range(n + 1))  # union-find over task variables, with parity to the parent
+        parity = [False] * (n + 1)
+
+        def find(v: int) -> tuple[int, bool]:
+            flip = False
+            while parent[v] != v:
+                flip ^= parity[v]
+                v = parent[v]
+            return v, flip
+
+        binary = {tuple(sorted(c)) for c in cnf.clauses if len(set(c)) == 2 and all(abs(x) <= n for x in c)}
+        for a, b in sorted(binary):  # with the converse clause: a = -b (a or b) or a = b (-a or b)
+            if (-b, -a) in binary or (-a, -b) in binary:
+                ra, fa = find(abs(a))
+                rb, fb = find(abs(b))
+                if ra != rb:  # a contradiction (x = -x) is left to the clauses, which say it too
+                    low, high = min(ra, rb), max(ra, rb)
+                    parent[high], parity[high] = low, fa ^ fb ^ ((a > 0) == (b > 0))
+        self.find = find
+        kept = [v for v in range(1, n + 1) if find(v)[0] == v]
+        self.index = {v: i for i, v in enumerate(kept, start=1)}
+        self.num_task_vars = len(kept)
+        self.shift = n - len(kept)
+        self.n = n
+        self.num_vars = cnf.num_vars - self.shift
+
+    def literal(self, lit: int) -> int:
+        """The literal's image: a task literal of the quotient, or the auxiliary shifted down."""
+        var = abs(lit)
+        if var > self.n:
+            return lit - self.shift if lit > 0 else lit + self.shift
+        root, flip = self.find(var)
+        return self.index[root] if (lit > 0) ^ flip else -self.index[root]
+
+    def clauses(self, clauses: Iterable[tuple[int, ...]]) -> list[tuple[int, ...]]:
+        """The clauses' images, sorted, without repeats; tautologies (an equality's own clauses) dropped."""
+        out = {tuple(sorted({self.literal(lit) for lit in clause})) for clause in clauses}
+        return sorted(c for c in out if not any(-x in c for x in c))
 
 
 class _Graph:
-    """The coloured literal–clause graph of a CNF (literal l is vertex 2(|l|-1) + (l < 0))."""
+    """The coloured literal–clause graph of a CNF (literal l is vertex 2(|l|-1) + (l < 0)), with a vertex
+    for each literal count joined to its literals through ports coloured by how often it lists them."""
 
-    def __init__(self, cnf: CNF, clauses: list[tuple[int, ...]]):
+    def __init__(
+        self,
+        cnf: CNF,
+        clauses: list[tuple[int, ...]],
+        counts: Sequence[LiteralCount] = (),
+        hidden: frozenset[int] = frozenset(),
+    ):
         import igraph
 
         self.cnf = cnf
         n = cnf.num_vars
         self.colours = [_TASK if v < 2 * cnf.num_task_vars else _AUX for v in range(2 * n)] + [_CLAUSE] * len(clauses)
-        edges = [(2 * v, 2 * v + 1) for v in range(n)]
+        edges = [(2 * v, 2 * v + 1) for v in range(n) if v + 1 not in hidden]
         for index, clause in enumerate(clauses, start=2 * n):
             edges.extend((index, _vertex(lit)) for lit in clause)
+        kinds: dict[tuple, int] = {}  # a colour for each kind of count and each multiplicity of a port
+        for var in hidden:  # a counter's states: out of the graph (each literal its own colour: fixed)
+            for vertex in (_vertex(var), _vertex(-var)):
+                self.colours[vertex] = kinds.setdefault(("hidden", vertex), len(kinds) + 4)
+        for count in counts:
+            vertex = len(self.colours)
+            self.colours.append(
+                kinds.setdefault(("count", count.modulus, count.allowed, len(count.literals)), len(kinds) + 4)
+            )
+            for lit, times in sorted(Counter(count.literals).items()):
+                port = len(self.colours)
+                self.colours.append(kinds.setdefault(("port", times), len(kinds) + 4))
+                edges.extend([(vertex, port), (port, _vertex(lit))])
         self.edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
         self.sorted_edges = np.sort(self._keys(self.edges))
         self.graph = igraph.Graph(n=len(self.colours), edges=edges)

@@ -96,7 +96,7 @@ MAX_DOMAIN = 400  # values of one integer decision variable (one Boolean each)
 # its 120 solutions count in seconds). CPMpy's own choice next (order/binary encodings for inequalities
 # and wide domains), binary adders last (pindakaas's totalizers grow with the range of a weighted sum:
 # SEND+MORE=MONEY needs gigabytes).
-ENCODINGS = (("decision", None), ("all", None), (None, None), (None, "ADDER"))
+ENCODINGS = (("decision", None), ("counts", None), ("all", None), (None, None), (None, "ADDER"))
 # Under one-hot, a constraint over at most MAX_TUPLES combinations of its (one-hot) variables' values
 # becomes one clause per forbidden combination when there are at most MAX_FORBIDDEN of them, else one
 # helper per allowed combination when those are few (all-different: pairwise, each pair so).
@@ -105,8 +105,12 @@ MAX_TUPLES, MAX_FORBIDDEN = 100_000, 20_000
 # only if that fails): a 4x4 magic square's row sums as partial sums make a CNF of 2,296 variables whose
 # 7,040 listed solutions CaDiCaL certifies in 32 s; as one helper per allowed row, 27,616 and 396 s.
 TABLE_UP_TO = 4096
+# With "counts", a sum of at most this many Boolean terms (weights repeat a term) that no table takes is
+# declared as a literal count (tools/literal_count.py): counting by orbits sees it as one symmetric
+# constraint (BIBD's scalar products; diamond-free's edge total modulo 12).
+MAX_COUNTED = 2_000
 PAIRWISE_UP_TO = 24  # a one-hot integer with at most this many values: its exactly-one as pairwise clauses
-CONVERSION_VERSION = 10
+CONVERSION_VERSION = 11
 # CPU time is the bound; the wall limit only stops a stuck program (a loaded machine stretches it).
 # The DIMACS text of a large model exceeds the default 16 MiB result (reindex bounds the clauses).
 CONVERSION_LIMITS = SandboxLimits(cpu_seconds=120.0, wall_seconds=900.0, result_bytes=96 << 20)
@@ -365,6 +369,7 @@ def collect(ns, submitted):
     LINEAR_ENCODER = {linear_encoder!r}
     ONE_HOT = {one_hot!r}
     MAX_TUPLES, MAX_FORBIDDEN, PAIRWISE_UP_TO, TABLE_UP_TO = {max_tuples}, {max_forbidden}, {pairwise_up_to}, {table_up_to}
+    MAX_COUNTED = {max_counted}
     from cpmpy.expressions.variables import _IntVarImpl
     from cpmpy.transformations.int2bool import IntVarEncDirect
     if LINEAR_ENCODER:  # pindakaas's encoder for every linear constraint that takes it (else its default)
@@ -564,6 +569,64 @@ def collect(ns, submitted):
     class Unflattened(Exception):
         pass
 
+    counts = []  # (literals, allowed values, modulus or None): literal counts the host encodes
+
+    def declared_count(constraint):  # a count of Boolean terms (integer weights) compared with a constant, or its
+        # residue modulo a constant: declared for the host's counter (tools/literal_count.py), which counting
+        # by orbits reads as one symmetric constraint; a term that is not a literal gets a Boolean defined
+        # equal to it. None (nothing kept): not such a constraint
+        mark, known = len(domains), set(ivarmap)
+        pending.clear()
+        try:
+            if not isinstance(constraint, Comparison) or constraint.name not in ("==", "!=", "<", "<=", ">", ">="):
+                raise Unflattened()
+            left, right, op = constraint.args[0], constraint.args[1], constraint.name
+            if is_num(left) and not is_num(right):
+                left, right, op = right, left, {{"<": ">", "<=": ">=", ">": "<", ">=": "<="}}.get(op, op)
+            if not is_num(right):
+                raise Unflattened()
+            modulus = None
+            if getattr(left, "name", None) == "mod" and is_num(left.args[1]) and int(left.args[1]) > 1:
+                modulus, left = int(left.args[1]), left.args[0]
+            if getattr(left, "name", None) == "sum":
+                weights, terms = [1] * len(left.args), list(left.args)
+            elif getattr(left, "name", None) == "wsum":
+                weights, terms = [int(w) for w in left.args[0]], list(left.args[1])
+            else:
+                raise Unflattened()
+            literals, offset = [], 0
+            for w, term in zip(weights, terms):
+                if isinstance(term, Expression) and not term.is_bool():
+                    if tuple(map(int, get_bounds(term))) != (0, 1):
+                        raise Unflattened()
+                    term = term == 1
+                if not isinstance(term, (_BoolVarImpl, NegBoolView)):
+                    term = defined(term)
+                if isinstance(term, BoolVal) or w == 0:
+                    offset += w * int(isinstance(term, BoolVal) and term.value())
+                    continue
+                if modulus is not None and w < 0:
+                    raise Unflattened()
+                literals += [term if w > 0 else ~term] * abs(w)
+                offset += min(w, 0)
+            if len(literals) > MAX_COUNTED or len(literals) < 2:
+                raise Unflattened()
+            compare = {{"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
+                        ">=": np.greater_equal}}[op]
+            if modulus is not None:  # CPMpy's modulo of a non-negative sum: the residue
+                allowed = [r for r in range(modulus) if compare((r + offset) % modulus, int(right))]
+            else:
+                allowed = [t for t in range(len(literals) + 1) if compare(t + offset, int(right))]
+            counts.append((literals, allowed, modulus))
+            return list(pending)
+        except (Unflattened, RecursionError):
+            del domains[mark:]
+            for key in set(ivarmap) - known:
+                del ivarmap[key]
+            return None
+        finally:
+            pending.clear()
+
     pending = []  # the clauses of the auxiliary variables that one constraint's flattening introduced
 
     def defined(e):  # a Boolean or one-hot integer equal to e, a function of few one-hot integers and Booleans
@@ -697,6 +760,7 @@ def collect(ns, submitted):
                 found = forbidden_tuples(constraint) if found is None else found
             else:
                 found = forbidden_tuples(constraint)
+                found = declared_count(constraint) if found is None and ONE_HOT == "counts" else found
             if found is None:
                 kept.append(constraint)
             else:
@@ -732,7 +796,8 @@ def collect(ns, submitted):
         clauses += to_cnf(domains + channels, csemap=csemap, ivarmap=ivarmap)
     variables = get_variables(clauses)
     ids = {{id(v): i for i, v in enumerate(variables, start=1)}}
-    for b in booleans:
+    counted = [x._bv if isinstance(x, NegBoolView) else x for literals, _, _ in counts for x in literals]
+    for b in booleans + counted:
         if id(b) not in ids:
             variables.append(b)
             ids[id(b)] = len(variables)
@@ -756,7 +821,8 @@ def collect(ns, submitted):
             lines.append(str(literal(clause)) + " 0")
     dimacs = "\\n".join(["p cnf " + str(len(variables)) + " " + str(len(lines))] + lines) + "\\n"
     return {{"dimacs": dimacs, "task_ids": {{n: [ids[id(b)]] for n, b in zip(names, booleans)}}, "names": names,
-            "meanings": meanings}}
+            "meanings": meanings, "counts": [{{"literals": [literal(x) for x in literals], "allowed": allowed,
+            "modulus": modulus}} for literals, allowed, modulus in counts]}}
 """
 
 
@@ -968,7 +1034,11 @@ def _counting_key() -> str:
 
 
 def _encoding_name(one_hot: str | None, encoder: str | None) -> str:
-    integers = {"decision": "one-hot decision integers", "all": "all integers one-hot, flattened"}
+    integers = {
+        "decision": "one-hot decision integers",
+        "counts": "one-hot decision integers, sums of Booleans as literal counts",
+        "all": "all integers one-hot, flattened",
+    }
     return f"{integers.get(one_hot or '', 'CPMpy-chosen integers')}, {(encoder or 'default').lower()} linear encoders"
 
 
@@ -1000,6 +1070,7 @@ def _encode(problem: Problem, linear_encoder: str | None, one_hot: str | None = 
         table_up_to=TABLE_UP_TO,
         max_forbidden=MAX_FORBIDDEN,
         pairwise_up_to=PAIRWISE_UP_TO,
+        max_counted=MAX_COUNTED,
         find_model=FIND_MODEL,
     )
     result = run_program(
@@ -1015,7 +1086,7 @@ def _encode(problem: Problem, linear_encoder: str | None, one_hot: str | None = 
             "ok": True,
             "names": result.result["names"],
             "meanings": result.result["meanings"],
-            "data": {k: result.result[k] for k in ("dimacs", "task_ids")},
+            "data": {k: result.result[k] for k in ("dimacs", "task_ids", "counts") if k in result.result},
             "encoder": linear_encoder or "default",
             "encoding": _encoding_name(one_hot, linear_encoder),
         }

@@ -647,7 +647,8 @@ def test_dcpbench_tries_the_next_encoding_after_a_blow_up(dcp_repo, monkeypatch)
 
     monkeypatch.setattr(dcpbench, "_encode", encode)
     outcome = dcpbench.convert(dcpbench.problems(dcp_repo)["pick"])
-    assert calls == [("decision", None), ("all", None), (None, None)] and outcome["ok"] and "retry" not in outcome
+    assert calls == [("decision", None), ("counts", None), ("all", None), (None, None)]
+    assert outcome["ok"] and "retry" not in outcome
     assert outcome["encoding"] == "CPMpy-chosen integers, default linear encoders"
     # A failure that is not a blow-up is not retried, and when every encoding fails each says why.
     calls.clear()

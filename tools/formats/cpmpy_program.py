@@ -22,6 +22,7 @@ from autonesy.tools.cnf import CNF, DimacsError, parse_dimacs
 from autonesy.tools.formats._program import check_names, limits_from, run_format_program
 from autonesy.tools.formats._program import warm_up as _warm_up
 from autonesy.tools.formats.base import FormatError
+from autonesy.tools.literal_count import LiteralCount, with_literal_counts
 from autonesy.tools.sandbox import SandboxLimits
 
 FORMAT = "cpmpy"
@@ -203,10 +204,40 @@ def reindex(data: Any, names: Sequence[str]) -> CNF:
             if abs(lit) not in new_id:
                 top += 1
                 new_id[abs(lit)] = top
+    counts = _literal_counts(data.get("counts") or [], raw.num_vars)
+    for count in counts:  # a variable only counted (in no clause) is an auxiliary too
+        for lit in count.literals:
+            if abs(lit) not in new_id:
+                top += 1
+                new_id[abs(lit)] = top
     clauses = tuple(tuple(new_id[lit] if lit > 0 else -new_id[-lit] for lit in clause) for clause in raw.clauses)
     helpers = data.get("helpers") or []
     comments: tuple[str, ...] = ()
     if isinstance(helpers, list) and helpers:
         shown = ", ".join(str(h)[:40] for h in helpers[:20])
         comments = (f"auxiliary variables created by the program: {shown}",)
-    return CNF(n, clauses, top, comments)
+    renamed = [count.substituted(lambda lit: new_id[lit] if lit > 0 else -new_id[-lit]) for count in counts]
+    return with_literal_counts(CNF(n, clauses, top, comments), renamed)
+
+
+MAX_COUNT_AUXILIARIES = 2_000_000  # the counters' states, all literal counts of one conversion together
+
+
+def _literal_counts(items: Any, num_vars: int) -> list[LiteralCount]:
+    """The literal counts a conversion declares ({"literals", "allowed", "modulus"} each), checked."""
+    if not isinstance(items, list):
+        raise FormatError("type", "the CPMpy conversion returned literal counts that are not a list")
+    counts, states = [], 0
+    for item in items:
+        try:
+            literals, allowed, modulus = item["literals"], item["allowed"], item.get("modulus")
+            if not all(type(x) is int and 0 < abs(x) <= num_vars for x in literals):
+                raise ValueError("a literal outside the CNF's variables")
+            count = LiteralCount(tuple(literals), tuple(allowed), modulus)
+        except (TypeError, KeyError, ValueError, AttributeError) as error:
+            raise FormatError("type", f"the CPMpy conversion returned a bad literal count ({error})") from None
+        states += len(count.literals) * (count.modulus or len(count.literals) + 1)
+        if states > MAX_COUNT_AUXILIARIES:
+            raise FormatError("too_large", f"the literal counts need more than {MAX_COUNT_AUXILIARIES:,} states")
+        counts.append(count)
+    return counts
