@@ -101,7 +101,9 @@ __all__ = [
 # 3: limits on the quiet clock (a loaded machine no longer shortens them); OR-Tools lists projected solutions
 # by blocking when its enumeration repeats them.
 # 4: counting by orbits of the formula's symmetries (:mod:`autonesy.tools.orbit_count`) joins the race.
-ROUTES_VERSION = 4
+# 5: counting by orbits merges equal task variables and reads declared literal counts
+# (:mod:`autonesy.tools.literal_count`) as symmetric constraints.
+ROUTES_VERSION = 5
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long

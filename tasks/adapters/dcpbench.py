@@ -588,14 +588,22 @@ def collect(ns, submitted):
             modulus = None
             if getattr(left, "name", None) == "mod" and is_num(left.args[1]) and int(left.args[1]) > 1:
                 modulus, left = int(left.args[1]), left.args[0]
-            if getattr(left, "name", None) == "sum":
-                weights, terms = [1] * len(left.args), list(left.args)
-            elif getattr(left, "name", None) == "wsum":
-                weights, terms = [int(w) for w in left.args[0]], list(left.args[1])
-            else:
+            if getattr(left, "name", None) not in ("sum", "wsum"):
                 raise Unflattened()
+            weighted, expanding = [], [(1, left)]
+            while expanding:  # nested sums (a difference of sums is a weighted sum of them) expanded
+                w, e = expanding.pop()
+                if getattr(e, "name", None) == "sum":
+                    expanding += [(w, a) for a in e.args]
+                elif getattr(e, "name", None) == "wsum":
+                    expanding += [(w * int(v), a) for v, a in zip(*e.args)]
+                else:
+                    weighted.append((w, e))
             literals, offset = [], 0
-            for w, term in zip(weights, terms):
+            for w, term in reversed(weighted):
+                if is_num(term):
+                    offset += w * int(term)
+                    continue
                 if isinstance(term, Expression) and not term.is_bool():
                     if tuple(map(int, get_bounds(term))) != (0, 1):
                         raise Unflattened()
@@ -1122,6 +1130,9 @@ def convert(problem: Problem) -> dict[str, Any]:
     for one_hot, encoder in ENCODINGS:
         outcome = _encode(problem, encoder, one_hot)
         retry = outcome.pop("retry", False)
+        if one_hot == "counts" and outcome["ok"] and not outcome["data"].get("counts"):
+            reasons.append(f"{_encoding_name(one_hot, encoder)}: no sum of Booleans to declare (the first CNF again)")
+            continue
         if outcome["ok"]:
             outcome = _checked(outcome, listed_solutions)
             retry = "unscorable" in outcome

@@ -616,6 +616,43 @@ def test_dcpbench_flattening_counts_bales_weighed_in_pairs():
     assert count_models(truth, time_limit_s=600).value == expected >= 24  # a loaded CI machine is slow
 
 
+def test_dcpbench_sums_of_booleans_as_literal_counts_keep_the_models():
+    """Sums too wide for a table, under the "counts" encoding: a residue of a plain sum, a weighted sum with
+    negative weights (its offset), a sum of products with the constant on the left. Declared as literal
+    counts (a product gets a Boolean defined equal to it), the CNF has the models of the "decision"
+    encoding's (pindakaas's sums): both counts, and the count of both at once, are the number of
+    assignments of the 18 Booleans that satisfy the three constraints, found here by trying all 2^18."""
+    from autonesy.tasks.adapters import dcpbench
+    from autonesy.tools.formats.cpmpy_program import reindex
+    from autonesy.tools.literal_count import recognised
+
+    source = (
+        '"""\nEighteen switches.\n\nPrint the switches (x).\n"""\nfrom cpmpy import *\n'
+        'x = boolvar(shape=18, name="x")\nmodel = Model()\n'
+        "model += (sum(x) + 1) % 3 == 1\n"
+        "model += sum([2 * x[i] for i in range(9)]) - sum(x[9:]) >= 2\n"
+        "model += 2 <= sum([x[i] * x[i + 9] for i in range(9)])\n"
+        "model.solve()\n"
+    )
+    problem = dcpbench.Problem(
+        "switches", "Eighteen switches.\n\nPrint the switches (x).", source, "", ("x",), (), "t"
+    )
+    grid = np.array(list(itertools.product((0, 1), repeat=18)))
+    low, high = grid[:, :9], grid[:, 9:]
+    holds = (grid.sum(axis=1) % 3 == 0) & (2 * low.sum(axis=1) - high.sum(axis=1) >= 2)
+    expected = int((holds & ((low * high).sum(axis=1) >= 2)).sum())
+    truths = {}
+    for one_hot in ("decision", "counts"):
+        outcome = dcpbench._encode(problem, None, one_hot)
+        assert outcome["ok"], outcome
+        truths[one_hot] = reindex(outcome["data"], outcome["names"])
+    assert len(outcome["data"]["counts"]) == 3 and len(recognised(truths["counts"])) == 3
+    assert count_models(truths["counts"], time_limit_s=600).value == expected > 0
+    assert count_models(truths["decision"], time_limit_s=600).value == expected
+    both = truths["counts"].conjoin(truths["decision"])
+    assert count_models(both, time_limit_s=600).value == expected  # the same models, not just as many
+
+
 def test_dcpbench_n_queens_ground_truth_is_the_one_hot_placements_without_helper_variables():
     """8 queens as DCP-Bench-Open states it (three all-different constraints over the columns):
     92 solutions (the known count); one-hot, the ground truth needs no auxiliary variable."""
@@ -666,7 +703,7 @@ def test_dcpbench_tries_the_next_encoding_after_a_blow_up(dcp_repo, monkeypatch)
     verdicts = iter([{"unscorable": "out of time"}, {"truth": {"count": 5, "method": "m", "seconds": 1.0}}])
     monkeypatch.setattr(dcpbench, "_truth_verdict", lambda truth, listed, last_try: next(verdicts))
     outcome = dcpbench.convert(dcpbench.problems(dcp_repo)["after_solve"])
-    assert outcome["truth"]["count"] == 5 and outcome["encoding"].startswith("all integers one-hot")
+    assert outcome["truth"]["count"] == 5 and outcome["encoding"] == dcpbench._encoding_name(*dcpbench.ENCODINGS[1])
 
 
 @pytest.mark.parametrize(

@@ -5,12 +5,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from bruteforce import cnfs, projected_models
+from bruteforce import cnfs, projected_models, sat_accepts
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from autonesy.tools.cnf import CNF
 from autonesy.tools.counting import count_models
+from autonesy.tools.literal_count import LiteralCount, with_literal_counts
 from autonesy.tools.orbit_count import NoUsefulSymmetry, count_by_orbits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -18,9 +19,10 @@ from scaling import latin_squares, social_golfers  # noqa: E402
 
 
 @st.composite
-def symmetric_cnfs(draw):
+def symmetric_cnfs(draw, task_signs: bool = True):
     """A random CNF closed under one or two random signed permutations (task variables among themselves,
-    auxiliaries among themselves): its clause set then has those symmetries by construction."""
+    auxiliaries among themselves; the task variables' signs kept unless ``task_signs``): its clause set
+    then has those symmetries by construction."""
     cnf = draw(cnfs(max_task_vars=6, max_aux=3, max_clauses=5))
     n, total = cnf.num_task_vars, cnf.num_vars
 
@@ -28,6 +30,8 @@ def symmetric_cnfs(draw):
         task = draw(st.permutations(range(1, n + 1)))
         aux = draw(st.permutations(range(n + 1, total + 1)))
         signs = draw(st.lists(st.sampled_from((1, -1)), min_size=total, max_size=total))
+        if not task_signs:
+            signs[:n] = [1] * n
         return {v: image * sign for v, image, sign in zip(range(1, total + 1), [*task, *aux], signs)}
 
     generators = [signed_permutation() for _ in range(draw(st.integers(1, 2)))]
@@ -110,3 +114,81 @@ def test_gives_up_without_a_symmetry_or_with_too_many_orbits():
         count_by_orbits(chain)
     with pytest.raises(NoUsefulSymmetry, match="too many orbits"):
         count_by_orbits(latin_squares(5), max_representatives=10)
+
+
+@settings(max_examples=150, deadline=None)
+@given(symmetric_cnfs(task_signs=False), st.data())
+def test_a_literal_count_over_every_task_variable_keeps_the_symmetry(cnf, data):
+    # the count (of the task variables, or that modulo m) is invariant under any permutation of them, so
+    # the orbits are those of the clauses; its counter's states are no symmetry of their own
+    n = cnf.num_task_vars
+    modulus = data.draw(st.none() | st.integers(2, 4))
+    allowed = tuple(data.draw(st.lists(st.integers(0, (modulus or n + 1) - 1), min_size=1, max_size=3)))
+    counted = with_literal_counts(cnf, [LiteralCount(tuple(range(1, n + 1)), allowed, modulus)])
+    expected = {m for m in projected_models(cnf) if (sum(m) % modulus if modulus else sum(m)) in allowed}
+    assert {m for m in itertools.product((0, 1), repeat=n) if sat_accepts(counted, m)} == expected
+    count, found = count_by_orbits(counted)
+    assert count == len(expected) and found.get("literal_counts") == 1
+
+
+def adjacency(n: int, triangles: bool, edges_even: bool) -> CNF:
+    """Graphs on n vertices as an adjacency matrix (task variable i*n + j + 1), stated as a program would:
+    the matrix equal to its transpose, no loops, no triangle (over the upper triangle) unless
+    ``triangles``, and, when ``edges_even``, every entry counted modulo 4 (each edge twice)."""
+    m = [[i * n + j + 1 for j in range(n)] for i in range(n)]
+    clauses: list[tuple[int, ...]] = [(-m[i][i],) for i in range(n)]
+    clauses += [c for i, j in itertools.combinations(range(n), 2) for c in ((-m[i][j], m[j][i]), (m[i][j], -m[j][i]))]
+    if not triangles:
+        clauses += [(-m[a][b], -m[a][c], -m[b][c]) for a, b, c in itertools.combinations(range(n), 3)]
+    cnf = CNF(n * n, tuple(clauses))
+    if edges_even:
+        cnf = with_literal_counts(cnf, [LiteralCount(tuple(v for row in m for v in row), (0,), modulus=4)])
+    return cnf
+
+
+def graphs(n: int, keep) -> int:
+    """How many labelled graphs on n vertices ``keep`` accepts (given the edge set), by listing them all."""
+    pairs = list(itertools.combinations(range(n), 2))
+    return sum(keep({p for p, bit in zip(pairs, bits) if bit}) for bits in itertools.product((0, 1), repeat=len(pairs)))
+
+
+def triangle_free(edges) -> bool:
+    return not any({(a, b), (a, c), (b, c)} <= edges for a, b, c in itertools.combinations(range(6), 3))
+
+
+def test_equal_task_variables_are_merged_and_their_symmetries_found():
+    # as written, the triangle clauses name only the upper triangle: no permutation of the vertices maps
+    # the clause set onto itself until each entry is merged with its transpose (15 edges and the 6 loops
+    # left; the loops, false, are permuted among themselves on their own: 6! x 6!)
+    count, found = count_by_orbits(adjacency(6, triangles=False, edges_even=False))
+    assert count == graphs(6, triangle_free) == 5_789  # OEIS A006785
+    assert found["task_variables"].startswith("21 of 36") and found["group_order"] == str(720 * 720)
+
+
+def test_an_edge_total_modulo_four_over_the_whole_matrix():
+    # each edge is two entries of the matrix: the total is 2|E|, a multiple of 4 when |E| is even
+    count, found = count_by_orbits(adjacency(6, triangles=False, edges_even=True))
+    assert count == graphs(6, lambda e: triangle_free(e) and len(e) % 2 == 0)
+    assert found["literal_counts"] == 1 and found["group_order"] == str(720 * 720)
+    assert count_by_orbits(adjacency(5, triangles=True, edges_even=True))[0] == 2**10 // 2
+
+
+def test_fano_planes_with_scalar_products_as_literal_counts():
+    # (7, 7, 3, 3, 1) designs: 30 Fano planes on 7 labelled points, each in 7! orders of its lines
+    v = b = 7
+    x = [[i * b + j + 1 for j in range(b)] for i in range(v)]
+    clauses: list[tuple[int, ...]] = []
+    for line in [*x, *zip(*x)]:  # exactly 3 in each row and column, clause by clause
+        clauses += [tuple(-a for a in s) for s in itertools.combinations(line, 4)]
+        clauses += list(itertools.combinations(line, 5))
+    top, counts = v * b, []
+    for r, s in itertools.combinations(range(v), 2):
+        products = []
+        for j in range(b):
+            top += 1
+            clauses += [(-top, x[r][j]), (-top, x[s][j]), (top, -x[r][j], -x[s][j])]
+            products.append(top)
+        counts.append(LiteralCount(tuple(products), (1,)))
+    count, found = count_by_orbits(with_literal_counts(CNF(v * b, tuple(clauses), top), counts))
+    assert count == 30 * 5_040 == 151_200
+    assert found["orbits"] == 1 and found["literal_counts"] == 21

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from bruteforce import sat_models
 from sandbox_probe import sandbox_processes
 from unprivileged import NESTED_RUN, run_file_as_user
 
@@ -343,6 +344,31 @@ def test_a_far_auxiliary_in_dimacs_costs_nothing():
 def test_a_forged_cpmpy_header_costs_nothing():
     cnf = cpmpy_program.reindex({"dimacs": "p cnf 10000000 1\n1 -9999999 0\n", "task_ids": {"a": [1]}}, ["a"])
     assert cnf.num_vars == 2 and cnf.clauses == ((1, -2),)
+
+
+@pytest.mark.parametrize(
+    ("counts", "kind"),
+    [
+        ("not a list", "type"),
+        ([{"literals": [1, 9], "allowed": [1]}], "type"),  # a literal beyond the DIMACS header
+        ([{"literals": [1, 2], "allowed": [5]}], "type"),  # more than two literals can make
+        ([{"literals": "12", "allowed": [1]}], "type"),
+        ([{"allowed": [1]}], "type"),
+        ([{"literals": [1, 2] * 1_000, "allowed": [0], "modulus": 1_000}] * 2, "too_large"),  # 4 million states
+    ],
+)
+def test_forged_literal_counts_in_a_cpmpy_result_are_clean_errors(counts, kind):
+    with pytest.raises(FormatError) as caught:
+        cpmpy_program.reindex({"dimacs": "p cnf 2 1\n1 2 0\n", "task_ids": {"a": [1]}, "counts": counts}, ["a"])
+    assert caught.value.kind == kind
+
+
+def test_a_cpmpy_result_s_literal_counts_are_encoded_over_the_renumbered_variables():
+    # sandbox ids 7 (the task variable) and 3: renumbered 1 and 2; "exactly one of them" encoded after them
+    data = {"dimacs": "p cnf 7 1\n7 3 0\n", "task_ids": {"a": [7]}, "counts": [{"literals": [7, 3], "allowed": [1]}]}
+    cnf = cpmpy_program.reindex(data, ["a"])
+    assert cnf.clauses[0] == (1, 2) and cnf.num_task_vars == 1
+    assert sat_models(cnf, 2) == {(1, 0), (0, 1)}
 
 
 def test_sympy_exclusive_pairs_are_counted_before_expanding():
