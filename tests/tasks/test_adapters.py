@@ -634,9 +634,7 @@ def test_dcpbench_sums_of_booleans_as_literal_counts_keep_the_models():
         "model += 2 <= sum([x[i] * x[i + 9] for i in range(9)])\n"
         "model.solve()\n"
     )
-    problem = dcpbench.Problem(
-        "switches", "Eighteen switches.\n\nPrint the switches (x).", source, "", ("x",), (), "t"
-    )
+    problem = dcpbench.Problem("switches", "Eighteen switches.\n\nPrint the switches (x).", source, "", ("x",), (), "t")
     grid = np.array(list(itertools.product((0, 1), repeat=18)))
     low, high = grid[:, :9], grid[:, 9:]
     holds = (grid.sum(axis=1) % 3 == 0) & (2 * low.sum(axis=1) - high.sum(axis=1) >= 2)

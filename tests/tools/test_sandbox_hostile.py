@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 
 import pytest
+from bruteforce import sat_models
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from bruteforce import sat_models
 from sandbox_probe import sandbox_processes
 from unprivileged import NESTED_RUN, run_file_as_user
 
