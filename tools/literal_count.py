@@ -171,13 +171,13 @@ def recognised(cnf: CNF) -> list[tuple[LiteralCount, frozenset[Clause]]]:
         for lit in clause:
             if abs(lit) in owner:
                 uses.setdefault(abs(lit), set()).add(clause)
-    for index, (count, first, last, encoded) in enumerate(candidates):
+    for index, (count, first, last, own) in enumerate(candidates):
         auxiliaries = range(first, last + 1)
-        if any(owner[var] != index for var in auxiliaries) or not encoded <= present:
+        if any(owner[var] != index for var in auxiliaries) or not own <= present:
             continue
-        if any(not uses.get(var, set()) <= encoded for var in auxiliaries):
+        if any(not uses.get(var, set()) <= own for var in auxiliaries):
             continue
         if any(abs(lit) in owner for lit in count.literals):  # a count over another count's states
             continue
-        found.append((count, encoded))
+        found.append((count, own))
     return found
