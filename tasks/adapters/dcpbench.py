@@ -569,71 +569,79 @@ def collect(ns, submitted):
     class Unflattened(Exception):
         pass
 
+    def rolled_back(build):  # build(constraint), with the auxiliaries it made forgotten when it raises
+        # Unflattened (or recurses too deep, a nested expression left to the encoder): None, nothing kept
+        def attempt(constraint):
+            mark, known = len(domains), set(ivarmap)
+            pending.clear()
+            try:
+                return build(constraint)
+            except (Unflattened, RecursionError):
+                del domains[mark:]
+                for key in set(ivarmap) - known:
+                    del ivarmap[key]
+                return None
+            finally:
+                pending.clear()
+
+        return attempt
+
     counts = []  # (literals, allowed values, modulus or None): literal counts the host encodes
 
+    @rolled_back
     def declared_count(constraint):  # a count of Boolean terms (integer weights) compared with a constant, or its
         # residue modulo a constant: declared for the host's counter (tools/literal_count.py), which counting
         # by orbits reads as one symmetric constraint; a term that is not a literal gets a Boolean defined
         # equal to it. None (nothing kept): not such a constraint
-        mark, known = len(domains), set(ivarmap)
-        pending.clear()
-        try:
-            if not isinstance(constraint, Comparison) or constraint.name not in ("==", "!=", "<", "<=", ">", ">="):
-                raise Unflattened()
-            left, right, op = constraint.args[0], constraint.args[1], constraint.name
-            if is_num(left) and not is_num(right):
-                left, right, op = right, left, {{"<": ">", "<=": ">=", ">": "<", ">=": "<="}}.get(op, op)
-            if not is_num(right):
-                raise Unflattened()
-            modulus = None
-            if getattr(left, "name", None) == "mod" and is_num(left.args[1]) and int(left.args[1]) > 1:
-                modulus, left = int(left.args[1]), left.args[0]
-            if getattr(left, "name", None) not in ("sum", "wsum"):
-                raise Unflattened()
-            weighted, expanding = [], [(1, left)]
-            while expanding:  # nested sums (a difference of sums is a weighted sum of them) expanded
-                w, e = expanding.pop()
-                if getattr(e, "name", None) == "sum":
-                    expanding += [(w, a) for a in e.args]
-                elif getattr(e, "name", None) == "wsum":
-                    expanding += [(w * int(v), a) for v, a in zip(*e.args)]
-                else:
-                    weighted.append((w, e))
-            literals, offset = [], 0
-            for w, term in reversed(weighted):
-                if is_num(term):
-                    offset += w * int(term)
-                    continue
-                if isinstance(term, Expression) and not term.is_bool():
-                    if tuple(map(int, get_bounds(term))) != (0, 1):
-                        raise Unflattened()
-                    term = term == 1
-                if not isinstance(term, (_BoolVarImpl, NegBoolView)):
-                    term = defined(term)
-                if isinstance(term, BoolVal) or w == 0:
-                    offset += w * int(isinstance(term, BoolVal) and term.value())
-                    continue
-                if modulus is not None and w < 0:
-                    raise Unflattened()
-                literals += [term if w > 0 else ~term] * abs(w)
-                offset += min(w, 0)
-            if len(literals) > MAX_COUNTED or len(literals) < 2:
-                raise Unflattened()
-            compare = {{"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
-                        ">=": np.greater_equal}}[op]
-            if modulus is not None:  # CPMpy's modulo of a non-negative sum: the residue
-                allowed = [r for r in range(modulus) if compare((r + offset) % modulus, int(right))]
+        if not isinstance(constraint, Comparison) or constraint.name not in ("==", "!=", "<", "<=", ">", ">="):
+            raise Unflattened()
+        left, right, op = constraint.args[0], constraint.args[1], constraint.name
+        if is_num(left) and not is_num(right):
+            left, right, op = right, left, {{"<": ">", "<=": ">=", ">": "<", ">=": "<="}}.get(op, op)
+        if not is_num(right):
+            raise Unflattened()
+        modulus = None
+        if getattr(left, "name", None) == "mod" and is_num(left.args[1]) and int(left.args[1]) > 1:
+            modulus, left = int(left.args[1]), left.args[0]
+        if getattr(left, "name", None) not in ("sum", "wsum"):
+            raise Unflattened()
+        weighted, expanding = [], [(1, left)]
+        while expanding:  # nested sums (a difference of sums is a weighted sum of them) expanded
+            w, e = expanding.pop()
+            if getattr(e, "name", None) == "sum":
+                expanding += [(w, a) for a in e.args]
+            elif getattr(e, "name", None) == "wsum":
+                expanding += [(w * int(v), a) for v, a in zip(*e.args)]
             else:
-                allowed = [t for t in range(len(literals) + 1) if compare(t + offset, int(right))]
-            counts.append((literals, allowed, modulus))
-            return list(pending)
-        except (Unflattened, RecursionError):
-            del domains[mark:]
-            for key in set(ivarmap) - known:
-                del ivarmap[key]
-            return None
-        finally:
-            pending.clear()
+                weighted.append((w, e))
+        literals, offset = [], 0
+        for w, term in reversed(weighted):
+            if is_num(term):
+                offset += w * int(term)
+                continue
+            if isinstance(term, Expression) and not term.is_bool():
+                if tuple(map(int, get_bounds(term))) != (0, 1):
+                    raise Unflattened()
+                term = term == 1
+            if not isinstance(term, (_BoolVarImpl, NegBoolView)):
+                term = defined(term)
+            if isinstance(term, BoolVal) or w == 0:
+                offset += w * int(isinstance(term, BoolVal) and term.value())
+                continue
+            if modulus is not None and w < 0:
+                raise Unflattened()
+            literals += [term if w > 0 else ~term] * abs(w)
+            offset += min(w, 0)
+        if len(literals) > MAX_COUNTED or len(literals) < 2:
+            raise Unflattened()
+        compare = {{"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
+                    ">=": np.greater_equal}}[op]
+        if modulus is not None:  # CPMpy's modulo of a non-negative sum: the residue
+            allowed = [r for r in range(modulus) if compare((r + offset) % modulus, int(right))]
+        else:
+            allowed = [t for t in range(len(literals) + 1) if compare(t + offset, int(right))]
+        counts.append((literals, allowed, modulus))
+        return list(pending)
 
     pending = []  # the clauses of the auxiliary variables that one constraint's flattening introduced
 
@@ -710,42 +718,33 @@ def collect(ns, submitted):
         rebuilt.update_args(args)
         return defined(rebuilt)
 
+    @rolled_back
     def flattened(constraint):  # a constraint over one-hot integers and Booleans whatever its scope, through
         # auxiliary one-hot variables each defined by a small table; None (nothing kept): not such a constraint
-        mark, known = len(domains), set(ivarmap)
-        pending.clear()
-        try:
-            kind = getattr(constraint, "name", None)
-            if kind == "and":
-                parts = [flattened(c) for c in constraint.args]
-                if any(p is None for p in parts):
-                    raise Unflattened()
-                return [c for p in parts for c in p]
-            if kind == "alldifferent":
-                args = [named(a) for a in constraint.args]
-                pairs = [forbidden_tuples(a != b) for i, a in enumerate(args) for b in args[i + 1 :]]
-                if any(p is None for p in pairs):
-                    raise Unflattened()
-                return pending + [c for p in pairs for c in p] + permutation(args)
-            if kind == "or":
-                disjuncts = [named(a) for a in constraint.args]
-                if any(isinstance(a, BoolVal) and a.value() for a in disjuncts):
-                    return list(pending)
-                disjuncts = [a for a in disjuncts if not isinstance(a, BoolVal)]
-                return pending + [Operator("or", disjuncts) if disjuncts else BoolVal(False)]
-            rebuilt = copy.copy(constraint)
-            rebuilt.update_args([named(a) for a in constraint.args])
-            found = forbidden_tuples(rebuilt)
-            if found is None:
+        kind = getattr(constraint, "name", None)
+        if kind == "and":
+            parts = [flattened(c) for c in constraint.args]
+            if any(p is None for p in parts):
                 raise Unflattened()
-            return pending + found
-        except (Unflattened, RecursionError):  # a deeply nested expression is left to the encoder, too
-            del domains[mark:]
-            for key in set(ivarmap) - known:
-                del ivarmap[key]
-            return None
-        finally:
-            pending.clear()
+            return [c for p in parts for c in p]
+        if kind == "alldifferent":
+            args = [named(a) for a in constraint.args]
+            pairs = [forbidden_tuples(a != b) for i, a in enumerate(args) for b in args[i + 1 :]]
+            if any(p is None for p in pairs):
+                raise Unflattened()
+            return pending + [c for p in pairs for c in p] + permutation(args)
+        if kind == "or":
+            disjuncts = [named(a) for a in constraint.args]
+            if any(isinstance(a, BoolVal) and a.value() for a in disjuncts):
+                return list(pending)
+            disjuncts = [a for a in disjuncts if not isinstance(a, BoolVal)]
+            return pending + [Operator("or", disjuncts) if disjuncts else BoolVal(False)]
+        rebuilt = copy.copy(constraint)
+        rebuilt.update_args([named(a) for a in constraint.args])
+        found = forbidden_tuples(rebuilt)
+        if found is None:
+            raise Unflattened()
+        return pending + found
 
     integers = [item for item, value in entries if value is not None and type(item) is _IntVarImpl]
     tables = []
