@@ -74,6 +74,13 @@ class LiteralCount:
     def _allowed_state(self, state: int, states: int) -> bool:
         return self.holds(state if self.modulus is not None or state < states - 1 else len(self.literals))
 
+    def size(self) -> int:
+        """How many clauses :meth:`clauses` writes (known before writing them: a declaration read from a
+        file is checked against the formula's size first)."""
+        states = self._states()
+        steps = sum(2 * min(i + 1, states) for i in range(len(self.literals)))
+        return 1 + steps + states  # the start, two per state and literal, at most one unit per final state
+
     def clauses(self, first_aux: int) -> tuple[list[Clause], int]:
         """The counter's clauses over auxiliaries numbered from ``first_aux`` in a fixed order, and the
         highest variable used (``first_aux - 1`` when no auxiliary is needed)."""
@@ -153,6 +160,8 @@ def recognised(cnf: CNF) -> list[tuple[LiteralCount, frozenset[Clause]]]:
             continue
         count, first = declared
         try:
+            if count.size() > len(cnf.clauses) + count._states():  # it could not all be in the formula
+                continue
             encoded, last = count.clauses(first)
         except ValueError:
             continue

@@ -102,6 +102,16 @@ def test_malformed_declarations_are_ignored(comment):
     assert recognised(CNF(4, cnf.clauses, cnf.num_vars, (comment,))) == []
 
 
+def test_a_declaration_larger_than_the_formula_is_not_written_out():
+    # 10,000 literals modulo 1,000 would be about 20 million clauses: refused at once, by size
+    import time
+
+    comment = COMMENT + json.dumps({"literals": [1] * 10_000, "allowed": [0], "first_aux": 2, "modulus": 1_000})
+    start = time.process_time()
+    assert recognised(CNF(1, ((1,),), 2, (comment,))) == []
+    assert time.process_time() - start < 1.0
+
+
 def test_two_declarations_cannot_share_states():
     cnf = with_literal_counts(CNF(3, ()), [LiteralCount((1, 2, 3), (1,))])
     (comment,) = cnf.comments
