@@ -50,7 +50,8 @@ class CNF:
         return range(1, self.num_task_vars + 1)
 
     def conjoin(self, other: CNF) -> CNF:
-        """Both formulas at once; the other's auxiliaries are renumbered above ours."""
+        """Both formulas at once; the other's auxiliaries are renumbered above ours. Our comments are kept
+        (what they say of our variables still holds: a declared literal count is still recognised)."""
         if other.num_task_vars != self.num_task_vars:
             raise ValueError("cannot conjoin formulas over different task variables")
         shift = self.num_vars - self.num_task_vars
@@ -59,7 +60,7 @@ class CNF:
             return lit if abs(lit) <= self.num_task_vars else lit + shift if lit > 0 else lit - shift
 
         moved = tuple(tuple(move(lit) for lit in clause) for clause in other.clauses)
-        return CNF(self.num_task_vars, self.clauses + moved, self.num_vars + other.num_aux_vars)
+        return CNF(self.num_task_vars, self.clauses + moved, self.num_vars + other.num_aux_vars, self.comments)
 
     def with_clauses(self, clauses: Iterable[Sequence[int]]) -> CNF:
         """The same variables with other clauses (e.g. after simplification)."""

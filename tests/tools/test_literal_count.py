@@ -61,6 +61,14 @@ def test_a_declaration_survives_dimacs_and_is_recognised_again():
     assert [c for c, _ in recognised(again)] == [LiteralCount((1, 2, 3, 4, 4), (0, 2), 3)]
 
 
+def test_a_ground_truth_s_declaration_is_recognised_in_its_conjunction_with_an_answer():
+    truth = with_literal_counts(CNF(3, ()), [LiteralCount((1, 2, 3), (1,))])
+    answer = CNF(3, ((1, 4), (-4, 2)), 4)  # an auxiliary of its own, renumbered above the truth's
+    both = truth.conjoin(answer)
+    assert [c for c, _ in recognised(both)] == [LiteralCount((1, 2, 3), (1,))]
+    assert projected_models(both) == {(1, 0, 0), (0, 1, 0)}  # exactly one of three, and x1 or else x2
+
+
 def _declared(cnf: CNF, **changes) -> CNF:
     """``cnf`` with its one declaration's fields changed (the clauses as they are)."""
     (comment,) = [c for c in cnf.comments if c.startswith(COMMENT)]
