@@ -105,7 +105,7 @@ MAX_TUPLES, MAX_FORBIDDEN = 100_000, 20_000
 # only if that fails): a 4x4 magic square's row sums as partial sums make a CNF of 2,296 variables whose
 # 7,040 listed solutions CaDiCaL certifies in 32 s; as one helper per allowed row, 27,616 and 396 s.
 TABLE_UP_TO = 4096
-# With "counts", a sum of at most this many Boolean terms (weights repeat a term) that no table takes is
+# With "counts", a sum of at most this many Boolean terms (all weights of one size) that no table takes is
 # declared as a literal count (tools/literal_count.py): counting by orbits sees it as one symmetric
 # constraint (BIBD's scalar products; diamond-free's edge total modulo 12).
 MAX_COUNTED = 2_000
@@ -589,7 +589,7 @@ def collect(ns, submitted):
     counts = []  # (literals, allowed values, modulus or None): literal counts the host encodes
 
     @rolled_back
-    def declared_count(constraint):  # a count of Boolean terms (integer weights) compared with a constant, or its
+    def declared_count(constraint):  # a count of Boolean terms (weights of one size) compared with a constant, or its
         # residue modulo a constant: declared for the host's counter (tools/literal_count.py), which counting
         # by orbits reads as one symmetric constraint; a term that is not a literal gets a Boolean defined
         # equal to it. None (nothing kept): not such a constraint
@@ -614,7 +614,10 @@ def collect(ns, submitted):
                 expanding += [(w * int(v), a) for v, a in zip(*e.args)]
             else:
                 weighted.append((w, e))
-        literals, offset = [], 0
+        scale = max((abs(w) for w, term in weighted if not is_num(term)), default=0)
+        if any(abs(w) not in (0, scale) for w, term in weighted if not is_num(term)):
+            raise Unflattened()  # weights that differ: pindakaas's encoders, not a count of literals
+        literals, offset = [], 0  # the sum is scale * (true literals) + offset
         for w, term in reversed(weighted):
             if is_num(term):
                 offset += w * int(term)
@@ -630,16 +633,16 @@ def collect(ns, submitted):
                 continue
             if modulus is not None and w < 0:
                 raise Unflattened()
-            literals += [term if w > 0 else ~term] * abs(w)
+            literals.append(term if w > 0 else ~term)  # w x = |w| (1 - x) + w when w < 0
             offset += min(w, 0)
-        if len(literals) > MAX_COUNTED or len(literals) < 2:
-            raise Unflattened()
+        if len(literals) > MAX_COUNTED or len(literals) < 2 or (modulus is not None and offset < 0):
+            raise Unflattened()  # (a negative sum's modulo rounds towards zero in CPMpy: left to the encoder)
         compare = {{"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
                     ">=": np.greater_equal}}[op]
         if modulus is not None:  # CPMpy's modulo of a non-negative sum: the residue
-            allowed = [r for r in range(modulus) if compare((r + offset) % modulus, int(right))]
+            allowed = [r for r in range(modulus) if compare((scale * r + offset) % modulus, int(right))]
         else:
-            allowed = [t for t in range(len(literals) + 1) if compare(t + offset, int(right))]
+            allowed = [t for t in range(len(literals) + 1) if compare(scale * t + offset, int(right))]
         counts.append((literals, allowed, modulus))
         return list(pending)
 
@@ -1164,8 +1167,9 @@ def convert(problem: Problem) -> dict[str, Any]:
 
 
 def _variables(outcome: dict[str, Any]) -> int:
-    """The number of variables a converted outcome's DIMACS header declares."""
-    return int(outcome["data"]["dimacs"].split("\n", 1)[0].split()[2])
+    """The number of variables of a checked outcome's ground truth (its literal counts' states included:
+    the sandbox's DIMACS header does not hold them)."""
+    return int(outcome["variables"])
 
 
 def _truth_verdict(truth, listed_solutions: Callable[[], dict[str, Any]], last_try: bool = False) -> dict[str, Any]:
@@ -1248,7 +1252,7 @@ def _checked(
         truth = reindex(outcome["data"], list(outcome["names"]))
     except FormatError as error:
         return {"ok": False, "reason": f"{error.kind}: {error.message}"}
-    return {**outcome, **_truth_verdict(truth, listed_solutions, last_try)}
+    return {**outcome, "variables": truth.num_vars, **_truth_verdict(truth, listed_solutions, last_try)}
 
 
 def _stamp(path: Path) -> tuple:

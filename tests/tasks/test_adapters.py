@@ -617,11 +617,12 @@ def test_dcpbench_flattening_counts_bales_weighed_in_pairs():
 
 
 def test_dcpbench_sums_of_booleans_as_literal_counts_keep_the_models():
-    """Sums too wide for a table, under the "counts" encoding: a residue of a plain sum, a weighted sum with
-    negative weights (its offset), a sum of products with the constant on the left. Declared as literal
-    counts (a product gets a Boolean defined equal to it), the CNF has the models of the "decision"
-    encoding's (pindakaas's sums): both counts, and the count of both at once, are the number of
-    assignments of the 18 Booleans that satisfy the three constraints, found here by trying all 2^18."""
+    """Sums too wide for a table, under the "counts" encoding: a residue of a sum plus a constant, a weighted
+    sum with negative weights of one size (its offset), a sum of products with the constant on the left —
+    declared as literal counts (a product gets a Boolean defined equal to it) —, and a sum with weights
+    that differ, left to pindakaas. The CNF has the models of the "decision" encoding's (pindakaas's sums
+    throughout): both counts, and the count of both at once, are the number of assignments of the 18
+    Booleans that satisfy the four constraints, found here by trying all 2^18."""
     from autonesy.tasks.adapters import dcpbench
     from autonesy.tools.formats.cpmpy_program import reindex
     from autonesy.tools.literal_count import recognised
@@ -630,14 +631,16 @@ def test_dcpbench_sums_of_booleans_as_literal_counts_keep_the_models():
         '"""\nEighteen switches.\n\nPrint the switches (x).\n"""\nfrom cpmpy import *\n'
         'x = boolvar(shape=18, name="x")\nmodel = Model()\n'
         "model += (sum(x) + 1) % 3 == 1\n"
-        "model += sum([2 * x[i] for i in range(9)]) - sum(x[9:]) >= 2\n"
+        "model += sum([2 * x[i] for i in range(9)]) - 2 * sum(x[9:]) >= 2\n"
         "model += 2 <= sum([x[i] * x[i + 9] for i in range(9)])\n"
+        "model += sum([(i + 1) * x[i] for i in range(18)]) >= 20\n"
         "model.solve()\n"
     )
     problem = dcpbench.Problem("switches", "Eighteen switches.\n\nPrint the switches (x).", source, "", ("x",), (), "t")
     grid = np.array(list(itertools.product((0, 1), repeat=18)))
     low, high = grid[:, :9], grid[:, 9:]
-    holds = (grid.sum(axis=1) % 3 == 0) & (2 * low.sum(axis=1) - high.sum(axis=1) >= 2)
+    holds = (grid.sum(axis=1) % 3 == 0) & (2 * low.sum(axis=1) - 2 * high.sum(axis=1) >= 2)
+    holds &= (grid * np.arange(1, 19)).sum(axis=1) >= 20
     expected = int((holds & ((low * high).sum(axis=1) >= 2)).sum())
     truths = {}
     for one_hot in ("decision", "counts"):
@@ -649,6 +652,30 @@ def test_dcpbench_sums_of_booleans_as_literal_counts_keep_the_models():
     assert count_models(truths["decision"], time_limit_s=600).value == expected
     both = truths["counts"].conjoin(truths["decision"])
     assert count_models(both, time_limit_s=600).value == expected  # the same models, not just as many
+
+
+def test_dcpbench_the_last_try_takes_the_ground_truth_with_the_fewest_variables(tmp_path, monkeypatch):
+    """Its literal counts' states included (the sandbox's DIMACS header does not hold them: a counter of 40
+    Booleans up to 21 adds hundreds of variables that the header of the "counts" conversion leaves out)."""
+    from autonesy.tasks.adapters import dcpbench
+
+    source = (
+        '"""\nForty switches.\n\nPrint the switches (x).\n"""\nfrom cpmpy import *\n'
+        'x = boolvar(shape=40, name="x")\nmodel = Model(sum(x) == 20, x[0] | x[1])\nmodel.solve()\n'
+    )
+    problem = dcpbench.Problem("forty", "Forty switches.\n\nPrint the switches (x).", source, "", ("x",), (), "t")
+    monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path))
+    tries: list[tuple[bool, int]] = []
+
+    def out_of_time(truth, listed, last_try=False):
+        tries.append((last_try, truth.num_vars))
+        return {"unscorable": "out of time"}
+
+    monkeypatch.setattr(dcpbench, "_truth_verdict", out_of_time)
+    outcome = dcpbench.convert(problem)
+    first = [n for last, n in tries if not last]
+    assert len(first) == len(dcpbench.ENCODINGS) and tries[-1] == (True, min(first))
+    assert "unscorable" in outcome and outcome["variables"] == min(first)
 
 
 def test_dcpbench_n_queens_ground_truth_is_the_one_hot_placements_without_helper_variables():
