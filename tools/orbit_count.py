@@ -10,7 +10,13 @@ social golfers' 9 golfers in 3 groups for 4 weeks one orbit of 9!·4!·6⁴ rela
 
 The formula is a coloured graph: a vertex per literal and per clause, x–¬x edges, a clause joined to
 its literals, task literals, auxiliary literals and clauses in three colours, so its automorphisms are
-exactly its syntactic symmetries (nothing is assumed that the clauses do not state). bliss, through
+exactly its syntactic symmetries (nothing is assumed that the clauses do not state). Two refinements
+keep symmetries that an encoding hides: task variables that two binary clauses make equal are merged
+first (an adjacency matrix and its transpose: the vertices' permutations become syntactic), and a
+literal count the formula declares and holds (:mod:`autonesy.tools.literal_count`, recognised only when
+its clauses are there) is one vertex joined to its literals, its counter's clauses and states left out
+— what the count says is symmetric in its literals, the order its counter reads them in is not
+(BIBD's scalar products, a sum of all entries modulo 12). bliss, through
 python-igraph, gives |Aut| and generators. Each orbit holds its least member in the task variables'
 order (a lex-leader), which satisfies x ≤ σ(x) for every σ in G: those constraints, for the
 generators and for random products of them (golfers: 23 representatives with the generators alone, 3
