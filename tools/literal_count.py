@@ -151,17 +151,21 @@ def recognised(cnf: CNF) -> list[tuple[LiteralCount, frozenset[Clause]]]:
 
     A declaration is believed only when its counter, written again from it, is all in the formula,
     its auxiliaries are auxiliaries (above the task variables) that occur in no other clause, and no
-    two declarations share one; any other declaration is ignored."""
+    two declarations share one; any other declaration is ignored. Declarations are written out only
+    while they can still fit in the formula together, so many forged comments cost no more than one."""
     found: list[tuple[LiteralCount, frozenset[Clause]]] = []
     candidates = []
+    budget = len(cnf.clauses)  # believed counters share no clause: together they fit in the formula
     for comment in cnf.comments:
         declared = _declared(comment, cnf.num_vars)
         if declared is None:
             continue
         count, first = declared
         try:
-            if count.size() > len(cnf.clauses) + count._states():  # it could not all be in the formula
+            size = count.size() - count._states()  # at least this many of its clauses
+            if size > budget:  # it could not all be in the formula beside those read before
                 continue
+            budget -= size
             encoded, last = count.clauses(first)
         except ValueError:
             continue

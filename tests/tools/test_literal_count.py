@@ -120,10 +120,25 @@ def test_a_declaration_larger_than_the_formula_is_not_written_out():
     assert time.process_time() - start < 1.0
 
 
+def test_many_forged_declarations_cost_no_more_than_the_formula():
+    # each comment alone would fit (100 literals modulo 50: about 7,400 clauses, in a formula of 20,000),
+    # but 2,000 of them (15 million clauses) are written out only while they still fit in it together
+    import time
+
+    forged = COMMENT + json.dumps({"literals": list(range(1, 101)), "allowed": [0], "first_aux": 101, "modulus": 50})
+    start = time.process_time()
+    assert recognised(CNF(100, ((1,),) * 20_000, 10_000, (forged,) * 2_000)) == []
+    assert time.process_time() - start < 2.0
+
+
 def test_two_declarations_cannot_share_states():
+    # other clauses enough for both to be read (else the second is not even written out)
     cnf = with_literal_counts(CNF(3, ()), [LiteralCount((1, 2, 3), (1,))])
+    extra = tuple((1, 2, 3, v) for v in range(cnf.num_vars + 1, cnf.num_vars + 21))
+    padded = CNF(3, cnf.clauses + extra, cnf.num_vars + 20, cnf.comments)
     (comment,) = cnf.comments
-    assert recognised(CNF(3, cnf.clauses, cnf.num_vars, (comment, comment))) == []
+    assert len(recognised(padded)) == 1
+    assert recognised(CNF(3, padded.clauses, padded.num_vars, (comment, comment))) == []
 
 
 @pytest.mark.parametrize(

@@ -210,14 +210,17 @@ def reindex(data: Any, names: Sequence[str]) -> CNF:
             if abs(lit) not in new_id:
                 top += 1
                 new_id[abs(lit)] = top
-    clauses = tuple(tuple(new_id[lit] if lit > 0 else -new_id[-lit] for lit in clause) for clause in raw.clauses)
+
+    def renamed(lit: int) -> int:
+        return new_id[lit] if lit > 0 else -new_id[-lit]
+
+    clauses = tuple(tuple(renamed(lit) for lit in clause) for clause in raw.clauses)
     helpers = data.get("helpers") or []
     comments: tuple[str, ...] = ()
     if isinstance(helpers, list) and helpers:
         shown = ", ".join(str(h)[:40] for h in helpers[:20])
         comments = (f"auxiliary variables created by the program: {shown}",)
-    renamed = [count.substituted(lambda lit: new_id[lit] if lit > 0 else -new_id[-lit]) for count in counts]
-    return with_literal_counts(CNF(n, clauses, top, comments), renamed)
+    return with_literal_counts(CNF(n, clauses, top, comments), [count.substituted(renamed) for count in counts])
 
 
 MAX_COUNT_AUXILIARIES = 2_000_000  # the counters' states, all literal counts of one conversion together
