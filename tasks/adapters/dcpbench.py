@@ -81,6 +81,8 @@ from typing import Any
 from autonesy.tasks.adapters.base import AdapterError
 from autonesy.tasks.task import RESERVED_NAMES, Descriptions, Task, TaskMetadata, Variable
 from autonesy.tools.config import cache_dir
+from autonesy.tools.formats.cpmpy_program import MAX_COUNT_AUXILIARIES
+from autonesy.tools.literal_count import MAX_STATES
 from autonesy.tools.sandbox import SandboxLimits
 from autonesy.tools.terminal_text import terminal_line
 
@@ -369,7 +371,8 @@ def collect(ns, submitted):
     LINEAR_ENCODER = {linear_encoder!r}
     ONE_HOT = {one_hot!r}
     MAX_TUPLES, MAX_FORBIDDEN, PAIRWISE_UP_TO, TABLE_UP_TO = {max_tuples}, {max_forbidden}, {pairwise_up_to}, {table_up_to}
-    MAX_COUNTED = {max_counted}
+    MAX_COUNTED, MAX_COUNT_STATES, MAX_COUNT_AUXILIARIES = {max_counted}, {max_count_states}, {max_count_auxiliaries}
+    COUNTED_STATES = [0]  # the declared counts' states so far
     from cpmpy.expressions.variables import _IntVarImpl
     from cpmpy.transformations.int2bool import IntVarEncDirect
     if LINEAR_ENCODER:  # pindakaas's encoder for every linear constraint that takes it (else its default)
@@ -637,6 +640,10 @@ def collect(ns, submitted):
             offset += min(w, 0)
         if len(literals) > MAX_COUNTED or len(literals) < 2 or (modulus is not None and offset < 0):
             raise Unflattened()  # (a negative sum's modulo rounds towards zero in CPMpy: left to the encoder)
+        states = modulus or len(literals) + 1  # at most; within what the host encodes (reindex's limits)
+        if states > MAX_COUNT_STATES or COUNTED_STATES[0] + len(literals) * states > MAX_COUNT_AUXILIARIES:
+            raise Unflattened()
+        COUNTED_STATES[0] += len(literals) * states
         compare = {{"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
                     ">=": np.greater_equal}}[op]
         if modulus is not None:  # CPMpy's modulo of a non-negative sum: the residue
@@ -1081,6 +1088,8 @@ def _encode(problem: Problem, linear_encoder: str | None, one_hot: str | None = 
         max_forbidden=MAX_FORBIDDEN,
         pairwise_up_to=PAIRWISE_UP_TO,
         max_counted=MAX_COUNTED,
+        max_count_states=MAX_STATES,
+        max_count_auxiliaries=MAX_COUNT_AUXILIARIES,
         find_model=FIND_MODEL,
     )
     result = run_program(

@@ -654,6 +654,27 @@ def test_dcpbench_sums_of_booleans_as_literal_counts_keep_the_models():
     assert count_models(both, time_limit_s=600).value == expected  # the same models, not just as many
 
 
+def test_dcpbench_a_sum_past_the_counters_limits_is_left_to_the_encoder(monkeypatch):
+    """A residue modulo more than a counter may have states is not declared (the host would refuse it
+    and the problem be left out): the conversion goes on with pindakaas's encoding of it. The limit is
+    lowered to 4 states here so that a small modulus passes it."""
+    import math
+
+    from autonesy.tasks.adapters import dcpbench
+    from autonesy.tools.formats.cpmpy_program import reindex
+
+    monkeypatch.setattr(dcpbench, "MAX_STATES", 4)
+    source = (
+        '"""\nTwenty switches.\n\nPrint the switches (x).\n"""\nfrom cpmpy import *\n'
+        'x = boolvar(shape=20, name="x")\nmodel = Model(sum(x) % 5 == 3)\nmodel.solve()\n'
+    )
+    problem = dcpbench.Problem("twenty", "Twenty switches.\n\nPrint the switches (x).", source, "", ("x",), (), "t")
+    outcome = dcpbench._encode(problem, None, "counts")
+    assert outcome["ok"] and outcome["data"]["counts"] == []
+    expected = sum(math.comb(20, k) for k in range(3, 21, 5))
+    assert count_models(reindex(outcome["data"], outcome["names"]), time_limit_s=600).value == expected
+
+
 def test_dcpbench_the_last_try_takes_the_ground_truth_with_the_fewest_variables(tmp_path, monkeypatch):
     """Its literal counts' states included (the sandbox's DIMACS header does not hold them: a counter of 40
     Booleans up to 21 adds hundreds of variables that the header of the "counts" conversion leaves out)."""
