@@ -103,7 +103,9 @@ __all__ = [
 # 4: counting by orbits of the formula's symmetries (:mod:`autonesy.tools.orbit_count`) joins the race.
 # 5: counting by orbits merges equal task variables and reads declared literal counts
 # (:mod:`autonesy.tools.literal_count`) as symmetric constraints.
-ROUTES_VERSION = 5
+# 6: counting by orbits reads guarded literal counts and, when every symmetry fixes the task variables,
+# keeps one extension per orbit of the auxiliaries (lex-leader over them) for the enumeration.
+ROUTES_VERSION = 6
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long

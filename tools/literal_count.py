@@ -16,6 +16,9 @@ when one is given (the residues in ``allowed`` are kept), else as a total, where
 the last change of verdict on is one state (exactly-1 of 12 has states 0, 1 and "2 or more"). The
 encoding's projection on the other variables is exact: for every assignment of the literals the
 states it reaches are forced true, so a disallowed count has no extension and an allowed one extends.
+A count can also be guarded: "when literal g is true, the count is in A_g" for each of its guards,
+which is how an integer equal to a sum of Booleans is said (one guard per value of its one-hot
+encoding: handshakes per person), a final state false only where its guard holds.
 
     >>> from autonesy.tools.cnf import CNF
     >>> cnf = with_literal_counts(CNF(3, ()), [LiteralCount((1, 2, 3), (1,))])
@@ -39,47 +42,56 @@ MAX_STATES = 1_000
 @dataclass(frozen=True)
 class LiteralCount:
     """The number of true literals in ``literals`` (a literal listed twice counts twice) is in
-    ``allowed``: totals, or residues modulo ``modulus`` when one is given."""
+    ``allowed``: totals, or residues modulo ``modulus`` when one is given; and in ``A`` whenever the
+    literal ``g`` of a guard ``(g, A)`` is true."""
 
     literals: tuple[int, ...]
     allowed: tuple[int, ...]
     modulus: int | None = None
+    guards: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "literals", tuple(int(lit) for lit in self.literals))
         object.__setattr__(self, "allowed", tuple(sorted({int(a) for a in self.allowed})))
-        if any(lit == 0 for lit in self.literals):
+        object.__setattr__(
+            self, "guards", tuple((int(g), tuple(sorted({int(a) for a in allowed}))) for g, allowed in self.guards)
+        )
+        if any(lit == 0 for lit in self.literals) or any(g == 0 for g, _ in self.guards):
             raise ValueError("a literal count lists the literal 0")
         if self.modulus is not None and not 1 <= self.modulus <= MAX_STATES:
             raise ValueError(f"a literal count's modulus must be 1..{MAX_STATES}")
         top = self.modulus - 1 if self.modulus is not None else len(self.literals)
-        if any(not 0 <= a <= top for a in self.allowed):
+        if any(not 0 <= a <= top for a in self.allowed + tuple(a for _, allowed in self.guards for a in allowed)):
             raise ValueError(f"a literal count allows a value outside 0..{top}")
 
-    def holds(self, count: int) -> bool:
-        """Whether ``count`` true literals satisfy the constraint."""
-        return (count % self.modulus if self.modulus is not None else count) in self.allowed
+    def _verdicts(self, value: int) -> tuple[bool, ...]:
+        """Whether a count (or residue) is allowed, and whether under each guard."""
+        return (value in self.allowed, *(value in allowed for _, allowed in self.guards))
 
     def _states(self) -> int:
         """How many states the counter needs: the residues, or the totals up to the last change of verdict."""
         if self.modulus is not None:
             return self.modulus
         n = len(self.literals)
-        last_change = max((t for t in range(n) if self.holds(t) != self.holds(n)), default=-1)
+        last_change = max((t for t in range(n) if self._verdicts(t) != self._verdicts(n)), default=-1)
         return last_change + 2  # the totals 0..last_change, then "more" (every total from last_change + 1 on)
 
     def _next(self, state: int, states: int) -> int:
         return (state + 1) % states if self.modulus is not None else min(state + 1, states - 1)
 
-    def _allowed_state(self, state: int, states: int) -> bool:
-        return self.holds(state if self.modulus is not None or state < states - 1 else len(self.literals))
+    def _value(self, state: int, states: int) -> int:
+        """A count (or residue) that a final state stands for: the last one stands for every larger total."""
+        return state if self.modulus is not None or state < states - 1 else len(self.literals)
+
+    def _steps(self) -> int:
+        states = self._states()
+        # the start, then two clauses per state and literal
+        return 1 + sum(2 * min(i + 1, states) for i in range(len(self.literals)))
 
     def size(self) -> int:
-        """How many clauses :meth:`clauses` writes (known before writing them: a declaration read from a
-        file is checked against the formula's size first)."""
-        states = self._states()
-        steps = sum(2 * min(i + 1, states) for i in range(len(self.literals)))
-        return 1 + steps + states  # the start, two per state and literal, at most one unit per final state
+        """At most how many clauses :meth:`clauses` writes (known before writing them: a declaration read
+        from a file is checked against the formula's size first)."""
+        return self._steps() + self._states() * (1 + len(self.guards))  # a unit, or one per guard, per final state
 
     def clauses(self, first_aux: int) -> tuple[list[Clause], int]:
         """The counter's clauses over auxiliaries numbered from ``first_aux`` in a fixed order, and the
@@ -100,17 +112,29 @@ class LiteralCount:
                         reached[target] = top
                     out.append((-current[state], lit if not value else -lit, reached[target]))
             current = reached
-        out.extend((-var,) for state, var in sorted(current.items()) if not self._allowed_state(state, states))
+        for state, var in sorted(current.items()):
+            final = self._value(state, states)
+            if final not in self.allowed:
+                out.append((-var,))
+                continue
+            out.extend((-g, -var) for g, allowed in self.guards if final not in allowed)
         return out, top
 
     def substituted(self, image: Callable[[int], int]) -> LiteralCount:
-        """The same count over ``image(lit)`` for each literal (the formula's variables renamed)."""
-        return LiteralCount(tuple(image(lit) for lit in self.literals), self.allowed, self.modulus)
+        """The same count over ``image(lit)`` for each literal and guard (the formula's variables renamed)."""
+        guards = tuple((image(g), allowed) for g, allowed in self.guards)
+        return LiteralCount(tuple(image(lit) for lit in self.literals), self.allowed, self.modulus, guards)
 
     def to_comment(self, first_aux: int) -> str:
-        fields = {"first_aux": first_aux, "allowed": list(self.allowed), "literals": list(self.literals)}
+        fields: dict[str, object] = {
+            "first_aux": first_aux,
+            "allowed": list(self.allowed),
+            "literals": list(self.literals),
+        }
         if self.modulus is not None:
             fields["modulus"] = self.modulus
+        if self.guards:
+            fields["guards"] = [[g, list(allowed)] for g, allowed in self.guards]
         return COMMENT + json.dumps(fields, separators=(",", ":"))
 
 
@@ -132,16 +156,23 @@ def _declared(comment: str, num_vars: int) -> tuple[LiteralCount, int] | None:
     try:
         fields = json.loads(comment[len(COMMENT) :])
         literals, allowed, first = fields["literals"], fields["allowed"], fields["first_aux"]
-        modulus = fields.get("modulus")
+        modulus, guards = fields.get("modulus"), fields.get("guards", [])
         if not (isinstance(literals, list) and isinstance(allowed, list) and type(first) is int):
             return None
-        if len(literals) > MAX_LITERALS or not all(type(x) is int for x in literals + allowed):
+        if not isinstance(guards, list) or len(literals) + len(guards) > MAX_LITERALS:
+            return None
+        if not all(
+            isinstance(g, list) and len(g) == 2 and type(g[0]) is int and isinstance(g[1], list) for g in guards
+        ):
+            return None
+        guard_values = [a for _, values in guards for a in values]
+        if not all(type(x) is int for x in literals + allowed + guard_values) or len(guard_values) > MAX_LITERALS:
             return None
         if modulus is not None and type(modulus) is not int:
             return None
-        if any(abs(lit) > num_vars for lit in literals) or not 0 < first <= num_vars:
+        if any(abs(lit) > num_vars for lit in literals + [g for g, _ in guards]) or not 0 < first <= num_vars:
             return None
-        return LiteralCount(tuple(literals), tuple(allowed), modulus), first
+        return LiteralCount(tuple(literals), tuple(allowed), modulus, tuple((g, tuple(v)) for g, v in guards)), first
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -162,7 +193,7 @@ def recognised(cnf: CNF) -> list[tuple[LiteralCount, frozenset[Clause]]]:
             continue
         count, first = declared
         try:
-            size = count.size() - count._states()  # at least this many of its clauses
+            size = count._steps()  # at least this many of its clauses
             if size > budget:  # it could not all be in the formula beside those read before
                 continue
             budget -= size
@@ -190,7 +221,7 @@ def recognised(cnf: CNF) -> list[tuple[LiteralCount, frozenset[Clause]]]:
             continue
         if any(not uses.get(var, set()) <= own for var in auxiliaries):
             continue
-        if any(abs(lit) in owner for lit in count.literals):  # a count over another count's states
+        if any(abs(lit) in owner for lit in count.literals + tuple(g for g, _ in count.guards)):  # over other states
             continue
         found.append((count, own))
     return found

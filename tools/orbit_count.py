@@ -23,8 +23,12 @@ generators and for random products of them (golfers: 23 representatives with the
 with a thousand products), are added and the projected models of the result enumerated. Two
 representatives share an orbit exactly when bliss's canonical labellings of the graph coloured by
 each give the same colouring and map one onto the other by an automorphism; |G_x| is the number of
-automorphisms that keep x's colouring. Gives up (:class:`NoUsefulSymmetry`) when no symmetry moves a
-task variable, or more than ``max_representatives`` representatives remain or they are not found within
+automorphisms that keep x's colouring. When every symmetry fixes the task variables (interchangeable
+couples behind one person's answer: handshaking), a projected model's extensions are closed under the
+group, so lex-leader constraints over the auxiliaries keep one extension per orbit and the projected
+models are enumerated on that: the solver no longer refutes each symmetric image of a non-answer. Gives
+up (:class:`NoUsefulSymmetry`) when the clauses have no symmetry, or more than ``max_representatives``
+representatives remain or they are not found within
 :data:`REPRESENTATIVES_MAX_S` (or as long as the symmetries took): orbit counting pays only when orbits
 are few, and it races routes that need the CPU.
 """
@@ -88,6 +92,7 @@ def _count_by_orbits(cnf: CNF, max_representatives: int) -> tuple[int, dict[str,
         return 0, {"group_order": "1", "representatives": 0, "orbits": 0}
     # Equal task variables merged first (their symmetries become syntactic); the formula as it is when
     # that leaves no symmetry (one that only swapped equal variables).
+    passes = []  # (group order, formula, its graph, the generators on all its variables) of each pass
     for quotient in (_Quotient(cnf), None):
         if quotient is None:
             reduced = CNF(cnf.num_task_vars, tuple(clauses), cnf.num_vars)
@@ -97,15 +102,20 @@ def _count_by_orbits(cnf: CNF, max_representatives: int) -> tuple[int, dict[str,
             stated = quotient.clauses(c for c in clauses if c not in counted)
             declared = [(count.substituted(quotient.literal), c) for count, c in counts]
         shift = 0 if quotient is None else quotient.shift  # the counters' states, renumbered with the auxiliaries
-        listed = {abs(lit) for count, _ in counts for lit in count.literals}
+        listed = {abs(lit) for count, _ in counts for lit in count.literals + tuple(g for g, _ in count.guards)}
         states = frozenset(abs(lit) - shift for c in counted for lit in c if abs(lit) not in listed)
         formula = _Graph(reduced, stated, [count for count, _ in declared], states)
         order = formula.automorphisms()
-        generators = [p for p in formula.task_generators() if any(p[v] != v for v in reduced.task_vars)]
+        every = formula.generators()
+        passes.append((order, reduced, every))
+        generators = [{v: p[v] for v in reduced.task_vars} for p in every if any(p[v] != v for v in reduced.task_vars)]
         if generators or quotient is None or quotient.num_task_vars == cnf.num_task_vars:
             break
     if not generators:
-        raise NoUsefulSymmetry("no symmetry of the clauses moves a task variable")
+        order, reduced, every = max(passes, key=lambda p: p[0])
+        if order == 1:
+            raise NoUsefulSymmetry("the clauses have no symmetry")
+        return _count_with_auxiliaries_broken(reduced, every, order, max_representatives, start)
     breaking = _lex_leader_clauses(reduced, generators)
     with_breaking = CNF(reduced.num_task_vars, reduced.clauses + breaking[0], breaking[1])
     seconds = max(REPRESENTATIVES_MAX_S, time.perf_counter() - start)
@@ -211,9 +221,13 @@ class _Graph:
             self.colours.append(
                 kinds.setdefault(("count", count.modulus, count.allowed, len(count.literals)), len(kinds) + 4)
             )
-            for lit, times in sorted(Counter(count.literals).items()):
+            ports: list[tuple[tuple[object, ...], int]] = [
+                (("port", times), lit) for lit, times in sorted(Counter(count.literals).items())
+            ]
+            ports += [(("guard", allowed), g) for g, allowed in count.guards]
+            for kind, lit in ports:
                 port = len(self.colours)
-                self.colours.append(kinds.setdefault(("port", times), len(kinds) + 4))
+                self.colours.append(kinds.setdefault(kind, len(kinds) + 4))
                 edges.extend([(vertex, port), (port, _vertex(lit))])
         self.edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
         self.sorted_edges = np.sort(self._keys(self.edges))
@@ -226,10 +240,11 @@ class _Graph:
     def automorphisms(self) -> int:
         return int(self.graph.count_automorphisms(sh=_SPLITTING, color=self.colours))
 
-    def task_generators(self) -> list[dict[int, int]]:
-        """The automorphism group's generators as maps of the task variables to (signed) task literals."""
+    def generators(self) -> list[dict[int, int]]:
+        """The automorphism group's generators as maps of the variables to (signed) literals (task
+        variables to task literals; a counter's states, fixed by their colours, to themselves)."""
         return [
-            {v: _literal(p[_vertex(v)]) for v in self.cnf.task_vars}
+            {v: _literal(p[_vertex(v)]) for v in range(1, self.cnf.num_vars + 1)}
             for p in self.graph.automorphism_group(sh=_SPLITTING, color=self.colours)
         ]
 
@@ -251,12 +266,30 @@ def _literal(vertex: int) -> int:
     return -(vertex // 2 + 1) if vertex % 2 else vertex // 2 + 1
 
 
-def _lex_leader_clauses(cnf: CNF, generators: list[dict[int, int]]) -> tuple[tuple[tuple[int, ...], ...], int]:
-    """Clauses saying x ≤ σ(x) in the task variables' order, for each generator and random products of
-    them (while within :data:`MAX_BREAKING_CLAUSES`), over fresh auxiliaries; and the new variable count.
+def _count_with_auxiliaries_broken(
+    cnf: CNF, generators: list[dict[int, int]], order: int, max_models: int, start: float
+) -> tuple[int, dict[str, Any]]:
+    """The projected count when every symmetry fixes each task variable: each projected model's
+    extensions are closed under the group, so one extension per orbit of them (the least in the
+    auxiliaries' order: lex-leader constraints over them) keeps every projected model, and the search
+    no longer visits each of a model's |orbit| symmetric images to refute it (handshakes among
+    interchangeable couples: no other answer is found by every couple in turn)."""
+    breaking = _lex_leader_clauses(cnf, generators, range(cnf.num_task_vars + 1, cnf.num_vars + 1))
+    broken = CNF(cnf.num_task_vars, cnf.clauses + breaking[0], breaking[1])
+    models = _enumerate(broken, max_models, max(REPRESENTATIVES_MAX_S, time.perf_counter() - start))
+    return len(models), {"group_order": str(order), "fixing_task_variables": True, "representatives": len(models)}
+
+
+def _lex_leader_clauses(
+    cnf: CNF, generators: list[dict[int, int]], positions: Iterable[int] | None = None
+) -> tuple[tuple[tuple[int, ...], ...], int]:
+    """Clauses saying x ≤ σ(x) in the order of ``positions`` (the task variables by default), for each
+    generator and random products of them (while within :data:`MAX_BREAKING_CLAUSES`), over fresh
+    auxiliaries; and the new variable count.
 
     Position by position: x_v ≤ x_σ(v) while the earlier positions are equal (e_i: "equal so far",
     implied, never forced false, so each orbit's least member keeps a model)."""
+    order = list(cnf.task_vars if positions is None else positions)
     rng = random.Random(SEED)
     elements = list(generators)
     current = dict(generators[0])
@@ -268,7 +301,7 @@ def _lex_leader_clauses(cnf: CNF, generators: list[dict[int, int]]) -> tuple[tup
     top = cnf.num_vars
     for sigma in elements:
         equal = None  # the literal "positions so far are equal"; None before the first moved position
-        mapped = [(v, sigma[v]) for v in cnf.task_vars if sigma[v] != v]
+        mapped = [(v, sigma[v]) for v in order if sigma[v] != v]
         if len(clauses) + 3 * len(mapped) > MAX_BREAKING_CLAUSES:
             break
         for v, image in mapped:

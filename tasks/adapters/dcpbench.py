@@ -112,7 +112,7 @@ TABLE_UP_TO = 4096
 # constraint (BIBD's scalar products; diamond-free's edge total modulo 12).
 MAX_COUNTED = 2_000
 PAIRWISE_UP_TO = 24  # a one-hot integer with at most this many values: its exactly-one as pairwise clauses
-CONVERSION_VERSION = 11
+CONVERSION_VERSION = 12
 # CPU time is the bound; the wall limit only stops a stuck program (a loaded machine stretches it).
 # The DIMACS text of a large model exceeds the default 16 MiB result (reindex bounds the clauses).
 CONVERSION_LIMITS = SandboxLimits(cpu_seconds=120.0, wall_seconds=900.0, result_bytes=96 << 20)
@@ -599,9 +599,10 @@ def collect(ns, submitted):
         if not isinstance(constraint, Comparison) or constraint.name not in ("==", "!=", "<", "<=", ">", ">="):
             raise Unflattened()
         left, right, op = constraint.args[0], constraint.args[1], constraint.name
-        if is_num(left) and not is_num(right):
+        if (is_num(left) or counted_integer(left) is not None) and not (is_num(right) or counted_integer(right) is not None):
             left, right, op = right, left, {{"<": ">", "<=": ">=", ">": "<", ">=": "<="}}.get(op, op)
-        if not is_num(right):
+        integer = counted_integer(right)  # compared with a one-hot integer: one guard per value
+        if not is_num(right) and integer is None:
             raise Unflattened()
         modulus = None
         if getattr(left, "name", None) == "mod" and is_num(left.args[1]) and int(left.args[1]) > 1:
@@ -646,12 +647,32 @@ def collect(ns, submitted):
         COUNTED_STATES[0] += len(literals) * states
         compare = {{"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
                     ">=": np.greater_equal}}[op]
-        if modulus is not None:  # CPMpy's modulo of a non-negative sum: the residue
-            allowed = [r for r in range(modulus) if compare((scale * r + offset) % modulus, int(right))]
-        else:
-            allowed = [t for t in range(len(literals) + 1) if compare(scale * t + offset, int(right))]
-        counts.append((literals, allowed, modulus))
+
+        def allowed_against(value):
+            if modulus is not None:  # CPMpy's modulo of a non-negative sum: the residue
+                return [r for r in range(modulus) if compare((scale * r + offset) % modulus, value)]
+            return [t for t in range(len(literals) + 1) if compare(scale * t + offset, value)]
+
+        if integer is None:
+            counts.append((literals, allowed_against(int(right)), modulus, []))
+            return list(pending)
+        guards = [(ivarmap[integer.name].eq(d), allowed_against(d)) for d in range(integer.lb, integer.ub + 1)]
+        allowed = sorted(set(a for _, values in guards for a in values))  # the integer takes one of its values
+        counts.append((literals, allowed, modulus, guards))
         return list(pending)
+
+    def counted_integer(e):  # e when an integer one-hot encoded here (a sum compared with it is a guarded count)
+        if type(e) is _IntVarImpl and isinstance(ivarmap.get(e.name), IntVarEncDirect):
+            return e
+        return None
+
+    def compared_with_sum(constraint):  # the integer a sum of terms is compared with, else None
+        if not isinstance(constraint, Comparison) or constraint.name not in ("==", "!=", "<", "<=", ">", ">="):
+            return None
+        for e, other in (constraint.args, constraint.args[::-1]):
+            if type(e) is _IntVarImpl and e.ub - e.lb < MAX_DOMAIN and getattr(other, "name", None) in ("sum", "wsum", "mod"):
+                return e
+        return None
 
     pending = []  # the clauses of the auxiliary variables that one constraint's flattening introduced
 
@@ -765,6 +786,11 @@ def collect(ns, submitted):
             for item in get_variables(constraints):
                 if type(item) is _IntVarImpl and item.ub - item.lb < MAX_DOMAIN:
                     direct(item)
+        if ONE_HOT == "counts":  # an integer a sum is compared with: one-hot, its values the count's guards
+            for constraint in constraints:
+                item = compared_with_sum(constraint)
+                if item is not None:
+                    direct(item)
         kept = []
         for constraint in constraints:
             if getattr(constraint, "name", None) == "alldifferent":  # pairwise, if each pair is small
@@ -813,7 +839,8 @@ def collect(ns, submitted):
         clauses += to_cnf(domains + channels, csemap=csemap, ivarmap=ivarmap)
     variables = get_variables(clauses)
     ids = {{id(v): i for i, v in enumerate(variables, start=1)}}
-    counted = [x._bv if isinstance(x, NegBoolView) else x for literals, _, _ in counts for x in literals]
+    counted = [x._bv if isinstance(x, NegBoolView) else x for literals, _, _, guards in counts
+               for x in literals + [g for g, _ in guards]]
     for b in booleans + counted:
         if id(b) not in ids:
             variables.append(b)
@@ -839,7 +866,8 @@ def collect(ns, submitted):
     dimacs = "\\n".join(["p cnf " + str(len(variables)) + " " + str(len(lines))] + lines) + "\\n"
     return {{"dimacs": dimacs, "task_ids": {{n: [ids[id(b)]] for n, b in zip(names, booleans)}}, "names": names,
             "meanings": meanings, "counts": [{{"literals": [literal(x) for x in literals], "allowed": allowed,
-            "modulus": modulus}} for literals, allowed, modulus in counts]}}
+            "modulus": modulus, "guards": [[literal(g), values] for g, values in guards]}}
+            for literals, allowed, modulus, guards in counts]}}
 """
 
 
@@ -1140,7 +1168,7 @@ def convert(problem: Problem) -> dict[str, Any]:
 
     for one_hot, encoder in ENCODINGS:
         outcome = _encode(problem, encoder, one_hot)
-        retry = outcome.pop("retry", False)
+        retry = outcome.pop("retry", False) or one_hot == "counts"  # the encodings after it do not need it
         if one_hot == "counts" and outcome["ok"] and not outcome["data"].get("counts"):
             reasons.append(f"{_encoding_name(one_hot, encoder)}: no sum of Booleans to declare (the first CNF again)")
             continue

@@ -654,6 +654,42 @@ def test_dcpbench_sums_of_booleans_as_literal_counts_keep_the_models():
     assert count_models(both, time_limit_s=600).value == expected  # the same models, not just as many
 
 
+def test_dcpbench_an_integer_equal_to_a_sum_of_booleans_is_a_guarded_count(monkeypatch):
+    """Under the "counts" encoding, an integer compared with a sum of Booleans (the handshakes of a person,
+    the integer not a decision variable) is one-hot, each of its values a guard of one literal count:
+    three rows of five switches whose row sums are three distinct numbers, the second row's sum plus
+    one at most the first's, the third's at least 2 (tables of at most 4 rows here, so that rows of five
+    are wide). Both encodings' counts, and their conjunction's, are the number of the 2^15 assignments
+    with such row sums, found here by trying them all."""
+    from autonesy.tasks.adapters import dcpbench
+    from autonesy.tools.formats.cpmpy_program import reindex
+    from autonesy.tools.literal_count import recognised
+
+    source = (
+        '"""\nRows of switches.\n\nPrint the switches (b).\n"""\nfrom cpmpy import *\n'
+        'b = boolvar(shape=(3, 5), name="b")\nd = intvar(0, 5, shape=3, name="d")\n'
+        "model = Model(AllDifferent(d))\n"
+        "for i in range(3):\n    model += d[i] == sum(b[i])\n"
+        "model += sum(b[1]) + 1 <= d[0]\nmodel += d[2] >= 2\nmodel.solve()\n"
+    )
+    monkeypatch.setattr(dcpbench, "MAX_TUPLES", 4)
+    problem = dcpbench.Problem("rows", "Rows of switches.\n\nPrint the switches (b).", source, "", ("b",), (), "t")
+    grid = np.array(list(itertools.product((0, 1), repeat=15))).reshape(-1, 3, 5).sum(axis=2)
+    s0, s1, s2 = grid[:, 0], grid[:, 1], grid[:, 2]
+    expected = int(((s0 != s1) & (s0 != s2) & (s1 != s2) & (s1 + 1 <= s0) & (s2 >= 2)).sum())
+    truths = {}
+    for one_hot in ("decision", "counts"):
+        outcome = dcpbench._encode(problem, None, one_hot)
+        assert outcome["ok"], outcome
+        truths[one_hot] = reindex(outcome["data"], outcome["names"])
+    guarded = [c for c, _ in recognised(truths["counts"]) if c.guards]
+    assert len(guarded) == 4 and all(len(c.guards) == 6 for c in guarded)  # three equalities, one inequality
+    assert count_models(truths["counts"], time_limit_s=600).value == expected > 0
+    assert count_models(truths["decision"], time_limit_s=600).value == expected
+    both = truths["counts"].conjoin(truths["decision"])
+    assert count_models(both, time_limit_s=600).value == expected
+
+
 def test_dcpbench_a_sum_past_the_counters_limits_is_left_to_the_encoder(monkeypatch):
     """A residue modulo more than a counter may have states is not declared (the host would refuse it
     and the problem be left out): the conversion goes on with pindakaas's encoding of it. The limit is

@@ -46,6 +46,55 @@ def test_the_counter_projects_to_exactly_the_assignments_that_satisfy_the_count(
     assert {row for row in rows if sat_accepts(counted, row)} == expected
 
 
+@st.composite
+def guarded_cnfs(draw):
+    """A counted CNF whose count also has guards: task literals, each with its own allowed set."""
+    cnf, literals, modulus, allowed = draw(counted_cnfs())
+    top = modulus - 1 if modulus else len(literals)
+    n = cnf.num_task_vars
+    guard = st.integers(1, n).flatmap(lambda v: st.sampled_from((v, -v)))
+    guards = draw(st.lists(st.tuples(guard, st.lists(st.integers(0, top), max_size=top + 1)), max_size=3))
+    return cnf, literals, modulus, allowed, guards
+
+
+@settings(max_examples=300, deadline=None)
+@given(guarded_cnfs())
+def test_a_guarded_counter_projects_to_exactly_the_assignments_that_satisfy_its_guards(case):
+    cnf, literals, modulus, allowed, guards = case
+    count = LiteralCount(tuple(literals), tuple(allowed), modulus, tuple((g, tuple(a)) for g, a in guards))
+    counted = with_literal_counts(cnf, [count])
+    expected = set()
+    for row in projected_models(cnf):
+        assignment = {i + 1: bool(v) for i, v in enumerate(row)}
+        if holds(assignment, literals, modulus, allowed) and all(
+            holds(assignment, literals, modulus, a) for g, a in guards if assignment[abs(g)] == (g > 0)
+        ):
+            expected.add(row)
+    rows = itertools.product((0, 1), repeat=cnf.num_task_vars)
+    assert {row for row in rows if sat_accepts(counted, row)} == expected
+    assert [c for c, _ in recognised(counted)] == [count]
+
+
+def test_an_integer_equal_to_a_count_is_one_guard_per_value():
+    # x in 0..2 one-hot (task variables 1-3), x = b4 + b5 (4, 5): (x, b4, b5) in (0,0,0), (1,1,0), (1,0,1), (2,1,1)
+    one_hot = ((1, 2, 3), (-1, -2), (-1, -3), (-2, -3))
+    count = LiteralCount((4, 5), (0, 1, 2), guards=((1, (0,)), (2, (1,)), (3, (2,))))
+    cnf = with_literal_counts(CNF(5, one_hot), [count])
+    assert projected_models(cnf) == {(1, 0, 0, 0, 0), (0, 1, 0, 1, 0), (0, 1, 0, 0, 1), (0, 0, 1, 1, 1)}
+
+
+def test_a_guard_that_its_clauses_do_not_say_is_ignored():
+    cnf = with_literal_counts(CNF(4, ()), [LiteralCount((1, 2, 3), (0, 1, 2, 3), guards=((4, (1,)),))])
+    assert len(recognised(cnf)) == 1
+    assert recognised(_declared(cnf, guards=[[4, [1, 2]]])) == []  # another allowed set
+    assert recognised(_declared(cnf, guards=[[-4, [1]]])) == []  # the other literal
+    assert recognised(_declared(cnf, guards=[])) == []  # the guard's clauses say more than no guard
+    # a guard over the counter's own states: its clauses are not the counter's alone
+    state = cnf.num_task_vars + 2
+    inner = with_literal_counts(CNF(4, (), 4), [LiteralCount((1, 2, 3), (0, 1, 2, 3), guards=((state, (1,)),))])
+    assert recognised(inner) == []
+
+
 def test_exactly_one_of_twelve_needs_three_states_a_literal():
     # totals 0 and 1, then "2 or more": the counter's auxiliaries are 1 + 2 + 3 * 11 (the first steps
     # reach fewer states)
@@ -103,6 +152,10 @@ def test_a_declaration_that_its_clauses_do_not_say_is_ignored():
         COMMENT + json.dumps({"literals": [1, 2], "allowed": [1], "first_aux": 5, "modulus": "3"}),
         COMMENT + json.dumps({"literals": [1, 2] * 10_000, "allowed": [1], "first_aux": 5}),  # too long
         COMMENT + json.dumps([1, 2]),
+        COMMENT + json.dumps({"literals": [1, 2], "allowed": [1], "first_aux": 5, "guards": [[3]]}),
+        COMMENT + json.dumps({"literals": [1, 2], "allowed": [1], "first_aux": 5, "guards": [[99, [1]]]}),
+        COMMENT + json.dumps({"literals": [1, 2], "allowed": [1], "first_aux": 5, "guards": [[3, [9]]]}),
+        COMMENT + json.dumps({"literals": [1, 2], "allowed": [1], "first_aux": 5, "guards": {"3": [1]}}),
     ],
 )
 def test_malformed_declarations_are_ignored(comment):

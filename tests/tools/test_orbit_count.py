@@ -19,23 +19,25 @@ from scaling import latin_squares, social_golfers  # noqa: E402
 
 
 @st.composite
-def symmetric_cnfs(draw, task_signs: bool = True):
+def symmetric_cnfs(draw, task_signs: bool = True, task_fixed: bool = False):
     """A random CNF closed under one or two random signed permutations (task variables among themselves,
-    auxiliaries among themselves; the task variables' signs kept unless ``task_signs``): its clause set
-    then has those symmetries by construction."""
-    cnf = draw(cnfs(max_task_vars=6, max_aux=3, max_clauses=5))
+    auxiliaries among themselves; the task variables' signs kept unless ``task_signs``; the task
+    variables fixed, only auxiliaries moved, when ``task_fixed``): its clause set then has those
+    symmetries by construction."""
+    cnf = draw(cnfs(max_task_vars=6 - 2 * task_fixed, max_aux=3 + 2 * task_fixed, max_clauses=5))
     n, total = cnf.num_task_vars, cnf.num_vars
 
     def signed_permutation() -> dict[int, int]:
-        task = draw(st.permutations(range(1, n + 1)))
+        task = list(range(1, n + 1)) if task_fixed else draw(st.permutations(range(1, n + 1)))
         aux = draw(st.permutations(range(n + 1, total + 1)))
         signs = draw(st.lists(st.sampled_from((1, -1)), min_size=total, max_size=total))
-        if not task_signs:
+        if not task_signs or task_fixed:
             signs[:n] = [1] * n
         return {v: image * sign for v, image, sign in zip(range(1, total + 1), [*task, *aux], signs)}
 
     generators = [signed_permutation() for _ in range(draw(st.integers(1, 2)))]
-    assume(any(abs(g[v]) != v or g[v] < 0 for g in generators for v in range(1, n + 1)))
+    moved = range(n + 1, total + 1) if task_fixed else range(1, n + 1)
+    assume(any(abs(g[v]) != v or g[v] < 0 for g in generators for v in moved))
     closed = {frozenset(c) for c in cnf.clauses}
     frontier = list(closed)
     while frontier:
@@ -54,6 +56,78 @@ def test_the_orbit_count_is_the_brute_force_projected_count(cnf):
     count, found = count_by_orbits(cnf)
     assert count == len(projected_models(cnf))
     assert found["orbits"] <= found["representatives"]
+
+
+@settings(max_examples=250, deadline=None)
+@given(symmetric_cnfs(task_fixed=True))
+def test_symmetries_of_the_auxiliaries_alone_keep_every_projected_model(cnf):
+    # each projected model's extensions are closed under the symmetries: one per orbit is enough
+    try:
+        count, found = count_by_orbits(cnf)
+    except NoUsefulSymmetry:  # the clauses' symmetries can be trivial (no clause moved by the generators)
+        assume(False)
+    assert count == len(projected_models(cnf))
+    assert found.get("fixing_task_variables") or found["orbits"] <= found["representatives"]
+
+
+def handshakes(couples: int) -> CNF:
+    """Hilary (person 0), her husband Jocelyn (1) and ``couples`` couples (2k, 2k + 1); nobody shakes their
+    own or their spouse's hand; everyone but Hilary shook a different number of hands. Task variables: the
+    number Hilary shook, one-hot; each person's number equal to the count of their handshakes (guarded)."""
+    n = 2 + 2 * couples
+    ids: dict[tuple, int] = {}
+
+    def var(*key) -> int:
+        return ids.setdefault(key, len(ids) + 1)
+
+    for i in range(n):
+        for v in range(n - 1):
+            var("x", i, v)
+    clauses: list[tuple[int, ...]] = []
+    for i in range(n):
+        values = [var("x", i, v) for v in range(n - 1)]
+        clauses += [tuple(values)] + [(-a, -b) for a, b in itertools.combinations(values, 2)]
+        clauses += [(-var("y", i, i),), (-var("y", i, i ^ 1),)]
+        clauses += [(-var("y", i, j), var("y", j, i)) for j in range(n) if j != i]
+    for a, b in itertools.combinations(range(1, n), 2):
+        clauses += [(-var("x", a, v), -var("x", b, v)) for v in range(n - 1)]
+    clauses += [tuple(var("x", i, v) for i in range(1, n)) for v in range(n - 1)]  # n - 1 numbers, each taken
+    counts = [
+        LiteralCount(
+            tuple(var("y", i, j) for j in range(n)),
+            tuple(range(n - 1)),
+            guards=tuple((var("x", i, v), (v,)) for v in range(n - 1)),
+        )
+        for i in range(n)
+    ]
+    return with_literal_counts(CNF(n - 1, tuple(clauses), len(ids)), counts)
+
+
+def hilary_s_handshakes(couples: int) -> set[int]:
+    """By listing every handshake graph: Hilary's number in those where the others' numbers all differ."""
+    n = 2 + 2 * couples
+    pairs = [(i, j) for i, j in itertools.combinations(range(n), 2) if j != i ^ 1]
+    found = set()
+    for shaken in itertools.product((0, 1), repeat=len(pairs)):
+        degree = [0] * n
+        for (i, j), s in zip(pairs, shaken):
+            degree[i] += s
+            degree[j] += s
+        if len(set(degree[1:])) == n - 1:
+            found.add(degree[0])
+    return found
+
+
+def test_handshakes_among_interchangeable_couples():
+    # no symmetry moves Hilary's number (each value is its own guard): the couples' 2^k k! permutations
+    # fix every task variable, and breaking them leaves the search one model to find and none to refute
+    assert hilary_s_handshakes(2) == {2}
+    small = handshakes(2)
+    rows = [row for row in itertools.product((0, 1), repeat=small.num_task_vars) if sat_accepts(small, row)]
+    assert rows == [(0, 0, 1, 0, 0)]  # Hilary's number one-hot: 2, as the listing found
+    assert count_by_orbits(small)[0] == 1
+    count, found = count_by_orbits(handshakes(8))  # the puzzle as DCP-Bench states it
+    assert (count, found["fixing_task_variables"], found["group_order"]) == (1, True, str(2**8 * 40320))
 
 
 def test_latin_squares_of_orders_3_to_5():

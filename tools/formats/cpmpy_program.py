@@ -206,7 +206,7 @@ def reindex(data: Any, names: Sequence[str]) -> CNF:
                 new_id[abs(lit)] = top
     counts = _literal_counts(data.get("counts") or [], raw.num_vars)
     for count in counts:  # a variable only counted (in no clause) is an auxiliary too
-        for lit in count.literals:
+        for lit in count.literals + tuple(g for g, _ in count.guards):
             if abs(lit) not in new_id:
                 top += 1
                 new_id[abs(lit)] = top
@@ -227,19 +227,21 @@ MAX_COUNT_AUXILIARIES = 2_000_000  # the counters' states, all literal counts of
 
 
 def _literal_counts(items: Any, num_vars: int) -> list[LiteralCount]:
-    """The literal counts a conversion declares ({"literals", "allowed", "modulus"} each), checked."""
+    """The literal counts a conversion declares ({"literals", "allowed", "modulus", "guards"} each), checked."""
     if not isinstance(items, list):
         raise FormatError("type", "the CPMpy conversion returned literal counts that are not a list")
     counts, states = [], 0
     for item in items:
         try:
             literals, allowed, modulus = item["literals"], item["allowed"], item.get("modulus")
-            if not all(type(x) is int and 0 < abs(x) <= num_vars for x in literals):
+            guards = [(g, tuple(values)) for g, values in item.get("guards") or []]
+            if not all(type(x) is int and 0 < abs(x) <= num_vars for x in literals + [g for g, _ in guards]):
                 raise ValueError("a literal outside the CNF's variables")
-            count = LiteralCount(tuple(literals), tuple(allowed), modulus)
+            count = LiteralCount(tuple(literals), tuple(allowed), modulus, tuple(guards))
         except (TypeError, KeyError, ValueError, AttributeError) as error:
             raise FormatError("type", f"the CPMpy conversion returned a bad literal count ({error})") from None
-        states += len(count.literals) * (count.modulus or len(count.literals) + 1)
+        # a state per value and literal, and the guards' clauses too
+        states += (len(count.literals) + len(count.guards)) * (count.modulus or len(count.literals) + 1)
         if states > MAX_COUNT_AUXILIARIES:
             raise FormatError("too_large", f"the literal counts need more than {MAX_COUNT_AUXILIARIES:,} states")
         counts.append(count)
