@@ -89,9 +89,17 @@ class LiteralCount:
         return 1 + sum(2 * min(i + 1, states) for i in range(len(self.literals)))
 
     def size(self) -> int:
-        """At most how many clauses :meth:`clauses` writes (known before writing them: a declaration read
-        from a file is checked against the formula's size first)."""
-        return self._steps() + self._states() * (1 + len(self.guards))  # a unit, or one per guard, per final state
+        """How many clauses :meth:`clauses` writes (known before writing them: a declaration read from a
+        file is checked against the formula's size first)."""
+        states = self._states()
+        reached = states if self.modulus is None else min(len(self.literals) + 1, states)
+        finals = {self._value(state, states) for state in range(reached)}
+        allowed = finals & set(self.allowed)  # a unit for each other final state, a clause per guard that leaves it out
+        return (
+            self._steps()
+            + len(finals - allowed)
+            + sum(len(allowed) - len(allowed.intersection(a)) for _, a in self.guards)
+        )
 
     def clauses(self, first_aux: int) -> tuple[list[Clause], int]:
         """The counter's clauses over auxiliaries numbered from ``first_aux`` in a fixed order, and the
@@ -193,7 +201,7 @@ def recognised(cnf: CNF) -> list[tuple[LiteralCount, frozenset[Clause]]]:
             continue
         count, first = declared
         try:
-            size = count._steps()  # at least this many of its clauses
+            size = count.size()  # its clauses, guards' included, counted before any is written
             if size > budget:  # it could not all be in the formula beside those read before
                 continue
             budget -= size

@@ -73,6 +73,18 @@ def test_a_guarded_counter_projects_to_exactly_the_assignments_that_satisfy_its_
     rows = itertools.product((0, 1), repeat=cnf.num_task_vars)
     assert {row for row in rows if sat_accepts(counted, row)} == expected
     assert [c for c, _ in recognised(counted)] == [count]
+    assert count.size() == len(count.clauses(cnf.num_vars + 1)[0])  # the size checked before writing
+
+
+def test_a_declaration_whose_guards_outgrow_the_formula_is_refused_before_it_is_written(monkeypatch):
+    # one literal, 5,000 guards that each allow no total: a clause each, in a formula of 3 clauses
+    guards = [[1, []] for _ in range(5_000)]
+    comment = COMMENT + json.dumps({"literals": [1], "allowed": [0, 1], "first_aux": 2, "guards": guards})
+    cnf = CNF(1, ((2,), (-2, 1, 3), (-2, -1, 3)), 10, comments=(comment,))
+    monkeypatch.setattr(
+        LiteralCount, "clauses", lambda *a: pytest.fail("a counter larger than the formula was written")
+    )
+    assert recognised(cnf) == []
 
 
 def test_an_integer_equal_to_a_count_is_one_guard_per_value():
