@@ -18,7 +18,9 @@ preprocessed) and the SDD routes
 (:mod:`autonesy.tools.frontier_count`: a sequential counter's exactly-100 of 200), and for a CNF without
 auxiliaries the one-hot dynamic programme (:mod:`autonesy.tools.onehot_count`: a 6 × 6 Sudoku), and
 counting by orbits of the formula's own symmetries (:mod:`autonesy.tools.orbit_count`: combinatorial
-designs, such as the social golfers' 26,127,360 schedules, one orbit), each in a forked child. The first exact answer wins and the others
+designs, such as the social golfers' 26,127,360 schedules, one orbit), and for a CNF with declared literal
+counts lifted counting over classes of interchangeable blocks (:mod:`autonesy.tools.lifted_count`: a
+crew roster's 2.07e20 schedules), each in a forked child. The first exact answer wins and the others
 are stopped, so each formula costs what its cheapest route costs, on the cores there are. ApproxMC
 runs only when no exact route answered within four fifths of the limit.
 
@@ -71,6 +73,8 @@ from autonesy.tools.enumeration import (
     extensible_models,
 )
 from autonesy.tools.frontier_count import count_by_frontier
+from autonesy.tools.lifted_count import count_by_lifting
+from autonesy.tools.literal_count import COMMENT as LITERAL_COUNT
 from autonesy.tools.onehot_count import count_one_hot, one_hot_groups
 from autonesy.tools.options import COUNT_METHODS
 from autonesy.tools.orbit_count import count_by_orbits
@@ -105,7 +109,9 @@ __all__ = [
 # (:mod:`autonesy.tools.literal_count`) as symmetric constraints.
 # 6: counting by orbits reads guarded literal counts and, when every symmetry fixes the task variables,
 # keeps one extension per orbit of the auxiliaries (lex-leader over them) for the enumeration.
-ROUTES_VERSION = 6
+# 7: lifted counting over interchangeable blocks (:mod:`autonesy.tools.lifted_count`) joins the race when
+# the formula declares literal counts.
+ROUTES_VERSION = 7
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long
@@ -647,6 +653,8 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     when every task variable is in an exactly-one group: on a 6 × 6 Sudoku it needs about 8 s of CPU and
     starved among four racers. Counting by orbits joins them on the ``original`` (its symmetries as the
     encoder wrote them); without a symmetry on the task variables it gives up in milliseconds on a small CNF.
+    Lifted counting joins them when the ``original`` declares literal counts (a roster: about 6 s of CPU
+    for DCP-Bench's crew, which every other route runs out of time on).
     Counted in CPU time, the head start holds on a loaded machine too, where the child gets a share of a core.
 
     The head start is what the race costs on a formula the unminimised SDD compiles at once: road-r's
@@ -679,6 +687,8 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     if original.num_aux_vars:  # on the encoder's numbering, which its order follows (preprocessing scrambles it)
         joining.append(("frontier", count_by_frontier, (original,), None))
     joining.append(("orbits", count_by_orbits, (original,), None))  # the symmetries as encoded
+    if any(comment.startswith(LITERAL_COUNT) for comment in original.comments):  # blocks counted across
+        joining.append(("lifted", count_by_lifting, (original,), None))
     if not cnf.num_aux_vars:  # a CSP over one-hot groups (Sudoku), as the encoder wrote it when it had no auxiliaries
         csp = cnf if original.num_aux_vars else original
         if all(len(group) > 1 for group in one_hot_groups(csp)):  # all-different grids: its best case, from the start

@@ -1082,3 +1082,46 @@ def test_dcpbench_a_listing_that_repeats_few_projected_solutions_goes_on_by_bloc
     assert listed["complete"] and sorted(listed["solutions"]) == [0b001, 0b010, 0b100]
     monkeypatch.setattr(dcpbench, "SOLUTIONS_BLOCKING_UP_TO", 0)
     assert not dcpbench.solutions(problem, seconds=1.0)["complete"]
+
+
+@pytest.mark.slow  # the reference below is a plain dynamic programme: over a minute
+def test_the_real_dcpbench_crew_is_counted_by_lifting_as_its_schedules_are_counted_from_its_data():
+    """DCP-Bench's crew, converted as published, counted by lifting; the reference reads the problem's
+    data from the script and counts schedules flight by flight: per group of attendants with the same
+    attributes, how many worked the last two flights (they rest), and C(free, k) ways to pick this
+    flight's k from the others."""
+    import ast
+    import math
+    from collections import Counter, defaultdict
+    from pathlib import Path
+
+    from autonesy.tasks.adapters import dcpbench
+    from autonesy.tools.formats.cpmpy_program import reindex
+    from autonesy.tools.lifted_count import count_by_lifting
+
+    repo = Path(__file__).parent / "data" / "dcpbench"
+    problem = dcpbench.problems(repo)["crew"]
+    data = {}
+    for node in ast.parse(problem.source).body:  # the data section: two literal assignments
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) in ("attributes", "required_crew"):
+            data[node.targets[0].id] = ast.literal_eval(node.value)
+    groups = list(Counter(tuple(row) for row in data["attributes"]).items())
+    sizes = [size for _, size in groups]
+    states = {((0,) * len(groups), (0,) * len(groups)): 1}  # (worked two flights ago, worked last flight)
+    for staff, *needed in data["required_crew"]:
+        picks = [
+            k
+            for k in itertools.product(*(range(size + 1) for size in sizes))
+            if sum(k) == staff
+            and all(sum(n * row[j] for n, (row, _) in zip(k, groups)) >= needed[j] for j in range(len(needed)))
+        ]
+        following = defaultdict(int)
+        for (before, last), ways in states.items():
+            free = [size - a - b for size, a, b in zip(sizes, before, last)]
+            for k in picks:
+                if all(n <= f for n, f in zip(k, free)):
+                    following[(last, k)] += ways * math.prod(math.comb(f, n) for f, n in zip(free, k))
+        states = following
+    expected = sum(states.values())
+    outcome = dcpbench._encode(problem, None, "counts")
+    assert count_by_lifting(reindex(outcome["data"], outcome["names"])) == expected
