@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from pysat.solvers import Solver
@@ -49,7 +49,7 @@ MAX_BLOCK_VARS = 24  # a block's task variables and counted literals, whose mode
 MAX_BLOCK_MODELS = 20_000
 MAX_STATES = 1_000_000  # states of one step (classes' histograms and the checked counts' partial sums)
 MAX_FORBIDDEN_VALUES = 64  # a count over auxiliaries forbidding more values is not checked for being implied
-IMPLIED_CONFLICTS = 100_000  # the SAT check's budget per forbidden value
+IMPLIED_CONFLICTS = 20_000  # the SAT check's budget per forbidden value
 _BITS = 24  # a state is one integer: a field this wide per class (its histogram's number) and the partial sums'
 _FIELD = (1 << _BITS) - 1
 
@@ -76,6 +76,9 @@ def count_by_lifting(cnf: CNF, time_limit_s: float | None = None, max_states: in
         if literals in in_counters or any(-lit in literals for lit in literals):
             continue
         ordinary.append(literals)
+    widest = max((sum(v <= cnf.num_task_vars for v in variables) for variables, _ in _blocks(ordinary, ())), default=0)
+    if widest > MAX_BLOCK_VARS:  # known before the SAT checks below
+        raise NotLiftable(f"a block has {widest} task variables, more than {MAX_BLOCK_VARS}")
     counts, ordinary = _guards_eliminated([count for count, _ in found], ordinary, cnf.num_task_vars)
     counts = _implied_dropped(counts, ordinary, cnf)
     if not counts:
@@ -165,29 +168,10 @@ class _Lifted:
         self.deadline, self.max_states = deadline, max_states
         counts = sorted(counts, key=lambda c: min(abs(lit) for lit in c.literals) if c.literals else 0)
         self.counts = counts
-        parent: dict[int, int] = {}
-
-        def root(var: int) -> int:
-            parent.setdefault(var, var)
-            while parent[var] != var:
-                parent[var] = parent[parent[var]]
-                var = parent[var]
-            return var
-
-        for clause in ordinary:
-            first = root(abs(clause[0]))
-            for lit in clause[1:]:
-                parent[root(abs(lit))] = first
         counted_vars = {abs(lit) for count in counts for lit in count.literals}
-        for var in counted_vars:
-            root(var)
-        members: dict[int, list[int]] = defaultdict(list)
-        for var in list(parent):
-            members[root(var)].append(var)
-        clauses_of: dict[int, list[Clause]] = defaultdict(list)
-        for clause in ordinary:
-            clauses_of[root(abs(clause[0]))].append(clause)
-        self.free_task_vars = sum(1 for var in cnf.task_vars if var not in parent)
+        blocks = _blocks(ordinary, counted_vars)
+        placed = {var for variables, _ in blocks for var in variables}
+        self.free_task_vars = sum(1 for var in cnf.task_vars if var not in placed)
         self.reveal: dict[int, int] = {}
         for step, count in enumerate(counts):
             for lit in count.literals:
@@ -202,21 +186,21 @@ class _Lifted:
                     terms.append((index, positive, negative))
             signature[var] = tuple(terms)
         self.unsatisfiable = False
-        classes: dict[tuple, list[int]] = {}
-        for head, variables in members.items():
+        classes: dict[tuple, int] = defaultdict(int)
+        for variables, clauses in blocks:
             relevant = sorted(
                 (v for v in variables if v <= cnf.num_task_vars or v in counted_vars),
                 key=lambda v: (self.reveal.get(v, len(counts)), signature.get(v, ()), v),
             )
-            models = _projected_models(clauses_of[head], relevant, cnf.num_task_vars)
+            models = _projected_models(clauses, relevant, cnf.num_task_vars)
             if not models:
                 self.unsatisfiable = True
                 return
             if not relevant:
                 continue  # only auxiliaries, satisfiable: no bearing on the count
             key = (tuple((signature.get(v, ()), v <= cnf.num_task_vars) for v in relevant), frozenset(models))
-            classes.setdefault(key, []).append(head)
-        self.classes = sorted(((key, len(heads)) for key, heads in classes.items()), key=lambda kc: kc[1])
+            classes[key] += 1
+        self.classes = sorted(classes.items(), key=lambda kc: kc[1])  # smallest first: fewer states between
 
     def count(self) -> int:
         if self.unsatisfiable:
@@ -420,6 +404,33 @@ class _Lifted:
             if holds[state & _FIELD]:
                 out[state >> _BITS] += weight
         return out
+
+
+def _blocks(clauses: Sequence[Clause], variables: Iterable[int]) -> list[tuple[list[int], list[Clause]]]:
+    """The connected components of ``clauses`` (variables sharing a clause), with ``variables`` in no
+    clause as components of their own: each one's variables and clauses."""
+    parent: dict[int, int] = {}
+
+    def root(var: int) -> int:
+        parent.setdefault(var, var)
+        while parent[var] != var:
+            parent[var] = parent[parent[var]]
+            var = parent[var]
+        return var
+
+    for clause in clauses:
+        first = root(abs(clause[0]))
+        for lit in clause[1:]:
+            parent[root(abs(lit))] = first
+    for var in variables:
+        root(var)
+    members: dict[int, list[int]] = defaultdict(list)
+    for var in list(parent):
+        members[root(var)].append(var)
+    clauses_of: dict[int, list[Clause]] = defaultdict(list)
+    for clause in clauses:
+        clauses_of[root(abs(clause[0]))].append(clause)
+    return [(members[head], clauses_of[head]) for head in members]
 
 
 def _projected_models(clauses: Sequence[Clause], relevant: Sequence[int], num_task_vars: int) -> list[int]:
