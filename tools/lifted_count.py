@@ -49,7 +49,9 @@ MAX_BLOCK_VARS = 24  # a block's task variables and counted literals, whose mode
 MAX_BLOCK_MODELS = 20_000
 MAX_STATES = 1_000_000  # states of one step (classes' histograms and the checked counts' partial sums)
 MAX_FORBIDDEN_VALUES = 64  # a count over auxiliaries forbidding more values is not checked for being implied
-IMPLIED_CONFLICTS = 20_000  # the SAT check's budget per forbidden value
+MAX_IMPLIED_CHECKS = 16  # counts over auxiliaries checked so (each check encodes all the other counts)
+IMPLIED_CONFLICTS = 20_000  # the SAT check's budget (one call: "the count takes a forbidden value")
+MAX_MODELS = 200_000  # models listed over all blocks
 _BITS = 24  # a state is one integer: a field this wide per class (its histogram's number) and the partial sums'
 _FIELD = (1 << _BITS) - 1
 
@@ -96,7 +98,11 @@ def _guards_eliminated(
     for count in counts:
         for var in {abs(lit) for lit in count.literals} | {abs(g) for g, _ in count.guards}:
             counted[var] += 1
-    out = []
+    touching: dict[int, list[int]] = defaultdict(list)  # a variable -> the ordinary clauses (indices) on it
+    for index, clause in enumerate(ordinary):
+        for lit in clause:
+            touching[abs(lit)].append(index)
+    out, eliminated = [], set()
     for count in counts:
         if not count.guards:
             out.append(count)
@@ -106,40 +112,39 @@ def _guards_eliminated(
             abs(lit) for lit in count.literals
         }:
             raise NotLiftable("a guard is a task variable or is counted too")
-        theirs = [c for c in ordinary if any(abs(lit) in guard_vars for lit in c)]
-        if any(abs(lit) not in guard_vars for c in theirs for lit in c):
+        theirs = sorted({index for var in guard_vars for index in touching[var]})
+        if any(abs(lit) not in guard_vars for index in theirs for lit in ordinary[index]):
             raise NotLiftable("a guard's clauses reach other variables")
         values = range(count.modulus) if count.modulus is not None else range(len(count.literals) + 1)
         allowed = []
-        with Solver(name="g4", bootstrap_with=theirs) as solver:
+        with Solver(name="g4", bootstrap_with=[ordinary[index] for index in theirs]) as solver:
             for value in (v for v in values if v in count.allowed):
                 refused = [-g for g, guarded in count.guards if value not in guarded]  # a true guard refusing it
                 if solver.solve(assumptions=refused):
                     allowed.append(value)
         out.append(LiteralCount(count.literals, tuple(allowed), count.modulus))
-        ordinary = [c for c in ordinary if not any(abs(lit) in guard_vars for lit in c)]
-    return out, ordinary
+        eliminated.update(theirs)
+    return out, [clause for index, clause in enumerate(ordinary) if index not in eliminated]
 
 
 def _implied_dropped(counts: list[LiteralCount], ordinary: list[Clause], cnf: CNF) -> list[LiteralCount]:
     """The counts without those over an auxiliary that the rest implies: for every value one forbids,
     the ordinary clauses, the other counts and "the count takes that value" are unsatisfiable."""
     kept = list(counts)
-    for count in counts:
-        if all(abs(lit) <= cnf.num_task_vars for lit in count.literals):
-            continue
+    over_auxiliaries = [c for c in counts if any(abs(lit) > cnf.num_task_vars for lit in c.literals)]
+    for count in over_auxiliaries[:MAX_IMPLIED_CHECKS]:
         values = range(count.modulus) if count.modulus is not None else range(len(count.literals) + 1)
         forbidden = tuple(v for v in values if v not in count.allowed)
-        if len(forbidden) > MAX_FORBIDDEN_VALUES:
-            continue
         others = [c for c in kept if c is not count]
-        clauses, top = list(ordinary), cnf.num_vars
-        for other in [*others, LiteralCount(count.literals, forbidden, count.modulus)] if forbidden else ():
-            encoded, top = other.clauses(top + 1)
-            clauses.extend(encoded)
         if not forbidden:
             kept = others
             continue
+        if len(forbidden) > MAX_FORBIDDEN_VALUES:
+            continue
+        clauses, top = list(ordinary), cnf.num_vars
+        for other in [*others, LiteralCount(count.literals, forbidden, count.modulus)]:
+            encoded, top = other.clauses(top + 1)
+            clauses.extend(encoded)
         with Solver(name="g4", bootstrap_with=clauses) as solver:
             solver.conf_budget(IMPLIED_CONFLICTS)
             if solver.solve_limited() is False:
@@ -149,14 +154,15 @@ def _implied_dropped(counts: list[LiteralCount], ordinary: list[Clause], cnf: CN
 
 @dataclass(frozen=True)
 class _Check:
-    """A count checked at a step: its range, and per class its literals as (bit, when true, when false)."""
+    """A count checked at a step: its range, and per class listing some of its literals, those as (bit, when true,
+    when false)."""
 
     allowed: frozenset[int]
     modulus: int | None
     low: int  # a total's smallest allowed value; every total from ``cap`` on is allowed (and one state)
     high: int
     cap: int | None
-    terms: tuple[tuple[tuple[int, int, int], ...], ...]
+    terms: dict[int, list[tuple[int, int, int]]]
 
 
 class _Lifted:
@@ -176,23 +182,23 @@ class _Lifted:
         for step, count in enumerate(counts):
             for lit in count.literals:
                 self.reveal.setdefault(abs(lit), step)
-        signature: dict[int, tuple[tuple[int, int, int], ...]] = {}
-        for var in counted_vars:
-            terms = []
-            for index, count in enumerate(counts):
-                positive = count.literals.count(var)
-                negative = count.literals.count(-var)
-                if positive or negative:
-                    terms.append((index, positive, negative))
-            signature[var] = tuple(terms)
+        times: dict[int, dict[int, list[int]]] = defaultdict(dict)  # var -> count index -> [positive, negative]
+        for index, count in enumerate(counts):
+            for lit in count.literals:
+                times[abs(lit)].setdefault(index, [0, 0])[lit < 0] += 1
+        signature = {var: tuple((index, p, n) for index, (p, n) in sorted(seen.items())) for var, seen in times.items()}
         self.unsatisfiable = False
         classes: dict[tuple, int] = defaultdict(int)
+        listed = 0
         for variables, clauses in blocks:
             relevant = sorted(
                 (v for v in variables if v <= cnf.num_task_vars or v in counted_vars),
                 key=lambda v: (self.reveal.get(v, len(counts)), signature.get(v, ()), v),
             )
             models = _projected_models(clauses, relevant, cnf.num_task_vars)
+            listed += len(models)
+            if listed > MAX_MODELS:
+                raise NotLiftable(f"the blocks have more than {MAX_MODELS} models together")
             if not models:
                 self.unsatisfiable = True
                 return
@@ -209,6 +215,14 @@ class _Lifted:
         checked_at = [
             max(self.reveal[abs(lit)] for lit in count.literals) if count.literals else 0 for count in self.counts
         ]
+        checked_by: dict[int, list[int]] = defaultdict(list)
+        for index, step in enumerate(checked_at):
+            checked_by[step].append(index)
+        terms: list[dict[int, list[tuple[int, int, int]]]] = [defaultdict(list) for _ in self.counts]
+        for c, (key, _) in enumerate(self.classes):
+            for b, (sig, _) in enumerate(key[0]):
+                for index, pos, neg in sig:
+                    terms[index][c].append((b, pos, neg))  # per count and class that it lists
         # per class and bit (canonical variable): the step revealing it and the last step whose check reads it
         revealed = [[sig[0][0] if sig else steps for sig, _ in key[0]] for key, _ in self.classes]
         read_until = [
@@ -240,16 +254,21 @@ class _Lifted:
         for c, (key, size) in enumerate(self.classes):
             code |= hist_id(c, ((local(c, (key[1], 0)), size),)) << (_BITS * c)
         states: dict[int, int] = {code: 1}
-        for step in range(steps):
-            checks = [self._check(index) for index in range(steps) if checked_at[index] == step]
-            masks = []
-            for bits, until in zip(revealed, read_until):
+        touched: dict[int, set[int]] = defaultdict(set)  # a step -> the classes revealing or checked at it
+        for c, bits in enumerate(revealed):
+            for s in bits:
+                touched[s].add(c)
+        for index, step in enumerate(checked_at):
+            touched[step].update(terms[index])
+        for step in sorted(s for s in touched if s < steps):
+            checks = [self._check(index, terms[index]) for index in checked_by[step]]
+            masks = {}
+            for c in sorted(touched[step]):
+                bits, until = revealed[c], read_until[c]
                 now = sum(1 << b for b, s in enumerate(bits) if s == step)
                 later = sum(1 << b for b, s in enumerate(bits) if s > step)
                 keep = sum(1 << b for b, (s, u) in enumerate(zip(bits, until)) if s <= step < u)
-                masks.append((now, later, keep))
-            if not checks and not any(now for now, _, _ in masks):
-                continue
+                masks[c] = (now, later, keep)
             states = self._step(states, checks, masks, local, states_of, hist_id, hists_of)
             if not states:
                 return 0
@@ -264,12 +283,8 @@ class _Lifted:
             total += weight
         return total << self.free_task_vars
 
-    def _check(self, index: int) -> _Check:
+    def _check(self, index: int, terms: dict[int, list[tuple[int, int, int]]]) -> _Check:
         count = self.counts[index]
-        terms = tuple(
-            tuple((b, pos, neg) for b, (sig, _) in enumerate(key[0]) for i, pos, neg in sig if i == index)
-            for key, _ in self.classes
-        )
         allowed = frozenset(count.allowed)
         if not allowed:
             return _Check(allowed, count.modulus, 1, 0, None, terms)
@@ -285,7 +300,7 @@ class _Lifted:
         self,
         states: dict[int, int],
         checks: list[_Check],
-        masks: list[tuple[int, int, int]],
+        masks: dict[int, tuple[int, int, int]],
         local: Callable[[int, tuple[frozenset[int], int]], int],
         states_of: list[list[tuple[frozenset[int], int]]],
         hist_id: Callable[[int, tuple[tuple[int, int], ...]], int],
@@ -309,7 +324,8 @@ class _Lifted:
                 for values, rest in sorted(grouped.items()):
                     known = kept | values
                     adds = tuple(
-                        sum(pos if known >> b & 1 else neg for b, pos, neg in check.terms[c]) for check in checks
+                        sum(pos if known >> b & 1 else neg for b, pos, neg in check.terms.get(c, ()))
+                        for check in checks
                     )
                     out.append((local(c, (frozenset(rest), known & keep)), adds))
                 options[(c, state_id)] = out
@@ -341,18 +357,22 @@ class _Lifted:
             return spread[(c, h)]
 
         # the most a class can still add to each check, for pruning a total that can no longer reach its range
-        most = [
-            [size * sum(max(pos, neg) for _, pos, neg in check.terms[c]) for check in checks]
-            for c, (_, size) in enumerate(self.classes)
-        ]
-        still = [
-            [sum(most[d][k] for d in range(c + 1, len(self.classes))) for k in range(len(checks))]
-            for c in range(len(self.classes))
-        ]
+        # only the classes that reveal or are read here: another keeps its state (its kept bits may outlive
+        # their last check, which costs merging, not exactness)
+        active = sorted(masks)
+        # the most the classes after each can still add to each check, for pruning a total that can no longer
+        # reach its range
+        still: dict[int, list[int]] = {}
+        rest = [0] * len(checks)
+        for c in reversed(active):
+            still[c] = list(rest)
+            size = self.classes[c][1]
+            for k, check in enumerate(checks):
+                rest[k] += size * sum(max(pos, neg) for _, pos, neg in check.terms.get(c, ()))
         sums_ids: dict[tuple[int, ...], int] = {(0,) * len(checks): 0}
         sums_of: list[tuple[int, ...]] = [(0,) * len(checks)]
         current = {code << _BITS: weight for code, weight in states.items()}  # partial sums number 0: all zero
-        for c in range(len(self.classes)):
+        for c in active:
             added: dict[tuple[int, tuple[int, ...]], int] = {}
 
             def plus(sums_id: int, adds: tuple[int, ...], c: int = c) -> int:

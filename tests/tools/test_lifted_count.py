@@ -216,3 +216,27 @@ def test_auto_counts_a_roster_by_lifting_when_the_other_routes_fail(monkeypatch)
 
 def _broken(*args):
     raise RuntimeError("broken on purpose")
+
+
+def test_many_guarded_counts_whose_guards_allow_every_value_leave_the_variables_free():
+    """300 guarded counts over pairs of 100 task variables, each guard group an exactly-one of four
+    auxiliaries allowing 0, 1, 2 and 0: every pair's total is allowed by some guard, so 2^100."""
+    clauses, counts, top = [], [], 100
+    for i in range(300):
+        group = list(range(top + 1, top + 5))
+        top += 4
+        clauses.append(tuple(group))
+        clauses.extend((-a, -b) for a, b in itertools.combinations(group, 2))
+        guards = tuple((g, (j % 3,)) for j, g in enumerate(group))
+        counts.append(LiteralCount((i % 100 + 1, (i + 1) % 100 + 1), (0, 1, 2), None, guards))
+    assert count_by_lifting(with_literal_counts(CNF(100, tuple(clauses), top), counts)) == 2**100
+
+
+def test_blocks_with_too_many_models_together_are_refused(monkeypatch):
+    import autonesy.tools.lifted_count as lifted
+
+    monkeypatch.setattr(lifted, "MAX_MODELS", 100)
+    blocks = [tuple(range(4 * b + 1, 4 * b + 5)) for b in range(10)]  # 15 models each, 150 together
+    cnf = with_literal_counts(CNF(40, tuple(blocks)), [LiteralCount(tuple(b[0] for b in blocks), (3,))])
+    with pytest.raises(NotLiftable, match="models together"):
+        count_by_lifting(cnf)
