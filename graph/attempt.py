@@ -54,7 +54,7 @@ from autonesy.graph.summary import (
 )
 from autonesy.graph.trace import change_summary
 from autonesy.graph.tracer import Tracer, traced_node
-from autonesy.tasks.oracle_test import OracleTestResult, oracle_test
+from autonesy.tasks.oracle_check import OracleTestResult, oracle_test
 from autonesy.tools.cnf import CNF, parse_dimacs, to_dimacs
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_formula
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S
@@ -418,7 +418,7 @@ def run_oracle_test(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
 
 
 def oracle_record(result: OracleTestResult) -> OracleTest:
-    """The record of the oracle test ``tasks/oracle_test.py`` ran, with the feedback a semantic round is given."""
+    """The record of the oracle test ``tasks/oracle_check.py`` ran, with the feedback a semantic round is given."""
     return OracleTest(
         passed=result.passed,
         labels_checked=result.labels_checked,

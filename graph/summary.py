@@ -63,7 +63,7 @@ class Record(BaseModel):
 
 
 class OracleVerdict(Record):
-    """The oracle test of the accepted formula (``tasks/oracle_test.py``), as the summary keeps it."""
+    """The oracle test of the accepted formula (``tasks/oracle_check.py``), as the summary keeps it."""
 
     passed: bool | None = None
     labels_checked: int | None = None
@@ -74,7 +74,7 @@ class OracleVerdict(Record):
 
 
 class OracleCounterexample(Record):
-    """An assignment on which the formula and the oracle disagree (``tasks/oracle_test.Counterexample``)."""
+    """An assignment on which the formula and the oracle disagree (``tasks/oracle_check.Counterexample``)."""
 
     true_variables: list[str] = Field(default_factory=list)
     formula_says: bool = False

@@ -453,10 +453,10 @@ def test_a_count_past_two_to_the_53_is_kept_exactly_as_text():
 @settings(max_examples=50, deadline=None)
 @given(passed=st.booleans(), counts=st.lists(st.integers(0, 10**9), min_size=5, max_size=5))
 def test_the_summary_keeps_the_oracle_verdict_the_task_layer_computed(passed, counts):
-    """The same boundary for the oracle test: tasks/oracle_test's result, as the attempt graph carries
+    """The same boundary for the oracle test: tasks/oracle_check's result, as the attempt graph carries
     it (with its feedback text), reads back into the summary's verdict field for field."""
     from autonesy.graph.attempt import oracle_record
-    from autonesy.tasks.oracle_test import Counterexample, OracleTestResult
+    from autonesy.tasks.oracle_check import Counterexample, OracleTestResult
 
     computed = OracleTestResult(passed, *counts, counterexamples=[Counterexample(("a", "b"), True, False, "label")])
     recorded = oracle_record(computed)

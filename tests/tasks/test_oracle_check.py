@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from autonesy.tasks.oracle_test import oracle_test
+from autonesy.tasks.oracle_check import oracle_test
 from autonesy.tasks.registry import get_task
 from autonesy.tools.cnf import CNF
 
