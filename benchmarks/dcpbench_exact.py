@@ -11,7 +11,9 @@ a warm run reads the verdicts back and says so).
     AUTONESY_CACHE_DIR=/tmp/dcp-cold python benchmarks/dcpbench_exact.py DCP_BENCH_COPY [--limit 60]
         [--last-try 300] [--only a,b] [--workers 2] [--out benchmarks/results/dcpbench_exact.md]
 
-``--only`` converts just the named problems (a quick check on a subset; the table then says so).
+``--only`` converts just the named problems and replaces their rows in the table at ``--out``; the other
+problems keep the verdicts of the runs that decided them, and every row names its run (one current table,
+its history in git).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import argparse
 import json
 import os
 import resource
+import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
@@ -48,48 +51,53 @@ def _load(problem: dcpbench.Problem) -> dict:
     return {**row, "outcome": "unscorable", "unscorable": outcome["unscorable"]}
 
 
-def write_table(args: argparse.Namespace, found: dict, rows: dict[str, dict], wall: float, cpu: float) -> list[str]:
-    """The table over the problems done so far (rewritten after each one: an interrupted run keeps its table)."""
-    done = [k for k in found if k in rows]
-    kept = [k for k in done if rows[k]["outcome"] != "left out"]
-    exact = [k for k in kept if rows[k]["outcome"] == "exact"]
-    unscorable = [k for k in kept if rows[k]["outcome"] == "unscorable"]
-    cached = sum(rows[k]["from_cache"] for k in done)
-    reasons: dict[str, int] = {}
-    for k in done:
-        if rows[k]["outcome"] == "left out":
-            reason = str(rows[k]["reason"])
-            why = "no encoding within the sandbox's limits" if "linear encoders: " in reason else reason.split(":")[0]
-            reasons[why] = reasons.get(why, 0) + 1
-    loads = sorted(float(rows[k]["load"]) for k in done if not rows[k]["from_cache"])
-    lines = [
-        f"# DCP-Bench-Open: exact ground-truth counts at load time ({len(kept)} loaded problems, "
-        f"limit {args.limit:g} s, last try {args.last_try:g} s)",
-        "",
-        f"Command: `AUTONESY_CACHE_DIR=<empty dir> python benchmarks/dcpbench_exact.py {args.copy} "
-        f"--limit {args.limit:g} --last-try {args.last_try:g}"
-        + (f" --only {args.only}" if args.only else "")
-        + "`"
-        + (f" (a subset: {len(found)} problems)" if args.only else f" ({len(found)} problems in the copy)")
-        + ("" if len(done) == len(found) else f"; **interrupted: {len(done)} of {len(found)} done**")
-        + f". **Exact: {len(exact)} of {len(kept)} loaded ({100 * len(exact) / max(len(kept), 1):.0f} %)**; "
-        f"unscorable: {len(unscorable)}; left out: {len(done) - len(kept)} "
-        f"({', '.join(f'{n} {why}' for why, n in sorted(reasons.items(), key=lambda x: -x[1]))}). "
-        f"{cached} of {len(done)} read from the cache (converted and counted by an earlier run into the same "
-        f"folder). This run: {wall:.0f} s wall, {cpu:.0f} s CPU (this process and its children), "
-        f"{args.workers} workers on {os.cpu_count()} cores"
+def run_record(args: argparse.Namespace, found: dict, rows: dict[str, dict], wall: float, cpu: float) -> dict:
+    """What this invocation was (command, code, time, load): every row it decided names it."""
+    loads = sorted(float(r["load"]) for r in rows.values() if not r["from_cache"])
+    code = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True).stdout.strip()
+    return {
+        "source": f"code at {code or 'an unknown commit'}",
+        "command": f"AUTONESY_CACHE_DIR=<empty dir> python benchmarks/dcpbench_exact.py {args.copy} "
+        f"--limit {args.limit:g} --last-try {args.last_try:g}" + (f" --only {args.only}" if args.only else ""),
+        "summary": f"{len(rows)} of {len(found)} problems done, {sum(r['from_cache'] for r in rows.values())} read "
+        f"from the cache; {wall:.0f} s wall, {cpu:.0f} s CPU (this process and its children), {args.workers} "
+        f"workers on {os.cpu_count()} cores"
         + (
             f", load average (1 min) {loads[0]:.1f}–{loads[-1]:.1f}, median {loads[len(loads) // 2]:.1f}"
             if loads
             else ""
-        )
-        + ".",
+        ),
+    }
+
+
+def render(table: dict) -> str:
+    """The Markdown table of every problem's current verdict, each row naming the run that decided it."""
+    rows, runs = table["problems"], table["runs"]
+    kept = [k for k in sorted(rows) if rows[k]["outcome"] != "left out"]
+    exact = [k for k in kept if rows[k]["outcome"] == "exact"]
+    unscorable = [k for k in kept if rows[k]["outcome"] == "unscorable"]
+    reasons: dict[str, int] = {}
+    for r in rows.values():
+        if r["outcome"] == "left out":
+            reason = str(r["reason"])
+            why = "no encoding within the sandbox's limits" if "linear encoders: " in reason else reason.split(":")[0]
+            reasons[why] = reasons.get(why, 0) + 1
+    lines = [
+        f"# DCP-Bench-Open: exact ground-truth counts at load time ({len(kept)} loaded problems)",
+        "",
+        f"**Exact: {len(exact)} of {len(kept)} loaded ({100 * len(exact) / max(len(kept), 1):.0f} %)**; "
+        f"unscorable: {len(unscorable)}; left out: {len(rows) - len(kept)} "
+        f"({', '.join(f'{n} {why}' for why, n in sorted(reasons.items(), key=lambda x: -x[1]))}). "
+        "Each problem's verdict is the one of the latest run that loaded it (`--only` runs replace the rows of "
+        "the problems they name); the runs, by when they started or were recorded, oldest first:",
+        "",
+        *(f"- **{rid}** ({run['source']}): `{run['command']}`; {run['summary']}." for rid, run in runs.items()),
         "",
         "Unscorable (an answer gets a metric only when proved equivalent):"
-        + ("".join(f"\n- {k}: {rows[k]['unscorable']}" for k in unscorable) or " none."),
+        + ("".join(f"\n- {k} ({rows[k]['run']}): {rows[k]['unscorable']}" for k in unscorable) or " none."),
         "",
-        "| problem | N | vars | clauses | models | route | count s | load s (convert + count) | load | encoding |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| problem | N | vars | clauses | models | route | count s | load s (convert + count) | load | encoding | run |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for key in kept:
         r = rows[key]
@@ -97,13 +105,26 @@ def write_table(args: argparse.Namespace, found: dict, rows: dict[str, dict], wa
         loaded = "cached" if r["from_cache"] else f"{r['wall_s']:.1f}"
         lines.append(
             f"| {key} | {r['N']} | {r['vars']} | {r['clauses']} | {r.get('count', 'unscorable')} | "
-            f"{r.get('method', '')} | {seconds} | {loaded} | {r['load']} | {r.get('encoding', '')} |"
+            f"{r.get('method', '')} | {seconds} | {loaded} | {r['load']} | {r.get('encoding', '')} | {r['run']} |"
         )
-    lines += ["", "Left out:", *(f"- {k}: {rows[k]['reason']}" for k in done if rows[k]["outcome"] == "left out")]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n")
-    args.out.with_suffix(".json").write_text(json.dumps(rows, indent=1, sort_keys=True))
-    return lines
+    lines += [
+        "",
+        "Left out:",
+        *(f"- {k} ({r['run']}): {r['reason']}" for k, r in sorted(rows.items()) if r["outcome"] == "left out"),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_table(out: Path, earlier: dict, run_id: str, run: dict, rows: dict[str, dict]) -> None:
+    """Merge this run's rows into the table at ``out`` (rewritten after each problem: an interrupted run
+    keeps what it did); a run no row names any more leaves the table."""
+    problems = {**earlier.get("problems", {}), **{k: {**r, "run": run_id} for k, r in rows.items()}}
+    named = {r["run"] for r in problems.values()}
+    runs = {rid: r for rid, r in {**earlier.get("runs", {}), run_id: run}.items() if rid in named}
+    table = {"runs": runs, "problems": problems}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render(table))
+    out.with_suffix(".json").write_text(json.dumps(table, indent=1, sort_keys=True))
 
 
 def main() -> None:
@@ -120,6 +141,8 @@ def main() -> None:
     found = dcpbench.problems(args.copy)
     if args.only:
         found = {k: found[k] for k in args.only.split(",") if k in found}
+    earlier = json.loads(args.out.with_suffix(".json").read_text()) if args.out.with_suffix(".json").exists() else {}
+    run_id = time.strftime("%Y-%m-%dT%H:%M UTC", time.gmtime())  # when it started: the rows name their run by it
     rows: dict[str, dict] = {}
     wall, cpu = time.perf_counter(), cpu_now()
     with ThreadPoolExecutor(max_workers=args.workers) as pool:
@@ -136,8 +159,9 @@ def main() -> None:
                 f"{r.get('reason') or r.get('unscorable') or ''} ({r['wall_s']:.1f} s, load {r['load']})"[:220],
                 flush=True,
             )
-            lines = write_table(args, found, rows, time.perf_counter() - wall, cpu_now() - cpu)
-    print("\n".join(lines[:3]))
+            run = run_record(args, found, rows, time.perf_counter() - wall, cpu_now() - cpu)
+            write_table(args.out, earlier, run_id, run, rows)
+    print(render(json.loads(args.out.with_suffix(".json").read_text())).split("\n")[2])
 
 
 if __name__ == "__main__":
