@@ -3,15 +3,69 @@ expert formula by model counting, and train neuro-symbolic predictors with them 
 
 Importing ``autonesy`` loads nothing heavy (no torch, LangGraph, LangChain or Ray): each public name
 is imported from its private module the first time it is used.
+
+    >>> import autonesy
+    >>> autonesy.score("p cnf 10 1\\n1 2 3 4 5 6 7 8 9 10 0\\n", task="fashion", format="dimacs").relation
+    'permissive'
+
+Tasks: :func:`load_task`, :func:`load_data`. Formulas: :func:`score`, :func:`compile`. Agents:
+:func:`formalize` (one attempt), :func:`sweep` (a grid), :func:`read_results`, :func:`read_run`.
+Instruction following: :func:`verify`. Training: :class:`SemanticLoss`, :class:`SPL`
+(``torch.nn.Module`` layers built from a formula).
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # public name -> the module that defines it (imported on first use)
-_EXPORTS: dict[str, str] = {}
+_EXPORTS: dict[str, str] = {
+    "AutonesyError": "autonesy.tools.errors",
+    "Compiled": "autonesy._compile",
+    "FormulaError": "autonesy._score",
+    "LayerFormulaError": "autonesy._nesy",
+    "ResultsError": "autonesy._results",
+    "RunSummary": "autonesy.graph.summary",
+    "SPL": "autonesy._nesy",
+    "Score": "autonesy._score",
+    "SemanticLoss": "autonesy._nesy",
+    "SweepResult": "autonesy.graph.sweep.run",
+    "Task": "autonesy.tasks.task",
+    "VerificationSummary": "autonesy.graph.verify.summary",
+    "compile": "autonesy._compile",
+    "formalize": "autonesy._formalize",
+    "load_data": "autonesy._tasks",
+    "load_task": "autonesy._tasks",
+    "read_results": "autonesy._results",
+    "read_run": "autonesy._results",
+    "score": "autonesy._score",
+    "sweep": "autonesy._sweep",
+    "verify": "autonesy._verify",
+}
+
+if TYPE_CHECKING:  # what type checkers and the docs generator see; tests/api/test_exports.py keeps it equal to _EXPORTS
+    from autonesy._compile import Compiled as Compiled
+    from autonesy._compile import compile as compile
+    from autonesy._formalize import formalize as formalize
+    from autonesy._nesy import SPL as SPL
+    from autonesy._nesy import LayerFormulaError as LayerFormulaError
+    from autonesy._nesy import SemanticLoss as SemanticLoss
+    from autonesy._results import ResultsError as ResultsError
+    from autonesy._results import read_results as read_results
+    from autonesy._results import read_run as read_run
+    from autonesy._score import FormulaError as FormulaError
+    from autonesy._score import Score as Score
+    from autonesy._score import score as score
+    from autonesy._sweep import sweep as sweep
+    from autonesy._tasks import load_data as load_data
+    from autonesy._tasks import load_task as load_task
+    from autonesy._verify import verify as verify
+    from autonesy.graph.summary import RunSummary as RunSummary
+    from autonesy.graph.sweep.run import SweepResult as SweepResult
+    from autonesy.graph.verify.summary import VerificationSummary as VerificationSummary
+    from autonesy.tasks.task import Task as Task
+    from autonesy.tools.errors import AutonesyError as AutonesyError
 
 __all__ = sorted(_EXPORTS)
 

@@ -1,0 +1,79 @@
+"""Reading what runs and sweeps wrote, as typed records (the read model: no LLM client, LangGraph or torch)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from autonesy.tools.errors import AutonesyError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from autonesy.graph.summary import RunSummary
+
+
+class ResultsError(AutonesyError, ValueError):
+    """A folder or file that holds no results of this version (the message says which line or why)."""
+
+
+def read_results(path: str | os.PathLike[str]) -> list[BaseModel]:
+    """A sweep's results table as typed rows (``ResultsRow``: one field per column of ``results.csv``).
+
+    ``path``: a sweep directory — each row rebuilt from its attempt's directory, as the sweep does —
+    or a ``results.jsonl`` file (each line checked against the columns of this version).
+
+    >>> import autonesy, tempfile
+    >>> out = tempfile.mkdtemp()
+    >>> _ = autonesy.sweep(out, tasks="fashion", formats="dimacs", prompts="zs", details="detailed",
+    ...                    policy="expert", data=False)
+    >>> [(row.task, row.status, row.relation, row.f1) for row in autonesy.read_results(out)]
+    [('fashion', 'accepted', 'equal', 1.0)]
+    """
+    import json
+
+    from pydantic import ValidationError
+
+    from autonesy.graph.results import RESULTS_JSONL, ResultsRow, collect_rows
+    from autonesy.tools import safe_files
+
+    path = Path(path)
+    if path.is_dir():
+        if not (path / "attempts").is_dir():
+            raise ResultsError(f"{path} is not a sweep directory (no attempts/ in it)")
+        rows = collect_rows(path)
+        return [ResultsRow.model_validate(row) for row in rows]
+    try:
+        text = safe_files.read_text(path)
+    except (OSError, UnicodeDecodeError) as error:
+        raise ResultsError(f"{path}: cannot read it: {error}") from None
+    typed = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            typed.append(ResultsRow.model_validate(json.loads(line)))
+        except (ValueError, ValidationError) as error:
+            first = str(error).splitlines()[0]
+            raise ResultsError(f"{path}:{number} is not a results row of this version ({first})") from None
+    if path.name != RESULTS_JSONL and not typed:
+        raise ResultsError(f"{path} holds no results rows")
+    return typed
+
+
+def read_run(run_dir: str | os.PathLike[str]) -> RunSummary:
+    """The summary of a finished attempt's run directory (what :func:`autonesy.formalize` returned).
+
+    >>> import autonesy, tempfile
+    >>> out = tempfile.mkdtemp()
+    >>> _ = autonesy.formalize("chx", policy="expert", format="dimacs", out=out, data=False)
+    >>> autonesy.read_run(out).metrics.relation
+    'equal'
+    """
+    from autonesy.graph.summary import RunSummary
+
+    summary = RunSummary.read(Path(run_dir))
+    if summary is None:
+        raise ResultsError(f"{run_dir} holds no summary.json: not a run directory, or its attempt has not finished")
+    return summary
