@@ -80,6 +80,21 @@ CASES = [
     ("words_per_sentence", {"max": 3}, "Two words. Now four words here.", False, "the second has 4"),
     ("words_per_sentence", {"max": 8}, "Call Ms. Lee at 5 p.m. on Fri. please.", False, "one sentence of 9 words"),
     ("words_per_sentence", {"max": 3}, "Really? Yes! It works.", True, "? and ! end sentences"),
+    # the unit is the sentence, and only title lines are exempt: a line break inside a paragraph is no boundary
+    (
+        "words_per_sentence",
+        {"max": 5},
+        "A sentence of nine words\nwrapped over two lines here.",
+        False,
+        "one sentence of 9 words over two lines",
+    ),
+    ("words_per_sentence", {"max": 9}, "A sentence of nine words\nwrapped over two lines here.", True, "9 words"),
+    ("words_per_sentence", {"max": 4}, "Short one.\n\nAnother short one.", True, "a blank line ends a paragraph"),
+    ("words_per_sentence", {"max": 3}, "One two three\n## Part\nfour five six.", True, "a heading ends a paragraph"),
+    # §A.4: violating means some sentence has more than N words; none has in an empty response
+    ("words_per_sentence", {"max": 5}, "", True, "no sentence exceeds the limit"),
+    ("words_per_sentence", {"max": 5}, "# Only A Title Line Here With Words", True, "title lines are exempt"),
+    ("words_per_sentence", {"max": 2}, "Fine. #hashtag words here.", False, "a # inside a line is no title"),
     # --- even or odd word count: title and subsection title lines excluded
     ("even_odd_word_count", {"parity": "even"}, "# Title\nOne two three four.", True, "4 body words"),
     ("even_odd_word_count", {"parity": "odd"}, "## Part One\nAlpha beta gamma.", True, "3 body words"),

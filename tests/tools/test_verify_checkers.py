@@ -1,5 +1,8 @@
 """Reference checkers, their standalone programs, running checkers in the sandbox, and user checkers."""
 
+import time
+
+import pysbd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,6 +20,7 @@ from autonesy.tools.verify.checkers import (
     helper_source,
     reference_check,
     sentences,
+    split_paragraph,
     standalone_source,
     subsections,
     titles,
@@ -46,6 +50,44 @@ def test_text_conventions():
     assert [t for t, _ in subsections(TEXT)] == ["Part One", "Part Two"]
     assert subsections("intro text\n## A\nbody") == [("A", "body")]  # text before the first ## is no subsection
     assert subsections("just text") == []
+
+
+def test_a_paragraph_is_segmented_in_windows_as_pysbd_segments_it_whole():
+    """Windowing (linear time) changes no boundary: pySBD's pieces of the whole paragraph, read by brute force."""
+    whole = pysbd.Segmenter(language="en", clean=False)
+    parts = ["Dr. Smith came.", "It was 3.14 p.m. in the U.S.", "Why?", "we met Mr. Lee.", "e.g. this one."]
+    parts += ["J. R. R. Tolkien wrote.", "A long one " + "x " * 700 + "end.", "Wait... then rain."]
+
+    @settings(max_examples=25, deadline=None)
+    @given(st.lists(st.sampled_from(parts), min_size=1, max_size=90))
+    def same(chosen):
+        text = " ".join(chosen)
+        assert [p.strip() for p in split_paragraph.__wrapped__(text)] == [p.strip() for p in whole.segment(text)]
+
+    same()
+
+
+def test_every_checker_is_linear_in_the_answer():
+    """400 KB in one paragraph: seconds when linear; pySBD on the whole of it (quadratic) took minutes."""
+    sentence = "Dr. Smith met Mr. Jones at 3 p.m. in the U.S. office, e.g. the lobby today. "
+    text = "# Title\n## Part\n" + sentence * (400_000 // len(sentence))
+    params = {
+        "writing_tone": {"tone": "urgent"},
+        "writing_topic": {"topic": "Healthy eating habits"},
+        "keyword_inclusion": {"keywords": ["lobby", "zebra"]},
+        "keyword_exclusion": {"keywords": ["zebra"]},
+        "response_title": {"title": "Title"},
+        "response_subsection_titles": {"titles": ["Part"]},
+        "words_per_sentence": {"max": 16},
+        "even_odd_word_count": {"parity": "even"},
+        "total_word_count": {"target": 500},
+    }
+    start = time.perf_counter()
+    verdicts = {t: reference_check(t, text, params.get(t, {})) for t in CONSTRAINT_TYPES}
+    assert time.perf_counter() - start < 60
+    assert verdicts["words_per_sentence"] is True  # 16 words each: "Dr." "p.m." "U.S." "e.g." end none
+    assert reference_check("words_per_sentence", text, {"max": 15}) is False
+    assert verdicts["start_end_same_word"] is False and verdicts["subsections_start_end_same_word"] is False
 
 
 @pytest.mark.parametrize(

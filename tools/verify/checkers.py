@@ -23,11 +23,21 @@ the table says something, and ours (marked *ours*) where it is silent:
   the punctuation around them stripped ("3.14", "U.S.", "well-known" and "don't" are one word each;
   a lone dash is none); a list marker opening a line (``-``, ``*``, ``+``, ``•``, ``1.``, ``1)``) is
   not a word. First and last words are compared without case.
-- **sentences** (*ours*): each body line is split by pySBD (rule-based sentence boundary
-  detection, the "Golden Rules": abbreviations such as "Dr.", "Mr.", "p.m.", "U.S.", "e.g.", initials,
-  decimals and ellipses do not end a sentence), and a piece pySBD splits off that starts in lower case
-  continues the sentence before it ("on Fri. please"); a line break always ends a sentence, so a list
-  item without a full stop is a sentence of its own; a piece without words is not a sentence.
+- **paragraphs**: the body's blocks — runs of lines that are neither blank nor title or subsection
+  title lines, a line break inside a run joining its lines ("this does not apply to title and
+  subsection title lines": only those lines are taken out, so a line break elsewhere is no boundary).
+  A line opening with a list marker starts a block of its own (*ours*: a list item is a block).
+- **sentences**: the unit the paper names ("this number of words per sentence constraint") is the
+  sentence, so a sentence wrapped over two lines is one sentence. Each paragraph is split by pySBD
+  (rule-based sentence boundary detection, the "Golden Rules": abbreviations such as "Dr.", "Mr.",
+  "p.m.", "U.S.", "e.g.", initials, decimals and ellipses do not end a sentence), and a piece pySBD
+  splits off that starts in lower case continues the sentence before it ("on Fri. please"); a piece
+  without words is not a sentence. pySBD's time grows with the square of a text's sentences, so a
+  long paragraph is given to it in windows (``SEGMENT_WINDOW`` characters, a sentence kept only when
+  the next one starts ``SEGMENT_MARGIN`` characters before the window's end): linear in the text.
+- **at most N words per sentence** holds when no sentence has more than N words (§A.4: an output
+  violates it "as many sentences contain more than 8 words"), so an empty response, or one with only
+  title lines, meets it.
 - **subsections**: the stretch from a subsection title line to the next title or subsection title
   line; text before the first subsection title line is not a subsection. The subsections constraint
   needs at least one subsection with words and looks only at those (*ours*).
@@ -64,7 +74,8 @@ TITLE_RE = re.compile(r"^\s*#(?!#)")
 SUBSECTION_RE = re.compile(r"^\s*##")
 LIST_MARKER_RE = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
 EDGE_PUNCTUATION_RE = re.compile(r"^[\W_]+|[\W_]+$")
-SEGMENTER = pysbd.Segmenter(language="en", clean=False)
+SEGMENTER = pysbd.Segmenter(language="en", clean=False, char_span=True)
+SEGMENT_WINDOW, SEGMENT_MARGIN = 1000, 250  # pySBD sees at most this many characters at once
 
 TONE_LEXICON: dict[str, tuple[str, ...]] = {
     "optimistic": ("hopeful", "brighter", "promising", "wonderful", "thrilled", "cheerful", "confident", "delighted"),
@@ -268,40 +279,87 @@ def body_text(text):
     return "\n".join(body_lines(text))
 
 
+def plain_words(text):
+    """The words of plain text: whitespace-separated tokens with a letter or digit, punctuation around them
+    stripped (no title or list handling)."""
+    found = []
+    for token in text.split():
+        word = EDGE_PUNCTUATION_RE.sub("", token)
+        if any(ch.isalnum() for ch in word):
+            found.append(word)
+    return found
+
+
 def words(text):
     """The words of the body: whitespace-separated tokens with a letter or digit, punctuation around
     them stripped, list markers opening a line skipped."""
     found = []
     for line in body_lines(text):
-        for token in LIST_MARKER_RE.sub("", line, count=1).split():
-            word = EDGE_PUNCTUATION_RE.sub("", token)
-            if any(ch.isalnum() for ch in word):
-                found.append(word)
+        found.extend(plain_words(LIST_MARKER_RE.sub("", line, count=1)))
+    return found
+
+
+def paragraphs(text):
+    """The body's paragraphs: runs of lines that are neither blank nor title lines, each run's lines joined
+    by spaces (a line break inside a paragraph does not end a sentence); a list item starts a paragraph."""
+    found = []
+    current: list[str] = []
+    for line in text.splitlines():
+        item = LIST_MARKER_RE.match(line)
+        if not line.strip() or is_heading(line) or item:
+            if current:
+                found.append(" ".join(current))
+            current = []
+        if line.strip() and not is_heading(line):
+            current.append(line[item.end() :].strip() if item else line.strip())
+    if current:
+        found.append(" ".join(current))
     return found
 
 
 def sentences(text):
-    """The body's sentences: pySBD on each line (abbreviations, initials, decimals and ellipses do not
-    end a sentence; a line break does; a piece that starts in lower case continues the sentence before
-    it); pieces without words dropped."""
+    """The body's sentences: pySBD on each paragraph (abbreviations, initials, decimals and ellipses do not
+    end a sentence; a line break inside a paragraph does not either; a piece that starts in lower case
+    continues the sentence before it); pieces without words dropped."""
     found: list[str] = []
-    for line in body_lines(text):
-        line = LIST_MARKER_RE.sub("", line, count=1).strip()
-        pieces: list[str] = []
-        for piece in split_line(line) if line else ():
+    for paragraph in paragraphs(text):
+        joined: list[list[str]] = []
+        for piece in split_paragraph(paragraph):
             piece = piece.strip()
-            if pieces and piece[:1].islower():
-                pieces[-1] = pieces[-1] + " " + piece
+            if joined and piece[:1].islower():
+                joined[-1].append(piece)
             elif piece:
-                pieces.append(piece)
-        found.extend(piece for piece in pieces if words(piece))
+                joined.append([piece])
+        found.extend(sentence for sentence in (" ".join(parts) for parts in joined) if plain_words(sentence))
     return found
 
 
-@functools.lru_cache(maxsize=4096)
-def split_line(line):
-    """One line's sentences as pySBD segments them (cached: segmenting is the slow part)."""
-    return tuple(SEGMENTER.segment(line))
+@functools.lru_cache(maxsize=1024)
+def split_paragraph(paragraph):
+    """One paragraph's pieces as pySBD segments them, given to it in windows so that the time stays linear
+    (a piece is kept once the next one starts well inside the window; cached: segmenting is the slow part)."""
+    pieces = []
+    pending = ""  # the start of a piece that runs past the window
+    start = 0
+    while start < len(paragraph):
+        window = paragraph[start : start + SEGMENT_WINDOW]
+        last = start + SEGMENT_WINDOW >= len(paragraph)
+        lead = len(window) - len(window.lstrip())  # pySBD's first piece starts after leading spaces
+        starts = [span.start for span in SEGMENTER.segment(window) if span.start > lead]
+        if not last:
+            starts = [at for at in starts if at <= SEGMENT_WINDOW - SEGMENT_MARGIN]
+        if not starts and not last:  # no boundary early enough: all of it belongs to the current piece
+            pending += window[: SEGMENT_WINDOW - SEGMENT_MARGIN]
+            start += SEGMENT_WINDOW - SEGMENT_MARGIN
+            continue
+        bounds = [0, *starts] + ([len(window)] if last else [])
+        for a, b in zip(bounds, bounds[1:]):
+            pieces.append(pending + window[a:b])
+            pending = ""
+        if last:
+            break
+        start += starts[-1]
+    return tuple(pieces)
 
 
 def subsections(text):
@@ -473,9 +531,8 @@ def check_response_subsection_titles(response, titles):
     params={"max": "number of words"},
 )
 def check_words_per_sentence(response, max):
-    """Every sentence of the body has at most ``max`` words (and there is at least one sentence)."""
-    found = sentences(response)
-    return bool(found) and all(len(words(s)) <= max for s in found)
+    """No sentence of the body has more than ``max`` words (so a response without sentences meets it)."""
+    return all(len(plain_words(s)) <= max for s in sentences(response))
 
 
 @checker(
@@ -532,7 +589,7 @@ def spans_keywords(response, keywords):
 
 def spans_words_per_sentence(response, max):
     """The sentences over the limit."""
-    return [s for s in sentences(response) if len(words(s)) > max]
+    return [s for s in sentences(response) if len(plain_words(s)) > max]
 
 
 def spans_subsection_titles(response, titles):
@@ -588,8 +645,10 @@ _HELPERS = (
     same_title,
     body_lines,
     body_text,
+    plain_words,
     words,
-    split_line,
+    paragraphs,
+    split_paragraph,
     sentences,
     subsections,
     same_word,
@@ -628,7 +687,9 @@ _CONSTANTS = {
     "SUBSECTION_RE": f"SUBSECTION_RE = re.compile({SUBSECTION_RE.pattern!r})",
     "LIST_MARKER_RE": f"LIST_MARKER_RE = re.compile({LIST_MARKER_RE.pattern!r})",
     "EDGE_PUNCTUATION_RE": f"EDGE_PUNCTUATION_RE = re.compile({EDGE_PUNCTUATION_RE.pattern!r})",
-    "SEGMENTER": "SEGMENTER = pysbd.Segmenter(language='en', clean=False)",
+    "SEGMENTER": "SEGMENTER = pysbd.Segmenter(language='en', clean=False, char_span=True)",
+    "SEGMENT_WINDOW": f"SEGMENT_WINDOW, SEGMENT_MARGIN = {SEGMENT_WINDOW!r}, {SEGMENT_MARGIN!r}",
+    "SEGMENT_MARGIN": "",
     "TOLERANCE_SHARE": f"TOLERANCE_SHARE, TOLERANCE_MIN = {TOLERANCE_SHARE!r}, {TOLERANCE_MIN!r}",
     "TOLERANCE_MIN": "",
     "TONE_LEXICON": f"TONE_LEXICON = {dict(TONE_LEXICON)!r}",
@@ -643,14 +704,16 @@ PROMPTED_HELPERS = (
     subsection_titles,
     same_title,
     body_text,
+    plain_words,
     words,
+    paragraphs,
     sentences,
     subsections,
     same_word,
     has_keyword,
     word_tolerance,
 )
-CHECKER_HELPERS = (is_heading, heading_text, body_lines, split_line, *PROMPTED_HELPERS)
+CHECKER_HELPERS = (is_heading, heading_text, body_lines, split_paragraph, *PROMPTED_HELPERS)
 
 
 def _program(code: str, provided: frozenset[str] = frozenset()) -> str:
@@ -733,6 +796,8 @@ __all__ = [
     "reference_check",
     "has_keyword",
     "helper_api",
+    "paragraphs",
+    "plain_words",
     "helper_source",
     "sentences",
     "standalone_source",
