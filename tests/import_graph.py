@@ -2,7 +2,9 @@
 
 Used by ``test_layers.py`` to keep the layers of docs/architecture.md: which top-level package may
 import which, and no import cycles between modules. ``if TYPE_CHECKING:`` imports count for layers
-(knowing a type is knowing the package) but not for cycles (they never run).
+(knowing a type is knowing the package) but not for cycles (they never run). The folder ``api/`` is
+the top-level package ``autonesy`` itself (``api/_score.py`` is ``autonesy._score``); the modules its
+``_EXPORTS`` table names are imported on first use, and count as its imports.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PACKAGES = ("agents", "graph", "tools", "nesy", "tasks")
+PACKAGES = ("agents", "graph", "tools", "nesy", "tasks", "api")
+TOP = "api"  # the folder installed as the top-level package ``autonesy`` (pyproject's package-dir)
+CLI = ("autonesy.graph.cli", "autonesy.graph.__main__")  # the command line: a layer of its own, over the API
 
 
 @dataclass
@@ -31,6 +35,8 @@ class ImportGraph:
 
 def module_name(root: Path, path: Path, prefix: str = "autonesy") -> str:
     parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[0] == TOP:
+        parts = parts[1:]
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join([prefix, *parts])
@@ -83,9 +89,25 @@ def _third_party(tree: ast.Module, prefix: str = "autonesy") -> set[str]:
     return names
 
 
+def _lazy_exports(tree: ast.Module) -> set[str]:
+    """The module names of a ``_EXPORTS = {name: module}`` table (imported on first use by ``__getattr__``)."""
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign):
+            target, value = node.target, node.value
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id == "_EXPORTS" and isinstance(value, ast.Dict):
+            return {v.value for v in value.values if isinstance(v, ast.Constant) and isinstance(v.value, str)}
+    return set()
+
+
 def read_import_graph(root: Path, packages: tuple[str, ...] = PACKAGES) -> ImportGraph:
     graph = ImportGraph()
     for package in packages:
+        if not (root / package).is_dir():
+            continue
         for path in sorted((root / package).rglob("*.py")):
             graph.modules[module_name(root, path)] = path
     known = set(graph.modules)
@@ -96,11 +118,16 @@ def read_import_graph(root: Path, packages: tuple[str, ...] = PACKAGES) -> Impor
         graph.third_party[module] = _third_party(tree)
         for target, typing_only in _imports(tree, module, path.name == "__init__.py", known):
             (graph.typing_only if typing_only else graph.runtime)[module].add(target)
+        graph.runtime[module] |= _lazy_exports(tree) & known
     return graph
 
 
 def layer_of(module: str) -> str:
-    return module.split(".")[1]
+    """The layer a module belongs to: its folder, except the top-level package (``api``) and the command line (``cli``)."""
+    if any(module == name or module.startswith(name + ".") for name in CLI):
+        return "cli"
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in PACKAGES else TOP
 
 
 def layer_violations(graph: ImportGraph, allowed: dict[str, set[str]]) -> list[str]:

@@ -12,13 +12,16 @@ from import_graph import ImportGraph, cycles, layer_violations, reachable, read_
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# package -> the packages it may import (docs/architecture.md §1)
+# layer -> the layers it may import (docs/architecture.md §1): the five folders, then the Python API
+# (api/, the top-level package ``autonesy``), then the command line (graph/cli), a thin layer over the API
 ALLOWED = {
     "tools": set(),
     "tasks": {"tools"},
     "nesy": {"tools"},
     "agents": {"tools", "tasks"},
     "graph": {"tools", "tasks", "nesy", "agents"},
+    "api": {"tools", "tasks", "nesy", "agents", "graph"},
+    "cli": {"tools", "tasks", "nesy", "agents", "graph", "api"},
 }
 
 # Inside graph/: what reads results (report, viewer, the read model, the trace reader) never reaches
@@ -43,7 +46,8 @@ THIRD_PARTY = {
     "langchain_openai": ("autonesy.agents.llm",),
     # the chat-model interface: the backends, and the scripted models that stand in for the verifier's LLM
     "langchain_core": ("autonesy.agents.llm", "autonesy.agents.verify.scripted_llm"),
-    "torch": ("autonesy.nesy", "autonesy.tasks.data.rsbench"),  # training, and reading rsbench's .pt files
+    # training, reading rsbench's .pt files, and the API's NeSy layers (torch.nn.Module subclasses)
+    "torch": ("autonesy.nesy", "autonesy.tasks.data.rsbench", "autonesy._nesy"),
     "ray": ("autonesy.graph.sweep.executors",),
 }
 
@@ -111,7 +115,7 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text))
-    for package in ("agents", "graph", "tools", "nesy", "tasks"):
+    for package in ("agents", "graph", "tools", "nesy", "tasks", "api"):
         (tmp_path / package).mkdir(exist_ok=True)
     return tmp_path
 
@@ -135,6 +139,26 @@ def test_checker_sees_a_late_layer_break_and_a_late_cycle(tmp_path):
         ("autonesy.tasks.b", "autonesy.tools.a"),
         ("autonesy.tasks.c", "autonesy.tasks.d"),
     ]  # e <-> f is typing-only: not a cycle at run time
+
+
+def test_the_api_is_the_top_package_and_only_the_command_line_imports_it(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "api/__init__.py": '_EXPORTS: dict[str, str] = {"score": "autonesy._score"}\n',
+            "api/_score.py": "def score():\n    from autonesy.tools.metrics import f\n",
+            "tools/metrics.py": "def f():\n    from autonesy import score\n",  # below the API: refused
+            "graph/run.py": "from autonesy._score import score\n",  # graph is below the API too
+            "graph/cli/score.py": "def command():\n    from autonesy import score\n",  # the CLI may
+        },
+    )
+    graph = read_import_graph(root)
+    assert graph.runtime["autonesy"] == {"autonesy._score"}  # the lazy export is an import
+    assert layer_violations(graph, ALLOWED) == [
+        "autonesy.graph.run -> autonesy._score",
+        "autonesy.tools.metrics -> autonesy",
+    ]
+    assert cycles(graph.edges(include_typing=False)) == [["autonesy", "autonesy._score", "autonesy.tools.metrics"]]
 
 
 def test_checker_sees_a_reader_reaching_the_write_side_late_and_a_stray_library(tmp_path):
