@@ -38,7 +38,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field
 
 from autonesy.agents.llm import LLMError
-from autonesy.agents.policies import AgentTurn, AttemptSpec, Policy
+from autonesy.agents.policies import AgentTurn, AttemptSpec, Policy, ToolUse
 from autonesy.graph.rundir import TRAINING_DIR
 from autonesy.graph.summary import (
     Compilation,
@@ -81,7 +81,7 @@ class TokenCut(BaseModel):
 class AttemptState(BaseModel):
     """The attempt graph's state; the results are the records the run's outputs are made of."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="forbid")  # and graph/tracer.py:traced_node refuses an update with an unknown key
 
     answer: str = ""  # the latest raw answer of an agent
     source: str = ""  # the formula text extracted from it
@@ -136,20 +136,38 @@ class TrainingRequest:
     threads: int | None = 1  # torch threads while training: small models run fastest on one
 
 
-def _usage(state: AttemptState, turn: AgentTurn) -> dict[str, Any]:
-    response = turn.response
-    if response is None:
-        return {}
-    if response.cached:
-        return {"cached_calls": state.cached_calls + 1}
-    return {
-        "llm_calls": state.llm_calls + 1,
-        "prompt_tokens": state.prompt_tokens + (response.prompt_tokens or 0),
-        "completion_tokens": state.completion_tokens + (response.completion_tokens or 0),
-        "llm_seconds": state.llm_seconds + (response.latency_s or 0.0),
-    }
+def _step(state: AttemptState, rt: AttemptRuntime, turn: AgentTurn, **fields: Any) -> dict[str, Any]:
+    """Trace every LLM call and tool use the policy made in this step (``turn``, its answer, included),
+    and the state's usage counters with all of its calls added (a cached answer counts as cached)."""
+    calls = rt.policy.take_calls()
+    if not any(call is turn for call in calls):
+        calls.append(turn)  # an answer made without asking (the expert's)
+    usage = {key: getattr(state, key) for key in _USAGE_KEYS}
+    for call in calls:
+        if isinstance(call, ToolUse):
+            rt.tracer.tool_use(call, **fields)
+            continue
+        rt.tracer.agent_turn(call, **fields)
+        response = call.response
+        if response is None:
+            continue
+        if response.cached:
+            usage["cached_calls"] += 1
+            continue
+        usage["llm_calls"] += 1
+        usage["prompt_tokens"] += response.prompt_tokens or 0
+        usage["completion_tokens"] += response.completion_tokens or 0
+        usage["llm_seconds"] += response.latency_s or 0.0
+    return {key: value for key, value in usage.items() if value != getattr(state, key)}
 
 
+_USAGE_KEYS = (
+    "llm_calls",
+    "cached_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "llm_seconds",
+)
 _T = TypeVar("_T")
 TOKEN_BUDGET_STREAK = 2  # answers in a row cut by the token budget that end the attempt: a third would be cut too
 _ENDPOINT_FAILURES = {
@@ -236,10 +254,10 @@ def accepted_cnf(dimacs: str) -> CNF:
 def formalize(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     """First LLM turn: the policy writes a formalization; a failed call rejects the attempt."""
     turn = rt.policy.formalize(rt.spec)
-    rt.tracer.agent_turn(turn)
+    usage = _step(state, rt, turn)
     if turn.error:
-        return {**_usage(state, turn), **_llm_failure(turn.error, rt.policy.token_budget())}
-    return {**_usage(state, turn), **_answer(turn.text, turn), "status": "running"}
+        return {**usage, **_llm_failure(turn.error, rt.policy.token_budget())}
+    return {**usage, **_answer(turn.text, turn), "status": "running"}
 
 
 def _answer(text: str, turn: AgentTurn) -> dict[str, Any]:
@@ -350,8 +368,7 @@ def repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     round_number = state.repair_round + 1
     error = _pending(state.error, "error")
     turn = rt.policy.repair(rt.spec, state.source, error.message, round_number)
-    rt.tracer.agent_turn(turn, round=round_number)
-    update: dict[str, Any] = {**_usage(state, turn), "repair_round": round_number}
+    update: dict[str, Any] = {**_step(state, rt, turn, round=round_number), "repair_round": round_number}
     changed = ""
     verdict = "llm_error"
     if turn.error:
@@ -449,8 +466,7 @@ def semantic_repair(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     verdict = _pending(state.oracle_test, "oracle_test")
     before = state.source
     turn = rt.policy.semantic_repair(rt.spec, before, verdict.feedback, round_number)
-    rt.tracer.agent_turn(turn, semantic_round=round_number)
-    update: dict[str, Any] = {**_usage(state, turn), "semantic_round": round_number}
+    update: dict[str, Any] = {**_step(state, rt, turn, semantic_round=round_number), "semantic_round": round_number}
     if turn.error:
         return {**update, **_llm_failure(turn.error, rt.policy.token_budget())}
     tested = [*state.tested_formulas, answer_key(state.answer)]

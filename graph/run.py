@@ -40,7 +40,7 @@ from autonesy.agents.llm import (
     shared_cache,
 )
 from autonesy.agents.llm.replay import recorded_decoding
-from autonesy.agents.options import DECODING_MODES, POLICY_NAMES, PROMPT_STYLES
+from autonesy.agents.options import DECODING_MODES, PROMPT_STYLES
 from autonesy.agents.policies import AttemptSpec, make_policy
 from autonesy.graph.attempt import (
     AttemptRuntime,
@@ -64,6 +64,7 @@ from autonesy.graph.summary import (
 from autonesy.graph.tracer import Tracer
 from autonesy.tasks.registry import TaskSpec
 from autonesy.tasks.task import Task
+from autonesy.tools import registry
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S, LLM_TIMEOUT_S, MAX_REPAIRS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.llm_spec import LLMSpec, default_llm
@@ -120,8 +121,10 @@ class RunConfig:
         if self.prompt not in PROMPT_STYLES:
             raise RunError(f"unknown prompt style {self.prompt!r}; choose one of {', '.join(PROMPT_STYLES)}")
         policy = self.policy or self.prompt
-        if policy not in POLICY_NAMES:
-            raise RunError(f"unknown policy {policy!r}; choose one of {', '.join(POLICY_NAMES)}")
+        try:
+            registry.lookup("policy", policy)  # a plugin's (mypkg/name) is loaded now; unknown: the known ones
+        except registry.RegistryError as error:
+            raise RunError(str(error)) from None
         llm = None if policy == "expert" else (self.llm or default_llm())
         decoding = self.decoding or default_decoding(llm)
         if decoding not in DECODING_MODES:
@@ -185,9 +188,11 @@ def training_request(config: RunConfig, dataset: Any, progress: bool) -> Trainin
 
 
 def default_run_dir(config: RunConfig, task: Task) -> Path:
-    """``runs/<task>/<format>-<policy>-<detail>-<time>``: runs of one task sort together, newest last."""
+    """``runs/<task>/<format>-<policy>-<detail>-<time>``: runs of one task sort together, newest last
+    (a plugin's ``mypkg/name`` is written ``mypkg+name``: one path component)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    return Path("runs") / task.name / f"{config.format}-{config.policy}-{config.detail}-{stamp}"
+    policy = registry.path_component(config.policy or "")
+    return Path("runs") / registry.path_component(task.name) / f"{config.format}-{policy}-{config.detail}-{stamp}"
 
 
 def config_record(config: RunConfig, task: Task, backend: ChatBackend | None) -> dict[str, Any]:
@@ -253,7 +258,7 @@ def run_attempt(
             raise RunError(str(error)) from None
         rundir.claim(config_record(config, task, backend), IDENTITY, defaults={"decoding": "free"})
         tracer = Tracer(rundir.path, progress=notify)
-        spec = AttemptSpec(task, config.format, config.detail, config.prompt)
+        spec = AttemptSpec(task, config.format, config.detail, config.prompt, labels)
         runtime = AttemptRuntime(spec, policy, tracer, rundir.path, labels, config.compile_time_limit_s, training)
         with run_checkpointer(rundir) as checkpointer:
             graph = build_attempt_graph(checkpointer)
