@@ -117,7 +117,7 @@ LOCAL_SUMMARY = (
     "this was the embedded smoke-test model (Gemma 3 270M): it shows every step works — formalize under "
     "the format's grammar, check, repair, compile, score against the expert formula, train SPL and SL "
     "— but its formulas are poor (see the F1 above). For real formalizations point --llm at a capable "
-    "model (README: Pointing at your own LLM)."
+    "model (docs/llms.md)."
 )
 
 
