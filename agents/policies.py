@@ -1,7 +1,14 @@
 """Agent policies: how an attempt asks for a formula, repairs it, and reacts to oracle feedback.
 
-A policy is one registered class; the graph only calls ``formalize``, ``repair`` and
-``semantic_repair`` and reads ``max_repairs``, ``autofix`` and ``semantic_rounds``.
+A policy is a :class:`Policy` subclass registered with the public ``@autonesy.policy("name")``
+(``tools/registry.py``; docs/plugins.md has the contract); the graph only calls ``formalize``,
+``repair`` and ``semantic_repair`` and reads ``max_repairs``, ``autofix`` and ``semantic_rounds``.
+A policy asks its LLM through :meth:`Policy.ask` (the project's backend: cache, retries, deadlines,
+grammar decoding, usage) as often as it likes in one step, may call the project's tools itself
+(:meth:`Policy.check`, :meth:`Policy.oracle_test`, :meth:`Policy.compare`), and keeps its own state on
+the instance across rounds; the graph traces and counts every call and tool use of the step.
+
+The built-in five, registered like any plugin's:
 
 - ``zs`` / ``zs-cot``: the benchmark's zero-shot and zero-shot chain-of-thought prompts;
 - ``oracle-feedback``: as the chosen prompt style, plus semantic repair rounds fed with the oracle
@@ -24,25 +31,29 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import time
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from autonesy.agents.llm import ChatBackend, LLMError, LLMResponse
+from autonesy.agents.llm.errors import LLMError
 from autonesy.agents.llm.guided import answer_text, check_decoding, guided_params
-from autonesy.agents.options import (
-    DECODING_MODES,
-    EXPERT,
-    FEW_SHOT,
-    ORACLE_FEEDBACK,
-    ZERO_SHOT,
-    ZERO_SHOT_COT,
-)
+from autonesy.agents.llm.response import LLMResponse
+from autonesy.agents.options import DECODING_MODES
 from autonesy.agents.prompts import Prompt, formalizer_prompt, repair_prompt, semantic_repair_prompt, with_examples
 from autonesy.agents.repair import RepairVerdict, parse_repair_answer
 from autonesy.tasks.task import Task
+from autonesy.tools.cnf import CNF
 from autonesy.tools.config import MAX_REPAIRS
+from autonesy.tools.formats import convert
+from autonesy.tools.formats.base import Conversion
 from autonesy.tools.grammar import Grammar, answer_grammar, repair_grammar, to_gbnf
 from autonesy.tools.grammar.close import close_cut
+from autonesy.tools.registry import RegistryError, lookup, policy
+
+if TYPE_CHECKING:
+    from autonesy.agents.llm.chat import ChatBackend
+    from autonesy.tasks.oracle_test import OracleTestResult
+    from autonesy.tools.metrics import FormulaScore
 
 DEFAULT_REASONING_CHARS = 1200  # zs-cot under a grammar: free text before the block, at most this long
 TOKENS_PER_LINE = 32  # under a grammar, a block has at most (token budget / this) lines
@@ -53,12 +64,15 @@ DEFAULT_SHOTS = 2
 
 @dataclass(frozen=True)
 class AttemptSpec:
-    """What one formalization attempt is about (everything here is plain data)."""
+    """What one formalization attempt is about: the task, the answer's format, the prompt style and the
+    detail level of the description; ``labels``, the annotated training labels the oracle test checks
+    (None: the task's oracle alone)."""
 
     task: Task
     format: str
     detail: str
     prompt: str = "zs-cot"
+    labels: Any = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -72,6 +86,7 @@ class AgentTurn:
     error: LLMError | None = None
     verdict: RepairVerdict | None = None
     decoding: dict[str, Any] = field(default_factory=lambda: {"mode": "free"})
+    sample: int = 0  # which of several answers to the same prompt in one step (0: the first)
 
     def to_dict(self) -> dict[str, Any]:
         """The turn as JSON data for the trace (messages, answer, usage, verdict, error)."""
@@ -83,23 +98,39 @@ class AgentTurn:
             "error": self.error.to_dict() if self.error else None,
             "verdict": None if self.verdict is None else self.verdict.__dict__,
             "decoding": self.decoding,
+            **({"sample": self.sample} if self.sample else {}),
         }
+
+
+@dataclass
+class ToolUse:
+    """One project tool a policy called itself during a step (for the trace): which, what it said, how long."""
+
+    tool: str  # check | oracle_test | compare
+    result: dict[str, Any]
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """The use as JSON data for the trace's ``tool_call`` event."""
+        return {"tool": self.tool, "result": self.result, "seconds": self.seconds}
 
 
 @dataclass
 class Policy:
     """How an attempt talks to its LLM: which prompts it sends, whether answers are autofixed, the repair and
-    semantic-round budgets, and the grammar it decodes under."""
+    semantic-round budgets, and the grammar it decodes under. One instance serves one attempt: state kept
+    on it lasts across the attempt's rounds (a resumed attempt starts a fresh instance)."""
 
-    name: ClassVar[str] = ""
     uses_llm: ClassVar[bool] = True
     backend: ChatBackend | None = None
+    name: str = ""  # the registered name (set by make_policy)
     max_repairs: int = MAX_REPAIRS
     autofix: bool = True
     semantic_rounds: int = 0
     params: dict[str, Any] = field(default_factory=dict)
     decoding: str = "free"  # free | grammar
     reasoning_chars: int = DEFAULT_REASONING_CHARS
+    calls: list[AgentTurn | ToolUse] = field(default_factory=list, repr=False)  # this step's, for the trace
 
     def __post_init__(self) -> None:
         if self.decoding not in DECODING_MODES:
@@ -114,12 +145,26 @@ class Policy:
         if self.uses_llm and self.backend is not None:
             check_decoding(self.decoding, getattr(self.backend, "grammar_dialect", "none"), self.backend.label)
 
-    def _ask(self, role: str, prompt: Prompt, round_number: int = 0, grammar: Grammar | None = None) -> AgentTurn:
-        turn = AgentTurn(role, prompt.messages())
+    def ask(
+        self,
+        role: str,
+        prompt: Prompt,
+        round_number: int = 0,
+        grammar: Grammar | None = None,
+        sample: int = 0,
+        **params: Any,
+    ) -> AgentTurn:
+        """Send ``prompt`` to the backend and return the turn (a failed call is the turn's ``error``,
+        never raised). ``grammar`` applies under ``decoding="grammar"``; ``sample`` tells apart
+        several answers to one prompt in a step (each its own cache entry); ``params`` override the
+        generation settings (e.g. ``temperature``). Every turn is traced and counted by the graph."""
+        turn = AgentTurn(role, prompt.messages(), sample=sample)
+        self.calls.append(turn)
         if self.backend is None:
             turn.error = LLMError("config", f"policy {self.name!r} needs an LLM backend")
             return turn
-        params, dialect = dict(self.params), "none"
+        params, dialect = {**self.params, **params}, "none"
+        salt = f"{role}:{round_number}" + (f":{sample}" if sample else "")
         try:
             if grammar is not None and self.decoding == "grammar":
                 dialect = getattr(self.backend, "grammar_dialect", "none")
@@ -134,13 +179,49 @@ class Policy:
                     "grammar_chars": len(gbnf),
                     "token_budget": self.token_budget(),  # bounds the grammar: a replay needs it back
                 }
-            turn.response = self.backend.complete(turn.messages, cache_salt=f"{role}:{round_number}", **params)
+            turn.response = self.backend.complete(turn.messages, cache_salt=salt, **params)
             turn.text = answer_text(dialect, turn.response.text)
             if grammar is not None and dialect != "none" and turn.response.finish_reason == "length":
                 _close_cut_answer(turn, grammar)
         except LLMError as error:
             turn.error = error
         return turn
+
+    def take_calls(self) -> list[AgentTurn | ToolUse]:
+        """The LLM calls and tool uses since the last take, in order (the graph traces them after each step)."""
+        calls, self.calls = self.calls, []
+        return calls
+
+    def check(self, spec: AttemptSpec, answer: str) -> Conversion:
+        """The syntax check the graph runs on an answer (extraction, the format's parser, autofix as
+        this policy allows, lint): ``.cnf`` is the formula or None, ``.error`` why not."""
+        start = time.perf_counter()
+        conversion = convert(answer, spec.format, spec.task.names, autofix=self.autofix)
+        error = conversion.error
+        result = {"ok": conversion.cnf is not None, "error": f"{error.kind}: {error}" if error else None}
+        self.calls.append(ToolUse("check", result, time.perf_counter() - start))
+        return conversion
+
+    def oracle_test(self, spec: AttemptSpec, formula: CNF) -> OracleTestResult:
+        """The oracle test the graph runs on an accepted formula (the task's oracle, and the attempt's
+        training labels when it has them): ``.passed``, ``.counterexamples``, ``.feedback()``."""
+        from autonesy.tasks.oracle_test import oracle_test
+
+        start = time.perf_counter()
+        result = oracle_test(formula, spec.task, spec.labels)
+        summary = {"passed": result.passed, "counterexamples": len(result.counterexamples)}
+        self.calls.append(ToolUse("oracle_test", summary, time.perf_counter() - start))
+        return result
+
+    def compare(self, formula: CNF, other: CNF) -> FormulaScore:
+        """Score ``formula`` against ``other`` by exact model counting, as the graph scores an answer
+        against the ground truth: ``.relation == "equal"`` when both say the same on the task variables."""
+        from autonesy.tools.metrics import score_formula
+
+        start = time.perf_counter()
+        score = score_formula(formula, other)
+        self.calls.append(ToolUse("compare", {"relation": score.relation, "f1": score.f1}, time.perf_counter() - start))
+        return score
 
     def token_budget(self) -> int | None:
         """The answer's token budget (``max_tokens``) when known."""
@@ -168,12 +249,12 @@ class Policy:
 
     def formalize(self, spec: AttemptSpec) -> AgentTurn:
         """Ask for a formalization (under the format's answer grammar when decoding is constrained)."""
-        return self._ask("formalizer", self.formalizer_prompt(spec), grammar=self._grammar(spec, "formalizer"))
+        return self.ask("formalizer", self.formalizer_prompt(spec), grammar=self._grammar(spec, "formalizer"))
 
     def repair(self, spec: AttemptSpec, source: str, error: str, round_number: int = 1) -> AgentTurn:
         """Show the repair agent its formula and the checker's error; its answer is parsed into an [[OK]]/[[FIXED]]
         verdict."""
-        turn = self._ask(
+        turn = self.ask(
             "repair",
             repair_prompt(spec.task, spec.format, spec.detail, source, error),
             round_number,
@@ -186,7 +267,7 @@ class Policy:
     def semantic_repair(self, spec: AttemptSpec, source: str, counterexamples: str, round_number: int = 1) -> AgentTurn:
         """Show the formula with the oracle test's counterexamples and ask for a corrected one."""
         prompt = semantic_repair_prompt(spec.task, spec.format, spec.detail, source, counterexamples)
-        return self._ask("semantic_repair", prompt, round_number, grammar=self._grammar(spec, "semantic_repair"))
+        return self.ask("semantic_repair", prompt, round_number, grammar=self._grammar(spec, "semantic_repair"))
 
 
 def _close_cut_answer(turn: AgentTurn, grammar: Grammar) -> None:
@@ -227,42 +308,40 @@ def _grammar(role: str, fmt: str, names: tuple[str, ...], reasoning_chars: int, 
     )
 
 
+@policy("zs")
 @dataclass
 class ZeroShot(Policy):
     """The paper's zero-shot baseline: the formula straight away, no reasoning asked for."""
-
-    name: ClassVar[str] = ZERO_SHOT
 
     def style(self, spec: AttemptSpec) -> str:
         """Always zero-shot, whatever the spec says."""
         return "zs"
 
 
+@policy("zs-cot")
 @dataclass
 class ZeroShotCoT(Policy):
     """The paper's zero-shot chain-of-thought baseline: reason first, then the formula."""
-
-    name: ClassVar[str] = ZERO_SHOT_COT
 
     def style(self, spec: AttemptSpec) -> str:
         """Always zero-shot CoT, whatever the spec says."""
         return "zs-cot"
 
 
+@policy("oracle-feedback")
 @dataclass
 class OracleFeedback(Policy):
     """The spec's prompt style plus semantic repair: a formula that fails the oracle test goes back to the LLM with
     counterexamples (two rounds by default)."""
 
-    name: ClassVar[str] = ORACLE_FEEDBACK
     semantic_rounds: int = 2
 
 
+@policy("few-shot")
 @dataclass
 class FewShot(Policy):
     """Worked examples before the question: leave-one-task-out reference formalizations."""
 
-    name: ClassVar[str] = FEW_SHOT
     shots: int = DEFAULT_SHOTS
 
     def formalizer_prompt(self, spec: AttemptSpec) -> Prompt:
@@ -295,11 +374,11 @@ def example_tasks(task_name: str, fmt: str, shots: int) -> tuple[Task, ...]:
     return tuple(task for _, _, task in sorted(sized, key=lambda item: item[:2])[:shots])
 
 
+@policy("expert")
 @dataclass
 class Expert(Policy):
     """No LLM: answers with the task's reference formalization, an upper bound and an end-to-end check of the pipeline."""
 
-    name: ClassVar[str] = EXPERT
     uses_llm: ClassVar[bool] = False
 
     def formalize(self, spec: AttemptSpec) -> AgentTurn:
@@ -314,11 +393,10 @@ class Expert(Policy):
         return AgentTurn("repair", [], text="[[OK]]", verdict=RepairVerdict("ok", ""))
 
 
-POLICIES: dict[str, type[Policy]] = {cls.name: cls for cls in (ZeroShot, ZeroShotCoT, OracleFeedback, FewShot, Expert)}
-
-
 def make_policy(name: str, backend: ChatBackend | None, **options: Any) -> Policy:
-    """Build a registered policy by name on a backend; an unknown name lists the known ones."""
-    if name not in POLICIES:
-        raise ValueError(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}")
-    return POLICIES[name](backend=backend, **options)
+    """Build the registered policy ``name`` (a plugin's as ``mypkg/name``) on a backend; an unknown
+    name is a ``RegistryError`` listing the known ones."""
+    cls = lookup("policy", name).target
+    if not (isinstance(cls, type) and issubclass(cls, Policy)):
+        raise RegistryError(f"policy {name!r} is a {type(cls).__name__}, not a Policy subclass")
+    return cls(backend=backend, name=name, **options)

@@ -2,7 +2,8 @@
 killed process loses nothing); ``graph/trace.py`` reads it back.
 
 Events: ``node`` (each node visit with its duration), ``llm_call`` (request messages, prompt hash,
-response, or the LLM error), ``repair_round`` (round, the error it answered, verdict, what
+response, or the LLM error: every call a policy made in the step), ``tool_call`` (a project tool a
+policy called itself: check, oracle test, compare), ``repair_round`` (round, the error it answered, verdict, what
 changed), ``autofix`` (fix names), ``resumed``, ``outcome``. Secrets found in the environment
 (variables named like keys, tokens, secrets, passwords) are redacted from every line.
 """
@@ -15,11 +16,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from autonesy.agents.llm import prompt_hash
-from autonesy.agents.policies import AgentTurn
+from autonesy.agents.policies import AgentTurn, ToolUse
 from autonesy.graph.trace import TRACE_FILE, environment_secrets
 from autonesy.tools import safe_files
-from autonesy.tools.trace_events import LLM_CALL_EVENT
+from autonesy.tools.trace_events import LLM_CALL_EVENT, TOOL_CALL_EVENT
 
 NODE_STEPS = {
     "formalize": "formalizing the description (an LLM call)",
@@ -58,6 +61,10 @@ class Tracer:
         # one write, closed at once: a killed process loses no event; a link planted as trace.jsonl is refused
         safe_files.append_text(self.path, line + "\n")
 
+    def tool_use(self, use: ToolUse, **fields: Any) -> None:
+        """Record a project tool a policy called itself (check, oracle test, compare)."""
+        self.event(TOOL_CALL_EVENT, **use.to_dict(), **fields)
+
     def agent_turn(self, turn: AgentTurn, **fields: Any) -> None:
         """Record an LLM turn (request, response, usage, verdict); turns without an LLM are not traced."""
         if not turn.messages:  # no LLM involved (e.g. the expert policy's repair)
@@ -71,12 +78,22 @@ class Tracer:
         )
 
 
+class UnknownStateKey(RuntimeError):
+    """A node returned a key its graph's state does not have: a bug LangGraph would silently drop."""
+
+
 def traced_node(emit: Callable[..., None], name: str, node: Callable[[Any], dict[str, Any]]):
-    """Wrap a graph node so each visit is recorded as a ``node`` event with its duration and status."""
+    """Wrap a graph node so each visit is recorded as a ``node`` event with its duration and status; an
+    update with a key the (pydantic) state does not declare raises :class:`UnknownStateKey` (LangGraph
+    drops such keys without a word)."""
 
     def run(state: Any) -> dict[str, Any]:
         start = time.perf_counter()
         update = node(state)
+        if isinstance(state, BaseModel):
+            unknown = sorted(set(update) - set(type(state).model_fields))
+            if unknown:
+                raise UnknownStateKey(f"node {name!r} returned {', '.join(unknown)}, not in {type(state).__name__}")
         before = state.get("status") if isinstance(state, Mapping) else getattr(state, "status", None)
         emit("node", node=name, seconds=time.perf_counter() - start, status=update.get("status", before))
         return update

@@ -1,57 +1,54 @@
-"""The 18 auto-nesy-bench tasks by name, in the published order, built on first use."""
+"""Tasks by name, through the one registry (``tools/registry.py``): the 18 auto-nesy-bench tasks
+(``tasks/catalogue``, registered in the published order) and the tasks of installed plugins
+(``mypkg/name``), each built on first use."""
 
 from __future__ import annotations
 
-import importlib
+import dataclasses
 from dataclasses import dataclass
 from functools import cache
 
+import autonesy.tasks.catalogue  # noqa: F401 - registers the catalogue's tasks
 from autonesy.tasks.task import Task, TaskError
+from autonesy.tools import registry
+from autonesy.tools.errors import one_line
 
-# name → (catalogue module, builder function); the order is docs/tasks.md's (by variable count).
-CATALOGUE: dict[str, tuple[str, str]] = {
-    "chx": ("medical", "chx"),
-    "fashion": ("classification", "fashion"),
-    "bdd-oia-2": ("driving", "bdd_oia_2"),
-    "cle4evr": ("visual", "cle4evr"),
-    "cifar10": ("classification", "cifar10"),
-    "mn-add-bin": ("digits", "mn_add_bin"),
-    "mn-mul-bin": ("digits", "mn_mul_bin"),
-    "sushi": ("ranking", "sushi"),
-    "kand-logic-2": ("visual", "kand_logic_2"),
-    "warcraft": ("warcraft", "warcraft"),
-    "bdd-oia": ("driving", "bdd_oia"),
-    "cebab": ("sentiment", "cebab"),
-    "kand-logic": ("visual", "kand_logic"),
-    "mn-add": ("digits", "mn_add"),
-    "road-r": ("driving", "road_r"),
-    "sudoku": ("sudoku", "sudoku"),
-    "cifar100": ("classification", "cifar100"),
-    "mn-mul": ("digits", "mn_mul"),
-}
-
-TASK_NAMES: tuple[str, ...] = tuple(CATALOGUE)
+TASK_NAMES: tuple[str, ...] = tuple(entry.name for entry in registry.entries("task") if entry.builtin)
 
 
 class UnknownTaskError(TaskError):
-    """A task name the catalogue does not know; the message lists the known ones."""
+    """A task name no registration knows; the message lists the known ones."""
 
     def __init__(self, name: str) -> None:
-        super().__init__(f"unknown task {name!r}; known tasks: {', '.join(TASK_NAMES)}")
+        super().__init__(f"unknown task {name!r}; known tasks: {', '.join(registry.names('task'))}")
         self.name = name
 
 
 @cache
 def get_task(name: str) -> Task:
-    """A catalogue task by name, its module imported only now (building a task costs its encoding)."""
-    if name not in CATALOGUE:
-        raise UnknownTaskError(name)
-    module_name, builder = CATALOGUE[name]
-    module = importlib.import_module(f"autonesy.tasks.catalogue.{module_name}")
-    task = getattr(module, builder)()
-    if task.name != name:
-        raise TaskError(f"catalogue entry {name!r} built a task named {task.name!r}")
-    return task
+    """A registered task by name (a plugin's as ``mypkg/name``), built now: building costs its encoding.
+    A plugin's task carries its full name, whatever name its builder gave it; a plugin's builder that
+    fails is one line naming its package."""
+    try:
+        entry = registry.lookup("task", name)
+    except registry.PluginError:
+        raise
+    except registry.RegistryError:
+        raise UnknownTaskError(name) from None
+    if entry.builtin:
+        task = entry.target()
+        if task.name != name:
+            raise TaskError(f"catalogue entry {name!r} built a task named {task.name!r}")
+        return task
+    try:
+        task = entry.target()
+    except Exception as error:  # a plugin's bug or its missing file: one line, never a traceback
+        raise registry.PluginError(
+            f"task {name!r} of plugin {entry.package!r}: {type(error).__name__}: {one_line(error)}"
+        ) from None
+    if not isinstance(task, Task):
+        raise registry.PluginError(f"task {name!r} of plugin {entry.package!r} is a {type(task).__name__}, not a Task")
+    return dataclasses.replace(task, name=name)
 
 
 def all_tasks() -> list[Task]:
@@ -62,8 +59,9 @@ def all_tasks() -> list[Task]:
 @dataclass(frozen=True)
 class TaskSpec:
     """A task spec (``--task``, a sweep's task, ``config.json``'s ``task_spec``), parsed once: its
-    ``kind`` — ``catalogue`` (a name), ``taskfile`` (``*.toml``), ``satbench`` / ``dcpbench`` (one
-    record of an external benchmark copy, ``satbench:PATH#KEY`` / ``dcpbench:PATH#ID``)."""
+    ``kind`` — ``catalogue`` (a registered name: built-in, or a plugin's ``mypkg/name``), ``taskfile``
+    (``*.toml``), ``satbench`` / ``dcpbench`` (one record of an external benchmark copy,
+    ``satbench:PATH#KEY`` / ``dcpbench:PATH#ID``)."""
 
     kind: str
     text: str
@@ -79,7 +77,7 @@ class TaskSpec:
     @property
     def has_data(self) -> bool:
         """Whether the task has annotated data (catalogue tasks do; task files and benchmark records do not)."""
-        return self.kind == "catalogue" and self.text in CATALOGUE
+        return self.kind == "catalogue" and self.text in TASK_NAMES
 
     def load(self) -> Task:
         """The task (see tasks/adapters and tasks/taskfile for the non-catalogue kinds)."""

@@ -5,34 +5,48 @@
   tests) + retries with backoff, one-line ``LLMError``s, usage/latency, reasoning fallback, cache.
 - ``ResponseCache`` (SQLite), ``ReplayBackend`` (answers by prompt hash), ``LocalLlamaServer``
   (the embedded smoke-test model, extra ``[local]``).
+
+The names are imported on first use (LangChain loads only when a backend is), so a policy module
+that imports ``LLMError`` or ``ChatBackend`` from here stays light to import.
 """
 
-import autonesy.agents.llm.spec  # noqa: F401 - registers the openai, http and config providers
-from autonesy.agents.llm.cache import ResponseCache, shared_cache
-from autonesy.agents.llm.chat import ChatBackend, LangChainChatBackend, fold_system_prompt
-from autonesy.agents.llm.errors import KINDS, LLMError
-from autonesy.agents.llm.local import LOCAL_NOTICE, LocalChatBackend, LocalLlamaServer
-from autonesy.agents.llm.registry import backend_from_spec, parse_spec, provider
-from autonesy.agents.llm.replay import ReplayBackend, read_recorded_calls
-from autonesy.agents.llm.response import LLMResponse, normalize_messages, prompt_hash
+from __future__ import annotations
 
-__all__ = [
-    "KINDS",
-    "LOCAL_NOTICE",
-    "ChatBackend",
-    "LLMError",
-    "LLMResponse",
-    "LangChainChatBackend",
-    "LocalChatBackend",
-    "LocalLlamaServer",
-    "ReplayBackend",
-    "ResponseCache",
-    "shared_cache",
-    "backend_from_spec",
-    "parse_spec",
-    "provider",
-    "fold_system_prompt",
-    "normalize_messages",
-    "prompt_hash",
-    "read_recorded_calls",
-]
+import importlib
+from typing import Any
+
+# public name -> the submodule that defines it (imported on first use)
+_EXPORTS: dict[str, str] = {
+    "KINDS": "errors",
+    "LLMError": "errors",
+    "LOCAL_NOTICE": "local",
+    "LocalChatBackend": "local",
+    "LocalLlamaServer": "local",
+    "ChatBackend": "chat",
+    "LangChainChatBackend": "chat",
+    "fold_system_prompt": "chat",
+    "LLMResponse": "response",
+    "normalize_messages": "response",
+    "prompt_hash": "response",
+    "ReplayBackend": "replay",
+    "read_recorded_calls": "replay",
+    "ResponseCache": "cache",
+    "shared_cache": "cache",
+    "backend_from_spec": "registry",
+    "parse_spec": "registry",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

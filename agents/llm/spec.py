@@ -40,7 +40,7 @@ from autonesy.agents.llm.cache import ResponseCache
 from autonesy.agents.llm.chat import ChatBackend, LangChainChatBackend
 from autonesy.agents.llm.errors import LLMError
 from autonesy.agents.llm.openai_compat import openai_chat_model
-from autonesy.agents.llm.registry import backend_from_spec, provider
+from autonesy.agents.llm.registry import backend_from_spec
 from autonesy.tools.config import (
     LLM_KEY_ENV,
     OPENAI_BASE_URL,
@@ -49,6 +49,7 @@ from autonesy.tools.config import (
     env,
 )
 from autonesy.tools.llm_spec import PRICE_KEYS, LLMSpec, public_url
+from autonesy.tools.registry import provider
 
 OPENAI_HOST = "api.openai.com"
 DUMMY_API_KEY = "not-needed"

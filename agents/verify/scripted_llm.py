@@ -32,10 +32,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from autonesy.agents.llm import ChatBackend, LangChainChatBackend, LLMError, provider
+from autonesy.agents.llm import ChatBackend, LangChainChatBackend, LLMError
 from autonesy.agents.verify.prompts import SATISFIED, VIOLATED, role_of
 from autonesy.tasks.vifbench.constraints import Constraint, Instruction
 from autonesy.tools.llm_spec import SCRIPTED_KINDS, LLMSpec
+from autonesy.tools.registry import provider
 from autonesy.tools.verify.checkers import standalone_source
 
 _ROLES = {"system": "system", "human": "user", "ai": "assistant"}

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from autonesy.agents.options import POLICY_NAMES, PROMPT_STYLES
+from autonesy.agents.options import PROMPT_STYLES
 from autonesy.graph.cli.common import (
     INFRA_FAILED_EXIT,
     LLM_HELP,
@@ -37,14 +37,17 @@ if TYPE_CHECKING:  # the command line is built without pydantic (tests/graph/tes
 
 
 def run(
-    task_name: str | None = typer.Option(None, "--task", help="Catalogue task name."),
+    task_name: str | None = typer.Option(None, "--task", help="Task name (catalogue, or a plugin's mypkg/name)."),
     task_file: Path | None = typer.Option(None, "--task-file", help="A user task file (*.toml)."),
     llm: str | None = typer.Option(None, "--llm", help=LLM_HELP),
     fmt: str = typer.Option("cpmpy", "--format", help=f"One of: {listed(FORMATS)}."),
     prompt: str = typer.Option("zs-cot", "--prompt", help=f"One of: {listed(PROMPT_STYLES)}."),
     detail: str = typer.Option("detailed", "--detail", help=f"One of: {listed(DETAIL_LEVELS)}."),
     policy: str | None = typer.Option(
-        None, "--policy", help=f"One of: {listed(POLICY_NAMES)} (default: the prompt style)."
+        None,
+        "--policy",
+        help="A registered policy, a plugin's as mypkg/name (autonesy-agent plugins lists them; "
+        "default: the prompt style).",
     ),
     decoding: str | None = typer.Option(
         None,

@@ -12,12 +12,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from autonesy.agents.options import DECODING_MODES, POLICY_NAMES, PROMPT_STYLES
+from autonesy.agents.options import DECODING_MODES, PROMPT_STYLES
 from autonesy.graph.results import EXPERT
 from autonesy.graph.run import RunConfig, default_decoding
 from autonesy.tasks.options import DETAIL_LEVELS
 from autonesy.tasks.registry import TASK_NAMES, TaskSpec
 from autonesy.tasks.task import TaskError
+from autonesy.tools import registry
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S, LLM_TIMEOUT_S, MAX_REPAIRS
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.llm_spec import LLMSpec, LLMSpecError, default_llm, redact_spec
@@ -91,7 +92,8 @@ def parse_choice(
 
 def expand_tasks(items: Iterable[str]) -> list[str]:
     """Task specs of the grid: 'all' → the 18 catalogue tasks; 'satbench:PATH' / 'dcpbench:PATH' →
-    one spec per kept record/problem; task files by absolute path; catalogue names as they are."""
+    one spec per kept record/problem; task files by absolute path; registered names (a plugin's
+    ``mypkg/name``) as they are."""
     from autonesy.tasks import adapters
 
     specs: list[str] = []
@@ -114,10 +116,14 @@ def expand_tasks(items: Iterable[str]) -> list[str]:
         elif item in TASK_NAMES:
             found = [item]
         else:
-            raise SweepError(
-                f"unknown task {item!r}; give catalogue names, 'all', task files (*.toml), "
-                "satbench:PATH or dcpbench:PATH"
-            )
+            try:
+                found = [registry.lookup("task", item).name]  # a plugin's task (mypkg/name)
+            except registry.PluginError as error:
+                raise SweepError(str(error)) from None
+            except registry.RegistryError as error:
+                raise SweepError(
+                    f"{error}; or give 'all', task files (*.toml), satbench:PATH or dcpbench:PATH"
+                ) from None
         specs.extend(spec for spec in found if spec not in specs)
     return specs
 
@@ -152,8 +158,11 @@ def expand(spec: SweepSpec) -> list[dict[str, Any]]:
     prompts = parse_choice(spec.prompts, PROMPT_STYLES, "prompt style")
     details = parse_choice(spec.details, DETAIL_LEVELS, "detail level", {"not_detailed": "not-detailed"})
     policy = spec.policy
-    if policy is not None and policy not in POLICY_NAMES:
-        raise SweepError(f"unknown policy {policy!r}; choose one of {', '.join(POLICY_NAMES)}")
+    if policy is not None:
+        try:
+            registry.lookup("policy", policy)  # a plugin's (mypkg/name) is loaded now
+        except registry.RegistryError as error:
+            raise SweepError(str(error)) from None
     if policy in PROMPT_STYLES and set(prompts) != {policy}:
         raise SweepError(
             f"--policy {policy} fixes the prompt style; leave --policy out to run each prompt "

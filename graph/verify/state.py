@@ -31,7 +31,7 @@ class VerifyState(BaseModel):
     """The verifier graph's state; each constraint's result and the decision are the records the summary is made of.
     A checkpoint holds their JSON data (``checkpoint_store.plain_data``), validated back before the next node."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="forbid")  # and graph/tracer.py:traced_node refuses an update with an unknown key
 
     instruction: str = ""
     output: str = ""  # the response being verified (never changed by a node other than generate)

@@ -51,6 +51,9 @@ def test_the_repair_diff_does_not_run_the_answer(tmp_path, monkeypatch):
     class FixingPolicy:
         autofix, max_repairs, semantic_rounds = True, 5, 0
 
+        def take_calls(self):
+            return []
+
         def repair(self, spec, source, error, round_number):
             from autonesy.agents.policies import AgentTurn
             from autonesy.agents.repair import RepairVerdict
