@@ -52,7 +52,7 @@ from autonesy.tools.registry import RegistryError, lookup, policy
 
 if TYPE_CHECKING:
     from autonesy.agents.llm.chat import ChatBackend
-    from autonesy.tasks.oracle_test import OracleTestResult
+    from autonesy.tasks.oracle_check import OracleTestResult
     from autonesy.tools.metrics import FormulaScore
 
 DEFAULT_REASONING_CHARS = 1200  # zs-cot under a grammar: free text before the block, at most this long
@@ -205,7 +205,7 @@ class Policy:
     def oracle_test(self, spec: AttemptSpec, formula: CNF) -> OracleTestResult:
         """The oracle test the graph runs on an accepted formula (the task's oracle, and the attempt's
         training labels when it has them): ``.passed``, ``.counterexamples``, ``.feedback()``."""
-        from autonesy.tasks.oracle_test import oracle_test
+        from autonesy.tasks.oracle_check import oracle_test
 
         start = time.perf_counter()
         result = oracle_test(formula, spec.task, spec.labels)
