@@ -24,6 +24,7 @@ reads as it was written: ``rejected``, since which of its failures were outages 
 
 from __future__ import annotations
 
+import decimal
 import enum
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, Self
@@ -188,11 +189,12 @@ class Training(Record):
 
 
 def json_safe(value: Any) -> Any:
-    """Counts can exceed 64 bits (2^100 models); checkpoints and JSON readers want them as text."""
+    """Counts can exceed 64 bits (2^100 models); checkpoints and JSON readers want them as text. ``str`` refuses
+    integers past 4,300 digits (a task of 60,000 variables has 2^60,000 assignments); ``Decimal`` writes any."""
     if isinstance(value, bool):
         return value
     if isinstance(value, int) and abs(value) >= 2**53:
-        return str(value)
+        return str(decimal.Decimal(value))
     if isinstance(value, dict):
         return {k: json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

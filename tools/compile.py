@@ -38,6 +38,7 @@ from autonesy.tools.config import COMPILE_TIME_LIMIT_S
 from autonesy.tools.elimination import eliminate_auxiliaries
 from autonesy.tools.enumeration import CountTimedOut, EnumerationCapReached, enumerate_models
 from autonesy.tools.errors import AutonesyError
+from autonesy.tools.process_lifetime import die_with_parent
 
 DEFAULT_TIME_LIMIT_S = COMPILE_TIME_LIMIT_S
 _budget_clock: Callable[[], float] = time.perf_counter  # what the compilations' time budgets are measured on
@@ -189,10 +190,12 @@ def _in_child(
         raise CompilationBudgetExceeded("SDD compilation had no time budget left")
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="autonesy-sdd-") as folder:
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # child: compile, save, leave without running the parent's cleanup
             code = 1
             try:
+                die_with_parent(parent)
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, 1)
                 os.dup2(devnull, 2)

@@ -8,23 +8,28 @@ method: a later request with the same or a shorter limit gets the same
 :class:`~autonesy.tools.counting.CountTimedOut` at once (a sweep's attempts, each in its own process,
 would otherwise each spend the whole limit on the same ground truth); a longer limit counts again, and
 so does any request once the routes have changed (:data:`~autonesy.tools.counting.ROUTES_VERSION`).
+
+The folder may be shared or copied, and an entry's name is a digest of the clauses anyone can compute:
+entries go through :mod:`.cache_entries` (read safely, made for this formula, signed by this user), and
+a count must also be possible (at most 2^N over the N task variables) — else it is ignored with one line
+and counted again. Counts are stored in hexadecimal, so any size round-trips (Python refuses to read
+or write a decimal integer of more than 4,300 digits).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
+from typing import Any
 
 from autonesy.tools import counting
+from autonesy.tools.cache_entries import distrust, entry_path, read_entry, write_entry
 from autonesy.tools.cnf import CNF
 from autonesy.tools.config import cache_dir
 
-COUNT_CACHE_VERSION = 2  # bump when count_models may answer differently for the same formula
+COUNT_CACHE_VERSION = 3  # bump when count_models may answer differently for the same formula
+ENTRY_KIND = "model-count"
 
 
 def stored_count(
@@ -38,12 +43,12 @@ def stored_count(
 
     ``method`` and ``time_limit_s`` name the count ``count`` makes: its timeout is remembered under them."""
     start = time.perf_counter()
-    path = _entry(cnf)
-    entry = _read(path)
-    value, counted_by = entry.get("model_count"), entry.get("count_method")
-    if isinstance(value, int) and isinstance(counted_by, str):
+    material = _material(cnf)
+    entry = _read(cnf, material)
+    value = _count_of(entry, cnf)
+    if value is not None:
         params = {"from_cache": True, "counted_in_s": entry.get("seconds")}
-        return counting.ModelCount(value, counted_by, True, time.perf_counter() - start, params)
+        return counting.ModelCount(value, str(entry["count_method"]), True, time.perf_counter() - start, params)
     timed_out = _timeout(entry, method)
     if timed_out is not None and time_limit_s is not None and timed_out.time_limit_s >= time_limit_s:
         raise timed_out
@@ -57,21 +62,33 @@ def stored_count(
                 "tried": list(error.tried),
                 "routes": counting.ROUTES_VERSION,
             }
-            _write_atomically(path, json.dumps({"timed_out": {**entry.get("timed_out", {}), method: record}}))
+            timeouts: dict[str, Any] = entry["timed_out"] if isinstance(entry.get("timed_out"), dict) else {}
+            _write(material, {"timed_out": {**timeouts, method: record}})
         raise
     if result.exact:  # an approximate count is not a fact about the formula
-        entry = {"model_count": result.value, "count_method": result.method, "seconds": result.seconds}
-        _write_atomically(path, json.dumps(entry))
+        _write(material, {"model_count": hex(result.value), "count_method": result.method, "seconds": result.seconds})
     return result
 
 
-def _read(path: Path) -> dict:
-    """The entry as written, or {} when absent, unreadable or damaged (then the formula is counted again)."""
+def _read(cnf: CNF, material: str) -> dict[str, Any]:
+    """The trusted entry for ``cnf`` ({} when absent or untrusted: then the formula is counted again)."""
+    return read_entry(cache_dir("counts"), ENTRY_KIND, COUNT_CACHE_VERSION, material) or {}
+
+
+def _count_of(entry: dict[str, Any], cnf: CNF) -> int | None:
+    """The entry's count, if it holds a possible one: 0 ≤ count ≤ 2^N over the N task variables."""
+    text, counted_by = entry.get("model_count"), entry.get("count_method")
+    if not isinstance(text, str) or not isinstance(counted_by, str):
+        return None
     try:
-        entry = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return entry if isinstance(entry, dict) else {}
+        value = int(text, 16)  # hexadecimal: no digit limit, no quadratic parse
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 1 << cnf.num_task_vars:
+        return distrust(
+            entry_path(cache_dir("counts"), _material(cnf)), f"not a count of {cnf.num_task_vars} variables"
+        )
+    return value
 
 
 def _timeout(entry: dict, method: str) -> counting.CountTimedOut | None:
@@ -85,18 +102,10 @@ def _timeout(entry: dict, method: str) -> counting.CountTimedOut | None:
         return None
 
 
-def _entry(cnf: CNF) -> Path:
-    key = json.dumps([COUNT_CACHE_VERSION, cnf.num_task_vars, cnf.num_vars, cnf.clauses], separators=(",", ":"))
-    return cache_dir("counts") / f"{hashlib.sha256(key.encode()).hexdigest()}.json"
+def _material(cnf: CNF) -> str:
+    """What a count answers: the formula itself (its variables and clauses)."""
+    return json.dumps([cnf.num_task_vars, cnf.num_vars, cnf.clauses], separators=(",", ":"))
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    """Readers see the whole entry or none (a unique temporary file, then a rename)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(handle, "w") as file:
-            file.write(text)
-        os.replace(temporary, path)
-    except OSError:
-        pass  # a read-only cache only costs the next call a recount
+def _write(material: str, data: dict[str, Any]) -> None:
+    write_entry(cache_dir("counts"), ENTRY_KIND, COUNT_CACHE_VERSION, material, data)

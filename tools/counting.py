@@ -79,6 +79,7 @@ from autonesy.tools.onehot_count import count_one_hot, one_hot_groups
 from autonesy.tools.options import COUNT_METHODS
 from autonesy.tools.orbit_count import count_by_orbits
 from autonesy.tools.preprocess import simplify_projected
+from autonesy.tools.process_lifetime import die_with_parent
 from autonesy.tools.quiet_clock import current as quiet_clock
 from autonesy.tools.variable_elimination import (
     SECONDS_PER_ENTRY,
@@ -186,9 +187,11 @@ class _Child:
         self.method = method
         self.label = label or method  # which racer, in what was tried (two may share a method)
         read_end, write_end = os.pipe()
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # child
             try:
+                die_with_parent(parent)  # a killed `score` leaves no racer behind
                 os.close(read_end)
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, 1)

@@ -64,8 +64,10 @@ def escape_library_output() -> None:
 
 
 def print_json(data: Any) -> None:
-    """Print data as indented JSON (what every ``--json`` prints), unknown types as text."""
-    typer.echo(json.dumps(data, indent=2, default=str))
+    """Print data as indented JSON (what every ``--json`` prints), unknown types and counts past 2^53 as text."""
+    from autonesy.graph.summary import json_safe
+
+    typer.echo(json.dumps(json_safe(data), indent=2, default=str))
 
 
 def say(text: str, *, err: bool = False, **style: Any) -> None:

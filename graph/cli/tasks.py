@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from autonesy.graph.cli.common import cell, console, json_option, print_json, say, user_errors
+from autonesy.graph.cli.common import cell, console, count_text, json_option, print_json, say, user_errors
 
 TASK_HELP = "A catalogue task name, or a task file (*.toml)."
 
@@ -38,7 +38,7 @@ def list_tasks(as_json: bool = json_option("Print a JSON list instead of a table
             f"{row['num_clauses']:,}",
             str(row["num_aux_vars"]),
             f"{row['published_clauses']:,}" if row["published_clauses"] else "—",
-            f"{row['model_count']:,}",
+            count_text(row["model_count"]),
             cell(row["count_method"]),
             cell(row["data_provenance"]),
         )
@@ -85,6 +85,7 @@ def show_task(
             "data_provenance",
         )
     }
+    stats["model_count"] = count_text(stats["model_count"])  # str() refuses a count past 4,300 digits
     say("Ground truth: " + ", ".join(f"{k}={v}" for k, v in stats.items()))
     if task.metadata.design_notes:
         say(f"Design: {task.metadata.design_notes}")

@@ -98,3 +98,137 @@ def test_a_damaged_entry_is_counted_again(cache, text):
         path.write_text(text)
     again = stored_count(cnf, time_limit_s=1.0)
     assert again.value == 3 and not again.params.get("from_cache")
+
+
+# ------------------------------------------------------------------ entries nobody but this user wrote
+
+TRUTH = CNF(7, ((1, 2), (-1, 3), (4, 5, 6)))  # 4 of 8 (x1, x2, x3) settings × 7 of 8 (x4, x5, x6) × 2 (x7): 56
+CANDIDATE = CNF(7, ((1,),))  # 64 assignments
+
+
+def brute_force_score(candidate: CNF, truth: CNF) -> tuple[int, int, int, int]:
+    both = projected_models(truth.conjoin(candidate))
+    tp, n_candidate, n_truth = len(both), len(projected_models(candidate)), len(projected_models(truth))
+    return tp, n_candidate - tp, n_truth - tp, 2**truth.num_task_vars - n_candidate - n_truth + tp
+
+
+def entry_file(cache, cnf: CNF):
+    from autonesy.tools.cache_entries import entry_path
+    from autonesy.tools.count_store import _material
+
+    return entry_path(cache, _material(cnf))
+
+
+def fresh_process(monkeypatch):
+    """What a later process remembers: the disk only (no in-memory counts, no warning already given)."""
+    from autonesy.tools import cache_entries
+
+    monkeypatch.setattr(metrics, "_truth_counts", type(metrics._truth_counts)())
+    monkeypatch.setattr(cache_entries, "_warned", set())
+
+
+def forged_entries(cache, cnf: CNF) -> dict[str, str]:
+    """Entries an attacker who can write the cache folder plants for ``cnf`` (3 models claimed; really 56)."""
+    import hashlib
+    import hmac
+    import json
+
+    from autonesy.tools.cache_entries import key_digest
+    from autonesy.tools.count_store import COUNT_CACHE_VERSION, ENTRY_KIND, _material
+
+    digest = key_digest(_material(cnf))
+    data = {"model_count": hex(3), "count_method": "sdd", "seconds": 0.1}
+    body = json.dumps([ENTRY_KIND, COUNT_CACHE_VERSION, digest, data], sort_keys=True, separators=(",", ":"))
+    other_key = hmac.new(b"a colleague's key" * 2, body.encode(), hashlib.sha256).hexdigest()
+    envelope = {"kind": ENTRY_KIND, "version": COUNT_CACHE_VERSION, "key": digest, "data": data}
+    return {
+        "the format before signatures": json.dumps({"model_count": 3, "count_method": "sdd", "seconds": 0.1}),
+        "unsigned": json.dumps(envelope),
+        "signed with another key": json.dumps({**envelope, "mac": other_key}),
+        "a signature copied from nowhere": json.dumps({**envelope, "mac": "0" * 64}),
+    }
+
+
+@pytest.mark.parametrize("kind", ["the format before signatures", "unsigned", "signed with another key", "forged"])
+def test_a_forged_ground_truth_count_is_ignored_and_counted_again(cache, monkeypatch, caplog, kind):
+    """The attack of issue 50: a planted entry claiming 3 models for a ground truth of 42 is never believed."""
+    cache.mkdir(parents=True)
+    entries = forged_entries(cache, TRUTH)
+    text = entries.get(kind, entries["a signature copied from nowhere"])
+    entry_file(cache, TRUTH).write_text(text)
+    fresh_process(monkeypatch)
+    score = score_formula(CANDIDATE, TRUTH)
+    assert (score.tp, score.fp, score.fn, score.tn) == brute_force_score(CANDIDATE, TRUTH)
+    assert score.truth_count == 56 and not score.counts["truth"]["params"].get("from_cache")
+    warnings = [r.getMessage() for r in caplog.records if "untrusted cache entry" in r.getMessage()]
+    assert len(warnings) == 1 and entry_file(cache, TRUTH).name in warnings[0]
+    fresh_process(monkeypatch)  # the recount replaced the forged entry by a signed one: believed from now on
+    assert score_formula(CANDIDATE, TRUTH).counts["truth"]["params"]["from_cache"]
+
+
+def test_an_entry_of_another_formula_renamed_to_this_one_is_not_believed(cache, monkeypatch, caplog):
+    """A genuine, signed entry answers its own formula only: moved under another formula's name, it is refused."""
+    other = CNF(7, ((1,), (2,), (3,), (4,), (5,), (6,)))  # 2 models
+    stored_count(other)
+    cache_file = entry_file(cache, other)
+    cache_file.rename(entry_file(cache, TRUTH))
+    fresh_process(monkeypatch)
+    assert stored_count(TRUTH).value == 56
+    assert any("another question" in r.getMessage() for r in caplog.records)
+
+
+def test_a_count_above_two_to_the_n_is_not_believed_even_when_signed(cache, monkeypatch, caplog):
+    from autonesy.tools.cache_entries import write_entry
+    from autonesy.tools.count_store import COUNT_CACHE_VERSION, ENTRY_KIND, _material
+
+    write_entry(cache, ENTRY_KIND, COUNT_CACHE_VERSION, _material(TRUTH), {"model_count": hex(2**7 + 1), "count_method": "sdd"})
+    fresh_process(monkeypatch)
+    assert stored_count(TRUTH).value == 56
+    assert any("not a count of 7 variables" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "folder", "huge"])
+def test_an_entry_that_is_not_a_small_regular_file_is_ignored_at_once(cache, monkeypatch, caplog, kind):
+    """A FIFO in place of the entry must not hang `score`, a link to /dev/zero must not fill the memory."""
+    import os
+    import time
+
+    cache.mkdir(parents=True)
+    path = entry_file(cache, TRUTH)
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev-zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.write_bytes(b" " * (5 << 20))  # past the entry cap
+    fresh_process(monkeypatch)
+    start = time.perf_counter()
+    score = score_formula(CANDIDATE, TRUTH)
+    assert time.perf_counter() - start < 20
+    assert (score.tp, score.fp, score.fn, score.tn) == brute_force_score(CANDIDATE, TRUTH)
+    assert sum("untrusted cache entry" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_a_count_of_any_size_round_trips(cache, monkeypatch):
+    """2^20,000 has 6,021 decimal digits, past the 4,300 Python writes or reads: stored in hexadecimal."""
+    wide = CNF(20_001, ((1, 2),))  # 3 settings of (x1, x2) × 2^19,999
+    first = stored_count(wide)
+    fresh_process(monkeypatch)
+    second = stored_count(wide)
+    assert first.value == second.value == 3 * 2**19_999 and second.params["from_cache"]
+
+
+def test_a_key_file_others_can_read_is_not_used(tmp_path, monkeypatch, caplog):
+    """The key that signs entries is this user's secret: a world-readable one signs nothing that is believed later."""
+    from autonesy.tools import cache_entries
+
+    key = tmp_path / "config" / "cache.key"
+    key.parent.mkdir()
+    key.write_bytes(b"k" * 32)
+    key.chmod(0o644)
+    monkeypatch.setattr(cache_entries, "key_path", lambda: key)
+    monkeypatch.setattr(cache_entries, "_key", None)
+    assert cache_entries.cache_key() != b"k" * 32
+    assert any("not a private file" in r.getMessage() for r in caplog.records)
