@@ -11,7 +11,8 @@ is imported from its private module the first time it is used.
 Tasks: :func:`load_task`, :func:`load_data`. Formulas: :func:`score`, :func:`compile`. Agents:
 :func:`formalize` (one attempt), :func:`sweep` (a grid), :func:`read_results`, :func:`read_run`.
 Instruction following: :func:`verify`. Training: :class:`SemanticLoss`, :class:`SPL`
-(``torch.nn.Module`` layers built from a formula).
+(``torch.nn.Module`` layers built from a formula). Extending (docs/plugins.md): the decorators
+:func:`policy`, :func:`task`, :func:`provider`, and :class:`Policy` to write a policy against.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 # public name -> the module that defines it (imported on first use)
 _EXPORTS: dict[str, str] = {
+    "AgentTurn": "autonesy.agents.policies",
+    "AttemptSpec": "autonesy.agents.policies",
     "AutonesyError": "autonesy.tools.errors",
     "Compiled": "autonesy._compile",
     "FormulaError": "autonesy._score",
@@ -31,16 +34,20 @@ _EXPORTS: dict[str, str] = {
     "Score": "autonesy._score",
     "SemanticLoss": "autonesy._nesy",
     "SweepResult": "autonesy.graph.sweep.run",
+    "Policy": "autonesy.agents.policies",
     "Task": "autonesy.tasks.task",
     "VerificationSummary": "autonesy.graph.verify.summary",
     "compile": "autonesy._compile",
     "formalize": "autonesy._formalize",
     "load_data": "autonesy._tasks",
     "load_task": "autonesy._tasks",
+    "policy": "autonesy.tools.registry",
+    "provider": "autonesy.tools.registry",
     "read_results": "autonesy._results",
     "read_run": "autonesy._results",
     "score": "autonesy._score",
     "sweep": "autonesy._sweep",
+    "task": "autonesy.tools.registry",
     "verify": "autonesy._verify",
 }
 
@@ -61,11 +68,17 @@ if TYPE_CHECKING:  # what type checkers and the docs generator see; tests/api/te
     from autonesy._tasks import load_data as load_data
     from autonesy._tasks import load_task as load_task
     from autonesy._verify import verify as verify
+    from autonesy.agents.policies import AgentTurn as AgentTurn
+    from autonesy.agents.policies import AttemptSpec as AttemptSpec
+    from autonesy.agents.policies import Policy as Policy
     from autonesy.graph.summary import RunSummary as RunSummary
     from autonesy.graph.sweep.run import SweepResult as SweepResult
     from autonesy.graph.verify.summary import VerificationSummary as VerificationSummary
     from autonesy.tasks.task import Task as Task
     from autonesy.tools.errors import AutonesyError as AutonesyError
+    from autonesy.tools.registry import policy as policy
+    from autonesy.tools.registry import provider as provider
+    from autonesy.tools.registry import task as task
 
 __all__ = sorted(_EXPORTS)
 
