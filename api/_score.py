@@ -52,7 +52,7 @@ def read_answer(answer: str | os.PathLike[str], task: Task, fmt: str) -> Convers
     else:
         where = os.fspath(answer)
         try:
-            text = safe_files.read_text(Path(where))
+            text = safe_files.read_text(Path(where).resolve())  # a file you name: links followed, a FIFO refused
         except (OSError, UnicodeDecodeError) as error:
             raise FormulaError(f"{where}: cannot read it: {error}") from None
     bare = "<cnf" not in text.lower()

@@ -1,4 +1,4 @@
-"""``compile``: a formula to CNF and to an SDD over exactly the task's variables."""
+"""``compile``: a formula to CNF and to an SDD over exactly the task's variables (``autonesy.compile``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from autonesy.graph.cli.common import count_text, say, user_errors
-from autonesy.graph.cli.score import FILE_HELP, FORMAT_HELP, TASK_HELP, read_formula
+from autonesy.graph.cli.score import FILE_HELP, FORMAT_HELP, TASK_HELP
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S
 
 
@@ -19,20 +19,15 @@ def compile_formula(
     time_limit: float = typer.Option(COMPILE_TIME_LIMIT_S, "--time-limit", help="Compilation time budget in seconds."),
 ) -> None:
     """Convert a formula to CNF and compile it to an SDD over exactly the task's variables."""
-    from autonesy.tools import safe_files
-    from autonesy.tools.cnf import to_dimacs
-    from autonesy.tools.compile import compile_to_sdd
+    from autonesy import compile as compile_answer
 
     with user_errors():
-        task, conversion = read_formula(task_name, fmt, file)
-        out = safe_files.output_dir(out)
-        stem = file.stem
-        safe_files.write_text(out / f"{stem}.cnf", to_dimacs(conversion.cnf, task.names))
-        sdd = compile_to_sdd(conversion.cnf, time_limit_s=time_limit)
-        sdd_path, vtree_path = sdd.save(out, stem)
+        compiled = compile_answer(file, task=task_name, format=fmt, out=out, name=file.stem, time_limit=time_limit)
+    cnf_path, sdd_path, vtree_path = compiled.files
     say(
-        f"wrote {out / (stem + '.cnf')}, {sdd_path} and {vtree_path}: SDD size {sdd.size}, "
-        f"{count_text(sdd.model_count())} models over {task.num_vars} variables, {sdd.seconds:.2f} s"
+        f"wrote {cnf_path}, {sdd_path} and {vtree_path}: SDD size {compiled.size}, "
+        f"{count_text(compiled.model_count)} models over {compiled.formula.num_task_vars} variables, "
+        f"{compiled.sdd.seconds:.2f} s"
     )
 
 
