@@ -230,7 +230,7 @@ class Policy:
         )
         return int(budget) if budget else None
 
-    def _grammar(self, spec: AttemptSpec, role: str) -> Grammar | None:
+    def grammar_for(self, spec: AttemptSpec, role: str) -> Grammar | None:
         """The role's grammar: nesting bounded by ``GRAMMAR_DEPTH`` (a finite language, which a weak
         model must end); with a known token budget the block's lines are bounded by it, and the
         reasoning by a quarter of it (about 4 characters a token), so a small model cannot spend the
@@ -249,7 +249,7 @@ class Policy:
 
     def formalize(self, spec: AttemptSpec) -> AgentTurn:
         """Ask for a formalization (under the format's answer grammar when decoding is constrained)."""
-        return self.ask("formalizer", self.formalizer_prompt(spec), grammar=self._grammar(spec, "formalizer"))
+        return self.ask("formalizer", self.formalizer_prompt(spec), grammar=self.grammar_for(spec, "formalizer"))
 
     def repair(self, spec: AttemptSpec, source: str, error: str, round_number: int = 1) -> AgentTurn:
         """Show the repair agent its formula and the checker's error; its answer is parsed into an [[OK]]/[[FIXED]]
@@ -258,7 +258,7 @@ class Policy:
             "repair",
             repair_prompt(spec.task, spec.format, spec.detail, source, error),
             round_number,
-            grammar=self._grammar(spec, "repair"),
+            grammar=self.grammar_for(spec, "repair"),
         )
         if turn.error is None:
             turn.verdict = parse_repair_answer(turn.text)
@@ -267,7 +267,7 @@ class Policy:
     def semantic_repair(self, spec: AttemptSpec, source: str, counterexamples: str, round_number: int = 1) -> AgentTurn:
         """Show the formula with the oracle test's counterexamples and ask for a corrected one."""
         prompt = semantic_repair_prompt(spec.task, spec.format, spec.detail, source, counterexamples)
-        return self.ask("semantic_repair", prompt, round_number, grammar=self._grammar(spec, "semantic_repair"))
+        return self.ask("semantic_repair", prompt, round_number, grammar=self.grammar_for(spec, "semantic_repair"))
 
 
 def _close_cut_answer(turn: AgentTurn, grammar: Grammar) -> None:

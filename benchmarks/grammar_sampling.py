@@ -68,7 +68,7 @@ def main() -> None:
                 policy = make_policy(prompt, None, decoding="grammar", params={"max_tokens": args.max_tokens})
                 spec = AttemptSpec(task, fmt, "detailed", prompt)
                 messages = fold_system_prompt(policy.formalizer_prompt(spec).messages())
-                gbnf = to_gbnf(policy._grammar(spec, "formalizer"))
+                gbnf = to_gbnf(policy.grammar_for(spec, "formalizer"))
                 for server in servers.values():
                     complete(server, messages, 1, None)
                 texts = {}

@@ -25,7 +25,8 @@ from autonesy.tools.errors import AutonesyError, one_line
 
 KINDS = ("policy", "task", "provider")
 ENTRY_POINT_GROUP = "autonesy"
-BUILTIN = "autonesy"  # the package (and top-level module) whose registrations keep short names
+BUILTIN = "autonesy"  # the top-level module whose registrations keep short names
+BUILTIN_PACKAGE = "autonesy-agent"  # its distribution
 SEPARATOR = "/"  # between a plugin's namespace and its names
 PATH_SEPARATOR = "+"  # stands for SEPARATOR in a file name: never part of a name, so no two names share a path
 _PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -49,13 +50,13 @@ class Entry:
     kind: str
     name: str  # "zs", "example/vote"
     target: Any = None
-    package: str = BUILTIN  # the distribution that registered it
+    package: str = BUILTIN_PACKAGE  # the distribution that registered it
     version: str = ""
 
     @property
     def builtin(self) -> bool:
         """Whether it ships with autonesy (a short name)."""
-        return self.package == BUILTIN
+        return self.package == BUILTIN_PACKAGE
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def _register(kind: str, names: tuple[str, ...]) -> Callable[[_T], _T]:
                     where = "autonesy" if origin is None else f"package {origin.package!r}"
                     raise RegistryError(f"{where} registers {kind} {full!r} twice")
                 _entries[(kind, full)] = Entry(
-                    kind, full, target, origin.package if origin else BUILTIN, origin.version if origin else ""
+                    kind, full, target, origin.package if origin else BUILTIN_PACKAGE, origin.version if origin else ""
                 )
         return target
 

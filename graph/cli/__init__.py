@@ -10,7 +10,7 @@ import os
 
 import typer
 
-from autonesy.graph.cli import compile, data, report, run, score, sweep, tasks, trace, verify, view
+from autonesy.graph.cli import compile, data, plugins, report, run, score, sweep, tasks, trace, verify, view
 from autonesy.graph.cli.common import UserError, escape_library_output, user_errors
 from autonesy.tools.config import TRUST_TASK_CODE_ENV
 
@@ -39,7 +39,7 @@ def _global_options(
         os.environ[TRUST_TASK_CODE_ENV] = "1"  # sweep workers inherit it
 
 
-for _group in (tasks, data, score, compile, run, trace, view, sweep, report, verify):
+for _group in (tasks, data, score, compile, run, trace, view, sweep, report, verify, plugins):
     _group.register(app)
 
 

@@ -8,24 +8,34 @@ from pathlib import Path
 import typer
 
 from autonesy.graph.cli.common import cell, console, count_text, json_option, print_json, say, user_errors
+from autonesy.graph.cli.plugins import warn_broken
 
 TASK_HELP = "A catalogue task name, or a task file (*.toml)."
 
 
 def list_tasks(as_json: bool = json_option("Print a JSON list instead of a table.")) -> None:
-    """The 18-task catalogue with ground-truth statistics."""
+    """The 18-task catalogue and the installed plugins' tasks (``mypkg/name``) with ground-truth statistics;
+    a plugin that cannot be used is one warning line."""
     from rich import box
     from rich.table import Table
 
-    from autonesy.tasks.registry import TASK_NAMES, load_task
+    from autonesy.tasks.registry import load_task
     from autonesy.tasks.summary import task_summary
+    from autonesy.tools import registry
 
+    broken: list[registry.PluginError] = registry.load_plugins()
+    rows = []
     with user_errors():
-        rows = [task_summary(load_task(name)) for name in TASK_NAMES]
+        for entry in registry.entries("task"):
+            try:
+                rows.append(task_summary(load_task(entry.name)))
+            except registry.PluginError as failure:  # a plugin's task that cannot be built: not the catalogue's
+                broken.append(failure)
+    warn_broken(broken)
     if as_json:
         print_json(rows)
         return
-    table = Table(title="auto-nesy-bench tasks", box=box.SIMPLE_HEAD)
+    table = Table(title="tasks (auto-nesy-bench, then plugins)", box=box.SIMPLE_HEAD)
     table.add_column("task", no_wrap=True)
     for column in ("vars", "clauses", "aux", "published", "models"):
         table.add_column(column, justify="right", no_wrap=True)
@@ -95,16 +105,18 @@ def export_task(
     name: str = typer.Argument(..., help=TASK_HELP),
     out: Path = typer.Option(..., "--out", help="Directory for NAME.cnf and NAME.json."),
 ) -> None:
-    """Write the ground truth as DIMACS (task variables 1..N named in comments) and the task as JSON."""
+    """Write the ground truth as DIMACS (task variables 1..N named in comments) and the task as JSON
+    (a plugin's task ``mypkg/name`` as ``mypkg+name.cnf``)."""
     from autonesy.tasks.registry import load_task
     from autonesy.tasks.summary import task_record
-    from autonesy.tools import safe_files
+    from autonesy.tools import registry, safe_files
     from autonesy.tools.cnf import to_dimacs
 
     with user_errors():
         task = load_task(name)
         out = safe_files.output_dir(out)
-        cnf_path, json_path = out / f"{task.name}.cnf", out / f"{task.name}.json"
+        stem = registry.path_component(task.name)  # a plugin's mypkg/name is one file name
+        cnf_path, json_path = out / f"{stem}.cnf", out / f"{stem}.json"
         ground_truth = to_dimacs(task.ground_truth, task.names, comments=[f"ground truth of task {task.name}"])
         safe_files.write_text(cnf_path, ground_truth)
         safe_files.write_text(json_path, json.dumps(task_record(task), indent=2))

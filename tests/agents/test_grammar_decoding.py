@@ -264,7 +264,7 @@ def test_a_sweep_attempt_decodes_under_the_same_bounded_grammar_as_a_run():
     inner.default_params = {"max_tokens": 128}
     spec = AttemptSpec(load_task("chx"), "nat", "detailed", "zs")
     grammars = [
-        make_policy("zs", backend, decoding="grammar")._grammar(spec, "formalizer")
+        make_policy("zs", backend, decoding="grammar").grammar_for(spec, "formalizer")
         for backend in (inner, SaltedBackend(inner, "attempt:x"))
     ]
     assert to_gbnf(grammars[0]) == to_gbnf(grammars[1])

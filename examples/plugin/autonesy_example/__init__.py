@@ -1,0 +1,1 @@
+"""An example autonesy plugin (docs/plugins.md): the policy ``example/vote`` and the task ``example/shifts``."""
