@@ -1,4 +1,4 @@
-"""``run``: formalize one task end to end (the runner, ``graph/run.py``, resolves the task, its data and training)."""
+"""``run``: formalize one task end to end (``autonesy.formalize``; the runner, ``graph/run.py``, resolves the task, its data and training)."""
 
 from __future__ import annotations
 
@@ -79,31 +79,32 @@ def run(
 
     Exit status: 0 when the attempt ended accepted or rejected, 3 when it ended infra_failed (the LLM
     endpoint failed past its retries; running it again with the same --out retries it), 1 on an error."""
-    from autonesy.graph.run import RunConfig, run_attempt
-    from autonesy.tools.llm_spec import LLMSpec
+    from autonesy import formalize
 
     with user_errors():
         if (task_name is None) == (task_file is None):
             raise UserError("give exactly one of --task NAME or --task-file FILE")
-        config = RunConfig(
-            task=task_name or str(task_file),
+        summary = formalize(
+            task_name or str(task_file),
+            llm=llm or None,
+            policy=policy,
             format=fmt,
             prompt=prompt,
             detail=detail,
-            policy=policy,
-            llm=LLMSpec.parse(llm) if llm else None,
+            out=out,
             max_repairs=max_repairs,
-            llm_timeout_s=llm_timeout,
-            max_tokens=max_tokens,
-            cache=cache,
             decoding=decoding,
+            cache=cache,
+            llm_timeout=llm_timeout,
+            max_tokens=max_tokens,
             data=True,
-            data_dir=str(data_dir) if data_dir is not None else None,
+            data_dir=data_dir,
             train=train,
             seeds=seeds,
             epochs=epochs,
+            progress=not as_json,
+            notify=None if as_json else progress_printer(False),
         )
-        summary = run_attempt(config, out, progress=not as_json, notify=None if as_json else progress_printer(False))
     if as_json:
         print_json(summary.model_dump())
     else:
