@@ -49,6 +49,7 @@ THIRD_PARTY = {
     # training, reading rsbench's .pt files, and the API's NeSy layers (torch.nn.Module subclasses)
     "torch": ("autonesy.nesy", "autonesy.tasks.data.rsbench", "autonesy._nesy"),
     "ray": ("autonesy.graph.sweep.executors",),
+    "inspect_ai": ("autonesy.graph.inspect_task",),  # the optional [inspect] extra: the Inspect task package
 }
 
 
