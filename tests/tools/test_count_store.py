@@ -181,7 +181,9 @@ def test_a_count_above_two_to_the_n_is_not_believed_even_when_signed(cache, monk
     from autonesy.tools.cache_entries import write_entry
     from autonesy.tools.count_store import COUNT_CACHE_VERSION, ENTRY_KIND, _material
 
-    write_entry(cache, ENTRY_KIND, COUNT_CACHE_VERSION, _material(TRUTH), {"model_count": hex(2**7 + 1), "count_method": "sdd"})
+    write_entry(
+        cache, ENTRY_KIND, COUNT_CACHE_VERSION, _material(TRUTH), {"model_count": hex(2**7 + 1), "count_method": "sdd"}
+    )
     fresh_process(monkeypatch)
     assert stored_count(TRUTH).value == 56
     assert any("not a count of 7 variables" in r.getMessage() for r in caplog.records)
