@@ -182,7 +182,7 @@ def run_attempt_graph(setting: Setting, policy: str | None, max_repairs: int, ba
     spec = AttemptSpec(task, setting.format, setting.detail, setting.prompt)
     agent = make_policy(policy or setting.prompt, backend, max_repairs=max_repairs, decoding="free")
     with tempfile.TemporaryDirectory(prefix="autonesy-inspect-") as scratch:
-        runtime = AttemptRuntime(spec, agent, Tracer(Path(scratch)), Path(scratch))
+        runtime = AttemptRuntime(spec=spec, policy=agent, tracer=Tracer(Path(scratch)), run_dir=Path(scratch))
         final = build_attempt_graph().invoke(INITIAL_STATE, THREAD, context=runtime)
     return AttemptState.model_validate(final)
 
