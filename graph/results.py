@@ -67,11 +67,14 @@ def _columns() -> dict[str, Any]:
     outcome and score columns empty."""
     job: dict[str, tuple[Any, str]] = {
         "attempt_id": (str, "16 hex digits: SHA-256 of the attempt's identity (see attempt_identity)"),
-        "task": (str, "task name (catalogue name, task-file name, satbench-<key>, dcpbench-<problem>)"),
-        "task_spec": (str, "what load_task reads: a catalogue name, a task file, satbench:PATH#KEY, dcpbench:PATH#ID"),
+        "task": (str, "task name (catalogue name, a plugin's mypkg/name, task-file name, satbench-<key>, dcpbench-<problem>)"),
+        "task_spec": (
+            str,
+            "what load_task reads: a catalogue name, a plugin's mypkg/name, a task file, satbench:PATH#KEY, dcpbench:PATH#ID",
+        ),
         "benchmark": (
-            Literal["catalogue", "taskfile", "satbench", "dcpbench"],
-            "catalogue | taskfile | satbench | dcpbench",
+            Literal["catalogue", "plugin", "taskfile", "satbench", "dcpbench"],
+            "catalogue | plugin | taskfile | satbench | dcpbench",
         ),
         "num_vars": (int | None, "number of task variables"),
         "llm": (str, "the LLM spec as given to --llm ('expert' for the expert policy)"),

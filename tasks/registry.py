@@ -59,7 +59,7 @@ def all_tasks() -> list[Task]:
 @dataclass(frozen=True)
 class TaskSpec:
     """A task spec (``--task``, a sweep's task, ``config.json``'s ``task_spec``), parsed once: its
-    ``kind`` — ``catalogue`` (a registered name: built-in, or a plugin's ``mypkg/name``), ``taskfile``
+    ``kind`` — ``catalogue`` (a built-in name), ``plugin`` (a plugin's ``mypkg/name``), ``taskfile``
     (``*.toml``), ``satbench`` / ``dcpbench`` (one record of an external benchmark copy,
     ``satbench:PATH#KEY`` / ``dcpbench:PATH#ID``)."""
 
@@ -72,7 +72,9 @@ class TaskSpec:
         for prefix in ("satbench", "dcpbench"):
             if text.startswith(f"{prefix}:"):
                 return cls(prefix, text)
-        return cls("taskfile" if text.endswith(".toml") else "catalogue", text)
+        if text.endswith(".toml"):
+            return cls("taskfile", text)
+        return cls("plugin" if registry.SEPARATOR in text else "catalogue", text)
 
     @property
     def has_data(self) -> bool:
@@ -93,6 +95,6 @@ class TaskSpec:
 
 
 def load_task(spec: str) -> Task:
-    """A catalogue name, the path of a user task file (``*.toml``), or one record of an external
-    benchmark copy: ``satbench:PATH#KEY`` / ``dcpbench:PATH#ID`` (see tasks/adapters)."""
+    """A catalogue name, a plugin's task (``mypkg/name``), the path of a user task file (``*.toml``), or
+    one record of an external benchmark copy: ``satbench:PATH#KEY`` / ``dcpbench:PATH#ID`` (see tasks/adapters)."""
     return TaskSpec.parse(spec).load()
