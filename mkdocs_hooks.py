@@ -1,0 +1,48 @@
+"""MkDocs hook: lays out the ``autonesy`` package as Python sees it, so the API reference (mkdocstrings,
+which reads source files through griffe) finds every module.
+
+The source tree maps folders onto package names (setuptools ``package-dir`` in pyproject.toml:
+``autonesy`` is ``api/``, ``autonesy.tools`` is ``tools/``, …); griffe looks for ``autonesy/tools``
+beside ``autonesy/__init__.py`` and finds nothing. Before each build this hook writes
+``build/docs-package/autonesy``: links to ``api/``'s files and to each subpackage's folder, which
+mkdocs.yml names as the handler's search path.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from mkdocs.plugins import event_priority
+
+ROOT = Path(__file__).resolve().parent
+LAYOUT = ROOT / "build" / "docs-package"
+
+
+def lay_out_package(target: Path) -> Path:
+    """Build ``target/autonesy`` from the package-dir mapping; returns the package's folder."""
+    mapping: dict[str, str] = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+        "setuptools"
+    ]["package-dir"]
+    shutil.rmtree(target, ignore_errors=True)
+    package = target / "autonesy"
+    package.mkdir(parents=True)
+    for source in (ROOT / mapping["autonesy"]).iterdir():
+        if source.suffix == ".py":
+            (package / source.name).symlink_to(source)
+    for name, folder in mapping.items():
+        parts = name.split(".")
+        if len(parts) == 2:  # a direct subpackage: its folder holds the deeper ones
+            (package / parts[1]).symlink_to(ROOT / folder, target_is_directory=True)
+        elif len(parts) > 2 and not target.joinpath(*parts).resolve() == (ROOT / folder).resolve():
+            raise ValueError(f"{name} is {folder}, not inside its parent package's folder")
+    return package
+
+
+@event_priority(100)  # before mkdocstrings' own on_config, which looks for its search paths
+def on_config(config: Any) -> Any:
+    """MkDocs event: lay the package out before mkdocstrings starts."""
+    lay_out_package(LAYOUT)
+    return config
