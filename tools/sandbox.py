@@ -169,7 +169,8 @@ def run_program(
 
     The program runs as ``__main__`` in a fresh namespace holding ``inputs`` (JSON data, bound as
     names) and ``submit(obj)``. ``setup`` (trusted source) runs first in that namespace, after the
-    trusted modules in ``preload`` are imported; it pre-binds what the program may use. ``collect``
+    trusted modules in ``preload`` are imported (in order; ``"!name"`` makes module ``name``
+    unimportable instead, for the program and the imports after it); it pre-binds what the program may use. ``collect``
     (trusted source) defines ``collect(ns, submitted)`` returning JSON data from the namespace or
     raising ``ProgramError(kind, message, line=None)``; ``submitted`` is the last value passed to
     ``submit`` or the sentinel ``NOTHING``. The default returns the submitted value, else ``result``.
