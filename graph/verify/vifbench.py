@@ -4,7 +4,7 @@ on labelled data: the paper's tables 2–4 in shape).
 ``generate --out DIR`` writes
     vifbench.jsonl   one labelled pair per line: id, instruction, output, verdict, labels (per constraint),
                      constraints (type, params, summary, kind), formula, group, n_constraints, source
-    stats.json       the label distribution per complexity group
+    stats.json       the label distribution per complexity group, and the composition next to the paper's figures
     config.json, trace.jsonl
 
 ``eval --out DIR`` writes
@@ -52,7 +52,7 @@ from autonesy.graph.verify.run import (
     sha,
 )
 from autonesy.tasks.vifbench import GROUPS, Instruction, generate_instruction, label_distribution
-from autonesy.tasks.vifbench.generator import REGENERATION_BUDGET, record, vifbench_plan
+from autonesy.tasks.vifbench.generator import REGENERATION_BUDGET, composition, label, record, vifbench_plan
 from autonesy.tools import safe_files
 from autonesy.tools.config import LLM_TIMEOUT_S
 from autonesy.tools.llm_spec import LLMSpec
@@ -91,7 +91,7 @@ def _llm_outputs(item, writer: WriterAgent, tracer: Tracer, budget: int = REGENE
         previous, feedback = None, None
         if text is None:
             continue
-        labels = instruction.labels(text)
+        labels = label(instruction, given, text)
         chosen = record(
             item.instruction_id,
             item.instruction_id,
@@ -101,6 +101,7 @@ def _llm_outputs(item, writer: WriterAgent, tracer: Tracer, budget: int = REGENE
             source="llm",
             round=item.round,
             omitted=item.omitted,
+            mutated=offline.get("mutated"),
             regenerations=attempt,
         )
         if chosen["verdict"] == item.round:
@@ -148,7 +149,7 @@ def generate_data(
         _write_config(out, config, ("kind", "count", "seed", "format"))
         tracer = Tracer(out)
         writer = WriterAgent(backend) if backend is not None else None
-        records = []
+        records: list[dict[str, Any]] = []
         start = time.perf_counter()
         for n, position in plan[:count]:
             item = generate_instruction(n, position, seed)
@@ -170,6 +171,7 @@ def generate_data(
             "sources": sources,
             "seconds": round(time.perf_counter() - start, 3),
             "distribution": stats,
+            "composition": composition(records),
         }
         safe_files.write_text(out / "stats.json", json.dumps(summary, indent=2))
         tracer.event("outcome", status="done", reason=f"{len(records)} labelled pairs")
