@@ -1,11 +1,16 @@
-"""MkDocs hook: lays out the ``autonesy`` package as Python sees it, so the API reference (mkdocstrings,
-which reads source files through griffe) finds every module.
+"""The docs build's two helpers for the API reference (mkdocstrings, which reads the source through griffe).
+
+1. A MkDocs hook that lays out the ``autonesy`` package as Python sees it, so every module is found.
 
 The source tree maps folders onto package names (setuptools ``package-dir`` in pyproject.toml:
 ``autonesy`` is ``api/``, ``autonesy.tools`` is ``tools/``, …); griffe looks for ``autonesy/tools``
 beside ``autonesy/__init__.py`` and finds nothing. Before each build this hook writes
 ``build/docs-package/autonesy``: links to ``api/``'s files and to each subpackage's folder, which
 mkdocs.yml names as the handler's search path.
+
+2. A griffe extension, :class:`DoctestAsCode`: our docstrings hold doctest examples (run as tests) in
+their text, which Markdown would read as prose (``[a]`` then ``[b]`` on the next line is a link); it
+fences each example as ``pycon`` code.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import griffe
 from mkdocs.plugins import event_priority
 
 ROOT = Path(__file__).resolve().parent
@@ -46,3 +52,33 @@ def on_config(config: Any) -> Any:
     """MkDocs event: lay the package out before mkdocstrings starts."""
     lay_out_package(LAYOUT)
     return config
+
+
+def fence_doctests(text: str) -> str:
+    """``text`` with each doctest example (``>>>`` up to a blank line) outside a fence fenced as ``pycon``."""
+    out: list[str] = []
+    fenced = False
+    indent = None  # the open example's indentation
+    for line in text.split("\n"):
+        stripped = line.lstrip()
+        if indent is not None and not stripped:
+            out.append(indent + "```")
+            indent = None
+        elif indent is None and not fenced and stripped.startswith(">>>"):
+            indent = line[: len(line) - len(stripped)]
+            out.append(indent + "```pycon")
+        elif indent is None and stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+        out.append(line)
+    if indent is not None:
+        out.append(indent + "```")
+    return "\n".join(out)
+
+
+class DoctestAsCode(griffe.Extension):
+    """Fences every docstring's doctest examples before mkdocstrings renders it."""
+
+    def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:  # noqa: ARG002 (griffe's event signature)
+        """griffe event: each loaded object, its docstring as written."""
+        if obj.docstring is not None:
+            obj.docstring.value = fence_doctests(obj.docstring.value)

@@ -1,11 +1,14 @@
-"""The docs build's package layout (mkdocs_hooks.py): the API reference finds every module where Python
-imports it from, though the folders are named otherwise (setuptools package-dir)."""
+"""The docs build's helpers (mkdocs_hooks.py): the API reference finds every module where Python imports
+it from, though the folders are named otherwise (setuptools package-dir), and shows doctest examples as code."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+import pytest
+
+pytest.importorskip("mkdocs", reason="the [docs] extra is not installed")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -25,3 +28,11 @@ def test_laying_out_again_replaces_the_old_layout(tmp_path):
     (tmp_path / "layout" / "autonesy" / "stale.py").write_text("")
     package = mkdocs_hooks.lay_out_package(tmp_path / "layout")
     assert not (package / "stale.py").exists()
+
+
+def test_doctest_examples_are_fenced_as_code_and_fences_are_left_alone():
+    docstring = "Score it.\n\n>>> f([1])\n[('a', 1)]\n\nAfter.\n\n```python\n>>> kept\n```\n    >>> g()\n    2"
+    assert mkdocs_hooks.fence_doctests(docstring) == (
+        "Score it.\n\n```pycon\n>>> f([1])\n[('a', 1)]\n```\n\nAfter.\n\n```python\n>>> kept\n```\n"
+        "    ```pycon\n    >>> g()\n    2\n    ```"
+    )
