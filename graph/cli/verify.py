@@ -327,7 +327,10 @@ def evaluate(
     workers: int = typer.Option(1, "--workers", min=1, help="Verifications run at the same time."),
     llm_timeout: float = llm_timeout_option(),
     judge_guidance: Path | None = typer.Option(
-        None, "--judge-guidance", help="gepa-cot: the CoT judge's optimised guidance (a text file)."
+        None,
+        "--judge-guidance",
+        help="gepa-cot: the guidance.txt 'vifbench optimize-judge' wrote; the instructions it was optimised on "
+        "(optimize.json beside it) are left out of the scored pairs, for every verifier.",
     ),
     as_json: bool = json_option(),
 ) -> None:
@@ -335,7 +338,7 @@ def evaluate(
     complexity group; LLM calls and the server's prompt and completion tokens), as Markdown and CSV."""
     from autonesy.graph.verify.run import VerifyConfig
     from autonesy.graph.verify.vifbench import evaluate as run_eval
-    from autonesy.graph.verify.vifbench import read_data, report_markdown
+    from autonesy.graph.verify.vifbench import read_data, read_optimised_on, report_markdown
 
     with user_errors(1):
         names = _verifiers(verifier)
@@ -354,8 +357,17 @@ def evaluate(
             llm_timeout_s=llm_timeout,
             judge_guidance=_read(judge_guidance, "judge guidance") if judge_guidance else None,
         )
+        optimised_on = read_optimised_on(judge_guidance) if judge_guidance and "gepa-cot" in names else None
         report = run_eval(
-            data, names, config, out, backends=given, limit=limit, workers=workers, notify=progress_printer(as_json)
+            data,
+            names,
+            config,
+            out,
+            backends=given,
+            limit=limit,
+            workers=workers,
+            optimised_on=optimised_on,
+            notify=progress_printer(as_json),
         )
     if as_json:
         print_json(report)

@@ -203,6 +203,26 @@ def _jsonl(records: Iterable[Any]) -> str:
     return "".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in records)
 
 
+def instruction_key(rec: Mapping[str, Any]) -> str:
+    """The instruction a pair belongs to (its id, else its text): the unit GEPA-CoT's split is made of."""
+    return str(rec.get("instruction_id") or rec["instruction"])
+
+
+def read_optimised_on(guidance: Path) -> list[str]:
+    """The instructions GEPA-CoT's guidance was optimised on, from the ``optimize.json`` written beside it."""
+    record_path = Path(guidance).parent / "optimize.json"
+    try:
+        used = json.loads(safe_files.read_text(record_path.resolve())).get("instructions_used")
+    except (OSError, ValueError, AttributeError):
+        used = None
+    if not isinstance(used, list) or not all(isinstance(u, str) for u in used):
+        raise VerifyError(
+            f"{guidance}: no optimize.json beside it naming the instructions it was optimised on (write the guidance "
+            "with 'vifbench optimize-judge', whose instructions eval leaves out)"
+        )
+    return used
+
+
 def optimize_judge(
     data: Path,
     out: Path,
@@ -219,10 +239,10 @@ def optimize_judge(
     from autonesy.agents.verify.gepa import GepaUnavailable, optimize_guidance
 
     records = read_data(data)
-    instructions = list(dict.fromkeys(r.get("instruction_id") or r["instruction"] for r in records))
+    instructions = list(dict.fromkeys(instruction_key(r) for r in records))
     cut = max(1, int(len(instructions) * train_share))
     chosen = set(instructions[:cut])
-    fit = [r for r in records if (r.get("instruction_id") or r["instruction"]) in chosen]
+    fit = [r for r in records if instruction_key(r) in chosen]
     train, val = fit[: max(1, len(fit) // 2)], fit[max(1, len(fit) // 2) :] or fit
     try:
         guidance = optimize_guidance(
@@ -327,9 +347,14 @@ def evaluate(
     backends: Mapping[str, ChatBackend] | None = None,
     limit: int | None = None,
     workers: int = 1,
+    optimised_on: Iterable[str] | None = None,
     notify: Callable[[str], None] = lambda m: None,
 ) -> dict[str, Any]:
-    """Score each verifier on the labelled pairs in ``data``; returns (and writes) the metrics."""
+    """Score each verifier on the labelled pairs in ``data``; returns (and writes) the metrics.
+
+    GEPA-CoT with optimised guidance needs ``optimised_on``, the instructions the guidance was optimised on
+    (``read_optimised_on``): their pairs are left out for every verifier, so all are scored on the same
+    instructions, none of them seen by the optimiser; the split is recorded in config.json and the report."""
     verifiers = list(dict.fromkeys(verifiers))
     for verifier in verifiers:
         if verifier not in VERIFIERS:
@@ -337,7 +362,20 @@ def evaluate(
     if not verifiers:
         raise VerifyError("name at least one verifier")
     config = replace(config, budget=0).resolved()
+    if "gepa-cot" in verifiers and config.judge_guidance and optimised_on is None:
+        raise VerifyError(
+            "gepa-cot with optimised guidance is scored only on instructions it was not optimised on: name the "
+            "guidance that 'vifbench optimize-judge' wrote (its optimize.json lists them)"
+        )
     records = read_data(data, limit)
+    seen = set(optimised_on or ())
+    split = {
+        "optimised_on_instructions": len(seen),
+        "left_out_pairs": sum(instruction_key(r) in seen for r in records),
+    }
+    records = [r for r in records if instruction_key(r) not in seen]
+    if not records:
+        raise VerifyError("every pair's instruction was used to optimise GEPA-CoT's guidance: nothing left to score")
     out = safe_files.output_dir(out)
     user_checkers = load_checkers(config)
     metrics: dict[str, Any] = {}
@@ -351,6 +389,7 @@ def evaluate(
             data=str(data),
             data_sha256=sha(json.dumps(records, sort_keys=True)),
             pairs=len(records),
+            gepa_split=split,
         )
         record_["format"] = ",".join(verifiers)
         _write_config(out, record_, ("kind", "data_sha256"))
@@ -405,7 +444,13 @@ def evaluate(
             metrics[verifier].update(llms=llms, canned=canned_labels(llms.values()))
             overall = metrics[verifier]["overall"]
             notify(f"{verifier}: F1 {_pct(overall['f1'])} over {overall['n']} pairs")
-        report = {"data": str(data), "pairs": len(records), "llms": record_["llms"], "verifiers": metrics}
+        report = {
+            "data": str(data),
+            "pairs": len(records),
+            "gepa_split": split,
+            "llms": record_["llms"],
+            "verifiers": metrics,
+        }
         write_report(out, report)
         reason = "; ".join(f"{v} F1 {_pct(m['overall']['f1'])}" for v, m in metrics.items())
         tracer.event("outcome", status="done", reason=reason)
@@ -635,6 +680,13 @@ def report_markdown(report: Mapping[str, Any]) -> str:
     llms = sorted(set(report.get("llms", {}).values()))
     if llms:
         lines += ["LLMs: " + ", ".join(f"`{label}`" for label in llms), ""]
+    split = report.get("gepa_split") or {}
+    if split.get("optimised_on_instructions"):
+        lines += [
+            f"GEPA-CoT's guidance was optimised on {split['optimised_on_instructions']} instructions; their "
+            f"{split['left_out_pairs']} pairs are left out for every verifier.",
+            "",
+        ]
     return "\n".join([*lines, *(table.markdown() for table in report_tables(report))])
 
 
@@ -653,7 +705,9 @@ __all__ = [
     "evaluate",
     "generate_data",
     "import_ifeval",
+    "instruction_key",
     "optimize_judge",
+    "read_optimised_on",
     "read_data",
     "report_markdown",
     "report_tables",
