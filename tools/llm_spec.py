@@ -8,6 +8,7 @@ verifier, the results rows). Accepted forms::
     replay:TRACE.jsonl                answers recorded in a trace (kind ``replay``)
     PATH.toml                         a config file with an [llm] table (kind ``config``)
     oracle | flawed [:DATA.jsonl]     the verifier's scripted VifBench models (kinds ``oracle``, ``flawed``)
+    mypkg/kind:ARGUMENT               a plugin's provider (kind ``mypkg/kind``, the argument in ``path``)
 
 Lives in tools/ because what reads results (report, viewer) shows specs too, without loading a
 backend. The text may hold a password in an endpoint URL: :attr:`LLMSpec.redacted` is what may be
@@ -17,6 +18,7 @@ shown or written. The report's costs read the token prices a TOML config names (
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +29,10 @@ from autonesy.tools.errors import AutonesyError
 
 ACCEPTED_FORMS = (
     "'openai:MODEL', 'http(s)://HOST:PORT/v1@MODEL', 'local', 'local:PATH.gguf', "
-    "'replay:TRACE.jsonl', or the path of a TOML file with an [llm] table"
+    "'replay:TRACE.jsonl', 'mypkg/kind:ARGUMENT' (a plugin's provider), or the path of a TOML file with an [llm] table"
 )
 SCRIPTED_KINDS = ("oracle", "flawed")  # the verifier's scripted models (graph/cli/verify.py)
-KINDS = ("openai", "http", "local", "replay", "config", *SCRIPTED_KINDS)
+PLUGIN_KIND = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")  # a plugin's provider (tools/registry.py)
 
 
 class LLMSpecError(AutonesyError, ValueError):
@@ -39,14 +41,15 @@ class LLMSpecError(AutonesyError, ValueError):
 
 @dataclass(frozen=True)
 class LLMSpec:
-    """One parsed ``--llm`` spec: its ``kind`` (one of ``KINDS``) and the parts that kind has.
+    """One parsed ``--llm`` spec: its ``kind`` (the provider registered for it, ``tools/registry.py``) and
+    the parts that kind has.
     ``str(spec)`` is the text as given (a URL password included: show ``redacted``)."""
 
     kind: str
     text: str
     model: str = ""  # openai, http
     base_url: str = ""  # http: the endpoint before '@MODEL'
-    path: str = ""  # local: a GGUF file; replay: a trace; config: a TOML file; oracle/flawed: a data file
+    path: str = ""  # local: a GGUF file; replay: a trace; config: a TOML file; oracle/flawed: a data file; a plugin's: its argument
 
     @classmethod
     def parse(cls, text: str) -> LLMSpec:
@@ -74,6 +77,8 @@ class LLMSpec:
         kind, colon, path = text.partition(":")
         if kind in SCRIPTED_KINDS:
             return cls(kind, text, path=path.strip() if colon else "")
+        if colon and PLUGIN_KIND.fullmatch(kind):
+            return cls(kind, text, path=path.strip())
         if text == "expert":
             raise LLMSpecError("'expert' is not an LLM backend: it is a policy (the task's reference formalization)")
         file = Path(text)

@@ -186,9 +186,10 @@ def load_plugins() -> list[PluginError]:
 def lookup(kind: str, name: str) -> Entry:
     """The entry ``name`` of ``kind``: a namespaced name loads its plugin first. An unknown name is a
     :class:`RegistryError` listing the known ones (every installed plugin loaded to list them)."""
-    if SEPARATOR in name:
-        load_plugin(name.split(SEPARATOR, 1)[0])
     entry = _entries.get((kind, name))
+    if entry is None and SEPARATOR in name:
+        load_plugin(name.split(SEPARATOR, 1)[0])
+        entry = _entries.get((kind, name))
     if entry is not None:
         return entry
     load_plugins()
