@@ -12,7 +12,7 @@ through the ``inspect_ai`` entry point named ``autonesy``.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,19 +76,23 @@ class Setting:
     detail: str
 
     def metadata(self) -> dict[str, str]:
+        """The sample's metadata: what the solver and the scorer read the setting from."""
         return {"task": self.task, "format": self.format, "prompt": self.prompt, "detail": self.detail}
 
 
-def settings(
-    task: str | Iterable[str], format: str | Iterable[str], prompt: str | Iterable[str], detail: str | Iterable[str]
-) -> list[Setting]:
+def settings(task: object, format: object, prompt: object, detail: object) -> list[Setting]:
     """Every combination of the comma lists (``all`` for every choice); an unknown choice is one
     ``AutonesyError`` naming the known ones."""
-    tasks = expand_tasks(split_list(task) or ["all"])
-    formats = parse_choice(format, FORMATS, "format")
-    prompts = parse_choice(prompt, PROMPT_STYLES, "prompt style")
-    details = parse_choice(detail, DETAIL_LEVELS, "detail level")
+    tasks = expand_tasks(split_list(_texts(task)) or ["all"])
+    formats = parse_choice(_texts(format), FORMATS, "format")
+    prompts = parse_choice(_texts(prompt), PROMPT_STYLES, "prompt style")
+    details = parse_choice(_texts(detail), DETAIL_LEVELS, "detail level")
     return [Setting(t, f, p, d) for t in tasks for f in formats for p in prompts for d in details]
+
+
+def _texts(value: object) -> list[str]:
+    """A ``-T`` value as text: Inspect reads it as YAML, so ``-T task=[a, b]`` is a list and ``-T detail=1`` a number."""
+    return [str(item) for item in value] if isinstance(value, (list, tuple)) else [str(value)]
 
 
 def _chat_messages(messages: Sequence[Mapping[str, str]]) -> list[ChatMessage]:
@@ -126,6 +130,8 @@ def formalize(
     takes catalogue names, task files (``*.toml``) and ``satbench:PATH`` / ``dcpbench:PATH``;
     ``policy`` defaults to the prompt style's own."""
     try:
+        if isinstance(max_repairs, bool) or not isinstance(max_repairs, int) or max_repairs < 0:
+            raise AutonesyError(f"max_repairs must be a whole number of rounds, 0 or more, not {max_repairs!r}")
         samples = [_sample(setting, policy) for setting in settings(task, format, prompt, detail)]
     except AutonesyError as error:  # Inspect prints a prerequisite as its one line, not a traceback
         raise PrerequisiteError(f"autonesy/formalize: {error}") from None
@@ -260,10 +266,11 @@ def score_answer(answer: str, setting: Mapping[str, Any], attempt: Mapping[str, 
         metadata["attempt"] = dict(attempt)
     if conversion.error is not None:
         metadata["syntax_error"] = str(conversion.error)
-        explanation = f"syntax error: {conversion.error}"
-        return Score(value=ZERO, answer=conversion.source, explanation=explanation, metadata=metadata)
-    if attempt is not None and attempt.get("status") != "accepted":
+    if attempt is not None and attempt.get("status") != "accepted":  # its reason is the real one (an empty answer…)
         explanation = f"rejected: {attempt.get('reason') or attempt.get('failure')}"
+        return Score(value=ZERO, answer=conversion.source, explanation=explanation, metadata=metadata)
+    if conversion.error is not None:
+        explanation = f"syntax error: {conversion.error}"
         return Score(value=ZERO, answer=conversion.source, explanation=explanation, metadata=metadata)
     if not task.has_ground_truth:
         raise Unscorable(f"task {task.name!r} has no ground truth")

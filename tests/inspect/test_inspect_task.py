@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ pytest.importorskip("inspect_ai")
 
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai._util.error import PrerequisiteError  # noqa: E402
-from inspect_ai.log import list_eval_logs, read_eval_log  # noqa: E402
+from inspect_ai.log import EvalSample, list_eval_logs, read_eval_log  # noqa: E402
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model  # noqa: E402
 from loopback_llm import LoopbackLLM  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
@@ -70,6 +71,13 @@ def _mock_model():
     return get_model("mockllm/model", custom_outputs=answer)
 
 
+def _scored(sample: EvalSample) -> tuple[Any, dict[str, Any]]:
+    """The model-count score's value and metadata of a sample."""
+    assert sample.scores is not None
+    score = sample.scores["model_count"]
+    return score.value, score.metadata or {}
+
+
 def _cli_score(tmp_path: Path, answer: str):
     path = tmp_path / "answer.txt"
     path.write_text(answer)
@@ -89,41 +97,41 @@ def test_inspect_scores_equal_the_cli_score_and_the_repair_loop_runs(tmp_path):
     assert set(samples) == {
         f"fashion/nat/{prompt}/{detail}" for prompt in ("zs", "zs-cot") for detail in ("detailed", "not-detailed")
     }
-    scores = {key: sample.scores["model_count"] for key, sample in samples.items()}
+    scores = {key: _scored(sample) for key, sample in samples.items()}
 
     correct, permissive = scores["fashion/nat/zs/detailed"], scores["fashion/nat/zs/not-detailed"]
-    assert correct.value == {"f1": 1.0, "precision": 1.0, "recall": 1.0}
-    assert correct.metadata["relation"] == "equal"
-    assert permissive.value == pytest.approx({"f1": 20 / 21, "precision": 10 / 11, "recall": 1.0})
-    assert (permissive.metadata["relation"], permissive.metadata["tp"], permissive.metadata["fp"]) == (
-        "permissive",
-        10,
-        1,
-    )
-    assert (permissive.metadata["fn"], permissive.metadata["tn"], permissive.metadata["exact"]) == (0, 1024 - 11, True)
-    for answer, score in ((CORRECT, correct), (PERMISSIVE, permissive)):
+    assert correct[0] == {"f1": 1.0, "precision": 1.0, "recall": 1.0}
+    assert correct[1]["relation"] == "equal"
+    value, meta = permissive
+    assert value == pytest.approx({"f1": 20 / 21, "precision": 10 / 11, "recall": 1.0})
+    assert [meta[key] for key in ("relation", "tp", "fp", "fn", "tn", "exact")] == ["permissive", 10, 1, 0, 1013, True]
+    for answer, (value, meta) in ((CORRECT, correct), (PERMISSIVE, permissive)):
         cli = _cli_score(tmp_path, answer)
         assert cli.exit_code == 0, cli.output
         data = json.loads(cli.output)
-        assert score.value == {"f1": data["f1"], "precision": data["precision"], "recall": data["recall"]}
-        assert score.metadata["relation"] == data["relation"]
+        assert value == {"f1": data["f1"], "precision": data["precision"], "recall": data["recall"]}
+        assert meta["relation"] == data["relation"]
 
     # a syntax error the repair agent calls [[OK]]: rejected, scored 0, the checker's error as metadata
-    rejected = scores["fashion/nat/zs-cot/detailed"]
-    assert rejected.value == {"f1": 0.0, "precision": 0.0, "recall": 0.0}
-    assert "unexpected 'AND'" in rejected.metadata["syntax_error"]
-    assert rejected.metadata["attempt"]["status"] == "rejected"
-    assert rejected.metadata["attempt"]["repair_rounds"] == 1
+    value, meta = scores["fashion/nat/zs-cot/detailed"]
+    assert value == {"f1": 0.0, "precision": 0.0, "recall": 0.0}
+    assert "unexpected 'AND'" in meta["syntax_error"]
+    assert (meta["attempt"]["status"], meta["attempt"]["failure"], meta["attempt"]["repair_rounds"]) == (
+        "rejected",
+        "ok_on_error",
+        1,
+    )
     cli = _cli_score(tmp_path, DOUBLE_AND)
     assert cli.exit_code != 0
-    assert rejected.metadata["syntax_error"] in " ".join(cli.output.split())
+    assert meta["syntax_error"] in " ".join(cli.output.split())
 
     # a syntax error the repair agent fixes: the fixed formula is the answer, scored as the ground truth
-    repaired = scores["fashion/nat/zs-cot/not-detailed"]
-    assert repaired.value == {"f1": 1.0, "precision": 1.0, "recall": 1.0}
-    assert repaired.metadata["attempt"]["repair_rounds"] == 1
+    value, meta = scores["fashion/nat/zs-cot/not-detailed"]
+    assert value == {"f1": 1.0, "precision": 1.0, "recall": 1.0}
+    assert (meta["attempt"]["status"], meta["attempt"]["repair_rounds"]) == ("accepted", 1)
     assert [m.role for m in samples["fashion/nat/zs-cot/not-detailed"].messages] == ["system", "user", "assistant"]
 
+    assert log.results is not None
     f1 = next(score for score in log.results.scores if score.name == "f1")
     assert f1.metrics["mean"].value == pytest.approx((1 + 20 / 21 + 0 + 1) / 4)
     model_calls = [e for e in samples["fashion/nat/zs-cot/detailed"].events if e.event == "model"]
@@ -146,7 +154,7 @@ def test_inspect_eval_command_runs_on_an_openai_compatible_endpoint(tmp_path):
     assert [(m["role"], m["content"]) for m in sent] == [("system", prompt.system), ("user", prompt.user)]
     [info] = list_eval_logs(str(tmp_path))
     [sample] = read_eval_log(info).samples or []
-    assert sample.scores["model_count"].value["f1"] == 1.0
+    assert _scored(sample)[0]["f1"] == 1.0
 
 
 @pytest.mark.parametrize(
@@ -156,6 +164,9 @@ def test_inspect_eval_command_runs_on_an_openai_compatible_endpoint(tmp_path):
         ({"task": "fashion", "format": "latex"}, "unknown format 'latex'"),
         ({"task": "fashion", "prompt": "cot"}, "unknown prompt style 'cot'"),
         ({"task": "fashion", "detail": "terse"}, "unknown detail level 'terse'"),
+        ({"task": "fashion", "detail": 1}, "unknown detail level '1'"),  # -T detail=1 arrives as a number
+        ({"task": "fashion", "max_repairs": "two"}, "max_repairs must be a whole number"),
+        ({"task": "fashion", "policy": "vote"}, "unknown policy 'vote'"),
     ],
 )
 def test_an_unknown_choice_is_one_clear_error(tmp_path, task_args, message):
@@ -169,6 +180,7 @@ def test_samples_are_tasks_times_settings():
     grid = settings("chx,fashion", "all", "zs", "not-detailed")
     assert [(s.task, s.format) for s in grid] == [(t, f) for t in ("chx", "fashion") for f in FORMATS]
     assert {(s.prompt, s.detail) for s in grid} == {("zs", "not-detailed")}
+    assert settings(["fashion", "chx"], "nat", "zs", "detailed") == settings("fashion,chx", "nat", "zs", "detailed")
     everything = settings("all", "all", "all", "all")
     assert len(everything) == len(TASK_NAMES) * len(FORMATS) * 2 * 2 == 18 * 5 * 4
 
