@@ -207,3 +207,23 @@ def test_importing_autonesy_and_its_cli_loads_no_inspect():
     code = "import sys, autonesy, autonesy.graph.cli; print('inspect_ai' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_a_task_without_ground_truth_is_unscored_not_zero(tmp_path):
+    task_file = tmp_path / "either.toml"
+    task_file.write_text(
+        'name = "either"\n[[variables]]\nname = "a"\nmeaning = "a holds"\n[[variables]]\nname = "b"\n'
+        'meaning = "b holds"\n[descriptions]\ndetailed = "At least one of a and b holds."\nnot_detailed = "a or b."\n'
+    )
+    model = get_model("mockllm/model", custom_outputs=lambda *_: _output("<cnf>\na OR b\n</cnf>"))
+    [log] = inspect_eval(
+        "autonesy/formalize",
+        task_args={"task": str(task_file), "format": "nat", "prompt": "zs"},
+        model=model,
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
+    [sample] = log.samples or []
+    assert sample.error is None and not sample.scores
+    notes = [e.data for e in sample.events if e.event == "info"]
+    assert "unscored: task 'either' has no ground truth" in notes
