@@ -137,9 +137,9 @@ def _plugins() -> dict[str, _Plugin]:
         if not _PART.fullmatch(point.name):
             _failures[point.name] = PluginError(f"plugin {package!r}: entry point name {point.name!r} is not a name")
         elif other is not None and other.package != package:
+            first, second = sorted((other.package, package))
             _failures[point.name] = PluginError(
-                f"plugins {other.package!r} and {package!r} both declare the namespace {point.name!r}; "
-                "uninstall one of them"
+                f"plugins {first!r} and {second!r} both declare the namespace {point.name!r}; uninstall one of them"
             )
         found.setdefault(point.name, plugin)
     return found

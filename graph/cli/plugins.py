@@ -7,13 +7,15 @@ import importlib.metadata
 
 import typer
 
-from autonesy.graph.cli.common import cell, console, json_option, print_json, say
+from autonesy.graph.cli.common import cell, console, json_option, print_json
+from autonesy.tools.errors import one_line
+from autonesy.tools.terminal_text import terminal_line
 
 
 def warn_broken(failures: list) -> None:
-    """One ``warning:`` line on stderr per plugin that cannot be used."""
+    """One ``warning:`` line on stderr per plugin that cannot be used (never folded at the terminal's width)."""
     for failure in failures:
-        say(f"warning: {failure}", err=True)
+        typer.echo(f"warning: {terminal_line(one_line(failure))}", err=True)
 
 
 def load_registry() -> list:
