@@ -109,6 +109,9 @@ class AttemptState(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     llm_seconds: float = 0.0
+    cached_prompt_tokens: int = 0  # what the cached answers cost when they were made (the study's "would cost")
+    cached_completion_tokens: int = 0
+    cached_llm_seconds: float = 0.0
 
 
 @dataclass
@@ -151,8 +154,11 @@ def _step(state: AttemptState, rt: AttemptRuntime, turn: AgentTurn, **fields: An
         response = call.response
         if response is None:
             continue
-        if response.cached:
+        if response.cached:  # not spent now: what it cost when it was made is kept apart
             usage["cached_calls"] += 1
+            usage["cached_prompt_tokens"] += response.prompt_tokens or 0
+            usage["cached_completion_tokens"] += response.completion_tokens or 0
+            usage["cached_llm_seconds"] += response.latency_s or 0.0
             continue
         usage["llm_calls"] += 1
         usage["prompt_tokens"] += response.prompt_tokens or 0
@@ -167,6 +173,9 @@ _USAGE_KEYS = (
     "prompt_tokens",
     "completion_tokens",
     "llm_seconds",
+    "cached_prompt_tokens",
+    "cached_completion_tokens",
+    "cached_llm_seconds",
 )
 _T = TypeVar("_T")
 TOKEN_BUDGET_STREAK = 2  # answers in a row cut by the token budget that end the attempt: a third would be cut too

@@ -65,16 +65,17 @@ import io
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from autonesy.graph import results
+from autonesy.graph.results import CACHED_USAGE
 from autonesy.graph.rundir import CONFIG_FILE, read_json
 from autonesy.graph.summary import RunSummary, SummaryError
 from autonesy.graph.trace import first_answer_syntax_error, shorten
@@ -84,6 +85,7 @@ from autonesy.tools import safe_files
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.llm_spec import LLMPrices, llm_prices
 from autonesy.tools.options import FORMATS
+from autonesy.tools.table_cells import csv_cell, latex_text, markdown_text
 from autonesy.tools.terminal_text import terminal_line
 
 FINISHED = ("accepted", "rejected")
@@ -317,27 +319,27 @@ class Table:
     def markdown(self) -> str:
         """The table as a Markdown section with its title."""
         lines = [
-            f"### {self.title}",
+            f"### {markdown_text(self.title)}",
             "",
-            "| " + " | ".join(self.header) + " |",
+            "| " + " | ".join(map(markdown_text, self.header)) + " |",
             "|" + "|".join("---" if i < self.lead else "---:" for i in range(len(self.header))) + "|",
         ]
-        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in self.rows]
-        lines += [""] + [f"_{note}_" for note in self.notes]
+        lines += ["| " + " | ".join(map(markdown_text, row)) + " |" for row in self.rows]
+        lines += [""] + [f"_{markdown_text(note)}_" for note in self.notes]
         return "\n".join(lines).rstrip() + "\n"
 
     def latex(self) -> str:
         """The table as a LaTeX tabular (text escaped), for the paper."""
         spec = "l" * self.lead + "r" * (len(self.header) - self.lead)
         lines = [
-            f"% {self.title}",
+            f"% {latex_text(self.title)}",
             f"\\begin{{tabular}}{{{spec}}}",
             "\\toprule",
-            " & ".join(_latex(h) for h in self.header) + " \\\\",
+            " & ".join(map(latex_text, self.header)) + " \\\\",
             "\\midrule",
         ]
-        lines += [" & ".join(_latex(cell) for cell in row) + " \\\\" for row in self.rows]
-        lines += ["\\bottomrule", "\\end{tabular}"] + [f"% {note}" for note in self.notes]
+        lines += [" & ".join(map(latex_text, row)) + " \\\\" for row in self.rows]
+        lines += ["\\bottomrule", "\\end{tabular}"] + [f"% {latex_text(note)}" for note in self.notes]
         return "\n".join(lines) + "\n"
 
     def csv(self) -> str:
@@ -348,7 +350,7 @@ class Table:
         columns = list(dict.fromkeys(k for record in records for k in record))
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
-        writer.writeheader()
+        writer.writerow({k: csv_cell(k) for k in columns})
         for record in records:
             writer.writerow({k: _csv_number(record.get(k)) for k in columns})
         return buffer.getvalue()
@@ -358,35 +360,28 @@ class Table:
         return {"md": self.markdown, "latex": self.latex, "csv": self.csv}[fmt]()
 
 
-def _latex(text: str) -> str:
-    text = str(text)
-    for a, b in (
-        ("\\", "\\textbackslash{}"),
-        ("&", "\\&"),
-        ("%", "\\%"),
-        ("#", "\\#"),
-        ("_", "\\_"),
-        ("$", "\\$"),
-        ("{", "\\{"),
-        ("}", "\\}"),
-    ):
-        text = text.replace(a, b)
-    return text.replace("±", "$\\pm$").replace("Δ", "$\\Delta$").replace("—", "--")
-
-
 def _csv_number(value: Any) -> Any:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float):
         return round(value, 6)
-    return value
+    return csv_cell(value)
 
 
-def _stats(values: pd.Series) -> tuple[float, float, int]:
-    values = pd.to_numeric(values, errors="coerce").dropna()
-    if values.empty:
+def _numbers(values: Any) -> np.ndarray:
+    """``values`` as floats with the missing ones (None, NaN, text) left out."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
+        data = values.astype(float, copy=False)
+    else:
+        data = np.asarray(pd.to_numeric(pd.Series(list(values), dtype=object), errors="coerce"), dtype=float)
+    return data[~np.isnan(data)]
+
+
+def _stats(values: Any) -> tuple[float, float, int]:
+    data = _numbers(values)
+    if data.size == 0:
         return math.nan, math.nan, 0
-    return float(values.mean()), float(values.std(ddof=0)), int(len(values))
+    return float(data.mean()), float(data.std()), int(data.size)
 
 
 def _pm(mean: float, std: float) -> str:
@@ -410,6 +405,7 @@ CONDITION_SETTINGS = ("policy", "decoding", "max_repairs", "max_tokens", "benchm
 SETTINGS = GRID_SETTINGS + CONDITION_SETTINGS
 BOOTSTRAP_SEED = 2026
 BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_CONFIDENCE = 0.95
 CATALOGUE_SIZE = len(TASK_NAMES)  # the published figures average the whole catalogue
 
 
@@ -445,29 +441,53 @@ def cells_of(df: pd.DataFrame, pool: Sequence[str] = ()) -> Cells:
     return Cells(tuple(keys), pooled, tuple(k for k in keys if k in CONDITION_SETTINGS))
 
 
-def frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """Finished attempts as a DataFrame with the report's derived columns (settings as text, missing ones '—')."""
-    df = pd.DataFrame([r for r in rows if r.get("status") in FINISHED])
+PAPER_SYNTAX_FAILURES = ("syntax", "repeated_answer", "ok_on_error")  # the answer still does not parse
+USAGE_COLUMNS = (
+    "repair_rounds",
+    "n_autofixes",
+    "prompt_tokens",
+    "completion_tokens",
+    "llm_seconds",
+    "llm_calls",
+    "cached_calls",
+    *CACHED_USAGE,
+)
+
+
+def frame(rows: Sequence[Mapping[str, Any]], *, planned: bool = False) -> pd.DataFrame:
+    """Finished attempts as a DataFrame with the report's derived columns (settings as text, missing ones '—');
+    with ``planned`` every attempt, its ``counted`` column saying which are finished (the tables' n of planned)."""
+    df = pd.DataFrame([r for r in rows if planned or r.get("status") in FINISHED])
     if df.empty:
         return df
-    df["f1"] = pd.to_numeric(df["f1"], errors="coerce")
-    df["syntax_error"] = df["syntax_error"].fillna(False).astype(bool) if "syntax_error" in df else False
+    df["counted"] = df["status"].isin(FINISHED)
+    df["infra_failed"] = df["status"] == INFRA_FAILED
+    df["f1"] = pd.to_numeric(df["f1"], errors="coerce").where(df["counted"])
+    df["rejected"] = df["status"] == "rejected"
+    failure = df["failure"] if "failure" in df else pd.Series([None] * len(df), index=df.index)
+    flagged = df["syntax_error"].fillna(False).astype(bool) if "syntax_error" in df else False
+    # the paper's rate: answers that do not parse after self-verification (a row without a kind: its own flag)
+    df["syntax_error"] = df["rejected"] & (failure.isin(PAPER_SYNTAX_FAILURES) | (failure.isna() & flagged))
+    df["token_budget"] = df["rejected"] & (failure == "token_budget")
     first = df[FIRST_ANSWER_FIELD] if FIRST_ANSWER_FIELD in df else pd.Series([None] * len(df), index=df.index)
     df["first_syntax_error"] = pd.to_numeric(first.map({True: 1.0, False: 0.0}), errors="coerce")
-    df["rejected"] = df["status"] == "rejected"
-    df["empty_answer"] = df["rejected"] & (df["failure"] == "empty_answer") if "failure" in df else False
+    df["empty_answer"] = df["rejected"] & (failure == "empty_answer")
     df["accepted_share"] = (~df["rejected"]).astype(float)
     df["relation_or_rejected"] = [
         ("rejected" if rej else (rel if isinstance(rel, str) and rel else "unscored"))
         for rej, rel in zip(df["rejected"], df["relation"])
     ]
-    for column in ("repair_rounds", "n_autofixes", "prompt_tokens", "completion_tokens", "llm_seconds", "llm_calls"):
-        df[column] = pd.to_numeric(df[column], errors="coerce").fillna(0)
+    for column in USAGE_COLUMNS:
+        df[column] = pd.to_numeric(df[column], errors="coerce").fillna(0) if column in df else 0
     df["tokens"] = df["prompt_tokens"] + df["completion_tokens"]
+    # what the answers cost when they were made, the cached ones included
+    df["tokens_made"] = df["tokens"] + df["cached_prompt_tokens"] + df["cached_completion_tokens"]
+    df["llm_seconds_made"] = df["llm_seconds"] + df["cached_llm_seconds"]
     df["model"] = df["model"].fillna(df["llm"])
     for setting in (*SETTINGS, "task"):  # rows from elsewhere may lack one: one value '—'
         values = df[setting] if setting in df else [None] * len(df)
         df[setting] = ["—" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in values]
+    df["model"] = df["model"].astype(str)
     shared = df.groupby("model")["llm"].nunique()
     df["label"] = [llm if shared[model] > 1 else model for model, llm in zip(df["model"], df["llm"])]
     return df
@@ -487,21 +507,48 @@ def label_cells(df: pd.DataFrame, cells: Cells) -> pd.DataFrame:
 def bootstrap_ci(values: Iterable[float]) -> tuple[float, float]:
     """The 95 % percentile bootstrap interval of the mean (seed ``BOOTSTRAP_SEED``, so a report is reproducible);
     NaN for no values, [x, x] for one value or a constant column."""
-    data = np.asarray(pd.to_numeric(pd.Series(list(values), dtype=object), errors="coerce").dropna(), dtype=float)
+    data = _numbers(values if isinstance(values, np.ndarray) else list(values))
     if data.size == 0:
         return math.nan, math.nan
     if data.size == 1 or np.all(data == data[0]):
         return float(data[0]), float(data[0])
-    result = stats.bootstrap(
-        (data,),
-        np.mean,
-        n_resamples=BOOTSTRAP_RESAMPLES,
-        confidence_level=0.95,
-        method="percentile",
-        random_state=np.random.default_rng(BOOTSTRAP_SEED),
-        vectorized=True,
-    )
-    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+    return _percentile_interval(data.tobytes())
+
+
+_RESAMPLE_CELLS = 1 << 20  # resampled values held at once: memory stays flat whatever the group's size
+
+
+@lru_cache(maxsize=64)
+def _resample_indices(n: int) -> np.ndarray | None:
+    """The seeded generator's resample indices for a sample of ``n`` (the same for every sample of that size); None
+    where they would not fit in ``_RESAMPLE_CELLS`` (drawn in chunks instead)."""
+    if n * BOOTSTRAP_RESAMPLES > _RESAMPLE_CELLS:
+        return None
+    indices = np.random.default_rng(BOOTSTRAP_SEED).integers(0, n, (BOOTSTRAP_RESAMPLES, n))
+    indices.flags.writeable = False
+    return indices
+
+
+@lru_cache(maxsize=8192)  # groups of 0/1 values repeat (a rate over n attempts has n + 1 possible samples)
+def _percentile_interval(data: bytes) -> tuple[float, float]:
+    """``scipy.stats.bootstrap(method="percentile")`` computed the same way (one draw of indices from the seeded
+    generator, the resamples' means, NumPy's linear percentiles), in chunks and without its per-call overhead: a
+    report computes tens of thousands of intervals (a test checks that both agree)."""
+    sample = np.frombuffer(data)
+    n = sample.size
+    indices = _resample_indices(n)
+    if indices is not None:
+        means = sample[indices].mean(axis=-1)
+    else:
+        rng = np.random.default_rng(BOOTSTRAP_SEED)
+        means = np.empty(BOOTSTRAP_RESAMPLES)
+        step = max(1, _RESAMPLE_CELLS // n)
+        for start in range(0, BOOTSTRAP_RESAMPLES, step):
+            stop = min(start + step, BOOTSTRAP_RESAMPLES)
+            means[start:stop] = sample[rng.integers(0, n, (stop - start, n))].mean(axis=-1)
+    alpha = (1 - BOOTSTRAP_CONFIDENCE) / 2
+    low, high = np.percentile(means, [alpha * 100, (1 - alpha) * 100])
+    return float(low), float(high)
 
 
 BOOTSTRAP_NOTE = (
@@ -510,10 +557,11 @@ BOOTSTRAP_NOTE = (
 )
 
 
-def measure(values: pd.Series) -> dict[str, Any]:
+def measure(values: Any) -> dict[str, Any]:
     """Mean, population std, n and bootstrap interval of a column (NaNs left out): mean, std, n, low, high."""
-    mean, std, n = _stats(values)
-    low, high = bootstrap_ci(values)
+    data = _numbers(values)
+    mean, std, n = _stats(data)
+    low, high = bootstrap_ci(data)
     return {"mean": mean, "std": std, "n": n, "low": low, "high": high}
 
 
@@ -535,17 +583,50 @@ def _record(prefix: str, m: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def grouped(df: pd.DataFrame, keys: Sequence[str], orders: Mapping[str, Sequence[str]] | None = None):
-    """(key values, part) for each combination of ``keys`` present, in a stable readable order."""
+def grouped(
+    df: pd.DataFrame, keys: Sequence[str], orders: Mapping[str, Sequence[str]] | None = None
+) -> Iterator[tuple[tuple[str, ...], np.ndarray]]:
+    """(key values, row positions in ``df``) for each combination of ``keys`` present, in a stable readable order;
+    positions, not sub-frames: a report over thousands of LLMs reads tens of thousands of groups."""
     if not keys:
-        yield (), df
+        yield (), np.arange(len(df))
         return
     orders = orders or {}
-    combos = list(dict.fromkeys(zip(*(df[k] for k in keys))))
+    found = df.groupby(list(keys), sort=False).indices
+    combos = {(combo if isinstance(combo, tuple) else (combo,)): positions for combo, positions in found.items()}
     rank = {k: {v: i for i, v in enumerate(_ordered(df[k], orders.get(k, ())))} for k in keys}
     for combo in sorted(combos, key=lambda c: tuple(rank[k][v] for k, v in zip(keys, c))):
-        mask = np.logical_and.reduce([df[k] == v for k, v in zip(keys, combo)])
-        yield combo, df[mask]
+        yield combo, combos[combo]
+
+
+class Columns:
+    """The frame's columns as NumPy arrays, each taken once: a table indexes them with a group's positions."""
+
+    def __init__(self, df: pd.DataFrame) -> None:
+        self._df = df
+        self._arrays: dict[str, np.ndarray] = {}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self._arrays:
+            self._arrays[name] = self._df[name].to_numpy()
+        return self._arrays[name]
+
+    def counted(self, positions: np.ndarray) -> np.ndarray:
+        """The positions among ``positions`` of attempts that count (accepted or rejected)."""
+        return positions[self["counted"][positions]]
+
+
+def _rate(flags: np.ndarray) -> float:
+    return float(flags.mean()) if flags.size else math.nan
+
+
+def _of_planned(n: int, planned: int) -> str:
+    return f"{n} of {planned}"
+
+
+def _short_of_plan(n: int, planned: int) -> str:
+    """A cell's mark when some of its planned attempts are not counted."""
+    return "" if n == planned else f" ({n}/{planned})"
 
 
 ORDERS: dict[str, Sequence[str]] = {
@@ -558,17 +639,30 @@ ORDERS: dict[str, Sequence[str]] = {
 }
 
 
-def _key_cells(key: str, value: str, df: pd.DataFrame) -> str:
-    if key == "llm":
-        model = str(df.loc[df["llm"] == value, "model"].iloc[0])
-        return model if model == value or value == results.EXPERT else f"{model} ({value})"
-    return value
+def display_names(df: pd.DataFrame) -> dict[str, str]:
+    """How each LLM spec is shown: its model name, with the spec when the two differ."""
+    first = df.drop_duplicates("llm")
+    return {
+        llm: model if model == llm or llm == results.EXPERT else f"{model} ({llm})"
+        for llm, model in zip(first["llm"], first["model"].astype(str))
+    }
+
+
+def _key_cells(keys: Sequence[str], values: Sequence[str], names: Mapping[str, str]) -> list[str]:
+    return [names.get(v, v) if k == "llm" else v for k, v in zip(keys, values)]
+
+
+PLANNED_NOTE = (
+    "n of planned: attempts counted (accepted or rejected) of the attempts the sweep planned for the row; the others "
+    "(infrastructure failures, errors, unfinished, pending, not applicable) count in no mean."
+)
 
 
 def setting_tables(df: pd.DataFrame, cells: Cells) -> list[Table]:
     """F1 and syntax-error rate by format (rows) × description level × prompting (columns), one block of rows per
     combination of the other key settings (LLM, policy, …)."""
     pooled = set(cells.pooled)
+    col = Columns(df)
     lead = [k for k in cells.keys if k not in ("format", "prompt", "detail")]
     split = [d for d in ("detail", "prompt") if d not in pooled]
     combos = list(dict.fromkeys(zip(*(df[d] for d in split)))) if split else []
@@ -576,22 +670,25 @@ def setting_tables(df: pd.DataFrame, cells: Cells) -> list[Table]:
     combos.sort(key=lambda c: tuple(rank[d][v] for d, v in zip(split, c)))
     formats = [] if "format" in pooled else _ordered(df["format"], FORMATS)
     header = lead + ["format"] + [" · ".join(c) for c in combos] + ["all"]
+    names = display_names(df)
     f1_rows, err_rows, data = [], [], []
     for values, group in grouped(df, lead, ORDERS):
-        shown = [_key_cells(k, v, df) for k, v in zip(lead, values)]
+        shown = _key_cells(lead, values, names)
         for fmt in formats + ["all"]:
-            part = group if fmt == "all" else group[group["format"] == fmt]
-            if not len(part):
+            planned = group if fmt == "all" else group[col["format"][group] == fmt]
+            if not len(planned):
                 continue
             f1_cells, err_cells = shown + [fmt], shown + [fmt]
             for combo in combos + [None]:
-                cell = part
+                cell = planned
                 if combo is not None:
-                    cell = part[np.logical_and.reduce([part[d] == v for d, v in zip(split, combo)])]
-                f1 = measure(cell["f1"])
-                err = measure(cell["syntax_error"].astype(float))
-                f1_cells.append(_pm(f1["mean"], f1["std"]))
-                err_cells.append(_pct(err["mean"]))
+                    cell = planned[np.logical_and.reduce([col[d][planned] == v for d, v in zip(split, combo)])]
+                counted = col.counted(cell)
+                f1 = measure(col["f1"][counted])
+                err = measure(col["syntax_error"][counted].astype(float))
+                mark = _short_of_plan(len(counted), len(cell)) if len(cell) else ""
+                f1_cells.append(_pm(f1["mean"], f1["std"]) + mark)
+                err_cells.append(_pct(err["mean"]) + mark)
                 where = dict(zip(split, combo)) if combo is not None else dict.fromkeys(split, "all")
                 data.append(
                     {
@@ -599,7 +696,8 @@ def setting_tables(df: pd.DataFrame, cells: Cells) -> list[Table]:
                         "format": fmt,
                         "detail": where.get("detail", "all"),
                         "prompt": where.get("prompt", "all"),
-                        "n": len(cell),
+                        "n": len(counted),
+                        "planned": len(cell),
                         **_record("f1", f1),
                         "syntax_error_rate": err["mean"],
                         "syntax_error_rate_ci_low": err["low"],
@@ -608,7 +706,8 @@ def setting_tables(df: pd.DataFrame, cells: Cells) -> list[Table]:
                 )
             f1_rows.append(f1_cells)
             err_rows.append(err_cells)
-    notes = ["F1 mean ± std over attempts; a rejected attempt counts F1 = 0; CIs in the CSV.", *cells.notes()]
+    plan = "(n/planned): a cell where some planned attempts are not counted; unmarked: all counted."
+    notes = ["F1 mean ± std over attempts; a rejected attempt counts F1 = 0; CIs in the CSV.", plan, *cells.notes()]
     return [
         Table(
             "by_setting",
@@ -625,10 +724,16 @@ def setting_tables(df: pd.DataFrame, cells: Cells) -> list[Table]:
             header,
             err_rows,
             [],
-            ["share of attempts left without a parseable formula after repair", *cells.notes()],
+            [SYNTAX_NOTE, plan, *cells.notes()],
             lead=len(lead) + 1,
         ),
     ]
+
+
+SYNTAX_NOTE = (
+    "syntax errors after repair: answers that still do not parse after self-verification (as in auto-nesy-bench); "
+    "answers cut by the token budget and infrastructure failures are their own columns, not syntax errors."
+)
 
 
 def _match_published_model(model: str) -> str | None:
@@ -654,29 +759,34 @@ def _task_note(df: pd.DataFrame) -> str:
 
 def llm_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -> Table:
     """The paper's second table: per LLM (and condition), F1 with its interval, syntax errors before and after repair,
-    empty answers, relation shares, repair rounds, autofixes, tokens and latency (optionally next to the published
-    figures, computed on the catalogue tasks only)."""
+    token-budget cuts, empty answers, infrastructure failures, relation shares, repair rounds, autofixes, tokens and
+    latency (optionally next to the published figures, computed on the catalogue tasks only). An LLM whose attempts
+    all failed on infrastructure keeps its row (n = 0)."""
     keys = ["llm", *cells.conditions]
+    col = Columns(df)
+    names = display_names(df)
     header = (
-        ["LLM", *cells.conditions, "attempts", "tasks", "F1", "F1 95% CI", "syntax errors before repair"]
-        + ["syntax errors", "empty answers", *RELATION_ORDER]
-        + ["repair rounds", "autofixes", "tokens", "LLM s"]
+        ["LLM", *cells.conditions, "n of planned", "infra failures", "tasks", "F1", "F1 95% CI"]
+        + ["syntax errors before repair", "syntax errors after repair", "token-budget cuts", "empty answers"]
+        + [*RELATION_ORDER, "repair rounds", "autofixes", "tokens", "LLM s"]
     )
     if compare_published:
         header += ["F1 (catalogue tasks)", "published F1", "published syntax errors"]
     rows, data = [], []
-    for values, part in grouped(df, keys, ORDERS):
-        llm = values[0]
-        model = str(part["model"].iloc[0])
-        f1 = measure(part["f1"])
-        before = measure(part["first_syntax_error"])
-        after = measure(part["syntax_error"].astype(float))
+    for values, planned in grouped(df, keys, ORDERS):
+        part = col.counted(planned)
+        f1 = measure(col["f1"][part])
+        before = measure(col["first_syntax_error"][part])
+        after = measure(col["syntax_error"][part].astype(float))
+        relation = col["relation_or_rejected"][part]
         record: dict[str, Any] = {
-            "llm": llm,
-            "model": model,
+            "llm": values[0],
+            "model": str(col["model"][planned[0]]),
             **dict(zip(cells.conditions, values[1:])),
             "attempts": len(part),
-            "tasks": int(part["task"].nunique()),
+            "planned": len(planned),
+            "infra_failed": int(col["infra_failed"][planned].sum()),
+            "tasks": len(set(col["task"][part])),
             **_record("f1", f1),
             "first_answer_syntax_error_rate": before["mean"],
             "first_answer_syntax_error_rate_n": before["n"],
@@ -685,26 +795,29 @@ def llm_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -
             "syntax_error_rate": after["mean"],
             "syntax_error_rate_ci_low": after["low"],
             "syntax_error_rate_ci_high": after["high"],
-            "empty_answer_rate": float(part["empty_answer"].mean()),
-            **{f"share_{r}": float((part["relation_or_rejected"] == r).mean()) for r in RELATION_ORDER},
-            "repair_rounds_mean": float(part["repair_rounds"].mean()),
-            "autofixes_mean": float(part["n_autofixes"].mean()),
-            "tokens_mean": float(part["tokens"].mean()),
-            "llm_seconds_mean": float(part["llm_seconds"].mean()),
+            "token_budget_rate": _rate(col["token_budget"][part]),
+            "empty_answer_rate": _rate(col["empty_answer"][part]),
+            **{f"share_{r}": _rate(relation == r) for r in RELATION_ORDER},
+            "repair_rounds_mean": _rate(col["repair_rounds"][part]),
+            "autofixes_mean": _rate(col["n_autofixes"][part]),
+            "tokens_mean": _rate(col["tokens_made"][part]),
+            "llm_seconds_mean": _rate(col["llm_seconds_made"][part]),
         }
-        cells_shown = [_key_cells("llm", llm, df), *values[1:], str(len(part)), str(record["tasks"])]
+        cells_shown = [names[values[0]], *values[1:], _of_planned(len(part), len(planned))]
+        cells_shown += [str(record["infra_failed"]), str(record["tasks"])]
         cells_shown += [_pm(f1["mean"], f1["std"]), _ci(f1), _with_ci(before, True), _with_ci(after, True)]
-        cells_shown += [_pct(record["empty_answer_rate"])] + [_pct(record[f"share_{r}"]) for r in RELATION_ORDER]
+        cells_shown += [_pct(record["token_budget_rate"]), _pct(record["empty_answer_rate"])]
+        cells_shown += [_pct(record[f"share_{r}"]) for r in RELATION_ORDER]
         cells_shown += [
-            f"{record['repair_rounds_mean']:.2f}",
-            f"{record['autofixes_mean']:.2f}",
-            f"{record['tokens_mean']:.0f}",
-            f"{record['llm_seconds_mean']:.2f}",
+            _fixed(record["repair_rounds_mean"], 2),
+            _fixed(record["autofixes_mean"], 2),
+            _fixed(record["tokens_mean"], 0),
+            _fixed(record["llm_seconds_mean"], 2),
         ]
         if compare_published:
-            key = _match_published_model(model)
+            key = _match_published_model(record["model"])
             published, err = PUBLISHED["model"][key] if key else (None, None)
-            ours = _stats(part.loc[part["benchmark"] == "catalogue", "f1"])[0]
+            ours = _stats(col["f1"][part][col["benchmark"][part] == "catalogue"])[0]
             record.update(
                 published_model=key, published_f1=published, published_syntax_error_rate=err, f1_catalogue_mean=ours
             )
@@ -717,15 +830,22 @@ def llm_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -
         data.append(record)
     notes = [
         "averaged over formats, prompts, descriptions and tasks; F1 mean ± std over attempts (rejected = 0); "
-        "relation shares over all attempts.",
-        "syntax errors before repair: the first answer did not parse (read from the trace; — without one); "
-        "after: no parseable formula at the end; empty answers: rejected because the model answered nothing.",
+        "relation shares over the attempts counted.",
+        PLANNED_NOTE,
+        "syntax errors before repair: the first answer did not parse (read from the trace; — without one). "
+        + SYNTAX_NOTE
+        + " Empty answers: rejected because the model answered nothing.",
+        "tokens and LLM s: per attempt, what its answers cost when they were made (cached answers included).",
         BOOTSTRAP_NOTE,
         *cells.notes(),
     ]
     if compare_published:
-        notes += [f"published: {PUBLISHED_SOURCE}; averaged over formats and prompts.", _task_note(df)]
+        notes += [f"published: {PUBLISHED_SOURCE}; averaged over formats and prompts.", _task_note(df[df["counted"]])]
     return Table("by_llm", "Results per LLM", header, rows, data, notes, lead=len(keys))
+
+
+def _fixed(value: float, digits: int) -> str:
+    return "—" if math.isnan(value) else f"{value:.{digits}f}"
 
 
 def _ci(m: Mapping[str, Any], percent: bool = False) -> str:
@@ -739,23 +859,28 @@ def per_task_table(df: pd.DataFrame, cells: Cells) -> Table:
     """Per task (and LLM, condition): F1 with its interval, accepted share, syntax errors before and after repair and
     the share of formulas equal to the ground truth."""
     keys = ["task", *[k for k in cells.keys if k not in ("format", "prompt", "detail")]]
-    header = [*keys, "attempts", "F1", "accepted", "syntax errors before repair", "syntax errors", "equal"]
+    col = Columns(df)
+    names = display_names(df)
+    header = [*keys, "n of planned", "F1", "accepted", "syntax errors before repair", "syntax errors after repair"]
+    header += ["equal"]
     rows, data = [], []
-    for values, part in grouped(df, keys, ORDERS):
-        f1 = measure(part["f1"])
-        accepted = measure(part["accepted_share"])
-        before = measure(part["first_syntax_error"])
-        after = measure(part["syntax_error"].astype(float))
-        equal = measure((part["relation_or_rejected"] == "equal").astype(float))
+    for values, planned in grouped(df, keys, ORDERS):
+        part = col.counted(planned)
+        f1 = measure(col["f1"][part])
+        accepted = measure(col["accepted_share"][part])
+        before = measure(col["first_syntax_error"][part])
+        after = measure(col["syntax_error"][part].astype(float))
+        equal = measure((col["relation_or_rejected"][part] == "equal").astype(float))
         rows.append(
-            [_key_cells(k, v, df) for k, v in zip(keys, values)]
-            + [str(len(part)), _with_ci(f1), _with_ci(accepted, True), _with_ci(before, True)]
-            + [_with_ci(after, True), _with_ci(equal, True)]
+            _key_cells(keys, values, names)
+            + [_of_planned(len(part), len(planned)), _with_ci(f1), _with_ci(accepted, True)]
+            + [_with_ci(before, True), _with_ci(after, True), _with_ci(equal, True)]
         )
         data.append(
             {
                 **dict(zip(keys, values)),
                 "attempts": len(part),
+                "planned": len(planned),
                 **_record("f1", f1),
                 **_record("accepted_rate", accepted),
                 **_record("first_answer_syntax_error_rate", before),
@@ -763,47 +888,75 @@ def per_task_table(df: pd.DataFrame, cells: Cells) -> Table:
                 **_record("equal_rate", equal),
             }
         )
-    notes = ["averaged over formats, prompts and descriptions; rejected = F1 0.", BOOTSTRAP_NOTE, *cells.notes()]
-    return Table("per_task", "Results per task", header, rows, data, notes, lead=len(keys))
+    notes = ["averaged over formats, prompts and descriptions; rejected = F1 0.", PLANNED_NOTE, SYNTAX_NOTE]
+    return Table(
+        "per_task", "Results per task", header, rows, data, [*notes, BOOTSTRAP_NOTE, *cells.notes()], lead=len(keys)
+    )
 
 
 def cost_table(df: pd.DataFrame, cells: Cells, prices: Mapping[str, LLMPrices]) -> Table:
-    """Tokens and cost per LLM (and condition): summed prompt and completion tokens of the requests sent, times the
-    prices per million tokens of the LLM's config."""
+    """Tokens and cost per LLM (and condition), twice: **spent now** (the requests this study sent) and **would
+    cost** (also the answers the response cache gave, at the usage they cost when they were made), so a study run
+    from the cache still says what it costs to run."""
     keys = ["llm", *cells.conditions]
-    header = ["LLM", *cells.conditions, "attempts", "LLM calls", "prompt tokens", "completion tokens"]
-    header += ["$/M prompt", "$/M completion", "cost", "cost per attempt"]
+    col = Columns(df)
+    names = display_names(df)
+    header = ["LLM", *cells.conditions, "n of planned", "LLM calls", "cached answers", "prompt tokens"]
+    header += ["completion tokens", "would cost: prompt tokens", "would cost: completion tokens"]
+    header += ["$/M prompt", "$/M completion", "cost now", "would cost", "would cost per attempt"]
     rows, data = [], []
-    for values, part in grouped(df, keys, ORDERS):
-        prompt, completion = int(part["prompt_tokens"].sum()), int(part["completion_tokens"].sum())
+    for values, planned in grouped(df, keys, ORDERS):
+        n = len(col.counted(planned))
+        prompt, completion = int(col["prompt_tokens"][planned].sum()), int(col["completion_tokens"][planned].sum())
+        made_prompt = prompt + int(col["cached_prompt_tokens"][planned].sum())
+        made_completion = completion + int(col["cached_completion_tokens"][planned].sum())
         price = prices.get(values[0])
         cost = None if price is None else price.cost(prompt, completion)
+        would = None if price is None else price.cost(made_prompt, made_completion)
         record = {
             "llm": values[0],
             **dict(zip(cells.conditions, values[1:])),
-            "attempts": len(part),
-            "llm_calls": int(part["llm_calls"].sum()),
+            "attempts": n,
+            "planned": len(planned),
+            "llm_calls": int(col["llm_calls"][planned].sum()),
+            "cached_calls": int(col["cached_calls"][planned].sum()),
             "prompt_tokens": prompt,
             "completion_tokens": completion,
+            "would_cost_prompt_tokens": made_prompt,
+            "would_cost_completion_tokens": made_completion,
             "prompt_price_per_mtok": None if price is None else price.prompt,
             "completion_price_per_mtok": None if price is None else price.completion,
             "cost": cost,
-            "cost_per_attempt": None if cost is None else cost / len(part),
+            "would_cost": would,
+            "would_cost_per_attempt": None if would is None or not n else would / n,
         }
         rows.append(
-            [_key_cells("llm", values[0], df), *values[1:], str(len(part)), str(record["llm_calls"])]
-            + [f"{prompt:,}", f"{completion:,}"]
-            + (["—"] * 4 if price is None else [f"{price.prompt:g}", f"{price.completion:g}"])
-            + ([] if cost is None else [f"{cost:.4f}", f"{cost / len(part):.4f}"])
+            [names[values[0]], *values[1:], _of_planned(n, len(planned)), str(record["llm_calls"])]
+            + [
+                str(record["cached_calls"]),
+                f"{prompt:,}",
+                f"{completion:,}",
+                f"{made_prompt:,}",
+                f"{made_completion:,}",
+            ]
+            + (["—"] * 5 if price is None else [f"{price.prompt:g}", f"{price.completion:g}"])
+            + ([] if cost is None or would is None else [f"{cost:.4f}", f"{would:.4f}", _money_per(would, n)])
         )
         data.append(record)
     notes = [
+        "spent now: the requests this study sent (every planned attempt's, an infrastructure failure's too); would "
+        "cost: also the answers the response cache gave, at the usage each cost when it was made (rows written before "
+        "cached usage was recorded count those answers as 0).",
         "cost = prompt tokens × prompt price / 10⁶ + completion tokens × completion price / 10⁶; prices from the "
-        "LLM's TOML config (prompt_price_per_mtok, completion_price_per_mtok), — where it names none; answers "
-        "from the response cache cost nothing and are not counted.",
+        "LLM's TOML config (prompt_price_per_mtok, completion_price_per_mtok), — where it names none; per attempt: "
+        "over the attempts counted.",
         *cells.notes(),
     ]
     return Table("cost_by_llm", "Tokens and cost per LLM", header, rows, data, notes, lead=len(keys))
+
+
+def _money_per(total: float, n: int) -> str:
+    return "—" if not n else f"{total / n:.4f}"
 
 
 REJECTION_ORDER = ("syntax", "token_budget", "empty_answer", "repeated_answer", "ok_on_error")
@@ -812,20 +965,24 @@ REJECTION_ORDER = ("syntax", "token_budget", "empty_answer", "repeated_answer", 
 def rejection_table(df: pd.DataFrame, cells: Cells) -> Table | None:
     """Per LLM (and condition): the share of attempts rejected for each kind of failure the rows name (rows written
     before the kinds existed count as 'not recorded'); None without rejections."""
-    rejected = df[df["rejected"]]
-    if rejected.empty:
+    col = Columns(df)
+    rejected = col["rejected"] & col["counted"]
+    if not rejected.any():
         return None
-    kinds = rejected["failure"] if "failure" in rejected else pd.Series(["—"] * len(rejected), index=rejected.index)
-    kinds = kinds.fillna("—").astype(str)
-    order = [k for k in _ordered(kinds, REJECTION_ORDER) if k != "—"] + (["—"] if (kinds == "—").any() else [])
+    kinds = np.array(["—" if not isinstance(k, str) else k for k in col["failure"]], dtype=object)
+    order = [k for k in _ordered(kinds[rejected], REJECTION_ORDER) if k != "—"]
+    order += ["—"] if (kinds[rejected] == "—").any() else []
     keys = ["llm", *cells.conditions]
-    header = ["LLM", *cells.conditions, "attempts", "rejected"] + [k if k != "—" else "not recorded" for k in order]
+    names = display_names(df)
+    header = ["LLM", *cells.conditions, "n of planned", "rejected"] + [k if k != "—" else "not recorded" for k in order]
     rows, data = [], []
-    for values, part in grouped(df, keys, ORDERS):
-        mine = kinds.loc[kinds.index.intersection(part.index)]
-        shares = {k: float((mine == k).sum()) / len(part) for k in order}
+    for values, planned in grouped(df, keys, ORDERS):
+        part = col.counted(planned)
+        mine = kinds[part][col["rejected"][part]]
+        shares = {k: (float((mine == k).sum()) / len(part)) if len(part) else math.nan for k in order}
+        rate = _rate(col["rejected"][part])
         rows.append(
-            [_key_cells("llm", values[0], df), *values[1:], str(len(part)), _pct(float(part["rejected"].mean()))]
+            [names[values[0]], *values[1:], _of_planned(len(part), len(planned)), _pct(rate)]
             + [_pct(shares[k]) for k in order]
         )
         data.append(
@@ -833,12 +990,14 @@ def rejection_table(df: pd.DataFrame, cells: Cells) -> Table | None:
                 "llm": values[0],
                 **dict(zip(cells.conditions, values[1:])),
                 "attempts": len(part),
-                "rejected_rate": float(part["rejected"].mean()),
+                "planned": len(planned),
+                "rejected_rate": rate,
                 **{f"rejected_{k if k != '—' else 'not_recorded'}_rate": shares[k] for k in order},
             }
         )
     notes = [
-        "shares of all attempts of the row; each rejected attempt counts under the kind its row names.",
+        "shares of the attempts counted in the row; each rejected attempt counts under the kind its row names.",
+        PLANNED_NOTE,
         *cells.notes(),
     ]
     return Table("rejections_by_kind", "Rejections by kind", header, rows, data, notes, lead=len(keys))
@@ -897,7 +1056,8 @@ def marginals_table(df: pd.DataFrame, cells: Cells, compare_published: bool = Fa
         rows.append(cells_shown)
         data.append(record)
 
-    for values, group in grouped(df, lead, ORDERS):
+    for values, positions in grouped(df, lead, ORDERS):
+        group = df.iloc[positions]
         compared = group[group["benchmark"] == "catalogue"] if compare_published else group
         detailed = compared[compared["detail"] == "detailed"]
         for fmt in _ordered(group["format"], FORMATS):
@@ -952,20 +1112,21 @@ def report_tables(
 ) -> tuple[list[Table], pd.DataFrame, Cells | None]:
     """Every attempt table of a report (the viewer shows the same ones), the finished attempts' frame and their
     cells (None when nothing finished)."""
-    df = frame(rows)
+    planned = frame(rows, planned=True)
+    df = planned[planned["counted"]] if not planned.empty else planned
     tables: list[Table] = []
     cells = None
     if not df.empty:
-        cells = cells_of(df, pool)
+        cells = cells_of(planned, pool)  # the settings the sweep planned, not those outcomes happened to reach
         if prices is None:
-            prices = {llm: found for llm in df["llm"].unique() if (found := llm_prices(llm)) is not None}
-        tables += setting_tables(df, cells)
-        tables.append(llm_table(df, cells, compare_published))
-        tables.append(per_task_table(df, cells))
-        rejections = rejection_table(df, cells)
+            prices = {llm: found for llm in planned["llm"].unique() if (found := llm_prices(llm)) is not None}
+        tables += setting_tables(planned, cells)
+        tables.append(llm_table(planned, cells, compare_published))
+        tables.append(per_task_table(planned, cells))
+        rejections = rejection_table(planned, cells)
         if rejections is not None:
             tables.append(rejections)
-        tables.append(cost_table(df, cells, prices))
+        tables.append(cost_table(planned, cells, prices))
         tables.append(marginals_table(df, cells, compare_published))
         df = label_cells(df, cells)
     infra = infra_table(rows)
@@ -1195,7 +1356,8 @@ class Report:
             parts.append(f"_infrastructure failures (never scored): {self.left_out.get(INFRA_FAILED, 0)}_\n")
             others = {k: v for k, v in self.left_out.items() if k != INFRA_FAILED}
             if others:
-                parts.append("_left out (not finished): " + ", ".join(f"{k} {v}" for k, v in others.items()) + "_\n")
+                left = ", ".join(f"{markdown_text(k)} {v}" for k, v in others.items())
+                parts.append(f"_left out (not finished): {left}_\n")
         return "\n".join(parts)
 
 

@@ -31,6 +31,7 @@ from autonesy.tasks.registry import TASK_NAMES, TaskSpec
 from autonesy.tools import safe_files
 from autonesy.tools.llm_spec import LLMSpec, LLMSpecError, redact_spec
 from autonesy.tools.options import FORMATS
+from autonesy.tools.table_cells import csv_cell
 
 EXPERT = "expert"
 ATTEMPTS_DIR = "attempts"
@@ -43,6 +44,8 @@ SWEEP_FILE = "sweep.json"
 RESULTS_JSONL = "results.jsonl"
 RESULTS_CSV = "results.csv"
 
+# what the answers the response cache gave cost when they were made (a study's "would cost"; in no spent count)
+CACHED_USAGE = ("cached_prompt_tokens", "cached_completion_tokens", "cached_llm_seconds")
 ROW_STATUSES = (*(o.value for o in Outcome), "timeout", "not_applicable", "pending")  # also why there is no summary
 SUMMARY_COLUMNS = (  # copied from the attempt's RunSummary, typed as it types them
     "status",
@@ -56,6 +59,7 @@ SUMMARY_COLUMNS = (  # copied from the attempt's RunSummary, typed as it types t
     "prompt_tokens",
     "completion_tokens",
     "llm_seconds",
+    *CACHED_USAGE,
 )
 SCORE_COLUMNS = ("f1", *(name for name in FormulaScore.model_fields if name != "f1"))  # F1 first, as in the tables
 
@@ -67,7 +71,10 @@ def _columns() -> dict[str, Any]:
     outcome and score columns empty."""
     job: dict[str, tuple[Any, str]] = {
         "attempt_id": (str, "16 hex digits: SHA-256 of the attempt's identity (see attempt_identity)"),
-        "task": (str, "task name (catalogue name, a plugin's mypkg/name, task-file name, satbench-<key>, dcpbench-<problem>)"),
+        "task": (
+            str,
+            "task name (catalogue name, a plugin's mypkg/name, task-file name, satbench-<key>, dcpbench-<problem>)",
+        ),
         "task_spec": (
             str,
             "what load_task reads: a catalogue name, a plugin's mypkg/name, a task file, satbench:PATH#KEY, dcpbench:PATH#ID",
@@ -126,6 +133,18 @@ def _columns() -> dict[str, Any]:
             "completion tokens of those requests",
         ),
         "llm_seconds": (RunSummary.model_fields["llm_seconds"].annotation, "summed latency of those requests"),
+        "cached_prompt_tokens": (
+            RunSummary.model_fields["cached_prompt_tokens"].annotation,
+            "prompt tokens the cached answers cost when they were made (not spent again)",
+        ),
+        "cached_completion_tokens": (
+            RunSummary.model_fields["cached_completion_tokens"].annotation,
+            "completion tokens the cached answers cost when they were made (not spent again)",
+        ),
+        "cached_llm_seconds": (
+            RunSummary.model_fields["cached_llm_seconds"].annotation,
+            "summed latency of the cached answers when they were made",
+        ),
         "wall_seconds": (
             float,
             "wall time of the run that finished the attempt (a resumed attempt: the last run only)",
@@ -284,6 +303,7 @@ def summary_fields(summary: RunSummary) -> dict[str, Any]:
         syntax_error=summary.syntax_error,
         n_autofixes=len(summary.autofixes),
         llm_seconds=round(summary.llm_seconds, 4),
+        cached_llm_seconds=round(summary.cached_llm_seconds, 4),
     )
     if summary.accepted:
         oracle, compiled = summary.oracle_test, summary.compiled
@@ -367,10 +387,10 @@ def _csv_value(value: Any) -> Any:
     if value is None:
         return ""
     if isinstance(value, list):
-        return ";".join(map(str, value))
+        return csv_cell(";".join(map(str, value)))
     if isinstance(value, bool):
         return "true" if value else "false"
-    return value
+    return csv_cell(value)
 
 
 def read_results(path: str | Path) -> list[dict[str, Any]]:

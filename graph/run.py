@@ -315,6 +315,9 @@ def summarize(config: RunConfig, task: Task, run_dir: Path, state: AttemptState)
         prompt_tokens=state.prompt_tokens,
         completion_tokens=state.completion_tokens,
         llm_seconds=state.llm_seconds,
+        cached_prompt_tokens=state.cached_prompt_tokens,
+        cached_completion_tokens=state.cached_completion_tokens,
+        cached_llm_seconds=state.cached_llm_seconds,
     )
 
 

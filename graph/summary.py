@@ -265,6 +265,10 @@ class RunSummary(Record):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     llm_seconds: float = 0.0
+    # what the cached answers cost when they were made (the study's "would cost"; 0 in summaries written before)
+    cached_prompt_tokens: int = 0
+    cached_completion_tokens: int = 0
+    cached_llm_seconds: float = 0.0
     schema_version: Literal[1] = SUMMARY_SCHEMA_VERSION  # any other value read back is this version's record
 
     @classmethod

@@ -215,7 +215,12 @@ def test_files_in_three_formats_and_png_plots(results_dir, tmp_path):
             assert (out / f"{name}.{suffix}").stat().st_size > 0, (name, suffix)
     by_setting = (out / "by_setting.md").read_text()
     assert "| llm | format | detailed · zs | not-detailed · zs | all |" in by_setting
-    assert "| gpt-oss-120b (openai:gpt-oss-120b) | all | 0.500 ± 0.500 | 0.900 ± 0.100 | 0.700 ± 0.412 |" in by_setting
+    # GPT's nat attempts (an error, a pending one) were planned but count in no mean: each cell says n of planned
+    gpt_all = (
+        "| gpt-oss-120b (openai:gpt-oss-120b) | all | 0.500 ± 0.500 (2/3) | 0.900 ± 0.100 (2/3) | 0.700 ± 0.412 (4/6) |"
+    )
+    assert gpt_all in by_setting
+    assert "| gpt-oss-120b (openai:gpt-oss-120b) | nat | — (0/1) | — (0/1) | — (0/2) |" in by_setting
     latex = (out / "by_llm.tex").read_text()
     assert "\\begin{tabular}" in latex and "$\\pm$" in latex and "\\%" in latex
     records = list(csv.DictReader(io.StringIO((out / "by_llm.csv").read_text())))
@@ -318,7 +323,7 @@ def test_two_policies_are_two_cells_unless_pooled_on_request(tmp_path):
     with pytest.raises(ReportError, match="cannot pool over colour"):
         build_report([tmp_path / "sweep"], tmp_path / "q", plots=False, pool=["colour"])
     shown = runner.invoke(app, ["report", str(tmp_path / "sweep"), "--out", str(tmp_path / "c"), "--no-plots"])
-    assert shown.exit_code == 0 and "| LLM | policy | attempts |" in shown.output
+    assert shown.exit_code == 0 and "| LLM | policy | n of planned |" in shown.output
     pooled_cli = ["report", str(tmp_path / "sweep"), "--pool", "policy", "--out", str(tmp_path / "d"), "--no-plots"]
     shown = runner.invoke(app, pooled_cli)
     assert shown.exit_code == 0 and "_pooled on request over policy: oracle-feedback, zs._" in shown.output
@@ -331,7 +336,7 @@ def test_a_policy_that_follows_the_prompt_is_no_extra_column(tmp_path):
     rows = [row(QWEN, "nat", "detailed", 1.0), row(QWEN, "nat", "detailed", 0.5, prompt="zs-cot")]
     assert [r["policy"] for r in rows] == ["zs", "zs-cot"]
     tables = _tables(build_report([_results(tmp_path, rows)], tmp_path / "r", plots=False))
-    assert tables["by_llm"].header[:3] == ["LLM", "attempts", "tasks"]
+    assert tables["by_llm"].header[:4] == ["LLM", "n of planned", "infra failures", "tasks"]
     assert tables["by_setting"].header == ["format", "detailed · zs", "detailed · zs-cot", "all"]
 
 
@@ -363,7 +368,7 @@ def test_costs_are_tokens_times_prices_from_the_llm_config(tmp_path):
     # two attempts × (100 prompt, 50 completion) tokens: 200 × 0.5 / 1e6 + 100 × 2.0 / 1e6
     assert costs[str(config)]["prompt_tokens"] == 200 and costs[str(config)]["completion_tokens"] == 100
     assert costs[str(config)]["cost"] == pytest.approx(200 * 0.5 / 1e6 + 100 * 2.0 / 1e6)
-    assert costs[str(config)]["cost_per_attempt"] == pytest.approx((200 * 0.5 + 100 * 2.0) / 1e6 / 2)
+    assert costs[str(config)]["would_cost_per_attempt"] == pytest.approx((200 * 0.5 + 100 * 2.0) / 1e6 / 2)
     assert costs[QWEN]["cost"] is None and costs[QWEN]["prompt_tokens"] == 100
 
 
@@ -474,7 +479,7 @@ def test_rejections_are_counted_by_the_kind_each_row_names(tmp_path):
         {**row(QWEN, "nat", "detailed", 1.0), "attempt_id": "d"},
     ]
     table = _tables(build_report([_results(tmp_path, rows)], tmp_path / "r", plots=False))["rejections_by_kind"]
-    assert table.header == ["LLM", "attempts", "rejected", "syntax", "token_budget", "not recorded"]
+    assert table.header == ["LLM", "n of planned", "rejected", "syntax", "token_budget", "not recorded"]
     [record] = table.data
     assert record["rejected_rate"] == 0.75
     assert record["rejected_syntax_rate"] == record["rejected_token_budget_rate"] == 0.25

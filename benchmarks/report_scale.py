@@ -1,0 +1,111 @@
+"""``report`` over a large received sweep: wall time and peak memory of building every table.
+
+Builds a sweep directory holding only ``results.jsonl`` (20,000 rows over 2,000 model names by default,
+the size a hostile reviewer sent), runs ``build_report`` in a child process per size (so each peak RSS is its
+own) and prints seconds and peak RSS side by side, with the load average.
+
+    python benchmarks/report_scale.py [--rows 2000,20000] [--models 2000]
+
+The issue's target: 20,000 rows and 2,000 models in seconds with memory flat (was 115 s and 300 MB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from autonesy.graph.results import ROW_FIELDS
+
+TASKS = ("fashion", "sushi", "sudoku4", "nqueens5", "warcraft", "grid", "music", "courses")
+FORMATS = ("dimacs", "nat", "pysat", "cpmpy", "sympy")
+
+
+def make_sweep(out: Path, rows: int, models: int, seed: int = 0) -> None:
+    """A sweep directory with ``rows`` results rows spread over ``models`` LLMs (accepted, rejected, infra_failed)."""
+    rng = random.Random(seed)
+    out.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i in range(rows):
+        status = rng.choice(("accepted",) * 6 + ("rejected",) * 3 + ("infra_failed",))
+        model = f"model-{i % models:04d}"
+        row = dict.fromkeys(ROW_FIELDS)
+        row.update(
+            attempt_id=f"{i:016x}",
+            task=rng.choice(TASKS),
+            task_spec="fashion",
+            benchmark="catalogue",
+            num_vars=16,
+            llm=f"http://llm.example/v1@{model}",
+            model=model,
+            format=rng.choice(FORMATS),
+            prompt=rng.choice(("zs", "zs-cot")),
+            detail=rng.choice(("detailed", "not-detailed")),
+            policy="zs",
+            decoding="free",
+            repeat=0,
+            max_repairs=5,
+            status=status,
+            failure={"rejected": "syntax", "infra_failed": "connection"}.get(status),
+            syntax_error=status == "rejected",
+            repair_rounds=rng.randint(0, 5),
+            autofixes=[],
+            n_autofixes=0,
+            llm_calls=2,
+            cached_calls=0,
+            prompt_tokens=rng.randint(100, 900),
+            completion_tokens=rng.randint(50, 500),
+            llm_seconds=1.0,
+            f1=(rng.random() if status == "accepted" else 0.0) if status != "infra_failed" else None,
+            relation=rng.choice(("equal", "permissive", "strict", "incomparable")) if status == "accepted" else None,
+            run_dir=f"attempts/{i:016x}",
+        )
+        lines.append(json.dumps(row) + "\n")
+    (out / "results.jsonl").write_text("".join(lines))
+
+
+def _child(folder: str) -> None:
+    from autonesy.graph.report import build_report
+
+    start, cpu = time.perf_counter(), time.process_time()
+    report = build_report([folder], Path(folder) / "report", plots=False)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mb": peak_mb, "counted": report.counted}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", default="2000,20000")
+    parser.add_argument("--models", type=int, default=2000)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        _child(args.child)
+        return
+    print(f"load average: {' '.join(open('/proc/loadavg').read().split()[:3])}")
+    print("| rows | models | counted | report wall s | report CPU s | peak RSS MB |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for rows in map(int, args.rows.split(",")):
+            folder = Path(tmp) / f"sweep{rows}"
+            make_sweep(folder, rows, min(args.models, rows))
+            found = subprocess.run(
+                [sys.executable, __file__, "--child", str(folder)], check=True, capture_output=True, text=True
+            )
+            result = json.loads(found.stdout.strip().splitlines()[-1])
+            print(
+                f"| {rows:,} | {min(args.models, rows):,} | {result['counted']:,} | {result['seconds']:.1f} | {result['cpu']:.1f} "
+                f"| {result['peak_mb']:.0f} |"
+            )
+    print(f"load average after: {' '.join(open('/proc/loadavg').read().split()[:3])}")
+
+
+if __name__ == "__main__":
+    main()
