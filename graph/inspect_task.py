@@ -11,6 +11,8 @@ through the ``inspect_ai`` entry point named ``autonesy``.
 
 from __future__ import annotations
 
+import functools
+import json
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,7 +25,7 @@ from inspect_ai import task as inspect_task
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai._util.package import get_installed_package_name
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.log import transcript
+from inspect_ai.log import Transcript, transcript
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -53,9 +55,12 @@ from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats import convert
 from autonesy.tools.metrics import score_formula
 from autonesy.tools.options import COUNT_METHODS, FORMATS
+from autonesy.tools.trace_events import TOOL_CALL_EVENT
 
 PACKAGE = "autonesy"  # the entry point's name: Inspect loads it for names written ``autonesy/...``
 ATTEMPT_KEY = "autonesy/attempt"  # the solver's outcome in the sample's store, for the scorer
+# the trace events that are steps of the repair loop, shown in the sample's transcript
+TRANSCRIPT_EVENTS = ("autofix", "lint", "syntax_error", "repair_round", "semantic_round", TOOL_CALL_EVENT)
 _STOP_REASONS = {"max_tokens": "length", "model_length": "length"}  # Inspect's words for the cut by the token budget
 
 
@@ -180,7 +185,30 @@ class InspectModelBackend(ChatBackend):
         return await self._model.generate(messages, config=config)
 
 
-def run_attempt_graph(setting: Setting, policy: str | None, max_repairs: int, backend: ChatBackend) -> AttemptState:
+class TranscriptTracer(Tracer):
+    """Our trace, whose repair-loop steps (autofixes, lint warnings, syntax errors, repair verdicts,
+    semantic rounds, tools a policy called) also go to the sample's Inspect transcript, in order
+    with its model calls. Called from the attempt's worker thread."""
+
+    def __init__(self, run_dir: Path, transcript: Transcript) -> None:
+        super().__init__(run_dir)
+        self._transcript = transcript
+
+    def event(self, event: str, **fields: Any) -> None:
+        """Append the event to the trace; a step of the loop also becomes an info event (secrets redacted)."""
+        super().event(event, **fields)
+        if event in TRANSCRIPT_EVENTS:
+            line = json.dumps(fields, default=str, ensure_ascii=False)
+            for secret in self.secrets:
+                line = line.replace(secret, "***")
+            anyio.from_thread.run_sync(
+                functools.partial(self._transcript.info, json.loads(line), source=f"autonesy/{event}")
+            )
+
+
+def run_attempt_graph(
+    setting: Setting, policy: str | None, max_repairs: int, backend: ChatBackend, transcript: Transcript
+) -> AttemptState:
     """One attempt through the project's graph, without a run directory of its own: Inspect's log is
     the record (the trace goes to a temporary directory). An LLM call that fails for the endpoint
     raises ``EndpointFailure``, which Inspect records as the sample's error (never scored)."""
@@ -188,7 +216,8 @@ def run_attempt_graph(setting: Setting, policy: str | None, max_repairs: int, ba
     spec = AttemptSpec(task, setting.format, setting.detail, setting.prompt)
     agent = make_policy(policy or setting.prompt, backend, max_repairs=max_repairs, decoding="free")
     with tempfile.TemporaryDirectory(prefix="autonesy-inspect-") as scratch:
-        runtime = AttemptRuntime(spec=spec, policy=agent, tracer=Tracer(Path(scratch)), run_dir=Path(scratch))
+        tracer = TranscriptTracer(Path(scratch), transcript)
+        runtime = AttemptRuntime(spec=spec, policy=agent, tracer=tracer, run_dir=Path(scratch))
         final = build_attempt_graph().invoke(INITIAL_STATE, THREAD, context=runtime)
     return AttemptState.model_validate(final)
 
@@ -202,7 +231,7 @@ def formalizer(policy: str | None = None, max_repairs: int = MAX_REPAIRS) -> Sol
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         setting = Setting(**{key: state.metadata[key] for key in ("task", "format", "prompt", "detail")})
         backend = InspectModelBackend(get_model())
-        attempt = await anyio.to_thread.run_sync(run_attempt_graph, setting, policy, max_repairs, backend)
+        attempt = await anyio.to_thread.run_sync(run_attempt_graph, setting, policy, max_repairs, backend, transcript())
         state.output = ModelOutput.from_content(model=backend.model, content=attempt.answer)
         state.messages.append(state.output.message)
         state.store.set(

@@ -134,8 +134,16 @@ def test_inspect_scores_equal_the_cli_score_and_the_repair_loop_runs(tmp_path):
     assert log.results is not None
     f1 = next(score for score in log.results.scores if score.name == "f1")
     assert f1.metrics["mean"].value == pytest.approx((1 + 20 / 21 + 0 + 1) / 4)
-    model_calls = [e for e in samples["fashion/nat/zs-cot/detailed"].events if e.event == "model"]
-    assert len(model_calls) == 2  # formalizer and repair, both in Inspect's transcript
+    # the loop in Inspect's transcript: the formalizer's call, the checker's error, the repair call, its verdict
+    steps = [
+        "model" if e.event == "model" else e.source
+        for e in samples["fashion/nat/zs-cot/detailed"].events
+        if e.event == "model" or (e.event == "info" and (e.source or "").startswith("autonesy/"))
+    ]
+    assert steps == ["model", "autonesy/syntax_error", "model", "autonesy/repair_round"]
+    events = samples["fashion/nat/zs-cot/detailed"].events
+    [verdict] = [e.data for e in events if e.event == "info" and e.source == "autonesy/repair_round"]
+    assert (verdict["verdict"], verdict["error_kind"]) == ("ok", "syntax")
 
 
 def test_inspect_eval_command_runs_on_an_openai_compatible_endpoint(tmp_path):
