@@ -51,6 +51,7 @@ from autonesy.graph.attempt import (
 )
 from autonesy.graph.checkpoint_store import run_checkpointer
 from autonesy.graph.rundir import SUMMARY_FILE, RunDir, run_or_resume
+from autonesy.graph.score_seal import score_seal
 from autonesy.graph.summary import (
     Compilation,
     FormulaResult,
@@ -290,6 +291,7 @@ INITIAL_STATE = {"status": "running"}  # every other field of AttemptState start
 def summarize(config: RunConfig, task: Task, run_dir: Path, state: AttemptState) -> RunSummary:
     """The attempt's final graph state as its summary record."""
     status = state.status if state.status != "running" else Outcome.UNFINISHED
+    score = FormulaScore.part_of(state.metrics)
     return RunSummary(
         run_dir=str(run_dir),
         task=task.name,
@@ -308,7 +310,8 @@ def summarize(config: RunConfig, task: Task, run_dir: Path, state: AttemptState)
         autofixes=state.autofixes,
         oracle_test=OracleVerdict.part_of(state.oracle_test),
         compiled=state.compiled,
-        metrics=FormulaScore.part_of(state.metrics),
+        metrics=score,
+        score_seal=score_seal(state.dimacs, score) if state.dimacs else None,
         training=_training_note(state),
         llm_calls=state.llm_calls,
         cached_calls=state.cached_calls,

@@ -259,6 +259,7 @@ class RunSummary(Record):
     oracle_test: OracleVerdict | None = None
     compiled: Compilation | None = None
     metrics: FormulaScore | None = None
+    score_seal: str | None = None  # this user's signature on metrics as the score of formula.cnf (graph/score_seal.py)
     training: dict[str, Any] | None = None  # nesy.evaluate's result, or {"skipped": why}
     llm_calls: int = 0
     cached_calls: int = 0  # answers the response cache gave (not in llm_calls or the token counts)

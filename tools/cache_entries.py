@@ -109,9 +109,19 @@ def entry_path(folder: Path, material: str) -> Path:
     return folder / f"{key_digest(material)}.json"
 
 
-def _mac(kind: str, version: int, digest: str, data: Any) -> str:
-    body = json.dumps([kind, version, digest, data], sort_keys=True, separators=(",", ":"))
+def signature(data: Any) -> str:
+    """This user's HMAC-SHA256 (hex) of ``data`` (JSON; key order does not matter)."""
+    body = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hmac.new(cache_key(), body.encode(), hashlib.sha256).hexdigest()
+
+
+def signed_by_this_user(data: Any, mac: Any) -> bool:
+    """Whether ``mac`` is this user's :func:`signature` of ``data``."""
+    return isinstance(mac, str) and hmac.compare_digest(mac, signature(data))
+
+
+def _mac(kind: str, version: int, digest: str, data: Any) -> str:
+    return signature([kind, version, digest, data])
 
 
 def write_entry(folder: Path, kind: str, version: int, material: str, data: dict[str, Any]) -> None:
@@ -153,8 +163,7 @@ def _untrusted(text: str, kind: str, version: int, digest: str) -> str:
         return "not a cache entry"
     if (entry.get("kind"), entry.get("version"), entry.get("key")) != (kind, version, digest):
         return f"made for another question (not a {kind} entry of version {version} for this key)"
-    mac = entry.get("mac")
-    if not isinstance(mac, str) or not hmac.compare_digest(mac, _mac(kind, version, digest, entry["data"])):
+    if not signed_by_this_user([kind, version, digest, entry["data"]], entry.get("mac")):
         return "not written by this user: its signature does not match this user's cache key"
     return ""
 

@@ -30,6 +30,12 @@ def report(
     html: bool = typer.Option(
         False, "--html", help="Also write the viewer's pages as a static site (OUT/html/index.html)."
     ),
+    rescore: bool = typer.Option(
+        False,
+        "--rescore",
+        help="First score again each accepted attempt of a sweep directory whose score you did not seal for the "
+        "formula it holds (a received sweep, an edited formula.cnf); its summary and results files are rewritten.",
+    ),
 ) -> None:
     """The paper's tables (by description, prompting and format; per LLM; downstream) and plots."""
     with user_errors():
@@ -37,6 +43,11 @@ def report(
             raise UserError(f"unknown --format {fmt!r}; choose one of {listed(REPORT_FORMATS)}")
         from autonesy.graph.report import build_report
 
+        if rescore:
+            from autonesy.graph.score_seal import rescore_sweep
+
+            for folder in dirs:
+                say(f"rescored {rescore_sweep(folder)} attempts in {folder}", err=True)
         result = build_report(dirs, out, compare_published=compare_published, plots=not no_plots, pool=pool)
         if html:
             from autonesy.graph.view.export import export_html

@@ -45,6 +45,7 @@ from autonesy.graph.results import (
     write_results,
 )
 from autonesy.graph.rundir import read_json, write_json
+from autonesy.graph.score_seal import rescore_untrusted
 from autonesy.graph.sweep.executors import Progress, progress_display, run_jobs
 from autonesy.graph.sweep.grid import SweepError, SweepSpec, expand, left_out_of, public_job
 from autonesy.graph.sweep.worker import execute_attempt, execute_bounded_attempt
@@ -270,6 +271,14 @@ def run_sweep(
                 print(line, file=sys.stderr)
         unfinished = {job["attempt_id"] for job in pending}
         tasks: dict[str, Any] = {}
+        reused = [job for job in jobs if job["attempt_id"] not in unfinished]
+        rescored = rescore_untrusted(out, reused, _task_or_error)
+        if progress and rescored:
+            line = f"rescored {rescored} reused attempts: their score was not sealed by you for the formula on disk"
+            if console is not None:
+                console.print(line, highlight=False, markup=False)
+            else:
+                print(line, file=sys.stderr)
         for job in jobs:  # tasks are loaded only for attempts still to run (a large ground truth takes seconds)
             path = out / ATTEMPTS_DIR / job["attempt_id"] / JOB_FILE
             if job["attempt_id"] not in unfinished and safe_files.is_file(path, root=out):
