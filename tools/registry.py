@@ -27,6 +27,7 @@ KINDS = ("policy", "task", "provider")
 ENTRY_POINT_GROUP = "autonesy"
 BUILTIN = "autonesy"  # the top-level module whose registrations keep short names
 BUILTIN_PACKAGE = "autonesy-agent"  # its distribution
+SCRIPT = "__main__"  # a script's or notebook's module: its registrations keep short names
 SEPARATOR = "/"  # between a plugin's namespace and its names
 PATH_SEPARATOR = "+"  # stands for SEPARATOR in a file name: never part of a name, so no two names share a path
 _PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -99,11 +100,12 @@ def _register(kind: str, names: tuple[str, ...]) -> Callable[[_T], _T]:
         origin = _origin(getattr(target, "__module__", "") or "")
         with _lock:
             for name in names:
-                full = name if origin is None else f"{origin.namespace}{SEPARATOR}{name}"
+                full = f"{origin.namespace}{SEPARATOR}{name}" if origin and origin.namespace else name
                 known = _entries.get((kind, full))
                 if known is not None and known.target is not target:
-                    where = "autonesy" if origin is None else f"package {origin.package!r}"
-                    raise RegistryError(f"{where} registers {kind} {full!r} twice")
+                    package = origin.package if origin else BUILTIN_PACKAGE
+                    again = "twice" if known.package == package else f"which {known.package!r} registered first"
+                    raise RegistryError(f"package {package!r} registers {kind} {full!r} {again}")
                 _entries[(kind, full)] = Entry(
                     kind, full, target, origin.package if origin else BUILTIN_PACKAGE, origin.version if origin else ""
                 )
@@ -113,15 +115,18 @@ def _register(kind: str, names: tuple[str, ...]) -> Callable[[_T], _T]:
 
 
 def _origin(module: str) -> _Plugin | None:
-    """The plugin a module belongs to (by its top-level package); None for autonesy's own modules.
-    A module of no installed plugin (a user's script) registers under its top-level module's name."""
-    top = module.split(".")[0]
+    """The plugin a module belongs to (by its top-level package); None for autonesy's own modules. A
+    script or notebook (``__main__``) registers short names (no namespace); a module of no installed
+    plugin registers under its top-level package's name."""
+    top = module.split(".")[0] or SCRIPT
     if top == BUILTIN:
         return None
+    if top == SCRIPT:
+        return _Plugin("", module, SCRIPT, "")
     for plugin in _plugins().values():
         if plugin.module.split(".")[0] == top:
             return plugin
-    return _Plugin(top or "__main__", module, top or "__main__", "")
+    return _Plugin(top, module, top, "")
 
 
 @cache

@@ -154,3 +154,11 @@ def test_no_module_keeps_a_second_copy_of_a_registered_name_list():
                     if len(strings & names) > len(names) // 2:
                         found.append(f"{path.relative_to(ROOT)}:{line}: {kind} {sorted(strings & names)}")
     assert not found, found
+
+
+def test_a_script_registers_short_names_that_may_not_take_a_built_in_one(scratch_registry):
+    registry.policy("mine")(from_module("__main__"))
+    entry = registry.lookup("policy", "mine")
+    assert entry.package == "__main__" and not entry.builtin
+    with pytest.raises(registry.RegistryError, match="registers policy 'zs' which 'autonesy-agent' registered first"):
+        registry.policy("zs")(from_module("__main__"))
