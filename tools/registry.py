@@ -201,6 +201,17 @@ def lookup(kind: str, name: str) -> Entry:
     raise RegistryError(f"unknown {kind} {name!r}; known: {', '.join(names(kind))}")
 
 
+def pack(kind: str, namespace: str) -> list[str]:
+    """Every name of ``kind`` the plugin ``namespace`` registers (``--tasks mypkg/*``), in its order;
+    none is a :class:`RegistryError`."""
+    load_plugin(namespace)
+    prefix = f"{namespace}{SEPARATOR}"
+    found = [name for name in names(kind) if name.startswith(prefix)]
+    if not found:
+        raise RegistryError(f"plugin {namespace!r} registers no {kind}")
+    return found
+
+
 def names(kind: str) -> list[str]:
     """The names of ``kind`` registered so far, in registration order (the built-ins first)."""
     return [entry.name for entry in entries(kind)]

@@ -93,7 +93,7 @@ def parse_choice(
 def expand_tasks(items: Iterable[str]) -> list[str]:
     """Task specs of the grid: 'all' → the 18 catalogue tasks; 'satbench:PATH' / 'dcpbench:PATH' →
     one spec per kept record/problem; task files by absolute path; registered names (a plugin's
-    ``mypkg/name``) as they are."""
+    ``mypkg/name``) as they are; ``mypkg/*`` → every task the plugin registers (its task pack)."""
     from autonesy.tasks import adapters
 
     specs: list[str] = []
@@ -116,8 +116,9 @@ def expand_tasks(items: Iterable[str]) -> list[str]:
         elif item in TASK_NAMES:
             found = [item]
         else:
-            try:
-                found = [registry.lookup("task", item).name]  # a plugin's task (mypkg/name)
+            try:  # a plugin's task (mypkg/name), or all of them (mypkg/*)
+                pack = item.endswith(f"{registry.SEPARATOR}*")
+                found = registry.pack("task", item[:-2]) if pack else [registry.lookup("task", item).name]
             except registry.PluginError as error:
                 raise SweepError(str(error)) from None
             except registry.RegistryError as error:

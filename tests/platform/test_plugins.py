@@ -201,3 +201,12 @@ def test_two_packages_claiming_one_namespace_are_one_line_naming_both(tmp_path):
     assert done.stderr.splitlines() == [
         "warning: plugins 'first-pkg' and 'second-pkg' both declare the namespace 'same'; uninstall one of them"
     ]
+
+
+def test_a_plugins_tasks_are_a_pack_in_a_sweep_grid():
+    pytest.importorskip("autonesy_example", reason="examples/plugin is not installed")
+    from autonesy.graph.sweep.grid import SweepError, expand_tasks
+
+    assert expand_tasks(["example/*", "fashion"]) == ["example/shifts", "fashion"]
+    with pytest.raises(SweepError, match="plugin 'example' registers no policy|no installed plugin has the namespace"):
+        expand_tasks(["nosuchpkg/*"])
