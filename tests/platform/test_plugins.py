@@ -208,5 +208,5 @@ def test_a_plugins_tasks_are_a_pack_in_a_sweep_grid():
     from autonesy.graph.sweep.grid import SweepError, expand_tasks
 
     assert expand_tasks(["example/*", "fashion"]) == ["example/shifts", "fashion"]
-    with pytest.raises(SweepError, match="plugin 'example' registers no policy|no installed plugin has the namespace"):
+    with pytest.raises(SweepError, match="no installed plugin has the namespace 'nosuchpkg'"):
         expand_tasks(["nosuchpkg/*"])
