@@ -137,6 +137,7 @@ def formalize(
     try:
         if isinstance(max_repairs, bool) or not isinstance(max_repairs, int) or max_repairs < 0:
             raise AutonesyError(f"max_repairs must be a whole number of rounds, 0 or more, not {max_repairs!r}")
+        policy = None if policy is None else str(policy)  # -T values are YAML: a name may arrive as a number
         samples = [_sample(setting, policy) for setting in settings(task, format, prompt, detail)]
     except AutonesyError as error:  # Inspect prints a prerequisite as its one line, not a traceback
         raise PrerequisiteError(f"autonesy/formalize: {error}") from None
