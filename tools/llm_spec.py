@@ -7,8 +7,8 @@ verifier, the results rows). Accepted forms::
     local | local:PATH.gguf           the embedded smoke-test model (kind ``local``)
     replay:TRACE.jsonl                answers recorded in a trace (kind ``replay``)
     PATH.toml                         a config file with an [llm] table (kind ``config``)
-    oracle | flawed [:DATA.jsonl]     the verifier's scripted VifBench models (kinds ``oracle``, ``flawed``)
-    mypkg/kind:ARGUMENT               a plugin's provider (kind ``mypkg/kind``, the argument in ``path``)
+    mypkg/kind:ARGUMENT               a plugin's provider (kind ``mypkg/kind``, the argument in ``path``;
+                                      ``kind:ARGUMENT`` for one a script registered)
 
 Lives in tools/ because what reads results (report, viewer) shows specs too, without loading a
 backend. The text may hold a password in an endpoint URL: :attr:`LLMSpec.redacted` is what may be
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from autonesy.tools import registry
 from autonesy.tools.config import DEFAULT_LLM, LLM_ENV, env
 from autonesy.tools.errors import AutonesyError
 
@@ -31,7 +32,6 @@ ACCEPTED_FORMS = (
     "'openai:MODEL', 'http(s)://HOST:PORT/v1@MODEL', 'local', 'local:PATH.gguf', "
     "'replay:TRACE.jsonl', 'mypkg/kind:ARGUMENT' (a plugin's provider), or the path of a TOML file with an [llm] table"
 )
-SCRIPTED_KINDS = ("oracle", "flawed")  # the verifier's scripted models (graph/cli/verify.py)
 PLUGIN_KIND = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")  # a plugin's provider (tools/registry.py)
 
 
@@ -49,7 +49,7 @@ class LLMSpec:
     text: str
     model: str = ""  # openai, http
     base_url: str = ""  # http: the endpoint before '@MODEL'
-    path: str = ""  # local: a GGUF file; replay: a trace; config: a TOML file; oracle/flawed: a data file; a plugin's: its argument
+    path: str = ""  # local: a GGUF file; replay: a trace; config: a TOML file; a plugin's: its argument
 
     @classmethod
     def parse(cls, text: str) -> LLMSpec:
@@ -75,10 +75,8 @@ class LLMSpec:
                 raise LLMSpecError("'replay:' needs the path of a trace (JSONL), e.g. replay:runs/x/trace.jsonl")
             return cls("replay", text, path=path)
         kind, colon, path = text.partition(":")
-        if kind in SCRIPTED_KINDS:
-            return cls(kind, text, path=path.strip() if colon else "")
-        if colon and PLUGIN_KIND.fullmatch(kind):
-            return cls(kind, text, path=path.strip())
+        if colon and (PLUGIN_KIND.fullmatch(kind) or registry.registered("provider", kind)):
+            return cls(kind, text, path=path.strip())  # a plugin's provider, or one a script registered
         if text == "expert":
             raise LLMSpecError("'expert' is not an LLM backend: it is a policy (the task's reference formalization)")
         file = Path(text)
@@ -110,11 +108,6 @@ class LLMSpec:
         if self.kind == "http":
             return self.base_url.rstrip("/")
         return "openai" if self.kind == "openai" else self.text
-
-    @property
-    def is_scripted(self) -> bool:
-        """One of the verifier's scripted VifBench models (``oracle``, ``flawed``)."""
-        return self.kind in SCRIPTED_KINDS
 
 
 def default_llm() -> LLMSpec:

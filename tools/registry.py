@@ -223,10 +223,9 @@ def entries(kind: str | None = None) -> list[Entry]:
     return sorted(found, key=lambda entry: not entry.builtin)
 
 
-def is_builtin(kind: str, name: str) -> bool:
-    """Whether ``name`` is one of autonesy's own registrations of ``kind`` (never loads a plugin)."""
-    entry = _entries.get((kind, name))
-    return entry is not None and entry.builtin
+def registered(kind: str, name: str) -> bool:
+    """Whether ``name`` of ``kind`` is registered now (never loads a plugin)."""
+    return (kind, name) in _entries
 
 
 def path_component(name: str) -> str:
