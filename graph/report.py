@@ -65,11 +65,12 @@ import io
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -154,9 +155,19 @@ def _row_from_run_dir(run_dir: Path) -> dict[str, Any] | None:
     return row
 
 
-def load_results(paths: Iterable[str | Path]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(attempt rows, downstream rows) from sweep directories, results files or run directories."""
-    rows: dict[str, dict[str, Any]] = {}
+class Loaded(NamedTuple):
+    """What ``load_results`` read: attempt rows, downstream rows, and for each attempt found in several places which
+    copy was kept."""
+
+    rows: list[dict[str, Any]]
+    downstream: list[dict[str, Any]]
+    merged: list[str]
+
+
+def load_results(paths: Iterable[str | Path]) -> Loaded:
+    """Attempt rows, downstream rows and what was merged, from sweep directories, results files or run directories.
+    An attempt found in several of them is resolved by ``merge_copies`` (the same whatever the order given)."""
+    copies: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     downstream: list[dict[str, Any]] = []
     for path in map(Path, paths):
         if not path.exists():
@@ -169,11 +180,62 @@ def load_results(paths: Iterable[str | Path]) -> tuple[list[dict[str, Any]], lis
                 "is it damaged or from another program?"
             ) from None
         for row in with_first_answers(filter(None, map(_checked_row, found)), path):
-            rows.setdefault(row["attempt_id"], row)
+            copies.setdefault(row["attempt_id"], []).append((str(path), row))
         downstream.extend(row for row in more if isinstance(row, dict))
-    if not rows and not downstream:
+    if not copies and not downstream:
         raise ReportError("no results found (expected sweep directories, results.jsonl files or run directories)")
-    return sorted(rows.values(), key=results.order_key), downstream
+    rows, merged = merge_copies(copies)
+    return Loaded(sorted(rows, key=results.order_key), downstream, merged)
+
+
+# How complete an outcome is (lower: more): a model outcome over a stop, a stop over a failure, a failure over nothing.
+COMPLETENESS = {
+    "accepted": 0,
+    "rejected": 0,
+    "not_applicable": 1,
+    "timeout": 2,
+    "infra_failed": 3,
+    "error": 4,
+    "unfinished": 5,
+    "pending": 6,
+}
+_RUN_FIELDS = {*results.TIMING_FIELDS, "cached_llm_seconds", FIRST_ANSWER_FIELD}  # may differ between two copies
+
+
+def merge_copies(copies: Mapping[str, list[tuple[str, dict[str, Any]]]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """One row per attempt, and for each attempt read more than once which copy was kept. **Rule**: the most
+    complete outcome wins (``COMPLETENESS``: accepted or rejected over timeout over infra_failed over error over
+    unfinished over pending), so a partial sweep and its complete rerun read the same in either order; copies
+    equally complete must agree on everything but timings, else the report is refused with a line naming the attempt
+    and the places (which one is right is the user's call, not the argument order's)."""
+    rows, merged = [], []
+    for attempt, found in copies.items():
+        if len(found) == 1:
+            rows.append(found[0][1])
+            continue
+        best = min(COMPLETENESS.get(str(row.get("status")), len(COMPLETENESS)) for _, row in found)
+        kept = sorted(
+            (
+                (place, row)
+                for place, row in found
+                if COMPLETENESS.get(str(row.get("status")), len(COMPLETENESS)) == best
+            ),
+            key=lambda item: item[0],
+        )
+        outcomes = {
+            json.dumps({k: v for k, v in row.items() if k not in _RUN_FIELDS}, sort_keys=True) for _, row in kept
+        }
+        if len(outcomes) > 1:
+            places = ", ".join(dict.fromkeys(place for place, _ in kept))
+            raise ReportError(
+                f"attempt {terminal_line(attempt)} has different {terminal_line(str(kept[0][1].get('status')))} "
+                f"outcomes in {terminal_line(places)}; report one of them, or remove the copy you do not trust"
+            )
+        place, row = kept[0]
+        rows.append(row)
+        others = sorted(f"{other_place} ({other.get('status')})" for other_place, other in found if other is not row)
+        merged.append(f"kept {row.get('status')} from {place} over {', '.join(others)}")
+    return rows, merged
 
 
 _KEY_FIELDS = ("attempt_id", "task_spec", "llm", "format", "prompt", "detail", "policy")
@@ -187,6 +249,7 @@ _NUMBER_FIELDS = {
     "n_autofixes",
     "llm_calls",
     "cached_calls",
+    *CACHED_USAGE,
     "prompt_tokens",
     "completion_tokens",
     "llm_seconds",
@@ -1347,6 +1410,7 @@ class Report:
     counted: int
     left_out: dict[str, int]
     folder: Path  # where the files were written
+    merged: list[str] = field(default_factory=list)  # per attempt read more than once: which copy was kept
 
     def render(self, fmt: str) -> str:
         """The whole report in one format, with the count of infrastructure failures (always) and of the other
@@ -1358,6 +1422,9 @@ class Report:
             if others:
                 left = ", ".join(f"{markdown_text(k)} {v}" for k, v in others.items())
                 parts.append(f"_left out (not finished): {left}_\n")
+            if self.merged:
+                kept = ", ".join(f"{markdown_text(line)}: {n}" for line, n in sorted(Counter(self.merged).items()))
+                parts.append(f"_attempts read more than once, the most complete outcome kept: {kept}_\n")
         return "\n".join(parts)
 
 
@@ -1375,7 +1442,7 @@ def build_report(
     given = [Path(p) for p in paths]
     if not given:
         raise ReportError("give at least one sweep or run directory")
-    rows, downstream = load_results(given)
+    rows, downstream, merged = load_results(given)
     left_out: dict[str, int] = {}
     for row in rows:
         if row.get("status") not in FINISHED:
@@ -1398,4 +1465,4 @@ def build_report(
         for fmt, suffix in (("md", "md"), ("latex", "tex"), ("csv", "csv")):
             safe_files.write_text(target / f"{table.name}.{suffix}", table.render(fmt), root=root)
     written = write_plots(df, target, root) if plots and not df.empty else []
-    return Report(tables, written, len(df), left_out, target)
+    return Report(tables, written, len(df), left_out, target, merged)

