@@ -65,7 +65,6 @@ completeness proved by CaDiCaL or CP-SAT, whichever answers first (:func:`autone
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -80,6 +79,7 @@ from typing import Any
 
 from autonesy.tasks.adapters.base import AdapterError
 from autonesy.tasks.task import RESERVED_NAMES, Descriptions, Task, TaskMetadata, Variable
+from autonesy.tools.cache_entries import read_entry, write_entry
 from autonesy.tools.config import cache_dir
 from autonesy.tools.formats.cpmpy_program import MAX_COUNT_AUXILIARIES
 from autonesy.tools.literal_count import MAX_STATES
@@ -113,6 +113,7 @@ TABLE_UP_TO = 4096
 MAX_COUNTED = 2_000
 PAIRWISE_UP_TO = 24  # a one-hot integer with at most this many values: its exactly-one as pairwise clauses
 CONVERSION_VERSION = 12
+CONVERSION_ENTRY = "dcp-conversion"  # the kind of its cache entries (tools/cache_entries.py)
 # CPU time is the bound; the wall limit only stops a stuck program (a loaded machine stretches it).
 # The DIMACS text of a large model exceeds the default 16 MiB result (reindex bounds the clauses).
 CONVERSION_LIMITS = SandboxLimits(cpu_seconds=120.0, wall_seconds=900.0, result_bytes=96 << 20)
@@ -1009,8 +1010,9 @@ def _cache_dir() -> Path:
     return cache_dir("dcpbench")
 
 
-def _conversion_key(problem: Problem) -> str:
-    text = json.dumps(
+def _conversion_material(problem: Problem) -> str:
+    """What a cached conversion answers: the problem and every setting the conversion depends on."""
+    return json.dumps(
         [
             CONVERSION_VERSION,
             MAX_TASK_VARS,
@@ -1026,7 +1028,6 @@ def _conversion_key(problem: Problem) -> str:
             list(problem.decision_variables),
         ]
     )
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _failure(error_kind: str | None, message: str, limits) -> str:
@@ -1049,12 +1050,10 @@ def cached(problem: Problem) -> dict[str, Any] | None:
     reason = static_reason(problem)
     if reason:
         return {"ok": False, "reason": reason}
-    try:
-        known = json.loads((_cache_dir() / f"{_conversion_key(problem)}.json").read_text())
-    except (OSError, ValueError):
-        return None
-    # The cache directory is writable by others: an entry of the wrong shape is converted again.
-    if not isinstance(known, dict) or known.get("ok") not in (True, False):
+    # The cache directory may be written by others: an entry is believed only when this user made it for this
+    # problem (tools/cache_entries.py), and only in the shape a conversion has.
+    known = read_entry(_cache_dir(), CONVERSION_ENTRY, CONVERSION_VERSION, _conversion_material(problem))
+    if known is None or known.get("ok") not in (True, False):
         return None
     if known["ok"] and not (
         isinstance(known.get("names"), list)
@@ -1156,7 +1155,6 @@ def convert(problem: Problem) -> dict[str, Any]:
     known = cached(problem)
     if known is not None:
         return known
-    path = _cache_dir() / f"{_conversion_key(problem)}.json"
     reasons: list[str] = []
     kept: dict[str, Any] | None = None
     listed: dict[str, Any] = {}
@@ -1193,13 +1191,8 @@ def convert(problem: Problem) -> dict[str, Any]:
         if len(reasons) > 1:
             outcome["unscorable" if outcome["ok"] else "reason"] = "; ".join(reasons)
     outcome["counting"] = _counting_key()
-    try:  # cache every outcome (wall-clock timeouts too: the kept set must not change with the load)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(outcome))
-        os.replace(tmp, path)
-    except OSError:
-        pass
+    # cache every outcome (wall-clock timeouts too: the kept set must not change with the load)
+    write_entry(_cache_dir(), CONVERSION_ENTRY, CONVERSION_VERSION, _conversion_material(problem), outcome)
     return outcome
 
 

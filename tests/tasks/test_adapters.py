@@ -801,13 +801,34 @@ def test_dcpbench_tries_the_next_encoding_after_a_blow_up(dcp_repo, monkeypatch)
 def test_dcpbench_a_cache_entry_of_the_wrong_shape_is_converted_again(dcp_repo, entry):
     """The conversion cache is a folder others can write: a crafted entry is not trusted as a conversion."""
     from autonesy.tasks.adapters import dcpbench
+    from autonesy.tools.cache_entries import entry_path
 
     problem = dcpbench.problems(dcp_repo)["pick"]
-    path = dcpbench._cache_dir() / f"{dcpbench._conversion_key(problem)}.json"
+    path = entry_path(dcpbench._cache_dir(), dcpbench._conversion_material(problem))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(entry)
     assert dcpbench.cached(problem) is None
     assert load_task(f"dcpbench:{dcp_repo}#pick").names  # converted again, then built
+
+
+def test_dcpbench_a_well_shaped_entry_with_a_forged_count_is_not_believed(dcp_repo):
+    """The attack of issue 50 on the conversion cache: a genuine entry with its ground-truth count edited (the shape
+    still right) no longer carries this user's signature; the problem is converted and counted again."""
+    import json
+
+    from autonesy.tasks.adapters import dcpbench
+    from autonesy.tools.cache_entries import entry_path
+    from autonesy.tools.enumeration import enumerate_models
+
+    problem = dcpbench.problems(dcp_repo)["pick"]
+    count = len(enumerate_models(load_task(f"dcpbench:{dcp_repo}#pick").ground_truth))
+    assert dcpbench.convert(problem)["truth"]["count"] == count  # converted and cached in this test's cache folder
+    path = entry_path(dcpbench._cache_dir(), dcpbench._conversion_material(problem))
+    entry = json.loads(path.read_text())
+    entry["data"]["truth"]["count"] = count + 1
+    path.write_text(json.dumps(entry))
+    assert dcpbench.cached(problem) is None
+    assert dcpbench.convert(problem)["truth"]["count"] == count
 
 
 def test_dcpbench_a_ground_truth_that_cannot_be_counted_is_unscorable_at_load_time(dcp_repo, tmp_path, monkeypatch):
