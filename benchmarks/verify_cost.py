@@ -3,7 +3,7 @@ baseline, side by side on the same scripted VifBench data, for a **fresh** instr
 output) and a **repeated** one (a second output of the same instruction — the offline writer's,
 with the next seed — in the same evaluation).
 
-Every verifier is answered by the VifBench oracle (``autonesy.agents.verify.scripted_llm``), a
+Every verifier is answered by the VifBench oracle of the tests (``tests/scripted_llm.py``), a
 label-reading plumbing model: the right decomposition, checker programs and judgements, returned
 instantly. Its answers are canned, so completion tokens are those of answers shaped like good ones. Tokens are counted by a real
 tokenizer (tiktoken's ``cl100k_base``) over the real prompts and answers. So
@@ -23,15 +23,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 from pathlib import Path
 
-from autonesy.agents.llm import LangChainChatBackend
-from autonesy.agents.verify.scripted_llm import oracle_chat_model
 from autonesy.graph.verify.run import VerifyConfig
 from autonesy.graph.verify.vifbench import evaluate
 from autonesy.tasks.vifbench import generate
 from autonesy.tools.llm_spec import LLMSpec
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from scripted_llm import oracle_chat_model, scripted_backend  # noqa: E402  (the tests' label-reading model)
 
 VERIFIERS = ("nsvif", "nsvif-neu", "judge")
 KEYS = ("llm_calls", "prompt_tokens", "completion_tokens", "checker_runs", "wall_seconds")
@@ -61,10 +63,9 @@ def main() -> None:
         data = Path(tmp) / "vifbench.jsonl"
         data.write_text("".join(json.dumps(r) + "\n" for r in records))
         for verifier in VERIFIERS:
-            backend = LangChainChatBackend(oracle_chat_model(records), "oracle", "vifbench-oracle", retries=1)
-            report = evaluate(
-                data, [verifier], VerifyConfig(llm=LLMSpec.parse("oracle")), Path(tmp) / verifier, backend=backend
-            )
+            backend = scripted_backend(oracle_chat_model(records))
+            config = VerifyConfig(llm=LLMSpec.parse("http://scripted.test/v1@vifbench-oracle"))
+            report = evaluate(data, [verifier], config, Path(tmp) / verifier, backend=backend)
             f1 = report["verifiers"][verifier]["overall"]["f1"]
             if f1 != 1.0:
                 print(f"WARNING: {verifier} did not reproduce every label (F1 {f1})")

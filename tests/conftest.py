@@ -7,13 +7,18 @@ to 80, and a rich console made while it is set keeps that width for good, so a t
 terminal for one command (``COLUMNS`` in its environment) saw its output folded and cut under xdist only.
 
 Hypothesis runs without its per-example deadline: a test's speed is not what it checks (speed is
-measured in benchmarks/), and on a loaded machine a 200 ms deadline failed a correct report test."""
+measured in benchmarks/), and on a loaded machine a 200 ms deadline failed a correct report test.
+
+The tests' scripted LLM (``scripted_llm``) is imported here, so its label-reading providers
+``scripted_llm/oracle:DATA.jsonl`` and ``scripted_llm/flawed:DATA.jsonl`` are registered for every
+test that names them on a command line (the product has none)."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+import scripted_llm  # noqa: F401  (registers the scripted_llm/oracle and scripted_llm/flawed providers)
 from hypothesis import settings
 
 os.environ.pop("COLUMNS", None)

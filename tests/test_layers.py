@@ -45,7 +45,7 @@ THIRD_PARTY = {
     "langchain": ("autonesy.agents.llm",),
     "langchain_openai": ("autonesy.agents.llm",),
     # the chat-model interface: the backends, and the scripted models that stand in for the verifier's LLM
-    "langchain_core": ("autonesy.agents.llm", "autonesy.agents.verify.scripted_llm"),
+    "langchain_core": ("autonesy.agents.llm",),
     # training, reading rsbench's .pt files, and the API's NeSy layers (torch.nn.Module subclasses)
     "torch": ("autonesy.nesy", "autonesy.tasks.data.rsbench", "autonesy._nesy"),
     "ray": ("autonesy.graph.sweep.executors",),

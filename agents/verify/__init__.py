@@ -9,8 +9,6 @@
   one request) and the two-shot LLM-as-judge baseline;
 - ``writer``: responses for the feedback loop and for LLM-written VifBench data;
 - ``explanation``: the verdict and its evidence in words;
-- ``scripted_llm``: scripted chat models (a handler-based model; the label-reading plumbing checks:
-  the VifBench ground-truth oracle and its variant with injected errors — neither ranks verifiers);
 - ``prompts``: every prompt.
 """
 
@@ -19,35 +17,23 @@ from autonesy.agents.verify.explanation import evidence, explain, explain_contra
 from autonesy.agents.verify.formulation import Formulation, FormulationAgent, FormulationError, parse_formulation
 from autonesy.agents.verify.judge import JudgeAgent, Judgement, parse_judgement, parse_judgements
 from autonesy.agents.verify.prompts import SYSTEM, role_of
-from autonesy.agents.verify.scripted_llm import (
-    FlawedVifBenchLLM,
-    HandlerChatModel,
-    VifBenchOracle,
-    flawed_chat_model,
-    oracle_chat_model,
-)
 from autonesy.agents.verify.writer import WriterAgent, extract_response
 
 __all__ = [
     "SYSTEM",
     "CheckingAgent",
-    "FlawedVifBenchLLM",
     "Formulation",
     "FormulationAgent",
     "FormulationError",
-    "HandlerChatModel",
-    "flawed_chat_model",
     "Judgement",
     "JudgeAgent",
     "Draft",
-    "VifBenchOracle",
     "WriterAgent",
     "evidence",
     "explain",
     "explain_contradiction",
     "extract_code",
     "extract_response",
-    "oracle_chat_model",
     "parse_formulation",
     "parse_checkers",
     "parse_judgement",

@@ -5,16 +5,12 @@ sat response), 2 an error — a one-line message, or a verdict that could not be
 ``vifbench check`` exits the same way (0 sat, 1 unsat, 2 an error); the other ``vifbench`` commands
 exit 1 on an error, like the rest of the command line.
 
-``--llm`` takes every spec the formalization pipeline takes, plus the label-reading plumbing checks:
-``oracle`` (``vifbench eval``: a scripted model that answers from the evaluated data's own labels —
-every verifier must reproduce them) and ``oracle:DATA.jsonl`` (the same, from a data file, for any
-command), and ``flawed`` / ``flawed:DATA.jsonl`` (the same with errors injected at hand-set rates, to
-exercise reflection and fallbacks). Both read the answers, so neither compares verifiers.
+``--llm`` takes every spec the formalization pipeline takes (a plugin's provider included). No
+command reads a label before it scores: the label-reading plumbing models live in the tests.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +37,6 @@ from autonesy.tools.llm_spec import LLMSpec, default_llm
 if TYPE_CHECKING:  # the command line is built without pydantic (tests/graph/test_cli_startup.py)
     from autonesy.graph.verify.summary import VerificationSummary
 
-VERIFY_LLM_HELP = LLM_HELP.replace(" (default:", " | oracle:DATA.jsonl | flawed:DATA.jsonl (default:")
 CHECK_TYPES = (  # the logic types of autonesy.tools.verify.checkers (a test keeps them equal)
     "keyword_inclusion",
     "keyword_exclusion",
@@ -70,34 +65,11 @@ def _spec(text: str | None) -> LLMSpec | None:
     return LLMSpec.parse(text) if text else None
 
 
-def _backend(spec: LLMSpec, records: list[dict[str, Any]] | None = None) -> Any:
-    """The backend of ``spec``; a scripted VifBench model answers from its data file, else from ``records``
-    (the evaluated data)."""
+def _backend(spec: LLMSpec) -> Any:
+    """The backend of ``spec``."""
     from autonesy.agents.llm import backend_from_spec
 
-    if not spec.is_scripted:
-        return backend_from_spec(spec)
-    from autonesy.graph.verify.vifbench import read_data
-
-    return backend_from_spec(spec, records=read_data(Path(spec.path)) if spec.path else records)
-
-
-def _role_backends(specs: dict[str, LLMSpec | None], records=None) -> dict[str, Any]:
-    """Backends for the roles whose spec is a scripted model (one backend per distinct spec); the
-    other roles' backends are built by the verifier from its configuration."""
-    found, made = {}, {}
-    for role, spec in specs.items():
-        if spec is None or not spec.is_scripted:
-            continue
-        if spec not in made:
-            made[spec] = _backend(spec, records)
-        found[role] = made[spec]
-    return found
-
-
-def _config_llm(spec: LLMSpec | None) -> LLMSpec | None:
-    """What the run records as its LLM: a scripted spec by its kind (never a data path)."""
-    return replace(spec, text=spec.kind, path="") if spec is not None and spec.is_scripted else spec
+    return backend_from_spec(spec)
 
 
 def _verifiers(values: list[str]) -> list[str]:
@@ -151,7 +123,7 @@ def _exit_code(summary: VerificationSummary) -> int:
 def verify(
     instruction: Path = typer.Option(..., "--instruction", help="A text file holding the instruction."),
     output: Path = typer.Option(..., "--output", help="A text file holding the response to verify."),
-    llm: str | None = typer.Option(None, "--llm", help=VERIFY_LLM_HELP),
+    llm: str | None = typer.Option(None, "--llm", help=LLM_HELP),
     formulation_llm: str | None = typer.Option(
         None, "--formulation-llm", help="LLM of the formulation agent (default: --llm)."
     ),
@@ -180,11 +152,9 @@ def verify(
     with user_errors(2):
         text, response = _read(instruction, "instruction"), _read(output, "output")
         spec, formulation, checker, judge = map(_spec, (llm, formulation_llm, checker_llm, judge_llm))
-        specs = {"formulation": formulation or spec, "checker": checker or spec, "judge": judge or spec, "writer": spec}
-        given = _role_backends(specs)
         config = VerifyConfig(
             verifier=verifier,
-            llm=_config_llm(spec),
+            llm=spec,
             formulation_llm=formulation,
             checker_llm=checker,
             judge_llm=judge,
@@ -194,7 +164,7 @@ def verify(
             checker_wall_s=checker_timeout,
             llm_timeout_s=llm_timeout,
         )
-        summary = verify_output(text, response, config, out, backends=given, notify=progress_printer(as_json))
+        summary = verify_output(text, response, config, out, notify=progress_printer(as_json))
     if as_json:
         print_json(summary.model_dump())
     else:
@@ -204,7 +174,7 @@ def verify(
 
 def follow(
     instruction: Path = typer.Option(..., "--instruction", help="A text file holding the instruction."),
-    llm: str | None = typer.Option(None, "--llm", help=VERIFY_LLM_HELP),
+    llm: str | None = typer.Option(None, "--llm", help=LLM_HELP),
     writer_llm: str | None = typer.Option(None, "--writer-llm", help="LLM that writes the responses (default: --llm)."),
     judge_llm: str | None = typer.Option(None, "--judge-llm", help="LLM of the judge (default: --llm)."),
     verifier: str = typer.Option("nsvif", "--verifier", help=f"One of: {listed(VERIFIERS)}."),
@@ -226,11 +196,9 @@ def follow(
     with user_errors(2):
         text = _read(instruction, "instruction")
         spec, judge, writer = map(_spec, (llm, judge_llm, writer_llm))
-        specs = {"formulation": spec, "checker": spec, "judge": judge or spec, "writer": writer or spec}
-        given = _role_backends(specs)
         config = VerifyConfig(
             verifier=verifier,
-            llm=_config_llm(spec),
+            llm=spec,
             judge_llm=judge,
             writer_llm=writer,
             checkers=list(checkers),
@@ -239,7 +207,7 @@ def follow(
             budget=budget,
             feedback=feedback,
         )
-        summary = verify_output(text, None, config, out, backends=given, notify=progress_printer(as_json))
+        summary = verify_output(text, None, config, out, notify=progress_printer(as_json))
     if as_json:
         print_json(summary.model_dump())
     else:
@@ -255,7 +223,7 @@ def generate(
     ),
     seed: int = typer.Option(0, "--seed"),
     llm: str | None = typer.Option(
-        None, "--llm", help="Let this LLM write the responses (default: synthesised offline). " + VERIFY_LLM_HELP
+        None, "--llm", help="Let this LLM write the responses (default: synthesised offline). " + LLM_HELP
     ),
     llm_timeout: float = llm_timeout_option(),
     as_json: bool = json_option(),
@@ -265,10 +233,7 @@ def generate(
 
     with user_errors(1):
         spec = _spec(llm)
-        backend = _backend(spec) if spec is not None and spec.is_scripted else None
-        summary = generate_data(
-            out, count, seed, llm=None if backend else spec, backend=backend, llm_timeout_s=llm_timeout
-        )
+        summary = generate_data(out, count, seed, llm=spec, llm_timeout_s=llm_timeout)
     if as_json:
         print_json(summary)
         return
@@ -310,8 +275,7 @@ def evaluate(
     llm: str | None = typer.Option(
         None,
         "--llm",
-        help=VERIFY_LLM_HELP + " 'oracle' / 'flawed': label-reading plumbing checks (they read the answers; they "
-        "compare no verifiers).",
+        help=LLM_HELP,
     ),
     formulation_llm: str | None = typer.Option(None, "--formulation-llm"),
     checker_llm: str | None = typer.Option(None, "--checker-llm"),
@@ -338,17 +302,13 @@ def evaluate(
     complexity group; LLM calls and the server's prompt and completion tokens), as Markdown and CSV."""
     from autonesy.graph.verify.run import VerifyConfig
     from autonesy.graph.verify.vifbench import evaluate as run_eval
-    from autonesy.graph.verify.vifbench import read_data, read_optimised_on, report_markdown
+    from autonesy.graph.verify.vifbench import read_optimised_on, report_markdown
 
     with user_errors(1):
         names = _verifiers(verifier)
         spec, formulation, checker, judge = map(_spec, (llm, formulation_llm, checker_llm, judge_llm))
-        scripted = any(s is not None and s.is_scripted and not s.path for s in (spec, formulation, checker, judge))
-        records = read_data(data, limit) if scripted else None  # what a scripted model without a data file answers from
-        specs = {"formulation": formulation or spec, "checker": checker or spec, "judge": judge or spec, "writer": spec}
-        given = _role_backends(specs, records)
         config = VerifyConfig(
-            llm=_config_llm(spec),
+            llm=spec,
             formulation_llm=formulation,
             checker_llm=checker,
             judge_llm=judge,
@@ -363,7 +323,6 @@ def evaluate(
             names,
             config,
             out,
-            backends=given,
             limit=limit,
             workers=workers,
             optimised_on=optimised_on,
@@ -469,14 +428,11 @@ def optimize_judge(
 ) -> None:
     """GEPA-CoT: optimise the CoT judge's guidance with GEPA (optional extra 'gepa')."""
     from autonesy.graph.verify.vifbench import optimize_judge as run_optimize
-    from autonesy.graph.verify.vifbench import read_data
 
     with user_errors(1):
         judge_spec, reflection_spec = _spec(llm) or default_llm(), _spec(reflection_llm)
-        scripted = judge_spec.is_scripted or (reflection_spec is not None and reflection_spec.is_scripted)
-        records = read_data(data) if scripted else None
-        judge = _backend(judge_spec, records)
-        reflection = _backend(reflection_spec, records) if reflection_spec is not None else None
+        judge = _backend(judge_spec)
+        reflection = _backend(reflection_spec) if reflection_spec is not None else None
         result = run_optimize(
             data, out, backend=judge, reflection_backend=reflection, max_metric_calls=max_metric_calls
         )

@@ -3,7 +3,9 @@ on labelled data: the paper's tables 2–4 in shape).
 
 ``generate --out DIR`` writes
     vifbench.jsonl   one labelled pair per line: id, instruction, output, verdict, labels (per constraint),
-                     constraints (type, params, summary, kind), formula, group, n_constraints, source
+                     constraints (type, params, summary, kind), formula, group, n_constraints, source; how it
+                     was made: round (sat | unsat), omitted and mutated (constraint ids), writer_instruction
+                     (the instruction the writer was given), regenerations
     stats.json       the label distribution per complexity group, and the composition next to the paper's figures
     config.json, trace.jsonl
 
@@ -35,7 +37,6 @@ from typing import Any
 
 from autonesy.agents.llm import ChatBackend, LLMError, ResponseCache, backend_from_spec
 from autonesy.agents.verify import WriterAgent
-from autonesy.agents.verify.scripted_llm import CANNED_MODEL_NAMES
 from autonesy.graph.options import VERIFIERS
 from autonesy.graph.tracer import Tracer
 from autonesy.graph.verify.graph import WHOLE_INSTRUCTION_JUDGES, VerifierMemory, VerifyState, initial_state
@@ -102,6 +103,7 @@ def _llm_outputs(item, writer: WriterAgent, tracer: Tracer, budget: int = REGENE
             round=item.round,
             omitted=item.omitted,
             mutated=offline.get("mutated"),
+            writer_instruction=given.text,
             regenerations=attempt,
         )
         if chosen["verdict"] == item.round:
@@ -530,9 +532,12 @@ def _pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}"
 
 
+SCRIPTED_ENDPOINT = "scripted"  # the endpoint of a backend whose answers a script wrote (no server's usage)
+
+
 def canned_labels(labels: Iterable[str]) -> list[str]:
-    """The LLM labels among ``labels`` that name a scripted label-reading model (its answers are canned)."""
-    return sorted({label for label in labels if label.rpartition("@")[2] in CANNED_MODEL_NAMES})
+    """The LLM labels among ``labels`` of scripted backends (endpoint ``scripted``): their answers are canned."""
+    return sorted({label for label in labels if label.partition("@")[0] == SCRIPTED_ENDPOINT})
 
 
 def _groups(verifiers: Mapping[str, Any]) -> list[str]:
@@ -617,7 +622,7 @@ def report_tables(report: Mapping[str, Any]) -> list[Table]:
         ),
     )
     canned_note = [
-        f"{name}: canned answers from {', '.join(m['canned'])} (a label-reading plumbing model; its token counts "
+        f"{name}: canned answers from {', '.join(m['canned'])} (a scripted model; its token counts "
         "are tiktoken counts of its prompts and scripted answers, not a server's)"
         for name, m in verifiers.items()
         if m.get("canned")

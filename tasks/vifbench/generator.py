@@ -485,6 +485,7 @@ def generate_instruction(n: int, position: int, seed: int = 0) -> GeneratedItem:
             round=wanted,
             omitted=omitted,
             mutated=swapped,
+            writer_instruction=given.text,
             regenerations=regenerations,
         )
     )

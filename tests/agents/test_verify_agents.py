@@ -1,6 +1,7 @@
 """The verifier's agents without a graph: reading their answers, their prompts, the explanation, the oracle."""
 
 import pytest
+from scripted_llm import VifBenchOracle
 
 from autonesy.agents.verify import (
     FormulationError,
@@ -21,7 +22,6 @@ from autonesy.agents.verify.prompts import (
     judge_prompt,
     reflection_prompt,
 )
-from autonesy.agents.verify.scripted_llm import VifBenchOracle
 from autonesy.tasks.vifbench import generate
 from autonesy.tools.verify.checker_run import run_checker_code
 from autonesy.tools.verify.results import CheckerResult, JudgeResult, SolverDecision
@@ -186,22 +186,23 @@ def test_the_oracle_answers_every_role_from_the_ground_truth():
 
 
 def test_scripted_models_count_tokens_with_a_real_tokenizer():
-    from autonesy.agents.verify.scripted_llm import HandlerChatModel, count_tokens
+    from scripted_llm import ScriptedChatModel, count_tokens
 
     assert count_tokens("hello world") == 2  # cl100k_base: [15339, 1917]
     assert count_tokens("Nsvif verifies instruction following.") != round(
         len("Nsvif verifies instruction following.") / 4
     )
-    model = HandlerChatModel(handler=lambda messages: "hello world")
+    model = ScriptedChatModel(handler=lambda messages: "hello world")
     message = model.invoke("hello world").usage_metadata
     assert message["input_tokens"] == 2 and message["output_tokens"] == 2
 
 
 def _backend(handler):
-    from autonesy.agents.llm import LangChainChatBackend
-    from autonesy.agents.verify.scripted_llm import HandlerChatModel
+    from scripted_llm import ScriptedChatModel
 
-    return LangChainChatBackend(HandlerChatModel(handler=handler), "scripted", "m", retries=1)
+    from autonesy.agents.llm import LangChainChatBackend
+
+    return LangChainChatBackend(ScriptedChatModel(handler=handler), "scripted", "m", retries=1)
 
 
 def test_conv_cot_is_a_conversation_of_three_personas_decided_by_majority():
@@ -250,8 +251,9 @@ def test_gepa_cot_judges_with_its_guidance():
 
 def test_gepa_optimises_the_cot_guidance_offline_with_scripted_models():
     pytest.importorskip("gepa")  # the optional extra 'gepa' (in 'dev')
+    from scripted_llm import quoted_response
+
     from autonesy.agents.verify.gepa import optimize_guidance
-    from autonesy.agents.verify.scripted_llm import quoted_response
 
     judged = []
 

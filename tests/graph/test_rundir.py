@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.sqlite import SqliteSaver
-from verify_fakes import INSTRUCTION, SAT, ScriptedRoles
+from scripted_llm import INSTRUCTION, SAT, ScriptedRoles
 
 from autonesy.graph import run as run_module
 from autonesy.graph import rundir as rundir_module

@@ -3,8 +3,8 @@
 import json
 
 from loopback_llm import LoopbackLLM, Reply
+from scripted_llm import INSTRUCTION, NO_LANTERN, SAT, ScriptedRoles
 from typer.testing import CliRunner
-from verify_fakes import INSTRUCTION, NO_LANTERN, SAT, ScriptedRoles
 
 from autonesy.graph.cli import app
 

@@ -1,8 +1,8 @@
 """Each node of the verifier graph alone: called with a state and a VerifyRuntime (what LangGraph hands
-it as the runtime context), on the scripted roles of tests/verify_fakes.py."""
+it as the runtime context), on the scripted roles of tests/scripted_llm.py."""
 
 import pytest
-from verify_fakes import CODES, CRASH, FORMULA, INSTRUCTION, KINDS, NO_LANTERN, SAT, SUMMARIES, ScriptedRoles
+from scripted_llm import CODES, CRASH, FORMULA, INSTRUCTION, KINDS, NO_LANTERN, SAT, SUMMARIES, ScriptedRoles
 
 from autonesy.agents.verify import CheckingAgent, FormulationAgent, JudgeAgent, WriterAgent
 from autonesy.graph.trace import read_trace

@@ -84,11 +84,11 @@ CASES = [
     (
         "words_per_sentence",
         {"max": 5},
-        "A sentence of nine words\nwrapped over two lines here.",
+        "A sentence of nine words\nwrapped over two lines.",
         False,
         "one sentence of 9 words over two lines",
     ),
-    ("words_per_sentence", {"max": 9}, "A sentence of nine words\nwrapped over two lines here.", True, "9 words"),
+    ("words_per_sentence", {"max": 9}, "A sentence of nine words\nwrapped over two lines.", True, "9 words"),
     ("words_per_sentence", {"max": 4}, "Short one.\n\nAnother short one.", True, "a blank line ends a paragraph"),
     ("words_per_sentence", {"max": 3}, "One two three\n## Part\nfour five six.", True, "a heading ends a paragraph"),
     # §A.4: violating means some sentence has more than N words; none has in an empty response
