@@ -26,6 +26,12 @@ place only once every file and, last, the manifest are written and flushed. A cr
 stray temporary directory (swept on the next build), never a half-written entry. An entry whose
 manifest is missing or unreadable, names another generator version, or whose files are missing or
 fail their sha256 check is treated as absent and rebuilt.
+
+Trust: the data folder may be shared or copied, and its labels are what the oracle test and training
+believe. The manifest is signed with this user's cache key (:mod:`autonesy.tools.cache_entries`) over
+its fields, the splits' hashes included, and every file is read through :mod:`autonesy.tools.safe_files`
+(a regular file, no link, capped): an entry another user wrote, or edited with its hashes made to match,
+is rebuilt with one warning line.
 """
 
 from __future__ import annotations
@@ -46,6 +52,8 @@ from typing import Any
 import numpy as np
 
 from autonesy.tasks.task import TaskError
+from autonesy.tools import safe_files
+from autonesy.tools.cache_entries import distrust, signature, signed_by_this_user
 from autonesy.tools.config import DATA_DIR_ENV, user_cache_dir
 
 ENV_VAR = DATA_DIR_ENV
@@ -53,6 +61,8 @@ GENERATED = "generated"
 SPLITS = ("train", "val", "test")
 MANIFEST = "manifest.json"
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+MANIFEST_LIMIT = 1 << 20  # bytes of a manifest read back
+DATA_FILE_LIMIT = 4 << 30  # bytes of one split read back (a FIFO or /dev/zero in its place never fills the memory)
 _STALE_TMP_S = 3600.0  # temporary build directories older than this are leftovers of a crash
 
 
@@ -104,8 +114,10 @@ def write_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
 
 
 def read_npz(path: Path) -> dict[str, np.ndarray]:
-    """Read an .npz without pickles (cached files may have been tampered with)."""
-    with np.load(path, allow_pickle=False) as archive:
+    """Read an .npz without pickles (cached files may have been tampered with), as a regular file reached without a
+    link (never a FIFO or a device)."""
+    data = safe_files.read_bytes(path, root=Path(path).parent, limit=DATA_FILE_LIMIT)
+    with np.load(io.BytesIO(data), allow_pickle=False) as archive:
         return {name: archive[name] for name in archive.files}
 
 
@@ -115,12 +127,8 @@ def read_splits(directory: Path) -> dict[str, dict[str, np.ndarray]]:
 
 
 def sha256_file(path: Path) -> str:
-    """SHA-256 of a file, read in blocks; the manifest records it to detect corrupted splits."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    """SHA-256 of a regular file (no link, never a FIFO); the manifest records it to detect corrupted splits."""
+    return hashlib.sha256(safe_files.read_bytes(path, root=Path(path).parent, limit=DATA_FILE_LIMIT)).hexdigest()
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -148,12 +156,23 @@ def dump_json(data: Any) -> bytes:
 
 
 def read_manifest(directory: Path) -> dict[str, Any] | None:
-    """A cache entry's manifest, or None when it is missing or not JSON (the entry is then rebuilt)."""
+    """A cache entry's manifest, or None when it is missing, not JSON or not signed by this user (the entry is then
+    rebuilt; an untrusted one with one warning line): a data folder may be shared or copied, and its labels are what
+    the oracle test and training believe."""
+    path = directory / MANIFEST
     try:
-        data = json.loads((directory / MANIFEST).read_text())
-    except (OSError, ValueError):
+        data = json.loads(safe_files.read_text(path, root=directory, limit=MANIFEST_LIMIT))
+    except FileNotFoundError:
         return None
-    return data if isinstance(data, dict) else None
+    except (OSError, ValueError, RecursionError) as error:
+        distrust(path, str(error)[:200])
+        return None
+    if not isinstance(data, dict):
+        return None
+    if not signed_by_this_user({k: v for k, v in data.items() if k != "signature"}, data.get("signature")):
+        distrust(path, "not written by this user: its signature does not match this user's cache key")
+        return None
+    return data
 
 
 def verify_entry(directory: Path, *, version: str | None = None, check_hashes: bool = True) -> dict[str, Any] | None:
@@ -169,7 +188,8 @@ def verify_entry(directory: Path, *, version: str | None = None, check_hashes: b
     for split, record in files.items():
         path = directory / f"{split}.npz"
         try:
-            if not isinstance(record, dict) or path.stat().st_size != record.get("bytes"):
+            found = safe_files.entry_stat(path, root=directory)
+            if not isinstance(record, dict) or found is None or found.st_size != record.get("bytes"):
                 return None
             if check_hashes and sha256_file(path) != record.get("sha256"):
                 return None
@@ -201,6 +221,7 @@ def publish_entry(
                 os.fsync(handle.fileno())
             files[split] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
         manifest = {**manifest, "files": files}
+        manifest["signature"] = signature(manifest)  # this user's (tools/cache_entries.py)
         with open(tmp / MANIFEST, "wb") as handle:
             handle.write(dump_json(manifest))
             handle.flush()

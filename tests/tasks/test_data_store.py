@@ -90,3 +90,39 @@ def test_publishing_over_an_intact_entry_keeps_it(tmp_path):
     assert publish_entry(entry, _splits(), {"generator_version": "v1"}) == first
     assert {p.name: p.stat().st_mtime_ns for p in entry.iterdir()} == stamps
     assert not list(entry.parent.glob(".tmp-*"))
+
+
+def test_an_entry_with_poisoned_labels_and_recomputed_hashes_is_not_believed(tmp_path, caplog):
+    """A shared or copied data folder (issue 50): labels swapped and the manifest's hashes made to match again, as an
+    attacker who can write the folder would; the manifest no longer carries this user's signature."""
+    import hashlib
+    import json
+
+    entry = tmp_path / "generated" / "t" / "seed-0_n2-2-2"
+    publish_entry(entry, _splits(), {"generator_version": "v1"})
+    poisoned = {**_splits()["train"], "y": 1 - np.eye(2, dtype=np.uint8)}
+    data = npz_bytes(poisoned)
+    (entry / "train.npz").write_bytes(data)
+    manifest = json.loads((entry / "manifest.json").read_text())
+    manifest["files"]["train"] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    (entry / "manifest.json").write_text(json.dumps(manifest))
+    assert verify_entry(entry, version="v1") is None
+    assert sum("untrusted cache entry" in r.getMessage() for r in caplog.records) == 1
+
+
+@pytest.mark.parametrize("kind", ["manifest-fifo", "split-fifo", "split-dev-zero"])
+def test_an_entry_holding_a_fifo_or_a_device_link_is_refused_at_once(tmp_path, kind):
+    import os
+
+    entry = tmp_path / "generated" / "t" / "seed-0_n2-2-2"
+    publish_entry(entry, _splits(), {"generator_version": "v1"})
+    name = "manifest.json" if kind == "manifest-fifo" else "val.npz"
+    (entry / name).unlink()
+    if kind.endswith("fifo"):
+        os.mkfifo(entry / name)
+    else:
+        (entry / name).symlink_to("/dev/zero")
+    assert verify_entry(entry, version="v1") is None  # would block (FIFO) or read forever (/dev/zero)
+    if name.endswith(".npz"):
+        with pytest.raises(OSError):  # nor does reading the split wait on it
+            read_npz(entry / name)
