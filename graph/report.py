@@ -74,6 +74,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from autonesy.graph import results
 from autonesy.graph.results import CACHED_USAGE
@@ -614,6 +615,27 @@ def _percentile_interval(data: bytes) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def bootstrap_delta_ci(first: Any, second: Any) -> tuple[float, float]:
+    """The 95 % percentile bootstrap interval of mean(second) − mean(first), each sample resampled on its own
+    (``scipy.stats.bootstrap``, seed ``BOOTSTRAP_SEED``); NaN when either has no values."""
+    a, b = _numbers(first), _numbers(second)
+    if a.size == 0 or b.size == 0:
+        return math.nan, math.nan
+    if np.all(a == a[0]) and np.all(b == b[0]):
+        return float(b[0] - a[0]), float(b[0] - a[0])
+    result = stats.bootstrap(
+        (a, b),
+        lambda x, y, axis: np.mean(y, axis=axis) - np.mean(x, axis=axis),
+        n_resamples=BOOTSTRAP_RESAMPLES,
+        confidence_level=BOOTSTRAP_CONFIDENCE,
+        method="percentile",
+        paired=False,
+        random_state=np.random.default_rng(BOOTSTRAP_SEED),
+        vectorized=True,
+    )
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
 BOOTSTRAP_NOTE = (
     f"[low, high]: 95 % percentile bootstrap interval of the mean over attempts ({BOOTSTRAP_RESAMPLES} resamples, "
     f"NumPy seed {BOOTSTRAP_SEED})."
@@ -794,7 +816,7 @@ def setting_tables(df: pd.DataFrame, cells: Cells) -> list[Table]:
 
 
 SYNTAX_NOTE = (
-    "syntax errors after repair: answers that still do not parse after self-verification (as in auto-nesy-bench); "
+    "syntax errors after repair: answers that still do not parse after self-verification (the paper's rate); "
     "answers cut by the token budget and infrastructure failures are their own columns, not syntax errors."
 )
 
@@ -1218,10 +1240,10 @@ def downstream_table(rows: Sequence[Mapping[str, Any]]) -> Table | None:
         expert_by_task = expert.groupby("task")["f1"].mean()
 
         def add(formula: str, relation: str, cell: pd.DataFrame, delta: float | None) -> None:
-            stats = {c: _stats(cell[c]) for c in ("f1", "accuracy", "consistency")}
+            found = {c: _stats(cell[c]) for c in ("f1", "accuracy", "consistency")}
             out_rows.append(
                 [method.upper(), formula, relation, str(len(cell))]
-                + [_pm(*stats[c][:2]) for c in ("f1", "accuracy", "consistency")]
+                + [_pm(*found[c][:2]) for c in ("f1", "accuracy", "consistency")]
                 + ["—" if delta is None or math.isnan(delta) else f"{delta:+.3f}"]
             )
             data.append(
@@ -1230,8 +1252,8 @@ def downstream_table(rows: Sequence[Mapping[str, Any]]) -> Table | None:
                     "formula": formula,
                     "relation": relation,
                     "n": len(cell),
-                    **{f"{c}_mean": stats[c][0] for c in stats},
-                    **{f"{c}_std": stats[c][1] for c in stats},
+                    **{f"{c}_mean": found[c][0] for c in found},
+                    **{f"{c}_std": found[c][1] for c in found},
                     "delta_f1": delta,
                 }
             )

@@ -96,11 +96,11 @@ def entry_metrics(roots: Roots, path: Path, kind: str) -> dict[str, Any]:
         for row in rows:
             counts[str(row.get("status") or "?")] += 1
         finished = [r for r in rows if r.get("status") in report.FINISHED]
-        scores = [r["f1"] for r in finished if isinstance(r.get("f1"), (int, float))]
         return {
             "attempts": len(rows),
+            "counted": len(finished),
             "counts": dict(sorted(counts.items())),
-            "f1": sum(scores) / len(scores) if scores else None,
+            "cells": _entry_cells(rows),
             "accepted": counts.get("accepted", 0) / len(finished) if finished else None,
             "llms": sorted({str(r.get("model") or r.get("llm")) for r in rows}),
         }
@@ -114,6 +114,26 @@ def entry_metrics(roots: Roots, path: Path, kind: str) -> dict[str, Any]:
         "relation": metrics.get("relation"),
         "f1": metrics.get("f1") if isinstance(metrics.get("f1"), (int, float)) else None,
     }
+
+
+def _entry_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A sweep's mean F1 per LLM and policy, each with its n of planned: one pooled mean over LLMs and policies would
+    rank a sweep that scored 5 of 16 attempts of its best LLM above a complete one."""
+    cells: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in rows:
+        key = (str(row.get("model") or row.get("llm")), str(row.get("policy")))
+        cell = cells.setdefault(key, {"llm": key[0], "policy": key[1], "planned": 0, "scores": []})
+        cell["planned"] += 1
+        if row.get("status") in report.FINISHED and isinstance(row.get("f1"), (int, float)):
+            cell["scores"].append(float(row["f1"]))
+    return [
+        {**{k: v for k, v in c.items() if k != "scores"}, "n": len(c["scores"]), "f1": _mean_or_none(c["scores"])}
+        for _, c in sorted(cells.items())
+    ]
+
+
+def _mean_or_none(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
 
 
 # ------------------------------------------------------------------------------------ sweep
@@ -168,40 +188,47 @@ def sweep_summary(rows: list[dict[str, Any]], compare_published: bool) -> dict[s
 
 
 def compare_sweeps(rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]]) -> dict[str, Any]:
-    """Two sweeps side by side: per cell (every setting that varies across both, as in the report) each sweep's
-    attempts, F1 with its bootstrap interval and syntax-error rate, and the difference in F1; the settings each sweep
-    ran; the attempts each left out (infrastructure failures among them)."""
+    """Two sweeps side by side. What differs is read from the grids (the settings each sweep planned, its rows in
+    any state), never from outcomes: a setting whose planned values differ is **the varied setting**, put side by
+    side; cells are aligned on the settings both share that vary (as in the report). Per cell, each sweep's attempts
+    (n of planned), F1 with its bootstrap interval and syntax-error rate, and ΔF1 (B − A) with the bootstrap
+    interval of the difference; the attempts each left out (infrastructure failures among them)."""
     tagged = [{**r, "sweep": "A"} for r in rows_a] + [{**r, "sweep": "B"} for r in rows_b]
     left_out = {
         side: dict(sorted(Counter(str(r.get("status")) for r in rows).items()))
         for side, rows in (("A", rows_a), ("B", rows_b))
     }
-    df = report.frame(tagged)
-    if df.empty:
-        return {"keys": [], "rows": [], "settings": [], "counts": left_out}
-    cells = report.cells_of(df)
+    df = report.frame(tagged, planned=True)
+    if df.empty or not df["counted"].any():
+        return {"keys": [], "rows": [], "settings": [], "varied": [], "counts": left_out}
+    planned = {side: df[df["sweep"] == side] for side in ("A", "B")}
     settings = [
-        {
-            "name": name,
-            "a": sorted(df.loc[df["sweep"] == "A", name].unique()),
-            "b": sorted(df.loc[df["sweep"] == "B", name].unique()),
-        }
+        {"name": name, "a": sorted(planned["A"][name].unique()), "b": sorted(planned["B"][name].unique())}
         for name in report.SETTINGS
     ]
+    # one value on each side, and not the same one: the setting the comparison is about
+    varied = [s for s in settings if s["a"] != s["b"] and len(s["a"]) == 1 and len(s["b"]) == 1]
+    shared = df.drop(columns=[s["name"] for s in varied]).assign(**{s["name"]: "—" for s in varied})
+    cells = report.cells_of(shared)
+    columns = report.Columns(df)
     out = []
-    for values, part in report.grouped(df, cells.keys, report.ORDERS):
+    for values, positions in report.grouped(shared, cells.keys, report.ORDERS):
         sides: dict[str, dict[str, Any]] = {}
+        scores: dict[str, Any] = {}
         for side in ("A", "B"):
-            cell = part[part["sweep"] == side]
-            f1 = report.measure(cell["f1"])
+            cell = positions[columns["sweep"][positions] == side]
+            counted = columns.counted(cell)
+            scores[side] = columns["f1"][counted]
             sides[side] = {
-                "n": len(cell),
-                "f1": f1,
-                "syntax": float(cell["syntax_error"].mean()) if len(cell) else math.nan,
+                "n": len(counted),
+                "planned": len(cell),
+                "f1": report.measure(scores[side]),
+                "syntax": float(columns["syntax_error"][counted].mean()) if len(counted) else math.nan,
             }
+        low, high = report.bootstrap_delta_ci(scores["A"], scores["B"])
         delta = sides["B"]["f1"]["mean"] - sides["A"]["f1"]["mean"]
-        out.append({"key": list(values), "a": sides["A"], "b": sides["B"], "delta": delta})
-    return {"keys": list(cells.keys), "rows": out, "settings": settings, "counts": left_out}
+        out.append({"key": list(values), "a": sides["A"], "b": sides["B"], "delta": delta, "delta_ci": [low, high]})
+    return {"keys": list(cells.keys), "rows": out, "settings": settings, "varied": varied, "counts": left_out}
 
 
 def plotly_text(label: str) -> str:

@@ -318,3 +318,57 @@ def test_would_cost_adds_what_the_cached_answers_cost_when_they_were_made(tmp_pa
     assert cost["would_cost"] == pytest.approx((220 * 1.0 + 80 * 2.0) / 1e6)
     [llm] = tables(report)["by_llm"].data
     assert llm["tokens_mean"] == (150 + 150) / 2 and llm["llm_seconds_mean"] == (1.0 + 2.5) / 2
+
+
+# ----------------------------------------------------------------------- the comparison view
+def test_two_policies_are_compared_side_by_side_per_llm_and_format():
+    from autonesy.graph.view.pages import compare_sweeps
+
+    other = "http://h:8000/v1@gemma4-31b"
+    zs_f1 = {
+        (LLM, "nat"): [1.0, 0.5],
+        (LLM, "dimacs"): [0.0, 0.0],
+        (other, "nat"): [1.0, 1.0],
+        (other, "dimacs"): [0.25, 0.75],
+    }
+    of_f1 = {
+        (LLM, "nat"): [1.0, 1.0],
+        (LLM, "dimacs"): [0.5, 0.0],
+        (other, "nat"): [0.5, 1.0],
+        (other, "dimacs"): [1.0, 1.0],
+    }
+
+    def rows(scores, policy):
+        return [
+            row(llm, attempt=f"{policy}-{llm}-{fmt}-{i}", fmt=fmt, f1=f1, policy=policy)
+            for (llm, fmt), values in scores.items()
+            for i, f1 in enumerate(values)
+        ]
+
+    found = compare_sweeps(rows(zs_f1, "zs"), rows(of_f1, "oracle-feedback"))
+    assert [(s["name"], s["a"], s["b"]) for s in found["varied"]] == [("policy", ["zs"], ["oracle-feedback"])]
+    assert found["keys"] == ["llm", "format"]  # aligned on what both share; the policy is side by side
+    assert len(found["rows"]) == 4
+    for cell in found["rows"]:
+        key = tuple(cell["key"])
+        a, b = zs_f1[key], of_f1[key]
+        assert cell["a"]["n"] == cell["a"]["planned"] == 2 and cell["b"]["n"] == 2
+        assert cell["delta"] == pytest.approx(sum(b) / 2 - sum(a) / 2)
+        low, high = cell["delta_ci"]
+        assert low <= cell["delta"] + 1e-12 and cell["delta"] - 1e-12 <= high
+        # each side has 2 values: the resampled difference lies between the extreme pairs' differences
+        assert min(b) - max(a) - 1e-12 <= low and high <= max(b) - min(a) + 1e-12
+
+
+def test_a_rerun_with_an_llm_that_failed_on_infrastructure_differs_in_nothing_planned():
+    from autonesy.graph.view.pages import compare_sweeps
+
+    down = "http://down/v1@broken-model"
+    first = [row(LLM, attempt="a", f1=1.0), row(down, attempt="b", status="infra_failed", failure="connection")]
+    rerun = [row(LLM, attempt="a", f1=1.0), row(down, attempt="b", f1=0.5)]
+    found = compare_sweeps(first, rerun)
+    assert found["varied"] == [] and all(s["a"] == s["b"] for s in found["settings"])
+    cells = {tuple(c["key"]): c for c in found["rows"]}
+    broken = cells[(down,)]
+    assert (broken["a"]["n"], broken["a"]["planned"], broken["b"]["n"]) == (0, 1, 1)
+    assert math.isnan(broken["delta"]) and cells[(LLM,)]["delta"] == 0.0

@@ -129,7 +129,11 @@ def test_folder_page_lists_runs_and_sweeps_with_their_metrics(dirs):
     finished = [r for r in rows if r["status"] in ("accepted", "rejected")]
     sweeps = page.split('id="sweeps"')[1].split("</table>")[0]
     assert f"<td>{len(rows)}</td>" in sweeps
-    assert f"{sum(r['f1'] for r in finished) / len(finished):.3f}" in sweeps
+    for key in {(r["model"], r["policy"]) for r in rows}:  # a mean per LLM and policy, never pooled across them
+        planned = [r for r in rows if (r["model"], r["policy"]) == key]
+        scored = [r["f1"] for r in planned if r["status"] in ("accepted", "rejected")]
+        shown = f"{key[0]} · {key[1]}: {sum(scored) / len(scored):.3f} ({len(scored)} of {len(planned)})"
+        assert shown in sweeps
     accepted = sum(r["status"] == "accepted" for r in rows)
     assert f"accepted {accepted}" in sweeps and f"{100 * accepted / len(finished):.1f}%" in sweeps
     runs = page.split('id="runs"')[1].split("</table>")[0]
@@ -155,9 +159,9 @@ def test_two_sweeps_side_by_side(dirs):
         part = [r for r in rows if [r[k] for k in keys] == cells[: len(keys)]]
         finished = [r for r in part if r["status"] in ("accepted", "rejected")]
         mean = sum(r["f1"] for r in finished) / len(finished)
-        a_n, a_f1, _, b_n, b_f1, _, delta = cells[len(keys) :]
-        assert int(a_n) == len(finished) and int(b_n) == len(part) and a_f1.startswith(f"{mean:.3f} [")
-        assert b_f1 == "1.000 [1.000, 1.000]" and delta == f"{1 - mean:+.3f}"
+        a_n, a_f1, _, b_n, b_f1, _, delta, _ = cells[len(keys) :]
+        assert a_n == f"{len(finished)} of {len(part)}" and b_n == f"{len(part)} of {len(part)}"
+        assert a_f1.startswith(f"{mean:.3f} [") and b_f1 == "1.000 [1.000, 1.000]" and delta == f"{1 - mean:+.3f}"
     assert client.get("/compare?a=0/&b=9/").status_code == 403
     assert client.get("/compare?a=0/attempts&b=1/").status_code == 404
 
