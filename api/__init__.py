@@ -4,15 +4,16 @@ expert formula by model counting, and train neuro-symbolic predictors with them 
 Importing ``autonesy`` loads nothing heavy (no torch, LangGraph, LangChain or Ray): each public name
 is imported from its private module the first time it is used.
 
+Tasks: ``load_task``, ``load_data``. Formulas: ``score``, ``compile``. Agents: ``formalize`` (one
+attempt), ``sweep`` (a grid), ``read_results``, ``read_run``. Instruction following: ``verify``.
+Training: ``SemanticLoss``, ``SPL`` (``torch.nn.Module`` layers built from a formula). Extending
+(docs/plugins.md): the decorators ``policy``, ``task``, ``provider``, and ``Policy`` to write a
+policy against.
+
+Examples:
     >>> import autonesy
     >>> autonesy.score("p cnf 10 1\\n1 2 3 4 5 6 7 8 9 10 0\\n", task="fashion", format="dimacs").relation
     'permissive'
-
-Tasks: :func:`load_task`, :func:`load_data`. Formulas: :func:`score`, :func:`compile`. Agents:
-:func:`formalize` (one attempt), :func:`sweep` (a grid), :func:`read_results`, :func:`read_run`.
-Instruction following: :func:`verify`. Training: :class:`SemanticLoss`, :class:`SPL`
-(``torch.nn.Module`` layers built from a formula). Extending (docs/plugins.md): the decorators
-:func:`policy`, :func:`task`, :func:`provider`, and :class:`Policy` to write a policy against.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ _EXPORTS: dict[str, str] = {
     "verify": "autonesy._verify",
 }
 
-if TYPE_CHECKING:  # what type checkers and the docs generator see; tests/api/test_exports.py keeps it equal to _EXPORTS
+if TYPE_CHECKING:  # what type checkers and the docs generator see (tests/api/test_exports.py: the same names)
     from autonesy._compile import Compiled as Compiled
     from autonesy._compile import compile as compile
     from autonesy._formalize import formalize as formalize
@@ -80,7 +81,35 @@ if TYPE_CHECKING:  # what type checkers and the docs generator see; tests/api/te
     from autonesy.tools.registry import provider as provider
     from autonesy.tools.registry import task as task
 
-__all__ = sorted(_EXPORTS)
+__all__ = [  # the names above, as a list tools read without running it (tests/api/test_exports.py)
+    "AgentTurn",
+    "AttemptSpec",
+    "AutonesyError",
+    "Compiled",
+    "FormulaError",
+    "LayerFormulaError",
+    "Policy",
+    "ResultsError",
+    "RunSummary",
+    "SPL",
+    "Score",
+    "SemanticLoss",
+    "SweepResult",
+    "Task",
+    "VerificationSummary",
+    "compile",
+    "formalize",
+    "load_data",
+    "load_task",
+    "policy",
+    "provider",
+    "read_results",
+    "read_run",
+    "score",
+    "sweep",
+    "task",
+    "verify",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -47,16 +47,28 @@ def compile(
     name: str = "formula",
     time_limit: float = COMPILE_TIME_LIMIT_S,
 ) -> Compiled:
-    """Convert a formula (text, or a :class:`~pathlib.Path` to a file holding it) to CNF and compile it to
-    an SDD over exactly the task's variables, within ``time_limit`` seconds
-    (:class:`~autonesy.tools.compile.CompilationBudgetExceeded` past it). With ``out``, ``NAME.cnf``,
-    ``NAME.sdd`` and ``NAME.vtree`` are written there.
+    """Convert a formula to CNF and compile it to an SDD over exactly the task's variables (auxiliaries
+    quantified): what ``compile`` writes.
 
-    >>> import autonesy
-    >>> names = autonesy.load_task("fashion").names
-    >>> c = autonesy.compile(f"{names[0]} AND NOT {names[1]}", task="fashion", format="nat")
-    >>> c.model_count == 2 ** 8  # two of the ten variables fixed, eight free
-    True
+    Args:
+        answer: the formula's text, or a ``pathlib.Path`` to a file holding it (as ``score`` reads it).
+        task: the task (loaded, or its name or file).
+        format: the formula's format.
+        out: a folder to write ``NAME.cnf`` (DIMACS, task variables named), ``NAME.sdd`` and
+            ``NAME.vtree`` into (PySDD's formats); none: nothing is written.
+        name: the files' stem.
+        time_limit: seconds the compilation may take.
+
+    Raises:
+        FormulaError: the answer is not a formula in that format over the task's variables.
+        CompilationBudgetExceeded: the SDD did not fit the time limit.
+
+    Examples:
+        >>> import autonesy
+        >>> names = autonesy.load_task("fashion").names
+        >>> c = autonesy.compile(f"{names[0]} AND NOT {names[1]}", task="fashion", format="nat")
+        >>> c.model_count == 2 ** 8  # two of the ten variables fixed, eight free
+        True
     """
     from autonesy._score import read_answer
     from autonesy._tasks import task_of

@@ -36,24 +36,48 @@ def formalize(
     progress: bool = False,
     notify: Callable[[str], None] | None = None,
 ) -> RunSummary:
-    """Formalize one task end to end — ask the LLM, check the syntax, repair, oracle-test, compile, score
-    (and train with ``train``) — in the run directory ``out`` (default ``runs/<task>/...``); running it
-    again with the same ``out`` resumes. Returns the summary also written to ``summary.json``.
+    """Formalize one task end to end through the same graph as ``autonesy-agent run``: ask the LLM,
+    check the syntax, repair, oracle-test, compile, score, and train when asked.
 
-    ``task``: a catalogue name, a task file or a benchmark record (as :func:`autonesy.load_task`);
-    ``llm``: an LLM spec (``openai:MODEL``, ``http://HOST:PORT/v1@MODEL``, ``local``, ``replay:TRACE``,
-    a TOML file; default ``$AUTONESY_LLM``, else the embedded model); ``policy``: the agent policy
-    (default: the prompt style's); ``data``: check the task's annotated labels in the oracle test;
-    ``train``: ``spl,sl`` | ``spl`` | ``sl`` | ``none`` | ``auto``; ``progress``: training progress
-    bars; ``notify``: a callable that hears progress lines. An attempt whose endpoint failed past its
-    retries ends with status ``infra_failed`` (nothing scored; formalizing again retries it).
+    The attempt runs in the run directory ``out``; formalizing again with the same ``out`` resumes it,
+    and the shared response cache means no finished LLM call is paid twice.
 
-    The expert policy needs no LLM: it answers with the task's reference formula.
+    Args:
+        task: a catalogue name, a plugin's task (``mypkg/name``), a task file or a benchmark record.
+        llm: an LLM spec (``openai:MODEL``, ``http://HOST:PORT/v1@MODEL``, ``local``, ``replay:TRACE``,
+            a TOML file; default ``$AUTONESY_LLM``, else the embedded model). The expert policy needs none.
+        policy: a registered agent policy, a plugin's as ``mypkg/name`` (default: the prompt style's).
+        format: the output format asked for: ``dimacs``, ``nat``, ``pysat``, ``cpmpy`` or ``sympy``.
+        prompt: the prompt style, ``zs`` or ``zs-cot``.
+        detail: the task description shown, ``detailed`` or ``not-detailed``.
+        out: the run directory (default ``runs/<task>/<format>-<policy>-<detail>-<time>``).
+        max_repairs: syntax-repair rounds at most.
+        decoding: ``free`` or ``grammar`` (decode under the format's answer grammar; default: grammar
+            for the embedded model, else free).
+        cache: answer from (and into) the shared response cache.
+        llm_timeout: seconds per LLM call, retries included.
+        max_tokens: completion tokens per call (default: the backend's).
+        data: the oracle test also checks the task's annotated labels (catalogue tasks).
+        data_dir: where annotated data is kept (default ``$AUTONESY_DATA_DIR``, else the user cache).
+        train: NeSy predictors to train on an accepted formula: ``spl,sl``, ``spl``, ``sl``, ``none``,
+            or ``auto`` (``spl,sl`` on a short schedule with the embedded model, else none).
+        seeds: training seeds (default 5; 1 under ``auto``).
+        epochs: training epochs (default: the trainer's; 3 under ``auto``).
+        progress: show training progress bars.
+        notify: a callable that hears progress lines.
 
-    >>> import autonesy, tempfile
-    >>> run = autonesy.formalize("fashion", policy="expert", format="dimacs", out=tempfile.mkdtemp(), data=False)
-    >>> run.status, run.metrics.relation, run.metrics.f1
-    (<Outcome.ACCEPTED: 'accepted'>, 'equal', 1.0)
+    Returns:
+        The attempt's summary (also in ``summary.json``): ``status`` ``accepted``, ``rejected``,
+        ``infra_failed`` (the endpoint failed past its retries: nothing scored, formalizing again
+        retries) or ``error``; ``metrics`` holds the score against the ground truth.
+
+    Examples:
+        The expert policy answers with the task's reference formula, without an LLM:
+
+        >>> import autonesy, tempfile
+        >>> run = autonesy.formalize("fashion", policy="expert", format="dimacs", out=tempfile.mkdtemp(), data=False)
+        >>> run.status, run.metrics.relation, run.metrics.f1
+        (<Outcome.ACCEPTED: 'accepted'>, 'equal', 1.0)
     """
     from autonesy.graph.run import RunConfig, run_attempt
     from autonesy.tools.llm_spec import LLMSpec

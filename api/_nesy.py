@@ -28,10 +28,10 @@ class LayerFormulaError(AutonesyError, ValueError):
 
 
 def formula_cnf(formula: Formula, num_vars: int | None = None) -> CNF:
-    """The CNF of what a layer is built from: a ``CNF``; DIMACS text, or a :class:`~pathlib.Path` to a
-    DIMACS file (``num_vars``: how many of its variables are task variables, default its ``c task_vars``
-    comment, else all); a :class:`autonesy.Score` or :class:`autonesy.Compiled` record (its formula); or a
-    run's summary (its accepted ``formula.cnf``)."""
+    """The CNF of what a layer is built from: a ``CNF``; DIMACS text, or a ``pathlib.Path`` to a DIMACS
+    file (``num_vars``: how many of its variables are task variables, default its ``c task_vars``
+    comment, else all); a ``Score`` or ``Compiled`` record (its formula); or a run's summary (its
+    accepted ``formula.cnf``)."""
     from autonesy.graph.summary import RunSummary
     from autonesy.tools import safe_files
     from autonesy.tools.cnf import CNF, DimacsError, parse_dimacs
@@ -82,15 +82,28 @@ def _check_reduction(reduction: str) -> str:
 
 
 class SemanticLoss(torch.nn.Module):
-    """Semantic loss (Xu et al. 2018): −log P(a sample of the independent outputs σ(logits) satisfies the
-    formula), exact on the formula's circuit (KLay). Add it, weighted, to your task loss; predictions
-    stay per-output (``logits > 0``).
+    """Semantic loss (Xu et al. 2018) of a formula, a ``torch.nn.Module`` for your own training loop.
 
-    >>> import autonesy, torch
-    >>> sl = autonesy.SemanticLoss("p cnf 2 1\\n1 2 0\\n")  # y1 OR y2
-    >>> logits = torch.zeros(1, 2)  # each output true with probability 1/2: the clause holds with 3/4
-    >>> torch.allclose(sl(logits), -torch.log(torch.tensor(0.75)))
-    True
+    −log P(a sample of the independent outputs σ(logits) satisfies the formula), exact on the formula's
+    circuit (KLay). Add it, weighted, to your task loss; predictions stay per output (``logits > 0``).
+
+    Args:
+        formula: a ``Score`` or ``Compiled`` record, a run's ``RunSummary`` (its accepted formula),
+            a ``CNF``, DIMACS text, or a ``pathlib.Path`` to a DIMACS file.
+        num_vars: how many of a DIMACS formula's variables are task variables (default: its
+            ``c task_vars N`` comment, else all); the rest are auxiliaries.
+        reduction: ``mean`` or ``sum`` over the batch, or ``none`` (one value per row).
+
+    Raises:
+        LayerFormulaError: not a formula it can read.
+        UnsatisfiableConstraint: a formula without models.
+
+    Examples:
+        >>> import autonesy, torch
+        >>> sl = autonesy.SemanticLoss("p cnf 2 1\\n1 2 0\\n")  # y1 OR y2
+        >>> logits = torch.zeros(1, 2)  # each output true with probability 1/2: the clause holds with 3/4
+        >>> torch.allclose(sl(logits), -torch.log(torch.tensor(0.75)))
+        True
     """
 
     def __init__(self, formula: Formula, *, num_vars: int | None = None, reduction: str = "mean") -> None:
@@ -118,20 +131,35 @@ class SemanticLoss(torch.nn.Module):
 
 
 class SPL(torch.nn.Module):
-    """Semantic probabilistic layer (Ahmed et al. 2022): p(y | x) ∝ Π_i σ(±logit_i) over the assignments
-    that satisfy the formula, exact on its circuit (cirkit). Called on logits and labels it gives the
-    negative log-likelihood (labels that violate the formula have none and are left out);
-    :meth:`predict` gives the most probable assignment, which always satisfies the formula.
+    """Semantic probabilistic layer (Ahmed et al. 2022) of a formula, a ``torch.nn.Module``.
 
-    >>> import autonesy, torch
-    >>> spl = autonesy.SPL("p cnf 2 1\\n-1 -2 0\\n")  # not both
-    >>> logits = torch.tensor([[3.0, 2.0]])  # alone, both would be true
-    >>> spl.predict(logits).tolist()  # the best assignment with at most one true
-    [[1, 0]]
-    >>> y = torch.tensor([[1, 0]])  # p(1,0) = σ(3)σ(-2) / (σ(3)σ(-2) + σ(-3)σ(2) + σ(-3)σ(-2))
-    >>> q = lambda a, b: torch.sigmoid(torch.tensor(a)) * torch.sigmoid(torch.tensor(b))
-    >>> torch.allclose(spl(logits, y), -torch.log(q(3., -2.) / (q(3., -2.) + q(-3., 2.) + q(-3., -2.))))
-    True
+    p(y | x) ∝ Π_i σ(±logit_i) over the assignments that satisfy the formula, exact on its circuit
+    (cirkit). Called on logits and labels it is the negative log-likelihood (a label that violates the
+    formula has none and is left out); ``predict`` gives the most probable assignment, which always
+    satisfies the formula.
+
+    Args:
+        formula: a ``Score`` or ``Compiled`` record, a run's ``RunSummary`` (its accepted formula),
+            a ``CNF``, DIMACS text, or a ``pathlib.Path`` to a DIMACS file.
+        num_vars: how many of a DIMACS formula's variables are task variables (default: its
+            ``c task_vars N`` comment, else all); the rest are auxiliaries.
+        reduction: ``mean`` or ``sum`` over the rows whose label satisfies the formula, or ``none``
+            (one value per row, +inf for a violating label).
+
+    Raises:
+        LayerFormulaError: not a formula it can read.
+        UnsatisfiableConstraint: a formula without models.
+
+    Examples:
+        >>> import autonesy, torch
+        >>> spl = autonesy.SPL("p cnf 2 1\\n-1 -2 0\\n")  # not both
+        >>> logits = torch.tensor([[3.0, 2.0]])  # alone, both would be true
+        >>> spl.predict(logits).tolist()  # the best assignment with at most one true
+        [[1, 0]]
+        >>> y = torch.tensor([[1, 0]])  # p(1,0) = σ(3)σ(-2) / (σ(3)σ(-2) + σ(-3)σ(2) + σ(-3)σ(-2))
+        >>> q = lambda a, b: torch.sigmoid(torch.tensor(a)) * torch.sigmoid(torch.tensor(b))
+        >>> torch.allclose(spl(logits, y), -torch.log(q(3., -2.) / (q(3., -2.) + q(-3., 2.) + q(-3., -2.))))
+        True
     """
 
     def __init__(self, formula: Formula, *, num_vars: int | None = None, reduction: str = "mean") -> None:

@@ -19,17 +19,26 @@ class ResultsError(AutonesyError, ValueError):
 
 
 def read_results(path: str | os.PathLike[str]) -> list[BaseModel]:
-    """A sweep's results table as typed rows (``ResultsRow``: one field per column of ``results.csv``).
+    """A sweep's results table as typed rows, one per attempt.
 
-    ``path``: a sweep directory — each row rebuilt from its attempt's directory, as the sweep does —
-    or a ``results.jsonl`` file (each line checked against the columns of this version).
+    Args:
+        path: a sweep directory (each row rebuilt from its attempt's directory, as the sweep does), or a
+            ``results.jsonl`` file (each line checked against this version's columns).
 
-    >>> import autonesy, tempfile
-    >>> out = tempfile.mkdtemp()
-    >>> _ = autonesy.sweep(out, tasks="fashion", formats="dimacs", prompts="zs", details="detailed",
-    ...                    policy="expert", data=False)
-    >>> [(row.task, row.status, row.relation, row.f1) for row in autonesy.read_results(out)]
-    [('fashion', 'accepted', 'equal', 1.0)]
+    Returns:
+        ``ResultsRow`` records: one field per column of ``results.csv`` (the job's settings, the
+        outcome, the score against the ground truth; see the Sweeps page).
+
+    Raises:
+        ResultsError: no sweep there, or a line that is not a results row of this version.
+
+    Examples:
+        >>> import autonesy, tempfile
+        >>> out = tempfile.mkdtemp()
+        >>> _ = autonesy.sweep(out, tasks="fashion", formats="dimacs", prompts="zs", details="detailed",
+        ...                    policy="expert", data=False)
+        >>> [(row.task, row.status, row.relation, row.f1) for row in autonesy.read_results(out)]
+        [('fashion', 'accepted', 'equal', 1.0)]
     """
     import json
 
@@ -63,13 +72,17 @@ def read_results(path: str | os.PathLike[str]) -> list[BaseModel]:
 
 
 def read_run(run_dir: str | os.PathLike[str]) -> RunSummary:
-    """The summary of a finished attempt's run directory (what :func:`autonesy.formalize` returned).
+    """The summary of a finished attempt (what ``formalize`` returned), read back from its run directory.
 
-    >>> import autonesy, tempfile
-    >>> out = tempfile.mkdtemp()
-    >>> _ = autonesy.formalize("chx", policy="expert", format="dimacs", out=out, data=False)
-    >>> autonesy.read_run(out).metrics.relation
-    'equal'
+    Raises:
+        ResultsError: no ``summary.json`` there (not a run directory, or the attempt has not finished).
+
+    Examples:
+        >>> import autonesy, tempfile
+        >>> out = tempfile.mkdtemp()
+        >>> _ = autonesy.formalize("chx", policy="expert", format="dimacs", out=out, data=False)
+        >>> autonesy.read_run(out).metrics.relation
+        'equal'
     """
     from autonesy.graph.summary import RunSummary
 

@@ -23,9 +23,9 @@ class FormulaError(AutonesyError, ValueError):
 
 @dataclass(frozen=True)
 class Score(FormulaScore):
-    """A formula against the task's ground truth (the counts and scores of :class:`FormulaScore`), the
+    """A formula against the task's ground truth (the counts and scores of ``FormulaScore``), the
     task and format it was read in, the autofixes its reading needed, and the formula itself as CNF
-    over the task's variables (what :class:`autonesy.SemanticLoss` and :class:`autonesy.SPL` take)."""
+    over the task's variables (what ``SemanticLoss`` and ``SPL`` are built from)."""
 
     task: str
     format: str
@@ -40,7 +40,7 @@ class Score(FormulaScore):
 
 def read_answer(answer: str | os.PathLike[str], task: Task, fmt: str) -> Conversion:
     """``answer`` (the text, or a file holding it) converted to CNF over ``task``'s variables, with or
-    without a ``<cnf>`` block; a :class:`FormulaError` says why it is not one."""
+    without a ``<cnf>`` block; a ``FormulaError`` says why it is not one."""
     from autonesy.tools import safe_files
     from autonesy.tools.formats import convert
     from autonesy.tools.options import FORMATS
@@ -72,15 +72,29 @@ def score(
     format: str,
     count: str = "auto",
 ) -> Score:
-    """Score a formula (text, or a :class:`~pathlib.Path` to a file holding it) against the task's
-    ground truth: TP/FP/FN/TN over the task's variables, precision, recall, F1, the relation and
-    MC-R, counted by ``count`` (``auto`` races the exact counters).
+    """Score a formula against the task's ground truth by exact model counting (what ``score`` prints).
 
-    >>> import autonesy
-    >>> names = autonesy.load_task("fashion").names  # exactly one of its 10 classes holds
-    >>> s = autonesy.score(" OR ".join(names), task="fashion", format="nat")  # at least one: 2^10 - 1 models
-    >>> s.relation, s.tp, s.fp, s.fn, s.recall
-    ('permissive', 10, 1013, 0, 1.0)
+    Args:
+        answer: the formula's text, or a ``pathlib.Path`` to a file holding it, with or without a
+            ``<cnf>`` block (a bare formula is read whole).
+        task: the task (loaded, or its name or file).
+        format: the formula's format: ``dimacs``, ``nat``, ``pysat``, ``cpmpy`` or ``sympy``.
+        count: the counting method: ``auto`` (races the exact counters), ``enumeration``, ``sdd``,
+            ``ganak`` or ``approxmc``.
+
+    Returns:
+        TP/FP/FN/TN over the task's variables, precision, recall, F1, the relation to the ground
+        truth, MC-R, how the counts were made, and the formula as CNF.
+
+    Raises:
+        FormulaError: the answer is not a formula in that format over the task's variables.
+
+    Examples:
+        >>> import autonesy
+        >>> names = autonesy.load_task("fashion").names  # exactly one of its 10 classes holds
+        >>> s = autonesy.score(" OR ".join(names), task="fashion", format="nat")  # at least one: 2^10 - 1 models
+        >>> s.relation, s.tp, s.fp, s.fn, s.recall
+        ('permissive', 10, 1013, 0, 1.0)
     """
     from autonesy._tasks import task_of
     from autonesy.tools.metrics import score_formula

@@ -19,7 +19,7 @@ Choices = str | Sequence[str]  # one comma list, or several
 
 
 class GridOptions(TypedDict, total=False):
-    """The grid's options as :func:`sweep` takes them (each one optional; defaults in :func:`sweep_spec`)."""
+    """The grid's options as ``sweep`` takes them (each one optional; defaults in ``sweep_spec``)."""
 
     tasks: Choices
     formats: Choices
@@ -44,7 +44,7 @@ def _listed(choices: Choices) -> tuple[str, ...]:
 
 
 def sweep_spec(**grid: Unpack[GridOptions]) -> SweepSpec:
-    """The grid :func:`sweep` runs (and ``sweep --dry-run`` plans) from its options."""
+    """The grid ``sweep`` runs (and ``sweep --dry-run`` plans) from its options."""
     from autonesy.graph.sweep.grid import SweepSpec
 
     unknown = sorted(set(grid) - set(GridOptions.__annotations__))
@@ -82,26 +82,38 @@ def sweep(
     progress: bool = False,
     **grid: Unpack[GridOptions],
 ) -> SweepResult:
-    """Run (or resume) a grid of attempts into the sweep directory ``out``: one run directory per attempt,
-    ``results.jsonl`` and ``results.csv`` rebuilt at the end; running it again with the same ``out``
-    reuses finished attempts and retries the rest. The result's ``rows`` are the results table
-    (:func:`autonesy.read_results` reads them typed).
+    """Run (or resume) a grid of attempts as ``autonesy-agent sweep`` does: one run directory per
+    attempt in ``out``, and ``results.jsonl`` / ``results.csv`` rebuilt at the end. Running it again
+    with the same ``out`` reuses finished attempts and retries the rest.
 
-    The grid is LLMs × tasks × formats × prompts × details, ``repeats`` attempts each: ``tasks``
-    (``"all"``, catalogue names, task files, ``satbench:PATH``, ``dcpbench:PATH``), ``formats``
-    (``"all"``), ``prompts`` (``"all"``), ``details`` (``"both"``) are each a comma list or a list;
-    ``llms`` are LLM specs (default ``$AUTONESY_LLM``, else the embedded model); ``policy`` (default:
-    each prompt style's own), ``max_repairs``, ``max_tokens``, ``llm_timeout`` (seconds per call),
-    ``decoding``, ``attempt_time_limit`` (seconds per attempt), ``data`` (oracle tests check the
-    annotated labels), ``limit`` and ``sample_seed`` (a fixed sample of the grid), ``cache`` (the
-    shared response cache) as ``autonesy-agent sweep`` takes them. ``executor``: ``local`` (threads,
-    ``concurrency`` attempts at once per endpoint), ``process`` (``workers`` processes) or ``ray``.
+    The grid is LLMs × tasks × formats × prompts × details, ``repeats`` attempts each. Each choice
+    is a comma list or a list of them.
 
-    >>> import autonesy, tempfile
-    >>> done = autonesy.sweep(tempfile.mkdtemp(), tasks="fashion,chx", formats="dimacs", prompts="zs",
-    ...                       details="detailed", policy="expert", data=False)
-    >>> sorted((row["task"], row["status"], row["f1"]) for row in done.rows)
-    [('chx', 'accepted', 1.0), ('fashion', 'accepted', 1.0)]
+    Args:
+        out: the sweep directory.
+        executor: ``local`` (threads), ``process`` (``workers`` processes) or ``ray``.
+        concurrency: attempts running at once per LLM endpoint.
+        workers: worker processes (``process`` executor; default min(concurrency, CPUs)).
+        ray_address: a Ray cluster (``ray`` executor; default a local Ray instance).
+        progress: show a progress bar.
+        **grid: ``tasks`` (default ``"all"``: the catalogue; names, ``mypkg/name``, task files,
+            ``satbench:PATH``, ``dcpbench:PATH``), ``formats`` (``"all"``), ``prompts`` (``"all"``),
+            ``details`` (``"both"``), ``llms`` (LLM specs; default ``$AUTONESY_LLM``, else the embedded
+            model), ``policy`` (default: each prompt style's own), ``repeats``, ``max_repairs``,
+            ``max_tokens``, ``llm_timeout`` (seconds per call), ``decoding``, ``attempt_time_limit``
+            (seconds per attempt), ``data`` (oracle tests check annotated labels), ``limit`` and
+            ``sample_seed`` (a fixed sample of the grid), ``cache`` (the shared response cache).
+
+    Returns:
+        What ran: ``rows`` (the results table; ``read_results`` reads it typed), ``counts`` per status,
+        ``seconds``, and the benchmark records left out.
+
+    Examples:
+        >>> import autonesy, tempfile
+        >>> done = autonesy.sweep(tempfile.mkdtemp(), tasks="fashion,chx", formats="dimacs", prompts="zs",
+        ...                       details="detailed", policy="expert", data=False)
+        >>> sorted((row["task"], row["status"], row["f1"]) for row in done.rows)
+        [('chx', 'accepted', 1.0), ('fashion', 'accepted', 1.0)]
     """
     from autonesy.graph.sweep.run import run_sweep
 

@@ -35,19 +35,38 @@ def verify(
     checker_timeout: float = CHECKER_TIMEOUT_S,
     out: str | os.PathLike[str] | None = None,
 ) -> VerificationSummary:
-    """Verify that ``output`` follows ``instruction``: the verifier (``nsvif``: formulate the instruction
-    as constraints, write and run a checker for each logic constraint in the sandbox, judge the rest;
-    or ``nsvif-neu``, ``judge``, ``gepa-cot``, ``conv-cot``) runs in the run directory ``out``
-    (default ``runs/verify/...``; the same ``out`` resumes). ``llm`` serves every agent unless a role
-    has its own (``formulation_llm``, ``checker_llm``, ``judge_llm``); ``checkers`` are your own checker
-    modules (paths, modules, ``module:function``). Returns the summary also written to ``summary.json``:
-    its ``status`` is the verdict.
+    """Verify that a response follows an instruction, as ``autonesy-agent verify`` does, in a run
+    directory (the same ``out`` resumes).
 
-    >>> import autonesy
-    >>> autonesy.verify("", "any response", llm="http://127.0.0.1:9/v1@m")
-    Traceback (most recent call last):
-    ...
-    autonesy.graph.verify.run.VerifyError: the instruction is empty
+    Args:
+        instruction: the instruction, verbatim.
+        output: the response to verify.
+        verifier: ``nsvif`` (formulate the instruction as constraints, write and run a checker for each
+            logic constraint in the sandbox, judge the rest), ``nsvif-neu``, ``judge``, ``gepa-cot`` or
+            ``conv-cot``.
+        llm: the LLM spec of every agent (default ``$AUTONESY_LLM``, else the embedded model).
+        formulation_llm: the formulation agent's own LLM (default: ``llm``).
+        checker_llm: the LLM that writes checker code (default: ``llm``).
+        judge_llm: the judge's LLM (default: ``llm``).
+        checkers: your own checker modules (paths, modules, ``module:function``).
+        max_reflections: reflection rounds on a checker at most.
+        llm_timeout: seconds per LLM call, retries included.
+        checker_timeout: seconds (CPU and wall) per checker run in the sandbox.
+        out: the run directory (default ``runs/verify/<verifier>-<time>``).
+
+    Returns:
+        The verification's summary (also in ``summary.json``): the verdict is its ``status``, the
+        reasons its ``explanation``.
+
+    Raises:
+        VerifyError: a bad option, an empty instruction, or a run directory holding another run.
+
+    Examples:
+        >>> import autonesy
+        >>> autonesy.verify("", "any response", llm="http://127.0.0.1:9/v1@m")
+        Traceback (most recent call last):
+        ...
+        autonesy.graph.verify.run.VerifyError: the instruction is empty
     """
     from autonesy.graph.verify.run import VerifyConfig, verify_output
 

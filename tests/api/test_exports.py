@@ -48,7 +48,7 @@ def test_the_probe_sees_a_heavy_import():
 
 
 def test_all_lists_every_export_and_each_one_resolves():
-    assert autonesy.__all__ == sorted(autonesy._EXPORTS)
+    assert sorted(autonesy.__all__) == sorted(autonesy._EXPORTS) and len(set(autonesy.__all__)) == len(autonesy.__all__)
     for name, module in autonesy._EXPORTS.items():
         value = getattr(autonesy, name)
         assert value is getattr(importlib.import_module(module), name)
