@@ -210,3 +210,30 @@ def test_a_plugins_tasks_are_a_pack_in_a_sweep_grid():
     assert expand_tasks(["example/*", "fashion"]) == ["example/shifts", "fashion"]
     with pytest.raises(SweepError, match="no installed plugin has the namespace 'nosuchpkg'"):
         expand_tasks(["nosuchpkg/*"])
+
+
+def test_sweep_worker_processes_load_the_installed_plugin_by_its_entry_point(tmp_path):
+    pytest.importorskip("autonesy_example", reason="examples/plugin is not installed")
+    from autonesy.graph.sweep.grid import SweepSpec
+    from autonesy.graph.sweep.run import run_sweep
+
+    asked = itertools.count()
+    with LoopbackLLM([lambda request: SAMPLES["shifts"][next(asked) % 3]]) as server:
+        spec = SweepSpec(
+            tasks=("example/shifts",),
+            formats=("dimacs",),
+            prompts=("zs",),
+            details=("detailed",),
+            policy="example/vote",
+            llms=(server.spec(),),
+            cache=False,
+        )
+        done = run_sweep(spec, tmp_path / "sweep", executor="process", workers=1, progress=False)
+    (row,) = done.rows
+    assert (row["task"], row["policy"], row["status"], row["f1"], row["llm_calls"]) == (
+        "example/shifts",
+        "example/vote",
+        "accepted",
+        1.0,
+        3,
+    )
