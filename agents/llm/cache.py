@@ -24,9 +24,11 @@ from pathlib import Path
 from autonesy.agents.llm.errors import LLMError
 from autonesy.agents.llm.response import LLMResponse
 from autonesy.tools import safe_files
+from autonesy.tools.cache_entries import distrust
 from autonesy.tools.config import LLM_CACHE_ENV, cache_dir, env
 
 SHARED_CACHE_FILE = "responses.sqlite"
+MAX_RESPONSE_BYTES = 16 << 20  # one cached answer with its record (a model's answer is kilobytes)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -83,9 +85,10 @@ class ResponseCache:
         with self._lock:
             con = self._connect()
             try:
-                row = con.execute(
-                    "SELECT response FROM responses WHERE endpoint=? AND model=? AND prompt_hash=?",
-                    (endpoint, model, prompt_hash),
+                row = con.execute(  # an answer past the cap is not read into memory (the file may be crafted)
+                    "SELECT CASE WHEN length(CAST(response AS BLOB)) <= ? THEN response END FROM responses "
+                    "WHERE endpoint=? AND model=? AND prompt_hash=?",
+                    (MAX_RESPONSE_BYTES, endpoint, model, prompt_hash),
                 ).fetchone()
             finally:
                 con.close()
@@ -95,8 +98,12 @@ class ResponseCache:
             self.hits += 1
         try:
             return replace(LLMResponse.from_dict(json.loads(row[0])), cached=True)
-        except (ValueError, TypeError, RecursionError, LLMError):
-            return None  # a damaged (or crafted) entry is a miss; the next put overwrites it
+        except (ValueError, TypeError, RecursionError, LLMError):  # row[0] is None past the cap
+            # a damaged (or crafted) entry is a miss, said once; the next put overwrites it
+            distrust(
+                self.path, f"the answer to request {prompt_hash[:12]}… is damaged or over {MAX_RESPONSE_BYTES:,} bytes"
+            )
+            return None
 
     def put(self, endpoint: str, model: str, prompt_hash: str, response: LLMResponse) -> None:
         """Store a response (as data, never pickled) so a resumed run does not pay for the call again."""

@@ -298,6 +298,29 @@ def test_cache_hit_does_not_call_the_model(tmp_path):
     assert len(cache) == 3
 
 
+@pytest.mark.parametrize("crafted", ["oversized", "not json"])
+def test_a_crafted_cache_row_is_asked_again_with_one_line(tmp_path, monkeypatch, caplog, crafted):
+    """A row too large to read (a crafted 20 MB answer is never loaded) or damaged is a miss, said once."""
+    import sqlite3
+
+    from autonesy.agents.llm import cache as cache_module
+    from autonesy.tools import cache_entries
+
+    monkeypatch.setattr(cache_entries, "_warned", set())
+    monkeypatch.setattr(cache_module, "MAX_RESPONSE_BYTES", 1 << 20)
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    _, backend = counting("first", cache=cache, default_params={"temperature": 0.0})
+    backend.complete(MESSAGES)
+    text = "x" * (2 << 20) if crafted == "oversized" else "{not json"
+    with sqlite3.connect(tmp_path / "c.sqlite") as con:
+        con.execute("UPDATE responses SET response = ?", (text,))
+    model, again = counting(
+        "asked again", cache=ResponseCache(tmp_path / "c.sqlite"), default_params={"temperature": 0.0}
+    )
+    assert again.complete(MESSAGES).text == "asked again" and model.calls == 1
+    assert sum("untrusted cache entry" in r.getMessage() for r in caplog.records) == 1
+
+
 def test_errors_are_not_cached(tmp_path):
     cache = ResponseCache(tmp_path / "c.sqlite")
     model, backend = counting(ai(""), "later", cache=cache)
