@@ -162,3 +162,20 @@ def test_a_script_registers_short_names_that_may_not_take_a_built_in_one(scratch
     assert entry.package == "__main__" and not entry.builtin
     with pytest.raises(registry.RegistryError, match="registers policy 'zs' which 'autonesy-agent' registered first"):
         registry.policy("zs")(from_module("__main__"))
+
+
+def test_a_plugin_provider_is_asked_for_as_namespace_kind_argument(scratch_registry):
+    from autonesy.agents.llm import ChatBackend, LLMError, backend_from_spec
+
+    seen = []
+
+    def echo(spec, settings, **context):
+        seen.append((spec.kind, spec.path, settings["retries"]))
+        return ChatBackend()
+
+    echo.__module__ = "mypkg.llm"
+    registry.provider("echo")(echo)
+    assert isinstance(backend_from_spec("mypkg/echo:hello world", retries=2), ChatBackend)
+    assert seen == [("mypkg/echo", "hello world", 2)]
+    with pytest.raises(LLMError, match="no provider of 'mypkg/nope' LLM specs"):
+        backend_from_spec("mypkg/nope:x")
