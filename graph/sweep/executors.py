@@ -32,6 +32,7 @@ from typing import Any
 from autonesy.graph.options import EXECUTORS
 from autonesy.graph.results import EXPERT
 from autonesy.graph.sweep.grid import SweepError, job_group
+from autonesy.tools.process_lifetime import die_with_parent
 
 
 @dataclass
@@ -81,6 +82,8 @@ def run_jobs(
         pool = ProcessPoolExecutor(
             max_workers=max(1, workers or min(concurrency * len(groups), os.cpu_count() or 1)),
             mp_context=multiprocessing.get_context("spawn"),
+            initializer=die_with_parent,  # started from this thread, which waits for the pool: killed with it
+            initargs=(os.getpid(),),
         )  # no fork of a threaded parent
     else:
         raise SweepError(f"unknown executor {executor!r}; choose one of {', '.join(EXECUTORS)}")

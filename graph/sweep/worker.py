@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.util
+import os
 import threading
 import time
 from collections.abc import Mapping
@@ -30,6 +31,7 @@ from autonesy.graph.run import RunConfig, run_attempt
 from autonesy.graph.rundir import SUMMARY_FILE, write_json
 from autonesy.tasks.reference import NoReference
 from autonesy.tools import safe_files
+from autonesy.tools.process_lifetime import die_with_parent
 
 
 class SaltedBackend(ChatBackend):
@@ -113,6 +115,12 @@ def execute_attempt(
     return attempt_row(out, job)
 
 
+def _attempt_in_child(job: Mapping[str, Any], out: str, parent: int) -> None:
+    """:func:`execute_attempt` in a process that dies with the sweep however the sweep dies (its thread waits for it)."""
+    die_with_parent(parent)
+    execute_attempt(job, out)
+
+
 def execute_bounded_attempt(job: Mapping[str, Any], out: str | Path, limit_s: float) -> dict[str, Any]:
     """:func:`execute_attempt` in a child process stopped after ``limit_s`` wall seconds; a stopped
     attempt is recorded in ``timeout.json`` (status ``timeout``). Threads cannot be stopped, and an
@@ -121,7 +129,7 @@ def execute_bounded_attempt(job: Mapping[str, Any], out: str | Path, limit_s: fl
     safe_files.make_dirs(run_dir, root=out)
     safe_files.remove(run_dir / TIMEOUT_FILE, root=out)
     child = multiprocessing.get_context("spawn").Process(
-        target=execute_attempt, args=(dict(job), str(out)), daemon=True
+        target=_attempt_in_child, args=(dict(job), str(out), os.getpid()), daemon=True
     )
     start = time.perf_counter()
     child.start()
