@@ -14,6 +14,8 @@ it passes every check, in this order:
 
 An entry that exists but fails is ignored (the caller recomputes and overwrites it) with one warning
 line naming it, once per file and process: never believed, never fatal. A missing entry is silent.
+The same signature (:func:`signature`) seals generated data's manifests and the scores in run summaries
+(``graph/score_seal.py``). The threat model is in ``docs/caches.md``.
 """
 
 from __future__ import annotations
