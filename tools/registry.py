@@ -152,7 +152,8 @@ def _plugins() -> dict[str, _Plugin]:
 
 def load_plugin(namespace: str) -> None:
     """Import one plugin's entry point (once); :class:`PluginError` when it cannot be used. Whatever it
-    registered before failing is taken back."""
+    registered before failing is taken back. The import runs outside the registry's lock (it takes the
+    import lock, which a thread registering a built-in may hold while it waits for the registry's)."""
     with _lock:
         plugins = _plugins()
         if namespace in _failures:
@@ -163,17 +164,19 @@ def load_plugin(namespace: str) -> None:
         if plugin is None:
             known = ", ".join(sorted(plugins)) or "none"
             raise RegistryError(f"no installed plugin has the namespace {namespace!r} (installed: {known})")
-        try:
-            importlib.import_module(plugin.module)
-        except Exception as error:  # a plugin's own bug: one line, never a traceback
+    try:
+        importlib.import_module(plugin.module)
+    except Exception as error:  # a plugin's own bug: one line, never a traceback
+        failure = PluginError(
+            f"plugin {plugin.package!r} {plugin.version} (namespace {namespace!r}) cannot be used: "
+            f"{type(error).__name__}: {one_line(error)}"
+        )
+        with _lock:
             for key in [key for key, entry in _entries.items() if entry.package == plugin.package]:
                 del _entries[key]
-            failure = PluginError(
-                f"plugin {plugin.package!r} {plugin.version} (namespace {namespace!r}) cannot be used: "
-                f"{type(error).__name__}: {one_line(error)}"
-            )
             _failures[namespace] = failure
-            raise failure from None
+        raise failure from None
+    with _lock:
         _loaded.add(namespace)
 
 
