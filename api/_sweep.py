@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from typing_extensions import Unpack
 
@@ -80,6 +80,7 @@ def sweep(
     workers: int | None = None,
     ray_address: str | None = None,
     progress: bool = False,
+    console: Any = None,
     **grid: Unpack[GridOptions],
 ) -> SweepResult:
     """Run (or resume) a grid of attempts as ``autonesy-agent sweep`` does: one run directory per
@@ -96,6 +97,7 @@ def sweep(
         workers: worker processes (``process`` executor; default min(concurrency, CPUs)).
         ray_address: a Ray cluster (``ray`` executor; default a local Ray instance).
         progress: show a progress bar.
+        console: the ``rich.console.Console`` the progress bar and notes go to (default: standard error).
         **grid: ``tasks`` (default ``"all"``: the catalogue; names, ``mypkg/name``, task files,
             ``satbench:PATH``, ``dcpbench:PATH``), ``formats`` (``"all"``), ``prompts`` (``"all"``),
             ``details`` (``"both"``), ``llms`` (LLM specs; default ``$AUTONESY_LLM``, else the embedded
@@ -125,4 +127,5 @@ def sweep(
         workers=workers,
         ray_address=ray_address,
         progress=progress,
+        console=console,
     )

@@ -1,4 +1,4 @@
-"""``sweep``: a grid of attempts (LLMs × tasks × formats × prompts × details) into one results table."""
+"""``sweep``: a grid of attempts (LLMs × tasks × formats × prompts × details) into one results table (``autonesy.sweep``)."""
 
 from __future__ import annotations
 
@@ -88,45 +88,45 @@ def sweep(
 
     Exit status: 0 when every attempt finished, 3 when some ended infra_failed (the LLM endpoint failed
     past its retries; the same command retries them), 1 when some crashed or did not finish."""
-    from autonesy.graph.sweep.grid import SweepSpec
-    from autonesy.graph.sweep.run import plan_sweep, resume_text, run_sweep
+    from autonesy import sweep as run_grid
+    from autonesy._sweep import GridOptions, sweep_spec
+    from autonesy.graph.sweep.run import plan_sweep, resume_text
 
+    grid: GridOptions = {
+        "tasks": tasks,
+        "formats": formats,
+        "prompts": prompts,
+        "details": details,
+        "llms": llm or (),
+        "policy": policy,
+        "repeats": repeats,
+        "max_repairs": max_repairs,
+        "max_tokens": max_tokens,
+        "llm_timeout": llm_timeout,
+        "decoding": decoding,
+        "attempt_time_limit": attempt_time_limit,
+        "data": True,
+        "limit": limit,
+        "sample_seed": sample_seed,
+        "cache": cache,
+    }
     with user_errors():
-        spec = SweepSpec(
-            tasks=tuple(tasks),
-            formats=tuple(formats),
-            prompts=tuple(prompts),
-            details=tuple(details),
-            llms=tuple(llm or ()),
-            policy=policy,
-            repeats=repeats,
-            max_repairs=max_repairs,
-            max_tokens=max_tokens,
-            llm_timeout_s=llm_timeout,
-            decoding=decoding,
-            attempt_time_limit_s=attempt_time_limit,
-            data=True,
-            limit=limit,
-            sample_seed=sample_seed,
-            cache=cache,
-        )
         if dry_run:
-            plan = plan_sweep(spec, out)
+            plan = plan_sweep(sweep_spec(**grid), out)
             if as_json:
                 print_json(plan.to_dict())
             else:
                 typer.echo(plan.text())
             return
         if executor == "process" and workers is None and not as_json:
-            cores, wanted = os.cpu_count() or 1, concurrency * max(1, len(spec.llms))
+            cores, wanted = os.cpu_count() or 1, concurrency * max(1, len(llm or ()))
             if wanted > cores:
                 say(
                     f"note: the process executor runs {cores} worker processes (one per CPU core), not {wanted}; "
                     "--workers N sets the number",
                     err=True,
                 )
-        result = run_sweep(
-            spec,
+        result = run_grid(
             out,
             executor=executor,
             concurrency=concurrency,
@@ -134,6 +134,7 @@ def sweep(
             workers=workers,
             progress=not (quiet or as_json),
             console=errors,
+            **grid,
         )
     data = result.to_dict()
     if as_json:
