@@ -1,8 +1,11 @@
 """Exact counts kept on disk: read back unchanged, marked as read back, and used by the formula metrics."""
 
+import os
+
 import pytest
 from bruteforce import cnfs, projected_models
 from hypothesis import HealthCheck, given, settings
+from unprivileged import NESTED_RUN, run_file_as_user
 
 from autonesy.tools import metrics
 from autonesy.tools.cnf import CNF
@@ -234,3 +237,10 @@ def test_a_key_file_others_can_read_is_not_used(tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(cache_entries, "_key", None)
     assert cache_entries.cache_key() != b"k" * 32
     assert any("not a private file" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.skipif(bool(os.environ.get(NESTED_RUN)), reason="the nested run itself")
+def test_the_forged_entries_are_refused_for_an_unprivileged_user_too(tmp_path):
+    done = run_file_as_user(__file__, tmp_path, "unprivileged_user")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout and "failed" not in done.stdout
