@@ -6,7 +6,9 @@ on labelled data: the paper's tables 2–4 in shape).
                      constraints (type, params, summary, kind), formula, group, n_constraints, source; how it
                      was made: round (sat | unsat), omitted and mutated (constraint ids), writer_instruction
                      (the instruction the writer was given), regenerations
-    stats.json       the label distribution per complexity group, and the composition next to the paper's figures
+    stats.json       the label distribution per complexity group, the composition next to the paper's figures,
+                     and (when an LLM wrote the outputs) a judge's audit of the tone and topic labels on a
+                     10 % sample per group
     config.json, trace.jsonl
 
 ``eval --out DIR`` writes
@@ -27,6 +29,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import random
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -36,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from autonesy.agents.llm import ChatBackend, LLMError, ResponseCache, backend_from_spec
-from autonesy.agents.verify import WriterAgent
+from autonesy.agents.verify import JudgeAgent, WriterAgent
 from autonesy.graph.options import VERIFIERS
 from autonesy.graph.tracer import Tracer
 from autonesy.graph.verify.graph import WHOLE_INSTRUCTION_JUDGES, VerifierMemory, VerifyState, initial_state
@@ -118,6 +121,47 @@ def _llm_outputs(item, writer: WriterAgent, tracer: Tracer, budget: int = REGENE
     return [chosen]
 
 
+AUDIT_SHARE = 0.1  # §A.2: "We sample 10% of the outputs for each complexity group" to check semantic constraints
+
+
+def audit_semantic_labels(
+    records: list[dict[str, Any]], judge: JudgeAgent, tracer: Tracer, seed: int = 0
+) -> dict[str, Any]:
+    """A judge's audit of the tone and topic labels (which come from how each output was made) on a seeded
+    ``AUDIT_SHARE`` of each complexity group's outputs (at least one): how often it agrees, and where not."""
+    rng = random.Random(f"vifbench-audit:{seed}")
+    by_group: dict[str, list[dict[str, Any]]] = {}
+    for rec in records:
+        by_group.setdefault(rec["group"], []).append(rec)
+    judged = agree = undecided = 0
+    disagreements = []
+    sampled = [
+        rec for group in by_group.values() for rec in rng.sample(group, max(1, round(AUDIT_SHARE * len(group))))
+    ]
+    for rec in sampled:
+        items = [(c["id"], c["summary"]) for c in rec["constraints"] if c["kind"] == "semantic"]
+        turns, verdicts = judge.judge(rec["instruction"], items, rec["output"], salt=f"audit:{rec['id']}")
+        for turn in turns:
+            tracer.agent_turn(turn, item=rec["id"], audit=True)
+        for cid, verdict in verdicts.items():
+            if verdict.value is None:
+                undecided += 1
+                continue
+            judged += 1
+            if verdict.value == rec["labels"][cid]:
+                agree += 1
+            else:
+                disagreements.append({"id": rec["id"], "constraint": cid, "label": rec["labels"][cid]})
+    return {
+        "sampled_outputs": len(sampled),
+        "share_per_group": AUDIT_SHARE,
+        "judged": judged,
+        "agree": agree,
+        "undecided": undecided,
+        "disagreements": disagreements,
+    }
+
+
 def generate_data(
     out: Path,
     count: int | None = None,
@@ -175,6 +219,8 @@ def generate_data(
             "distribution": stats,
             "composition": composition(records),
         }
+        if backend is not None:  # the semantic labels say how the LLM was asked; a judge audits a sample
+            summary["semantic_audit"] = audit_semantic_labels(records, JudgeAgent(backend), tracer, seed)
         safe_files.write_text(out / "stats.json", json.dumps(summary, indent=2))
         tracer.event("outcome", status="done", reason=f"{len(records)} labelled pairs")
         return summary
@@ -710,6 +756,7 @@ __all__ = [
     "evaluate",
     "generate_data",
     "import_ifeval",
+    "audit_semantic_labels",
     "instruction_key",
     "optimize_judge",
     "read_optimised_on",

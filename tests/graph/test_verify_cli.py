@@ -168,6 +168,8 @@ def test_generate_with_an_llm_writer_labels_its_outputs(data, tmp_path):
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output)
     assert summary["llm"] == "scripted@vifbench-oracle" and sum(summary["sources"].values()) == 2
+    audit = json.loads((tmp_path / "llm" / "stats.json").read_text())["semantic_audit"]  # one output of group 2
+    assert audit["sampled_outputs"] == 1 and audit["judged"] == audit["agree"] == 1 and not audit["disagreements"]
     written = [json.loads(line) for line in (tmp_path / "llm" / "vifbench.jsonl").read_text().splitlines()]
     assert [r["verdict"] for r in written] == [r["verdict"] for r in records]
     assert [r["labels"] for r in written] == [r["labels"] for r in records]

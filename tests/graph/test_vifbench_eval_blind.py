@@ -5,12 +5,14 @@ import hashlib
 import json
 
 import pytest
-from scripted_llm import ScriptedChatModel
+from scripted_llm import ScriptedChatModel, ScriptedRoles
 
 from autonesy.agents.llm import LangChainChatBackend
+from autonesy.agents.verify import JudgeAgent
 from autonesy.agents.verify.prompts import SATISFIED, VIOLATED
+from autonesy.graph.tracer import Tracer
 from autonesy.graph.verify.run import VerifyConfig, VerifyError
-from autonesy.graph.verify.vifbench import evaluate, read_optimised_on
+from autonesy.graph.verify.vifbench import audit_semantic_labels, evaluate, read_optimised_on
 from autonesy.tasks.vifbench import generate
 from autonesy.tools.llm_spec import LLMSpec
 
@@ -87,3 +89,24 @@ def test_eval_reads_the_split_from_the_optimize_record_beside_the_guidance(tmp_p
         read_optimised_on(guidance)
     (guidance.parent / "optimize.json").write_text(json.dumps({"instructions_used": ["vif-c2-000"]}))
     assert read_optimised_on(guidance) == ["vif-c2-000"]
+
+
+def test_a_judge_audits_the_semantic_labels_of_a_sample_per_group(tmp_path):
+    """§A.2: 10 % of each group's outputs (at least one) checked for tone and topic; a judge that finds every
+    output off-topic and off-tone disagrees exactly with the sampled labels that say on-topic / on-tone."""
+    records = generate(18)  # two outputs in each of the nine groups: one sampled per group
+
+    def violated(prompt):
+        return "\n".join(f"{cid}: no. {VIOLATED}" for cid in ScriptedRoles.listed(prompt))
+
+    backend = LangChainChatBackend(ScriptedChatModel(answer=violated), "scripted", "audit", retries=1)
+    audit = audit_semantic_labels(records, JudgeAgent(backend), Tracer(tmp_path))
+    assert audit["sampled_outputs"] == 9 and audit["undecided"] == 0
+    sampled = {d["id"] for d in audit["disagreements"]}
+    assert audit["disagreements"] and all(d["label"] is True for d in audit["disagreements"])
+    semantic = {rec["id"]: [c["id"] for c in rec["constraints"] if c["kind"] == "semantic"] for rec in records}
+    assert audit["judged"] >= 9 and audit["agree"] == audit["judged"] - len(audit["disagreements"])
+    for rec in records:
+        if rec["id"] in sampled:
+            true = [cid for cid in semantic[rec["id"]] if rec["labels"][cid]]
+            assert sorted(d["constraint"] for d in audit["disagreements"] if d["id"] == rec["id"]) == sorted(true)
