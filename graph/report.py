@@ -379,6 +379,7 @@ class Table:
     data: list[dict[str, Any]] = field(default_factory=list)  # numbers, for CSV
     notes: list[str] = field(default_factory=list)
     lead: int = 1  # the leading key columns (text, left-aligned); the others hold numbers
+    pooled: str = ""  # the settings averaged over on request ("policy: oracle-feedback, zs"), a column of the CSV
 
     def markdown(self) -> str:
         """The table as a Markdown section with its title."""
@@ -411,6 +412,8 @@ class Table:
         records = self.data or [dict(zip(self.header, row)) for row in self.rows]
         if not records:
             return ""
+        if self.pooled:  # a pooled table read on its own still says it was pooled
+            records = [{**record, "pooled_over": self.pooled} for record in records]
         columns = list(dict.fromkeys(k for record in records for k in record))
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
@@ -1213,6 +1216,10 @@ def report_tables(
             tables.append(rejections)
         tables.append(cost_table(planned, cells, prices))
         tables.append(marginals_table(df, cells, compare_published))
+        if cells.pooled:
+            pooled = "; ".join(f"{name}: {', '.join(values)}" for name, values in cells.pooled.items())
+            for table in tables:
+                table.pooled = pooled
         df = label_cells(df, cells)
     infra = infra_table(rows)
     if infra is not None:

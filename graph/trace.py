@@ -14,7 +14,7 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +184,52 @@ def node_visits(events: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     return visits
 
 
+CHECK_NODES = ("check_syntax",)  # the node whose visit without a syntax_error event means the answer parsed
+
+
+def next_check(events: Sequence[Mapping[str, Any]], index: int) -> tuple[str, bool]:
+    """What the check after the repair round at ``index`` found, as a short text, and whether it passed: the model's
+    verdict ([[FIXED]]) is its claim, this is the checker's answer ("parses", "new error: lint", "same error:
+    syntax", "rejected (token_budget)", "not checked": the trace ends first)."""
+    asked = events[index].get("error_kind")
+    for event in events[index + 1 :]:
+        kind = event.get("event")
+        if kind == "syntax_error":
+            found = _label(event.get("kind")) or "?"
+            return (f"same error: {found}" if found == asked else f"new error: {found}"), False
+        if kind == "node" and event.get("node") in CHECK_NODES:
+            return "parses", True
+        if kind == "outcome":
+            failure = _label(event.get("failure"))
+            status = _label(event.get("status")) or "?"
+            return status + (f" ({failure})" if failure else ""), status == "accepted"
+    return "not checked", False
+
+
+def node_outcome(events: Sequence[Mapping[str, Any]], index: int) -> str:
+    """What the node visit at ``index`` did, from the events since the previous node (its ``status`` field is the
+    attempt's, "running" until the end): the syntax error it found, the repair verdict, the autofixes, or done."""
+    event = events[index]
+    if event.get("status") not in (None, "running"):
+        return f"ended {_label(event.get('status'))}"
+    found = []
+    for earlier in reversed(events[:index]):
+        kind = earlier.get("event")
+        if kind == "node":
+            break
+        if kind == "syntax_error":
+            found.append(f"syntax error: {_label(earlier.get('kind'))}")
+        elif kind == "repair_round":
+            found.append(f"answered {_label(earlier.get('verdict'))}")
+        elif kind == "autofix":
+            found.append("autofixed")
+        elif kind == "semantic_round":
+            found.append("counterexamples sent")
+    if not found and event.get("node") in CHECK_NODES:
+        return "parses"
+    return " · ".join(reversed(found)) or "done"
+
+
 def attempt_report(run_dir: Path) -> dict[str, Any]:
     """One attempt's repair loop, readably: syntax rounds with their errors and verdicts, oracle-feedback rounds with
     their counterexamples, autofixes, node visits, the outcome with its relation and F1."""
@@ -199,6 +245,7 @@ def attempt_report(run_dir: Path) -> dict[str, Any]:
             "error_kind": _label(e.get("error_kind")),
             "verdict": _label(e.get("verdict")),
             "changed": _label(e.get("changed")),
+            "next_check": next_check(events, index)[0],
             "index": index,
         }
         for index, e in enumerate(events)

@@ -21,7 +21,8 @@ def _steps(report: dict[str, Any], kinds: list[str]) -> list[tuple[int, str]]:
         if kinds and item["error_kind"] not in kinds:
             continue
         first_line = item["error"].splitlines()[0] if item["error"] else ""
-        line = f"  round {item['round']} [{item['error_kind']}]: {shorten(first_line, 120)} → {item['verdict']}"
+        line = f"  round {item['round']} [{item['error_kind']}]: {shorten(first_line, 120)} → answered "
+        line += f"{item['verdict']}; next check: {item['next_check']}"
         steps.append((item["index"], line + (f" ({item['changed']})" if item.get("changed") else "")))
     for item in report["semantic_rounds"]:
         if kinds and SEMANTIC_KIND not in kinds:

@@ -25,6 +25,8 @@ from autonesy.graph.trace import (
     error_text,
     find_run_dirs,
     formula_text,
+    next_check,
+    node_outcome,
     semantic_rounds,
     shorten,
 )
@@ -392,7 +394,7 @@ def timeline(events: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
         if kind == "node":
             item.update(
                 title=f"node {event.get('node')}",
-                note=f"{_seconds(event.get('seconds'), 0):.3f} s · status {event.get('status')}",
+                note=f"{_seconds(event.get('seconds'), 0):.3f} s · {node_outcome(events, index)}",
             )
         elif kind == LLM_CALL_EVENT:
             verdict = event.get("verdict") or {}
@@ -410,10 +412,11 @@ def timeline(events: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
                 note=error_text(_label(event.get("kind")), str(event.get("message", ""))),
             )
         elif kind == "repair_round":
-            item.update(
-                title=f"repair round {event.get('round')} · {event.get('verdict')}",
+            found, passed = next_check(events, index)
+            item.update(  # the model's verdict is its claim; the colour is what the next check found
+                title=f"repair round {event.get('round')} · answered {event.get('verdict')} · next check: {found}",
                 note=error_text(_label(event.get("error_kind")), str(event.get("error", ""))),
-                verdict=event.get("verdict"),
+                verdict="parses" if passed else "still-error",
                 changed=event.get("changed") or "",
                 body=True,
             )

@@ -372,3 +372,64 @@ def test_a_rerun_with_an_llm_that_failed_on_infrastructure_differs_in_nothing_pl
     broken = cells[(down,)]
     assert (broken["a"]["n"], broken["a"]["planned"], broken["b"]["n"]) == (0, 1, 1)
     assert math.isnan(broken["delta"]) and cells[(LLM,)]["delta"] == 0.0
+
+
+def test_the_csvs_of_a_pooled_report_say_they_were_pooled(tmp_path):
+    rows = [row(LLM, attempt="z", f1=1.0), row(LLM, attempt="o", f1=0.0, policy="oracle-feedback")]
+    folder = sweep(tmp_path / "s", rows)
+    build_report([folder], tmp_path / "plain", plots=False)
+    build_report([folder], tmp_path / "pooled", plots=False, pool=["policy"])
+    for name in ("by_setting", "syntax_errors_by_setting", "by_llm", "per_task", "cost_by_llm", "marginals"):
+        plain = list(csv.DictReader(io.StringIO((tmp_path / "plain" / f"{name}.csv").read_text())))
+        pooled = list(csv.DictReader(io.StringIO((tmp_path / "pooled" / f"{name}.csv").read_text())))
+        assert all("pooled_over" not in record for record in plain), name
+        assert pooled and all(record["pooled_over"] == "policy: oracle-feedback, zs" for record in pooled), name
+
+
+# --------------------------------------------------------------------------- round outcomes
+def _round(kind, verdict):
+    return {"event": "repair_round", "round": 1, "error_kind": kind, "error": "x", "verdict": verdict}
+
+
+@pytest.mark.parametrize(
+    "after, said, passed",
+    [
+        # [[FIXED]] then the attempt was stopped for its token budget: the check never passed
+        ([{"event": "outcome", "status": "rejected", "failure": "token_budget"}], "rejected (token_budget)", False),
+        ([{"event": "syntax_error", "kind": "lint"}], "new error: lint", False),
+        ([{"event": "syntax_error", "kind": "token_budget"}], "same error: token_budget", False),
+        (
+            [{"event": "node", "node": "repair", "status": "running"}, {"event": "node", "node": "check_syntax"}],
+            "parses",
+            True,
+        ),
+        ([], "not checked", False),
+    ],
+)
+def test_a_repair_round_says_what_the_next_check_found(after, said, passed):
+    from autonesy.graph.trace import next_check
+
+    assert next_check([_round("token_budget", "fixed"), *after], 0) == (said, passed)
+
+
+def test_node_rows_show_what_the_node_did_not_the_attempts_running_status():
+    from autonesy.graph.view.pages import timeline
+
+    events = (
+        {"event": "node", "node": "formalize", "seconds": 0.1, "status": "running"},
+        {"event": "syntax_error", "kind": "syntax", "message": "bad"},
+        {"event": "node", "node": "check_syntax", "seconds": 0.1, "status": "running"},
+        _round("syntax", "fixed"),
+        {"event": "node", "node": "repair", "seconds": 0.1, "status": "running"},
+        {"event": "syntax_error", "kind": "lint", "message": "worse"},
+        {"event": "node", "node": "check_syntax", "seconds": 0.1, "status": "running"},
+        {"event": "outcome", "status": "rejected", "failure": "syntax"},
+    )
+    items = timeline(events)
+    notes = [item["note"] for item in items if item["event"] == "node"]
+    assert not any("running" in note for note in notes)
+    assert notes[1].endswith("syntax error: syntax") and notes[2].endswith("answered fixed")
+    [repair] = [item for item in items if item["event"] == "repair_round"]
+    assert (
+        repair["title"].endswith("answered fixed · next check: new error: lint") and repair["verdict"] == "still-error"
+    )

@@ -129,7 +129,7 @@ def test_sweep_filter_attempt_diff_counterexamples(dirs, page):
         page.click("text=[[OK]] answered on a broken formula")
         page.locator("section.taxonomy", has_text="[[OK]] answered").locator("summary").first.click()
         page.locator("section.taxonomy", has_text="[[OK]] answered").locator("a").first.click()
-        page.wait_for_selector("li.ev-repair_round.verdict-ok")
+        page.wait_for_selector("li.ev-repair_round.verdict-still-error")
         shot(page, "errors-to-attempt")
 
 
