@@ -141,10 +141,13 @@ def sweep(
         print_json(data)
     else:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(data["counts"].items()))
+        usage = data["usage"]
         typer.echo(
             terminal_text(
                 f"{data['attempts']} attempts ({counts}); ran {data['ran']} now ({resume_text(data['resume'])}); "
-                f"{data['seconds']:.1f} s\nresults: {data['results'][0]}, {data['results'][1]}"
+                f"{data['seconds']:.1f} s\nLLM answers: {usage['llm_calls']:,} sent, {usage['cached_answers']:,} from "
+                f"the response cache; tokens: {usage['tokens_spent']:,} spent now, {usage['tokens_would_cost']:,} "
+                f"would cost without the cache\nresults: {data['results'][0]}, {data['results'][1]}"
             )
         )
     failed = sum(data["counts"].get(status, 0) for status in ("error", "unfinished", "pending"))

@@ -41,6 +41,7 @@ from autonesy.graph.results import (
     RESUME_STATES,
     SWEEP_FILE,
     attempt_row,
+    collect_rows,
     resume_state,
     write_results,
 )
@@ -160,6 +161,12 @@ class SweepResult:
     unscorable: dict[str, dict[str, str]] = field(default_factory=dict)  # adapter spec → {record: why no count}
 
     @property
+    def usage(self) -> dict[str, int]:
+        """LLM usage over the whole table: calls sent and answers from the response cache; tokens spent now and what
+        the study would cost without the cache (the cached answers at what they cost when they were made)."""
+        return study_usage(self.rows)
+
+    @property
     def counts(self) -> dict[str, int]:
         """Attempts per status over the whole table (not only this run)."""
         counts: dict[str, int] = {}
@@ -176,6 +183,7 @@ class SweepResult:
             "skipped": self.progress.skipped,
             "resume": self.resume,
             "counts": self.counts,
+            "usage": self.usage,
             "seconds": round(self.seconds, 3),
             "results": [str(self.out / RESULTS_JSONL), str(self.out / RESULTS_CSV)],
             "left_out": self.left_out,
@@ -320,8 +328,36 @@ def run_sweep(
         finally:
             for backend in own_backends.values():
                 backend.close()
-            rows = write_results(out)
+            rows = collect_rows(out)
+            _record_usage(out, rows)
+            write_results(out, rows)
     return SweepResult(out, rows, state, time.perf_counter() - start, left_out, resume, unscorable)
+
+
+def study_usage(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Summed LLM usage of results rows (see ``SweepResult.usage``); rows written before cached usage was recorded
+    count their cached answers' tokens as 0."""
+
+    def total(name: str) -> int:
+        return sum(int(row.get(name) or 0) for row in rows)
+
+    spent = total("prompt_tokens") + total("completion_tokens")
+    cached = total("cached_prompt_tokens") + total("cached_completion_tokens")
+    return {
+        "llm_calls": total("llm_calls"),
+        "cached_answers": total("cached_calls"),
+        "tokens_spent": spent,
+        "tokens_would_cost": spent + cached,
+    }
+
+
+def _record_usage(out: Path, rows: list[dict[str, Any]]) -> None:
+    """The table's usage in ``sweep.json`` (how many answers came from the cache), written before results.jsonl: a
+    sweep.json newer than the table reads as a sweep still running."""
+    path = out / SWEEP_FILE
+    data = read_json(path, root=out)
+    if isinstance(data, dict):
+        write_json(path, {**data, "usage": study_usage(rows)}, root=out)
 
 
 def _record_crash(out: Path, job: Mapping[str, Any], error: BaseException) -> dict[str, Any]:

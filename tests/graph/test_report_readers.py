@@ -433,3 +433,47 @@ def test_node_rows_show_what_the_node_did_not_the_attempts_running_status():
     assert (
         repair["title"].endswith("answered fixed · next check: new error: lint") and repair["verdict"] == "still-error"
     )
+
+
+# ---------------------------------------------------------------------- a study from the cache
+def test_a_fully_cached_sweep_would_cost_what_the_uncached_one_spent(tmp_path):
+    from scripted_llm import MISTAKE_TASKS, ScriptedChatModel, mistakes_answer
+
+    from autonesy.agents.llm import LangChainChatBackend, ResponseCache
+    from autonesy.graph.sweep.grid import SweepSpec
+    from autonesy.graph.sweep.run import run_sweep
+
+    spec = "http://scripted.test/v1@mistakes"
+    grid = SweepSpec(tasks=MISTAKE_TASKS, formats=("dimacs",), prompts=("zs",), details=("not-detailed",), llms=(spec,))
+    cache = tmp_path / "responses.sqlite"
+
+    def backend():
+        return LangChainChatBackend(
+            ScriptedChatModel(answer=mistakes_answer), "http://scripted.test/v1", "mistakes", cache=ResponseCache(cache)
+        )
+
+    first, again = backend(), backend()
+    made = run_sweep(grid, tmp_path / "made", backends={spec: first}, progress=False)
+    cached = run_sweep(grid, tmp_path / "cached", backends={spec: again}, progress=False)
+    assert again.calls == 0 and first.calls > 0  # the second study asked the model nothing
+    spent = made.usage
+    assert spent["cached_answers"] == 0 and spent["tokens_spent"] == spent["tokens_would_cost"] > 0
+    assert cached.usage == {
+        "llm_calls": 0,
+        "cached_answers": spent["llm_calls"],
+        "tokens_spent": 0,
+        "tokens_would_cost": spent["tokens_spent"],
+    }
+    assert json.loads((tmp_path / "cached" / "sweep.json").read_text())["usage"] == cached.usage
+    by_id = {r["attempt_id"]: r for r in made.rows}
+    for row_ in cached.rows:  # each attempt's answers cost, when made, what the first study paid for them
+        paid = by_id[row_["attempt_id"]]
+        assert (row_["cached_prompt_tokens"], row_["cached_completion_tokens"]) == (
+            paid["prompt_tokens"],
+            paid["completion_tokens"],
+        )
+    report = build_report([tmp_path / "cached"], tmp_path / "r", plots=False)
+    [cost] = tables(report)["cost_by_llm"].data
+    assert cost["prompt_tokens"] == cost["completion_tokens"] == 0
+    assert cost["would_cost_prompt_tokens"] == sum(r["prompt_tokens"] for r in made.rows)
+    assert cost["would_cost_completion_tokens"] == sum(r["completion_tokens"] for r in made.rows)
