@@ -1,10 +1,12 @@
 """The paper's tables and plots from sweep results (``autonesy-agent report DIR…``).
 
 Input: sweep directories (their ``results.jsonl``, or rebuilt from ``attempts/`` when a sweep was
-interrupted before writing it), results files, or plain ``run`` directories (``summary.json``).
-Only finished attempts (status ``accepted`` or ``rejected``) are counted; attempts that ended
-``infra_failed`` (the endpoint failed past its retries) are never scored and get a table of their own
-with their count; the report says how many others (error, unfinished, pending) it left out.
+interrupted before writing it), results files, or plain ``run`` directories (``summary.json``). An
+attempt read in several of them keeps its most complete outcome (``merge_copies``: the same in every
+order; two different finished outcomes are refused). Only finished attempts (status ``accepted`` or
+``rejected``) are counted, but every planned attempt keeps its place: each row says **n of planned**,
+and an LLM whose attempts all failed on infrastructure keeps its rows (n = 0). Attempts that ended
+``infra_failed`` also get a table of their own; the report says how many others it left out.
 
 **Cells never pool silently.** A cell is keyed by every setting that varies across the attempts
 read (``SETTINGS``: LLM, format, prompt, detail, policy, decoding, max repairs, max tokens,
@@ -18,11 +20,11 @@ Definitions (docs/architecture.md §6, as in auto-nesy-bench):
   Attempts on tasks without a ground truth are left out of F1. Attempts that ended ``infra_failed``
   (the endpoint failed past its retries) or ``error`` are no model's outcome: they are left out of
   every rate and listed with their counts.
-- **syntax-error rate**: the share of attempts rejected because no parseable formula was reached
-  (after autofix and repair, or the repair agent answered [[OK]] on an error). Empty answers
-  are reported separately ("empty answers") and are not syntax errors. **Before repair**: the share
-  whose first answer did not parse (read from the attempt's trace: the repair loop's value is the
-  difference).
+- **syntax-error rate** (the paper's, "after self-verification"): the share of attempts whose answer still
+  does not parse after repair (failure ``syntax``, ``repeated_answer``, or [[OK]] answered on an error).
+  Answers cut by the token budget and empty answers are their own columns, not syntax errors.
+  **Before repair**: the share whose first answer did not parse (read from the attempt's trace: the
+  repair loop's value is the difference).
 - **mean ± std**: over the attempts of the group (population standard deviation, so a group of
   one attempt shows ± 0.000); **[low, high]**: the 95 % percentile bootstrap interval of the mean
   (``BOOTSTRAP_RESAMPLES`` resamples, NumPy seed ``BOOTSTRAP_SEED``: the same report twice is the
@@ -30,15 +32,16 @@ Definitions (docs/architecture.md §6, as in auto-nesy-bench):
 - relation shares: equal / permissive / strict / incomparable among all attempts, rejected ones
   as their own category.
 
-Tables (each written as Markdown, LaTeX and CSV; CSV holds numbers, mean, std and interval in
-their own columns):
+Tables (each written as Markdown, LaTeX and CSV, every cell escaped for its reader by
+``tools/table_cells.py``; CSV holds numbers, mean, std and interval in their own columns):
 - ``by_setting``: F1 (and, second table, syntax-error rate) by output format × description level ×
   prompting — the paper's first table;
 - ``by_llm``: per LLM: F1 with its interval, syntax errors before and after repair, empty answers,
   relation shares, repair rounds, autofixes, tokens, latency — the paper's second table;
 - ``per_task``: per task: F1, accepted share, syntax errors before and after repair, equal share;
 - ``rejections_by_kind``: per LLM, the share of attempts rejected for each ``failure`` kind;
-- ``cost_by_llm``: tokens per LLM and their cost at the prices of the LLM's TOML config;
+- ``cost_by_llm``: tokens per LLM and their cost at the prices of the LLM's TOML config, spent now and what
+  the study would cost (the response cache's answers at what they cost when they were made);
 - ``marginals``: F1 per format, per description level, per prompt style and per benchmark; with
   ``compare_published`` the published figures of docs/tasks.md next to ours (computed on the same slice:
   formats and prompts over detailed descriptions, as published, and on our catalogue tasks only —
