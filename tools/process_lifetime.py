@@ -7,6 +7,12 @@ The signal follows the *thread* that started the child, not the process: every c
 its child on the thread that started it (the counting race, the SDD compilation, a bounded sweep
 attempt, a process pool's workers started from the thread that runs the pool), so the two coincide.
 A grandchild that calls it too dies with the child, so a whole tree goes.
+
+A program we do not write (llama.cpp's server) cannot make that call, and the thread that starts it
+may end first. It runs under :func:`supervise` instead (``python -m autonesy.tools.process_lifetime
+COMMAND…``, built by :func:`supervised`): the supervisor holds the read end of a pipe whose write end
+only the parent process holds, and kills its process group when the pipe closes — which the kernel does
+however the parent dies, whichever thread started it.
 """
 
 from __future__ import annotations
@@ -14,7 +20,10 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
+import select
 import signal
+import subprocess
+import sys
 
 PR_SET_PDEATHSIG = 1
 
@@ -39,4 +48,28 @@ def die_with_parent(parent_pid: int) -> None:
         os._exit(1)
 
 
-__all__ = ["die_with_parent"]
+def supervised(command: list[str]) -> list[str]:
+    """``command`` run under :func:`supervise`: start it with ``stdin=subprocess.PIPE`` (that pipe is the
+    lifeline: keep it open, write nothing) and ``start_new_session=True`` (one group to kill)."""
+    return [sys.executable, "-m", __name__, *command]
+
+
+def supervise(command: list[str]) -> int:
+    """Run ``command`` until it ends (its exit status is returned) or standard input reaches its end (the parent
+    died): then the whole process group, this process included, is killed. A SIGTERM to the group is left to the
+    command; this process waits for it to end."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: None)  # a handler, not SIG_IGN: the command keeps the default
+    child = subprocess.Popen(command, stdin=subprocess.DEVNULL)
+    while child.poll() is None:
+        if select.select([0], [], [], 0.5)[0] and not os.read(0, 1 << 12):
+            if os.getpgrp() == os.getpid():  # our own group (start_new_session): the command and its children
+                os.killpg(0, signal.SIGKILL)
+            child.kill()
+            os._exit(1)
+    return child.returncode
+
+
+__all__ = ["die_with_parent", "supervise", "supervised"]
+
+if __name__ == "__main__":
+    sys.exit(supervise(sys.argv[1:]))

