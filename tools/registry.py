@@ -1,15 +1,16 @@
 """One registry for everything a user extends: agent policies, tasks and LLM providers (docs/plugins.md).
 
 Everything registers through the public decorators :func:`policy`, :func:`task` and :func:`provider`
-(exported as ``autonesy.policy`` …), the built-ins included. A name registered from the ``autonesy``
-package is short (``zs``, ``fashion``); an installed package joins through an entry point in the group
-``autonesy`` (``[project.entry-points.autonesy] mypkg = "mypkg._registry"``) and what its modules
-register is named ``mypkg/name`` everywhere. Plugins load lazily: only the namespace a name asks for,
-or all of them when everything is listed. A plugin that fails to import, registers a name twice, or
-shares its namespace with another package is one line (:class:`PluginError`) naming the package, and
-never breaks what does not use it. Pure: no layer above is imported here; each layer's facade
-(``make_policy``, ``get_task``, ``backend_from_spec``) imports its own built-ins and looks them up here.
-"""
+(exported as ``autonesy.policy`` …), the built-ins included, which have short names (``zs``,
+``fashion``). An installed package joins through an entry point in the group ``autonesy``
+(``[project.entry-points.autonesy] mypkg = "mypkg._registry"``) and what its modules register is named
+``mypkg/name`` everywhere. Code of your own that is no installed plugin (a script, a notebook) keeps
+the names it gives, which may not take one already registered. Plugins load lazily: only the
+namespace a name asks for, or all of them when everything is listed. A plugin that fails to import,
+registers a name twice, or shares its namespace with another package is one line
+(:class:`PluginError`) naming the package, and never breaks what does not use it. Pure: no layer
+above is imported here; each layer's facade (``make_policy``, ``get_task``, ``backend_from_spec``)
+imports its own built-ins and looks them up here."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ KINDS = ("policy", "task", "provider")
 ENTRY_POINT_GROUP = "autonesy"
 BUILTIN = "autonesy"  # the top-level module whose registrations keep short names
 BUILTIN_PACKAGE = "autonesy-agent"  # its distribution
-SCRIPT = "__main__"  # a script's or notebook's module: its registrations keep short names
+SCRIPT = "__main__"  # a script's or notebook's module
 SEPARATOR = "/"  # between a plugin's namespace and its names
 PATH_SEPARATOR = "+"  # stands for SEPARATOR in a file name: never part of a name, so no two names share a path
 _PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -115,18 +116,16 @@ def _register(kind: str, names: tuple[str, ...]) -> Callable[[_T], _T]:
 
 
 def _origin(module: str) -> _Plugin | None:
-    """The plugin a module belongs to (by its top-level package); None for autonesy's own modules. A
-    script or notebook (``__main__``) registers short names (no namespace); a module of no installed
-    plugin registers under its top-level package's name."""
+    """The installed plugin a module belongs to (by its top-level package), whose namespace its names
+    take; None for autonesy's own modules. Any other module (a script, a notebook, a package of your
+    own that is not installed as a plugin, test helpers) registers the names it gives, unnamespaced."""
     top = module.split(".")[0] or SCRIPT
     if top == BUILTIN:
         return None
-    if top == SCRIPT:
-        return _Plugin("", module, SCRIPT, "")
     for plugin in _plugins().values():
         if plugin.module.split(".")[0] == top:
             return plugin
-    return _Plugin(top, module, top, "")
+    return _Plugin("", module, top, "")
 
 
 @cache

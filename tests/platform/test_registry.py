@@ -23,6 +23,8 @@ PACKAGES = ("agents", "graph", "tasks", "tools", "nesy", "api")
 def scratch_registry(monkeypatch):
     """Registrations made by a test vanish after it (the registry is process-wide)."""
     monkeypatch.setattr(registry, "_entries", dict(registry._entries))
+    monkeypatch.setattr(registry, "_failures", dict(registry._failures))
+    monkeypatch.setattr(registry, "_loaded", set(registry._loaded))
 
 
 def from_module(module: str, value=None):
@@ -55,18 +57,34 @@ def test_built_in_policies_and_tasks_are_registered_with_short_names():
     assert not any(registry.SEPARATOR in e.name for e in registry.entries() if e.builtin)
 
 
-def test_a_name_registered_outside_autonesy_is_namespaced_by_its_package(scratch_registry):
+def installed(monkeypatch, namespace: str, module: str) -> None:
+    """Pretend an installed plugin declares ``namespace`` for the package of ``module`` (with
+    ``scratch_registry``: what loading it records vanishes after the test)."""
+    plugin = registry._Plugin(namespace, module, f"{namespace}-dist", "1.0")
+    monkeypatch.setattr(registry, "_plugins", lambda: {namespace: plugin})
+
+
+def test_an_installed_plugins_names_take_its_namespace(scratch_registry, monkeypatch):
+    installed(monkeypatch, "mypkg", "mypkg._registry")
     target = from_module("mypkg.policies")
     registry.policy("vote")(target)
     entry = registry.lookup("policy", "mypkg/vote")
-    assert entry.target is target and entry.package == "mypkg" and not entry.builtin
+    assert entry.target is target and (entry.package, entry.version) == ("mypkg-dist", "1.0") and not entry.builtin
     with pytest.raises(registry.RegistryError, match="unknown policy 'vote'"):
-        registry.lookup("policy", "vote")  # the short name stays the built-ins'
+        registry.lookup("policy", "vote")  # short names stay the built-ins' (and your own code's)
 
 
-def test_a_name_registered_twice_is_one_error_naming_the_package(scratch_registry):
+def test_code_that_is_no_installed_plugin_keeps_its_names(scratch_registry):
+    target = from_module("myown.policies")
+    registry.policy("mine")(target)
+    entry = registry.lookup("policy", "mine")
+    assert entry.target is target and entry.package == "myown" and not entry.builtin
+
+
+def test_a_name_registered_twice_is_one_error_naming_the_package(scratch_registry, monkeypatch):
+    installed(monkeypatch, "mypkg", "mypkg._registry")
     registry.task("twice")(from_module("mypkg.a"))
-    with pytest.raises(registry.RegistryError, match="package 'mypkg' registers task 'mypkg/twice' twice"):
+    with pytest.raises(registry.RegistryError, match="package 'mypkg-dist' registers task 'mypkg/twice' twice"):
         registry.task("twice")(from_module("mypkg.b"))
 
 
@@ -88,7 +106,8 @@ def test_a_namespace_no_plugin_declares_is_one_error():
         registry.lookup("task", "nosuchpkg/x")
 
 
-def test_a_plugin_task_carries_its_full_name_and_a_failing_builder_is_one_line(scratch_registry):
+def test_a_plugin_task_carries_its_full_name_and_a_failing_builder_is_one_line(scratch_registry, monkeypatch):
+    installed(monkeypatch, "mypkg", "mypkg._registry")
     fashion = get_task("fashion")
     registry.task("copy")(from_module("mypkg.tasks", fashion))
     assert get_task("mypkg/copy").name == "mypkg/copy" and get_task("mypkg/copy").names == fashion.names
@@ -98,7 +117,7 @@ def test_a_plugin_task_carries_its_full_name_and_a_failing_builder_is_one_line(s
 
     broken.__module__ = "mypkg.tasks"
     registry.task("broken")(broken)
-    with pytest.raises(registry.PluginError, match="task 'mypkg/broken' of plugin 'mypkg': FileNotFoundError"):
+    with pytest.raises(registry.PluginError, match="task 'mypkg/broken' of plugin 'mypkg-dist': FileNotFoundError"):
         get_task("mypkg/broken")
     registry.task("not_a_task")(from_module("mypkg.tasks", 42))
     with pytest.raises(registry.PluginError, match="is a int, not a Task"):
@@ -164,7 +183,7 @@ def test_a_script_registers_short_names_that_may_not_take_a_built_in_one(scratch
         registry.policy("zs")(from_module("__main__"))
 
 
-def test_a_plugin_provider_is_asked_for_as_namespace_kind_argument(scratch_registry):
+def test_a_plugin_provider_is_asked_for_as_namespace_kind_argument(scratch_registry, monkeypatch):
     from autonesy.agents.llm import ChatBackend, LLMError, backend_from_spec
 
     seen = []
@@ -174,6 +193,7 @@ def test_a_plugin_provider_is_asked_for_as_namespace_kind_argument(scratch_regis
         return ChatBackend()
 
     echo.__module__ = "mypkg.llm"
+    installed(monkeypatch, "mypkg", "mypkg._registry")
     registry.provider("echo")(echo)
     assert isinstance(backend_from_spec("mypkg/echo:hello world", retries=2), ChatBackend)
     assert seen == [("mypkg/echo", "hello world", 2)]
