@@ -11,11 +11,32 @@ from autonesy.tools.config import LLM_TIMEOUT_S, MAX_REPAIRS
 
 if TYPE_CHECKING:
     from autonesy.graph.summary import RunSummary
+    from autonesy.tasks.task import Task
     from autonesy.tools.llm_spec import LLMSpec
 
 
+def _spec_of(task: Task | str | os.PathLike[str]) -> str:
+    """The task spec a run records: the name or path given, or a loaded task's name when that name loads it."""
+    from autonesy.graph.run import RunError
+    from autonesy.tasks.registry import load_task
+    from autonesy.tasks.task import Task, TaskError
+
+    if not isinstance(task, Task):
+        return os.fspath(task)
+    try:
+        named = load_task(task.name)
+    except (TaskError, OSError):
+        named = None
+    if named is None or named.names != task.names or named.ground_truth != task.ground_truth:
+        raise RunError(
+            f"task {task.name!r} was not loaded by its name (a task file?): give formalize its path, "
+            "which the run directory records"
+        )
+    return task.name
+
+
 def formalize(
-    task: str | os.PathLike[str],
+    task: Task | str | os.PathLike[str],
     *,
     llm: str | LLMSpec | None = None,
     policy: str | None = None,
@@ -43,7 +64,8 @@ def formalize(
     and the shared response cache means no finished LLM call is paid twice.
 
     Args:
-        task: a catalogue name, a plugin's task (``mypkg/name``), a task file or a benchmark record.
+        task: a catalogue name, a plugin's task (``mypkg/name``), a task file or a benchmark record
+            (what the run directory records), or a task loaded by its name.
         llm: an LLM spec (``openai:MODEL``, ``http://HOST:PORT/v1@MODEL``, ``local``, ``replay:TRACE``,
             a TOML file; default ``$AUTONESY_LLM``, else the embedded model). The expert policy needs none.
         policy: a registered agent policy, a plugin's as ``mypkg/name`` (default: the prompt style's).
@@ -83,7 +105,7 @@ def formalize(
     from autonesy.tools.llm_spec import LLMSpec
 
     config = RunConfig(
-        task=os.fspath(task),
+        task=_spec_of(task),
         format=format,
         prompt=prompt,
         detail=detail,
