@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autonesy.agents.llm import ChatBackend, LLMError, backend_from_spec, shared_cache
+from autonesy.agents.llm import ChatBackend, LLMError, LLMResponse, backend_from_spec, shared_cache
 from autonesy.agents.policies import AttemptSpec, make_policy
 from autonesy.graph.options import EXECUTORS
 from autonesy.graph.results import (
@@ -45,15 +45,16 @@ from autonesy.graph.results import (
     resume_state,
     write_results,
 )
+from autonesy.graph.run import default_decoding
 from autonesy.graph.rundir import read_json, write_json
 from autonesy.graph.score_seal import rescore_untrusted
 from autonesy.graph.sweep.executors import Progress, progress_display, run_jobs
 from autonesy.graph.sweep.grid import SweepError, SweepSpec, expand, left_out_of, public_job
-from autonesy.graph.sweep.worker import execute_attempt, execute_bounded_attempt
+from autonesy.graph.sweep.worker import SaltedBackend, execute_attempt, execute_bounded_attempt
 from autonesy.tasks.registry import load_task
 from autonesy.tasks.task import TaskError
 from autonesy.tools import safe_files
-from autonesy.tools.llm_spec import redact_spec
+from autonesy.tools.llm_spec import LLMSpec, redact_spec
 from autonesy.tools.terminal_text import terminal_text
 
 LOCK_FILE = ".sweep.lock"
@@ -88,6 +89,7 @@ class SweepPlan:
     llm_calls_max: int  # each attempt to run: 1 + max repairs + semantic rounds (no answer from the cache counted)
     prompt_tokens: int  # about: each call's prompt as long as the attempt's first prompt, 4 characters a token
     completion_tokens_max: int  # each call up to its token budget
+    cached_first_answers: int = 0  # attempts to run whose first answer the response cache already holds
 
     def to_dict(self) -> dict[str, Any]:
         """The plan as ``sweep --dry-run --json`` prints it."""
@@ -101,51 +103,67 @@ class SweepPlan:
             f"semantic round; answers in the response cache are free)\n"
             f"tokens: about {self.prompt_tokens:,} prompt (at {CHARS_PER_TOKEN} characters a token) + at most "
             f"{self.completion_tokens_max:,} completion\n"
+            f"response cache: holds the first answer of {self.cached_first_answers:,} of the {self.to_run:,} attempts "
+            "to run (they start without a call; later rounds may be cached too)\n"
             "dry run: nothing was run or written"
         )
 
 
 def plan_sweep(spec: SweepSpec, out: str | Path) -> SweepPlan:
-    """The attempts a run of ``spec`` into ``out`` would start or retry and what they may cost (see the module
-    docstring); reads ``out`` when it exists, writes nothing."""
+    """The attempts a run of ``spec`` into ``out`` would start or retry, what they may cost, and how many of their
+    first answers the response cache already holds (see the module docstring); reads ``out`` when it exists and the
+    cache, writes nothing, sends nothing."""
     jobs = expand(spec)
     out = Path(out)
     to_run, resume = resume_states(jobs, out, spec.attempt_time_limit_s)
     tasks: dict[str, Any] = {}
-    budgets: dict[str, int] = {}
-    calls = prompt_tokens = completion_tokens = 0
-    for job in to_run:
-        if job["llm"] == EXPERT:
-            continue
-        config = job["config"]
-        policy = make_policy(config["policy"], None, max_repairs=config["max_repairs"])
-        rounds = 1 + policy.max_repairs + policy.semantic_rounds
-        if config["task"] not in tasks:
-            tasks[config["task"]] = _task_or_error(config["task"])
-        attempt = AttemptSpec(tasks[config["task"]], config["format"], config["detail"], config["prompt"])
-        prompt = policy.formalizer_prompt(attempt)
-        if job["llm"] not in budgets:
-            budgets[job["llm"]] = _token_budget(job["llm"], spec)
-        calls += rounds
-        prompt_tokens += rounds * sum(len(m["content"]) for m in prompt.messages()) // CHARS_PER_TOKEN
-        completion_tokens += rounds * budgets[job["llm"]]
-    return SweepPlan(len(jobs), resume, len(to_run), calls, prompt_tokens, completion_tokens)
-
-
-def _token_budget(llm: str, spec: SweepSpec) -> int:
-    """The completion token limit the LLM's backend sends (the sweep's, else the backend's default); builds the
-    backend without calling it."""
+    calls = prompt_tokens = completion_tokens = cached = 0
     try:
-        if spec.max_tokens is None:
-            backend = backend_from_spec(llm, timeout_s=spec.llm_timeout_s)
-        else:
-            backend = backend_from_spec(llm, timeout_s=spec.llm_timeout_s, max_tokens=spec.max_tokens)
+        backends = _local_backends(to_run, out, spec, {})
     except LLMError as error:
         raise SweepError(str(error)) from None
     try:
-        return int((getattr(backend, "default_params", None) or {}).get("max_tokens") or 0)
+        for job in to_run:
+            if job["llm"] == EXPERT:
+                continue
+            config = job["config"]
+            backend = backends[job["llm"]]
+            probe = CacheProbe(backend, f"attempt:{job['attempt_id']}")
+            decoding = config.get("decoding") or default_decoding(LLMSpec.parse(job["llm"]))
+            policy = make_policy(config["policy"], probe, max_repairs=config["max_repairs"], decoding=decoding)
+            rounds = 1 + policy.max_repairs + policy.semantic_rounds
+            if config["task"] not in tasks:
+                tasks[config["task"]] = _task_or_error(config["task"])
+            attempt = AttemptSpec(tasks[config["task"]], config["format"], config["detail"], config["prompt"])
+            prompt = policy.formalizer_prompt(attempt)
+            policy.formalize(attempt)  # through the probe: looked up in the cache, never sent
+            cached += probe.hits
+            budget = int((getattr(backend, "default_params", None) or {}).get("max_tokens") or 0)
+            calls += rounds
+            prompt_tokens += rounds * sum(len(m["content"]) for m in prompt.messages()) // CHARS_PER_TOKEN
+            completion_tokens += rounds * budget
     finally:
-        backend.close()
+        for backend in backends.values():
+            backend.close()
+    return SweepPlan(len(jobs), resume, len(to_run), calls, prompt_tokens, completion_tokens, cached)
+
+
+class CacheProbe(SaltedBackend):
+    """The attempt's backend as a dry run sees it: a call is looked up in the response cache under the key the run
+    would use (the attempt's salt, the request as sent) and never sent; ``hits`` counts the answers found."""
+
+    def __init__(self, inner: ChatBackend, salt: str) -> None:
+        super().__init__(inner, salt)
+        self.hits = 0
+
+    def complete(self, messages, *, cache_salt: str = "", **params: Any) -> LLMResponse:
+        """Look the call up; raise (the policy records it as a failed call), as nothing may be sent."""
+        cache = getattr(self.inner, "cache", None)
+        request_key = getattr(self.inner, "request_key", None)
+        if cache is not None and request_key is not None:
+            key = request_key(messages, cache_salt=f"{self.salt}|{cache_salt}", **params)
+            self.hits += cache.get(self.inner.endpoint, self.inner.model, key) is not None
+        raise LLMError("other", "dry run: nothing is sent")
 
 
 @dataclass

@@ -477,3 +477,29 @@ def test_a_fully_cached_sweep_would_cost_what_the_uncached_one_spent(tmp_path):
     assert cost["prompt_tokens"] == cost["completion_tokens"] == 0
     assert cost["would_cost_prompt_tokens"] == sum(r["prompt_tokens"] for r in made.rows)
     assert cost["would_cost_completion_tokens"] == sum(r["completion_tokens"] for r in made.rows)
+
+
+def test_a_dry_run_counts_the_first_answers_the_cache_already_holds(tmp_path):
+    from loopback_llm import LoopbackLLM
+    from typer.testing import CliRunner
+
+    from autonesy.graph.cli import app
+
+    runner = CliRunner()
+    answer = "<cnf>\np cnf 10 1\n1 2 0\n</cnf>"  # any answer: the dry run looks up first calls, whatever they say
+
+    def sweep_args(llm, out, *more):
+        return ["sweep", "--llm", llm, "--tasks", "fashion", "--formats", "dimacs", "--out", str(out), *more]
+
+    with LoopbackLLM(answer) as server:
+        cold = runner.invoke(app, [*sweep_args(server.spec(), tmp_path / "b", "--dry-run"), "--json"])
+        assert cold.exit_code == 0, cold.output
+        assert json.loads(cold.stdout)["cached_first_answers"] == 0
+        assert runner.invoke(app, sweep_args(server.spec(), tmp_path / "a", "--quiet")).exit_code == 0
+        sent = server.count
+        warm = runner.invoke(app, [*sweep_args(server.spec(), tmp_path / "b", "--dry-run"), "--json"])
+        text = runner.invoke(app, sweep_args(server.spec(), tmp_path / "b", "--dry-run"))
+        assert server.count == sent  # the dry run looked the answers up, sent nothing
+    plan = json.loads(warm.stdout)
+    assert plan["to_run"] == 4 and plan["cached_first_answers"] == 4 and not (tmp_path / "b").exists()
+    assert "holds the first answer of 4 of the 4 attempts to run" in " ".join(text.stdout.split())
