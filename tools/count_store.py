@@ -38,13 +38,15 @@ def stored_count(
     *,
     method: str = "auto",
     time_limit_s: float | None = None,
+    recount: bool = False,
 ) -> counting.ModelCount:
     """The exact count of ``cnf`` from the disk cache, else ``count(cnf)`` (default: ``auto``), kept if exact.
 
-    ``method`` and ``time_limit_s`` name the count ``count`` makes: its timeout is remembered under them."""
+    ``method`` and ``time_limit_s`` name the count ``count`` makes: its timeout is remembered under them.
+    ``recount``: the entry contradicted other counts (:mod:`.metrics`): counted again and replaced."""
     start = time.perf_counter()
     material = _material(cnf)
-    entry = _read(cnf, material)
+    entry = {} if recount else _read(cnf, material)
     value = _count_of(entry, cnf)
     if value is not None:
         params = {"from_cache": True, "counted_in_s": entry.get("seconds")}

@@ -27,6 +27,7 @@ Degenerate cases (documented values):
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -50,6 +51,7 @@ from autonesy.tools.counting import (
 from autonesy.tools.enumeration import count_extensible, extensible_models
 from autonesy.tools.equivalence_check import entails_clauses, equivalent, uses_auxiliaries
 
+logger = logging.getLogger(__name__)
 RELATIONS = ("equal", "permissive", "strict", "incomparable")
 TRUTH_CACHE_SIZE = 64
 PROOF_SHARE = 0.2  # of the time limit, for the SAT calls of an equivalence or entailment proof
@@ -149,6 +151,13 @@ def score_formula(
         both = _overlap(candidate, truth, candidate_count, truth_count, count, time_limit_s)
     counts: dict[str, ModelCount] = {"candidate": candidate_count, "truth": truth_count, "both": both}
     total = 1 << truth.num_task_vars
+    if truth_count.params.get("from_cache") and not _consistent(counts, total):
+        # a count read back from disk that contradicts the ones just made is not believed: counted again
+        logger.warning(
+            "the stored ground-truth count %s contradicts this score's counts; counting again", truth_count.value
+        )
+        _remember_truth_count(truth, settings, stored_count(truth, count, time_limit_s=time_limit_s, recount=True))
+        return score_formula(candidate, truth, method, approxmc, time_limit_s, candidate_count)
     n_candidate, n_truth = counts["candidate"].value, counts["truth"].value
     tp = min(counts["both"].value, n_candidate, n_truth)  # approximate counts can disagree; keep them consistent
     fp, fn = n_candidate - tp, n_truth - tp
@@ -168,6 +177,16 @@ def score_formula(
         count_method="+".join(methods),
         counts={name: c.to_dict() for name, c in counts.items()},
     )
+
+
+def _consistent(counts: dict[str, ModelCount], total: int) -> bool:
+    """Whether exact counts can all be true: each within 0..2^N, the overlap within each side (approximate counts
+    may disagree: they are reconciled below, not refused)."""
+    if not all(c.exact for c in counts.values()):
+        return True
+    values = [c.value for c in counts.values()]
+    both = counts["both"].value
+    return all(0 <= v <= total for v in values) and both <= min(counts["candidate"].value, counts["truth"].value)
 
 
 def _count_candidate(candidate: CNF, truth: CNF, truth_count: ModelCount, count, time_limit_s: float) -> ModelCount:

@@ -244,3 +244,20 @@ def test_the_forged_entries_are_refused_for_an_unprivileged_user_too(tmp_path):
     done = run_file_as_user(__file__, tmp_path, "unprivileged_user")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and "failed" not in done.stdout
+
+
+def test_a_signed_count_that_contradicts_the_other_counts_is_counted_again(cache, monkeypatch, caplog):
+    """Beyond the signature (a bug, a stolen key): a stored truth count of 3 is below the 28 models the truth shares
+    with x1 (x1, x3 true, x2 free: 2 × 7 × 2), so it cannot be right; the score counts the truth again."""
+    from autonesy.tools.cache_entries import write_entry
+    from autonesy.tools.count_store import COUNT_CACHE_VERSION, ENTRY_KIND, _material
+
+    write_entry(
+        cache, ENTRY_KIND, COUNT_CACHE_VERSION, _material(TRUTH), {"model_count": hex(3), "count_method": "sdd"}
+    )
+    fresh_process(monkeypatch)
+    score = score_formula(CANDIDATE, TRUTH)
+    assert (score.tp, score.fp, score.fn, score.tn) == brute_force_score(CANDIDATE, TRUTH) == (28, 36, 28, 36)
+    assert any("contradicts" in r.getMessage() for r in caplog.records)
+    fresh_process(monkeypatch)
+    assert stored_count(TRUTH).value == 56  # the entry was replaced
