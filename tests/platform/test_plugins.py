@@ -237,3 +237,19 @@ def test_sweep_worker_processes_load_the_installed_plugin_by_its_entry_point(tmp
         1.0,
         3,
     )
+
+
+def test_run_names_its_default_directory_with_one_folder_per_plugin_name(tmp_path, monkeypatch):
+    pytest.importorskip("autonesy_example", reason="examples/plugin is not installed")
+    monkeypatch.chdir(tmp_path)
+    asked = itertools.count()
+    with LoopbackLLM([lambda request: SAMPLES["shifts"][next(asked) % 3]]) as server:
+        args = ["run", "--task", "example/shifts", "--policy", "example/vote", "--format", "dimacs", "--prompt", "zs"]
+        result = runner.invoke(app, [*args, "--llm", server.spec(), "--no-cache", "--json"])
+    assert result.exit_code == 0, result.output
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert run_dir.name == "example+shifts"
+    (attempt_dir,) = run_dir.iterdir()
+    assert attempt_dir.name.startswith("dimacs-example+vote-detailed-")
+    summary = json.loads((attempt_dir / "summary.json").read_text())
+    assert (summary["task"], summary["policy"], summary["metrics"]["f1"]) == ("example/shifts", "example/vote", 1.0)
