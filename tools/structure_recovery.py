@@ -1,0 +1,394 @@
+"""What each block of auxiliary clauses says about its task variables, recovered whatever the encoding and proved.
+
+A cardinality or pseudo-Boolean constraint reaches a CNF through some encoder (a sequential counter,
+a totalizer, a sorting network, a ladder or binary at-most-one, an adder): clauses over auxiliaries
+attached to a few task variables. Scoring counts the overlap of two such formulas, and each route
+that reads clauses fails on it (the counters' auxiliaries cross). Here the clauses that mention
+auxiliaries split into *blocks* (connected through shared auxiliaries), and each block is replaced by
+its projection on its visible (task) variables, as an SDD over the task variables:
+
+1. *An extension, built.* The auxiliaries are read in numeric order (the encoder's order of creation),
+   forwards and backwards. Each clause is *headed* by its last auxiliary in that order, and each
+   auxiliary is defined by the clauses it heads with one polarity: ``a = OR(bodies)`` (the least value
+   its positive clauses allow) or ``a = AND(rests)`` (the greatest its negative ones allow). That is a
+   circuit over the task variables, evaluated as SDDs; the clauses it does not satisfy by construction
+   are conjoined into ``G``, the task assignments whose circuit value satisfies the whole block. So
+   ``G`` is contained in the projection, whatever the encoding (six such circuits, united).
+2. *The other direction, proved.* One SAT call (CaDiCaL) shows the block has no model outside ``G``:
+   the block's clauses, a Tseitin encoding of ``G``'s SDD and "not G" are unsatisfiable. Only then is
+   the projection ``G``. A block whose call is satisfiable (a modulo totalizer, whose auxiliaries are
+   not functions of the counted literals in one pass) is not recovered.
+3. *Its shape, read.* A projection that is a symmetric function of its variables (``G`` equal, as an SDD,
+   to "the number of true variables is in A" for the A it allows) is also given as a
+   :class:`~autonesy.tools.literal_count.LiteralCount`; an at-most-one or exactly-one as clauses
+   without auxiliaries (pairwise exclusions and the positive clause), which the one-hot route reads.
+
+Nothing in the comments or the shape of the clauses is trusted: a block that looks like a counter but
+is not either yields a ``G`` that the SAT call refutes or is recovered as what it is.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pysat.solvers import Solver
+from pysdd.sdd import SddManager, SddNode, Vtree
+
+from autonesy.tools.cnf import CNF, Clause
+from autonesy.tools.compile import global_model_count, sdd_postorder
+from autonesy.tools.errors import AutonesyError
+from autonesy.tools.literal_count import LiteralCount
+
+MAX_SDD_NODES = 2_000_000  # live SDD nodes in the manager: past this the recovery gives up
+MAX_SYMMETRIC_VARS = 64  # a block's projection is tested for being a count of its variables up to this width
+
+
+GARBAGE_NODES = 200_000  # unreferenced SDD nodes collected past this many
+MAX_SAT_CHECK_CLAUSES = 2_000  # a block with no Horn proof is checked by one SAT call up to this size
+
+class NotRecoverable(AutonesyError, RuntimeError):
+    """A block's projection could not be built or proved within the budgets; the message says which."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """Clauses connected through their auxiliaries, and the task variables they mention."""
+
+    clauses: tuple[Clause, ...]
+    visible: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Recovered:
+    """A block with its proved projection ``sdd`` (over the manager's task variables) and, when that
+    projection is symmetric, the count of its visible variables it allows."""
+
+    block: Block
+    sdd: SddNode
+    count: LiteralCount | None
+
+    def clauses_without_auxiliaries(self) -> list[Clause] | None:
+        """The projection as clauses over its visible variables alone, when it is at most one or exactly one
+        (of the variables or of their negations); None otherwise."""
+        if self.count is None:
+            return None
+        literals, allowed = self.count.literals, set(self.count.allowed)
+        if not allowed <= {0, 1}:
+            literals, allowed = tuple(-lit for lit in literals), {len(literals) - a for a in allowed}
+            if not allowed <= {0, 1}:
+                return None
+        if allowed == {0}:
+            return [(-lit,) for lit in literals]
+        clauses: list[Clause] = [(-a, -b) for i, a in enumerate(literals) for b in literals[i + 1 :]]
+        if 0 not in allowed:
+            clauses.append(tuple(literals))
+        return clauses
+
+
+def auxiliary_blocks(cnf: CNF) -> tuple[list[Clause], list[Block]]:
+    """The clauses over task variables only, and the blocks of the others (connected through auxiliaries)."""
+    n = cnf.num_task_vars
+    parent: dict[int, int] = {}
+
+    def root(var: int) -> int:
+        while parent.setdefault(var, var) != var:
+            parent[var] = parent[parent[var]]
+            var = parent[var]
+        return var
+
+    plain: list[Clause] = []
+    headed: list[tuple[int, Clause]] = []
+    for clause in cnf.clauses:
+        auxiliaries = [abs(lit) for lit in clause if abs(lit) > n]
+        if not auxiliaries:
+            plain.append(clause)
+            continue
+        first = root(auxiliaries[0])
+        for var in auxiliaries[1:]:
+            other = root(var)
+            if other != first:
+                parent[other] = first
+        headed.append((auxiliaries[0], clause))
+    grouped: dict[int, list[Clause]] = defaultdict(list)
+    for var, clause in headed:
+        grouped[root(var)].append(clause)
+    blocks = []
+    for clauses in grouped.values():
+        visible = sorted({abs(lit) for clause in clauses for lit in clause if abs(lit) <= n})
+        blocks.append(Block(tuple(clauses), tuple(visible)))
+    return plain, blocks
+
+
+class _Budget:
+    """The recovery's deadline and the manager's size, checked between SDD operations."""
+
+    def __init__(self, manager: SddManager, time_limit_s: float | None):
+        self.manager = manager
+        self.deadline = time.monotonic() + time_limit_s if time_limit_s is not None else None
+
+    def check(self, doing: str, collect: bool = False) -> None:
+        """Stop past the deadline or the node budget; with ``collect``, free unreferenced nodes once they
+        are many (only where every node still in use is referenced)."""
+        if collect and self.manager.dead_count() > GARBAGE_NODES:
+            self.manager.garbage_collect()
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise NotRecoverable(f"structure recovery ran out of time ({doing})")
+        if self.manager.live_size() > MAX_SDD_NODES:
+            raise NotRecoverable(f"structure recovery: more than {MAX_SDD_NODES} SDD nodes ({doing})")
+
+
+@dataclass(frozen=True)
+class _Circuit:
+    """How a block's auxiliaries are read as a circuit: in numeric order or ``backwards``, each clause headed
+    by its last auxiliary, each auxiliary defined as the least value its positive clauses allow (in ``least``)
+    or the greatest its negative ones allow."""
+
+    heads: dict[Clause, int]
+    order: list[int]
+    least: frozenset[int]
+
+    @classmethod
+    def of(cls, block: Block, n: int, backwards: bool, polarity: str) -> _Circuit:
+        pick = min if backwards else max
+        heads = {clause: pick((lit for lit in clause if abs(lit) > n), key=abs) for clause in block.clauses}
+        tally: dict[int, int] = defaultdict(int)
+        for head in heads.values():
+            tally[abs(head)] += 1 if head > 0 else -1
+        order = sorted({abs(lit) for clause in block.clauses for lit in clause if abs(lit) > n}, reverse=backwards)
+        if polarity == "majority":
+            least = frozenset(var for var in order if tally[var] >= 0)
+        else:
+            least = frozenset(order) if polarity == "positive" else frozenset()
+        return cls(heads, order, least)
+
+    def horn(self, clauses: Iterable[Clause], n: int) -> list[Clause]:
+        """The clauses that are Horn in the auxiliaries once each greatest-defined one is negated, with their
+        one positive auxiliary (if any) as head: on them the circuit's value is the least model."""
+
+        def raised(lit: int) -> bool:
+            return (lit > 0) == (abs(lit) in self.least)
+
+        kept = []
+        for clause in clauses:
+            positive = [lit for lit in clause if abs(lit) > n and raised(lit)]
+            if not positive or (len(positive) == 1 and positive[0] == self.heads[clause]):
+                kept.append(clause)
+        return kept
+
+    def projection(self, clauses: Sequence[Clause], n: int, manager: SddManager, budget: _Budget) -> SddNode:
+        """The task assignments whose circuit value (over ``clauses``' definitions) satisfies all of ``clauses``,
+        referenced (the caller dereferences it). Each auxiliary's SDD is dropped after its last use, and
+        garbage is collected between auxiliaries (a sequential counter's exactly-100 of 200 builds
+        millions of nodes, a few ten thousand alive at once)."""
+        defining: dict[int, list[Clause]] = defaultdict(list)
+        unmet: list[Clause] = []
+        for clause in clauses:
+            head = self.heads[clause]
+            (defining[abs(head)] if (head > 0) == (abs(head) in self.least) else unmet).append(clause)
+        uses: dict[int, int] = defaultdict(int)  # definitions still to read each auxiliary; unmet ones: at the end
+        for head, defined in defining.items():
+            for clause in defined:
+                for var in {abs(lit) for lit in clause if abs(lit) > n} - {head}:
+                    uses[var] += 1
+        kept_to_end = {abs(lit) for clause in unmet for lit in clause if abs(lit) > n}
+        value: dict[int, SddNode] = {}
+
+        def literal(lit: int) -> SddNode:
+            node = value[abs(lit)] if abs(lit) > n else manager.literal(abs(lit))
+            return node if lit > 0 else ~node
+
+        for var in self.order:
+            definition = defining.get(var, ())
+            if var in self.least:  # var = OR of the bodies that force it true
+                node = manager.false()
+                for clause in definition:
+                    body = manager.true()
+                    for lit in clause:
+                        if abs(lit) != var:
+                            body = body & ~literal(lit)
+                    node = node | body
+            else:  # var = AND of the rests that let it be false
+                node = manager.true()
+                for clause in definition:
+                    rest = manager.false()
+                    for lit in clause:
+                        if abs(lit) != var:
+                            rest = rest | literal(lit)
+                    node = node & rest
+            node.ref()
+            value[var] = node
+            for clause in definition:
+                for read in {abs(lit) for lit in clause if abs(lit) > n} - {var}:
+                    uses[read] -= 1
+                    if uses[read] == 0 and read not in kept_to_end:
+                        value.pop(read).deref()
+            budget.check("building a block's circuit", collect=True)
+        projection = manager.true()
+        for clause in unmet:
+            disjunction = manager.false()
+            for lit in clause:
+                disjunction = disjunction | literal(lit)
+            projection = projection & disjunction
+            budget.check("conjoining a block's remaining clauses")
+        projection.ref()
+        for node in value.values():
+            node.deref()
+        return projection
+
+
+def _outside_is_empty(block: Block, projection: SddNode, first_free: int) -> bool:
+    """Whether the block has no model outside ``projection``: its clauses, the SDD's nodes as Tseitin
+    variables (each implied by its elements, so a false root makes the SDD false) and the root false."""
+    clauses = [list(clause) for clause in block.clauses]
+    if projection.is_true():
+        return True
+    if not projection.is_false():
+        names: dict[int, int] = {}
+        top = first_free - 1
+
+        def name(node: SddNode) -> int | None:  # a literal for the node; None for true, 0 for false
+            if node.is_true():
+                return None
+            if node.is_false():
+                return 0
+            if node.is_literal():
+                return node.literal
+            return names[node.id]
+
+        for node in sdd_postorder(projection):
+            if not node.is_decision():
+                continue
+            top += 1
+            names[node.id] = top
+            for prime, sub in node.elements():
+                p, s = name(prime), name(sub)
+                if p == 0 or s == 0:
+                    continue
+                clauses.append([-lit for lit in (p, s) if lit is not None] + [top])
+        root = name(projection)
+        if root is None:
+            return True
+        clauses.append([-root])
+    with Solver(name="cadical195", bootstrap_with=clauses) as solver:
+        return not solver.solve()
+
+
+def _count_of_variables(projection: SddNode, visible: Sequence[int], manager: SddManager) -> LiteralCount | None:
+    """``projection`` as "the number of true ``visible`` variables is in A", when it is that (an SDD equality)."""
+    if len(visible) > MAX_SYMMETRIC_VARS:
+        return None
+    exactly = [manager.true()]  # exactly[k]: k of the variables read so far are true
+    for var in visible:
+        x = manager.literal(var)
+        exactly = [
+            (exactly[k] & ~x if k < len(exactly) else manager.false()) | (exactly[k - 1] & x if k else manager.false())
+            for k in range(len(exactly) + 1)
+        ]
+    allowed = [k for k, node in enumerate(exactly) if not (projection & node).is_false()]
+    symmetric = manager.false()
+    for k in allowed:
+        symmetric = symmetric | exactly[k]
+    if symmetric != projection:
+        return None
+    return LiteralCount(tuple(visible), tuple(allowed))
+
+
+def _proved_projection(
+    block: Block, n: int, first_free: int, manager: SddManager, budget: _Budget
+) -> SddNode | None:
+    """The block's projection on the task variables (referenced), proved equal to it; None when no proof was found.
+
+    A circuit's value that satisfies the block is a model, so each circuit's projection ``G`` is in the
+    block's projection, and so is their union. The block implies its Horn part ``H`` (see
+    :meth:`_Circuit.horn`), whose every model extends its least model, which the circuit computes:
+    when ``H`` projects to the union, the block's projection lies between the two, equal to both. A
+    block that is all Horn for one circuit (an at-most-k by a sequential counter, a totalizer or a
+    sorting network) needs that circuit alone. Else one SAT call, on small blocks."""
+    circuits = [
+        _Circuit.of(block, n, backwards, polarity)
+        for backwards in (False, True)
+        for polarity in ("majority", "positive", "negative")
+    ]
+    horn_parts = [circuit.horn(block.clauses, n) for circuit in circuits]
+    for circuit, horn in zip(circuits, horn_parts):
+        if len(horn) == len(block.clauses):
+            return circuit.projection(block.clauses, n, manager, budget)
+    union = manager.false()
+    union.ref()
+    for circuit in circuits:
+        value = circuit.projection(block.clauses, n, manager, budget)
+        joined = union | value
+        joined.ref()
+        union.deref()
+        value.deref()
+        union = joined
+    for index in sorted(range(len(circuits)), key=lambda i: -len(horn_parts[i])):
+        value = circuits[index].projection(horn_parts[index], n, manager, budget)
+        value.deref()
+        if value == union:
+            return union
+    if len(block.clauses) <= MAX_SAT_CHECK_CLAUSES and _outside_is_empty(block, union, first_free):
+        return union
+    union.deref()
+    return None
+
+
+def recover_blocks(
+    cnf: CNF, time_limit_s: float | None = None
+) -> tuple[SddManager, list[Clause], list[Recovered], list[Block]]:
+    """Each auxiliary block's projection on the task variables, proved; the blocks that could not be.
+
+    Returns the SDD manager (a right-linear vtree over the task variables in numeric order: a
+    symmetric function of m of them has O(m²) nodes), the clauses over task variables only, the
+    recovered blocks and the others. Raises :class:`NotRecoverable` past ``time_limit_s`` or the node budget."""
+    n = cnf.num_task_vars
+    if n == 0:
+        raise NotRecoverable("no task variables")
+    manager = SddManager.from_vtree(Vtree(var_count=n, var_order=list(range(n, 0, -1)), vtree_type="right"))
+    manager.auto_gc_and_minimize_off()
+    budget = _Budget(manager, time_limit_s)
+    plain, blocks = auxiliary_blocks(cnf)
+    recovered, refused = [], []
+    for block in blocks:
+        projection = _proved_projection(block, n, cnf.num_vars + 1, manager, budget)
+        if projection is None:
+            refused.append(block)
+            continue
+        recovered.append(Recovered(block, projection, _count_of_variables(projection, block.visible, manager)))
+        budget.check("recovering blocks")
+    return manager, plain, recovered, refused
+
+
+def conjoined(manager: SddManager, parts: Iterable[SddNode], clauses: Iterable[Clause], budget_s: float | None) -> SddNode:
+    """The conjunction of SDDs and clauses over the manager's variables, the smallest first."""
+    budget = _Budget(manager, budget_s)
+    result = manager.true()
+    for part in sorted(parts, key=lambda node: node.size()):
+        result = result & part
+        budget.check("conjoining the blocks' projections")
+    for clause in sorted(clauses, key=lambda c: min(abs(lit) for lit in c)):
+        disjunction = manager.false()
+        for lit in clause:
+            disjunction = disjunction | (manager.literal(abs(lit)) if lit > 0 else ~manager.literal(abs(lit)))
+        result = result & disjunction
+        budget.check("conjoining the clauses over task variables")
+    return result
+
+
+def count_by_recovery(cnf: CNF, time_limit_s: float | None = None) -> int:
+    """The number of models of ``cnf`` projected on its task variables (exact), through its recovered blocks.
+
+    Every auxiliary block must be recovered (:func:`recover_blocks`). The formula is then counted as the
+    conjunction of the projections and the other clauses in one SDD."""
+    deadline = time.monotonic() + time_limit_s if time_limit_s is not None else None
+    if any(len(clause) == 0 for clause in cnf.clauses):
+        return 0
+    manager, plain, recovered, refused = recover_blocks(cnf, time_limit_s)
+    if refused:
+        raise NotRecoverable(f"{len(refused)} of {len(refused) + len(recovered)} auxiliary blocks not recovered")
+    left = None if deadline is None else max(0.0, deadline - time.monotonic())
+    whole = conjoined(manager, (r.sdd for r in recovered), plain, left)
+    return global_model_count(whole, cnf.num_task_vars)
