@@ -215,11 +215,17 @@ class Policy:
 
     def compare(self, formula: CNF, other: CNF) -> FormulaScore:
         """Score ``formula`` against ``other`` by exact model counting, as the graph scores an answer
-        against the ground truth: ``.relation == "equal"`` when both say the same on the task variables."""
+        against the ground truth: ``.relation == "equal"`` when both say the same on the task variables.
+        A count past its time limit raises ``autonesy.tools.counting.CountTimedOut`` (traced too)."""
+        from autonesy.tools.counting import CountTimedOut
         from autonesy.tools.metrics import score_formula
 
         start = time.perf_counter()
-        score = score_formula(formula, other)
+        try:
+            score = score_formula(formula, other)
+        except CountTimedOut as error:
+            self.calls.append(ToolUse("compare", {"timed_out": str(error)}, time.perf_counter() - start))
+            raise
         self.calls.append(ToolUse("compare", {"relation": score.relation, "f1": score.f1}, time.perf_counter() - start))
         return score
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import autonesy
 from autonesy import AgentTurn, AttemptSpec, Policy
+from autonesy.tools.cnf import CNF
+from autonesy.tools.counting import CountTimedOut
 
 
 @autonesy.policy("vote")
@@ -18,6 +20,7 @@ class SelfConsistency(Policy):
     temperature: float = 0.7
 
     def formalize(self, spec: AttemptSpec) -> AgentTurn:
+        """Ask ``samples`` times; group the answers that parse by equivalence; answer from the largest group."""
         prompt = self.formalizer_prompt(spec)
         grammar = self.grammar_for(spec, "formalizer")
         turns = [
@@ -29,12 +32,12 @@ class SelfConsistency(Policy):
             return turns[0]  # the graph reports the failed call as it reports any
         parsed = [(turn, self.check(spec, turn.text).cnf) for turn in answered]
         groups: list[list[AgentTurn]] = []  # answers that say the same, the first one's formula stands for them
-        formulas = []
+        formulas: list[CNF] = []
         for turn, cnf in parsed:
             if cnf is None:
                 continue
             for group, formula in zip(groups, formulas):
-                if self.compare(cnf, formula).relation == "equal":
+                if self.equivalent(cnf, formula):
                     group.append(turn)
                     break
             else:
@@ -43,3 +46,10 @@ class SelfConsistency(Policy):
         if not groups:
             return answered[0]  # nothing parses: the graph's repair loop takes it from here
         return max(groups, key=len)[0]  # the largest group; on a tie, the earliest
+
+    def equivalent(self, formula: CNF, other: CNF) -> bool:
+        """Proved to say the same on the task variables (a count past its time limit proves nothing)."""
+        try:
+            return self.compare(formula, other).relation == "equal"
+        except CountTimedOut:
+            return False
