@@ -47,13 +47,15 @@ from autonesy.graph.attempt import (
     AttemptState,
     EndpointFailure,
     TrainingRequest,
+    accepted_cnf,
     build_attempt_graph,
 )
 from autonesy.graph.checkpoint_store import run_checkpointer
 from autonesy.graph.rundir import SUMMARY_FILE, RunDir, run_or_resume
-from autonesy.graph.score_seal import score_seal
+from autonesy.graph.score_seal import score_of, score_seal, seal_holds
 from autonesy.graph.summary import (
     Compilation,
+    FormulaMetrics,
     FormulaResult,
     FormulaScore,
     OracleTest,
@@ -61,6 +63,7 @@ from autonesy.graph.summary import (
     Outcome,
     Record,
     RunSummary,
+    SummaryError,
 )
 from autonesy.graph.tracer import Tracer
 from autonesy.tasks.registry import TaskSpec
@@ -263,6 +266,8 @@ def run_attempt(
         runtime = AttemptRuntime(spec, policy, tracer, rundir.path, labels, config.compile_time_limit_s, training)
         with run_checkpointer(rundir) as checkpointer:
             graph = build_attempt_graph(checkpointer)
+            checkpointed = graph.get_state(THREAD)
+            read_back_whole = bool(checkpointed.values) and not checkpointed.next  # no node runs now
             try:
                 final = run_or_resume(
                     graph,
@@ -276,6 +281,8 @@ def run_attempt(
                 state = AttemptState.model_validate(graph.get_state(THREAD).values).model_copy(
                     update={"status": failure.outcome, "failure": failure.failure, "reason": str(failure)}
                 )
+        if read_back_whole:
+            state = _believed_score(state, rundir.path, task)
         summary = summarize(config, task, rundir.path, state)
         write_outputs(rundir, state, summary)
         tracer.event("outcome", status=summary.status, failure=summary.failure, reason=summary.reason)
@@ -283,6 +290,22 @@ def run_attempt(
     finally:
         if owns_backend and backend is not None:
             backend.close()
+
+
+def _believed_score(state: AttemptState, run_dir: Path, task: Task) -> AttemptState:
+    """A finished attempt read back whole from its checkpoint: its score is kept when the summary beside it is this
+    user's seal on that score for that formula (``graph/score_seal.py``), else made again (the checkpoint may
+    come from elsewhere: a received sweep with its summary removed)."""
+    if not state.dimacs or not isinstance(state.metrics, FormulaMetrics) or not task.has_ground_truth:
+        return state
+    score = FormulaScore.part_of(state.metrics)
+    try:
+        summary = RunSummary.read(run_dir)
+    except SummaryError:
+        summary = None
+    if summary is not None and summary.metrics == score and seal_holds(state.dimacs, score, summary.score_seal):
+        return state
+    return state.model_copy(update={"metrics": score_of(accepted_cnf(state.dimacs), task)})
 
 
 INITIAL_STATE = {"status": "running"}  # every other field of AttemptState starts at its default

@@ -5,7 +5,9 @@ wrong formula next to a ``summary.json`` that still says F1 = 1.0 must not be re
 summary carries a seal: this user's signature (:func:`autonesy.tools.cache_entries.signature`) over the
 SHA-256 of the scored ``formula.cnf`` and the score itself. A resumed sweep reuses an accepted attempt's
 score only when its seal checks against the formula on disk (:func:`score_is_trusted`); otherwise the
-formula on disk is scored again (:func:`rescore`) against the task's ground truth. A received sweep is
+formula on disk is scored again (:func:`rescore`) against the task's ground truth. A run read back whole
+from its checkpoint (``graph/run.py``) keeps the checkpoint's score only when the summary beside it seals
+that score for that formula (:func:`seal_holds`); a checkpoint may come from elsewhere too. A received sweep is
 signed by its author, not by you: all its scores are made again, on request (``report --rescore``) or
 when you resume it.
 """
@@ -31,7 +33,7 @@ from autonesy.graph.summary import (
 from autonesy.tasks.task import Task
 from autonesy.tools import safe_files
 from autonesy.tools.cache_entries import signature, signed_by_this_user
-from autonesy.tools.cnf import MAX_AUX_VARS, DimacsError, parse_dimacs
+from autonesy.tools.cnf import CNF, MAX_AUX_VARS, DimacsError, parse_dimacs
 from autonesy.tools.counting import CountTimedOut
 from autonesy.tools.metrics import score_formula
 
@@ -49,6 +51,19 @@ def score_seal(dimacs: str, score: FormulaScore | None) -> str:
     return signature([formula_digest(dimacs), score.model_dump(mode="json") if score else None])
 
 
+def seal_holds(dimacs: str, score: FormulaScore | None, seal: str | None) -> bool:
+    """Whether ``seal`` is this user's seal on ``score`` as the score of the formula ``dimacs``."""
+    return signed_by_this_user([formula_digest(dimacs), score.model_dump(mode="json") if score else None], seal)
+
+
+def score_of(cnf: CNF, task: Task) -> FormulaMetrics | UnscoredFormula:
+    """The score of ``cnf`` against ``task``'s ground truth made now, as the attempt records it."""
+    try:
+        return FormulaMetrics.model_validate(json_safe(score_formula(cnf, task.ground_truth).to_dict()))
+    except CountTimedOut as error:
+        return UnscoredFormula(note=str(error))
+
+
 def score_is_trusted(run_dir: Path, summary: RunSummary, *, root: Path | None = None) -> bool:
     """Whether the summary's score may be reused: nothing was scored (no formula accepted), or its seal is this
     user's for the ``formula.cnf`` in ``run_dir`` (below ``root``) as it is now."""
@@ -58,8 +73,7 @@ def score_is_trusted(run_dir: Path, summary: RunSummary, *, root: Path | None = 
         dimacs = safe_files.read_text(run_dir / FORMULA_FILE, root=root or run_dir, limit=FORMULA_LIMIT)
     except OSError:
         return False
-    data = [formula_digest(dimacs), summary.metrics.model_dump(mode="json") if summary.metrics else None]
-    return signed_by_this_user(data, summary.score_seal)
+    return seal_holds(dimacs, summary.metrics, summary.score_seal)
 
 
 def rescore(run_dir: Path, summary: RunSummary, task: Task, *, root: Path | None = None) -> RunSummary:
@@ -78,13 +92,7 @@ def rescore(run_dir: Path, summary: RunSummary, task: Task, *, root: Path | None
         )
     if not task.has_ground_truth:
         return summary.model_copy(update={"metrics": None, "score_seal": score_seal(dimacs, None)})
-    try:
-        metrics: FormulaMetrics | UnscoredFormula = FormulaMetrics.model_validate(
-            json_safe(score_formula(cnf, task.ground_truth).to_dict())
-        )
-    except CountTimedOut as error:
-        metrics = UnscoredFormula(note=str(error))
-    score = FormulaScore.part_of(metrics)
+    score = FormulaScore.part_of(score_of(cnf, task))
     return summary.model_copy(update={"metrics": score, "score_seal": score_seal(dimacs, score)})
 
 

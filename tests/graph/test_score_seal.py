@@ -83,3 +83,45 @@ def test_a_sweep_sealed_by_someone_else_is_scored_again_whole(received):
     forge_all_false(received, perfect_sushi_attempt(received))
     result = CliRunner().invoke(app, ["report", str(received), "--rescore", "--no-plots"])
     assert "rescored 1 attempts" in " ".join(result.output.split())
+
+
+def test_a_run_read_back_from_a_forged_checkpoint_is_scored_again(tmp_path):
+    """A received run whose checkpoint keeps F1 = 1.0 beside a rewritten formula, its summary removed: running it again
+    reads the whole attempt back from the checkpoint, and its score is made again, not believed."""
+    import sqlite3
+
+    from autonesy.graph.checkpoint_store import data_checkpointer
+    from autonesy.tools.cnf import CNF, to_dimacs
+
+    out = tmp_path / "run"
+    args = [
+        "run",
+        "--task",
+        "fashion",
+        "--policy",
+        "expert",
+        "--format",
+        "dimacs",
+        "--train",
+        "none",
+        "--out",
+        str(out),
+    ]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    assert json.loads((out / "summary.json").read_text())["metrics"]["f1"] == 1.0
+    all_false = to_dimacs(CNF(10, tuple((-i,) for i in range(1, 11))))
+    connection = sqlite3.connect(out / "checkpoints.sqlite", check_same_thread=False)
+    saver = data_checkpointer(connection)
+    for saved in list(saver.list(None)):
+        if saved.checkpoint["channel_values"].get("dimacs"):
+            saved.checkpoint["channel_values"]["dimacs"] = all_false
+            saver.put(saved.config, saved.checkpoint, saved.metadata, {})
+    connection.commit()
+    connection.close()
+    (out / "summary.json").unlink()
+    assert CliRunner().invoke(app, args).exit_code == 0
+    truth = projected_models(get_task("fashion").ground_truth)
+    expected_tp = int((0,) * 10 in truth)  # the forged formula's one model: every variable false
+    metrics = json.loads((out / "summary.json").read_text())["metrics"]
+    assert (metrics["tp"], metrics["fp"], metrics["fn"]) == (expected_tp, 1 - expected_tp, len(truth) - expected_tp)
+    assert metrics["f1"] < 1.0 and (out / "formula.cnf").read_text() == all_false
