@@ -1,6 +1,8 @@
 """Run, sweep and report directories received from elsewhere, with links, FIFOs and crafted SQLite files
 planted in them: each attack ends in its precise outcome (the file outside untouched and one error line,
-the private file not shown, the viewer answering, one line naming the file). The whole file runs again
+the private file not shown, the viewer answering, one line naming the file). Resume trusts only what it
+wrote: a formula rewritten under its recorded score, a sweep sealed by someone else or a forged checkpoint
+is scored again, never reused. The whole file runs again
 as an unprivileged user (the last test)."""
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from bruteforce import projected_models
 from markupsafe import escape
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
@@ -24,10 +27,12 @@ from view_dirs import GRID, make_sweep
 
 from autonesy.graph.checkpoint_store import data_checkpointer
 from autonesy.graph.cli import app
+from autonesy.graph.results import read_results
 from autonesy.graph.rundir import RunDir
 from autonesy.graph.sweep.run import run_sweep
 from autonesy.graph.tracer import Tracer
 from autonesy.graph.view.server import bind, create_app
+from autonesy.tasks.registry import get_task
 from autonesy.tools.safe_files import UnsafeFileError
 
 runner = CliRunner()
@@ -268,6 +273,100 @@ def test_a_crafted_response_cache_in_a_verification_is_one_line_naming_it(tmp_pa
     [line] = error_lines(result)
     assert "Traceback" not in result.output and isinstance(result.exception, SystemExit)  # a clean exit
     assert "llm_cache.sqlite" in line and "fresh --out" in line, line
+
+
+# ------------------------------------------------------- resume trusts only what it wrote (score seals)
+def summaries(sweep: Path) -> dict[str, dict]:
+    return {p.parent.name: json.loads(p.read_text()) for p in sorted(sweep.glob("attempts/*/summary.json"))}
+
+
+def perfect_sushi_attempt(sweep: Path) -> str:
+    for attempt, summary in summaries(sweep).items():
+        if summary["task"] == "sushi" and summary["status"] == "accepted" and summary["metrics"]["f1"] == 1.0:
+            return attempt
+    raise AssertionError("the scripted sweep has a perfect sushi attempt")
+
+
+def forge_all_false(sweep: Path, attempt: str) -> None:
+    """Rewrite the accepted formula to one whose only model sets every sushi variable false."""
+    units = "".join(f"-{i} 0\n" for i in range(1, 17))
+    (sweep / "attempts" / attempt / "formula.cnf").write_text(f"c task_vars 16\np cnf 16 16\n{units}")
+
+
+def test_a_rewritten_formula_is_scored_again_on_resume_never_reused(received):
+    truth_models = projected_models(get_task("sushi").ground_truth)
+    assert (0,) * 16 not in truth_models  # a ranking puts every item somewhere: the forged model is no ranking
+    attempt = perfect_sushi_attempt(received)
+    before = summaries(received)
+    forge_all_false(received, attempt)
+    rows = {row["attempt_id"]: row for row in run_sweep(GRID, received, progress=False).rows}
+    forged = rows[attempt]
+    # TP = 0, FP = 1 (the all-false assignment), FN = every ranking: precision and recall 0
+    assert (forged["tp"], forged["fp"], forged["fn"]) == (0, 1, len(truth_models))
+    assert forged["f1"] == 0.0 and forged["relation"] == "incomparable"
+    after = summaries(received)
+    assert {a for a in before if before[a] != after[a]} == {attempt}  # the others were reused as written
+    assert {row["attempt_id"]: row["f1"] for row in read_results(received / "results.jsonl")}[attempt] == 0.0
+
+
+def test_a_sweep_sealed_by_someone_else_is_scored_again_whole(received):
+    """Another user's seals (or none) vouch for nothing here: every accepted score is made again (and, the sweep
+    being honest, comes out the same)."""
+    before = summaries(received)
+    for attempt, summary in before.items():
+        (received / "attempts" / attempt / "summary.json").write_text(json.dumps({**summary, "score_seal": "0" * 64}))
+    result = runner.invoke(app, ["report", str(received), "--rescore", "--no-plots"])
+    assert result.exit_code == 0, result.output
+    accepted = [a for a, s in before.items() if s["status"] == "accepted"]
+    assert f"rescored {len(accepted)} attempts" in " ".join(result.output.split())
+    after = summaries(received)
+    for attempt in accepted:
+        made_again, recorded = (dict(s[attempt]["metrics"]) for s in (after, before))
+        made_again.pop("count_method"), recorded.pop("count_method")  # the run had its circuit's count at hand
+        assert made_again == recorded
+        assert after[attempt]["score_seal"] != "0" * 64
+    forge_all_false(received, perfect_sushi_attempt(received))
+    result = runner.invoke(app, ["report", str(received), "--rescore", "--no-plots"])
+    assert "rescored 1 attempts" in " ".join(result.output.split())
+
+
+def test_a_run_read_back_from_a_forged_checkpoint_is_scored_again(tmp_path):
+    """A received run whose checkpoint keeps F1 = 1.0 beside a rewritten formula, its summary removed: running it again
+    reads the whole attempt back from the checkpoint, and its score is made again, not believed."""
+    from autonesy.tools.cnf import CNF, to_dimacs
+
+    out = tmp_path / "run"
+    args = [
+        "run",
+        "--task",
+        "fashion",
+        "--policy",
+        "expert",
+        "--format",
+        "dimacs",
+        "--train",
+        "none",
+        "--out",
+        str(out),
+    ]
+    assert runner.invoke(app, args).exit_code == 0
+    assert json.loads((out / "summary.json").read_text())["metrics"]["f1"] == 1.0
+    all_false = to_dimacs(CNF(10, tuple((-i,) for i in range(1, 11))))
+    connection = sqlite3.connect(out / "checkpoints.sqlite", check_same_thread=False)
+    saver = data_checkpointer(connection)
+    for saved in list(saver.list(None)):
+        if saved.checkpoint["channel_values"].get("dimacs"):
+            saved.checkpoint["channel_values"]["dimacs"] = all_false
+            saver.put(saved.config, saved.checkpoint, saved.metadata, {})
+    connection.commit()
+    connection.close()
+    (out / "summary.json").unlink()
+    assert runner.invoke(app, args).exit_code == 0
+    truth = projected_models(get_task("fashion").ground_truth)
+    expected_tp = int((0,) * 10 in truth)  # the forged formula's one model: every variable false
+    metrics = json.loads((out / "summary.json").read_text())["metrics"]
+    assert (metrics["tp"], metrics["fp"], metrics["fn"]) == (expected_tp, 1 - expected_tp, len(truth) - expected_tp)
+    assert metrics["f1"] < 1.0 and (out / "formula.cnf").read_text() == all_false
 
 
 # ------------------------------------------------------------------------- as a plain user
