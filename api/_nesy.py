@@ -40,18 +40,15 @@ def formula_cnf(formula: Formula, num_vars: int | None = None) -> CNF:
         return formula
     if isinstance(getattr(formula, "formula", None), CNF):  # a Score or Compiled record
         return formula.formula
-    source: tuple[Path, Path | None] | None = None  # a file to read, and the folder nothing is followed below
-    if isinstance(formula, RunSummary):  # its accepted formula.cnf
-        if not formula.accepted:
-            raise LayerFormulaError(f"the run in {formula.run_dir} accepted no formula (status {formula.status})")
-        source = (Path(formula.run_dir) / "formula.cnf", Path(formula.run_dir))
-    elif isinstance(formula, os.PathLike):  # a file you name: links followed, a FIFO refused
-        source = (Path(formula).resolve(), None)
-    if source is not None:
-        try:
-            formula = safe_files.read_text(source[0], root=source[1])
-        except (OSError, UnicodeDecodeError) as error:
-            raise LayerFormulaError(f"{source[0]}: cannot read it: {error}") from None
+    try:
+        if isinstance(formula, RunSummary):  # its accepted formula.cnf, nothing followed below its run directory
+            if not formula.accepted:
+                raise LayerFormulaError(f"the run in {formula.run_dir} accepted no formula (status {formula.status})")
+            formula = safe_files.read_text(Path(formula.run_dir) / "formula.cnf", root=Path(formula.run_dir))
+        elif isinstance(formula, os.PathLike):  # a file you name: a link or a pipe is fine
+            formula = Path(formula).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise LayerFormulaError(f"cannot read the formula: {error}") from None
     if not isinstance(formula, str):
         raise LayerFormulaError(
             f"cannot build a layer from a {type(formula).__name__}: give a CNF, DIMACS text or file, "

@@ -41,7 +41,6 @@ class Score(FormulaScore):
 def read_answer(answer: str | os.PathLike[str], task: Task, fmt: str) -> Conversion:
     """``answer`` (the text, or a file holding it) converted to CNF over ``task``'s variables, with or
     without a ``<cnf>`` block; a ``FormulaError`` says why it is not one."""
-    from autonesy.tools import safe_files
     from autonesy.tools.formats import convert
     from autonesy.tools.options import FORMATS
 
@@ -52,7 +51,7 @@ def read_answer(answer: str | os.PathLike[str], task: Task, fmt: str) -> Convers
     else:
         where = os.fspath(answer)
         try:
-            text = safe_files.read_text(Path(where).resolve())  # a file you name: links followed, a FIFO refused
+            text = Path(where).read_text(encoding="utf-8")  # a file you name: a link or a pipe (<(…)) is fine
         except (OSError, UnicodeDecodeError) as error:
             raise FormulaError(f"{where}: cannot read it: {error}") from None
     bare = "<cnf" not in text.lower()

@@ -17,4 +17,6 @@ def test_every_package_folder_is_listed_in_pyproject():
         for init in (ROOT / top).rglob("__init__.py")
         if "__pycache__" not in init.parts
     }
+    assert (ROOT / "api" / "__init__.py").is_file() and not list((ROOT / "api").glob("*/__init__.py"))
+    found["autonesy"] = "api"  # the top-level package itself: the Python API, flat (its modules are api/_*.py)
     assert found == listed

@@ -117,7 +117,7 @@ def test_every_way_to_name_a_formula_builds_the_same_layer(tmp_path):
     [
         (42, "cannot build a layer from a int"),
         ("x1 OR x2", "not a DIMACS formula"),
-        (Path("/nonexistent/formula.cnf"), "cannot read it"),
+        (Path("/nonexistent/formula.cnf"), "cannot read the formula"),
         ("p cnf 1 2\n1 0\n-1 0\n", "unsatisfiable"),
     ],
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -61,14 +62,19 @@ def test_the_cli_prints_the_api_record(tmp_path):
     assert printed["task"] == "fashion" and printed["format"] == "nat" and "formula" not in printed
 
 
-def test_a_named_file_may_be_a_link_but_a_fifo_is_refused_at_once(tmp_path):
+def test_a_named_file_may_be_a_link_or_a_pipe(tmp_path):
     target = tmp_path / "formula.cnf"
     target.write_text("p cnf 10 1\n1 0\n")
     (tmp_path / "link.cnf").symlink_to(target)
     assert autonesy.score(tmp_path / "link.cnf", task="fashion", format="dimacs").tp == 1
-    os.mkfifo(tmp_path / "fifo.cnf")
+    fifo = tmp_path / "fifo.cnf"  # as `score <(generate)` names one
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_text, args=("p cnf 10 1\n2 0\n",))
+    writer.start()
+    assert autonesy.score(fifo, task="fashion", format="dimacs").tp == 1
+    writer.join(timeout=10)
     with pytest.raises(autonesy.FormulaError, match="cannot read it"):
-        autonesy.score(tmp_path / "fifo.cnf", task="fashion", format="dimacs")
+        autonesy.score(tmp_path / "missing.cnf", task="fashion", format="dimacs")
 
 
 @pytest.mark.parametrize(

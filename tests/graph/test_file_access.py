@@ -60,7 +60,6 @@ SAFE_RECEIVERS = {"safe_files", "rundir", "roots", "self.roots", "RunDir", "webb
 # (file, call): why this one needs no safe_files
 ALLOWED = {
     ("graph/checkpoint_store.py", "sqlite3.connect"): "SQLite opens by name: safe_files.check_sqlite runs just before",
-    ("graph/cli/score.py", "file.read_text"): "the formula file the user names (a pipe such as <(…) allowed)",
     ("graph/cli/verify.py", "path.read_text"): "the instruction/output file the user names (a pipe allowed)",
 }
 
