@@ -261,3 +261,29 @@ def test_a_signed_count_that_contradicts_the_other_counts_is_counted_again(cache
     assert any("contradicts" in r.getMessage() for r in caplog.records)
     fresh_process(monkeypatch)
     assert stored_count(TRUTH).value == 56  # the entry was replaced
+
+
+def test_score_on_the_command_line_reports_the_true_count_beside_a_forged_entry(cache, tmp_path, monkeypatch):
+    """The reproduction of issue 50 item 1: `score` with a planted entry (3 models) for the example task's ground truth."""
+    import json
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    import autonesy.tasks.examples as examples
+    from autonesy.graph.cli import app
+    from autonesy.tasks.registry import load_task
+
+    example = str(Path(examples.__file__).parent / "pizza.toml")
+    truth = load_task(example).ground_truth
+    cache.mkdir(parents=True)
+    entry_file(cache, truth).write_text(forged_entries(cache, truth)["the format before signatures"])
+    answer = tmp_path / "answer.cnf"
+    answer.write_text("p cnf 9 1\n1 0\n")  # a thin base
+    fresh_process(monkeypatch)
+    result = CliRunner().invoke(app, ["score", str(answer), "--task", example, "--format", "dimacs", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output[result.output.index("{") :])
+    candidate = CNF(9, ((1,),))
+    assert (data["tp"], data["fp"], data["fn"], data["tn"]) == brute_force_score(candidate, truth)
+    assert data["truth_count"] == len(projected_models(truth)) and data["exact"]
