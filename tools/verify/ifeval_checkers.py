@@ -182,6 +182,8 @@ _ABBREVIATIONS = {
     "capt",
 }
 _BOUNDARY = re.compile(r"([.!?]+[\"')\]]*)\s+(?=\S)")
+_LAST_TOKEN = re.compile(r"[\w.]+$")
+TOKEN_LOOKBACK = 64
 
 
 def count_sentences(text: str) -> int:
@@ -190,9 +192,11 @@ def count_sentences(text: str) -> int:
     a number followed by a lowercase word (a list item's number)."""
     pieces, start = [], 0
     for match in _BOUNDARY.finditer(text):
-        before = text[start : match.start(1)]
-        last = re.findall(r"[\w.]+$", before)
-        token = last[0].lower().rstrip(".") if last else ""
+        # the word before the mark, looked for in a bounded stretch (longer ones are no abbreviation or initial):
+        # linear in the text even when abbreviations keep a sentence open for long
+        before = text[max(start, match.start(1) - TOKEN_LOOKBACK) : match.start(1)]
+        last = _LAST_TOKEN.search(before)
+        token = last.group(0).lower().rstrip(".") if last else ""
         single_dot = len(match.group(1).rstrip("\"')]")) == 1 and match.group(1).startswith(".")
         if single_dot and (token in _ABBREVIATIONS or (len(token) == 1 and token.isalpha())):
             continue
