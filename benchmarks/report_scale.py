@@ -4,7 +4,9 @@ Builds a sweep directory holding only ``results.jsonl`` (20,000 rows over 2,000 
 the size a hostile reviewer sent), runs ``build_report`` in a child process per size (so each peak RSS is its
 own) and prints seconds and peak RSS side by side, with the load average.
 
-    python benchmarks/report_scale.py [--rows 2000,20000] [--models 2000]
+    python benchmarks/report_scale.py [--rows 2000,20000] [--models 2000] [--baseline GIT_REF]
+
+``--baseline ec6e2f9`` also times graph/report.py as it was at that commit (before this rewrite), in the same run.
 
 The issue's target: 20,000 rows and 2,000 models in seconds with memory flat (was 115 s and 300 MB).
 """
@@ -70,9 +72,30 @@ def make_sweep(out: Path, rows: int, models: int, seed: int = 0) -> None:
     (out / "results.jsonl").write_text("".join(lines))
 
 
-def _child(folder: str) -> None:
-    from autonesy.graph.report import build_report
+def _build_report(ref: str | None):
+    """``build_report`` of the current code, or of graph/report.py as committed at ``ref`` (the baseline)."""
+    if not ref:
+        from autonesy.graph.report import build_report
 
+        return build_report
+    import importlib.util
+
+    source = subprocess.run(
+        ["git", "show", f"{ref}:graph/report.py"],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parents[1],
+    ).stdout
+    spec = importlib.util.spec_from_loader("autonesy.graph.report_baseline", loader=None)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    exec(compile(source, f"{ref}:graph/report.py", "exec"), module.__dict__)
+    return module.build_report
+
+
+def _child(folder: str, ref: str | None) -> None:
+    build_report = _build_report(ref)
     start, cpu = time.perf_counter(), time.process_time()
     report = build_report([folder], Path(folder) / "report", plots=False)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -84,26 +107,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", default="2000,20000")
     parser.add_argument("--models", type=int, default=2000)
+    parser.add_argument("--baseline", help="also time graph/report.py as committed at this git ref (e.g. ec6e2f9)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--child-ref", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        _child(args.child)
+        _child(args.child, args.child_ref)
         return
     print(f"load average: {' '.join(open('/proc/loadavg').read().split()[:3])}")
-    print("| rows | models | counted | report wall s | report CPU s | peak RSS MB |")
-    print("|---:|---:|---:|---:|---:|---:|")
+    print("| code | rows | models | counted | report wall s | report CPU s | CPU ratio to baseline | peak RSS MB |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         for rows in map(int, args.rows.split(",")):
             folder = Path(tmp) / f"sweep{rows}"
             make_sweep(folder, rows, min(args.models, rows))
-            found = subprocess.run(
-                [sys.executable, __file__, "--child", str(folder)], check=True, capture_output=True, text=True
-            )
-            result = json.loads(found.stdout.strip().splitlines()[-1])
-            print(
-                f"| {rows:,} | {min(args.models, rows):,} | {result['counted']:,} | {result['seconds']:.1f} | {result['cpu']:.1f} "
-                f"| {result['peak_mb']:.0f} |"
-            )
+            baseline_cpu = None
+            for ref in ([args.baseline] if args.baseline else []) + [None]:
+                command = [sys.executable, __file__, "--child", str(folder)] + (["--child-ref", ref] if ref else [])
+                found = subprocess.run(command, check=True, capture_output=True, text=True)
+                result = json.loads(found.stdout.strip().splitlines()[-1])
+                if ref:
+                    baseline_cpu = result["cpu"]
+                ratio = "—" if baseline_cpu is None or ref else f"{baseline_cpu / result['cpu']:.1f}× faster"
+                print(
+                    f"| {ref or 'current'} | {rows:,} | {min(args.models, rows):,} | {result['counted']:,} "
+                    f"| {result['seconds']:.1f} | {result['cpu']:.1f} | {ratio} | {result['peak_mb']:.0f} |"
+                )
     print(f"load average after: {' '.join(open('/proc/loadavg').read().split()[:3])}")
 
 

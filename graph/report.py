@@ -77,7 +77,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from autonesy.graph import results
 from autonesy.graph.results import CACHED_USAGE
@@ -178,12 +177,13 @@ def load_results(paths: Iterable[str | Path]) -> Loaded:
             raise ReportError(f"{path}: no such file or directory")
         try:  # results a user received: anything malformed is one error line naming the path
             found, more = _results_in(path)
+            checked = with_first_answers(filter(None, map(_checked_row, found)), path)  # rows checked as read
         except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as error:
             raise ReportError(
                 f"{path}: cannot be read as results ({type(error).__name__}: {str(error)[:100]}); "
                 "is it damaged or from another program?"
             ) from None
-        for row in with_first_answers(filter(None, map(_checked_row, found)), path):
+        for row in checked:
             copies.setdefault(row["attempt_id"], []).append((str(path), row))
         downstream.extend(row for row in more if isinstance(row, dict))
     if not copies and not downstream:
@@ -313,21 +313,20 @@ def with_first_answers(rows: Iterable[dict[str, Any]], source: Path) -> list[dic
     return out
 
 
-def _results_in(path: Path) -> tuple[list[Any], list[Any]]:
-    """(attempt rows, downstream rows) of one sweep directory, results file or folder of runs, unchecked."""
+def _results_in(path: Path) -> tuple[Iterable[Any], list[Any]]:
+    """(attempt rows, downstream rows) of one sweep directory, results file or folder of runs, unchecked (a results
+    file's rows as they are read)."""
     downstream: list[Any] = []
-    found: list[Any] = []
+    found: Iterable[Any] = []
     if path.is_file():
-        found = results.read_results(path)
+        found = results.iter_results(path)
     elif (path / results.RESULTS_JSONL).is_file():
-        found = results.read_results(path)
+        found = results.iter_results(path)
     elif (path / results.ATTEMPTS_DIR).is_dir():
         found = results.collect_rows(path)
     else:
-        for summary in sorted(path.rglob("summary.json")):
-            row = _row_from_run_dir(summary.parent)
-            if row is not None:
-                found.append(row)
+        runs = (_row_from_run_dir(summary.parent) for summary in sorted(path.rglob("summary.json")))
+        found = [row for row in runs if row is not None]
     if path.is_dir():
         for file in sorted(path.rglob(DOWNSTREAM_FILE)):
             text = safe_files.read_text(file, root=path)
@@ -629,6 +628,8 @@ def bootstrap_delta_ci(first: Any, second: Any) -> tuple[float, float]:
         return math.nan, math.nan
     if np.all(a == a[0]) and np.all(b == b[0]):
         return float(b[0] - a[0]), float(b[0] - a[0])
+    from scipy import stats  # 50 MB: only the comparison view needs it
+
     result = stats.bootstrap(
         (a, b),
         lambda x, y, axis: np.mean(y, axis=axis) - np.mean(x, axis=axis),

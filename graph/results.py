@@ -18,7 +18,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -395,7 +395,15 @@ def _csv_value(value: Any) -> Any:
 
 def read_results(path: str | Path) -> list[dict[str, Any]]:
     """Rows of a results.jsonl file (or of the sweep directory holding one)."""
+    return list(iter_results(path))
+
+
+def iter_results(path: str | Path) -> Iterator[Any]:
+    """The JSON values of a results.jsonl file (or of the sweep directory holding one), one line at a time: a
+    reader that checks each row as it comes never holds a large table twice."""
     path = Path(path)
     if path.is_dir():
         path = path / RESULTS_JSONL
-    return [json.loads(line) for line in safe_files.read_text(path).splitlines() if line.strip()]
+    for line in safe_files.read_text(path).splitlines():
+        if line.strip():
+            yield json.loads(line)
