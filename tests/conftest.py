@@ -10,7 +10,7 @@ Hypothesis runs without its per-example deadline: a test's speed is not what it 
 measured in benchmarks/), and on a loaded machine a 200 ms deadline failed a correct report test.
 
 The tests' scripted LLM (``scripted_llm``) is imported here, so its label-reading providers
-``scripted_llm/oracle:DATA.jsonl`` and ``scripted_llm/flawed:DATA.jsonl`` are registered for every
+``oracle:DATA.jsonl`` and ``flawed:DATA.jsonl`` are registered for every
 test that names them on a command line (the product has none)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 
 import pytest
-import scripted_llm  # noqa: F401  (registers the scripted_llm/oracle and scripted_llm/flawed providers)
+import scripted_llm  # noqa: F401  (registers the oracle and flawed providers)
 from hypothesis import settings
 
 os.environ.pop("COLUMNS", None)

@@ -15,7 +15,7 @@
   and says nothing about any verifier. ``FlawedVifBenchLLM`` is the same with errors injected at
   hand-set rates (``Flaws``), a plumbing check of the error paths (reflection, fallback, constraint
   alignment); its scores are whatever those rates make them, so it ranks no verifier.
-- the providers ``scripted_llm/oracle:DATA.jsonl`` and ``scripted_llm/flawed:DATA.jsonl`` (registered
+- the providers ``oracle:DATA.jsonl`` and ``flawed:DATA.jsonl`` (registered
   through ``autonesy.provider`` when tests/conftest.py imports this module), so the CLI's plumbing is
   checked with them. None of this ships in the product: an evaluation there never reads a label.
 
@@ -725,7 +725,7 @@ def flawed_chat_model(
 
 @autonesy.provider("oracle", "flawed")
 def label_reading_backend(spec: LLMSpec, settings: dict[str, Any], **context: Any) -> ChatBackend:  # noqa: ARG001
-    """``scripted_llm/oracle:DATA.jsonl`` / ``scripted_llm/flawed:DATA.jsonl``: a label-reading model answering from
+    """``oracle:DATA.jsonl`` / ``flawed:DATA.jsonl``: a label-reading model answering from
     the VifBench records in the data file the spec names (or in the directory holding vifbench.jsonl)."""
     from autonesy.graph.verify.vifbench import read_data
 
@@ -733,7 +733,7 @@ def label_reading_backend(spec: LLMSpec, settings: dict[str, Any], **context: An
         raise LLMError("config", f"'{spec.kind}' answers from a data file: write {spec.kind}:DATA.jsonl")
     records = read_data(Path(spec.path))
     try:
-        model = oracle_chat_model(records) if spec.kind.endswith("oracle") else flawed_chat_model(records)
+        model = oracle_chat_model(records) if spec.kind == "oracle" else flawed_chat_model(records)
     except (ValueError, KeyError) as error:
         raise LLMError("config", f"'{spec.kind}' answers from VifBench records only ({error})") from None
     return scripted_backend(model)

@@ -265,6 +265,20 @@ def generate(
         )
     console.print(table)
     say("sources: " + ", ".join(f"{k} {v}" for k, v in summary["sources"].items()))
+    made = summary["composition"]
+    say(
+        "beside the paper (stats.json): sat/unsat {} (paper {}); unsat with two or more violations {}; most "
+        "violated {} (paper {})".format(
+            "/".join(map(str, made["sat_unsat"]["ours"])),
+            "/".join(map(str, made["sat_unsat"]["paper"])),
+            made["unsat_violating_two_or_more"]["ours"],
+            ", ".join(made["most_violated"]["ours"]),
+            ", ".join(made["most_violated"]["paper"]),
+        )
+    )
+    if "semantic_audit" in summary:
+        audit = summary["semantic_audit"]
+        say(f"semantic audit: the judge agrees with {audit['agree']} of {audit['judged']} tone/topic labels sampled")
 
 
 def evaluate(

@@ -31,7 +31,7 @@ def test_generate_writes_balanced_labelled_pairs(data, tmp_path):
     for rec in records:
         assert {"id", "instruction", "output", "verdict", "labels", "constraints", "formula", "group"} <= set(rec)
     again = invoke("vifbench", "generate", "--out", tmp_path / "again", "--count", 2, "--seed", 5)
-    assert again.exit_code == 0 and "labelled pairs" in again.output
+    assert again.exit_code == 0 and "labelled pairs" in again.output and "(paper 391/429)" in again.output
     assert (tmp_path / "again" / "vifbench.jsonl").read_text() == (out / "vifbench.jsonl").read_text()
 
 
@@ -47,7 +47,7 @@ def test_eval_with_the_oracle_reproduces_the_labels(data, tmp_path):
         "--verifier",
         "judge",
         "--llm",
-        f"scripted_llm/oracle:{out / 'vifbench.jsonl'}",
+        f"oracle:{out / 'vifbench.jsonl'}",
         "--out",
         tmp_path / "eval",
         "--json",
@@ -77,7 +77,7 @@ def test_verify_exit_codes_follow_the_verdict(data, tmp_path):
             "--output",
             tmp_path / "output.txt",
             "--llm",
-            f"scripted_llm/oracle:{out / 'vifbench.jsonl'}",
+            f"oracle:{out / 'vifbench.jsonl'}",
             "--out",
             tmp_path / rec["id"],
             "--json",
@@ -93,7 +93,7 @@ def test_verify_exit_codes_follow_the_verdict(data, tmp_path):
         "--output",
         tmp_path / "output.txt",
         "--llm",
-        f"scripted_llm/oracle:{out / 'vifbench.jsonl'}",
+        f"oracle:{out / 'vifbench.jsonl'}",
         "--out",
         tmp_path / "plain",
     )
@@ -109,7 +109,7 @@ def test_follow_with_the_oracle_writer(data, tmp_path):
         "--instruction",
         tmp_path / "instruction.txt",
         "--llm",
-        f"scripted_llm/oracle:{out / 'vifbench.jsonl'}",
+        f"oracle:{out / 'vifbench.jsonl'}",
         "--out",
         tmp_path / "f",
         "--json",
@@ -139,7 +139,7 @@ def test_verify_errors_are_one_line_and_exit_2(tmp_path, args, needle):
 def test_vifbench_errors_exit_1(tmp_path):
     (tmp_path / "bad.jsonl").write_text('{"id": "x"}\n')
     bad = tmp_path / "bad.jsonl"
-    result = invoke("vifbench", "eval", "--data", bad, "--llm", f"scripted_llm/oracle:{bad}", "--out", tmp_path / "e")
+    result = invoke("vifbench", "eval", "--data", bad, "--llm", f"oracle:{bad}", "--out", tmp_path / "e")
     assert result.exit_code == 1 and "a pair needs id, instruction, output, verdict" in result.output
     # the product has no label-reading model: 'oracle' names no LLM, and no help offers one
     result = invoke("vifbench", "eval", "--data", bad, "--llm", "oracle", "--out", tmp_path / "e")
@@ -162,7 +162,7 @@ def test_generate_with_an_llm_writer_labels_its_outputs(data, tmp_path):
         "--seed",
         5,
         "--llm",
-        f"scripted_llm/oracle:{out / 'vifbench.jsonl'}",
+        f"oracle:{out / 'vifbench.jsonl'}",
         "--json",
     )
     assert result.exit_code == 0, result.output
