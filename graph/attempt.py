@@ -55,6 +55,7 @@ from autonesy.graph.summary import (
 from autonesy.graph.trace import change_summary
 from autonesy.graph.tracer import Tracer, traced_node
 from autonesy.tasks.oracle_check import OracleTestResult, oracle_test
+from autonesy.tools.big_integers import decimal_text, parse_decimal
 from autonesy.tools.cnf import CNF, parse_dimacs, to_dimacs
 from autonesy.tools.compile import CompilationBudgetExceeded, compile_formula
 from autonesy.tools.config import COMPILE_TIME_LIMIT_S
@@ -510,7 +511,7 @@ def compile_node(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
             sdd=sdd_path.name,
             vtree=vtree_path.name,
             size=sdd.size,
-            model_count=str(sdd.model_count()),
+            model_count=decimal_text(sdd.model_count()),  # str() refuses a count past 4,300 digits
             seconds=sdd.seconds,
         )
     }
@@ -524,7 +525,7 @@ def evaluate(state: AttemptState, rt: AttemptRuntime) -> dict[str, Any]:
     compiled = state.compiled
     known = None
     if compiled is not None and compiled.ok and compiled.model_count is not None:
-        known = ModelCount(int(compiled.model_count), "sdd", True, compiled.seconds or 0.0)
+        known = ModelCount(parse_decimal(compiled.model_count), "sdd", True, compiled.seconds or 0.0)
     try:
         score = score_formula(_accepted(state), task.ground_truth, candidate_count=known)
     except CountTimedOut as error:  # the formula stands; only its score is missing

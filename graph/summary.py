@@ -24,7 +24,6 @@ reads as it was written: ``rejected``, since which of its failures were outages 
 
 from __future__ import annotations
 
-import decimal
 import enum
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, Self
@@ -34,6 +33,7 @@ from pydantic_core import PydanticUseDefault
 
 from autonesy.graph.rundir import SUMMARY_FILE, read_json
 from autonesy.tools import safe_files
+from autonesy.tools.big_integers import decimal_text
 from autonesy.tools.errors import AutonesyError
 
 SUMMARY_SCHEMA_VERSION: Final = 1  # the summary.json written before schema_version existed is version 1 too
@@ -190,11 +190,11 @@ class Training(Record):
 
 def json_safe(value: Any) -> Any:
     """Counts can exceed 64 bits (2^100 models); checkpoints and JSON readers want them as text. ``str`` refuses
-    integers past 4,300 digits (a task of 60,000 variables has 2^60,000 assignments); ``Decimal`` writes any."""
+    integers past 4,300 digits (a task of 60,000 variables has 2^60,000 assignments): written by ``decimal_text``."""
     if isinstance(value, bool):
         return value
     if isinstance(value, int) and abs(value) >= 2**53:
-        return str(decimal.Decimal(value))
+        return decimal_text(value)
     if isinstance(value, dict):
         return {k: json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

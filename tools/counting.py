@@ -45,6 +45,7 @@ import os
 import pickle
 import select
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -302,6 +303,7 @@ def _ganak_count(cnf: CNF) -> int:
     counter.add_clauses([list(c) for c in cnf.clauses])
     # Declaring the sampling set extends the variable universe, so unmentioned task variables count as free.
     counter.set_sampling_set(list(cnf.task_vars))
+    sys.set_int_max_str_digits(0)  # in a forked child only: Ganak makes its count from decimal text, of any length
     return int(counter.count())
 
 

@@ -55,3 +55,13 @@ def test_task_show_of_a_60000_variable_task(wide_task, cache):
     assert result.exit_code == 0, result.output[-2000:]
     record = json.loads(result.output)
     assert number(record["model_count"]) == 3 * 2 ** (N - 2) and len(record["variables"]) == N
+
+
+@pytest.mark.parametrize("method", ["ganak", "sdd", "auto"])
+def test_each_exact_counter_counts_past_4300_digits(method):
+    """(x1 ∨ x2) over 15,000 variables: 3 · 2^14,998 models, 4,516 decimal digits (Ganak hands its count over as
+    decimal text, which Python refuses past 4,300 digits by default)."""
+    from autonesy.tools.cnf import CNF
+    from autonesy.tools.counting import count_models
+
+    assert count_models(CNF(15_000, ((1, 2),)), method, time_limit_s=120).value == 3 * 2**14_998
