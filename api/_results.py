@@ -23,7 +23,8 @@ def read_results(path: str | os.PathLike[str]) -> list[BaseModel]:
 
     Args:
         path: a sweep directory (each row rebuilt from its attempt's directory, as the sweep does), or a
-            ``results.jsonl`` file (each line checked against this version's columns).
+            ``results.jsonl`` file or a folder holding only one (each line checked against this version's
+            columns).
 
     Returns:
         ``ResultsRow`` records: one field per column of ``results.csv`` (the job's settings, the
@@ -47,16 +48,17 @@ def read_results(path: str | os.PathLike[str]) -> list[BaseModel]:
     from autonesy.graph.results import RESULTS_JSONL, ResultsRow, collect_rows
     from autonesy.tools import safe_files
 
-    path = Path(path)
-    if path.is_dir():
-        if not (path / "attempts").is_dir():
-            raise ResultsError(f"{path} is not a sweep directory (no attempts/ in it)")
-        rows = collect_rows(path)
-        return [ResultsRow.model_validate(row) for row in rows]
+    file = Path(path)
+    if file.is_dir() and (file / "attempts").is_dir():
+        return [ResultsRow.model_validate(row) for row in collect_rows(file)]
+    if file.is_dir():  # a folder holding only the table (results.jsonl, as sent on)
+        if not (file / RESULTS_JSONL).is_file():
+            raise ResultsError(f"{file} holds no sweep (no attempts/ and no {RESULTS_JSONL} in it)")
+        file = file / RESULTS_JSONL
     try:
-        text = safe_files.read_text(path)
+        text = safe_files.read_text(file)
     except (OSError, UnicodeDecodeError) as error:
-        raise ResultsError(f"{path}: cannot read it: {error}") from None
+        raise ResultsError(f"{file}: cannot read it: {error}") from None
     typed = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -65,9 +67,9 @@ def read_results(path: str | os.PathLike[str]) -> list[BaseModel]:
             typed.append(ResultsRow.model_validate(json.loads(line)))
         except (ValueError, ValidationError) as error:
             first = str(error).splitlines()[0]
-            raise ResultsError(f"{path}:{number} is not a results row of this version ({first})") from None
-    if path.name != RESULTS_JSONL and not typed:
-        raise ResultsError(f"{path} holds no results rows")
+            raise ResultsError(f"{file}:{number} is not a results row of this version ({first})") from None
+    if file.name != RESULTS_JSONL and not typed:
+        raise ResultsError(f"{file} holds no results rows")
     return typed
 
 

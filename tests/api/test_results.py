@@ -19,10 +19,14 @@ def expert_sweep(tmp_path_factory):
     return out
 
 
-def test_a_sweep_directory_and_its_results_file_read_the_same(expert_sweep):
+def test_a_sweep_directory_and_its_results_file_read_the_same(expert_sweep, tmp_path):
     from_dir = autonesy.read_results(expert_sweep)
     from_file = autonesy.read_results(expert_sweep / "results.jsonl")
     assert [row.model_dump() for row in from_dir] == [row.model_dump() for row in from_file]
+    table_only = tmp_path / "received"
+    table_only.mkdir()
+    (table_only / "results.jsonl").write_text((expert_sweep / "results.jsonl").read_text())
+    assert [row.model_dump() for row in autonesy.read_results(table_only)] == [row.model_dump() for row in from_dir]
     assert sorted((row.format, row.relation, row.f1) for row in from_dir) == [
         ("dimacs", "equal", 1.0),
         ("nat", "equal", 1.0),
