@@ -107,6 +107,7 @@ def export_task(
 ) -> None:
     """Write the ground truth as DIMACS (task variables 1..N named in comments) and the task as JSON
     (a plugin's task ``mypkg/name`` as ``mypkg+name.cnf``)."""
+    from autonesy.graph.summary import json_safe
     from autonesy.tasks.registry import load_task
     from autonesy.tasks.summary import task_record
     from autonesy.tools import registry, safe_files
@@ -119,7 +120,7 @@ def export_task(
         cnf_path, json_path = out / f"{stem}.cnf", out / f"{stem}.json"
         ground_truth = to_dimacs(task.ground_truth, task.names, comments=[f"ground truth of task {task.name}"])
         safe_files.write_text(cnf_path, ground_truth)
-        safe_files.write_text(json_path, json.dumps(task_record(task), indent=2))
+        safe_files.write_text(json_path, json.dumps(json_safe(task_record(task)), indent=2))  # counts past 2^53 as text
     say(f"wrote {cnf_path} and {json_path}")
 
 

@@ -50,11 +50,14 @@ def test_score_of_a_60000_variable_task_is_exact_in_json_and_text(wide_task, cac
     assert "F1 0.8000" in text.output and "TP about 10^18061" in text.output  # 2^59,999 ≈ 3.3 · 10^18,061
 
 
-def test_task_show_of_a_60000_variable_task(wide_task, cache):
+def test_task_show_and_export_of_a_60000_variable_task(wide_task, cache, tmp_path):
     result = CliRunner().invoke(app, ["task", "show", str(wide_task / "wide.toml"), "--json"])
     assert result.exit_code == 0, result.output[-2000:]
     record = json.loads(result.output)
     assert number(record["model_count"]) == 3 * 2 ** (N - 2) and len(record["variables"]) == N
+    result = CliRunner().invoke(app, ["task", "export", str(wide_task / "wide.toml"), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output[-2000:]
+    assert number(json.loads((tmp_path / "out" / "wide.json").read_text())["model_count"]) == 3 * 2 ** (N - 2)
 
 
 @pytest.mark.parametrize("method", ["ganak", "sdd", "auto"])
