@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import resource
 import subprocess
 import sys
@@ -23,53 +22,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from autonesy.graph.results import ROW_FIELDS
-
-TASKS = ("fashion", "sushi", "sudoku4", "nqueens5", "warcraft", "grid", "music", "courses")
-FORMATS = ("dimacs", "nat", "pysat", "cpmpy", "sympy")
+import viewer_load  # benchmarks/: its sweep builder
 
 
-def make_sweep(out: Path, rows: int, models: int, seed: int = 0) -> None:
-    """A sweep directory with ``rows`` results rows spread over ``models`` LLMs (accepted, rejected, infra_failed)."""
-    rng = random.Random(seed)
-    out.mkdir(parents=True, exist_ok=True)
-    lines = []
-    for i in range(rows):
-        status = rng.choice(("accepted",) * 6 + ("rejected",) * 3 + ("infra_failed",))
-        model = f"model-{i % models:04d}"
-        row = dict.fromkeys(ROW_FIELDS)
-        row.update(
-            attempt_id=f"{i:016x}",
-            task=rng.choice(TASKS),
-            task_spec="fashion",
-            benchmark="catalogue",
-            num_vars=16,
-            llm=f"http://llm.example/v1@{model}",
-            model=model,
-            format=rng.choice(FORMATS),
-            prompt=rng.choice(("zs", "zs-cot")),
-            detail=rng.choice(("detailed", "not-detailed")),
-            policy="zs",
-            decoding="free",
-            repeat=0,
-            max_repairs=5,
-            status=status,
-            failure={"rejected": "syntax", "infra_failed": "connection"}.get(status),
-            syntax_error=status == "rejected",
-            repair_rounds=rng.randint(0, 5),
-            autofixes=[],
-            n_autofixes=0,
-            llm_calls=2,
-            cached_calls=0,
-            prompt_tokens=rng.randint(100, 900),
-            completion_tokens=rng.randint(50, 500),
-            llm_seconds=1.0,
-            f1=(rng.random() if status == "accepted" else 0.0) if status != "infra_failed" else None,
-            relation=rng.choice(("equal", "permissive", "strict", "incomparable")) if status == "accepted" else None,
-            run_dir=f"attempts/{i:016x}",
-        )
-        lines.append(json.dumps(row) + "\n")
-    (out / "results.jsonl").write_text("".join(lines))
+def make_sweep(out: Path, rows: int, models: int) -> None:
+    """A sweep directory with ``rows`` results rows spread evenly over ``models`` LLMs (accepted, rejected,
+    infra_failed)."""
+    names = [f"model-{k:04d}" for k in range(models)]
+    viewer_load.make_sweep(out, rows, names, ("accepted",) * 6 + ("rejected",) * 3 + ("infra_failed",))
 
 
 def _build_report(ref: str | None):

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -31,16 +31,21 @@ MODELS = ("gpt-oss-120b", "gemma4-31b", "qwen3-32b", "mistral-nemo")
 FORMATS = ("dimacs", "nat", "pysat", "cpmpy", "sympy")
 
 
-def make_sweep(out: Path, attempts: int) -> None:
-    """A sweep directory holding only its results table (what the table page reads)."""
+STATUSES = ("accepted",) * 6 + ("rejected",) * 3 + ("error",)
+FAILURES = {"rejected": "syntax", "infra_failed": "connection", "error": "crash"}
+
+
+def make_sweep(out: Path, attempts: int, models: Sequence[str] = MODELS, statuses: Sequence[str] = STATUSES) -> None:
+    """A sweep directory holding only its results table (what the table page and ``report`` read): attempt ``i``
+    asks ``models[i % len(models)]`` (so every model has attempts), its status drawn from ``statuses``."""
     rng = random.Random(0)
     out.mkdir(parents=True)
     (out / SWEEP_FILE).write_text(json.dumps({"grids": []}))
     rows = []
     for i in range(attempts):
-        status = rng.choice(("accepted",) * 6 + ("rejected",) * 3 + ("error",))
+        status = rng.choice(statuses)
         relation = rng.choice(("equal", "permissive", "strict", "incomparable")) if status == "accepted" else None
-        model = rng.choice(MODELS)
+        model = models[i % len(models)]
         row = dict.fromkeys(ROW_FIELDS)
         row.update(
             attempt_id=f"{i:016x}",
@@ -58,7 +63,7 @@ def make_sweep(out: Path, attempts: int) -> None:
             max_repairs=5,
             status=status,
             syntax_error=status == "rejected",
-            failure=None,
+            failure=FAILURES.get(status),
             reason="no parseable formula after 5 repair rounds" if status == "rejected" else "",
             repair_rounds=rng.randint(0, 5),
             semantic_rounds=0,
@@ -69,7 +74,7 @@ def make_sweep(out: Path, attempts: int) -> None:
             completion_tokens=300,
             llm_seconds=1.5,
             wall_seconds=2.0,
-            f1=round(rng.random(), 4) if status == "accepted" else 0.0,
+            f1=round(rng.random(), 4) if status == "accepted" else (0.0 if status == "rejected" else None),
             relation=relation,
             run_dir=f"attempts/{i:016x}",
         )
