@@ -4,7 +4,8 @@ attempt's format, so every attempt is parsed (Python formats in the sandbox), or
 compiled and scored. The LLM costs nothing: what is measured is the pipeline's CPU.
 
 CPU is this process's and its children's (sandbox runs, forked counters), from ``os.times``, so
-the load of other processes inflates it far less than wall time. Ground truths and their counts are
+the load of other processes inflates it far less than wall time; the idle sandboxes are stopped
+before the clock stops, so that the imports they paid for count too. Ground truths and their counts are
 built before the clock starts (a sweep's first attempt of a task pays them once; a study's later
 sweeps find them in the count cache). Per node: the wall seconds the trace records, summed.
 
@@ -32,6 +33,7 @@ from autonesy.graph.sweep.run import run_sweep  # noqa: E402
 from autonesy.graph.trace import read_trace  # noqa: E402
 from autonesy.tasks.reference import reference_formalization  # noqa: E402
 from autonesy.tasks.registry import TASK_NAMES, get_task  # noqa: E402
+from autonesy.tools import sandbox  # noqa: E402
 from autonesy.tools.metrics import score_formula  # noqa: E402
 
 SPEC = "http://scripted.bench/v1@sweep-cpu"
@@ -71,6 +73,7 @@ def main() -> None:
         load = os.getloadavg()[0]
         cpu0, wall0 = _cpu_seconds(), time.perf_counter()
         result = run_sweep(spec, out, backends={SPEC: backend}, concurrency=args.concurrency, progress=False)
+        sandbox.shutdown()  # idle sandboxes exit and are reaped: what they used (imports) counts too
         cpu, wall = _cpu_seconds() - cpu0, time.perf_counter() - wall0
         nodes: collections.Counter[str] = collections.Counter()
         for trace in out.rglob("trace.jsonl"):  # read_trace takes the run directory

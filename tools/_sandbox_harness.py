@@ -4,8 +4,8 @@ Never imported by the parent. It starts inside the namespaces bubblewrap made (i
 network, IPC, UTS and, for a non-root caller, user namespace; a read-only view of the interpreter; a
 private size-limited tmpfs at ``/sandbox``), mounts over it a tmpfs bounded in entries too (then a
 non-root caller's harness drops the one capability it had for that), imports the trusted modules
-named on its command line, waits for its job on stdin (so a sandbox can be started ahead of need),
-and then **forks the program's process**, which:
+named on its command line, waits for a job on stdin (so a sandbox can be started ahead of need),
+and then **forks the program's process** from that clean, trusted state; the process:
 
     gets back the interpreter's signal dispositions (this process ignores every signal it can),
     sets the resource limits, drops to the sandbox uid (root caller: a uid of its own), installs a
@@ -24,12 +24,21 @@ reports the program's exit (signal, status, CPU seconds) itself. It is not dumpa
 program's process (same uid for a non-root caller) can neither ptrace it nor open its ``/proc``
 entries. Nothing is ever unpickled on either side.
 
+One sandbox serves several jobs in turn (the imports are paid once). After each, this process kills
+every other process of the PID namespace (it is PID 1: ``kill(-1)`` reaches all the others), reaps
+them, empties ``/sandbox`` whatever the modes left in it, checks that no process and no file is left,
+and only then reports ``ready``; otherwise it reports ``retired`` and exits. What a program changes in
+its own process (modules, builtins, limits, environment, working directory) dies with it: this
+process's state is what it was after the imports.
+
 Messages on the result pipe (one JSON object per line):
     {"event": "started"}                                    the program is about to run (wall clock starts)
     {"event": "violation", "what": ..., "line": ...}        as soon as the program tries something forbidden
     {"event": "result", "exit": {"signal": n | null, "code": n | null, "cpu": s, "program_ran": bool}, "timings": ..., "isolation": ...,
      "report_follows": true}
     REPORT                                                  on the next line, as the program's process wrote it
+    {"event": "ready", "jobs": n}                           clean again: waiting for job n + 1
+    {"event": "retired", "why": ...}                        could not be made clean: exits
 REPORT (from the program's process, or this one's own):
     {"status": "ok", "result": ...}
     {"status": "error", "kind": ..., "message": ..., "line": ..., "exception": ..., "name": ...}
@@ -37,11 +46,13 @@ REPORT (from the program's process, or this one's own):
 """
 
 import ctypes  # trusted use only (prctl, seccomp), before any untrusted code runs
+import gc
 import json
 import os
 import resource
 import select
 import signal
+import stat
 import struct
 import sys
 import time
@@ -890,11 +901,11 @@ def _relay(channel, result_fd, token, pid, job):
     return exit_info, json.dumps(own).encode()
 
 
-def _read_exactly(size):
-    """``size`` bytes of stdin, or None when it closes first."""
+def _read_exactly(fd, size):
+    """``size`` bytes of ``fd``, or None when it closes first."""
     chunks, left = [], size
     while left:
-        chunk = os.read(0, min(left, 1 << 16))
+        chunk = os.read(fd, min(left, 1 << 16))
         if not chunk:
             return None
         chunks.append(chunk)
@@ -902,15 +913,12 @@ def _read_exactly(size):
     return b"".join(chunks)
 
 
-def _read_job():
-    """The job arrives on stdin once the caller needs this (possibly pre-started) sandbox: its length
-    (8 bytes, big-endian), then its JSON. Framed, not read to the end: a process the caller forked
-    while this sandbox waited holds a copy of stdin's write end, so its end may come much later."""
-    header = _read_exactly(8)
-    body = _read_exactly(int.from_bytes(header, "big")) if header is not None else None
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
+def _read_job(jobs_in):
+    """The next job, once the caller needs this (possibly pre-started) sandbox: its length (8 bytes,
+    big-endian), then its JSON. Framed, not read to the end: the pipe stays open for the jobs after it
+    (and a process the caller forked while this sandbox waited holds a copy of its write end)."""
+    header = _read_exactly(jobs_in, 8)
+    body = _read_exactly(jobs_in, int.from_bytes(header, "big")) if header is not None else None
     return json.loads(body) if body is not None else None
 
 
@@ -933,20 +941,40 @@ def main():
         else:
             __import__(module)
     timings["imports"] = round(time.perf_counter() - t, 4)
+    gc.freeze()  # the programs' processes never scan (and so copy) the imports' objects in a collection
 
-    job = _read_job()
-    if job is None:
-        return  # the caller went away (or discarded this spare) before giving it a job
+    jobs_in = os.dup(0)  # the caller's jobs; the programs' processes get /dev/null as stdin
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
     os.chdir(WORKDIR)
-    token = os.urandom(16).hex().encode()
-    read_end, channel = os.pipe()
-    sandbox_uid = job.get("uid") if os.getuid() == 0 else None
     dispositions = _ignore_signals()
-    isolation["program_uid"] = sandbox_uid if sandbox_uid is not None else os.getuid()
+    isolation["sandbox"] = os.urandom(8).hex()  # the same for every job this sandbox serves
     isolation["seccomp"] = (
         "no processes, exec, ptrace, namespaces, mounts, sockets (but AF_UNIX), signals to others "
         "(also through descriptor owners), SysV IPC and message queues, xattr changes"
     )
+    served = 0
+    while True:
+        job = _read_job(jobs_in)
+        if job is None:
+            return  # the caller went away (or discarded this sandbox)
+        served += 1
+        _serve(job, served, jobs_in, result_fd, libc, dispositions, dict(timings), dict(isolation))
+        unclean = _clean_up()
+        if unclean is not None:
+            _send(result_fd, {"event": "retired", "why": unclean})
+            return
+        _send(result_fd, {"event": "ready", "jobs": served})
+
+
+def _serve(job, served, jobs_in, result_fd, libc, dispositions, timings, isolation):
+    """One job: fork the program's process from this clean state, relay its outcome, report."""
+    token = os.urandom(16).hex().encode()
+    read_end, channel = os.pipe()
+    sandbox_uid = job.get("uid") if os.getuid() == 0 else None
+    isolation["program_uid"] = sandbox_uid if sandbox_uid is not None else os.getuid()
+    isolation["job"] = served
     # Before the fork: no program code runs before the caller knows that whatever ends this process
     # from now on is the program's doing (and its wall clock starts).
     _send(result_fd, {"event": "started"})
@@ -954,6 +982,8 @@ def main():
     try:
         pid = os.fork()
     except OSError as exc:
+        os.close(read_end)
+        os.close(channel)
         report = {"status": "error", "kind": "internal", "message": f"the sandbox could not fork the program: {exc}"}
         exit_info = {"signal": None, "code": None, "cpu": 0.0, "program_ran": False}
         _report(result_fd, timings, isolation, exit_info, json.dumps(report).encode())
@@ -961,11 +991,82 @@ def main():
     if pid == 0:
         os.close(read_end)
         os.close(result_fd)
+        os.close(jobs_in)
         _run_program(job, channel, token, libc, sandbox_uid, dispositions)
     os.close(channel)
-    exit_info, report = _relay(read_end, result_fd, token, pid, job)
+    try:
+        exit_info, report = _relay(read_end, result_fd, token, pid, job)
+    finally:
+        os.close(read_end)
     timings["program"] = round(time.perf_counter() - t, 4)
     _report(result_fd, timings, isolation, exit_info, report)
+
+
+CLEANUP_SECONDS = 5.0  # for the killed processes to be gone
+
+
+def _clean_up():
+    """Between jobs: kill and reap every other process of this PID namespace, empty the working directory,
+    and check both. None when the sandbox is as clean as before its first job, else what is not."""
+    try:
+        os.kill(-1, signal.SIGKILL)  # from PID 1: every process of the namespace but this one
+    except ProcessLookupError:
+        pass  # there was none
+    deadline = time.monotonic() + CLEANUP_SECONDS
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)  # orphans are this process's children too
+        except ChildProcessError:
+            break
+        if pid == 0:
+            if time.monotonic() > deadline:
+                return f"processes still running {CLEANUP_SECONDS:g} s after they were killed"
+            time.sleep(0.002)
+    others = [entry for entry in os.listdir("/proc") if entry.isdigit() and int(entry) != os.getpid()]
+    if others:
+        return f"processes left in the sandbox: {', '.join(others[:5])}"
+    try:
+        _empty_workdir()
+        left = os.listdir(WORKDIR)
+    except OSError as exc:
+        return f"the working directory could not be emptied: {exc}"
+    return f"{len(left)} entries left in the working directory" if left else None
+
+
+def _empty_workdir():
+    """Remove everything under WORKDIR, whatever its modes (a program may leave ``chmod 000`` directories)
+    or depth (one open directory at a time, no recursion). Nothing else runs now: nothing moves meanwhile."""
+    os.chmod(WORKDIR, 0o700)
+    fd = os.open(WORKDIR, os.O_RDONLY | os.O_DIRECTORY)
+    above = []  # (name of the directory being emptied, its parent's subdirectories still to empty)
+    subdirs = None
+    try:
+        while True:
+            if subdirs is None:
+                subdirs = []
+                for name in os.listdir(fd):
+                    if stat.S_ISDIR(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
+                        subdirs.append(name)
+                    else:
+                        os.unlink(name, dir_fd=fd)
+            if subdirs:
+                name = subdirs.pop()
+                os.chmod(name, 0o700, dir_fd=fd)  # a directory (lstat said so), of this or the program's uid
+                inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+                above.append((name, subdirs))
+                subdirs = None
+                continue
+            if not above:
+                return
+            outer = os.open("..", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = outer
+            name, subdirs = above.pop()
+            os.rmdir(name, dir_fd=fd)
+    finally:
+        os.close(fd)
 
 
 def _report(result_fd, timings, isolation, exit_info, report):

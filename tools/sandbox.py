@@ -44,14 +44,21 @@ How it is contained (the OS layer is the boundary; the audit hook is a second la
   incrementally (never more than the limit into memory) and at the end kills the bubblewrap
   process, which takes the whole PID namespace (and the tmpfs) with it: nothing is left behind
   on the host, so there is nothing to clean up.
+* **A pooled sandbox serves programs in turn** (``prewarm=True``): each in a new process forked
+  from the harness, which never ran untrusted code. Before the next job the harness kills and
+  reaps every other process of the namespace, empties ``/sandbox`` and checks both; the caller
+  reads each job's output up to that report only, and retires the sandbox (kills the namespace)
+  after any abnormal outcome (timeout, violation, a limit, a malformed or missing report, a
+  cleanup that failed), after ``SANDBOX_JOBS`` jobs or ``SANDBOX_SECONDS``.
 * **An audit hook** (defence in depth, with a clear "forbidden" error and the program's line):
   sockets, subprocesses, signals, writes outside ``/sandbox``, other processes' ``/proc`` entries,
   ``ctypes`` and rlimit changes.
 
 Start-up: bubblewrap adds a few milliseconds to a fresh interpreter (~0.1 s); importing cpmpy takes
 ~1-2 s, sympy ~0.4 s, pysat ~0.05 s. ``prewarm=True`` (used by the format front-ends) keeps a
-sandbox started ahead of need, imports done, waiting for its job: a call then costs ~0.05-0.1 s
-(``benchmarks/sandbox_startup.py``).
+sandbox started ahead of need, imports done, waiting for its job, and gives it back to the pool after
+an ordinary outcome, so the imports are paid once per sandbox, not per program: a call then costs
+~0.05-0.1 s (``benchmarks/sandbox_startup.py``, ``benchmarks/sweep_cpu.py``).
 
 The caller always survives and always gets a :class:`SandboxResult`.
 """
@@ -59,6 +66,7 @@ The caller always survives and always gets a :class:`SandboxResult`.
 from __future__ import annotations
 
 import atexit
+import collections
 import functools
 import json
 import math
@@ -179,9 +187,12 @@ def run_program(
     Without bubblewrap the program does not run: the result is an ``internal`` error saying so.
 
     The wall-clock limit counts from the moment the program starts, not the trusted imports.
-    ``prewarm=True`` keeps one sandbox per ``preload`` set started ahead of need, its imports done
-    and waiting for a job (each sandbox still runs exactly one program): repeated calls then skip
-    the import time (about a second for cpmpy). :func:`shutdown` stops the spares (also at exit).
+    ``prewarm=True`` keeps sandboxes per ``preload`` set started ahead of need, their imports done
+    and waiting for a job, and lets one sandbox serve up to ``SANDBOX_JOBS`` programs in turn (each
+    in a fresh process forked from the harness's clean state; between them the harness kills every
+    other process of the sandbox and empties its directory; an abnormal outcome retires the sandbox):
+    repeated calls skip the import time (~0.5 s of CPU for sympy). :func:`shutdown` stops the idle
+    sandboxes (also at exit).
     """
     start = time.monotonic()
     try:
@@ -219,23 +230,47 @@ def run_program(
     modules = tuple(preload)  # the pool keeps ready harnesses per preloaded module set
     harness = _POOL.take(modules) if prewarm else None
     if harness is None:
-        try:
-            harness = _Harness.spawn(bwrap, modules, die_with_parent=True)
+        try:  # a pooled sandbox may serve calls from other threads: not tied to this one
+            harness = _Harness.spawn(bwrap, modules, die_with_parent=not prewarm)
         except OSError as exc:
+            if prewarm:
+                _POOL.forget(modules)
             return SandboxResult(
                 False,
                 error_kind="internal",
                 message=f"cannot start the sandbox: {exc}",
                 duration=time.monotonic() - start,
             )
-    if prewarm:
-        _POOL.refill(modules)
+    capture = _Capture(limits)
     try:
-        capture = _Capture(limits)
         capture.pump(harness, _with_uid(job, harness.proc.pid))
-    finally:
-        status = harness.close()
-    return _outcome(capture, status, limits, time.monotonic() - start)
+    except BaseException:
+        harness.close()
+        if prewarm:
+            _POOL.forget(modules)
+        raise
+    harness.jobs += 1
+    status = None if capture.ready else harness.close()
+    result = _outcome(capture, status, limits, time.monotonic() - start)
+    if prewarm and capture.ready and _may_serve_again(result) and not harness.worn():
+        _POOL.give_back(modules, harness)
+    else:
+        if capture.ready:  # idle and clean: let it exit by itself
+            harness.stop()
+        harness.close(wait=STOP_SECONDS if capture.ready else 0.0)
+        if prewarm:
+            _POOL.forget(modules)
+            _POOL.refill(modules)  # a fresh spare for the next call
+    return result
+
+
+RETIRING_KINDS = frozenset({"timeout", "resource", "forbidden", "too_large", "internal"})
+
+
+def _may_serve_again(result: SandboxResult) -> bool:
+    """Whether the sandbox that ran this may take another job: only after an ordinary outcome (a result,
+    or an error the program raised); anything abnormal retires it, even though the harness cleaned up."""
+    return not result.violations and (result.ok or result.error_kind not in RETIRING_KINDS)
 
 
 def prewarm(preload: Iterable[str] = ()) -> None:
@@ -256,6 +291,8 @@ def require_isolation() -> str:
 # --------------------------------------------------------------------------------------------------
 
 STARTUP_SECONDS = 120.0  # trusted imports before the program starts (cpmpy: ~1-2 s)
+CLEANUP_SECONDS = 10.0  # after the program's report, for the harness to report its sandbox clean
+STOP_SECONDS = 0.5  # for an idle sandbox told to stop to exit by itself before it is killed
 
 
 MIN_BWRAP = (0, 7)  # --size (a size-limited tmpfs) came with 0.7; --disable-userns with 0.8
@@ -425,14 +462,24 @@ def _with_uid(job: bytes, pid: int) -> bytes:
     return job[:-1] + b',"uid":' + str(UID_BASE + pid).encode() + b"}"
 
 
+SANDBOX_JOBS = 64  # programs one pooled sandbox serves before it is retired
+SANDBOX_SECONDS = 600.0  # and its age: a long-lived harness holds its imports' memory, and whatever they cached
+
+
 class _Harness:
-    """One sandbox (a bubblewrap process): started (possibly ahead of need), given one job, torn down."""
+    """One sandbox (a bubblewrap process): started (possibly ahead of need), given jobs in turn, torn down."""
 
     def __init__(self, proc: subprocess.Popen, read_fd: int, pidfd: int | None) -> None:
         self.proc = proc
         self.read_fd = read_fd
         self.pidfd = pidfd  # the sandbox's PID 1: when it dies, the kernel kills its whole namespace
         self.closed = False
+        self.born = time.monotonic()
+        self.jobs = 0  # jobs given to it
+
+    def worn(self) -> bool:
+        """Served its share: retire it rather than give it another job."""
+        return self.jobs >= SANDBOX_JOBS or time.monotonic() - self.born > SANDBOX_SECONDS
 
     @classmethod
     def spawn(cls, bwrap: str, preload: tuple[str, ...], die_with_parent: bool) -> _Harness:
@@ -463,10 +510,23 @@ class _Harness:
     def alive(self) -> bool:
         return not self.closed and not _has_exited(self.proc.pid)
 
-    def close(self) -> int | None:
-        """Kill the bubblewrap process (its PID namespace dies with it), reap; returns its wait status."""
+    def stop(self) -> None:
+        """No more jobs for this idle sandbox (its stdin closes): its harness exits by itself and bubblewrap
+        reaps it, so the CPU time the sandbox used counts among this process's children's (``os.times``)."""
+        if self.proc.stdin is not None:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+
+    def close(self, wait: float = 0.0) -> int | None:
+        """Kill the bubblewrap process (its PID namespace dies with it), reap; returns its wait status.
+        ``wait``: seconds a sandbox told to :meth:`stop` gets to exit by itself first."""
         if self.closed:
             return None
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline and not _has_exited(self.proc.pid):
+            time.sleep(0.005)
         self.closed = True
         if self.pidfd is not None:
             try:
@@ -491,65 +551,116 @@ class _Harness:
         return status
 
 
-PREWARM_SPARES = 1  # idle sandboxes kept per preload set (each holds its imports in memory)
+PREWARM_SPARES = 1  # sandboxes started ahead of need per preload set (each holds its imports in memory)
+IDLE_SANDBOXES = 8  # idle sandboxes kept per preload set after serving a job (a sweep runs 8 attempts at once)
+SANDBOXES_PER_SET = max(2, os.cpu_count() or 2)  # per preload set, before a caller waits for a busy one
+WAIT_FOR_SANDBOX = 10.0  # seconds a caller waits for a busy sandbox to come back before it starts another
 
 
 class _Pool:
-    """Idle, pre-started sandboxes per set of preloaded modules, oldest (warmest) first."""
+    """Sandboxes per set of preloaded modules: the idle ones (started ahead of need or handed back after
+    a job) and how many exist. A caller that finds none idle while ``SANDBOXES_PER_SET`` exist waits up to
+    ``WAIT_FOR_SANDBOX`` for one to come back rather than pay another sandbox's imports."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
+        self.lock = threading.Condition()  # notified when a sandbox becomes idle or one is gone
         self.spares: dict[tuple[str, ...], list[_Harness]] = {}
+        self.live: collections.Counter[tuple[str, ...]] = collections.Counter()  # idle, busy or starting
         self.owner = os.getpid()
         self.registered = False
 
+    def _forked(self) -> bool:
+        """Under the lock: in a forked copy of the caller, the sandboxes counted here are not ours."""
+        if self.owner == os.getpid():
+            return False
+        self.spares, self.live, self.owner = {}, collections.Counter(), os.getpid()
+        return True
+
     def take(self, key: tuple[str, ...]) -> _Harness | None:
+        """An idle sandbox, or None: then the caller starts one, counted here (it gives it back or forgets it)."""
+        give_up = time.monotonic() + WAIT_FOR_SANDBOX
         while True:
             with self.lock:
-                if self.owner != os.getpid():  # a forked copy of the caller: those children are not ours
-                    self.spares, self.owner = {}, os.getpid()
+                self._forked()
                 waiting = self.spares.get(key)
                 spare = waiting.pop(0) if waiting else None
-            if spare is None or spare.alive():
+                if spare is None:
+                    left = give_up - time.monotonic()
+                    if self.live[key] < SANDBOXES_PER_SET or left <= 0:
+                        self.live[key] += 1
+                        return None
+                    self.lock.wait(left)
+                    continue
+            if spare.alive():
                 return spare
             spare.close()
+            self.forget(key)
+
+    def give_back(self, key: tuple[str, ...], harness: _Harness) -> None:
+        """A sandbox that served a job and reported itself clean, for the next call with this preload set."""
+        kept = False
+        with self.lock:
+            if not self._forked():
+                waiting = self.spares.setdefault(key, [])
+                if len(waiting) < IDLE_SANDBOXES:
+                    waiting.insert(0, harness)  # imports done: before a spare that may still be importing
+                    kept = True
+                    self.lock.notify()
+        if not kept:
+            harness.stop()
+            harness.close(wait=STOP_SECONDS)
+            self.forget(key)
+
+    def forget(self, key: tuple[str, ...]) -> None:
+        """A sandbox of this set is gone (retired, or it never started)."""
+        with self.lock:
+            if not self._forked() and self.live[key] > 0:
+                self.live[key] -= 1
+                self.lock.notify()
 
     def refill(self, key: tuple[str, ...]) -> None:
         with self.lock:
-            missing = PREWARM_SPARES - len(self.spares.get(key, ()))
+            self._forked()
+            missing = min(PREWARM_SPARES - len(self.spares.get(key, ())), SANDBOXES_PER_SET - self.live[key])
+            missing = max(missing, 0)
+            self.live[key] += missing
             if not self.registered:
                 atexit.register(self.close_all)
                 self.registered = True
-        for _ in range(max(missing, 0)):
+        for started in range(missing):
             try:
                 # Not tied to this thread (it may end first); a spare exits by itself when the caller
                 # goes away (its stdin closes), and a running one when its wall limit has passed.
                 spare = _Harness.spawn(_bwrap(), key, die_with_parent=False)
             except (OSError, SandboxError):
+                for _ in range(missing - started):
+                    self.forget(key)
                 return
             with self.lock:
-                waiting = self.spares.setdefault(key, [])
-                extra = spare if len(waiting) >= PREWARM_SPARES else None
-                if extra is None:
-                    waiting.append(spare)
-            if extra is not None:
-                extra.close()
+                self.spares.setdefault(key, []).append(spare)
+                self.lock.notify()
 
     def close_all(self) -> None:
         with self.lock:
             spares = [spare for waiting in self.spares.values() for spare in waiting]
+            mine = not self._forked()
+            for key, waiting in self.spares.items():
+                self.live[key] -= len(waiting)
             self.spares = {}
-            mine = self.owner == os.getpid()
         if mine:
             for spare in spares:
-                spare.close()
+                spare.stop()
+            deadline = time.monotonic() + STOP_SECONDS
+            for spare in spares:
+                spare.close(wait=deadline - time.monotonic())
 
 
 _POOL = _Pool()
 
 
 class _Capture:
-    """Feeds the job and reads stdout, stderr and the result pipe, keeping at most the limits in memory."""
+    """Feeds one job and reads stdout, stderr and the result pipe until the harness reports it clean
+    again (or goes away), keeping at most the limits in memory."""
 
     def __init__(self, limits: SandboxLimits) -> None:
         self.limits = limits
@@ -562,14 +673,18 @@ class _Capture:
         self.startup_timed_out = False
         self.output_exceeded = False
         self.result_exceeded = False
+        self.reported = False  # the harness's result and the program's report have arrived
+        self.ready = False  # then the harness reported the sandbox clean; all of this job's output is read
+        self._line_at = 0  # start of the first result-pipe line not yet looked at
+        self._search_at = 0  # no newline in res[_line_at:_search_at]
+        self._expect = "result"  # the result head, then the report, then "ready" (or "retired")
 
     def pump(self, harness: _Harness, job: bytes) -> None:
         proc = harness.proc
         if proc.stdin is None or proc.stdout is None or proc.stderr is None:  # spawned with three pipes
             raise SandboxError("the sandbox harness has no pipes")
         streams = {proc.stdout.fileno(): "out", proc.stderr.fileno(): "err", harness.read_fd: "res"}
-        stdin_pipe = proc.stdin
-        stdin = stdin_pipe.fileno()
+        stdin = proc.stdin.fileno()  # stays open: the harness waits on it for its next job
         pending = memoryview(len(job).to_bytes(8, "big") + job)  # framed: see the harness's _read_job
         deadline = time.monotonic() + STARTUP_SECONDS
         with selectors.DefaultSelector() as selector:
@@ -582,6 +697,8 @@ class _Capture:
             while streams:
                 now = time.monotonic()
                 if now >= deadline:
+                    if self.reported:
+                        return  # its cleanup did not finish: not ready, the caller retires it
                     if self.started:
                         self.timed_out = True
                     else:
@@ -601,7 +718,6 @@ class _Capture:
                             pending = pending[:0]
                         if not pending:
                             selector.unregister(stdin)
-                            stdin_pipe.close()
                         continue
                     try:
                         chunk = os.read(key.fd, 1 << 16)
@@ -613,9 +729,56 @@ class _Capture:
                         continue
                     if self._take(streams[key.fd], chunk):
                         return
-                    if not self.started and streams[key.fd] == "res" and b'{"event":"started"}' in self.res:
+                    if streams[key.fd] != "res":
+                        continue
+                    if not self.started and b'{"event":"started"}' in self.res:
                         self.started = True
                         deadline = time.monotonic() + self.limits.wall_seconds
+                    was_reported = self.reported
+                    if self._job_over():
+                        if self.ready:  # every other process of the sandbox is gone: their output is all here
+                            self.ready = self._drain(proc.stdout.fileno(), "out") and self._drain(
+                                proc.stderr.fileno(), "err"
+                            )
+                        return
+                    if self.reported and not was_reported:
+                        deadline = time.monotonic() + CLEANUP_SECONDS
+
+    def _job_over(self) -> bool:
+        """Look at the result pipe's new lines: True once the harness said ``ready`` or anything else after
+        the report (then ``ready`` is set only for exactly one well-formed ``ready`` line, nothing after it)."""
+        while True:
+            end = self.res.find(b"\n", self._search_at)
+            if end < 0:
+                self._search_at = len(self.res)
+                return False
+            line = bytes(self.res[self._line_at : end])
+            self._line_at = self._search_at = end + 1
+            if self._expect == "result":
+                if line.startswith(b'{"event": "result", '):  # the harness's head: the report follows
+                    self._expect = "report"
+            elif self._expect == "report":
+                self._expect = "ready"
+                self.reported = True
+            else:
+                message = _parse_bounded(line)
+                self.ready = (
+                    isinstance(message, dict)
+                    and message.get("event") == "ready"
+                    and type(message.get("jobs")) is int
+                    and self._line_at == len(self.res)
+                )
+                return True
+
+    def _drain(self, fd: int, stream: str) -> bool:
+        """Read what is left in a pipe whose writers are all gone; False if a limit is exceeded or it closed."""
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                return True
+            if not chunk or self._take(stream, chunk):
+                return False
 
     def _take(self, stream: str, chunk: bytes) -> bool:
         """Store a chunk; True when a limit is exceeded (the caller stops reading and kills)."""

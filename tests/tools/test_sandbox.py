@@ -359,15 +359,15 @@ def test_files_written_in_the_sandbox_do_not_outlive_it():
 # --- start-up ahead of need ----------------------------------------------------------------------
 
 
-def test_prewarmed_sandboxes_run_one_program_each():
+def test_a_prewarmed_sandbox_shows_no_program_the_files_of_the_last():
     try:
         program = "import os\nresult = [os.path.exists('mark'), len(seen)]\nopen('mark', 'w').close()"
         first = run_program(program, inputs={"seen": []}, prewarm=True)
         second = run_program(program, inputs={"seen": [1]}, prewarm=True)
         assert first.ok and second.ok, (first.message, second.message)
-        assert first.result[0] is False and second.result[0] is False  # a fresh sandbox each time
+        assert first.result[0] is False and second.result[0] is False  # emptied between the two
         assert second.result[1] == 1
-        assert sandbox._POOL.spares  # a spare is waiting for the next call
+        assert sandbox._POOL.spares  # a sandbox is waiting for the next call
     finally:
         sandbox.shutdown()
     assert not sandbox._POOL.spares
