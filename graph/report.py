@@ -1123,20 +1123,22 @@ def marginals_table(df: pd.DataFrame, cells: Cells, compare_published: bool = Fa
     condition (policy, …); averaged over LLMs as published. Next to the published figures only our catalogue tasks
     count (the published ones average the whole catalogue)."""
     lead = list(cells.conditions)
-    header = [*lead, "slice", "attempts", "tasks", "F1", "syntax errors"]
+    header = [*lead, "slice", "n of planned", "tasks", "F1", "syntax errors"]
     header += ["published F1"] if compare_published else []
     rows, data = [], []
 
     def add(values, kind: str, value: str, part: pd.DataFrame, label: str, published: float | None = None) -> None:
-        mean, std, _ = _stats(part["f1"])
-        err = float(part["syntax_error"].mean()) if len(part) else math.nan
-        tasks = int(part["task"].nunique())
-        cells_shown = [*values, label, str(len(part)), str(tasks), _pm(mean, std), _pct(err)]
+        counted = part[part["counted"]]
+        mean, std, _ = _stats(counted["f1"])
+        err = float(counted["syntax_error"].mean()) if len(counted) else math.nan
+        tasks = int(counted["task"].nunique())
+        cells_shown = [*values, label, _of_planned(len(counted), len(part)), str(tasks), _pm(mean, std), _pct(err)]
         record = {
             **dict(zip(lead, values)),
             "slice": kind,
             "value": value,
-            "attempts": len(part),
+            "attempts": len(counted),
+            "planned": len(part),
             "tasks": tasks,
             "f1_mean": mean,
             "f1_std": std,
@@ -1168,15 +1170,17 @@ def marginals_table(df: pd.DataFrame, cells: Cells, compare_published: bool = Fa
             part = group[group["benchmark"] == bench]
             add(values, "benchmark", bench, part, f"benchmark {bench}")
             if bench in PUBLISHED["benchmark"]:
-                best = float(part.groupby(["llm", "format", "prompt", "detail"])["f1"].mean().max())
-                shown = [*values, f"benchmark {bench}, best configuration", str(len(part))]
-                shown += [str(int(part["task"].nunique())), "—" if math.isnan(best) else f"{best:.3f}", ""]
+                counted = part[part["counted"]]
+                best = float(counted.groupby(["llm", "format", "prompt", "detail"])["f1"].mean().max())
+                shown = [*values, f"benchmark {bench}, best configuration", _of_planned(len(counted), len(part))]
+                shown += [str(int(counted["task"].nunique())), "—" if math.isnan(best) else f"{best:.3f}", ""]
                 record = {
                     **dict(zip(lead, values)),
                     "slice": "benchmark_best",
                     "value": bench,
-                    "attempts": len(part),
-                    "tasks": int(part["task"].nunique()),
+                    "attempts": len(counted),
+                    "planned": len(part),
+                    "tasks": int(counted["task"].nunique()),
                     "f1_mean": best,
                 }
                 if compare_published:
@@ -1187,10 +1191,11 @@ def marginals_table(df: pd.DataFrame, cells: Cells, compare_published: bool = Fa
     notes = [
         "formats and prompt styles over detailed descriptions (as published); averaged over LLMs"
         + (" and tasks." if df["llm"].nunique() < 2 else f" ({df['llm'].nunique()}) and tasks."),
+        PLANNED_NOTE,
         *cells.notes(),
     ]
     if compare_published:
-        notes += [f"published: {PUBLISHED_SOURCE}.", _task_note(df)]
+        notes += [f"published: {PUBLISHED_SOURCE}.", _task_note(df[df["counted"]])]
     title = "F1 by format, description level, prompting and benchmark"
     return Table("marginals", title, header, rows, data, notes, lead=len(lead) + 1)
 
@@ -1219,7 +1224,7 @@ def report_tables(
         if rejections is not None:
             tables.append(rejections)
         tables.append(cost_table(planned, cells, prices))
-        tables.append(marginals_table(df, cells, compare_published))
+        tables.append(marginals_table(planned, cells, compare_published))
         if cells.pooled:
             pooled = "; ".join(f"{name}: {', '.join(values)}" for name, values in cells.pooled.items())
             for table in tables:

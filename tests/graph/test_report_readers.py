@@ -269,6 +269,8 @@ def test_an_llm_with_only_infrastructure_failures_keeps_its_row_in_every_table(t
     for name in ("by_setting", "by_llm", "per_task", "cost_by_llm"):
         assert any("broken-model" in " ".join(cells) for cells in found[name].rows), name
     assert "| broken-model (http://down/v1@broken-model) | 0 of 2 | 2 |" in found["by_llm"].markdown()
+    marginals = {(r["slice"], r["value"]): r for r in found["marginals"].data}
+    assert (marginals[("format", "nat")]["attempts"], marginals[("format", "nat")]["planned"]) == (1, 2)
 
 
 def test_the_syntax_error_rate_is_the_papers_with_budget_cuts_and_outages_apart(tmp_path):
