@@ -9,7 +9,7 @@ they are data, never markup:
 - **LaTeX**: all ten special characters (``& % $ # _ { } ~ ^ \\``) become their text commands in one
   pass, so no ``^`` survives to start TeX's ``^^5c`` notation; line breaks become spaces.
 - **Markdown**: HTML is escaped (``<img onerror=…>`` shows as text), as are ``|`` (a column break) and
-  ``[``, ``]`` (a link); line breaks become spaces, so a cell stays one cell.
+  ``[`` (a link); line breaks become spaces, so a cell stays one cell.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ _LATEX = str.maketrans(
         "—": "--",
     }
 )
-_MARKDOWN = str.maketrans({"|": r"\|", "[": r"\[", "]": r"\]"})
+_MARKDOWN = str.maketrans({"|": r"\|", "[": r"\["})  # an escaped "[" starts no link
 
 
 def csv_cell(value: Any) -> Any:
