@@ -591,9 +591,10 @@ class _Pool:
                         return None
                     self.lock.wait(left)
                     continue
-            if spare.alive():
+            if spare.alive() and not spare.worn():
                 return spare
-            spare.close()
+            spare.stop()  # dead, or past its age while it waited here
+            spare.close(wait=STOP_SECONDS)
             self.forget(key)
 
     def give_back(self, key: tuple[str, ...], harness: _Harness) -> None:

@@ -89,6 +89,13 @@ def test_a_caller_waits_for_a_busy_sandbox_rather_than_start_another(monkeypatch
     assert len({result.isolation["sandbox"] for result in results}) == 1
 
 
+def test_a_sandbox_past_its_age_is_not_taken_from_the_pool(monkeypatch):
+    first = run("result = 1")
+    monkeypatch.setattr(sandbox, "SANDBOX_SECONDS", 0.0)
+    second = run("result = 1")
+    assert second.ok and second.isolation["sandbox"] != first.isolation["sandbox"]
+
+
 ABNORMAL = {
     "timeout": "while True:\n    pass",
     "forbidden": "import socket\nsocket.create_connection(('127.0.0.1', 80))",
