@@ -135,9 +135,7 @@ def audit_semantic_labels(
         by_group.setdefault(rec["group"], []).append(rec)
     judged = agree = undecided = 0
     disagreements = []
-    sampled = [
-        rec for group in by_group.values() for rec in rng.sample(group, max(1, round(AUDIT_SHARE * len(group))))
-    ]
+    sampled = [rec for group in by_group.values() for rec in rng.sample(group, max(1, round(AUDIT_SHARE * len(group))))]
     for rec in sampled:
         items = [(c["id"], c["summary"]) for c in rec["constraints"] if c["kind"] == "semantic"]
         turns, verdicts = judge.judge(rec["instruction"], items, rec["output"], salt=f"audit:{rec['id']}")
@@ -637,12 +635,18 @@ def report_tables(report: Mapping[str, Any]) -> list[Table]:
         ),
     )
     groups = _groups(verifiers)
-    metrics = (("F1 %", "f1", "pct"), ("P %", "precision", "pct"), ("R %", "recall", "pct"))
+    metrics = (
+        ("F1 %", "f1", "pct"),
+        ("P %", "precision", "pct"),
+        ("R %", "recall", "pct"),
+        ("pass@1 %", "pass_at_1", "pct"),
+    )
     counts = (("FP #", "fp", "int"), ("FN #", "fn", "int"), ("n", "n", "int"))
     by_group = Table(
         "groups",
         "By complexity group (the paper's Figure 4: number of constraints)",
-        "One row per verifier, one column per group; each cell: F1 % / precision % / recall % / FP # / FN # / pairs.",
+        "One row per verifier, one column per group; each cell: F1 % / precision % / recall % / pass@1 % (accuracy "
+        "on the decided pairs) / FP # / FN # / pairs.",
         (("", "verifier", "text"),)
         + tuple((f"{group} constraints", label, kind) for group in groups for label, _, kind in metrics + counts),
         tuple(

@@ -154,13 +154,18 @@ def test_eval_tables_count_what_the_server_counted_and_never_read_the_labels(dat
     assert int(shared["LLM calls"]) + int(shared["cached calls"]) == len(alone_log)
     shared_tokens = sum(int(shared[k]) for k in ("prompt tokens", "completion tokens", "cached tokens"))
     assert shared_tokens == tokens
-    # the layout: one row per verifier, one column group (six columns) per complexity group present
+    # the layout: one row per verifier, one column group (seven columns) per complexity group present
     groups = _csv(out / "table-groups.csv")
     assert [row["verifier"] for row in groups] == list(VERIFIERS)
     assert list(groups[0])[1:] == [
-        f"{g} constraints {name}" for g in GROUPS for name in ("F1 %", "P %", "R %", "FP #", "FN #", "n")
+        f"{g} constraints {name}" for g in GROUPS for name in ("F1 %", "P %", "R %", "pass@1 %", "FP #", "FN #", "n")
     ]
     assert all(row[f"{g} constraints n"] == "2" for row in groups for g in GROUPS)
+    judge = next(row for row in groups if row["verifier"] == "judge")  # always sat: accuracy = the sat share
+    for g in GROUPS:
+        in_group = [r for r in records if r["group"] == g]
+        sat_share = 100 * sum(r["verdict"] == "sat" for r in in_group) / len(in_group)
+        assert float(judge[f"{g} constraints pass@1 %"]) == round(sat_share, 2)
     text = (out / "report.md").read_text()
     header = next(line for line in text.splitlines() if line.startswith("| verifier | 2 constraints"))
     assert header == "| verifier | " + " | ".join(f"{g} constraints" for g in GROUPS) + " |"

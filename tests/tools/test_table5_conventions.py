@@ -199,13 +199,17 @@ COUNTING = [
 
 @settings(max_examples=80, deadline=None)
 @given(st.lists(BODY_LINE, min_size=1, max_size=6), st.lists(st.tuples(st.integers(0, 6), HEADING), max_size=3))
-def test_title_and_subsection_lines_never_change_a_counting_verdict(lines, headings):
-    body = "\n".join(lines)
-    with_headings = list(lines)
+def test_title_and_subsection_lines_count_as_nothing_but_a_paragraph_break(lines, headings):
+    """A heading line's words are not counted, and it ends the paragraph before it, as a blank line does."""
+    with_headings, with_breaks = list(lines), list(lines)
     for position, heading in sorted(headings, reverse=True):
         with_headings.insert(min(position, len(with_headings)), heading)
+        with_breaks.insert(min(position, len(with_breaks)), "")
     for ctype, params in COUNTING:
-        assert reference_check(ctype, "\n".join(with_headings), params) == reference_check(ctype, body, params), ctype
+        with_heading_lines = reference_check(ctype, "\n".join(with_headings), params)
+        assert with_heading_lines == reference_check(ctype, "\n".join(with_breaks), params), ctype
+        if ctype != "words_per_sentence":  # the others do not see paragraphs: as if the lines were not there
+            assert with_heading_lines == reference_check(ctype, "\n".join(lines), params), ctype
 
 
 @settings(max_examples=80, deadline=None)
