@@ -505,3 +505,20 @@ def test_a_dry_run_counts_the_first_answers_the_cache_already_holds(tmp_path):
     plan = json.loads(warm.stdout)
     assert plan["to_run"] == 4 and plan["cached_first_answers"] == 4 and not (tmp_path / "b").exists()
     assert "holds the first answer of 4 of the 4 attempts to run" in " ".join(text.stdout.split())
+
+
+def test_the_sweeps_own_results_csv_is_neutralised_too(tmp_path):
+    from autonesy.graph.results import write_results
+
+    rows = [row(f"http://h/v1@{name}", attempt=f"a{i}", task=name, reason=name) for i, name in enumerate(HOSTILE)]
+    write_results(tmp_path, rows)
+    with open(tmp_path / "results.csv", newline="") as file:
+        text = file.read()
+    assert "\r" not in text.replace("\r\n", "")  # rows end in CRLF (the csv module's default); no lone CR inside
+    records = list(csv.DictReader(io.StringIO(text, newline="")))
+    assert len(records) == len(HOSTILE)
+    for record, name in zip(records, HOSTILE):
+        for column in ("model", "llm", "task", "reason"):
+            assert not record[column].lstrip(" ").startswith(("=", "+", "-", "@", "\t", "\r")), record[column]
+        assert record["task"].lstrip("'") == record["reason"].lstrip("'") == name.replace("\r", "\n")
+        assert record["f1"] == "1.0" and record["prompt_tokens"] == "100"  # numbers stay numbers
