@@ -54,6 +54,11 @@ def report(
 
             site = export_html(dirs, result.folder / "html", compare_published=compare_published)
     typer.echo(terminal_text(result.render(fmt)))  # not through rich: a table is printed unwrapped
+    if result.merged:
+        say(
+            f"merged: {len(result.merged)} attempts read more than once; the most complete outcome of each kept",
+            err=True,
+        )
     if result.plots:
         say(f"plots: {', '.join(str(p) for p in result.plots)}", err=True)
     if html:

@@ -242,6 +242,12 @@ def test_reading_a_partial_sweep_and_its_rerun_is_the_same_in_either_order(tmp_p
     assert sorted(one.merged) == sorted(two.merged) and len(one.merged) == 3
     assert f"kept accepted from {rerun} over {partial} (infra_failed)" in one.merged
     assert "attempts read more than once, the most complete outcome kept" in one.render("md")
+    from typer.testing import CliRunner
+
+    from autonesy.graph.cli import app
+
+    shown = CliRunner().invoke(app, ["report", str(rerun), str(partial), "--out", str(tmp_path / "cli"), "--no-plots"])
+    assert shown.exit_code == 0 and "merged: 3 attempts read more than once" in shown.stderr
 
 
 def test_two_different_finished_outcomes_of_one_attempt_are_refused_with_one_line(tmp_path):
