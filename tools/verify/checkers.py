@@ -345,12 +345,13 @@ def split_paragraph(paragraph):
         window = paragraph[start : start + SEGMENT_WINDOW]
         last = start + SEGMENT_WINDOW >= len(paragraph)
         lead = len(window) - len(window.lstrip())  # pySBD's first piece starts after leading spaces
-        starts = [span.start for span in SEGMENTER.segment(window) if span.start > lead]
-        if not last:
-            starts = [at for at in starts if at <= SEGMENT_WINDOW - SEGMENT_MARGIN]
-        if not starts and not last:  # no boundary early enough: all of it belongs to the current piece
-            pending += window[: SEGMENT_WINDOW - SEGMENT_MARGIN]
-            start += SEGMENT_WINDOW - SEGMENT_MARGIN
+        found = [span.start for span in SEGMENTER.segment(window) if span.start > lead]
+        starts = found if last else [at for at in found if at <= SEGMENT_WINDOW - SEGMENT_MARGIN]
+        if not starts and not last:  # no boundary early enough: the piece runs on; the next window starts
+            # SEGMENT_MARGIN before the first boundary seen (or before the end), so pySBD sees it in context
+            cut = (found[0] if found else SEGMENT_WINDOW) - SEGMENT_MARGIN
+            pending += window[:cut]
+            start += cut
             continue
         bounds = [0, *starts] + ([len(window)] if last else [])
         for a, b in zip(bounds, bounds[1:]):
