@@ -82,6 +82,7 @@ from autonesy.tools.orbit_count import count_by_orbits
 from autonesy.tools.preprocess import simplify_projected
 from autonesy.tools.process_lifetime import die_with_parent
 from autonesy.tools.quiet_clock import current as quiet_clock
+from autonesy.tools.structure_recovery import count_by_recovery
 from autonesy.tools.variable_elimination import (
     SECONDS_PER_ENTRY,
     EliminationTooCostly,
@@ -113,7 +114,8 @@ __all__ = [
 # keeps one extension per orbit of the auxiliaries (lex-leader over them) for the enumeration.
 # 7: lifted counting over interchangeable blocks (:mod:`autonesy.tools.lifted_count`) joins the race when
 # the formula declares literal counts.
-ROUTES_VERSION = 7
+# 8: structure recovery (:mod:`autonesy.tools.structure_recovery`) races from the start on a CNF with auxiliaries.
+ROUTES_VERSION = 8
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long
@@ -659,7 +661,9 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     starved among four racers. Counting by orbits joins them on the ``original`` (its symmetries as the
     encoder wrote them); without a symmetry on the task variables it gives up in milliseconds on a small CNF.
     Lifted counting joins them when the ``original`` declares literal counts (a roster: about 6 s of CPU
-    for DCP-Bench's crew, which every other route runs out of time on).
+    for DCP-Bench's crew, which every other route runs out of time on). Structure recovery starts with the
+    SDD routes on an ``original`` with auxiliaries: each block of auxiliary clauses replaced by its proved
+    projection (two encodings of exactly-k of 200 and a clause; a Sudoku whose at-most-ones are ladders).
     Counted in CPU time, the head start holds on a loaded machine too, where the child gets a share of a core.
 
     The head start is what the race costs on a formula the unminimised SDD compiles at once: road-r's
@@ -684,6 +688,11 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     found["wake"] = wake_write
     thread = threading.Thread(target=enumerate_on, daemon=True)
     children = [_Child("sdd", _sdd_routes, (cnf, original, deadline - quiet_clock().now()))]
+    if original.num_aux_vars and len(original.clauses) <= AUTO_LARGE_CLAUSES:
+        # It knows within a block or two whether the encoding's structure is there, and gives up at once
+        # when not, so it starts with the SDD routes: exactly-100 of 200 overlapping another encoding needs
+        # about 6 s of its CPU, which it would not get among seven racers on two cores.
+        children.append(_Child("recovery", count_by_recovery, (original,)))
     joining: list[tuple[str, Callable[..., Any], tuple, str | None]] = [("ganak", _ganak_count, (cnf,), None)]
     if original.num_aux_vars and len(original.clauses) <= AUTO_LARGE_CLAUSES and original != cnf:
         # Preprocessing can cost Ganak more than it saves: a totalizer's exactly-20 of 40 takes 8 s as

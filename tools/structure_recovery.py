@@ -29,6 +29,7 @@ is not either yields a ``G`` that the SAT call refutes or is recovered as what i
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -41,13 +42,16 @@ from autonesy.tools.cnf import CNF, Clause
 from autonesy.tools.compile import global_model_count, sdd_postorder
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.literal_count import LiteralCount
+from autonesy.tools.onehot_count import StateBudgetExceeded, count_one_hot
 
 MAX_SDD_NODES = 2_000_000  # live SDD nodes in the manager: past this the recovery gives up
 MAX_SYMMETRIC_VARS = 64  # a block's projection is tested for being a count of its variables up to this width
 
 
+DEEP_STACK_BYTES = 1 << 30  # the recovery thread's stack (reserved, touched only as deep as it goes)
 GARBAGE_NODES = 200_000  # unreferenced SDD nodes collected past this many
 MAX_SAT_CHECK_CLAUSES = 2_000  # a block with no Horn proof is checked by one SAT call up to this size
+
 
 class NotRecoverable(AutonesyError, RuntimeError):
     """A block's projection could not be built or proved within the budgets; the message says which."""
@@ -296,9 +300,7 @@ def _count_of_variables(projection: SddNode, visible: Sequence[int], manager: Sd
     return LiteralCount(tuple(visible), tuple(allowed))
 
 
-def _proved_projection(
-    block: Block, n: int, first_free: int, manager: SddManager, budget: _Budget
-) -> SddNode | None:
+def _proved_projection(block: Block, n: int, first_free: int, manager: SddManager, budget: _Budget) -> SddNode | None:
     """The block's projection on the task variables (referenced), proved equal to it; None when no proof was found.
 
     A circuit's value that satisfies the block is a model, so each circuit's projection ``G`` is in the
@@ -337,13 +339,14 @@ def _proved_projection(
 
 
 def recover_blocks(
-    cnf: CNF, time_limit_s: float | None = None
+    cnf: CNF, time_limit_s: float | None = None, all_or_none: bool = False
 ) -> tuple[SddManager, list[Clause], list[Recovered], list[Block]]:
     """Each auxiliary block's projection on the task variables, proved; the blocks that could not be.
 
     Returns the SDD manager (a right-linear vtree over the task variables in numeric order: a
     symmetric function of m of them has O(m²) nodes), the clauses over task variables only, the
-    recovered blocks and the others. Raises :class:`NotRecoverable` past ``time_limit_s`` or the node budget."""
+    recovered blocks and the others. Raises :class:`NotRecoverable` past ``time_limit_s`` or the node budget,
+    and at the first block not recovered when ``all_or_none``."""
     n = cnf.num_task_vars
     if n == 0:
         raise NotRecoverable("no task variables")
@@ -355,6 +358,8 @@ def recover_blocks(
     for block in blocks:
         projection = _proved_projection(block, n, cnf.num_vars + 1, manager, budget)
         if projection is None:
+            if all_or_none:
+                raise NotRecoverable(f"an auxiliary block of {len(block.clauses)} clauses was not recovered")
             refused.append(block)
             continue
         recovered.append(Recovered(block, projection, _count_of_variables(projection, block.visible, manager)))
@@ -362,7 +367,9 @@ def recover_blocks(
     return manager, plain, recovered, refused
 
 
-def conjoined(manager: SddManager, parts: Iterable[SddNode], clauses: Iterable[Clause], budget_s: float | None) -> SddNode:
+def conjoined(
+    manager: SddManager, parts: Iterable[SddNode], clauses: Iterable[Clause], budget_s: float | None
+) -> SddNode:
     """The conjunction of SDDs and clauses over the manager's variables, the smallest first."""
     budget = _Budget(manager, budget_s)
     result = manager.true()
@@ -379,16 +386,49 @@ def conjoined(manager: SddManager, parts: Iterable[SddNode], clauses: Iterable[C
 
 
 def count_by_recovery(cnf: CNF, time_limit_s: float | None = None) -> int:
+    """:func:`counted_by_recovery` on a thread with a deep stack: the SDD library recurses along the vtree,
+    and on exactly-100 of 200 that overflows the main thread's 8 MiB."""
+    outcome: list[BaseException | int] = []
+
+    def work() -> None:
+        try:
+            outcome.append(counted_by_recovery(cnf, time_limit_s))
+        except BaseException as error:  # noqa: BLE001 - raised again on the calling thread
+            outcome.append(error)
+
+    previous = threading.stack_size(DEEP_STACK_BYTES)
+    try:
+        thread = threading.Thread(target=work, name="structure-recovery")
+        thread.start()
+    finally:
+        threading.stack_size(previous)
+    thread.join()
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
+
+
+def counted_by_recovery(cnf: CNF, time_limit_s: float | None = None) -> int:
     """The number of models of ``cnf`` projected on its task variables (exact), through its recovered blocks.
 
-    Every auxiliary block must be recovered (:func:`recover_blocks`). The formula is then counted as the
-    conjunction of the projections and the other clauses in one SDD."""
+    Every auxiliary block must be recovered (:func:`recover_blocks`). When each is an at-most-one or
+    exactly-one, the formula without auxiliaries goes to the one-hot dynamic programme (a Sudoku whose
+    cells' at-most-one is a ladder); else, or when that outgrows its budget, the conjunction of the
+    projections and the other clauses is counted in one SDD (exactly-k of 200 stated twice)."""
     deadline = time.monotonic() + time_limit_s if time_limit_s is not None else None
+
+    def left() -> float | None:
+        return None if deadline is None else max(0.0, deadline - time.monotonic())
+
     if any(len(clause) == 0 for clause in cnf.clauses):
         return 0
-    manager, plain, recovered, refused = recover_blocks(cnf, time_limit_s)
-    if refused:
-        raise NotRecoverable(f"{len(refused)} of {len(refused) + len(recovered)} auxiliary blocks not recovered")
-    left = None if deadline is None else max(0.0, deadline - time.monotonic())
-    whole = conjoined(manager, (r.sdd for r in recovered), plain, left)
+    manager, plain, recovered, _ = recover_blocks(cnf, time_limit_s, all_or_none=True)
+    rewritten = [r.clauses_without_auxiliaries() for r in recovered]
+    if all(clauses is not None for clauses in rewritten):
+        flat = CNF(cnf.num_task_vars, tuple(plain) + tuple(c for clauses in rewritten if clauses for c in clauses))
+        try:
+            return count_one_hot(flat, left())
+        except StateBudgetExceeded:
+            pass
+    whole = conjoined(manager, (r.sdd for r in recovered), plain, left())
     return global_model_count(whole, cnf.num_task_vars)
