@@ -14,6 +14,11 @@ task files with ``--out``:
 - ``sudoku n``: n × n Sudoku (boxes 2 × 2, 2 × 3, 3 × 3), one-hot cells: n³ variables, 729 for 9 × 9.
 - ``exactly-k n``: exactly n/2 of n variables (sequential counter: auxiliaries).
 - ``exactly-k-totalizer n``: the same constraint as pysat's totalizer writes it (a tree of unary adders).
+- ``exactly-k-overlap n``: what scoring counts, the overlap of a ground truth and an answer in another
+  encoding: ``exactly-k n`` (sequential counter) conjoined with ``exactly-k-totalizer n`` and the clause
+  x1 ∨ x2 (C(n, n/2) − C(n − 2, n/2) models). Its two sides alone are the two rows above.
+- ``sudoku-overlap n``: ``sudoku n`` (pairwise at-most-ones) conjoined with the same Sudoku whose
+  at-most-ones are sequential counters (the same count as ``sudoku n``).
 - ``latin n``: n × n Latin squares, one variable per (row, column, symbol), no auxiliaries (symmetric
   under rows, columns, symbols and their roles: counted by orbits).
 - ``golfers w``: 9 social golfers in 3 groups of 3 for w weeks, no two meeting twice, no auxiliaries
@@ -62,6 +67,8 @@ LADDERS = {
     "sudoku": (4, 6, 9),
     "exactly-k": (10, 20, 50, 100, 200),
     "exactly-k-totalizer": (20, 40, 60, 100),
+    "exactly-k-overlap": (10, 20, 50, 100, 200),
+    "sudoku-overlap": (4, 6, 9),
     "latin": (4, 5, 6),
     "golfers": (2, 3, 4),
 }
@@ -71,6 +78,8 @@ QUICK = {
     "sudoku": (4, 6),
     "exactly-k": (10, 20, 50),
     "exactly-k-totalizer": (20, 40),
+    "exactly-k-overlap": (10, 20, 50),
+    "sudoku-overlap": (4, 6),
     "latin": (4, 5),
     "golfers": (3, 4),
 }
@@ -153,7 +162,7 @@ def grid_path(k: int) -> CNF:
     return builder.cnf()
 
 
-def sudoku(n: int) -> CNF:
+def sudoku(n: int, at_most_one: int = EncType.pairwise) -> CNF:
     box_rows, box_cols = {4: (2, 2), 6: (2, 3), 9: (3, 3)}[n]
 
     def var(r: int, c: int, d: int) -> int:
@@ -172,8 +181,12 @@ def sudoku(n: int) -> CNF:
         ]
     )
     for unit, d in itertools.product(units, range(n)):
-        builder.at_most([var(r, c, d) for r, c in unit], 1, EncType.pairwise)
+        builder.at_most([var(r, c, d) for r, c in unit], 1, at_most_one)
     return builder.cnf()
+
+
+def sudoku_overlap(n: int) -> CNF:
+    return sudoku(n).conjoin(sudoku(n, EncType.seqcounter))
 
 
 def exactly_half(n: int) -> CNF:
@@ -182,6 +195,11 @@ def exactly_half(n: int) -> CNF:
 
 def exactly_half_totalizer(n: int) -> CNF:
     return ClauseBuilder(n).exactly(list(range(1, n + 1)), n // 2, EncType.totalizer).cnf()
+
+
+def exactly_half_overlap(n: int) -> CNF:
+    answer = exactly_half_totalizer(n)
+    return exactly_half(n).conjoin(answer.with_clauses(answer.clauses + ((1, 2),)))
 
 
 def latin_squares(n: int) -> CNF:
@@ -224,6 +242,8 @@ BUILDERS = {
     "sudoku": sudoku,
     "exactly-k": exactly_half,
     "exactly-k-totalizer": exactly_half_totalizer,
+    "exactly-k-overlap": exactly_half_overlap,
+    "sudoku-overlap": sudoku_overlap,
     "latin": latin_squares,
     "golfers": social_golfers,
 }

@@ -145,6 +145,7 @@ def test_the_first_exact_answer_wins_and_the_others_are_stopped(monkeypatch):
 
     monkeypatch.setattr(counting, "count_by_orbits", _broken)  # symmetric: orbits could win
     monkeypatch.setattr(counting, "_ganak_count", _slow)
+    monkeypatch.setattr(counting, "count_by_recovery", _broken)  # it reads the one auxiliary block too
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
     monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
     start = time.perf_counter()
@@ -172,6 +173,7 @@ def test_a_failing_route_is_reported_and_another_answers(monkeypatch):
 
     monkeypatch.setattr(counting, "_ganak_count", _broken)
     monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "count_by_recovery", _broken)
     monkeypatch.setattr(counting, "count_by_orbits", _broken)  # symmetric: orbits could win
     monkeypatch.setattr(counting, "count_one_hot", _broken)
     monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
@@ -185,6 +187,7 @@ def test_approxmc_answers_only_when_every_exact_route_failed(monkeypatch):
 
     monkeypatch.setattr(counting, "_ganak_count", _broken)
     monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "count_by_recovery", _broken)
     monkeypatch.setattr(counting, "count_one_hot", _broken)
     monkeypatch.setattr(counting, "count_by_orbits", _broken)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
@@ -209,6 +212,7 @@ def test_a_formula_without_auxiliaries_is_counted_as_a_one_hot_csp_in_the_race(m
     monkeypatch.setattr(counting, "count_by_orbits", _broken)  # symmetric: orbits could win
     monkeypatch.setattr(counting, "_ganak_count", _broken)
     monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "count_by_recovery", _broken)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
     monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
     one_hot = (1, 2, 3), (-1, -2), (-1, -3), (-2, -3)  # exactly one of 1, 2, 3; 4..12 free
@@ -248,6 +252,7 @@ def test_a_formula_with_auxiliaries_is_not_given_to_the_one_hot_csp(monkeypatch)
 
     monkeypatch.setattr(counting, "_ganak_count", _broken)
     monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "count_by_recovery", _broken)
     monkeypatch.setattr(counting, "count_by_frontier", _broken)
     monkeypatch.setattr(counting, "count_by_orbits", _broken)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
@@ -266,6 +271,7 @@ def test_a_counter_with_auxiliaries_is_counted_by_the_frontier_route(monkeypatch
 
     monkeypatch.setattr(counting, "_ganak_count", _broken)
     monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "count_by_recovery", _broken)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
     monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
     cnf = ClauseBuilder(14).exactly(list(range(1, 15)), 6, EncType.seqcounter).cnf()
@@ -394,6 +400,7 @@ def test_ganak_also_races_on_the_cnf_as_encoded_when_preprocessing_changed_it(mo
 
     monkeypatch.setattr(counting, "_ganak_count", ganak_as_encoded_only)
     monkeypatch.setattr(counting, "_sdd_routes", _broken)
+    monkeypatch.setattr(counting, "count_by_recovery", _broken)
     monkeypatch.setattr(counting, "count_by_frontier", _broken)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
     monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
@@ -461,3 +468,20 @@ def test_a_count_from_candidates_refuses_an_assignment_of_the_wrong_shape():
     for bad in [(1,), (1, 0, 1), (2, 0)]:
         with pytest.raises(ValueError, match="not a 0/1 assignment"):
             count_from_candidates(cnf, [bad], 5.0, "a test")
+
+
+def test_two_encodings_of_exactly_k_and_a_clause_are_counted_by_structure_recovery(monkeypatch):
+    """Exactly 7 of 14 as a sequential counter and as a totalizer, and x1 ∨ x2: with Ganak, the SDD routes,
+    frontier, orbits and enumeration out of the race, recovery answers, exactly (C(14, 7) - C(12, 7) = 2640)."""
+    import autonesy.tools.counting as counting
+    from pysat.card import CardEnc, EncType
+
+    for name in ("_ganak_count", "_sdd_routes", "count_by_frontier", "count_by_orbits"):
+        monkeypatch.setattr(counting, name, _broken)
+    monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+    truth = CardEnc.equals(lits=list(range(1, 15)), bound=7, top_id=14, encoding=EncType.seqcounter)
+    answer = CardEnc.equals(lits=list(range(1, 15)), bound=7, top_id=truth.nv, encoding=EncType.totalizer)
+    cnf = CNF(14, tuple(map(tuple, truth.clauses + answer.clauses)) + ((1, 2),), answer.nv)
+    result = count_models(cnf, "auto", enumeration_cap=3)
+    assert (result.value, result.method, result.exact) == (3432 - 792, "recovery", True)
