@@ -473,8 +473,9 @@ def test_a_count_from_candidates_refuses_an_assignment_of_the_wrong_shape():
 def test_two_encodings_of_exactly_k_and_a_clause_are_counted_by_structure_recovery(monkeypatch):
     """Exactly 7 of 14 as a sequential counter and as a totalizer, and x1 ∨ x2: with Ganak, the SDD routes,
     frontier, orbits and enumeration out of the race, recovery answers, exactly (C(14, 7) - C(12, 7) = 2640)."""
-    import autonesy.tools.counting as counting
     from pysat.card import CardEnc, EncType
+
+    import autonesy.tools.counting as counting
 
     for name in ("_ganak_count", "_sdd_routes", "count_by_frontier", "count_by_orbits"):
         monkeypatch.setattr(counting, name, _broken)
