@@ -50,6 +50,7 @@ import json
 import multiprocessing
 import resource
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from pysat.card import EncType
@@ -236,7 +237,7 @@ def social_golfers(weeks: int, golfers: int = 9, groups: int = 3, size: int = 3)
     return builder.cnf()
 
 
-BUILDERS = {
+BUILDERS: dict[str, Callable[[int], CNF]] = {
     "grid-path": grid_path,
     "grid-cycles": grid_cycles,
     "sudoku": sudoku,
