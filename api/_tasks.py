@@ -63,4 +63,4 @@ def load_data(task: Task | str | os.PathLike[str], data_dir: str | os.PathLike[s
     """
     from autonesy.tasks.data.dataset import load_dataset
 
-    return load_dataset(task_of(task), data_dir)
+    return load_dataset(task_of(task), None if data_dir is None else os.fspath(data_dir))

@@ -302,6 +302,8 @@ def score_answer(answer: str, setting: Mapping[str, Any], attempt: Mapping[str, 
     if conversion.error is not None:
         explanation = f"syntax error: {conversion.error}"
         return Score(value=ZERO, answer=conversion.source, explanation=explanation, metadata=metadata)
+    if conversion.cnf is None:  # a conversion without an error holds its CNF
+        raise Unscorable("the answer's conversion holds no formula")
     if not task.has_ground_truth:
         raise Unscorable(f"task {task.name!r} has no ground truth")
     try:

@@ -937,7 +937,7 @@ def main():
     t = time.perf_counter()
     for module in warm.get("preload", ()):
         if module.startswith("!"):  # unimportable from here on (see sandbox.run_program's ``preload``)
-            sys.modules[module[1:]] = None
+            sys.modules[module[1:]] = None  # type: ignore[assignment]
         else:
             __import__(module)
     timings["imports"] = round(time.perf_counter() - t, 4)
@@ -1038,8 +1038,8 @@ def _empty_workdir():
     or depth (one open directory at a time, no recursion). Nothing else runs now: nothing moves meanwhile."""
     os.chmod(WORKDIR, 0o700)
     fd = os.open(WORKDIR, os.O_RDONLY | os.O_DIRECTORY)
-    above = []  # (name of the directory being emptied, its parent's subdirectories still to empty)
-    subdirs = None
+    above: list[tuple[str, list[str]]] = []  # (directory being emptied, its parent's subdirectories still to empty)
+    subdirs: list[str] | None = None
     try:
         while True:
             if subdirs is None:

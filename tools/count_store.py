@@ -87,9 +87,8 @@ def _count_of(entry: dict[str, Any], cnf: CNF) -> int | None:
     except ValueError:
         value = -1
     if not 0 <= value <= 1 << cnf.num_task_vars:
-        return distrust(
-            entry_path(cache_dir("counts"), _material(cnf)), f"not a count of {cnf.num_task_vars} variables"
-        )
+        distrust(entry_path(cache_dir("counts"), _material(cnf)), f"not a count of {cnf.num_task_vars} variables")
+        return None
     return value
 
 

@@ -210,7 +210,7 @@ def compare_sweeps(rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]]) -
     ]
     # one value on each side, and not the same one: the setting the comparison is about
     varied = [s for s in settings if s["a"] != s["b"] and len(s["a"]) == 1 and len(s["b"]) == 1]
-    shared = df.drop(columns=[s["name"] for s in varied]).assign(**{s["name"]: "—" for s in varied})
+    shared = df.drop(columns=[s["name"] for s in varied]).assign(**{str(s["name"]): "—" for s in varied})
     cells = report.cells_of(shared)
     columns = report.Columns(df)
     out = []
@@ -421,12 +421,12 @@ def timeline(events: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
                 body=True,
             )
         elif kind == "semantic_round":
-            found = semantic.get(index, {})
-            shown = found.get("counterexamples")
+            semantic_found = semantic.get(index, {})
+            shown = semantic_found.get("counterexamples")
             item.update(
                 title=f"semantic round {event.get('round')} · "
                 + ("counterexamples not recorded" if shown is None else f"{shown} counterexamples"),
-                changed=found.get("changed", ""),
+                changed=semantic_found.get("changed", ""),
                 body=True,
             )
         elif kind == "autofix":
