@@ -93,7 +93,8 @@ class Recovered:
 
 
 def auxiliary_blocks(cnf: CNF) -> tuple[list[Clause], list[Block]]:
-    """The clauses over task variables only, and the blocks of the others (connected through auxiliaries)."""
+    """The clauses over task variables only, and the blocks of the others (connected through auxiliaries);
+    tautologies are left out."""
     n = cnf.num_task_vars
     parent: dict[int, int] = {}
 
@@ -106,6 +107,8 @@ def auxiliary_blocks(cnf: CNF) -> tuple[list[Clause], list[Block]]:
     plain: list[Clause] = []
     headed: list[tuple[int, Clause]] = []
     for clause in cnf.clauses:
+        if any(-lit in clause for lit in clause):
+            continue  # a tautology constrains nothing (and would break the least-model reading)
         auxiliaries = [abs(lit) for lit in clause if abs(lit) > n]
         if not auxiliaries:
             plain.append(clause)

@@ -128,6 +128,12 @@ def test_a_block_that_is_not_a_function_of_its_inputs_is_refused_or_exact() -> N
         pass
 
 
+def test_a_tautology_does_not_define_an_auxiliary() -> None:
+    """(a ∨ ¬a ∨ x1) forces nothing; read as "a = ¬x1" it would make (¬a ∨ x2) cut x1 = 0, x2 = 0 away."""
+    cnf = CNF(2, ((3, -3, 1), (-3, 2)), 3)
+    assert count_by_recovery(cnf) == len(sat_models(cnf, 2)) == 4
+
+
 def test_blocks_split_at_auxiliaries_and_keep_task_clauses_apart() -> None:
     cnf = CNF(3, ((1, 2), (-1, 4), (-4, 5), (-2, -5), (3, 6)), 6)
     plain, blocks = auxiliary_blocks(cnf)
