@@ -203,7 +203,14 @@ def test_a_task_variable_guard_is_refused_and_a_small_state_budget_gives_up():
 def test_auto_counts_a_roster_by_lifting_when_the_other_routes_fail(monkeypatch):
     import autonesy.tools.counting as counting
 
-    for route in ("_ganak_count", "_sdd_routes", "count_by_frontier", "count_by_orbits", "count_one_hot"):
+    for route in (
+        "_ganak_count",
+        "_sdd_routes",
+        "count_by_frontier",
+        "count_by_orbits",
+        "count_one_hot",
+        "count_by_recovery",
+    ):
         monkeypatch.setattr(counting, route, _broken)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
     monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
