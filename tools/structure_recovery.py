@@ -295,6 +295,8 @@ def _count_of_variables(projection: SddNode, visible: Sequence[int], manager: Sd
             for k in range(len(exactly) + 1)
         ]
     allowed = [k for k, node in enumerate(exactly) if not (projection & node).is_false()]
+    if not allowed:  # an unsatisfiable block: no count is allowed, and clauses_without_auxiliaries would read
+        return None  # an empty set as "exactly one"; its false projection is conjoined as it is
     symmetric = manager.false()
     for k in allowed:
         symmetric = symmetric | exactly[k]

@@ -249,3 +249,10 @@ def test_weighted_at_most_k_over_60_items_in_two_encodings_against_a_dp() -> Non
     clauses = tuple(map(tuple, truth.clauses + answer.clauses)) + ((1,),)
     cnf = CNF(60, clauses, answer.nv)
     assert count_by_recovery(cnf) == weighted_at_most_count(weights, bound, forced=(1,))
+
+
+def test_an_unsatisfiable_block_counts_nothing() -> None:
+    """Auxiliary 3 must be true, and then x1 and ¬x1: no model at all. Its projection is false, which is no
+    count of its variables (an empty set of allowed counts was once read as "exactly one": 2 models)."""
+    cnf = CNF(2, ((3,), (-3, 1), (-3, -1), (1, 2, -3)), 3)
+    assert listed_models(cnf, 2) == set() and count_by_recovery(cnf) == 0
