@@ -125,7 +125,9 @@ def test_trace_command_shows_the_repair_loop(tmp_path):
         run_cli("--task", "fashion", "--format", "dimacs", "--llm", server.spec(), "--out", str(tmp_path / "r"))
     shown = runner.invoke(app, ["trace", str(tmp_path)])
     assert shown.exit_code == 0
-    assert "round 1 [syntax]:" in shown.output and "→ answered ok; next check: rejected (ok_on_error)" in " ".join(shown.output.split())
+    assert "round 1 [syntax]:" in shown.output and "→ answered ok; next check: rejected (ok_on_error)" in " ".join(
+        shown.output.split()
+    )
     data = json.loads(runner.invoke(app, ["trace", str(tmp_path / "r"), "--json"]).output)
     assert data["taxonomy"] == [
         {"format": "dimacs", "model": data["attempts"][0]["model"], "error_kind": "syntax", "count": 1}
