@@ -1,0 +1,108 @@
+"""Held-out counts for issue #51: formulas `auto` counting missed, with counts known from outside the code.
+
+Each case is counted by ``count_models(cnf, "auto")`` under a time limit; printed per case: variables,
+clauses, wall and CPU seconds (this process and its racers), the route that answered, whether it was
+exact and whether it equals the known count.
+
+- ``latin n``: n × n Latin squares (``benchmarks/scaling.py``); 161,280 (n = 5) and 812,851,200 (n = 6),
+  OEIS A002860.
+- ``all-different n``: n items, each taking one of n values, no two the same (a permutation: n!). The
+  truth writes its at-most-ones pairwise; the answer in another encoding (``ladder``, ``bitwise``) and
+  the two overlapping (their conjunction, what scoring counts).
+- ``sudoku-6 overlap``: the 6 × 6 Sudoku with pairwise at-most-ones conjoined with the same Sudoku whose
+  at-most-ones are ladders or sequential counters; 28,200,960 grids (Pettersen's count, "Mathematics of
+  Sudoku", Wikipedia; also ``benchmarks/scaling.py``'s ``sudoku 6``).
+
+    python benchmarks/held_out_counts.py [--limit 60] [--cases latin-5,all-different-10-ladder-overlap]
+
+Timings on a shared machine are read with the load average, printed first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import resource
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from pysat.card import EncType
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scaling import latin_squares, sudoku  # noqa: E402
+
+from autonesy.tasks.encoding import ClauseBuilder  # noqa: E402
+from autonesy.tools.cnf import CNF  # noqa: E402
+from autonesy.tools.counting import CountTimedOut, count_models  # noqa: E402
+
+SUDOKU_6_GRIDS = 28_200_960
+
+
+def all_different(n: int, at_most_one: int = EncType.pairwise) -> CNF:
+    """n items (rows of n one-hot variables, item i value v is variable i·n + v + 1) all different: each item
+    takes at least one value, and at most one item takes each value and each item at most one value."""
+
+    def var(i: int, v: int) -> int:
+        return i * n + v + 1
+
+    builder = ClauseBuilder(n * n)
+    for i in range(n):
+        builder.add([var(i, v) for v in range(n)])
+        builder.at_most([var(i, v) for v in range(n)], 1, at_most_one)
+    for v in range(n):
+        builder.at_most([var(i, v) for i in range(n)], 1, at_most_one)
+    return builder.cnf()
+
+
+def _cases() -> dict[str, tuple[Callable[[], CNF], int]]:
+    cases: dict[str, tuple[Callable[[], CNF], int]] = {
+        "latin-5": (lambda: latin_squares(5), 161_280),
+        "latin-6": (lambda: latin_squares(6), 812_851_200),
+    }
+    for n in (10, 12):
+        for name, encoding in (("ladder", EncType.ladder), ("bitwise", EncType.bitwise)):
+            cases[f"all-different-{n}-{name}"] = (lambda n=n, e=encoding: all_different(n, e), math.factorial(n))
+            cases[f"all-different-{n}-{name}-overlap"] = (
+                lambda n=n, e=encoding: all_different(n).conjoin(all_different(n, e)),
+                math.factorial(n),
+            )
+    for name, encoding in (("ladder", EncType.ladder), ("seqcounter", EncType.seqcounter)):
+        cases[f"sudoku-6-{name}-overlap"] = (lambda e=encoding: sudoku(6).conjoin(sudoku(6, e)), SUDOKU_6_GRIDS)
+    return cases
+
+
+def _cpu_now() -> float:
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=float, default=60.0, help="time limit per count (seconds)")
+    parser.add_argument("--cases", default="", help="comma-separated case names (default: all)")
+    args = parser.parse_args()
+    cases = _cases()
+    chosen = [name for name in args.cases.split(",") if name] or list(cases)
+    print(f"load average {os.getloadavg()}, {os.cpu_count()} cores, limit {args.limit} s")
+    print(f"{'case':36} {'vars':>6} {'clauses':>8} {'wall_s':>8} {'cpu_s':>8}  {'route':22} exact  correct")
+    for name in chosen:
+        build, expected = cases[name]
+        cnf = build()
+        start, cpu = time.perf_counter(), _cpu_now()
+        try:
+            result = count_models(cnf, "auto", time_limit_s=args.limit)
+            route, exact, correct = result.method, str(result.exact), str(result.value == expected)
+        except CountTimedOut:
+            route, exact, correct = "timed out", "-", "-"
+        wall, used = time.perf_counter() - start, _cpu_now() - cpu
+        print(
+            f"{name:36} {cnf.num_vars:>6} {len(cnf.clauses):>8} {wall:>8.2f} {used:>8.2f}  {route:22} {exact:5}  {correct}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
