@@ -11,15 +11,18 @@ its projection on its visible (task) variables, as an SDD over the task variable
    forwards and backwards. Each clause is *headed* by its last auxiliary in that order, and each
    auxiliary is defined by the clauses it heads with one polarity: ``a = OR(bodies)`` (the least value
    its positive clauses allow) or ``a = AND(rests)`` (the greatest its negative ones allow). That is a
-   circuit over the task variables, evaluated as SDDs; the clauses it does not satisfy by construction
-   are conjoined into ``G``, the task assignments whose circuit value satisfies the whole block. So
-   ``G`` is contained in the projection, whatever the encoding (six such circuits, united).
+   circuit over the task variables; the clauses it does not satisfy by construction are conjoined into
+   ``G``, the task assignments whose circuit value satisfies the whole block. So ``G`` is contained in
+   the projection, whatever the encoding (six such circuits, united). The circuit is evaluated exactly,
+   as tables over the counts of groups of task literals (:mod:`autonesy.tools.count_functions`: a
+   counter's auxiliaries in a few cells each, where SDDs took minutes on exactly-100 of 200), or as SDDs
+   when a table outgrows its budget (a weighted sum).
 2. *The other direction, proved.* One SAT call (CaDiCaL) shows the block has no model outside ``G``:
    the block's clauses, a Tseitin encoding of ``G``'s SDD and "not G" are unsatisfiable. Only then is
    the projection ``G``. A block whose call is satisfiable (a modulo totalizer, whose auxiliaries are
    not functions of the counted literals in one pass) is not recovered.
-3. *Its shape, read.* A projection that is a symmetric function of its variables (``G`` equal, as an SDD,
-   to "the number of true variables is in A" for the A it allows) is also given as a
+3. *Its shape, read.* A projection that is a symmetric function of its variables (one group of literals
+   left in its table, or ``G`` equal, as an SDD, to "the number of true variables is in A") is also given as a
    :class:`~autonesy.tools.literal_count.LiteralCount`; an at-most-one or exactly-one as clauses
    without auxiliaries (pairwise exclusions and the positive clause), which the one-hot route reads.
 
@@ -32,14 +35,16 @@ from __future__ import annotations
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pysat.solvers import Solver
 from pysdd.sdd import SddManager, SddNode, Vtree
 
 from autonesy.tools.cnf import CNF, Clause
 from autonesy.tools.compile import global_model_count, sdd_postorder
+from autonesy.tools.count_functions import CountFunction, TooLarge, or_of_ands
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.literal_count import LiteralCount
 from autonesy.tools.onehot_count import StateBudgetExceeded, count_one_hot
@@ -147,6 +152,87 @@ class _Budget:
             raise NotRecoverable(f"structure recovery: more than {MAX_SDD_NODES} SDD nodes ({doing})")
 
 
+class _Sdds:
+    """Circuit values as SDDs over the manager's task variables: any function, at a cost that grows with the
+    product of the operands' sizes. Values are referenced while kept and garbage is collected between
+    auxiliaries (a sequential counter's exactly-100 of 200 builds millions of nodes, a few ten thousand
+    alive at once)."""
+
+    def __init__(self, manager: SddManager, budget: _Budget):
+        self.manager, self.budget = manager, budget
+
+    def constant(self, value: bool) -> SddNode:
+        return self.manager.true() if value else self.manager.false()
+
+    def literal(self, lit: int) -> SddNode:
+        node = self.manager.literal(abs(lit))
+        return node if lit > 0 else ~node
+
+    def or_of_ands(self, terms: Sequence[Sequence[tuple[SddNode, bool]]]) -> SddNode:
+        """The OR over ``terms`` of the AND of each term's values (negated where paired with False)."""
+        result = self.manager.false()
+        for term in terms:
+            conjunction = self.manager.true()
+            for node, positive in term:
+                conjunction = conjunction & (node if positive else ~node)
+            result = result | conjunction
+        return result
+
+    def and_of_ors(self, terms: Sequence[Sequence[tuple[SddNode, bool]]]) -> SddNode:
+        result = self.manager.true()
+        for term in terms:
+            disjunction = self.manager.false()
+            for node, positive in term:
+                disjunction = disjunction | (node if positive else ~node)
+            result = result & disjunction
+        return result
+
+    def keep(self, node: SddNode) -> SddNode:
+        node.ref()
+        return node
+
+    def drop(self, node: SddNode) -> None:
+        node.deref()
+
+    def equal(self, one: SddNode, other: SddNode) -> bool:
+        return one == other
+
+    def check(self, doing: str, collect: bool = False) -> None:
+        self.budget.check(doing, collect)
+
+
+class _Tables:
+    """Circuit values as :class:`~autonesy.tools.count_functions.CountFunction` tables over the counts of a
+    few groups of task literals: a counter's auxiliaries in a few cells each; :class:`TooLarge` past that."""
+
+    constant = staticmethod(CountFunction.constant)
+    or_of_ands = staticmethod(or_of_ands)
+
+    def __init__(self, budget: _Budget):
+        self.budget = budget
+        self.literals: dict[int, CountFunction] = {}
+
+    def literal(self, lit: int) -> CountFunction:
+        if lit not in self.literals:
+            self.literals[lit] = CountFunction.literal(lit)
+        return self.literals[lit]
+
+    def and_of_ors(self, terms: Sequence[Sequence[tuple[CountFunction, bool]]]) -> CountFunction:
+        return ~or_of_ands([[(f, not positive) for f, positive in term] for term in terms])
+
+    def keep(self, value: CountFunction) -> CountFunction:
+        return value
+
+    def drop(self, value: CountFunction) -> None:
+        pass
+
+    def equal(self, one: CountFunction, other: CountFunction) -> bool:
+        return one.equals(other)
+
+    def check(self, doing: str, collect: bool = False) -> None:
+        self.budget.check(doing)
+
+
 @dataclass(frozen=True)
 class _Circuit:
     """How a block's auxiliaries are read as a circuit: in numeric order or ``backwards``, each clause headed
@@ -185,11 +271,9 @@ class _Circuit:
                 kept.append(clause)
         return kept
 
-    def projection(self, clauses: Sequence[Clause], n: int, manager: SddManager, budget: _Budget) -> SddNode:
+    def projection(self, clauses: Sequence[Clause], n: int, values: _Sdds | _Tables) -> Any:
         """The task assignments whose circuit value (over ``clauses``' definitions) satisfies all of ``clauses``,
-        referenced (the caller dereferences it). Each auxiliary's SDD is dropped after its last use, and
-        garbage is collected between auxiliaries (a sequential counter's exactly-100 of 200 builds
-        millions of nodes, a few ten thousand alive at once)."""
+        kept (the caller drops it); each auxiliary's value is dropped after its last use."""
         defining: dict[int, list[Clause]] = defaultdict(list)
         unmet: list[Clause] = []
         for clause in clauses:
@@ -201,48 +285,33 @@ class _Circuit:
                 for var in {abs(lit) for lit in clause if abs(lit) > n} - {head}:
                     uses[var] += 1
         kept_to_end = {abs(lit) for clause in unmet for lit in clause if abs(lit) > n}
-        value: dict[int, SddNode] = {}
+        value: dict[int, Any] = {}
 
-        def literal(lit: int) -> SddNode:
-            node = value[abs(lit)] if abs(lit) > n else manager.literal(abs(lit))
-            return node if lit > 0 else ~node
+        def operand(lit: int) -> tuple[Any, bool]:
+            return (value[abs(lit)], lit > 0) if abs(lit) > n else (values.literal(lit), True)
 
         for var in self.order:
             definition = defining.get(var, ())
             if var in self.least:  # var = OR of the bodies that force it true
-                node = manager.false()
-                for clause in definition:
-                    body = manager.true()
-                    for lit in clause:
-                        if abs(lit) != var:
-                            body = body & ~literal(lit)
-                    node = node | body
+                node = values.or_of_ands(
+                    [[operand(-lit) for lit in clause if abs(lit) != var] for clause in definition]
+                )
             else:  # var = AND of the rests that let it be false
-                node = manager.true()
-                for clause in definition:
-                    rest = manager.false()
-                    for lit in clause:
-                        if abs(lit) != var:
-                            rest = rest | literal(lit)
-                    node = node & rest
-            node.ref()
-            value[var] = node
+                node = values.and_of_ors([[operand(lit) for lit in clause if abs(lit) != var] for clause in definition])
+            value[var] = values.keep(node)
             for clause in definition:
                 for read in {abs(lit) for lit in clause if abs(lit) > n} - {var}:
                     uses[read] -= 1
                     if uses[read] == 0 and read not in kept_to_end:
-                        value.pop(read).deref()
-            budget.check("building a block's circuit", collect=True)
-        projection = manager.true()
+                        values.drop(value.pop(read))
+            values.check("building a block's circuit", collect=True)
+        projection = values.constant(True)
         for clause in unmet:
-            disjunction = manager.false()
-            for lit in clause:
-                disjunction = disjunction | literal(lit)
-            projection = projection & disjunction
-            budget.check("conjoining a block's remaining clauses")
-        projection.ref()
+            projection = values.and_of_ors([[(projection, True)], [operand(lit) for lit in clause]])
+            values.check("conjoining a block's remaining clauses")
+        projection = values.keep(projection)
         for node in value.values():
-            node.deref()
+            values.drop(node)
         return projection
 
 
@@ -305,42 +374,70 @@ def _count_of_variables(projection: SddNode, visible: Sequence[int], manager: Sd
     return LiteralCount(tuple(visible), tuple(allowed))
 
 
-def _proved_projection(block: Block, n: int, first_free: int, manager: SddManager, budget: _Budget) -> SddNode | None:
-    """The block's projection on the task variables (referenced), proved equal to it; None when no proof was found.
+def _top_down(n: int) -> list[int]:
+    """The task variables from the root of the manager's right-linear vtree down."""
+    return list(range(n, 0, -1))
+
+
+_READINGS = [(backwards, polarity) for backwards in (False, True) for polarity in ("majority", "positive", "negative")]
+
+
+def _projection(block: Block, n: int, values: _Sdds | _Tables, outside_is_empty: Callable[[Any], bool]) -> Any:
+    """The block's projection on the task variables (kept), proved equal to it; None when no proof was found.
 
     A circuit's value that satisfies the block is a model, so each circuit's projection ``G`` is in the
     block's projection, and so is their union. The block implies its Horn part ``H`` (see
     :meth:`_Circuit.horn`), whose every model extends its least model, which the circuit computes:
     when ``H`` projects to the union, the block's projection lies between the two, equal to both. A
     block that is all Horn for one circuit (an at-most-k by a sequential counter, a totalizer or a
-    sorting network) needs that circuit alone. Else one SAT call, on small blocks."""
-    circuits = [
-        _Circuit.of(block, n, backwards, polarity)
-        for backwards in (False, True)
-        for polarity in ("majority", "positive", "negative")
-    ]
-    horn_parts = [circuit.horn(block.clauses, n) for circuit in circuits]
-    for circuit, horn in zip(circuits, horn_parts):
+    sorting network) needs that circuit alone. Else ``outside_is_empty`` (one SAT call) decides."""
+    circuits, horn_parts = [], []
+    for backwards, polarity in _READINGS:
+        circuit = _Circuit.of(block, n, backwards, polarity)
+        horn = circuit.horn(block.clauses, n)
         if len(horn) == len(block.clauses):
-            return circuit.projection(block.clauses, n, manager, budget)
-    union = manager.false()
-    union.ref()
+            return circuit.projection(block.clauses, n, values)
+        circuits.append(circuit)
+        horn_parts.append(horn)
+    union = values.keep(values.constant(False))
     for circuit in circuits:
-        value = circuit.projection(block.clauses, n, manager, budget)
-        joined = union | value
-        joined.ref()
-        union.deref()
-        value.deref()
+        value = circuit.projection(block.clauses, n, values)
+        joined = values.keep(union | value)
+        values.drop(union)
+        values.drop(value)
         union = joined
     for index in sorted(range(len(circuits)), key=lambda i: -len(horn_parts[i])):
-        value = circuits[index].projection(horn_parts[index], n, manager, budget)
-        value.deref()
-        if value == union:
+        value = circuits[index].projection(horn_parts[index], n, values)
+        values.drop(value)
+        if values.equal(value, union):
             return union
-    if len(block.clauses) <= MAX_SAT_CHECK_CLAUSES and _outside_is_empty(block, union, first_free):
+    if outside_is_empty(union):
         return union
-    union.deref()
+    values.drop(union)
     return None
+
+
+def _proved_projection(
+    block: Block, n: int, first_free: int, manager: SddManager, budget: _Budget
+) -> tuple[SddNode, LiteralCount | None] | None:
+    """The block's proved projection as an SDD (referenced) and, when symmetric, as a count; None when not
+    proved. Its circuit is evaluated as count tables, or as SDDs when a table outgrows its budget."""
+
+    def sat_check(projection: SddNode) -> bool:
+        return len(block.clauses) <= MAX_SAT_CHECK_CLAUSES and _outside_is_empty(block, projection, first_free)
+
+    try:
+        found = _projection(block, n, _Tables(budget), lambda value: sat_check(value.to_sdd(manager, _top_down(n))))
+    except TooLarge:
+        found = _projection(block, n, _Sdds(manager, budget), sat_check)
+        if found is None:
+            return None
+        return found, _count_of_variables(found, block.visible, manager)
+    if found is None:
+        return None
+    projection = found.to_sdd(manager, _top_down(n))
+    projection.ref()
+    return projection, found.literal_count(block.visible)
 
 
 def recover_blocks(
@@ -355,19 +452,19 @@ def recover_blocks(
     n = cnf.num_task_vars
     if n == 0:
         raise NotRecoverable("no task variables")
-    manager = SddManager.from_vtree(Vtree(var_count=n, var_order=list(range(n, 0, -1)), vtree_type="right"))
+    manager = SddManager.from_vtree(Vtree(var_count=n, var_order=_top_down(n), vtree_type="right"))
     manager.auto_gc_and_minimize_off()
     budget = _Budget(manager, time_limit_s)
     plain, blocks = auxiliary_blocks(cnf)
     recovered, refused = [], []
     for block in blocks:
-        projection = _proved_projection(block, n, cnf.num_vars + 1, manager, budget)
-        if projection is None:
+        proved = _proved_projection(block, n, cnf.num_vars + 1, manager, budget)
+        if proved is None:
             if all_or_none:
                 raise NotRecoverable(f"an auxiliary block of {len(block.clauses)} clauses was not recovered")
             refused.append(block)
             continue
-        recovered.append(Recovered(block, projection, _count_of_variables(projection, block.visible, manager)))
+        recovered.append(Recovered(block, *proved))
         budget.check("recovering blocks")
     return manager, plain, recovered, refused
 
