@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
 import tempfile
@@ -59,7 +58,10 @@ def _child(folder: str, ref: str | None) -> None:
     start, cpu = time.perf_counter(), time.process_time()
     report = build_report([folder], Path(folder) / "report", plots=False)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # VmHWM, not ru_maxrss: Linux carries ru_maxrss over fork and exec, so a child's would be at least the
+    # parent's peak (this parent has just built the sweep), not the report's own
+    status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
+    peak_mb = int(status["VmHWM"].split()[0]) / 1024
     print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mb": peak_mb, "counted": report.counted}))
 
 

@@ -68,6 +68,7 @@ import io
 import json
 import math
 import re
+import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -158,11 +159,33 @@ def _row_from_run_dir(run_dir: Path) -> dict[str, Any] | None:
     return row
 
 
+class ReadRow(Mapping[str, Any]):
+    """A checked results row as a report holds it: its values in one tuple under the shared field names (a dict per
+    row was most of the memory of a report over a large received sweep)."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, row: Mapping[str, Any]) -> None:
+        self._values = tuple(tuple(value) if isinstance(value, list) else value for value in map(row.get, _READ_FIELDS))
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return self._values[_READ_INDEX[key]]
+        except KeyError:
+            raise KeyError(key) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_READ_FIELDS)
+
+    def __len__(self) -> int:
+        return len(_READ_FIELDS)
+
+
 class Loaded(NamedTuple):
     """What ``load_results`` read: attempt rows, downstream rows, and for each attempt found in several places which
     copy was kept."""
 
-    rows: list[dict[str, Any]]
+    rows: list[Mapping[str, Any]]
     downstream: list[dict[str, Any]]
     merged: list[str]
 
@@ -170,21 +193,21 @@ class Loaded(NamedTuple):
 def load_results(paths: Iterable[str | Path]) -> Loaded:
     """Attempt rows, downstream rows and what was merged, from sweep directories, results files or run directories.
     An attempt found in several of them is resolved by ``merge_copies`` (the same whatever the order given)."""
-    copies: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    copies: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
     downstream: list[dict[str, Any]] = []
     for path in map(Path, paths):
         if not path.exists():
             raise ReportError(f"{path}: no such file or directory")
+        place = str(path)
         try:  # results a user received: anything malformed is one error line naming the path
             found, more = _results_in(path)
-            checked = with_first_answers(filter(None, map(_checked_row, found)), path)  # rows checked as read
+            for row in with_first_answers(filter(None, map(_checked_row, found)), path):  # each checked as read
+                copies.setdefault(row["attempt_id"], []).append((place, ReadRow(row)))
         except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as error:
             raise ReportError(
                 f"{path}: cannot be read as results ({type(error).__name__}: {str(error)[:100]}); "
                 "is it damaged or from another program?"
             ) from None
-        for row in checked:
-            copies.setdefault(row["attempt_id"], []).append((str(path), row))
         downstream.extend(row for row in more if isinstance(row, dict))
     if not copies and not downstream:
         raise ReportError("no results found (expected sweep directories, results.jsonl files or run directories)")
@@ -206,13 +229,16 @@ COMPLETENESS = {
 _RUN_FIELDS = {*results.TIMING_FIELDS, "cached_llm_seconds", FIRST_ANSWER_FIELD}  # may differ between two copies
 
 
-def merge_copies(copies: Mapping[str, list[tuple[str, dict[str, Any]]]]) -> tuple[list[dict[str, Any]], list[str]]:
+def merge_copies(
+    copies: Mapping[str, list[tuple[str, Mapping[str, Any]]]],
+) -> tuple[list[Mapping[str, Any]], list[str]]:
     """One row per attempt, and for each attempt read more than once which copy was kept. **Rule**: the most
     complete outcome wins (``COMPLETENESS``: accepted or rejected over timeout over infra_failed over error over
     unfinished over pending), so a partial sweep and its complete rerun read the same in either order; copies
     equally complete must agree on everything but timings, else the report is refused with a line naming the attempt
     and the places (which one is right is the user's call, not the argument order's)."""
-    rows, merged = [], []
+    rows: list[Mapping[str, Any]] = []
+    merged: list[str] = []
     for attempt, found in copies.items():
         if len(found) == 1:
             rows.append(found[0][1])
@@ -272,6 +298,8 @@ _NUMBER_FIELDS = {
 # attempt's trace).
 _OPTIONAL_FIELDS: dict[str, type] = {FIRST_ANSWER_FIELD: bool}
 _FLAG_FIELDS = {"syntax_error", "oracle_passed", "compiled", "exact"}
+_READ_FIELDS = tuple(dict.fromkeys([*results.ROW_FIELDS, *_OPTIONAL_FIELDS]))  # what a checked row holds
+_READ_INDEX = {name: i for i, name in enumerate(_READ_FIELDS)}
 
 
 def _checked_row(row: Any) -> dict[str, Any] | None:
@@ -293,24 +321,24 @@ def _checked_row(row: Any) -> dict[str, Any] | None:
             fits = isinstance(value, list) and all(isinstance(item, str) for item in value)
         else:
             fits = isinstance(value, str)
+            if isinstance(value, str):  # the same names in every row: one copy of each (a sweep holds thousands)
+                value = sys.intern(value)
         checked[key] = value if fits else ([] if key == "autofixes" else None)
     return checked
 
 
-def with_first_answers(rows: Iterable[dict[str, Any]], source: Path) -> list[dict[str, Any]]:
+def with_first_answers(rows: Iterable[dict[str, Any]], source: Path) -> Iterator[dict[str, Any]]:
     """``rows`` (of the sweep or results file ``source``), each with ``first_answer_syntax_error`` where it lacks it:
     read from the attempt's trace (None without one, or for a ``run_dir`` outside ``source``'s folder — rows
-    travel, and a report never reads outside their own folder)."""
+    travel, and a report never reads outside their own folder). One at a time, as they are read."""
     base = (source if source.is_dir() else source.parent).resolve()
-    out = []
     for row in rows:
         if type(row.get(FIRST_ANSWER_FIELD)) is not bool:
             run_dir = row.get("run_dir")
             found = (base / run_dir).resolve() if isinstance(run_dir, str) and run_dir else None
             inside = found is not None and (found == base or base in found.parents)
             row = {**row, FIRST_ANSWER_FIELD: first_answer_syntax_error(found, base) if inside and found else None}
-        out.append(row)
-    return out
+        yield row
 
 
 def _results_in(path: Path) -> tuple[Iterable[Any], list[Any]]:
@@ -369,6 +397,34 @@ def rows_from_training(result: Mapping[str, Any], run_dir: Path | None = None) -
 
 
 # ----------------------------------------------------------------------------------- tables
+class Records(Sequence[dict[str, Any]]):
+    """A table's CSV records, each kept as a tuple of values under a shared tuple of column names: a report over
+    thousands of LLMs holds tens of thousands of them, and a dict per record took three times the memory.
+    Reading one gives a fresh dict."""
+
+    def __init__(self, records: Iterable[Mapping[str, Any]] = ()) -> None:
+        self._columns: dict[tuple[str, ...], tuple[str, ...]] = {}  # each distinct column tuple, stored once
+        self._items: list[tuple[tuple[str, ...], tuple[Any, ...]]] = []
+        for record in records:
+            self.append(record)
+
+    def append(self, record: Mapping[str, Any]) -> None:
+        columns = tuple(record)
+        self._items.append((self._columns.setdefault(columns, columns), tuple(record.values())))
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [dict(zip(*item)) for item in self._items[index]]
+        return dict(zip(*self._items[index]))
+
+    def columns(self) -> list[str]:
+        """Every column name, in order of first appearance."""
+        return list(dict.fromkeys(name for columns in self._columns for name in columns))
+
+
 @dataclass
 class Table:
     """One report table, rendered as Markdown, LaTeX or CSV; ``data`` keeps the numbers for CSV (mean and std in their
@@ -378,10 +434,14 @@ class Table:
     title: str
     header: list[str]
     rows: list[list[str]]
-    data: list[dict[str, Any]] = field(default_factory=list)  # numbers, for CSV
+    data: Sequence[Mapping[str, Any]] = field(default_factory=Records)  # numbers, for CSV
     notes: list[str] = field(default_factory=list)
     lead: int = 1  # the leading key columns (text, left-aligned); the others hold numbers
     pooled: str = ""  # the settings averaged over on request ("policy: oracle-feedback, zs"), a column of the CSV
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.data, Records):
+            self.data = Records(self.data)
 
     def markdown(self) -> str:
         """The table as a Markdown section with its title."""
@@ -411,17 +471,17 @@ class Table:
 
     def csv(self) -> str:
         """The table's numbers as CSV (from ``data`` when present, else the shown cells)."""
-        records = self.data or [dict(zip(self.header, row)) for row in self.rows]
-        if not records:
+        records = self.data if len(self.data) else Records(dict(zip(self.header, row)) for row in self.rows)
+        if not len(records):
             return ""
-        if self.pooled:  # a pooled table read on its own still says it was pooled
-            records = [{**record, "pooled_over": self.pooled} for record in records]
-        columns = list(dict.fromkeys(k for record in records for k in record))
+        assert isinstance(records, Records)
+        columns = records.columns()
+        pooled = ["pooled_over"] if self.pooled else []  # a pooled table read on its own still says it was pooled
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
-        writer.writerow({k: csv_cell(k) for k in columns})
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow([csv_cell(k) for k in columns + pooled])
         for record in records:
-            writer.writerow({k: _csv_number(record.get(k)) for k in columns})
+            writer.writerow([_csv_number(record.get(k)) for k in columns] + [csv_cell(self.pooled)] * len(pooled))
         return buffer.getvalue()
 
     def render(self, fmt: str) -> str:
@@ -526,9 +586,15 @@ USAGE_COLUMNS = (
 def frame(rows: Sequence[Mapping[str, Any]], *, planned: bool = False) -> pd.DataFrame:
     """Finished attempts as a DataFrame with the report's derived columns (settings as text, missing ones '—');
     with ``planned`` every attempt, its ``counted`` column saying which are finished (the tables' n of planned)."""
-    df = pd.DataFrame([r for r in rows if planned or r.get("status") in FINISHED])
+    kept = [r for r in rows if planned or r.get("status") in FINISHED]
+    columns = list(dict.fromkeys(name for r in kept for name in r))
+    # from value tuples, not dicts: the rows of a large sweep are not copied into a dict each on the way
+    df = pd.DataFrame.from_records([tuple(map(r.get, columns)) for r in kept], columns=columns)
     if df.empty:
         return df
+    for name in columns:  # a field no row has a value for reads as missing numbers (as pandas reads None in dicts)
+        if df[name].dtype == object and df[name].isna().all():
+            df[name] = np.nan
     df["counted"] = df["status"].isin(FINISHED)
     df["infra_failed"] = df["status"] == INFRA_FAILED
     df["f1"] = pd.to_numeric(df["f1"], errors="coerce").where(df["counted"])
@@ -763,7 +829,7 @@ def setting_tables(df: pd.DataFrame, cells: Cells) -> list[Table]:
     formats = [] if "format" in pooled else _ordered(df["format"], FORMATS)
     header = lead + ["format"] + [" · ".join(c) for c in combos] + ["all"]
     names = display_names(df)
-    f1_rows, err_rows, data = [], [], []
+    f1_rows, err_rows, data = [], [], Records()
     for values, group in grouped(df, lead, ORDERS):
         shown = _key_cells(lead, values, names)
         for fmt in formats + ["all"]:
@@ -781,6 +847,8 @@ def setting_tables(df: pd.DataFrame, cells: Cells) -> list[Table]:
                 mark = _short_of_plan(len(counted), len(cell)) if len(cell) else ""
                 f1_cells.append(_pm(f1["mean"], f1["std"]) + mark)
                 err_cells.append(_pct(err["mean"]) + mark)
+                if not len(cell):  # nothing planned there: a "—" in the table, no CSV record
+                    continue
                 where = dict(zip(split, combo)) if combo is not None else dict.fromkeys(split, "all")
                 data.append(
                     {
@@ -864,7 +932,7 @@ def llm_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -
     )
     if compare_published:
         header += ["F1 (catalogue tasks)", "published F1", "published syntax errors"]
-    rows, data = [], []
+    rows, data = [], Records()
     for values, planned in grouped(df, keys, ORDERS):
         part = col.counted(planned)
         f1 = measure(col["f1"][part])
@@ -955,7 +1023,7 @@ def per_task_table(df: pd.DataFrame, cells: Cells) -> Table:
     names = display_names(df)
     header = [*keys, "n of planned", "F1", "accepted", "syntax errors before repair", "syntax errors after repair"]
     header += ["equal"]
-    rows, data = [], []
+    rows, data = [], Records()
     for values, planned in grouped(df, keys, ORDERS):
         part = col.counted(planned)
         f1 = measure(col["f1"][part])
@@ -996,7 +1064,7 @@ def cost_table(df: pd.DataFrame, cells: Cells, prices: Mapping[str, LLMPrices]) 
     header = ["LLM", *cells.conditions, "n of planned", "LLM calls", "cached answers", "prompt tokens"]
     header += ["completion tokens", "would cost: prompt tokens", "would cost: completion tokens"]
     header += ["$/M prompt", "$/M completion", "cost now", "would cost", "would cost per attempt"]
-    rows, data = [], []
+    rows, data = [], Records()
     for values, planned in grouped(df, keys, ORDERS):
         n = len(col.counted(planned))
         prompt, completion = int(col["prompt_tokens"][planned].sum()), int(col["completion_tokens"][planned].sum())
@@ -1067,7 +1135,7 @@ def rejection_table(df: pd.DataFrame, cells: Cells) -> Table | None:
     keys = ["llm", *cells.conditions]
     names = display_names(df)
     header = ["LLM", *cells.conditions, "n of planned", "rejected"] + [k if k != "—" else "not recorded" for k in order]
-    rows, data = [], []
+    rows, data = [], Records()
     for values, planned in grouped(df, keys, ORDERS):
         part = col.counted(planned)
         mine = kinds[part][col["rejected"][part]]
@@ -1125,7 +1193,7 @@ def marginals_table(df: pd.DataFrame, cells: Cells, compare_published: bool = Fa
     lead = list(cells.conditions)
     header = [*lead, "slice", "n of planned", "tasks", "F1", "syntax errors"]
     header += ["published F1"] if compare_published else []
-    rows, data = [], []
+    rows, data = [], Records()
 
     def add(values, kind: str, value: str, part: pd.DataFrame, label: str, published: float | None = None) -> None:
         counted = part[part["counted"]]
@@ -1248,7 +1316,7 @@ def downstream_table(rows: Sequence[Mapping[str, Any]]) -> Table | None:
         df[column] = pd.to_numeric(df.get(column), errors="coerce")
     df["relation"] = df.get("relation", pd.Series([None] * len(df))).fillna("all")
     header = ["method", "formula", "relation", "n", "F1", "accuracy", "consistency", "ΔF1 vs expert"]
-    out_rows, data = [], []
+    out_rows, data = [], Records()
     for method in _ordered(df["method"], ("spl", "sl")):
         part = df[df["method"] == method]
         expert = part[part["formula"] == "expert"]

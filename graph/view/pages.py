@@ -158,7 +158,7 @@ def sweep_rows(path: Path, *, first_answers: bool = False) -> list[dict[str, Any
         rows = results.collect_rows(path) if (path / results.ATTEMPTS_DIR).is_dir() else []
     else:
         rows = _results_file(path / results.RESULTS_JSONL, (path / results.RESULTS_JSONL).stat().st_mtime_ns)
-    return report.with_first_answers(rows, path) if first_answers else rows
+    return list(report.with_first_answers(rows, path)) if first_answers else rows
 
 
 @functools.lru_cache(maxsize=4)

@@ -528,3 +528,42 @@ def test_the_sweeps_own_results_csv_is_neutralised_too(tmp_path):
             assert not record[column].lstrip(" ").startswith(("=", "+", "-", "@", "\t", "\r")), record[column]
         assert record["task"].lstrip("'") == record["reason"].lstrip("'") == name.replace("\r", "\n")
         assert record["f1"] == "1.0" and record["prompt_tokens"] == "100"  # numbers stay numbers
+
+
+def test_a_report_holds_rows_compactly_and_reads_the_same_as_from_dicts(tmp_path):
+    """The compact rows (one tuple each) and records (tuples under shared columns) change memory, not numbers:
+    every table's CSV equals the one built from the rows as plain dicts."""
+    from autonesy.graph.report import ReadRow, load_results, report_tables
+
+    make_sweep(tmp_path / "sweep", 400, 40)
+    loaded = load_results([tmp_path / "sweep"])
+    assert all(isinstance(row, ReadRow) for row in loaded.rows)
+    as_dicts = [dict(row) for row in loaded.rows]
+    assert as_dicts[0]["attempt_id"] == loaded.rows[0]["attempt_id"] and set(as_dicts[0]) >= set(ROW_FIELDS)
+    with pytest.raises(KeyError):
+        loaded.rows[0]["no such field"]
+    compact, _, _ = report_tables(loaded.rows)
+    plain, _, _ = report_tables(as_dicts)
+    assert [t.name for t in compact] == [t.name for t in plain]
+    for a, b in zip(compact, plain):
+        assert a.csv() == b.csv() and a.markdown() == b.markdown()
+        assert list(a.data) == [dict(r) for r in b.data]
+
+
+def test_table_records_keep_every_column_in_order_of_first_appearance():
+    from autonesy.graph.report import Table
+
+    table = Table("t", "T", ["a"], [["1"]], [{"a": 1, "b": 0.5}, {"a": 2, "c": "=x"}, {"b": None, "a": 3}])
+    assert list(table.data) == [{"a": 1, "b": 0.5}, {"a": 2, "c": "=x"}, {"b": None, "a": 3}]
+    parsed = list(csv.reader(io.StringIO(table.csv())))
+    assert parsed == [["a", "b", "c"], ["1", "0.5", ""], ["2", "", "'=x"], ["3", "", ""]]
+
+
+def test_results_lines_are_read_one_at_a_time_whatever_their_ending(tmp_path):
+    """Blank lines, CRLF endings, a last line without its newline and bytes that are not UTF-8 (replaced, as
+    before) all read as the rows they hold."""
+    from autonesy.graph.results import iter_results
+
+    path = tmp_path / "results.jsonl"
+    path.write_bytes(b'{"a": 1}\r\n\n  \n{"b": "x\xffy"}\n{"c": [2]}')
+    assert list(iter_results(path)) == [{"a": 1}, {"b": "x\ufffdy"}, {"c": [2]}]
