@@ -11,25 +11,26 @@ state keeps one count for all of them.
 
 It is built for counters: a sequential counter's state is the value counted so far, so an exactly-k
 of n has at most k + 1 states per step and costs O(n·k) steps (exactly-100 of 200, 20,200
-variables: about 12 s of CPU; Ganak and every SDD route ran out of 60 s). The states' number and size
-are its budget: past ``max_states`` states, a residual of over ``max_residual`` clauses or the time
-limit it gives up with :class:`StateBudgetExceeded`, so a formula without that structure costs little.
+variables: about 12 s of CPU; Ganak and every SDD route ran out of 60 s). Its budget is the memory
+its states take, measured as they are made (bytes per state, sampled in each step: a state holds from a
+few literals to hundreds of clauses), against :func:`~autonesy.tools.onehot_count.state_memory_budget`
+for the two steps alive at once, and one state's residual against a share of it; past them or the time
+limit it gives up with :class:`StateBudgetExceeded`.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Sequence
 
 from autonesy.tools.cnf import CNF
 from autonesy.tools.compile import anchored_order
-from autonesy.tools.onehot_count import StateBudgetExceeded
+from autonesy.tools.onehot_count import DICT_ENTRY_BYTES, Footprint, StateBudgetExceeded, state_memory_budget
 
-MIN_STATES = 2_000  # the state budget: at least this many,
-STATES_PER_TASK_VARIABLE = 16  # or this many per task variable (a sequential counter needs k + 1 ≤ N + 1),
-MAX_STATES = 100_000  # and never more: a state holds up to hundreds of literals, and N comes from the formula
-DEFAULT_MAX_RESIDUAL = 2_000  # clauses open in one state: resolution that grows past this gives up
+STATES_PER_RESIDUAL = 1_000  # one state's open clauses may take 1/this of the budget (as many such states fit)
+OPEN_CLAUSE_BYTES = 280  # a frozenset of a few literals (216 bytes and up) and its slot in the state's set
 
 State = tuple[frozenset[int], frozenset[frozenset[int]]]
 
@@ -42,19 +43,19 @@ def count_by_frontier(
     cnf: CNF,
     time_limit_s: float | None = None,
     max_states: int | None = None,
-    max_residual: int = DEFAULT_MAX_RESIDUAL,
+    max_residual: int | None = None,
 ) -> int:
     """The number of models of ``cnf`` projected on its task variables (exact).
 
-    Raises :class:`StateBudgetExceeded` past ``max_states`` states (default: ``STATES_PER_TASK_VARIABLE``
-    per task variable, at least ``MIN_STATES``, at most ``MAX_STATES``), ``max_residual`` open clauses in one state, or
-    ``time_limit_s``. The budget is tight on purpose: the route races others on the same cores, and a
-    formula whose states multiply (a totalizer's pending subtree sums: exactly-30 of 60 passes 2,000
-    states within 0.7 s) is better left to them than followed to 100,000.
+    Raises :class:`StateBudgetExceeded` when the states of two steps outgrow
+    :func:`~autonesy.tools.onehot_count.state_memory_budget` (or past ``max_states`` states, where given), when
+    one state holds more than ``max_residual`` open clauses (default: as many as fit in 1/``STATES_PER_RESIDUAL``
+    of the budget), or past ``time_limit_s``.
     """
     deadline = time.monotonic() + time_limit_s if time_limit_s is not None else None
-    if max_states is None:
-        max_states = min(MAX_STATES, max(MIN_STATES, STATES_PER_TASK_VARIABLE * cnf.num_task_vars))
+    budget_bytes = state_memory_budget()
+    if max_residual is None:
+        max_residual = budget_bytes // (STATES_PER_RESIDUAL * OPEN_CLAUSE_BYTES)
     order = anchored_order(cnf)
     position = {var: index for index, var in enumerate(order)}
     joins: dict[int, list[tuple[int, ...]]] = defaultdict(list)
@@ -74,12 +75,14 @@ def count_by_frontier(
         leaves[step].append(var)
     unconstrained = sum(1 for var in cnf.task_vars if var not in last_use)
     states: dict[State, int] = {(frozenset(), frozenset()): 1}
+    held = 0  # the bytes of the step being read
     for step, var in enumerate(order):
         branches: tuple[int | None, ...] = (var, -var) if var <= cnf.num_task_vars and var in last_use else (None,)
         clauses, leaving = joins.get(step, ()), leaves.get(step, ())
         if branches == (None,) and not clauses and not leaving:
             continue
         following: dict[State, int] = defaultdict(int)
+        footprint = Footprint(_state_bytes)
         for visited, (state, count) in enumerate(states.items()):
             if deadline is not None and visited % 256 == 0 and time.monotonic() > deadline:
                 raise StateBudgetExceeded(f"frontier count ran out of time at variable {step + 1} of {len(order)}")
@@ -87,12 +90,22 @@ def count_by_frontier(
                 successor = _step(state, branch, clauses, leaving, max_residual)
                 if successor is not None:
                     following[successor] += count
-        states = following
-        if len(states) > max_states:
-            raise StateBudgetExceeded(
-                f"frontier count: {len(states)} states at variable {step + 1} of {len(order)}, more than {max_states}"
-            )
+            taking = held + footprint.bytes(following)
+            if taking > budget_bytes or (max_states is not None and len(following) > max_states):
+                raise StateBudgetExceeded(
+                    f"frontier count: {len(following):,} states (about {taking >> 10:,} KiB with the step before) at "
+                    f"variable {step + 1} of {len(order)}, more than its memory budget ({budget_bytes >> 10:,} KiB)"
+                    + (f" or {max_states} states" if max_states is not None else "")
+                )
+        states, held = following, footprint.bytes(following)
     return sum(states.values()) << unconstrained
+
+
+def _state_bytes(state: State) -> int:
+    """A state's bytes: its two sets, the open clauses' sets, its count (an integer of up to 32 bytes) and dict entry."""
+    assigned, open_clauses = state
+    size = sys.getsizeof(state) + sys.getsizeof(assigned) + sys.getsizeof(open_clauses) + 32 + DICT_ENTRY_BYTES
+    return size + sum(map(sys.getsizeof, open_clauses))
 
 
 def _step(

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from pysat.card import EncType
 
 from autonesy.tasks.encoding import ClauseBuilder
+from autonesy.tools import onehot_count
 from autonesy.tools.cnf import CNF
 from autonesy.tools.frontier_count import count_by_frontier
 from autonesy.tools.onehot_count import StateBudgetExceeded
@@ -64,11 +65,25 @@ def test_a_grid_path_overruns_the_state_budget_with_a_clear_message():
         count_by_frontier(grid_path(4), max_states=500, max_residual=200)
 
 
-def test_the_state_budget_has_a_ceiling_whatever_the_number_of_task_variables():
-    """10,000 task variables would allow 160,000 states by the per-variable rule; the ceiling stops at
-    100,000. The first 17 each leave an auxiliary open until the last clause: 2^17 = 131,072 states."""
-    n, kept = 10_000, 17
+def test_the_state_budget_follows_the_memory_available(monkeypatch):
+    """The first 14 task variables each leave an auxiliary open until the last clause: 2^14 states of about a
+    kilobyte (the big clause's residual). Refused with 16 MiB available (2 MiB for one racer's states), counted
+    with 4 GiB: every assignment extends (all auxiliaries true), 2^15 models."""
+    kept = 14
+    n = kept + 1
     aux = list(range(n + 1, n + kept + 1))
-    clauses = [(task, a) for task, a in zip(range(1, kept + 1), aux)] + [tuple(aux) + (n,)]
-    with pytest.raises(StateBudgetExceeded, match="more than 100000"):
-        count_by_frontier(CNF(n, tuple(clauses), n + kept))
+    cnf = CNF(n, tuple(zip(range(1, kept + 1), aux)) + (tuple(aux) + (n,),), n + kept)
+    monkeypatch.setattr(onehot_count, "available_memory", lambda: 16 << 20)
+    with pytest.raises(StateBudgetExceeded, match="memory budget"):
+        count_by_frontier(cnf)
+    monkeypatch.setattr(onehot_count, "available_memory", lambda: 4 << 30)
+    assert count_by_frontier(cnf) == 2**n
+
+
+def test_the_residual_budget_follows_the_memory_available(monkeypatch):
+    """One state's open clauses may take a thousandth of the budget, which resolution on a 3 × 3 grid's paths
+    passes: 14 clauses with 32 MiB available (4 MiB for one racer), twice as many with twice the memory."""
+    for available, clauses in ((32 << 20, 14), (64 << 20, 29)):
+        monkeypatch.setattr(onehot_count, "available_memory", lambda available=available: available)
+        with pytest.raises(StateBudgetExceeded, match=f"more than {clauses} open clauses"):
+            count_by_frontier(grid_path(3))
