@@ -15,13 +15,16 @@ model cap: a 10-queens ground truth of 40,064 variables has 724 models), Ganak (
 and on the CNF as encoded: a totalizer's exactly-30 of 60 takes Ganak 19 s as encoded, over 60 s
 preprocessed) and the SDD routes
 (unminimised, then minimised), for a CNF with auxiliaries the frontier dynamic programme
-(:mod:`autonesy.tools.frontier_count`: a sequential counter's exactly-100 of 200), and for a CNF without
-auxiliaries the one-hot dynamic programme (:mod:`autonesy.tools.onehot_count`: a 6 × 6 Sudoku), and
+(:mod:`autonesy.tools.frontier_count`: a sequential counter's exactly-100 of 200), the one-hot dynamic
+programme (:mod:`autonesy.tools.onehot_count`: a 6 × 6 Sudoku; with auxiliaries when its blocks are proved
+at-most-ones), and
 counting by orbits of the formula's own symmetries (:mod:`autonesy.tools.orbit_count`: combinatorial
 designs, such as the social golfers' 26,127,360 schedules, one orbit), and for a CNF with declared literal
 counts lifted counting over classes of interchangeable blocks (:mod:`autonesy.tools.lifted_count`: a
 crew roster's 2.07e20 schedules), each in a forked child. The first exact answer wins and the others
-are stopped, so each formula costs what its cheapest route costs, on the cores there are. ApproxMC
+are stopped, so each formula costs what its cheapest route costs, on the cores there are. A racer that
+finds its structure early says so (a byte on its pipe) and runs alone for a while, the others stopped
+(SIGSTOP, then SIGCONT). ApproxMC
 runs only when no exact route answered within four fifths of the limit.
 
 Every count has a time limit. Enumeration runs in this process and is stopped through the SAT
@@ -132,6 +135,8 @@ AUTO_TABLES_MAX_VARS = 300  # its greedy plan costs O(variables²): larger formu
 AUTO_LARGE_CLAUSES = 50_000  # above this: no first enumeration, preprocessing in a killable child
 AUTO_PREPROCESS_SHARE = 0.3  # of the limit, for a large CNF's preprocessing
 AUTO_APPROXMC_SHARE = 0.2  # of the limit, kept for ApproxMC when no exact route answered
+AUTO_PRIORITY_SHARE = 0.5  # of the race's time left, for a racer that found its structure, the others paused
+STRUCTURE_FOUND = b"!"  # a racer's first byte on its pipe when it found its structure (a pickle starts with 0x80)
 
 _CLOCK_POLL_S = 1.0  # a wait for the children reads the quiet clock at least this often
 
@@ -186,7 +191,9 @@ class _Child:
     :meth:`kill` s it.
     """
 
-    def __init__(self, method: str, work: Callable[..., Any], args: tuple, label: str | None = None):
+    def __init__(
+        self, method: str, work: Callable[..., Any], args: tuple, label: str | None = None, announces: bool = False
+    ):
         self.method = method
         self.label = label or method  # which racer, in what was tried (two may share a method)
         read_end, write_end = os.pipe()
@@ -199,8 +206,14 @@ class _Child:
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, 1)
                 os.dup2(devnull, 2)
+                announced = []
+
+                def announce() -> None:  # ``STRUCTURE_FOUND`` first on the pipe, once
+                    if not announced:
+                        announced.append(os.write(write_end, STRUCTURE_FOUND))
+
                 try:
-                    payload = pickle.dumps(("ok", work(*args)))
+                    payload = pickle.dumps(("ok", work(*args, on_structure=announce) if announces else work(*args)))
                 except BaseException as error:  # noqa: BLE001 - everything goes back to the parent as text
                     payload = pickle.dumps(("error", (type(error).__name__, str(error))))
                 view = memoryview(payload)
@@ -214,6 +227,9 @@ class _Child:
         self.clock.watch(child=pid)
         self.chunks: list[bytes] = []
         self.done = False
+        self.found_structure = False  # it said so (``STRUCTURE_FOUND``): the race may give it the CPU, once
+        self.prioritised = False
+        self.paused = False
 
     def ready(self) -> bool:
         """Read what is there without blocking; True once the child has closed its end (answered or died)."""
@@ -225,8 +241,18 @@ class _Child:
                 os.waitpid(self.pid, 0)
                 self.clock.forget(child=self.pid)
             else:
-                self.chunks.append(chunk)
+                if not self.chunks and not self.found_structure and chunk.startswith(STRUCTURE_FOUND):
+                    self.found_structure, chunk = True, chunk[1:]
+                if chunk:
+                    self.chunks.append(chunk)
         return self.done
+
+    def pause(self, paused: bool) -> None:
+        """Stop (SIGSTOP) or resume (SIGCONT) the running child; a stopped child is still killed by SIGKILL and
+        by its parent's death (PR_SET_PDEATHSIG)."""
+        if not self.done and self.paused != paused:
+            os.kill(self.pid, signal.SIGSTOP if paused else signal.SIGCONT)
+            self.paused = paused
 
     def result(self) -> Any:
         """The child's value; its error re-raised (:class:`CompilationBudgetExceeded`, else :class:`CounterFailed`)."""
@@ -656,9 +682,11 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     until the first exact count or ``deadline`` (on the thread's quiet clock); failures are added to ``tried``.
     The frontier count (:mod:`autonesy.tools.frontier_count`) joins them when the CNF has auxiliaries, on
     the encoder's numbering (a sequential counter's exactly-100 of 200: about 12 s of CPU; after
-    preprocessing it ran out of 60 s). The one-hot CSP count joins them too, or starts with the SDD routes
-    when every task variable is in an exactly-one group: on a 6 × 6 Sudoku it needs about 8 s of CPU and
-    starved among four racers. Counting by orbits joins them on the ``original`` (its symmetries as the
+    preprocessing it ran out of 60 s). The one-hot CSP count joins them too (on a CNF with auxiliaries through
+    its blocks' proved at-most-ones), or starts with the SDD routes when every task variable is in an
+    exactly-one group: on a 6 × 6 Sudoku it needs about 8 s of CPU and starved among four racers. It says
+    when its groups cover every task variable, and then runs alone for a share of the time left
+    (:func:`_give_priority`). Counting by orbits joins them on the ``original`` (its symmetries as the
     encoder wrote them); without a symmetry on the task variables it gives up in milliseconds on a small CNF.
     Lifted counting joins them when the ``original`` declares literal counts (a roster: about 6 s of CPU
     for DCP-Bench's crew, which every other route runs out of time on). Structure recovery starts with the
@@ -703,14 +731,16 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     joining.append(("orbits", count_by_orbits, (original,), None))  # the symmetries as encoded
     if any(comment.startswith(LITERAL_COUNT) for comment in original.comments):  # blocks counted across
         joining.append(("lifted", count_by_lifting, (original,), None))
-    if not cnf.num_aux_vars:  # a CSP over one-hot groups (Sudoku), as the encoder wrote it when it had no auxiliaries
-        csp = cnf if original.num_aux_vars else original
-        if all(len(group) > 1 for group in one_hot_groups(csp)):  # all-different grids: its best case, from the start
-            children.append(_Child("one-hot", count_one_hot, (csp,)))
-        else:
-            joining.append(("one-hot", count_one_hot, (csp,), None))
+    # A CSP over one-hot groups (Sudoku): preprocessed when that left no auxiliaries, else as the encoder wrote it
+    # (its auxiliary blocks proved at-most-ones or exactly-ones, or the route gives up).
+    csp = cnf if original.num_aux_vars and not cnf.num_aux_vars else original
+    if not csp.num_aux_vars and all(len(group) > 1 for group in one_hot_groups(csp)):  # all-different grids
+        children.append(_Child("one-hot", count_one_hot, (csp,), announces=True))
+    else:
+        joining.append(("one-hot", count_one_hot, (csp,), None))
     head_start_end = quiet_clock().now() + AUTO_HEAD_START_MAX_S
     answer: ModelCount | None = None
+    holder, priority_end = None, 0.0
     try:
         while answer is None and quiet_clock().now() < deadline:
             if joining and (
@@ -718,7 +748,10 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
                 or all(c.done for c in children)
                 or children[0].cpu_s() >= AUTO_HEAD_START_S
             ):
-                children.extend(_Child(method, work, args, label) for method, work, args, label in joining)
+                children.extend(
+                    _Child(method, work, args, label, announces=method in _ANNOUNCING)
+                    for method, work, args, label in joining
+                )
                 joining = []
                 thread.start()
                 quiet_clock().watch(thread=thread.native_id)
@@ -732,8 +765,11 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
                 answer = _answer_of(child, failed, tried)
                 if answer is not None:
                     break
+            if answer is None:
+                holder, priority_end = _give_priority(children, holder, priority_end, deadline)
             if answer is None and not ready:
-                if not running and not thread.is_alive() and not joining:
+                # the thread may have ended since its models were looked for: they are read next round
+                if not running and not thread.is_alive() and not joining and "models" not in found:
                     break
                 wait = min(0.25, deadline - quiet_clock().now())
                 if joining:
@@ -755,6 +791,28 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
         tried.extend(f"{c.label} (out of time)" for c in children if c.label not in failed)
         return None
     return ModelCount(answer.value, answer.method, True, time.perf_counter() - start, answer.params, answer.models)
+
+
+_ANNOUNCING = ("one-hot",)  # the racers that say when they found their structure (``on_structure``)
+
+
+def _give_priority(
+    children: list[_Child], holder: _Child | None, until: float, deadline: float
+) -> tuple[_Child | None, float]:
+    """Which racer has the CPU, and until when: the first to say it found its structure runs alone, the others
+    paused, for ``AUTO_PRIORITY_SHARE`` of the race's time left (a 20 s route did not finish in a 60 s race of
+    seven racers on two cores); when it ends or that time is up they all resume, and each racer gets it once.
+    The enumeration thread is not paused (a thread of this process)."""
+    now = quiet_clock().now()
+    if holder is not None and (holder.done or now >= until):
+        holder = None
+    if holder is None:
+        holder = next((c for c in children if c.found_structure and not c.prioritised and not c.done), None)
+        if holder is not None:
+            holder.prioritised, until = True, now + AUTO_PRIORITY_SHARE * (deadline - now)
+    for child in children:
+        child.pause(holder is not None and child is not holder)
+    return holder, until
 
 
 def _answer_of(child: _Child, failed: set[str], tried: list[str]) -> ModelCount | None:

@@ -1,6 +1,8 @@
 """Every counting route against brute-force enumeration of all assignments (KLay-style differential tests)."""
 
 import itertools
+import sys
+from pathlib import Path
 
 import pytest
 from bruteforce import cnfs, projected_models
@@ -21,6 +23,10 @@ from autonesy.tools.counting import (
     enumerate_models,
 )
 from autonesy.tools.quiet_clock import SLOWEST
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from held_out_counts import all_different  # noqa: E402
+from scaling import latin_squares  # noqa: E402
 
 EXACT = ("enumeration", "sdd", "ganak", "auto")
 
@@ -134,7 +140,7 @@ def _slow(*args):
     time.sleep(60)
 
 
-def _broken(*args):
+def _broken(*args, **kwargs):
     raise RuntimeError("broken on purpose")
 
 
@@ -247,21 +253,107 @@ def test_a_formula_all_in_one_hot_groups_gives_the_one_hot_csp_the_start(monkeyp
     assert result.value == 12 and result.method == "one-hot" and result.exact
 
 
-def test_a_formula_with_auxiliaries_is_not_given_to_the_one_hot_csp(monkeypatch):
+def _keep_auxiliaries(monkeypatch):
     import autonesy.tools.counting as counting
 
+    monkeypatch.setattr(counting, "simplify_projected", lambda cnf: cnf)
+    monkeypatch.setattr(counting, "_eliminate", lambda cnf, _seconds: cnf)
+
+
+def test_a_formula_whose_auxiliary_block_is_no_at_most_one_is_refused_by_the_one_hot_csp(monkeypatch):
+    import autonesy.tools.counting as counting
+
+    for name in ("_ganak_count", "_sdd_routes", "count_by_recovery", "count_by_frontier", "count_by_orbits"):
+        monkeypatch.setattr(counting, name, _broken)
+    monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+    _keep_auxiliaries(monkeypatch)
+    result = count_models(CNF(12, ((1, 13), (2, -13, 14), (-14, 3))), "auto", enumeration_cap=3)
+    assert result.method == "approxmc"
+    assert any(entry.startswith("one-hot") and "together" in entry for entry in result.params["fallbacks"])
+
+
+def test_all_different_with_ladder_at_most_ones_is_counted_by_the_one_hot_csp_in_the_race(monkeypatch):
+    """All different over 6 written with ladders (auxiliaries kept through preprocessing): with every other route
+    out of the race, the one-hot CSP answers through its proved blocks, 6! = 720."""
+    import autonesy.tools.counting as counting
+
+    for name in ("_ganak_count", "_sdd_routes", "count_by_recovery", "count_by_frontier", "count_by_orbits"):
+        monkeypatch.setattr(counting, name, _broken)
+    monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+    _keep_auxiliaries(monkeypatch)
+    cnf = all_different(6, EncType.ladder)
+    assert cnf.num_aux_vars
+    result = count_models(cnf, "auto", enumeration_cap=3, time_limit_s=30)
+    assert (result.value, result.method, result.exact) == (720, "one-hot", True)
+
+
+def _sibling_states() -> str:
+    """The state letters of this process's siblings (its parent's other children), from /proc."""
+    import glob
+    import os
+
+    states = []
+    for path in glob.glob(f"/proc/{os.getppid()}/task/*/children"):
+        with open(path) as children:
+            for pid in children.read().split():
+                if int(pid) != os.getpid():
+                    try:
+                        with open(f"/proc/{pid}/stat") as stat:
+                            states.append(stat.read().rsplit(")", 1)[1].split()[0])
+                    except OSError:
+                        pass  # ended meanwhile
+    return "".join(states)
+
+
+def _announce_then_look_around(*args, on_structure):
+    import time
+
+    on_structure()
+    time.sleep(1.0)  # the race reads the byte within a quarter of a second and pauses the others
+    raise RuntimeError(f"siblings {_sibling_states()}")
+
+
+def _spin_then_answer_12(*args):
+    import time
+
+    while time.thread_time() < 0.3:
+        pass
+    return 12, {}
+
+
+def test_a_racer_that_found_its_structure_runs_alone_and_the_others_resume_after(monkeypatch):
+    """The one-hot route says it found its groups and then looks at its siblings: the SDD routes' child (a CPU
+    spinner) is stopped, none runs; once the one-hot route fails, the SDD child resumes and answers."""
+    import autonesy.tools.counting as counting
+
+    monkeypatch.setattr(counting, "count_one_hot", _announce_then_look_around)
+    monkeypatch.setattr(counting, "_sdd_routes", _spin_then_answer_12)
     monkeypatch.setattr(counting, "_ganak_count", _broken)
-    monkeypatch.setattr(counting, "_sdd_routes", _broken)
-    monkeypatch.setattr(counting, "count_by_recovery", _broken)
-    monkeypatch.setattr(counting, "count_by_frontier", _broken)
     monkeypatch.setattr(counting, "count_by_orbits", _broken)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
     monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
-    monkeypatch.setattr(counting, "simplify_projected", lambda cnf: cnf)  # the auxiliaries stay
-    monkeypatch.setattr(counting, "_eliminate", lambda cnf, _seconds: cnf)
-    result = count_models(CNF(12, ((1, 13), (2, -13, 14), (-14, 3))), "auto", enumeration_cap=3)
-    tried = sorted(entry.split(" ")[0] for entry in result.params["fallbacks"])
-    assert "one-hot" not in tried and "frontier" in tried and result.method == "approxmc"
+    result = count_models(latin_squares(3), "auto", enumeration_cap=3, time_limit_s=30)
+    assert (result.value, result.method) == (12, "sdd")
+    (seen,) = [entry for entry in result.params["fallbacks"] if entry.startswith("one-hot")]
+    states = seen.split("siblings ")[1].split(")")[0]
+    assert "T" in states and set(states) <= {"T", "Z"}, seen
+
+
+def test_a_paused_racer_is_killed_with_the_others(monkeypatch):
+    """The winner answers while the others are stopped: they are killed all the same (no process left)."""
+    import os
+
+    import autonesy.tools.counting as counting
+
+    monkeypatch.setattr(counting, "count_one_hot", lambda *args, on_structure: on_structure() or 12)
+    monkeypatch.setattr(counting, "_sdd_routes", _slow)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+    result = count_models(latin_squares(3), "auto", enumeration_cap=3, time_limit_s=30)
+    assert (result.value, result.method) == (12, "one-hot")
+    with open(f"/proc/{os.getpid()}/task/{os.getpid()}/children") as children:
+        assert children.read().split() == []
 
 
 def test_a_counter_with_auxiliaries_is_counted_by_the_frontier_route(monkeypatch):
