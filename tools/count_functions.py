@@ -11,8 +11,8 @@ and one row: a :class:`~autonesy.tools.literal_count.LiteralCount`.
 
 The tables are exact: every count vector of disjoint groups of distinct variables is reached by some
 assignment, so two functions are equal exactly when their tables over a common refinement are. An
-operation whose table would have more than ``MAX_CELLS`` cells raises :class:`TooLarge` (a weighted sum
-is a function of each literal alone); the caller then builds SDDs instead.
+operation whose table would have more than ``MAX_CELLS`` cells or ``MAX_GROUPS`` groups raises
+:class:`TooLarge` (a weighted sum is a function of each literal alone); the caller then builds SDDs instead.
 """
 
 from __future__ import annotations
@@ -29,10 +29,11 @@ from pysdd.sdd import SddManager, SddNode
 from autonesy.tools.literal_count import LiteralCount
 
 MAX_CELLS = 1 << 16  # a table over the refined groups of one operation's operands, at most
+MAX_GROUPS = 8  # and over at most this many groups (merging tries every pair: a weighted sum's singletons never merge)
 
 
 class TooLarge(Exception):
-    """The function's table would have more than ``MAX_CELLS`` cells."""
+    """The function's table would have more than ``MAX_CELLS`` cells or ``MAX_GROUPS`` groups."""
 
 
 Group = frozenset[int]  # literals of distinct variables; the count is how many are true
@@ -54,6 +55,11 @@ class CountFunction:
     @classmethod
     def literal(cls, lit: int) -> CountFunction:
         return cls((frozenset((lit,)),), np.array([False, True]), (1 if lit > 0 else -1,))
+
+    @classmethod
+    def of_truth_table(cls, variables: Sequence[int], table: np.ndarray) -> CountFunction:
+        """The function whose value on the assignment ``row`` of ``variables`` is ``table[row]``."""
+        return _simplified([frozenset((var,)) for var in variables], [1] * len(variables), table)
 
     @cached_property
     def negations(self) -> tuple[Group, ...]:
@@ -176,8 +182,8 @@ def _refined(
                 seen.update(fresh)
             pieces = split
     shape = tuple(len(lits) + 1 for lits, _, _ in pieces)
-    if math.prod(shape) > MAX_CELLS:
-        raise TooLarge(f"a table of {math.prod(shape)} cells")
+    if math.prod(shape) > MAX_CELLS or len(shape) > MAX_GROUPS:
+        raise TooLarge(f"a table of {math.prod(shape)} cells over {len(shape)} groups")
     axes = [
         np.arange(size).reshape([size if a == axis else 1 for a in range(len(shape))])
         for axis, size in enumerate(shape)

@@ -8,7 +8,8 @@ auxiliaries split into *blocks* (connected through shared auxiliaries), and each
 its projection on its visible (task) variables, as an SDD over the task variables:
 
 1. *An extension, built.* The auxiliaries are read in numeric order (the encoder's order of creation),
-   forwards and backwards. Each clause is *headed* by its last auxiliary in that order, and each
+   forwards and backwards, each clause *headed* by its last auxiliary in that order (or, when every
+   clause has at most one auxiliary of a sign, headed by it, in an order of their dependencies), and each
    auxiliary is defined by the clauses it heads with one polarity: ``a = OR(bodies)`` (the least value
    its positive clauses allow) or ``a = AND(rests)`` (the greatest its negative ones allow). That is a
    circuit over the task variables; the clauses it does not satisfy by construction are conjoined into
@@ -20,7 +21,8 @@ its projection on its visible (task) variables, as an SDD over the task variable
 2. *The other direction, proved.* One SAT call (CaDiCaL) shows the block has no model outside ``G``:
    the block's clauses, a Tseitin encoding of ``G``'s SDD and "not G" are unsatisfiable. Only then is
    the projection ``G``. A block whose call is satisfiable (a modulo totalizer, whose auxiliaries are
-   not functions of the counted literals in one pass) is not recovered.
+   not functions of the counted literals in one pass) is decided row by row when it reads at most
+   ``MAX_CASE_SPLIT_VARS`` task variables (one SAT call per assignment of them), else not recovered.
 3. *Its shape, read.* A projection that is a symmetric function of its variables (one group of literals
    left in its table, or ``G`` equal, as an SDD, to "the number of true variables is in A") is also given as a
    :class:`~autonesy.tools.literal_count.LiteralCount`; an at-most-one or exactly-one as clauses
@@ -32,6 +34,8 @@ is not either yields a ``G`` that the SAT call refutes or is recovered as what i
 
 from __future__ import annotations
 
+import graphlib
+import itertools
 import threading
 import time
 from collections import defaultdict
@@ -39,6 +43,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from pysat.solvers import Solver
 from pysdd.sdd import SddManager, SddNode, Vtree
 
@@ -56,6 +61,7 @@ MAX_SYMMETRIC_VARS = 64  # a block's projection is tested for being a count of i
 DEEP_STACK_BYTES = 1 << 30  # the recovery thread's stack (reserved, touched only as deep as it goes)
 GARBAGE_NODES = 200_000  # unreferenced SDD nodes collected past this many
 MAX_SAT_CHECK_CLAUSES = 2_000  # a block with no Horn proof is checked by one SAT call up to this size
+MAX_CASE_SPLIT_VARS = 16  # a block still not recovered is decided row by row up to this many visible variables
 
 
 class NotRecoverable(AutonesyError, RuntimeError):
@@ -257,6 +263,32 @@ class _Circuit:
             least = frozenset(order) if polarity == "positive" else frozenset()
         return cls(heads, order, least)
 
+    @classmethod
+    def by_dependencies(cls, block: Block, n: int, positive: bool) -> _Circuit | None:
+        """Every auxiliary least-defined (``positive``) or greatest-defined, each clause headed by its one
+        auxiliary of that sign, read in an order where each comes after those its definitions read (a
+        weighted totalizer's "sum ≥ 12 implies sum ≥ 9" links a later auxiliary to an earlier one); None when
+        the definitions are cyclic or a clause has several such auxiliaries and no other to head it."""
+        heads: dict[Clause, int] = {}
+        reads: dict[int, set[int]] = {}
+        for clause in block.clauses:
+            auxiliaries = [lit for lit in clause if abs(lit) > n]
+            raised = [lit for lit in auxiliaries if (lit > 0) == positive]
+            if len(raised) == 1:
+                heads[clause] = raised[0]
+                reads.setdefault(abs(raised[0]), set()).update(abs(lit) for lit in auxiliaries if lit != raised[0])
+            elif len(raised) < len(auxiliaries):
+                heads[clause] = next(lit for lit in auxiliaries if (lit > 0) != positive)  # a constraint
+            else:
+                return None
+        for lit in {abs(lit) for clause in block.clauses for lit in clause if abs(lit) > n}:
+            reads.setdefault(lit, set())
+        try:
+            order = list(graphlib.TopologicalSorter(reads).static_order())
+        except graphlib.CycleError:
+            return None
+        return cls(heads, order, frozenset(order) if positive else frozenset())
+
     def horn(self, clauses: Iterable[Clause], n: int) -> list[Clause]:
         """The clauses that are Horn in the auxiliaries once each greatest-defined one is negated, with their
         one positive auxiliary (if any) as head: on them the circuit's value is the least model."""
@@ -392,8 +424,11 @@ def _projection(block: Block, n: int, values: _Sdds | _Tables, outside_is_empty:
     block that is all Horn for one circuit (an at-most-k by a sequential counter, a totalizer or a
     sorting network) needs that circuit alone. Else ``outside_is_empty`` (one SAT call) decides."""
     circuits, horn_parts = [], []
-    for backwards, polarity in _READINGS:
-        circuit = _Circuit.of(block, n, backwards, polarity)
+    readings = [_Circuit.of(block, n, backwards, polarity) for backwards, polarity in _READINGS]
+    readings += [_Circuit.by_dependencies(block, n, positive) for positive in (True, False)]
+    for circuit in readings:
+        if circuit is None:
+            continue
         horn = circuit.horn(block.clauses, n)
         if len(horn) == len(block.clauses):
             return circuit.projection(block.clauses, n, values)
@@ -417,6 +452,17 @@ def _projection(block: Block, n: int, values: _Sdds | _Tables, outside_is_empty:
     return None
 
 
+def _projection_by_cases(block: Block, budget: _Budget) -> CountFunction:
+    """The block's projection as its truth table over its visible variables, one SAT call per row: for
+    encodings whose auxiliaries are no function of the counted literals (a modulo totalizer's digits)."""
+    table = np.zeros((2,) * len(block.visible), dtype=bool)
+    with Solver(name="cadical195", bootstrap_with=[list(clause) for clause in block.clauses]) as solver:
+        for row in itertools.product((0, 1), repeat=len(block.visible)):
+            table[row] = solver.solve(assumptions=[var if bit else -var for var, bit in zip(block.visible, row)])
+            budget.check("listing a block's projection")
+    return CountFunction.of_truth_table(block.visible, table)
+
+
 def _proved_projection(
     block: Block, n: int, first_free: int, manager: SddManager, budget: _Budget
 ) -> tuple[SddNode, LiteralCount | None] | None:
@@ -430,11 +476,12 @@ def _proved_projection(
         found = _projection(block, n, _Tables(budget), lambda value: sat_check(value.to_sdd(manager, _top_down(n))))
     except TooLarge:
         found = _projection(block, n, _Sdds(manager, budget), sat_check)
-        if found is None:
-            return None
-        return found, _count_of_variables(found, block.visible, manager)
+        if found is not None:
+            return found, _count_of_variables(found, block.visible, manager)
     if found is None:
-        return None
+        if len(block.visible) > MAX_CASE_SPLIT_VARS:
+            return None
+        found = _projection_by_cases(block, budget)
     projection = found.to_sdd(manager, _top_down(n))
     projection.ref()
     return projection, found.literal_count(block.visible)
