@@ -17,6 +17,13 @@ task files with ``--out``:
 - ``exactly-k-overlap n``: what scoring counts, the overlap of a ground truth and an answer in another
   encoding: ``exactly-k n`` (sequential counter) conjoined with ``exactly-k-totalizer n`` and the clause
   x1 ∨ x2 (C(n, n/2) − C(n − 2, n/2) models). Its two sides alone are the two rows above.
+- ``exactly-k-sortnet-overlap n`` and ``exactly-k-cardnet-overlap n``: the same overlap with the answer's
+  exactly-n/2 as PySAT's sorting network (``sortnetwrk``) or cardinality network (``cardnetwrk``) instead
+  of the totalizer: comparators, whose wires are functions of the counts of two halves.
+- ``at-most-k-mtotalizer-overlap n``: at most n/2 of n by a sequential counter conjoined with the same
+  bound as PySAT's modulo totalizer (``mtotalizer``) and x1 ∨ x2 (the sum over i ≤ n/2 of C(n, i) −
+  C(n − 2, i) models): the modulo totalizer's digits are no function of the counted variables, so
+  structure recovery reads it only up to 16 variables, row by row.
 - ``sudoku-overlap n``: ``sudoku n`` (pairwise at-most-ones) conjoined with the same Sudoku whose
   at-most-ones are sequential counters (the same count as ``sudoku n``).
 - ``latin n``: n × n Latin squares, one variable per (row, column, symbol), no auxiliaries (symmetric
@@ -69,6 +76,9 @@ LADDERS = {
     "exactly-k": (10, 20, 50, 100, 200),
     "exactly-k-totalizer": (20, 40, 60, 100),
     "exactly-k-overlap": (10, 20, 50, 100, 200),
+    "exactly-k-sortnet-overlap": (10, 20, 50, 100, 200),
+    "exactly-k-cardnet-overlap": (10, 20, 50, 100, 200),
+    "at-most-k-mtotalizer-overlap": (10, 16, 20, 50),
     "sudoku-overlap": (4, 6, 9),
     "latin": (4, 5, 6),
     "golfers": (2, 3, 4),
@@ -80,6 +90,9 @@ QUICK = {
     "exactly-k": (10, 20, 50),
     "exactly-k-totalizer": (20, 40),
     "exactly-k-overlap": (10, 20, 50),
+    "exactly-k-sortnet-overlap": (10, 20, 50),
+    "exactly-k-cardnet-overlap": (10, 20, 50),
+    "at-most-k-mtotalizer-overlap": (10, 16, 20),
     "sudoku-overlap": (4, 6),
     "latin": (4, 5),
     "golfers": (3, 4),
@@ -198,9 +211,15 @@ def exactly_half_totalizer(n: int) -> CNF:
     return ClauseBuilder(n).exactly(list(range(1, n + 1)), n // 2, EncType.totalizer).cnf()
 
 
-def exactly_half_overlap(n: int) -> CNF:
-    answer = exactly_half_totalizer(n)
+def exactly_half_overlap(n: int, encoding: int = EncType.totalizer) -> CNF:
+    answer = ClauseBuilder(n).exactly(list(range(1, n + 1)), n // 2, encoding).cnf()
     return exactly_half(n).conjoin(answer.with_clauses(answer.clauses + ((1, 2),)))
+
+
+def at_most_half_mtotalizer_overlap(n: int) -> CNF:
+    truth = ClauseBuilder(n).at_most(list(range(1, n + 1)), n // 2).cnf()
+    answer = ClauseBuilder(n).at_most(list(range(1, n + 1)), n // 2, EncType.mtotalizer).cnf()
+    return truth.conjoin(answer.with_clauses(answer.clauses + ((1, 2),)))
 
 
 def latin_squares(n: int) -> CNF:
@@ -244,6 +263,9 @@ BUILDERS: dict[str, Callable[[int], CNF]] = {
     "exactly-k": exactly_half,
     "exactly-k-totalizer": exactly_half_totalizer,
     "exactly-k-overlap": exactly_half_overlap,
+    "exactly-k-sortnet-overlap": lambda n: exactly_half_overlap(n, EncType.sortnetwrk),
+    "exactly-k-cardnet-overlap": lambda n: exactly_half_overlap(n, EncType.cardnetwrk),
+    "at-most-k-mtotalizer-overlap": at_most_half_mtotalizer_overlap,
     "sudoku-overlap": sudoku_overlap,
     "latin": latin_squares,
     "golfers": social_golfers,

@@ -424,8 +424,10 @@ def _projection(block: Block, n: int, values: _Sdds | _Tables, outside_is_empty:
     block that is all Horn for one circuit (an at-most-k by a sequential counter, a totalizer or a
     sorting network) needs that circuit alone. Else ``outside_is_empty`` (one SAT call) decides."""
     circuits, horn_parts = [], []
-    readings = [_Circuit.of(block, n, backwards, polarity) for backwards, polarity in _READINGS]
-    readings += [_Circuit.by_dependencies(block, n, positive) for positive in (True, False)]
+    readings = itertools.chain(  # built one at a time: the first is all Horn for most encodings
+        (_Circuit.of(block, n, backwards, polarity) for backwards, polarity in _READINGS),
+        (_Circuit.by_dependencies(block, n, positive) for positive in (True, False)),
+    )
     for circuit in readings:
         if circuit is None:
             continue
