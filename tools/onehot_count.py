@@ -114,6 +114,24 @@ def _key_bytes(key: int) -> int:
     return sys.getsizeof(key) + 32 + DICT_ENTRY_BYTES
 
 
+def _cut(
+    allowed: dict[int, int], field: list[int], shift: list[int], width: list[int]
+) -> tuple[int, list[tuple[int, int, int]]]:
+    """The mask that cuts each group in ``allowed`` to its allowed values, and the tests that none is left empty:
+    a field plus all ones in its width carries into the bit above it unless it is zero, so one addition tests
+    many fields at once, in two passes that never hold two adjacent fields (a carry would run into the next)."""
+    mask = functools.reduce(int.__and__, (~field[g] | (a << shift[g]) for g, a in allowed.items()), -1)
+    passes: list[list[int]] = [[], []]
+    for g in sorted(allowed):
+        passes[1 if passes[0] and passes[0][-1] == g - 1 else 0].append(g)
+    tests = [
+        (sum(field[g] for g in part), sum(field[g] for g in part), sum(1 << (shift[g] + width[g]) for g in part))
+        for part in passes
+        if part
+    ]
+    return mask, tests
+
+
 def one_hot_groups(cnf: CNF) -> list[tuple[int, ...]]:
     """The task variables split into exactly-one groups (each a positive clause whose literals are pairwise
     exclusive by binary clauses, taken longest first, disjoint) and singletons, ordered by first variable."""
@@ -263,18 +281,7 @@ def count_one_hot(
                     unsatisfied[g][value].append((bit, position == 0, left, field[last], keep))
     if not all(domains):
         return 0
-    cut_masks: list[list[tuple[int, list[int]] | None]] = [
-        [
-            (
-                functools.reduce(int.__and__, (~field[t] | (a << shift[t]) for t, a in cut.items()), -1),
-                [field[t] for t in cut],
-            )
-            if cut
-            else None
-            for cut in per_value
-        ]
-        for per_value in cuts
-    ]
+    cut_masks = [[_cut(cut, field, shift, width) if cut else None for cut in per_value] for per_value in cuts]
     budget_bytes = state_memory_budget()
     layer: dict[int, int] = {sum(d << offset for d, offset in zip(domains, shift)): 1}
     held = 0  # the bytes of the layer being read
@@ -283,16 +290,18 @@ def count_one_hot(
         footprint = Footprint(_key_bytes)
         cuts_here, closes_here, unsatisfied_here = cut_masks[g], closes[g], unsatisfied[g]
         offset, full_here, cleared = shift[g], full[g], ~field[g]
+        values_of: dict[int, list[int]] = {}
         for key, count in layer.items():
             domain, base = (key >> offset) & full_here, key & cleared
-            for value in range(width[g]):
-                if not (domain >> value) & 1:
-                    continue
+            values = values_of.get(domain)
+            if values is None:
+                values = values_of[domain] = [v for v in range(width[g]) if (domain >> v) & 1]
+            for value in values:
                 rest, cut = base, cuts_here[value]
                 if cut is not None:
                     rest &= cut[0]
-                    if not all(rest & target for target in cut[1]):
-                        continue
+                    if any((rest & fields) + ones & carries != carries for fields, ones, carries in cut[1]):
+                        continue  # a domain emptied
                 closing, pending = closes_here[value], unsatisfied_here[value]
                 if not (closing or pending):  # no clause of three groups or more here
                     following[rest] += count
