@@ -158,28 +158,27 @@ def _refined(
     pieces: list[tuple[Group, int, dict[int, tuple[int, bool]]]] = [  # literals, their sign, who reads them
         (group, sign, {0: (index, False)}) for index, (group, sign) in enumerate(zip(first, operands[0].signs))
     ]
-    seen: set[int] = set().union(*first)  # the pieces' literals
     for k, f in enumerate(operands[1:], start=1):
         negations = f.negations if not one_sign else [frozenset()] * len(f.groups)
         for index, (group, negated, group_sign) in enumerate(zip(f.groups, negations, f.signs)):
             split: list[tuple[Group, int, dict[int, tuple[int, bool]]]] = []
+            covered: list[Group] = []  # the group's literals already in pieces, in the group's polarity
             for lits, sign, reads in pieces:
-                same, opposite = lits & group, lits & negated
+                same = lits if lits is group else lits & group
+                opposite = lits & negated if negated else negated
                 if not same and not opposite:
                     split.append((lits, sign, reads))
                     continue
                 if same:
                     split.append((same, sign, {**reads, k: (index, False)}))
+                    covered.append(same)
                 if opposite:
                     split.append((opposite, sign, {**reads, k: (index, True)}))
+                    covered.append(frozenset(-lit for lit in opposite))
                 if len(same) + len(opposite) < len(lits):
                     split.append((lits - same - opposite, sign, reads))
-            fresh = group - seen
-            if fresh and not one_sign:
-                fresh = frozenset(lit for lit in fresh if -lit not in seen)
-            if fresh:
-                split.append((fresh, group_sign, {k: (index, False)}))
-                seen.update(fresh)
+            if sum(map(len, covered)) < len(group):
+                split.append((group.difference(*covered), group_sign, {k: (index, False)}))
             pieces = split
     shape = tuple(len(lits) + 1 for lits, _, _ in pieces)
     if math.prod(shape) > MAX_CELLS or len(shape) > MAX_GROUPS:
