@@ -118,7 +118,9 @@ __all__ = [
 # 7: lifted counting over interchangeable blocks (:mod:`autonesy.tools.lifted_count`) joins the race when
 # the formula declares literal counts.
 # 8: structure recovery (:mod:`autonesy.tools.structure_recovery`) races from the start on a CNF with auxiliaries.
-ROUTES_VERSION = 8
+# 9: one-hot and frontier budgets from the memory available; one-hot on proved auxiliary blocks; priority to a
+# racer that found its structure.
+ROUTES_VERSION = 9
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long
