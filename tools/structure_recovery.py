@@ -536,14 +536,16 @@ def conjoined(
     return result
 
 
-def count_by_recovery(cnf: CNF, time_limit_s: float | None = None) -> int:
+def count_by_recovery(
+    cnf: CNF, time_limit_s: float | None = None, on_structure: Callable[[], None] | None = None
+) -> int:
     """:func:`counted_by_recovery` on a thread with a deep stack: the SDD library recurses along the vtree,
     and on exactly-100 of 200 that overflows the main thread's 8 MiB."""
     outcome: list[BaseException | int] = []
 
     def work() -> None:
         try:
-            outcome.append(counted_by_recovery(cnf, time_limit_s))
+            outcome.append(counted_by_recovery(cnf, time_limit_s, on_structure))
         except BaseException as error:  # noqa: BLE001 - raised again on the calling thread
             outcome.append(error)
 
@@ -559,13 +561,16 @@ def count_by_recovery(cnf: CNF, time_limit_s: float | None = None) -> int:
     return outcome[0]
 
 
-def counted_by_recovery(cnf: CNF, time_limit_s: float | None = None) -> int:
+def counted_by_recovery(
+    cnf: CNF, time_limit_s: float | None = None, on_structure: Callable[[], None] | None = None
+) -> int:
     """The number of models of ``cnf`` projected on its task variables (exact), through its recovered blocks.
 
     Every auxiliary block must be recovered (:func:`recover_blocks`). When each is an at-most-one or
     exactly-one, the formula without auxiliaries goes to the one-hot dynamic programme (a Sudoku whose
     cells' at-most-one is a ladder); else, or when that outgrows its budget, the conjunction of the
-    projections and the other clauses is counted in one SDD (exactly-k of 200 stated twice)."""
+    projections and the other clauses is counted in one SDD (exactly-k of 200 stated twice).
+    ``on_structure`` is called once every block is recovered, before the count (a racer that will answer)."""
     deadline = time.monotonic() + time_limit_s if time_limit_s is not None else None
 
     def left() -> float | None:
@@ -574,6 +579,8 @@ def counted_by_recovery(cnf: CNF, time_limit_s: float | None = None) -> int:
     if any(len(clause) == 0 for clause in cnf.clauses):
         return 0
     manager, plain, recovered, _ = recover_blocks(cnf, time_limit_s, all_or_none=True)
+    if on_structure is not None:
+        on_structure()
     rewritten = [r.clauses_without_auxiliaries() for r in recovered]
     if all(clauses is not None for clauses in rewritten):
         flat = CNF(cnf.num_task_vars, tuple(plain) + tuple(c for clauses in rewritten if clauses for c in clauses))

@@ -256,3 +256,15 @@ def test_an_unsatisfiable_block_counts_nothing() -> None:
     count of its variables (an empty set of allowed counts was once read as "exactly one": 2 models)."""
     cnf = CNF(2, ((3,), (-3, 1), (-3, -1), (1, 2, -3)), 3)
     assert listed_models(cnf, 2) == set() and count_by_recovery(cnf) == 0
+
+
+def test_structure_is_announced_once_every_block_is_recovered() -> None:
+    """The race's callback fires for two recovered encodings, never for a block that is refused."""
+    calls: list[None] = []
+    recoverable = exactly_k_overlap(6, 3, EncType.seqcounter, EncType.totalizer)
+    assert count_by_recovery(recoverable, on_structure=lambda: calls.append(None)) == len(sat_models(recoverable, 6))
+    assert len(calls) == 1
+    clauses, top = card("atmost", list(range(1, 19)), 9, EncType.mtotalizer, 18)  # past the case split
+    with pytest.raises(NotRecoverable):
+        count_by_recovery(CNF(18, tuple(clauses), top), on_structure=lambda: calls.append(None))
+    assert len(calls) == 1
