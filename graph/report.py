@@ -588,8 +588,8 @@ def frame(rows: Sequence[Mapping[str, Any]], *, planned: bool = False) -> pd.Dat
     with ``planned`` every attempt, its ``counted`` column saying which are finished (the tables' n of planned)."""
     kept = [r for r in rows if planned or r.get("status") in FINISHED]
     columns = list(dict.fromkeys(name for r in kept for name in r))
-    # from value tuples, not dicts: the rows of a large sweep are not copied into a dict each on the way
-    df = pd.DataFrame.from_records([tuple(map(r.get, columns)) for r in kept], columns=columns)
+    # column by column: the rows of a large sweep are never copied all at once (as dicts or a table of objects)
+    df = pd.DataFrame({name: [r.get(name) for r in kept] for name in columns}, columns=columns)
     if df.empty:
         return df
     for name in columns:  # a field no row has a value for reads as missing numbers (as pandas reads None in dicts)
@@ -600,7 +600,7 @@ def frame(rows: Sequence[Mapping[str, Any]], *, planned: bool = False) -> pd.Dat
     df["f1"] = pd.to_numeric(df["f1"], errors="coerce").where(df["counted"])
     df["rejected"] = df["status"] == "rejected"
     failure = df["failure"] if "failure" in df else pd.Series([None] * len(df), index=df.index)
-    flagged = df["syntax_error"].fillna(False).astype(bool) if "syntax_error" in df else False
+    flagged = df["syntax_error"].eq(True) if "syntax_error" in df else False  # missing (NaN or None): not flagged
     # the paper's rate: answers that do not parse after self-verification (a row without a kind: its own flag)
     df["syntax_error"] = df["rejected"] & (failure.isin(PAPER_SYNTAX_FAILURES) | (failure.isna() & flagged))
     df["token_budget"] = df["rejected"] & (failure == "token_budget")
@@ -1277,7 +1277,21 @@ def report_tables(
 ) -> tuple[list[Table], pd.DataFrame, Cells | None]:
     """Every attempt table of a report (the viewer shows the same ones), the finished attempts' frame and their
     cells (None when nothing finished)."""
-    planned = frame(rows, planned=True)
+    return frame_tables(
+        frame(rows, planned=True), infra_table(rows), compare_published=compare_published, pool=pool, prices=prices
+    )
+
+
+def frame_tables(
+    planned: pd.DataFrame,
+    infra: Table | None,
+    *,
+    compare_published: bool = False,
+    pool: Sequence[str] = (),
+    prices: Mapping[str, LLMPrices] | None = None,
+) -> tuple[list[Table], pd.DataFrame, Cells | None]:
+    """``report_tables`` from the frame of every planned attempt (``frame(rows, planned=True)``) and the table of
+    infrastructure failures: a caller holding many rows lets them go once they are framed."""
     df = planned[planned["counted"]] if not planned.empty else planned
     tables: list[Table] = []
     cells = None
@@ -1298,7 +1312,6 @@ def report_tables(
             for table in tables:
                 table.pooled = pooled
         df = label_cells(df, cells)
-    infra = infra_table(rows)
     if infra is not None:
         tables.append(infra)
     return tables, df, cells
@@ -1553,7 +1566,9 @@ def build_report(
     for row in rows:
         if row.get("status") not in FINISHED:
             left_out[row.get("status") or "?"] = left_out.get(row.get("status") or "?", 0) + 1
-    tables, df, _ = report_tables(rows, compare_published=compare_published, pool=pool)
+    infra, planned = infra_table(rows), frame(rows, planned=True)
+    del rows  # the frame holds what the tables need, in a fraction of the memory
+    tables, df, _ = frame_tables(planned, infra, compare_published=compare_published, pool=pool)
     extra = downstream_table(downstream)
     if extra is not None:
         tables.append(extra)
