@@ -120,7 +120,9 @@ __all__ = [
 # 8: structure recovery (:mod:`autonesy.tools.structure_recovery`) races from the start on a CNF with auxiliaries.
 # 9: one-hot and frontier budgets from the memory available; one-hot on proved auxiliary blocks; priority to a
 # racer that found its structure.
-ROUTES_VERSION = 9
+# 10: structure recovery on CNFs of up to AUTO_RECOVERY_MAX_CLAUSES clauses, with priority once every block
+# is recovered; tables over counts of literal groups (:mod:`autonesy.tools.count_functions`).
+ROUTES_VERSION = 10
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long
@@ -135,6 +137,7 @@ AUTO_TABLES_MAX_S = 0.02  # variable elimination runs when its plan predicts at 
 AUTO_TABLES_SHARE = 0.1  # ... and at most this share of the time left
 AUTO_TABLES_MAX_VARS = 300  # its greedy plan costs O(variables²): larger formulas go to the race
 AUTO_LARGE_CLAUSES = 50_000  # above this: no first enumeration, preprocessing in a killable child
+AUTO_RECOVERY_MAX_CLAUSES = 500_000  # structure recovery's own bound (exactly-100 of 200 overlapped: 82,891)
 AUTO_PREPROCESS_SHARE = 0.3  # of the limit, for a large CNF's preprocessing
 AUTO_APPROXMC_SHARE = 0.2  # of the limit, kept for ApproxMC when no exact route answered
 AUTO_PRIORITY_SHARE = 0.5  # of the race's time left, for a racer that found its structure, the others paused
@@ -208,7 +211,7 @@ class _Child:
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, 1)
                 os.dup2(devnull, 2)
-                announced = []
+                announced: list[int] = []
 
                 def announce() -> None:  # ``STRUCTURE_FOUND`` first on the pipe, once
                     if not announced:
@@ -718,11 +721,12 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     found["wake"] = wake_write
     thread = threading.Thread(target=enumerate_on, daemon=True)
     children = [_Child("sdd", _sdd_routes, (cnf, original, deadline - quiet_clock().now()))]
-    if original.num_aux_vars and len(original.clauses) <= AUTO_LARGE_CLAUSES:
+    if original.num_aux_vars and len(original.clauses) <= AUTO_RECOVERY_MAX_CLAUSES:
         # It knows within a block or two whether the encoding's structure is there, and gives up at once
         # when not, so it starts with the SDD routes: exactly-100 of 200 overlapping another encoding needs
-        # about 6 s of its CPU, which it would not get among seven racers on two cores.
-        children.append(_Child("recovery", count_by_recovery, (original,)))
+        # about 6 s of its CPU, which it would not get among seven racers on two cores; once every block is
+        # recovered it says so, and runs alone for a share of the time left.
+        children.append(_Child("recovery", count_by_recovery, (original,), announces=True))
     joining: list[tuple[str, Callable[..., Any], tuple, str | None]] = [("ganak", _ganak_count, (cnf,), None)]
     if original.num_aux_vars and len(original.clauses) <= AUTO_LARGE_CLAUSES and original != cnf:
         # Preprocessing can cost Ganak more than it saves: a totalizer's exactly-20 of 40 takes 8 s as

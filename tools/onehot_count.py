@@ -163,7 +163,8 @@ def one_hot_projection(cnf: CNF) -> CNF:
 def _auxiliary_blocks(cnf: CNF) -> tuple[list[Clause], list[list[Clause]]]:
     """The clauses over task variables only, and the others split into blocks: connected through auxiliaries, or over
     the same task variables."""
-    n, parent = cnf.num_task_vars, {}
+    n = cnf.num_task_vars
+    parent: dict[int, int] = {}
 
     def root(var: int) -> int:
         while parent.setdefault(var, var) != var:

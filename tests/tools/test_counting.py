@@ -1,6 +1,7 @@
 """Every counting route against brute-force enumeration of all assignments (KLay-style differential tests)."""
 
 import itertools
+import os
 import sys
 from pathlib import Path
 
@@ -289,21 +290,29 @@ def test_all_different_with_ladder_at_most_ones_is_counted_by_the_one_hot_csp_in
     assert (result.value, result.method, result.exact) == (720, "one-hot", True)
 
 
-def _sibling_states() -> str:
-    """The state letters of this process's siblings (its parent's other children), from /proc."""
+def _children(pid: int) -> set[int]:
+    """The children of process ``pid`` (of all its threads), from /proc."""
     import glob
-    import os
 
-    states = []
-    for path in glob.glob(f"/proc/{os.getppid()}/task/*/children"):
+    found: set[int] = set()
+    for path in glob.glob(f"/proc/{pid}/task/*/children"):
         with open(path) as children:
-            for pid in children.read().split():
-                if int(pid) != os.getpid():
-                    try:
-                        with open(f"/proc/{pid}/stat") as stat:
-                            states.append(stat.read().rsplit(")", 1)[1].split()[0])
-                    except OSError:
-                        pass  # ended meanwhile
+            found |= {int(child) for child in children.read().split()}
+    return found
+
+
+_EARLIER_CHILDREN: set[int] = set()  # the test process's children before the race (a sandbox pool keeps some)
+
+
+def _sibling_states() -> str:
+    """The state letters of this racer's siblings (its parent's other children started by the race), from /proc."""
+    states = []
+    for pid in _children(os.getppid()) - _EARLIER_CHILDREN - {os.getpid()}:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                states.append(stat.read().rsplit(")", 1)[1].split()[0])
+        except OSError:
+            pass  # ended meanwhile
     return "".join(states)
 
 
@@ -334,6 +343,7 @@ def test_a_racer_that_found_its_structure_runs_alone_and_the_others_resume_after
     monkeypatch.setattr(counting, "count_by_orbits", _broken)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
     monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+    monkeypatch.setattr(sys.modules[__name__], "_EARLIER_CHILDREN", _children(os.getpid()))
     result = count_models(latin_squares(3), "auto", enumeration_cap=3, time_limit_s=30)
     assert (result.value, result.method) == (12, "sdd")
     (seen,) = [entry for entry in result.params["fallbacks"] if entry.startswith("one-hot")]
@@ -343,17 +353,15 @@ def test_a_racer_that_found_its_structure_runs_alone_and_the_others_resume_after
 
 def test_a_paused_racer_is_killed_with_the_others(monkeypatch):
     """The winner answers while the others are stopped: they are killed all the same (no process left)."""
-    import os
-
     import autonesy.tools.counting as counting
 
     monkeypatch.setattr(counting, "count_one_hot", lambda *args, on_structure: on_structure() or 12)
     monkeypatch.setattr(counting, "_sdd_routes", _slow)
     monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+    earlier = _children(os.getpid())  # a sandbox pool from earlier tests keeps its own
     result = count_models(latin_squares(3), "auto", enumeration_cap=3, time_limit_s=30)
     assert (result.value, result.method) == (12, "one-hot")
-    with open(f"/proc/{os.getpid()}/task/{os.getpid()}/children") as children:
-        assert children.read().split() == []
+    assert _children(os.getpid()) - earlier == set()
 
 
 def test_a_counter_with_auxiliaries_is_counted_by_the_frontier_route(monkeypatch):
@@ -581,3 +589,45 @@ def test_two_encodings_of_exactly_k_and_a_clause_are_counted_by_structure_recove
     cnf = CNF(14, tuple(map(tuple, truth.clauses + answer.clauses)) + ((1, 2),), answer.nv)
     result = count_models(cnf, "auto", enumeration_cap=3)
     assert (result.value, result.method, result.exact) == (3432 - 792, "recovery", True)
+
+
+def test_structure_recovery_races_on_a_cnf_past_the_large_bound(monkeypatch):
+    """The same two encodings and clause, read as a large CNF (past ``AUTO_LARGE_CLAUSES``, as exactly-100 of
+    200 overlapped is with its 82,891 clauses): recovery still races, and answers (2640)."""
+    from pysat.card import CardEnc, EncType
+
+    import autonesy.tools.counting as counting
+
+    for name in ("_ganak_count", "_sdd_routes", "count_by_frontier", "count_by_orbits"):
+        monkeypatch.setattr(counting, name, _broken)
+    monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+    monkeypatch.setattr(counting, "AUTO_LARGE_CLAUSES", 10)
+    truth = CardEnc.equals(lits=list(range(1, 15)), bound=7, top_id=14, encoding=EncType.seqcounter)
+    answer = CardEnc.equals(lits=list(range(1, 15)), bound=7, top_id=truth.nv, encoding=EncType.totalizer)
+    cnf = CNF(14, tuple(map(tuple, truth.clauses + answer.clauses)) + ((1, 2),), answer.nv)
+    assert len(cnf.clauses) > 10
+    result = count_models(cnf, "auto", enumeration_cap=3)
+    assert (result.value, result.method, result.exact) == (3432 - 792, "recovery", True)
+
+
+def test_structure_recovery_that_recovered_every_block_runs_alone(monkeypatch):
+    """Recovery says it recovered its blocks and then looks at its siblings: the SDD routes' child is
+    stopped, none runs; once recovery fails, the SDD child resumes and answers (12 Latin squares of 3)."""
+    import autonesy.tools.counting as counting
+
+    monkeypatch.setattr(counting, "count_by_recovery", _announce_then_look_around)
+    monkeypatch.setattr(counting, "_sdd_routes", _spin_then_answer_12)
+    for name in ("_ganak_count", "count_by_orbits", "count_by_frontier", "count_one_hot"):
+        monkeypatch.setattr(counting, name, _broken)
+    monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+    monkeypatch.setattr(sys.modules[__name__], "_EARLIER_CHILDREN", _children(os.getpid()))
+    squares = latin_squares(3)
+    aux = squares.num_vars + 1  # an auxiliary (in a clause that holds always): recovery races on such CNFs
+    with_aux = CNF(squares.num_task_vars, squares.clauses + ((aux, -aux),), aux)
+    result = count_models(with_aux, "auto", enumeration_cap=3, time_limit_s=30)
+    assert (result.value, result.method) == (12, "sdd")
+    (seen,) = [entry for entry in result.params["fallbacks"] if entry.startswith("recovery")]
+    states = seen.split("siblings ")[1].split(")")[0]
+    assert "T" in states and set(states) <= {"T", "Z"}, seen
