@@ -121,7 +121,8 @@ __all__ = [
 # 9: one-hot and frontier budgets from the memory available; one-hot on proved auxiliary blocks; priority to a
 # racer that found its structure.
 # 10: structure recovery on CNFs of up to AUTO_RECOVERY_MAX_CLAUSES clauses, with priority once every block
-# is recovered; tables over counts of literal groups (:mod:`autonesy.tools.count_functions`).
+# is recovered; tables over counts of literal groups (:mod:`autonesy.tools.count_functions`); PB BDDs and
+# adders recovered (cyclic definitions as fixpoints, auxiliaries forced by their own clauses).
 ROUTES_VERSION = 10
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
