@@ -9,6 +9,9 @@ exact and whether it equals the known count.
 - ``all-different n``: n items, each taking one of n values, no two the same (a permutation: n!). The
   truth writes its at-most-ones pairwise; the answer in another encoding (``ladder``, ``bitwise``) and
   the two overlapping (their conjunction, what scoring counts).
+- ``pb-60 <encoding>``: a weighted at-most over 60 items (weights 1–20 drawn with seed 1, bound a third of
+  their sum) in one of PySAT's PB encodings, alone and overlapping the same constraint as a sequential
+  counter; its count by a dynamic programme over sums, written here.
 - ``sudoku-6 overlap``: the 6 × 6 Sudoku with pairwise at-most-ones conjoined with the same Sudoku whose
   at-most-ones are ladders or sequential counters; 28,200,960 grids (Pettersen's count, "Mathematics of
   Sudoku", Wikipedia; also ``benchmarks/scaling.py``'s ``sudoku 6``).
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import random
 import resource
 import sys
 import time
@@ -30,6 +34,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pysat.card import EncType
+from pysat.pb import EncType as PBEncType
+from pysat.pb import PBEnc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scaling import latin_squares, sudoku  # noqa: E402
@@ -57,6 +63,30 @@ def all_different(n: int, at_most_one: int = EncType.pairwise) -> CNF:
     return builder.cnf()
 
 
+def weighted_at_most(weights: list[int], bound: int, encodings: list[str]) -> CNF:
+    """Σ weights·x ≤ bound over variables 1..n, in each of PySAT's PB ``encodings`` (auxiliaries after the last)."""
+    n, clauses, top = len(weights), [], len(weights)
+    for encoding in encodings:
+        formula = PBEnc.atmost(
+            lits=list(range(1, n + 1)), weights=weights, bound=bound, top_id=top, encoding=getattr(PBEncType, encoding)
+        )
+        clauses += [tuple(clause) for clause in formula.clauses]
+        top = max(top, formula.nv)
+    return CNF(n, tuple(clauses), top)
+
+
+def subsets_at_most(weights: list[int], bound: int) -> int:
+    """Subsets whose weight is at most ``bound``: a count per reachable total, item by item."""
+    ways = {0: 1}
+    for weight in weights:
+        following = dict(ways)
+        for total, count in ways.items():
+            if total + weight <= bound:
+                following[total + weight] = following.get(total + weight, 0) + count
+        ways = following
+    return sum(ways.values())
+
+
 def _cases() -> dict[str, tuple[Callable[[], CNF], int]]:
     cases: dict[str, tuple[Callable[[], CNF], int]] = {
         "latin-5": (lambda: latin_squares(5), 161_280),
@@ -69,6 +99,18 @@ def _cases() -> dict[str, tuple[Callable[[], CNF], int]]:
                 lambda n=n, e=encoding: all_different(n).conjoin(all_different(n, e)),
                 math.factorial(n),
             )
+    chooser = random.Random(1)
+    weights = [chooser.randint(1, 20) for _ in range(60)]
+    bound = sum(weights) // 3
+    for encoding in ("bdd", "adder", "totalizer", "sortnetwrk"):
+        cases[f"pb-60-{encoding}"] = (
+            lambda e=encoding: weighted_at_most(weights, bound, [e]),
+            subsets_at_most(weights, bound),
+        )
+        cases[f"pb-60-{encoding}-overlap"] = (
+            lambda e=encoding: weighted_at_most(weights, bound, ["seqcounter", e]),
+            subsets_at_most(weights, bound),
+        )
     for name, encoding in (("ladder", EncType.ladder), ("seqcounter", EncType.seqcounter)):
         cases[f"sudoku-6-{name}-overlap"] = (lambda e=encoding: sudoku(6).conjoin(sudoku(6, e)), SUDOKU_6_GRIDS)
     return cases
