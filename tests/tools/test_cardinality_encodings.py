@@ -12,6 +12,7 @@ import itertools
 import math
 
 import pytest
+from bruteforce import subsets_meeting
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.card import CardEnc, EncType
@@ -160,14 +161,8 @@ WEIGHTS = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4]
 
 
 def weighted(bound_holds) -> int:
-    """Subsets of the 20 items whose weight meets the bound: a DP over sums."""
-    ways = {0: 1}
-    for weight in WEIGHTS:
-        following = dict(ways)
-        for total, count in ways.items():
-            following[total + weight] = following.get(total + weight, 0) + count
-        ways = following
-    return sum(count for total, count in ways.items() if bound_holds(total))
+    """Subsets of the 20 items whose weight meets the bound."""
+    return subsets_meeting(WEIGHTS, bound_holds)
 
 
 CPMPY_PROGRAMS = {  # CPMpy's own encodings (pindakaas), each with its count

@@ -11,6 +11,7 @@ import itertools
 import random
 
 import pytest
+from bruteforce import subsets_meeting
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.pb import EncType, PBEnc
@@ -28,17 +29,6 @@ def test_every_encoding_pysat_offers_is_listed() -> None:
     that reads PB constraints)."""
     offered = {name for name in vars(EncType) if not name.startswith("_")}
     assert offered == set(ENCODINGS) | {"best", "native"}
-
-
-def subsets_meeting(weights: list[int], holds) -> int:
-    """Subsets of the items whose total weight ``holds`` (a count per reachable total)."""
-    ways = {0: 1}
-    for weight in weights:
-        following = dict(ways)
-        for total, count in ways.items():
-            following[total + weight] = following.get(total + weight, 0) + count
-        ways = following
-    return sum(count for total, count in ways.items() if holds(total))
 
 
 def encoded(kind: str, weights: list[int], bound: int, encodings: list[str], extra: tuple[int, ...] = ()) -> CNF:
