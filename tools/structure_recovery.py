@@ -22,8 +22,9 @@ its projection on its visible (task) variables, as an SDD over the task variable
 2. *The other direction, proved.* One SAT call (CaDiCaL) shows the block has no model outside ``G``:
    the block's clauses, a Tseitin encoding of ``G``'s SDD and "not G" are unsatisfiable — unless a circuit is
    all Horn (its value is the least model), or the clauses each auxiliary heads force it to its value (an
-   adder's bits, defined both ways: no model has another). Only then is the projection ``G``. A block whose call is satisfiable (a modulo totalizer, whose auxiliaries are
-   not functions of the counted literals in one pass) is decided row by row when it reads at most
+   adder's bits, defined both ways: no model has another). Only then is the projection ``G``. A block
+   whose call is satisfiable (a modulo totalizer, whose auxiliaries are not functions of the counted
+   literals in one pass) is decided row by row when it reads at most
    ``MAX_CASE_SPLIT_VARS`` task variables (one SAT call per assignment of them), else not recovered.
 3. *Its shape, read.* A projection that is a symmetric function of its variables (one group of literals
    left in its table, or ``G`` equal, as an SDD, to "the number of true variables is in A") is also given as a
