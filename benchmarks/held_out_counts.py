@@ -63,11 +63,12 @@ def all_different(n: int, at_most_one: int = EncType.pairwise) -> CNF:
     return builder.cnf()
 
 
-def weighted_at_most(weights: list[int], bound: int, encodings: list[str]) -> CNF:
-    """Σ weights·x ≤ bound over variables 1..n, in each of PySAT's PB ``encodings`` (auxiliaries after the last)."""
+def weighted_sum(kind: str, weights: list[int], bound: int, encodings: list[str]) -> CNF:
+    """Σ weights·x against ``bound`` (``kind``: PBEnc's ``atmost``, ``atleast`` or ``equals``) over variables
+    1..n, in each of PySAT's PB ``encodings`` (each one's auxiliaries numbered after the last)."""
     n, clauses, top = len(weights), [], len(weights)
     for encoding in encodings:
-        formula = PBEnc.atmost(
+        formula = getattr(PBEnc, kind)(
             lits=list(range(1, n + 1)), weights=weights, bound=bound, top_id=top, encoding=getattr(PBEncType, encoding)
         )
         clauses += [tuple(clause) for clause in formula.clauses]
@@ -75,16 +76,16 @@ def weighted_at_most(weights: list[int], bound: int, encodings: list[str]) -> CN
     return CNF(n, tuple(clauses), top)
 
 
-def subsets_at_most(weights: list[int], bound: int) -> int:
-    """Subsets whose weight is at most ``bound``: a count per reachable total, item by item."""
+def subsets_meeting(weights: list[int], holds: Callable[[int], bool]) -> int:
+    """Subsets of items with these ``weights`` whose total weight ``holds``: a count per reachable total,
+    item by item (a weighted constraint's models, without listing them)."""
     ways = {0: 1}
     for weight in weights:
         following = dict(ways)
         for total, count in ways.items():
-            if total + weight <= bound:
-                following[total + weight] = following.get(total + weight, 0) + count
+            following[total + weight] = following.get(total + weight, 0) + count
         ways = following
-    return sum(ways.values())
+    return sum(count for total, count in ways.items() if holds(total))
 
 
 def _cases() -> dict[str, tuple[Callable[[], CNF], int]]:
@@ -102,14 +103,12 @@ def _cases() -> dict[str, tuple[Callable[[], CNF], int]]:
     chooser = random.Random(1)
     weights = [chooser.randint(1, 20) for _ in range(60)]
     bound = sum(weights) // 3
+    subsets = subsets_meeting(weights, lambda total: total <= bound)
     for encoding in ("bdd", "adder", "totalizer", "sortnetwrk"):
-        cases[f"pb-60-{encoding}"] = (
-            lambda e=encoding: weighted_at_most(weights, bound, [e]),
-            subsets_at_most(weights, bound),
-        )
+        cases[f"pb-60-{encoding}"] = (lambda e=encoding: weighted_sum("atmost", weights, bound, [e]), subsets)
         cases[f"pb-60-{encoding}-overlap"] = (
-            lambda e=encoding: weighted_at_most(weights, bound, ["seqcounter", e]),
-            subsets_at_most(weights, bound),
+            lambda e=encoding: weighted_sum("atmost", weights, bound, ["seqcounter", e]),
+            subsets,
         )
     for name, encoding in (("ladder", EncType.ladder), ("seqcounter", EncType.seqcounter)):
         cases[f"sudoku-6-{name}-overlap"] = (lambda e=encoding: sudoku(6).conjoin(sudoku(6, e)), SUDOKU_6_GRIDS)

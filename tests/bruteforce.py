@@ -62,15 +62,3 @@ def sat_accepts(cnf, row) -> bool:
 
     with Solver(name="cadical195", bootstrap_with=[list(c) for c in cnf.clauses]) as solver:
         return solver.solve(assumptions=[i + 1 if bit else -(i + 1) for i, bit in enumerate(row)])
-
-
-def subsets_meeting(weights: list[int], holds) -> int:
-    """Subsets of items with these ``weights`` whose total weight ``holds``: a count per reachable total,
-    item by item (a weighted constraint's models, without listing them)."""
-    ways = {0: 1}
-    for weight in weights:
-        following = dict(ways)
-        for total, count in ways.items():
-            following[total + weight] = following.get(total + weight, 0) + count
-        ways = following
-    return sum(count for total, count in ways.items() if holds(total))

@@ -328,18 +328,16 @@ class _Circuit:
                 defining[abs(head)].append(clause)
             else:
                 (bounding[abs(head)] if determined else unmet).append(clause)
-        position = {var: i for i, var in enumerate(self.order)}
-        if determined and (
-            self.loops
-            or any(
+        if determined:
+            position = {var: i for i, var in enumerate(self.order)}
+            if self.loops or any(
                 position[abs(lit)] > position[head]
                 for head, bounds in bounding.items()
                 for clause in bounds
                 for lit in clause
                 if abs(lit) > n
-            )
-        ):
-            return None  # a bound over an auxiliary not yet computed when its head is
+            ):
+                return None  # a bound over an auxiliary not yet computed when its head is
         uses: dict[int, int] = defaultdict(int)  # definitions and bounds still to read each auxiliary
         for head in set(defining) | set(bounding):
             for clause in defining.get(head, []) + bounding.get(head, []):
