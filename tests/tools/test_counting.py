@@ -334,21 +334,27 @@ def _spin_then_answer_12(*args):
     return 12, {}
 
 
-def test_a_racer_that_found_its_structure_runs_alone_and_the_others_resume_after(monkeypatch):
-    """The one-hot route says it found its groups and then looks at its siblings: the SDD routes' child (a CPU
-    spinner) is stopped, none runs; once the one-hot route fails, the SDD child resumes and answers."""
+@pytest.mark.parametrize(("racer", "label"), [("count_one_hot", "one-hot"), ("count_by_recovery", "recovery")])
+def test_a_racer_that_found_its_structure_runs_alone_and_the_others_resume_after(monkeypatch, racer, label):
+    """The one-hot route (its groups found) or structure recovery (every block recovered) says so and then looks
+    at its siblings: the SDD routes' child (a CPU spinner) is stopped, none runs; once the announcing route
+    fails, the SDD child resumes and answers (12 Latin squares of 3; an auxiliary in a clause that always holds,
+    so recovery races too)."""
     import autonesy.tools.counting as counting
 
-    monkeypatch.setattr(counting, "count_one_hot", _announce_then_look_around)
+    for name in ("_ganak_count", "count_by_orbits", "count_by_frontier", "count_one_hot", "count_by_recovery"):
+        monkeypatch.setattr(counting, name, _broken)
+    monkeypatch.setattr(counting, racer, _announce_then_look_around)
     monkeypatch.setattr(counting, "_sdd_routes", _spin_then_answer_12)
-    monkeypatch.setattr(counting, "_ganak_count", _broken)
-    monkeypatch.setattr(counting, "count_by_orbits", _broken)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
     monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
     monkeypatch.setattr(sys.modules[__name__], "_EARLIER_CHILDREN", _children(os.getpid()))
-    result = count_models(latin_squares(3), "auto", enumeration_cap=3, time_limit_s=30)
+    squares = latin_squares(3)
+    aux = squares.num_vars + 1
+    with_aux = CNF(squares.num_task_vars, squares.clauses + ((aux, -aux),), aux)
+    result = count_models(with_aux, "auto", enumeration_cap=3, time_limit_s=30)
     assert (result.value, result.method) == (12, "sdd")
-    (seen,) = [entry for entry in result.params["fallbacks"] if entry.startswith("one-hot")]
+    (seen,) = [entry for entry in result.params["fallbacks"] if entry.startswith(label)]
     states = seen.split("siblings ")[1].split(")")[0]
     assert "T" in states and set(states) <= {"T", "Z"}, seen
 
@@ -575,9 +581,12 @@ def test_a_count_from_candidates_refuses_an_assignment_of_the_wrong_shape():
             count_from_candidates(cnf, [bad], 5.0, "a test")
 
 
-def test_two_encodings_of_exactly_k_and_a_clause_are_counted_by_structure_recovery(monkeypatch):
+@pytest.mark.parametrize("large_clauses", [None, 10])
+def test_two_encodings_of_exactly_k_and_a_clause_are_counted_by_structure_recovery(monkeypatch, large_clauses):
     """Exactly 7 of 14 as a sequential counter and as a totalizer, and x1 ∨ x2: with Ganak, the SDD routes,
-    frontier, orbits and enumeration out of the race, recovery answers, exactly (C(14, 7) - C(12, 7) = 2640)."""
+    frontier, orbits and enumeration out of the race, recovery answers, exactly (C(14, 7) - C(12, 7) = 2640).
+    With ``large_clauses`` the CNF is past ``AUTO_LARGE_CLAUSES`` (as exactly-100 of 200 overlapped is with its
+    82,891 clauses), and recovery still races."""
     from pysat.card import CardEnc, EncType
 
     import autonesy.tools.counting as counting
@@ -586,50 +595,10 @@ def test_two_encodings_of_exactly_k_and_a_clause_are_counted_by_structure_recove
         monkeypatch.setattr(counting, name, _broken)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
     monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+    if large_clauses is not None:
+        monkeypatch.setattr(counting, "AUTO_LARGE_CLAUSES", large_clauses)
     truth = CardEnc.equals(lits=list(range(1, 15)), bound=7, top_id=14, encoding=EncType.seqcounter)
     answer = CardEnc.equals(lits=list(range(1, 15)), bound=7, top_id=truth.nv, encoding=EncType.totalizer)
     cnf = CNF(14, tuple(map(tuple, truth.clauses + answer.clauses)) + ((1, 2),), answer.nv)
     result = count_models(cnf, "auto", enumeration_cap=3)
     assert (result.value, result.method, result.exact) == (3432 - 792, "recovery", True)
-
-
-def test_structure_recovery_races_on_a_cnf_past_the_large_bound(monkeypatch):
-    """The same two encodings and clause, read as a large CNF (past ``AUTO_LARGE_CLAUSES``, as exactly-100 of
-    200 overlapped is with its 82,891 clauses): recovery still races, and answers (2640)."""
-    from pysat.card import CardEnc, EncType
-
-    import autonesy.tools.counting as counting
-
-    for name in ("_ganak_count", "_sdd_routes", "count_by_frontier", "count_by_orbits"):
-        monkeypatch.setattr(counting, name, _broken)
-    monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
-    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
-    monkeypatch.setattr(counting, "AUTO_LARGE_CLAUSES", 10)
-    truth = CardEnc.equals(lits=list(range(1, 15)), bound=7, top_id=14, encoding=EncType.seqcounter)
-    answer = CardEnc.equals(lits=list(range(1, 15)), bound=7, top_id=truth.nv, encoding=EncType.totalizer)
-    cnf = CNF(14, tuple(map(tuple, truth.clauses + answer.clauses)) + ((1, 2),), answer.nv)
-    assert len(cnf.clauses) > 10
-    result = count_models(cnf, "auto", enumeration_cap=3)
-    assert (result.value, result.method, result.exact) == (3432 - 792, "recovery", True)
-
-
-def test_structure_recovery_that_recovered_every_block_runs_alone(monkeypatch):
-    """Recovery says it recovered its blocks and then looks at its siblings: the SDD routes' child is
-    stopped, none runs; once recovery fails, the SDD child resumes and answers (12 Latin squares of 3)."""
-    import autonesy.tools.counting as counting
-
-    monkeypatch.setattr(counting, "count_by_recovery", _announce_then_look_around)
-    monkeypatch.setattr(counting, "_sdd_routes", _spin_then_answer_12)
-    for name in ("_ganak_count", "count_by_orbits", "count_by_frontier", "count_one_hot"):
-        monkeypatch.setattr(counting, name, _broken)
-    monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
-    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
-    monkeypatch.setattr(sys.modules[__name__], "_EARLIER_CHILDREN", _children(os.getpid()))
-    squares = latin_squares(3)
-    aux = squares.num_vars + 1  # an auxiliary (in a clause that holds always): recovery races on such CNFs
-    with_aux = CNF(squares.num_task_vars, squares.clauses + ((aux, -aux),), aux)
-    result = count_models(with_aux, "auto", enumeration_cap=3, time_limit_s=30)
-    assert (result.value, result.method) == (12, "sdd")
-    (seen,) = [entry for entry in result.params["fallbacks"] if entry.startswith("recovery")]
-    states = seen.split("siblings ")[1].split(")")[0]
-    assert "T" in states and set(states) <= {"T", "Z"}, seen
