@@ -41,7 +41,7 @@ import graphlib
 import itertools
 import threading
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -373,7 +373,13 @@ class _Circuit:
             if len(loop) == 1:
                 value[var] = defined(var)
             else:
-                self._solve_loop(loop, defined, value, values)
+                members = set(loop)
+                readers: dict[int, list[int]] = defaultdict(list)  # in the loop, whose definitions read each one
+                for member in loop:
+                    for read in {abs(lit) for clause in defining.get(member, ()) for lit in clause} & members:
+                        if read != member:
+                            readers[read].append(member)
+                self._solve_loop(loop, readers, defined, value, values)
             if determined:
                 met = self._bounds_met(var, bounding[var], value[var], operand, values)
                 if met is None:
@@ -418,22 +424,34 @@ class _Circuit:
         return values.or_of_ands([[(lower, False)], [(upper, True)]])
 
     def _solve_loop(
-        self, loop: Sequence[int], defined: Callable[[int], Any], value: dict[int, Any], values: _Sdds | _Tables
+        self,
+        loop: Sequence[int],
+        readers: dict[int, list[int]],
+        defined: Callable[[int], Any],
+        value: dict[int, Any],
+        values: _Sdds | _Tables,
     ) -> None:
         """The loop's auxiliaries as the least (or greatest) fixpoint of their definitions: each starts false
-        (true when greatest-defined) and is defined again from the others until none changes. The definitions
-        are monotone in the loop's values, so this is the least (greatest) model, as the circuit reads it."""
+        (true when greatest-defined), and an auxiliary is defined again whenever one it reads (``readers``)
+        changed, until none changes. The definitions are monotone in the loop's values, so this is the least
+        (greatest) model, as the circuit reads it; a chain of k auxiliaries closed into a loop takes O(k)
+        definitions, where passes over the whole loop took O(k²) (1,000 of them: past 30 s)."""
         for var in loop:
             value[var] = values.keep(values.constant(var not in self.least))
-        changed = True
-        while changed:
-            changed = False
-            for var in loop:
-                node = defined(var)
-                if not values.equal(node, value[var]):
-                    changed = True
-                values.drop(value[var])
-                value[var] = node
+        pending, queued = deque(loop), set(loop)
+        while pending:
+            var = pending.popleft()
+            queued.discard(var)
+            node = defined(var)
+            if values.equal(node, value[var]):
+                values.drop(node)
+                continue
+            values.drop(value[var])
+            value[var] = node
+            for reader in readers.get(var, ()):
+                if reader not in queued:
+                    queued.add(reader)
+                    pending.append(reader)
             values.check("solving a loop of a block's circuit", collect=True)
 
 

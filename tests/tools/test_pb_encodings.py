@@ -131,3 +131,16 @@ def test_an_auxiliary_defined_both_ways_is_proved_by_circuits() -> None:
         patch.setattr(structure_recovery, "MAX_SAT_CHECK_CLAUSES", 0)
         assert count_by_recovery(CNF(2, parity, 3)) == 4
         assert count_by_recovery(CNF(2, parity + ((1, 3),), 3)) == 3
+
+
+def test_a_long_chain_closed_into_a_loop_is_its_least_fixpoint() -> None:
+    """Auxiliaries a1..a300 with a(i) → a(i−1), x1 ∧ a1 → a300, x2 → a300 and not (a1 ∧ x3): one loop whose
+    definitions each read the next. x2 forces a300 and so a1, and then x3 false: 4 rows of x1, x4; without
+    x2 every auxiliary may be false: 8 rows. 12 of 16."""
+    chain = list(range(5, 305))
+    clauses = [(-chain[i], chain[i - 1]) for i in range(1, len(chain))]
+    clauses += [(-chain[0], -1, chain[-1]), (-2, chain[-1]), (-chain[0], -3)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(structure_recovery, "MAX_CASE_SPLIT_VARS", 0)
+        patch.setattr(structure_recovery, "MAX_SAT_CHECK_CLAUSES", 0)
+        assert count_by_recovery(CNF(4, tuple(clauses), 304)) == 12
