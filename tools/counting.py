@@ -123,7 +123,8 @@ __all__ = [
 # 10: structure recovery on CNFs of up to AUTO_RECOVERY_MAX_CLAUSES clauses, with priority once every block
 # is recovered; tables over counts of literal groups (:mod:`autonesy.tools.count_functions`); PB BDDs and
 # adders recovered (cyclic definitions as fixpoints, auxiliaries forced by their own clauses).
-ROUTES_VERSION = 10
+# 11: the one-hot route counts interchangeable values through their first uses (a Latin square's first row fixed).
+ROUTES_VERSION = 11
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long

@@ -8,7 +8,8 @@ touches. The groups are assigned in the order the encoder wrote them (a grid row
 by layer, with forward checking: once a clause has one group left and is not yet satisfied, that
 group's domain is cut to the values that satisfy it. Two partial assignments with the same future
 domains and the same still-open clauses have the same completions, so a layer keeps one count per
-such state (6 × 6 Sudoku: at most 291,600 states, about 10 s). The layers' width is the budget, in
+such state (6 × 6 Sudoku: at most 291,600 states, about 10 s; a few thousand, well under 0.1 s, once its
+values are read as interchangeable: :func:`interchangeable_values`). The layers' width is the budget, in
 memory rather than a number of states: the states are measured as they are made (bytes per state,
 sampled in each layer) and the two layers alive at once must fit in
 :func:`state_memory_budget` (a share of what the machine, the cgroup and RLIMIT_AS leave, split among the
@@ -212,6 +213,23 @@ def _proved_one_hot(block: Iterable[Clause], n: int) -> list[Clause]:
     return pairs if none_allowed else [*pairs, tuple(visible)]
 
 
+def interchangeable_values(cnf: CNF, groups: list[tuple[int, ...]]) -> int:
+    """m when every group has the same m > 1 variables and every permutation of the values, applied to all groups
+    at once, maps the clauses onto themselves (Latin squares, Sudoku without clues, colourings); else 0.
+
+    Checked on two permutations that generate them all: swapping values 0 and 1, and shifting every value by one.
+    """
+    m = len(groups[0]) if groups else 0
+    if m < 2 or any(len(members) != m for members in groups):
+        return 0
+    clauses = {frozenset(clause) for clause in cnf.clauses}
+    for permuted in ((1, 0, *range(2, m)), (*range(1, m), 0)):
+        image = {members[i]: members[j] for members in groups for i, j in enumerate(permuted)}
+        if any(frozenset(image[lit] if lit > 0 else -image[-lit] for lit in c) not in clauses for c in clauses):
+            return 0
+    return m
+
+
 def count_one_hot(
     cnf: CNF,
     time_limit_s: float | None = None,
@@ -233,6 +251,7 @@ def count_one_hot(
         on_structure()
     place = {var: (g, i) for g, members in enumerate(groups) for i, var in enumerate(members)}
     full = [(1 << len(members)) - 1 if len(members) > 1 else 0b11 for members in groups]
+    labels = interchangeable_values(cnf, groups)
 
     def values_making_true(lit: int) -> int:
         g, i = place[abs(lit)]
@@ -283,6 +302,11 @@ def count_one_hot(
     if not all(domains):
         return 0
     cut_masks = [[_cut(cut, field, shift, width) if cut else None for cut in per_value] for per_value in cuts]
+    # With interchangeable values, only assignments whose values appear in order of first use are made (a group
+    # takes a value used before or the first unused one, in as many ways as values are unused): the state
+    # carries the number of values used, above the open clauses' bits, and a Latin square's first row is fixed.
+    used_shift = shift[-1] + len(slot)
+    one_used = 1 << used_shift
     budget_bytes = state_memory_budget()
     layer: dict[int, int] = {sum(d << offset for d, offset in zip(domains, shift)): 1}
     held = 0  # the bytes of the layer being read
@@ -297,15 +321,20 @@ def count_one_hot(
             values = values_of.get(domain)
             if values is None:
                 values = values_of[domain] = [v for v in range(width[g]) if (domain >> v) & 1]
+            first_unused = key >> used_shift if labels else width[g]  # past every value: none relabelled
             for value in values:
-                rest, cut = base, cuts_here[value]
+                ways, rest, cut = count, base, cuts_here[value]
+                if value >= first_unused:
+                    if value > first_unused:
+                        break  # a relabelling of an assignment counted through the first unused value
+                    ways, rest = count * (labels - value), rest + one_used
                 if cut is not None:
                     rest &= cut[0]
                     if any((rest & fields) + ones & carries != carries for fields, ones, carries in cut[1]):
                         continue  # a domain emptied
                 closing, pending = closes_here[value], unsatisfied_here[value]
                 if not (closing or pending):  # no clause of three groups or more here
-                    following[rest] += count
+                    following[rest] += ways
                     continue
                 rest &= ~closing
                 for bit, first, left, last_field, keep in pending:
@@ -321,7 +350,7 @@ def count_one_hot(
                     if not rest & last_field:
                         break
                 else:
-                    following[rest] += count
+                    following[rest] += ways
             taking = held + footprint.bytes(following)  # checked as the layer grows: a 9 x 9 Sudoku's takes gigabytes
             why = ""
             if taking > budget_bytes:
