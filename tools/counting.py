@@ -84,6 +84,7 @@ from autonesy.tools.options import COUNT_METHODS
 from autonesy.tools.orbit_count import count_by_orbits
 from autonesy.tools.preprocess import simplify_projected
 from autonesy.tools.process_lifetime import die_with_parent
+from autonesy.tools.quiet_clock import available_cores
 from autonesy.tools.quiet_clock import current as quiet_clock
 from autonesy.tools.structure_recovery import count_by_recovery
 from autonesy.tools.variable_elimination import (
@@ -123,7 +124,8 @@ __all__ = [
 # 10: structure recovery on CNFs of up to AUTO_RECOVERY_MAX_CLAUSES clauses, with priority once every block
 # is recovered; tables over counts of literal groups (:mod:`autonesy.tools.count_functions`); PB BDDs and
 # adders recovered (cyclic definitions as fixpoints, auxiliaries forced by their own clauses).
-# 11: the one-hot route counts interchangeable values through their first uses (a Latin square's first row fixed).
+# 11: the one-hot route counts interchangeable values through their first uses (a Latin square's first row fixed);
+# a racer given priority leaves the spare cores to Ganak and the SDD routes.
 ROUTES_VERSION = 11
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
@@ -142,7 +144,9 @@ AUTO_LARGE_CLAUSES = 50_000  # above this: no first enumeration, preprocessing i
 AUTO_RECOVERY_MAX_CLAUSES = 500_000  # structure recovery's own bound (exactly-100 of 200 overlapped: 82,891)
 AUTO_PREPROCESS_SHARE = 0.3  # of the limit, for a large CNF's preprocessing
 AUTO_APPROXMC_SHARE = 0.2  # of the limit, kept for ApproxMC when no exact route answered
-AUTO_PRIORITY_SHARE = 0.5  # of the race's time left, for a racer that found its structure, the others paused
+AUTO_PRIORITY_SHARE = (
+    0.5  # of the race's time left, for a racer that found its structure (the others paused but one a spare core)
+)
 STRUCTURE_FOUND = b"!"  # a racer's first byte on its pipe when it found its structure (a pickle starts with 0x80)
 
 _CLOCK_POLL_S = 1.0  # a wait for the children reads the quiet clock at least this often
@@ -807,9 +811,12 @@ _ANNOUNCING = ("one-hot",)  # the racers that say when they found their structur
 def _give_priority(
     children: list[_Child], holder: _Child | None, until: float, deadline: float
 ) -> tuple[_Child | None, float]:
-    """Which racer has the CPU, and until when: the first to say it found its structure runs alone, the others
-    paused, for ``AUTO_PRIORITY_SHARE`` of the race's time left (a 20 s route did not finish in a 60 s race of
-    seven racers on two cores); when it ends or that time is up they all resume, and each racer gets it once.
+    """Which racer has the CPU, and until when: the first to say it found its structure gets a core of its own,
+    the others paused but for one per spare core (the general routes first: ``_COMPANIONS``), for
+    ``AUTO_PRIORITY_SHARE`` of the race's time left (a 20 s route did not finish in a 60 s race of seven racers on
+    two cores); when it ends or that time is up they all resume, and each racer gets it once. A core left idle
+    beside the holder starved the route that would answer: DCP-Bench's bowls_and_oranges needs 61 s of Ganak's
+    CPU, and Ganak was paused for 225 s of a 300 s race while two announcing racers in turn failed.
     The enumeration thread is not paused (a thread of this process)."""
     now = quiet_clock().now()
     if holder is not None and (holder.done or now >= until):
@@ -818,9 +825,17 @@ def _give_priority(
         holder = next((c for c in children if c.found_structure and not c.prioritised and not c.done), None)
         if holder is not None:
             holder.prioritised, until = True, now + AUTO_PRIORITY_SHARE * (deadline - now)
+    beside: list[_Child] = []
+    if holder is not None:
+        others = [c for c in children if c is not holder and not c.done]
+        others.sort(key=lambda c: _COMPANIONS.index(c.method) if c.method in _COMPANIONS else len(_COMPANIONS))
+        beside = others[: available_cores() - 1]
     for child in children:
-        child.pause(holder is not None and child is not holder)
+        child.pause(holder is not None and child is not holder and child not in beside)
     return holder, until
+
+
+_COMPANIONS = ("ganak", "sdd")  # who keeps running beside a racer given priority, while cores are spare
 
 
 def _answer_of(child: _Child, failed: set[str], tried: list[str]) -> ModelCount | None:

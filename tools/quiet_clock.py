@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable
 
-__all__ = ["SLOWEST", "QuietClock", "Sample", "current"]
+__all__ = ["SLOWEST", "QuietClock", "Sample", "available_cores", "current"]
 
 SLOWEST = 0.25  # a quiet clock runs at least this fast against the wall clock
 READER_WORKS = 0.1  # the reading thread asks for CPU when it used this share of an interval
@@ -42,7 +42,7 @@ class QuietClock:
 
     def __init__(self, sample: Callable[[], Sample] | None = None, cores: int | None = None):
         self._sample = sample or self._read_proc
-        self._cores = cores or _cores()
+        self._cores = cores or available_cores()
         self._reader = threading.get_native_id()
         self._children: set[int] = set()
         self._threads: set[int] = set()
@@ -112,7 +112,8 @@ def current() -> QuietClock:
     return clock
 
 
-def _cores() -> int:
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity), else the machine's."""
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):

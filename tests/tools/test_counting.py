@@ -348,6 +348,7 @@ def test_a_racer_that_found_its_structure_runs_alone_and_the_others_resume_after
     monkeypatch.setattr(counting, "_sdd_routes", _spin_then_answer_12)
     monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
     monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+    monkeypatch.setattr(counting, "available_cores", lambda: 1)  # no spare core: nothing runs beside it
     monkeypatch.setattr(sys.modules[__name__], "_EARLIER_CHILDREN", _children(os.getpid()))
     squares = latin_squares(3)
     aux = squares.num_vars + 1
@@ -357,6 +358,31 @@ def test_a_racer_that_found_its_structure_runs_alone_and_the_others_resume_after
     (seen,) = [entry for entry in result.params["fallbacks"] if entry.startswith(label)]
     states = seen.split("siblings ")[1].split(")")[0]
     assert "T" in states and set(states) <= {"T", "Z"}, seen
+
+
+class _Racer:
+    """What ``_give_priority`` reads of a racer, and whether it was last told to pause."""
+
+    def __init__(self, method: str, found_structure: bool = False, done: bool = False):
+        self.method, self.found_structure, self.done = method, found_structure, done
+        self.prioritised, self.paused = False, False
+
+    def pause(self, paused: bool) -> None:
+        self.paused = paused
+
+
+@pytest.mark.parametrize("cores", [1, 2, 3, 8])
+def test_a_racer_given_priority_leaves_each_spare_core_to_a_general_route(monkeypatch, cores):
+    """On c cores the holder runs with c − 1 others, Ganak first, then the SDD routes, then in the race's order
+    (a holder alone on two cores left one idle while Ganak, which would have answered, stayed paused)."""
+    monkeypatch.setattr(counting, "available_cores", lambda: cores)
+    racers = [_Racer("sdd"), _Racer("one-hot", found_structure=True), _Racer("frontier"), _Racer("orbits")]
+    racers += [_Racer("ganak"), _Racer("recovery", done=True), _Racer("approxmc")]
+    holder, _ = counting._give_priority(racers, None, 0.0, deadline=counting.quiet_clock().now() + 60)
+    assert holder is racers[1]
+    running = {r.method for r in racers if not r.paused and r is not holder and not r.done}
+    assert running == set(["ganak", "sdd", "frontier", "orbits", "approxmc"][: cores - 1])
+    assert not holder.paused
 
 
 def test_a_paused_racer_is_killed_with_the_others(monkeypatch):
