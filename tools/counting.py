@@ -144,9 +144,7 @@ AUTO_LARGE_CLAUSES = 50_000  # above this: no first enumeration, preprocessing i
 AUTO_RECOVERY_MAX_CLAUSES = 500_000  # structure recovery's own bound (exactly-100 of 200 overlapped: 82,891)
 AUTO_PREPROCESS_SHARE = 0.3  # of the limit, for a large CNF's preprocessing
 AUTO_APPROXMC_SHARE = 0.2  # of the limit, kept for ApproxMC when no exact route answered
-AUTO_PRIORITY_SHARE = (
-    0.5  # of the race's time left, for a racer that found its structure (the others paused but one a spare core)
-)
+AUTO_PRIORITY_SHARE = 0.5  # of the race's time left, for a racer that found its structure (see _give_priority)
 STRUCTURE_FOUND = b"!"  # a racer's first byte on its pipe when it found its structure (a pickle starts with 0x80)
 
 _CLOCK_POLL_S = 1.0  # a wait for the children reads the quiet clock at least this often
