@@ -65,29 +65,25 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import re
-import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from autonesy.graph import results
+from autonesy.graph.report_rows import FIRST_ANSWER_FIELD, ReportError, RowColumns, load_results
 from autonesy.graph.results import CACHED_USAGE
-from autonesy.graph.rundir import CONFIG_FILE, read_json
-from autonesy.graph.summary import RunSummary, SummaryError
-from autonesy.graph.trace import first_answer_syntax_error, shorten
+from autonesy.graph.trace import shorten
 from autonesy.tasks.options import DETAIL_LEVELS
 from autonesy.tasks.registry import TASK_NAMES
 from autonesy.tools import safe_files
-from autonesy.tools.errors import AutonesyError
 from autonesy.tools.llm_spec import LLMPrices, llm_prices
 from autonesy.tools.options import FORMATS
 from autonesy.tools.table_cells import csv_cell, latex_text, markdown_text
@@ -95,10 +91,7 @@ from autonesy.tools.terminal_text import terminal_line
 
 FINISHED = ("accepted", "rejected")
 INFRA_FAILED = "infra_failed"  # an infrastructure failure that outlived its retries: never scored
-FIRST_ANSWER_FIELD = "first_answer_syntax_error"
 RELATION_ORDER = ("equal", "permissive", "strict", "incomparable", "rejected")
-DOWNSTREAM_FILE = "downstream.jsonl"  # flat rows, one per trained model
-TRAINING_FILE = "downstream.json"  # one nesy.evaluate.train_and_evaluate result (per attempt directory)
 
 PUBLISHED_SOURCE = "auto-nesy-bench (Bortolotti et al., 2026), figures as listed in docs/tasks.md"
 PUBLISHED: dict[str, dict[str, Any]] = {
@@ -118,282 +111,6 @@ PUBLISHED: dict[str, dict[str, Any]] = {
     },
     "benchmark": {"satbench": 0.963, "dcpbench": 0.324},
 }
-
-
-class ReportError(AutonesyError, ValueError):
-    """Nothing to report on (no results found), or an unusable option."""
-
-
-# ------------------------------------------------------------------------------------ input
-def _row_from_run_dir(run_dir: Path) -> dict[str, Any] | None:
-    """A results row for a plain `run` directory (summary.json + config.json); None for a directory
-    whose summary or configuration cannot be read (a damaged one is skipped, as in a sweep)."""
-    try:
-        summary = RunSummary.read(run_dir)
-    except SummaryError:
-        return None
-    config = read_json(run_dir / CONFIG_FILE)
-    if summary is None or not isinstance(config, dict):
-        return None
-    task_spec = config.get("task_spec")
-    max_repairs = config.get("max_repairs")
-    max_tokens = config.get("max_tokens")
-    job = {
-        "attempt_id": f"run:{run_dir}",
-        "config": {
-            "task": task_spec if isinstance(task_spec, str) else summary.task,
-            "format": summary.format,
-            "prompt": summary.prompt,
-            "detail": summary.detail,
-            "policy": summary.policy,
-            "decoding": summary.decoding,
-            "max_repairs": max_repairs if type(max_repairs) is int else None,
-            "max_tokens": max_tokens if type(max_tokens) is int else None,
-        },
-        "llm": summary.llm or results.EXPERT,
-        "task": summary.task,
-        "repeat": 0,
-    }
-    row = results.attempt_row(run_dir.parent, job, run_dir)
-    row["run_dir"] = str(run_dir)
-    return row
-
-
-class ReadRow(Mapping[str, Any]):
-    """A checked results row as a report holds it: its values in one tuple under the shared field names (a dict per
-    row was most of the memory of a report over a large received sweep)."""
-
-    __slots__ = ("_values",)
-
-    def __init__(self, row: Mapping[str, Any]) -> None:
-        self._values = tuple(tuple(value) if isinstance(value, list) else value for value in map(row.get, _READ_FIELDS))
-
-    def __getitem__(self, key: str) -> Any:
-        try:
-            return self._values[_READ_INDEX[key]]
-        except KeyError:
-            raise KeyError(key) from None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(_READ_FIELDS)
-
-    def __len__(self) -> int:
-        return len(_READ_FIELDS)
-
-
-class Loaded(NamedTuple):
-    """What ``load_results`` read: attempt rows, downstream rows, and for each attempt found in several places which
-    copy was kept."""
-
-    rows: list[Mapping[str, Any]]
-    downstream: list[dict[str, Any]]
-    merged: list[str]
-
-
-def load_results(paths: Iterable[str | Path]) -> Loaded:
-    """Attempt rows, downstream rows and what was merged, from sweep directories, results files or run directories.
-    An attempt found in several of them is resolved by ``merge_copies`` (the same whatever the order given)."""
-    copies: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
-    downstream: list[dict[str, Any]] = []
-    for path in map(Path, paths):
-        if not path.exists():
-            raise ReportError(f"{path}: no such file or directory")
-        place = str(path)
-        try:  # results a user received: anything malformed is one error line naming the path
-            found, more = _results_in(path)
-            for row in with_first_answers(filter(None, map(_checked_row, found)), path):  # each checked as read
-                copies.setdefault(row["attempt_id"], []).append((place, ReadRow(row)))
-        except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as error:
-            raise ReportError(
-                f"{path}: cannot be read as results ({type(error).__name__}: {str(error)[:100]}); "
-                "is it damaged or from another program?"
-            ) from None
-        downstream.extend(row for row in more if isinstance(row, dict))
-    if not copies and not downstream:
-        raise ReportError("no results found (expected sweep directories, results.jsonl files or run directories)")
-    rows, merged = merge_copies(copies)
-    return Loaded(sorted(rows, key=results.order_key), downstream, merged)
-
-
-# How complete an outcome is (lower: more): a model outcome over a stop, a stop over a failure, a failure over nothing.
-COMPLETENESS = {
-    "accepted": 0,
-    "rejected": 0,
-    "not_applicable": 1,
-    "timeout": 2,
-    "infra_failed": 3,
-    "error": 4,
-    "unfinished": 5,
-    "pending": 6,
-}
-_RUN_FIELDS = {*results.TIMING_FIELDS, "cached_llm_seconds", FIRST_ANSWER_FIELD}  # may differ between two copies
-
-
-def merge_copies(
-    copies: Mapping[str, list[tuple[str, Mapping[str, Any]]]],
-) -> tuple[list[Mapping[str, Any]], list[str]]:
-    """One row per attempt, and for each attempt read more than once which copy was kept. **Rule**: the most
-    complete outcome wins (``COMPLETENESS``: accepted or rejected over timeout over infra_failed over error over
-    unfinished over pending), so a partial sweep and its complete rerun read the same in either order; copies
-    equally complete must agree on everything but timings, else the report is refused with a line naming the attempt
-    and the places (which one is right is the user's call, not the argument order's)."""
-    rows: list[Mapping[str, Any]] = []
-    merged: list[str] = []
-    for attempt, found in copies.items():
-        if len(found) == 1:
-            rows.append(found[0][1])
-            continue
-        best = min(COMPLETENESS.get(str(row.get("status")), len(COMPLETENESS)) for _, row in found)
-        kept = sorted(
-            (
-                (place, row)
-                for place, row in found
-                if COMPLETENESS.get(str(row.get("status")), len(COMPLETENESS)) == best
-            ),
-            key=lambda item: item[0],
-        )
-        outcomes = {
-            json.dumps({k: v for k, v in row.items() if k not in _RUN_FIELDS}, sort_keys=True) for _, row in kept
-        }
-        if len(outcomes) > 1:
-            places = ", ".join(dict.fromkeys(place for place, _ in kept))
-            raise ReportError(
-                f"attempt {terminal_line(attempt)} has different {terminal_line(str(kept[0][1].get('status')))} "
-                f"outcomes in {terminal_line(places)}; report one of them, or remove the copy you do not trust"
-            )
-        place, row = kept[0]
-        rows.append(row)
-        others = sorted(f"{other_place} ({other.get('status')})" for other_place, other in found if other is not row)
-        merged.append(f"kept {row.get('status')} from {place} over {', '.join(others)}")
-    return rows, merged
-
-
-_KEY_FIELDS = ("attempt_id", "task_spec", "llm", "format", "prompt", "detail", "policy")
-_NUMBER_FIELDS = {
-    "num_vars",
-    "repeat",
-    "max_repairs",
-    "max_tokens",
-    "repair_rounds",
-    "semantic_rounds",
-    "n_autofixes",
-    "llm_calls",
-    "cached_calls",
-    *CACHED_USAGE,
-    "prompt_tokens",
-    "completion_tokens",
-    "llm_seconds",
-    "wall_seconds",
-    "sdd_size",
-    "f1",
-    "precision",
-    "recall",
-    "mc_ratio",
-    "tp",
-    "fp",
-    "fn",
-    "tn",
-}
-# Fields a report reads when a row has them: whether the first answer failed the syntax check (else read from the
-# attempt's trace).
-_OPTIONAL_FIELDS: dict[str, type] = {FIRST_ANSWER_FIELD: bool}
-_FLAG_FIELDS = {"syntax_error", "oracle_passed", "compiled", "exact"}
-_READ_FIELDS = tuple(dict.fromkeys([*results.ROW_FIELDS, *_OPTIONAL_FIELDS]))  # what a checked row holds
-_READ_INDEX = {name: i for i, name in enumerate(_READ_FIELDS)}
-
-
-def _checked_row(row: Any) -> dict[str, Any] | None:
-    """A results row from disk with each field of the type ``attempt_row`` writes (others emptied);
-    None without the fields that identify the attempt."""
-    if not isinstance(row, dict) or not all(isinstance(row.get(key), str) for key in _KEY_FIELDS):
-        return None
-    checked: dict[str, Any] = {}
-    for key, kind in _OPTIONAL_FIELDS.items():  # when a row records them (rows written before them do not)
-        if type(row.get(key)) is kind:
-            checked[key] = row[key]
-    for key in results.ROW_FIELDS:
-        value = row.get(key)
-        if key in _NUMBER_FIELDS:
-            fits = type(value) is int or (type(value) is float and math.isfinite(value))
-        elif key in _FLAG_FIELDS:
-            fits = type(value) is bool
-        elif key == "autofixes":
-            fits = isinstance(value, list) and all(isinstance(item, str) for item in value)
-        else:
-            fits = isinstance(value, str)
-            if isinstance(value, str):  # the same names in every row: one copy of each (a sweep holds thousands)
-                value = sys.intern(value)
-        checked[key] = value if fits else ([] if key == "autofixes" else None)
-    return checked
-
-
-def with_first_answers(rows: Iterable[dict[str, Any]], source: Path) -> Iterator[dict[str, Any]]:
-    """``rows`` (of the sweep or results file ``source``), each with ``first_answer_syntax_error`` where it lacks it:
-    read from the attempt's trace (None without one, or for a ``run_dir`` outside ``source``'s folder — rows
-    travel, and a report never reads outside their own folder). One at a time, as they are read."""
-    base = (source if source.is_dir() else source.parent).resolve()
-    for row in rows:
-        if type(row.get(FIRST_ANSWER_FIELD)) is not bool:
-            run_dir = row.get("run_dir")
-            found = (base / run_dir).resolve() if isinstance(run_dir, str) and run_dir else None
-            inside = found is not None and (found == base or base in found.parents)
-            row = {**row, FIRST_ANSWER_FIELD: first_answer_syntax_error(found, base) if inside and found else None}
-        yield row
-
-
-def _results_in(path: Path) -> tuple[Iterable[Any], list[Any]]:
-    """(attempt rows, downstream rows) of one sweep directory, results file or folder of runs, unchecked (a results
-    file's rows as they are read)."""
-    downstream: list[Any] = []
-    found: Iterable[Any] = []
-    if path.is_file():
-        found = results.iter_results(path)
-    elif (path / results.RESULTS_JSONL).is_file():
-        found = results.iter_results(path)
-    elif (path / results.ATTEMPTS_DIR).is_dir():
-        found = results.collect_rows(path)
-    else:
-        runs = (_row_from_run_dir(summary.parent) for summary in sorted(path.rglob("summary.json")))
-        found = [row for row in runs if row is not None]
-    if path.is_dir():
-        for file in sorted(path.rglob(DOWNSTREAM_FILE)):
-            text = safe_files.read_text(file, root=path)
-            downstream.extend(json.loads(line) for line in text.splitlines() if line.strip())
-        for file in sorted(path.rglob(TRAINING_FILE)):
-            downstream.extend(rows_from_training(json.loads(safe_files.read_text(file, root=path)), file.parent))
-    return found, downstream
-
-
-def rows_from_training(result: Mapping[str, Any], run_dir: Path | None = None) -> list[dict[str, Any]]:
-    """Flat downstream rows from a ``nesy.evaluate.train_and_evaluate`` result (``downstream.json``):
-    one row per method × target × seed; the formula target is 'generated', the ground truth 'expert'.
-    The attempt's settings come from a ``summary.json`` next to the file, when there is one."""
-    context: dict[str, Any] = {}
-    try:
-        summary = RunSummary.read(run_dir) if run_dir is not None else None
-    except SummaryError:
-        summary = None
-    if summary is not None:
-        context = {"llm": summary.llm, "format": summary.format, "prompt": summary.prompt, "detail": summary.detail}
-    relation = (result.get("formula") or {}).get("relation")
-    seeds = list(result.get("seeds") or [])
-    rows = []
-    for method, entry in (result.get("results") or {}).items():
-        for target, formula in (("formula", "generated"), ("ground_truth", "expert")):
-            part = entry.get(target) or {}
-            for index, metrics in enumerate(part.get("per_seed") or []):
-                rows.append(
-                    {
-                        "task": result.get("task"),
-                        **context,
-                        "method": method,
-                        "formula": formula,
-                        "relation": relation if formula == "generated" else None,
-                        "seed": seeds[index] if index < len(seeds) else index,
-                        **{k: metrics.get(k) for k in ("f1", "precision", "recall", "accuracy", "consistency")},
-                    }
-                )
-    return rows
 
 
 # ----------------------------------------------------------------------------------- tables
@@ -583,16 +300,20 @@ USAGE_COLUMNS = (
 )
 
 
-def frame(rows: Sequence[Mapping[str, Any]], *, planned: bool = False) -> pd.DataFrame:
+def _held(rows: Iterable[Mapping[str, Any]]) -> RowColumns:
+    return rows if isinstance(rows, RowColumns) else RowColumns(rows)
+
+
+def frame(rows: Iterable[Mapping[str, Any]], *, planned: bool = False) -> pd.DataFrame:
     """Finished attempts as a DataFrame with the report's derived columns (settings as text, missing ones '—');
     with ``planned`` every attempt, its ``counted`` column saying which are finished (the tables' n of planned)."""
-    kept = [r for r in rows if planned or r.get("status") in FINISHED]
-    columns = list(dict.fromkeys(name for r in kept for name in r))
-    # column by column: the rows of a large sweep are never copied all at once (as dicts or a table of objects)
-    df = pd.DataFrame({name: [r.get(name) for r in kept] for name in columns}, columns=columns)
+    held = _held(rows)
+    kept = np.flatnonzero([planned or status in FINISHED for status in held.values("status")])
+    # column by column: the rows of a large sweep are never copied all at once (as dicts or lists of values)
+    df = pd.DataFrame({name: pd.Series(held.values(name, kept)) for name in held.fields}, columns=held.fields)
     if df.empty:
         return df
-    for name in columns:  # a field no row has a value for reads as missing numbers (as pandas reads None in dicts)
+    for name in held.fields:  # a field no row has a value for reads as missing numbers (as pandas reads None in dicts)
         if df[name].dtype == object and df[name].isna().all():
             df[name] = np.nan
     df["counted"] = df["status"].isin(FINISHED)
@@ -651,15 +372,16 @@ def bootstrap_ci(values: Iterable[float]) -> tuple[float, float]:
 
 
 _RESAMPLE_CELLS = 1 << 20  # resampled values held at once: memory stays flat whatever the group's size
+# Samples up to this size repeat (a rate over n attempts has n + 1 possible samples, and thousands of LLMs give
+# tens of thousands of small cells): their intervals and resample weights are cached, a few MB in all; a larger
+# sample's would be megabytes each and rarely met again.
+_CACHED_SAMPLE = 32
 
 
-@lru_cache(maxsize=64)
-def _resample_weights(n: int) -> np.ndarray | None:
+@lru_cache(maxsize=_CACHED_SAMPLE)
+def _resample_weights(n: int) -> np.ndarray:
     """Row r: how often each of ``n`` values is drawn in the seeded generator's resample r, over n (the same for every
-    sample of that size), so the resamples' means are one matrix product; None where they would not fit in
-    ``_RESAMPLE_CELLS`` (drawn in chunks instead)."""
-    if n * BOOTSTRAP_RESAMPLES > _RESAMPLE_CELLS:
-        return None
+    sample of that size), so the resamples' means are one matrix product."""
     indices = np.random.default_rng(BOOTSTRAP_SEED).integers(0, n, (BOOTSTRAP_RESAMPLES, n))
     drawn = np.bincount((np.arange(BOOTSTRAP_RESAMPLES)[:, None] * n + indices).ravel(), minlength=indices.size)
     weights = drawn.reshape(BOOTSTRAP_RESAMPLES, n) / n
@@ -677,23 +399,29 @@ def _percentiles(values: np.ndarray, fractions: Sequence[float]) -> list[float]:
     return [float(ordered[k] + (ordered[min(k + 1, last)] - ordered[k]) * t) for k, t in ranks]
 
 
-@lru_cache(maxsize=8192)  # groups of 0/1 values repeat (a rate over n attempts has n + 1 possible samples)
 def _percentile_interval(data: bytes) -> tuple[float, float]:
     """``scipy.stats.bootstrap(method="percentile")`` computed the same way (one draw of indices from the seeded
     generator, the resamples' means, NumPy's linear percentiles), in chunks and without its per-call overhead: a
     report computes tens of thousands of intervals (a test checks that both agree)."""
+    if len(data) <= 8 * _CACHED_SAMPLE:
+        return _small_sample_interval(data)
     sample = np.frombuffer(data)
     n = sample.size
-    weights = _resample_weights(n)
-    if weights is not None:
-        means = weights @ sample
-    else:
-        rng = np.random.default_rng(BOOTSTRAP_SEED)
-        means = np.empty(BOOTSTRAP_RESAMPLES)
-        step = max(1, _RESAMPLE_CELLS // n)
-        for start in range(0, BOOTSTRAP_RESAMPLES, step):
-            stop = min(start + step, BOOTSTRAP_RESAMPLES)
-            means[start:stop] = sample[rng.integers(0, n, (stop - start, n))].mean(axis=-1)
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    means = np.empty(BOOTSTRAP_RESAMPLES)
+    step = max(1, _RESAMPLE_CELLS // n)
+    for start in range(0, BOOTSTRAP_RESAMPLES, step):
+        stop = min(start + step, BOOTSTRAP_RESAMPLES)
+        means[start:stop] = sample[rng.integers(0, n, (stop - start, n))].mean(axis=-1)
+    return _interval_of(means)
+
+
+@lru_cache(maxsize=8192)
+def _small_sample_interval(data: bytes) -> tuple[float, float]:
+    return _interval_of(_resample_weights(len(data) // 8) @ np.frombuffer(data))
+
+
+def _interval_of(means: np.ndarray) -> tuple[float, float]:
     alpha = (1 - BOOTSTRAP_CONFIDENCE) / 2
     low, high = _percentiles(means, (alpha, 1 - alpha))
     return low, high
@@ -1181,9 +909,10 @@ def rejection_table(df: pd.DataFrame, cells: Cells) -> Table | None:
     return Table("rejections_by_kind", "Rejections by kind", header, rows, data, notes, lead=len(keys))
 
 
-def infra_table(rows: Sequence[Mapping[str, Any]]) -> Table | None:
+def infra_table(rows: Iterable[Mapping[str, Any]]) -> Table | None:
     """Attempts that an infrastructure failure stopped (never scored), one line each; None when there are none."""
-    failed = [r for r in rows if r.get("status") == INFRA_FAILED]
+    held = _held(rows)
+    failed = [held[i] for i, status in enumerate(held.values("status")) if status == INFRA_FAILED]
     if not failed:
         return None
     columns = ["llm", "task", "format", "prompt", "detail", "policy", "failure", "reason"]
@@ -1202,6 +931,9 @@ def infra_table(rows: Sequence[Mapping[str, Any]]) -> Table | None:
         ],
         lead=len(columns),
     )
+
+
+MARGINAL_SLICES = ("format", "detail", "prompt", "benchmark")
 
 
 def marginals_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -> Table:
@@ -1236,6 +968,8 @@ def marginals_table(df: pd.DataFrame, cells: Cells, compare_published: bool = Fa
         rows.append(cells_shown)
         data.append(record)
 
+    # the columns read here only: a slice of the whole frame would copy every column of every attempt
+    df = df[list(dict.fromkeys([*lead, "counted", "f1", "syntax_error", "task", "llm", *MARGINAL_SLICES]))]
     for values, positions in grouped(df, lead, ORDERS):
         group = df.iloc[positions]
         compared = group[group["benchmark"] == "catalogue"] if compare_published else group
@@ -1287,7 +1021,7 @@ def marginals_table(df: pd.DataFrame, cells: Cells, compare_published: bool = Fa
 
 
 def report_tables(
-    rows: Sequence[Mapping[str, Any]],
+    rows: Iterable[Mapping[str, Any]],
     *,
     compare_published: bool = False,
     pool: Sequence[str] = (),
@@ -1295,8 +1029,9 @@ def report_tables(
 ) -> tuple[list[Table], pd.DataFrame, Cells | None]:
     """Every attempt table of a report (the viewer shows the same ones), the finished attempts' frame and their
     cells (None when nothing finished)."""
+    held = _held(rows)
     return frame_tables(
-        frame(rows, planned=True), infra_table(rows), compare_published=compare_published, pool=pool, prices=prices
+        frame(held, planned=True), infra_table(held), compare_published=compare_published, pool=pool, prices=prices
     )
 
 
@@ -1580,10 +1315,7 @@ def build_report(
     if not given:
         raise ReportError("give at least one sweep or run directory")
     rows, downstream, merged = load_results(given)
-    left_out: dict[str, int] = {}
-    for row in rows:
-        if row.get("status") not in FINISHED:
-            left_out[row.get("status") or "?"] = left_out.get(row.get("status") or "?", 0) + 1
+    left_out = dict(Counter(status or "?" for status in rows.values("status") if status not in FINISHED))
     infra, planned = infra_table(rows), frame(rows, planned=True)
     del rows  # the frame holds what the tables need, in a fraction of the memory
     tables, df, _ = frame_tables(planned, infra, compare_published=compare_published, pool=pool)

@@ -404,11 +404,6 @@ def iter_results(path: str | Path) -> Iterator[Any]:
     path = Path(path)
     if path.is_dir():
         path = path / RESULTS_JSONL
-    data = safe_files.read_bytes(path)  # the file once, each line parsed as it is cut (not a list of them all)
-    start = 0
-    while start < len(data):
-        end = data.find(b"\n", start)
-        end = len(data) if end < 0 else end
-        line, start = data[start:end], end + 1
+    for line in safe_files.read_lines(path):  # a chunk at a time: never the whole file
         if line.strip():
             yield json.loads(line.decode("utf-8", errors="replace"))

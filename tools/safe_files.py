@@ -36,10 +36,12 @@ import platform
 import secrets
 import stat
 import struct
+from collections.abc import Iterator
 from pathlib import Path
 
 from autonesy.tools.errors import AutonesyError
 
+READ_CHUNK = 1 << 20  # bytes read at a time
 READ_LIMIT = 256 * 2**20  # bytes read from one file unless the caller says less (a 10,000-attempt trace is ~50 MB)
 SQLITE_HEADER = b"SQLite format 3\x00"
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")  # SQLite opens these next to a database, by name
@@ -221,6 +223,30 @@ def read_bytes(path: str | Path, *, root: str | Path | None = None, limit: int =
     if size > limit:
         raise UnsafeFileError(f"{path}: larger than {limit:,} bytes, the cap for this file; refused")
     return b"".join(chunks)
+
+
+def read_lines(path: str | Path, *, root: str | Path | None = None, limit: int = READ_LIMIT) -> Iterator[bytes]:
+    """The lines of the regular file ``path`` below ``root`` (without their ``\\n``), read a chunk at a time so that
+    a reader of a large file never holds all of it; past ``limit`` bytes the file is refused (the lines before have
+    been read)."""
+    fd = _open(path, root, os.O_RDONLY)
+    try:
+        pieces: list[bytes] = []  # of the line being read (one line can span many chunks)
+        size = 0
+        while chunk := os.read(fd, READ_CHUNK):
+            size += len(chunk)
+            if size > limit:
+                raise UnsafeFileError(f"{path}: larger than {limit:,} bytes, the cap for this file; refused")
+            start = 0
+            while (end := chunk.find(b"\n", start)) >= 0:
+                pieces.append(chunk[start:end])
+                yield b"".join(pieces)
+                pieces, start = [], end + 1
+            pieces.append(chunk[start:])
+        if any(pieces):
+            yield b"".join(pieces)
+    finally:
+        os.close(fd)
 
 
 def read_text(path: str | Path, *, root: str | Path | None = None, limit: int = READ_LIMIT) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from autonesy.graph import report, results
+from autonesy.graph import report, report_rows, results
 from autonesy.graph.trace import (
     TRACE_FILE,
     attempt_report,
@@ -158,7 +158,7 @@ def sweep_rows(path: Path, *, first_answers: bool = False) -> list[dict[str, Any
         rows = results.collect_rows(path) if (path / results.ATTEMPTS_DIR).is_dir() else []
     else:
         rows = _results_file(path / results.RESULTS_JSONL, (path / results.RESULTS_JSONL).stat().st_mtime_ns)
-    return list(report.with_first_answers(rows, path)) if first_answers else rows
+    return list(report_rows.with_first_answers(rows, path)) if first_answers else rows
 
 
 @functools.lru_cache(maxsize=4)
@@ -622,11 +622,11 @@ def overlap_circles(metrics: dict[str, Any], width: float = 360.0) -> dict[str, 
 
 
 def training_rows(result: dict[str, Any] | None, run_dir: Path) -> list[dict[str, Any]]:
-    """SPL/SL per method × formula × seed, as the report counts them (``report.rows_from_training``)."""
+    """SPL/SL per method × formula × seed, as the report counts them (``report_rows.rows_from_training``)."""
     if not result:
         return []
     try:
-        return report.rows_from_training(result, run_dir)
+        return report_rows.rows_from_training(result, run_dir)
     except (AttributeError, TypeError, ValueError):  # not a training result
         return []
 

@@ -100,10 +100,13 @@ def test_reads_follow_no_link_and_read_regular_files_exactly(tree, probe):
                     target = root.joinpath(*path)
                     if want == "file":
                         assert safe_files.read_bytes(target, root=root) == made[path][1]
+                        assert b"\n".join(safe_files.read_lines(target, root=root)) == made[path][1].rstrip(b"\n")
                     elif want == "refused":
                         with pytest.raises(UnsafeFileError) as caught:
                             safe_files.read_bytes(target, root=root)
                         assert "\n" not in str(caught.value) and str(root) in str(caught.value)
+                        with pytest.raises(UnsafeFileError):
+                            next(safe_files.read_lines(target, root=root))
                     else:
                         with pytest.raises(FileNotFoundError):
                             safe_files.read_bytes(target, root=root)
@@ -137,6 +140,7 @@ def test_a_fifo_is_refused_at_once_for_reading_writing_and_appending(tmp_path, o
     os.mkfifo(tmp_path / "pipe")
     for action in (
         lambda: safe_files.read_text(tmp_path / "pipe"),
+        lambda: next(safe_files.read_lines(tmp_path / "pipe")),
         lambda: safe_files.append_text(tmp_path / "pipe", "x"),
         lambda: safe_files.write_text(tmp_path / "pipe", "x"),
     ):
@@ -150,6 +154,29 @@ def test_reads_are_capped_with_the_file_and_the_cap_named(tmp_path, opening):
     assert safe_files.read_bytes(tmp_path / "big", limit=1001) == b"x" * 1001
     with pytest.raises(UnsafeFileError, match=r"big: larger than 1,000 bytes"):
         safe_files.read_bytes(tmp_path / "big", limit=1000)
+    assert list(safe_files.read_lines(tmp_path / "big", limit=1001)) == [b"x" * 1001]
+    with pytest.raises(UnsafeFileError, match=r"big: larger than 1,000 bytes"):
+        list(safe_files.read_lines(tmp_path / "big", limit=1000))
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.binary(max_size=60) | st.lists(st.sampled_from([b"a", b"bc", b"\n", b"\r\n", b"\n\n"])).map(b"".join))
+def test_lines_are_read_whole_whatever_the_chunks_cut(data):
+    """A line across any number of chunks (chunks of 1, 3 and 7 bytes here) reads as one line: the lines are those
+    of the whole file, the empty piece after a final newline left out."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "lines"
+        path.write_bytes(data)
+        expected = data.split(b"\n")
+        if expected[-1] == b"":
+            expected.pop()
+        for chunk in (1, 3, 7):
+            saved = safe_files.READ_CHUNK
+            safe_files.READ_CHUNK = chunk
+            try:
+                assert list(safe_files.read_lines(path)) == expected
+            finally:
+                safe_files.READ_CHUNK = saved
 
 
 def test_a_write_goes_through_a_fresh_temporary_name_each_time(tmp_path, monkeypatch, opening):

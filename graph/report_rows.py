@@ -1,0 +1,457 @@
+"""The attempt rows a report reads: checked as they are read, merged across the places given, held column by column.
+
+A received sweep can hold 100,000 attempts. Rows are checked one at a time as their file is read (never the file
+whole) and their values kept in typed columns (``RowColumns``): numbers in a float array with a one-byte tag, text
+that repeats (settings, statuses, failure kinds) as a code into its distinct values. A row then costs tens of bytes
+rather than the kilobyte or two of a dict, and a report's memory stays close to that of its tables.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from autonesy.graph import results
+from autonesy.graph.results import CACHED_USAGE
+from autonesy.graph.rundir import CONFIG_FILE, read_json
+from autonesy.graph.summary import RunSummary, SummaryError
+from autonesy.graph.trace import first_answer_syntax_error
+from autonesy.tools import safe_files
+from autonesy.tools.errors import AutonesyError
+from autonesy.tools.terminal_text import terminal_line
+
+FIRST_ANSWER_FIELD = "first_answer_syntax_error"
+DOWNSTREAM_FILE = "downstream.jsonl"  # flat rows, one per trained model
+TRAINING_FILE = "downstream.json"  # one nesy.evaluate.train_and_evaluate result (per attempt directory)
+
+
+class ReportError(AutonesyError, ValueError):
+    """Nothing to report on (no results found), or an unusable option."""
+
+
+# ----------------------------------------------------------------------------------- columns
+_MISSING, _INT, _FLOAT, _CODED, _OBJECT = range(5)  # how a column holds one row's value
+_EXACT_INTS = 2**53  # larger ints (model counts) are kept as they are, never rounded through a float
+_CODED_AT_MOST = 4096  # distinct values coded before a column stops coding values it has not seen (ids, paths)
+
+
+def _codable(value: Any) -> bool:
+    """Text and flags, and tuples of text (a row's autofixes): values equal only to themselves when hashed
+    (True == 1 and (1,) == (True,), so numbers inside are left out)."""
+    kind = type(value)
+    return kind is str or kind is bool or (kind is tuple and all(type(item) is str for item in value))
+
+
+class _Column:
+    """One field's values: a tag per row, and per kind of value the parallel storage it needs (made when a first
+    value of that kind arrives, so a column of text holds no floats)."""
+
+    __slots__ = ("tags", "numbers", "codes", "distinct", "index", "objects")
+
+    def __init__(self, rows: int) -> None:
+        self.tags = bytearray(rows)  # earlier rows lacked the field
+        self.numbers: array[float] | None = None
+        self.codes: array[int] | None = None
+        self.distinct: list[Any] = []
+        self.index: dict[Any, int] = {}
+        self.objects: list[Any] | None = None
+
+    def append(self, value: Any) -> None:
+        rows = len(self.tags)
+        kind = type(value)
+        if isinstance(value, list):
+            value = tuple(value)  # as a report held lists before (a row's autofixes)
+            kind = tuple
+        if value is None:
+            self.tags.append(_MISSING)
+        elif kind is float or (kind is int and -_EXACT_INTS <= value <= _EXACT_INTS):
+            if self.numbers is None:
+                self.numbers = array("d", bytes(8 * rows))
+            self.tags.append(_INT if kind is int else _FLOAT)
+            self.numbers.append(value)
+        elif _codable(value) and (value in self.index or len(self.distinct) < max(_CODED_AT_MOST, rows // 2)):
+            if self.codes is None:
+                self.codes = array("i", bytes(4 * rows))
+            code = self.index.get(value)
+            if code is None:
+                code = self.index[value] = len(self.distinct)
+                self.distinct.append(value)
+            self.tags.append(_CODED)
+            self.codes.append(code)
+        else:
+            if self.objects is None:
+                self.objects = [None] * rows
+            self.tags.append(_OBJECT)
+            self.objects.append(value)
+        for part, blank in ((self.numbers, 0.0), (self.codes, 0), (self.objects, None)):
+            if part is not None and len(part) == rows:  # keep every part aligned with the rows
+                part.append(blank)  # type: ignore[arg-type]
+
+    def get(self, row: int) -> Any:
+        tag = self.tags[row]
+        if tag == _MISSING:
+            return None
+        if tag == _CODED:
+            return self.distinct[self.codes[row]]  # type: ignore[index]
+        if tag == _OBJECT:
+            return self.objects[row]  # type: ignore[index]
+        number = self.numbers[row]  # type: ignore[index]
+        return int(number) if tag == _INT else number
+
+    def values(self, rows: np.ndarray | None = None) -> list[Any]:
+        """The values of ``rows`` (every row by default), as Python values."""
+        positions = range(len(self.tags)) if rows is None else rows.tolist()
+        return [self.get(row) for row in positions]
+
+    def take(self, rows: np.ndarray) -> _Column:
+        """A column of ``rows`` only, in their order (the distinct values shared)."""
+        out = _Column(0)
+        out.tags = bytearray(np.frombuffer(self.tags, dtype=np.uint8)[rows].tobytes())
+        out.distinct, out.index = self.distinct, self.index
+        if self.numbers is not None:
+            out.numbers = array("d", np.frombuffer(self.numbers, dtype=np.float64)[rows].tobytes())
+        if self.codes is not None:
+            out.codes = array("i", np.frombuffer(self.codes, dtype=np.intc)[rows].tobytes())
+        if self.objects is not None:
+            out.objects = [self.objects[row] for row in rows.tolist()]
+        return out
+
+
+class RowColumns(Sequence[dict[str, Any]]):
+    """Results rows held column by column (fields in order of first appearance). Reading one row gives a fresh dict
+    holding every field (None where the row lacked it); ``values`` gives one field of many rows."""
+
+    def __init__(self, rows: Iterable[Mapping[str, Any]] = ()) -> None:
+        self._columns: dict[str, _Column] = {}
+        self._rows = 0
+        for row in rows:
+            self.append(row)
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        for name, value in row.items():
+            column = self._columns.get(name)
+            if column is None:
+                column = self._columns[name] = _Column(self._rows)
+            column.append(value)
+        self._rows += 1
+        for column in self._columns.values():
+            if len(column.tags) < self._rows:  # a field this row lacks
+                column.append(None)
+
+    @property
+    def fields(self) -> list[str]:
+        return list(self._columns)
+
+    def values(self, name: str, rows: np.ndarray | None = None) -> list[Any]:
+        """Field ``name`` of ``rows`` (indices; every row by default); None for a field no row has."""
+        column = self._columns.get(name)
+        if column is None:
+            return [None] * (self._rows if rows is None else len(rows))
+        return column.values(rows)
+
+    def take(self, rows: np.ndarray) -> RowColumns:
+        """The rows at the indices ``rows``, in that order."""
+        out = RowColumns()
+        out._columns = {name: column.take(rows) for name, column in self._columns.items()}
+        out._rows = len(rows)
+        return out
+
+    def keep(self, rows: np.ndarray) -> None:
+        """Keep only the rows at the indices ``rows``, in that order: ``take`` in place, one column at a time (never
+        two copies of every column)."""
+        for name in self._columns:
+            self._columns[name] = self._columns[name].take(rows)
+        self._rows = len(rows)
+
+    def __len__(self) -> int:
+        return self._rows
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._rows))]
+        if not -self._rows <= index < self._rows:
+            raise IndexError(index)
+        index %= self._rows
+        return {name: column.get(index) for name, column in self._columns.items()}
+
+
+# ------------------------------------------------------------------------------------ input
+def _row_from_run_dir(run_dir: Path) -> dict[str, Any] | None:
+    """A results row for a plain `run` directory (summary.json + config.json); None for a directory
+    whose summary or configuration cannot be read (a damaged one is skipped, as in a sweep)."""
+    try:
+        summary = RunSummary.read(run_dir)
+    except SummaryError:
+        return None
+    config = read_json(run_dir / CONFIG_FILE)
+    if summary is None or not isinstance(config, dict):
+        return None
+    task_spec = config.get("task_spec")
+    max_repairs = config.get("max_repairs")
+    max_tokens = config.get("max_tokens")
+    job = {
+        "attempt_id": f"run:{run_dir}",
+        "config": {
+            "task": task_spec if isinstance(task_spec, str) else summary.task,
+            "format": summary.format,
+            "prompt": summary.prompt,
+            "detail": summary.detail,
+            "policy": summary.policy,
+            "decoding": summary.decoding,
+            "max_repairs": max_repairs if type(max_repairs) is int else None,
+            "max_tokens": max_tokens if type(max_tokens) is int else None,
+        },
+        "llm": summary.llm or results.EXPERT,
+        "task": summary.task,
+        "repeat": 0,
+    }
+    row = results.attempt_row(run_dir.parent, job, run_dir)
+    row["run_dir"] = str(run_dir)
+    return row
+
+
+class Loaded(NamedTuple):
+    """What ``load_results`` read: attempt rows, downstream rows, and for each attempt found in several places which
+    copy was kept."""
+
+    rows: RowColumns
+    downstream: list[dict[str, Any]]
+    merged: list[str]
+
+
+def load_results(paths: Iterable[str | Path]) -> Loaded:
+    """Attempt rows (in ``results.order_key`` order), downstream rows and what was merged, from sweep directories,
+    results files or run directories. An attempt found in several of them is resolved by ``kept_copy`` (the same
+    whatever the order given)."""
+    rows = RowColumns()
+    places: list[str] = []
+    place_of = array("i")
+    downstream: list[dict[str, Any]] = []
+    for path in map(Path, paths):
+        if not path.exists():
+            raise ReportError(f"{path}: no such file or directory")
+        places.append(str(path))
+        try:  # results a user received: anything malformed is one error line naming the path
+            found, more = _results_in(path)
+            for row in with_first_answers(filter(None, map(_checked_row, found)), path):  # each checked as read
+                rows.append(row)
+                place_of.append(len(places) - 1)
+        except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as error:
+            raise ReportError(
+                f"{path}: cannot be read as results ({type(error).__name__}: {str(error)[:100]}); "
+                "is it damaged or from another program?"
+            ) from None
+        downstream.extend(row for row in more if isinstance(row, dict))
+    if not rows and not downstream:
+        raise ReportError("no results found (expected sweep directories, results.jsonl files or run directories)")
+    keep, merged = _one_copy_each(rows, [places[i] for i in place_of])
+    rows.keep(_in_order(rows, keep))
+    return Loaded(rows, downstream, merged)
+
+
+def _one_copy_each(rows: RowColumns, places: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """The indices of the rows kept, one per attempt (``kept_copy`` for an attempt read more than once), and what
+    was merged."""
+    ids = _codes(rows.values("attempt_id"))
+    repeated = np.bincount(ids)[ids] > 1
+    keep = np.flatnonzero(~repeated).tolist()
+    copies: dict[int, list[int]] = {}
+    for index in np.flatnonzero(repeated).tolist():
+        copies.setdefault(int(ids[index]), []).append(index)
+    merged: list[str] = []
+    for found in copies.values():
+        chosen, line = kept_copy(str(rows[found[0]]["attempt_id"]), [(places[i], rows[i]) for i in found])
+        keep.append(found[chosen])
+        merged.append(line)
+    return np.array(keep, dtype=np.intp), merged
+
+
+def _codes(values: list[Any], *, sort: bool = False) -> np.ndarray:
+    """One integer per value, equal for equal values (in the values' order with ``sort``)."""
+    return pd.factorize(np.fromiter(values, dtype=object, count=len(values)), sort=sort, use_na_sentinel=False)[0]
+
+
+_ORDER_FIELDS = ("task_spec", "llm", "format", "prompt", "detail", "policy", "repeat")
+
+
+def _in_order(rows: RowColumns, keep: np.ndarray) -> np.ndarray:
+    """``keep`` sorted by ``results.order_key``: its settings keyed once per distinct combination (not once per row),
+    then the attempt id."""
+    if not len(keep):
+        return keep
+    settings = np.stack([_codes(rows.values(name, keep)) for name in _ORDER_FIELDS], axis=1)
+    _, first, combo_of = np.unique(settings, axis=0, return_index=True, return_inverse=True)
+    keys = [results.order_key({**rows[int(keep[i])], "attempt_id": ""}) for i in first.tolist()]
+    rank = np.empty(len(keys), dtype=np.intp)
+    rank[sorted(range(len(keys)), key=keys.__getitem__)] = np.arange(len(keys))
+    ids = _codes(rows.values("attempt_id", keep), sort=True)
+    return keep[np.lexsort((ids, rank[combo_of.reshape(-1)]))]
+
+
+# How complete an outcome is (lower: more): a model outcome over a stop, a stop over a failure, a failure over nothing.
+COMPLETENESS = {
+    "accepted": 0,
+    "rejected": 0,
+    "not_applicable": 1,
+    "timeout": 2,
+    "infra_failed": 3,
+    "error": 4,
+    "unfinished": 5,
+    "pending": 6,
+}
+_RUN_FIELDS = {*results.TIMING_FIELDS, "cached_llm_seconds", FIRST_ANSWER_FIELD}  # may differ between two copies
+
+
+def kept_copy(attempt: str, found: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[int, str]:
+    """Which of an attempt's copies (place, row) a report keeps, and a line saying so. **Rule**: the most complete
+    outcome wins (``COMPLETENESS``: accepted or rejected over timeout over infra_failed over error over unfinished
+    over pending), so a partial sweep and its complete rerun read the same in either order; copies equally complete
+    must agree on everything but timings, else the report is refused with a line naming the attempt and the places
+    (which one is right is the user's call, not the argument order's)."""
+    completeness = [COMPLETENESS.get(str(row.get("status")), len(COMPLETENESS)) for _, row in found]
+    best = min(completeness)
+    kept = sorted((i for i, level in enumerate(completeness) if level == best), key=lambda i: found[i][0])
+    outcomes = {
+        json.dumps({k: v for k, v in found[i][1].items() if k not in _RUN_FIELDS}, sort_keys=True) for i in kept
+    }
+    if len(outcomes) > 1:
+        places = ", ".join(dict.fromkeys(found[i][0] for i in kept))
+        raise ReportError(
+            f"attempt {terminal_line(attempt)} has different {terminal_line(str(found[kept[0]][1].get('status')))} "
+            f"outcomes in {terminal_line(places)}; report one of them, or remove the copy you do not trust"
+        )
+    place, row = found[kept[0]]
+    others = sorted(
+        f"{other_place} ({other.get('status')})" for i, (other_place, other) in enumerate(found) if i != kept[0]
+    )
+    return kept[0], f"kept {row.get('status')} from {place} over {', '.join(others)}"
+
+
+_KEY_FIELDS = ("attempt_id", "task_spec", "llm", "format", "prompt", "detail", "policy")
+_NUMBER_FIELDS = {
+    "num_vars",
+    "repeat",
+    "max_repairs",
+    "max_tokens",
+    "repair_rounds",
+    "semantic_rounds",
+    "n_autofixes",
+    "llm_calls",
+    "cached_calls",
+    *CACHED_USAGE,
+    "prompt_tokens",
+    "completion_tokens",
+    "llm_seconds",
+    "wall_seconds",
+    "sdd_size",
+    "f1",
+    "precision",
+    "recall",
+    "mc_ratio",
+    "tp",
+    "fp",
+    "fn",
+    "tn",
+}
+# Fields a report reads when a row has them: whether the first answer failed the syntax check (else read from the
+# attempt's trace).
+_OPTIONAL_FIELDS: dict[str, type] = {FIRST_ANSWER_FIELD: bool}
+_FLAG_FIELDS = {"syntax_error", "oracle_passed", "compiled", "exact"}
+
+
+def _checked_row(row: Any) -> dict[str, Any] | None:
+    """A results row from disk with each field of the type ``attempt_row`` writes (others emptied);
+    None without the fields that identify the attempt."""
+    if not isinstance(row, dict) or not all(isinstance(row.get(key), str) for key in _KEY_FIELDS):
+        return None
+    checked: dict[str, Any] = {}
+    for key in results.ROW_FIELDS:
+        value = row.get(key)
+        if key in _NUMBER_FIELDS:
+            fits = type(value) is int or (type(value) is float and math.isfinite(value))
+        elif key in _FLAG_FIELDS:
+            fits = type(value) is bool
+        elif key == "autofixes":
+            fits = isinstance(value, list) and all(isinstance(item, str) for item in value)
+        else:
+            fits = isinstance(value, str)
+        checked[key] = value if fits else ([] if key == "autofixes" else None)
+    for key, kind in _OPTIONAL_FIELDS.items():  # when a row records them (rows written before them do not)
+        checked[key] = row[key] if type(row.get(key)) is kind else None
+    return checked
+
+
+def with_first_answers(rows: Iterable[dict[str, Any]], source: Path) -> Iterator[dict[str, Any]]:
+    """``rows`` (of the sweep or results file ``source``), each with ``first_answer_syntax_error`` where it lacks it:
+    read from the attempt's trace (None without one, or for a ``run_dir`` outside ``source``'s folder — rows
+    travel, and a report never reads outside their own folder). One at a time, as they are read."""
+    base = (source if source.is_dir() else source.parent).resolve()
+    for row in rows:
+        if type(row.get(FIRST_ANSWER_FIELD)) is not bool:
+            run_dir = row.get("run_dir")
+            found = (base / run_dir).resolve() if isinstance(run_dir, str) and run_dir else None
+            inside = found is not None and (found == base or base in found.parents)
+            row = {**row, FIRST_ANSWER_FIELD: first_answer_syntax_error(found, base) if inside and found else None}
+        yield row
+
+
+def _results_in(path: Path) -> tuple[Iterable[Any], list[Any]]:
+    """(attempt rows, downstream rows) of one sweep directory, results file or folder of runs, unchecked (a results
+    file's rows as they are read)."""
+    downstream: list[Any] = []
+    found: Iterable[Any] = []
+    if path.is_file():
+        found = results.iter_results(path)
+    elif (path / results.RESULTS_JSONL).is_file():
+        found = results.iter_results(path)
+    elif (path / results.ATTEMPTS_DIR).is_dir():
+        found = results.collect_rows(path)
+    else:
+        runs = (_row_from_run_dir(summary.parent) for summary in sorted(path.rglob("summary.json")))
+        found = [row for row in runs if row is not None]
+    if path.is_dir():
+        for file in sorted(path.rglob(DOWNSTREAM_FILE)):
+            text = safe_files.read_text(file, root=path)
+            downstream.extend(json.loads(line) for line in text.splitlines() if line.strip())
+        for file in sorted(path.rglob(TRAINING_FILE)):
+            downstream.extend(rows_from_training(json.loads(safe_files.read_text(file, root=path)), file.parent))
+    return found, downstream
+
+
+def rows_from_training(result: Mapping[str, Any], run_dir: Path | None = None) -> list[dict[str, Any]]:
+    """Flat downstream rows from a ``nesy.evaluate.train_and_evaluate`` result (``downstream.json``):
+    one row per method × target × seed; the formula target is 'generated', the ground truth 'expert'.
+    The attempt's settings come from a ``summary.json`` next to the file, when there is one."""
+    context: dict[str, Any] = {}
+    try:
+        summary = RunSummary.read(run_dir) if run_dir is not None else None
+    except SummaryError:
+        summary = None
+    if summary is not None:
+        context = {"llm": summary.llm, "format": summary.format, "prompt": summary.prompt, "detail": summary.detail}
+    relation = (result.get("formula") or {}).get("relation")
+    seeds = list(result.get("seeds") or [])
+    rows = []
+    for method, entry in (result.get("results") or {}).items():
+        for target, formula in (("formula", "generated"), ("ground_truth", "expert")):
+            part = entry.get(target) or {}
+            for index, metrics in enumerate(part.get("per_seed") or []):
+                rows.append(
+                    {
+                        "task": result.get("task"),
+                        **context,
+                        "method": method,
+                        "formula": formula,
+                        "relation": relation if formula == "generated" else None,
+                        "seed": seeds[index] if index < len(seeds) else index,
+                        **{k: metrics.get(k) for k in ("f1", "precision", "recall", "accuracy", "consistency")},
+                    }
+                )
+    return rows

@@ -1,0 +1,82 @@
+"""Rows held column by column read back as they were given, whatever their values; and they are small."""
+
+import tracemalloc
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autonesy.graph.report_rows import RowColumns
+
+# what a JSON line can hold, and what a reader builds from one (tuples); ints past 2**53 and next to bools,
+# since True == 1 and (1,) == (True,) in a dict
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(min_value=2**53 - 2, max_value=2**53 + 2),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False),
+    st.text(max_size=5),
+)
+values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner), max_leaves=6)
+rows = st.lists(st.dictionaries(st.sampled_from("abcde"), values, max_size=5), max_size=30)
+
+
+def _as_held(value):
+    """A list reads back as a tuple (as a report has always held a row's autofixes); nothing else changes."""
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _same(a, b) -> bool:
+    """Equal, and of the same type all the way down (1 is not True, 1.0 is not 1)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(map(_same, a, b))
+    return a == b
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows)
+def test_rows_read_back_as_given(given_rows):
+    held = RowColumns(given_rows)
+    assert len(held) == len(given_rows)
+    fields = list(dict.fromkeys(name for row in given_rows for name in row))
+    assert held.fields == fields
+    for index, row in enumerate(given_rows):
+        expected = {name: _as_held(row.get(name)) for name in fields}
+        got = held[index]
+        assert list(got) == fields and all(_same(got[name], expected[name]) for name in fields), (got, expected)
+    order = np.array(list(range(len(given_rows)))[::-1], dtype=np.intp)
+    taken = held.take(order)
+    for position, index in enumerate(order.tolist()):
+        assert all(_same(taken[position][name], held[index][name]) for name in fields)
+    for name in fields:
+        assert all(_same(a, b) for a, b in zip(taken.values(name), held.values(name, order), strict=True))
+
+
+def test_many_rows_cost_tens_of_bytes_each():
+    """A results row of a large received sweep: 20,000 of them, settings repeated, ids and numbers distinct, held
+    in under 200 bytes a row (a dict per row took about 2.5 KB)."""
+    names = [f"model-{k:04d}" for k in range(2000)]
+    tracemalloc.start()
+    held = RowColumns(
+        {
+            "attempt_id": f"{i:016x}",  # distinct: kept as they are, not coded
+            "llm": names[i % 2000],
+            "format": ("dimacs", "cpmpy")[i % 2],
+            "status": ("accepted", "rejected", "infra_failed")[i % 3],
+            "f1": (i % 997) / 997,
+            "prompt_tokens": 900 + i,
+            "tp": 2**60 + i if i % 100 == 0 else i,  # a few counts past what a float holds exactly
+            "autofixes": [],
+            "reason": None,
+        }
+        for i in range(20_000)
+    )
+    size = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    assert held[100]["tp"] == 2**60 + 100 and held[7]["f1"] == 7 / 997 and held[5]["llm"] == "model-0005"
+    # the ids themselves (about 65 bytes each as str objects) are most of it
+    assert size / len(held) < 200, size / len(held)
