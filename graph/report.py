@@ -68,7 +68,7 @@ import io
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -300,20 +300,46 @@ USAGE_COLUMNS = (
 )
 
 
+# the fields of a results row that frame() and the tables read (a report over 100,000 rows frames no others)
+TABLE_FIELDS = frozenset(
+    {"status", "f1", "failure", "syntax_error", FIRST_ANSWER_FIELD, "relation", "model", "llm", "task"}
+    | {*SETTINGS, *USAGE_COLUMNS}
+)
+
+
+def _texts(values: Iterable[Any]) -> list[str]:
+    """Each value as text, '—' for a missing one; one string per distinct value, not one per row."""
+    texts: dict[tuple[type, Any], str] = {}
+    out = []
+    for value in values:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            out.append("—")
+            continue
+        try:
+            out.append(texts.setdefault((type(value), value), str(value)))
+        except TypeError:  # unhashable
+            out.append(str(value))
+    return out
+
+
 def _held(rows: Iterable[Mapping[str, Any]]) -> RowColumns:
     return rows if isinstance(rows, RowColumns) else RowColumns(rows)
 
 
-def frame(rows: Iterable[Mapping[str, Any]], *, planned: bool = False) -> pd.DataFrame:
+def frame(
+    rows: Iterable[Mapping[str, Any]], *, planned: bool = False, fields: Collection[str] | None = None
+) -> pd.DataFrame:
     """Finished attempts as a DataFrame with the report's derived columns (settings as text, missing ones '—');
-    with ``planned`` every attempt, its ``counted`` column saying which are finished (the tables' n of planned)."""
+    with ``planned`` every attempt, its ``counted`` column saying which are finished (the tables' n of planned).
+    ``fields``: only these fields of the rows (``TABLE_FIELDS``: what the tables read), not every field."""
     held = _held(rows)
     kept = np.flatnonzero([planned or status in FINISHED for status in held.values("status")])
+    names = [name for name in held.fields if fields is None or name in fields]
     # column by column: the rows of a large sweep are never copied all at once (as dicts or lists of values)
-    df = pd.DataFrame({name: pd.Series(held.values(name, kept)) for name in held.fields}, columns=held.fields)
+    df = pd.DataFrame({name: pd.Series(held.values(name, kept)) for name in names}, columns=names)
     if df.empty:
         return df
-    for name in held.fields:  # a field no row has a value for reads as missing numbers (as pandas reads None in dicts)
+    for name in names:  # a field no row has a value for reads as missing numbers (as pandas reads None in dicts)
         if df[name].dtype == object and df[name].isna().all():
             df[name] = np.nan
     df["counted"] = df["status"].isin(FINISHED)
@@ -341,8 +367,7 @@ def frame(rows: Iterable[Mapping[str, Any]], *, planned: bool = False) -> pd.Dat
     df["llm_seconds_made"] = df["llm_seconds"] + df["cached_llm_seconds"]
     df["model"] = df["model"].fillna(df["llm"])
     for setting in (*SETTINGS, "task"):  # rows from elsewhere may lack one: one value '—'
-        values = df[setting] if setting in df else [None] * len(df)
-        df[setting] = ["—" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in values]
+        df[setting] = _texts(df[setting] if setting in df else [None] * len(df))
     df["model"] = df["model"].astype(str)
     shared = df.groupby("model")["llm"].nunique()
     df["label"] = [llm if shared[model] > 1 else model for model, llm in zip(df["model"], df["llm"])]
@@ -1031,7 +1056,11 @@ def report_tables(
     cells (None when nothing finished)."""
     held = _held(rows)
     return frame_tables(
-        frame(held, planned=True), infra_table(held), compare_published=compare_published, pool=pool, prices=prices
+        frame(held, planned=True, fields=TABLE_FIELDS),
+        infra_table(held),
+        compare_published=compare_published,
+        pool=pool,
+        prices=prices,
     )
 
 
@@ -1044,8 +1073,10 @@ def frame_tables(
     prices: Mapping[str, LLMPrices] | None = None,
 ) -> tuple[list[Table], pd.DataFrame, Cells | None]:
     """``report_tables`` from the frame of every planned attempt (``frame(rows, planned=True)``) and the table of
-    infrastructure failures: a caller holding many rows lets them go once they are framed."""
-    df = planned[planned["counted"]] if not planned.empty else planned
+    infrastructure failures: a caller holding many rows lets them go once they are framed. The finished attempts'
+    frame holds the columns the plots read (``PLOTTED``)."""
+    plotted = [name for name in (*PLOTTED, *CONDITION_SETTINGS) if name in planned]
+    df = planned.loc[planned["counted"], plotted] if not planned.empty else planned
     tables: list[Table] = []
     cells = None
     if not df.empty:
@@ -1167,6 +1198,9 @@ RELATION_COLOURS = {
     "rejected": "#6c757d",
     "unscored": "#adb5bd",
 }
+
+
+PLOTTED = ("label", "format", "f1", "syntax_error", "repair_rounds", "relation_or_rejected")  # what plot_data reads
 
 
 def plot_data(df: pd.DataFrame) -> dict[str, Any]:
@@ -1316,7 +1350,7 @@ def build_report(
         raise ReportError("give at least one sweep or run directory")
     rows, downstream, merged = load_results(given)
     left_out = dict(Counter(status or "?" for status in rows.values("status") if status not in FINISHED))
-    infra, planned = infra_table(rows), frame(rows, planned=True)
+    infra, planned = infra_table(rows), frame(rows, planned=True, fields=TABLE_FIELDS)
     del rows  # the frame holds what the tables need, in a fraction of the memory
     tables, df, _ = frame_tables(planned, infra, compare_published=compare_published, pool=pool)
     extra = downstream_table(downstream)
