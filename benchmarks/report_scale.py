@@ -4,7 +4,7 @@ Builds a sweep directory holding only ``results.jsonl`` (20,000 rows over 2,000 
 the size a hostile reviewer sent), runs ``build_report`` in a child process per size (so each peak RSS is its
 own) and prints seconds and peak RSS side by side, with the load average.
 
-    python benchmarks/report_scale.py [--rows 2000,20000] [--models 2000] [--baseline GIT_REF]
+    python benchmarks/report_scale.py [--rows 2000,20000] [--models 2000,200] [--baseline GIT_REF]
 
 ``--baseline ec6e2f9`` also times graph/report.py as it was at that commit (before this rewrite), in the same run.
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -68,7 +69,7 @@ def _child(folder: str, ref: str | None) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", default="2000,20000")
-    parser.add_argument("--models", type=int, default=2000)
+    parser.add_argument("--models", default="2000", help="model names, comma-separated for several sweeps")
     parser.add_argument("--baseline", help="also time graph/report.py as committed at this git ref (e.g. ec6e2f9)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--child-ref", help=argparse.SUPPRESS)
@@ -80,9 +81,9 @@ def main() -> None:
     print("| code | rows | models | counted | report wall s | report CPU s | CPU ratio to baseline | peak RSS MB |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
-        for rows in map(int, args.rows.split(",")):
-            folder = Path(tmp) / f"sweep{rows}"
-            make_sweep(folder, rows, min(args.models, rows))
+        for models, rows in ((m, r) for m in map(int, args.models.split(",")) for r in map(int, args.rows.split(","))):
+            folder = Path(tmp) / f"sweep{rows}x{models}"
+            make_sweep(folder, rows, min(models, rows))
             baseline_cpu = None
             for ref in ([args.baseline] if args.baseline else []) + [None]:
                 command = [sys.executable, __file__, "--child", str(folder)] + (["--child-ref", ref] if ref else [])
@@ -92,9 +93,10 @@ def main() -> None:
                     baseline_cpu = result["cpu"]
                 ratio = "—" if baseline_cpu is None or ref else f"{baseline_cpu / result['cpu']:.1f}× faster"
                 print(
-                    f"| {ref or 'current'} | {rows:,} | {min(args.models, rows):,} | {result['counted']:,} "
+                    f"| {ref or 'current'} | {rows:,} | {min(models, rows):,} | {result['counted']:,} "
                     f"| {result['seconds']:.1f} | {result['cpu']:.1f} | {ratio} | {result['peak_mb']:.0f} |"
                 )
+            shutil.rmtree(folder)
     print(f"load average after: {' '.join(open('/proc/loadavg').read().split()[:3])}")
 
 

@@ -50,59 +50,70 @@ def _codable(value: Any) -> bool:
 
 
 class _Column:
-    """One field's values: a tag per row, and per kind of value the parallel storage it needs (made when a first
-    value of that kind arrives, so a column of text holds no floats)."""
+    """One field's values: a tag per row, and per kind of value the storage it needs, made when a first value of that
+    kind arrives (a column of text holds no floats). A part holds a value at each row its tag points it to; it is
+    padded with blanks only up to the rows it is written at (and before it is indexed), not at every row."""
 
     __slots__ = ("tags", "numbers", "codes", "distinct", "index", "objects")
 
     def __init__(self, rows: int) -> None:
         self.tags = bytearray(rows)  # earlier rows lacked the field
-        self.numbers: array[float] | None = None
-        self.codes: array[int] | None = None
+        self.numbers = array("d")
+        self.codes = array("i")
         self.distinct: list[Any] = []
         self.index: dict[Any, int] = {}
-        self.objects: list[Any] | None = None
+        self.objects: list[Any] = []
 
     def append(self, value: Any) -> None:
-        rows = len(self.tags)
-        kind = type(value)
-        if isinstance(value, list):
-            value = tuple(value)  # as a report held lists before (a row's autofixes)
-            kind = tuple
+        tags = self.tags
         if value is None:
-            self.tags.append(_MISSING)
-        elif kind is float or (kind is int and -_EXACT_INTS <= value <= _EXACT_INTS):
-            if self.numbers is None:
-                self.numbers = array("d", bytes(8 * rows))
-            self.tags.append(_INT if kind is int else _FLOAT)
-            self.numbers.append(value)
-        elif _codable(value) and (value in self.index or len(self.distinct) < max(_CODED_AT_MOST, rows // 2)):
-            if self.codes is None:
-                self.codes = array("i", bytes(4 * rows))
-            code = self.index.get(value)
-            if code is None:
-                code = self.index[value] = len(self.distinct)
-                self.distinct.append(value)
-            self.tags.append(_CODED)
-            self.codes.append(code)
-        else:
-            if self.objects is None:
-                self.objects = [None] * rows
-            self.tags.append(_OBJECT)
-            self.objects.append(value)
-        for part, blank in ((self.numbers, 0.0), (self.codes, 0), (self.objects, None)):
-            if part is not None and len(part) == rows:  # keep every part aligned with the rows
-                part.append(blank)  # type: ignore[arg-type]
+            tags.append(_MISSING)
+            return
+        kind = type(value)
+        if kind is float or (kind is int and -_EXACT_INTS <= value <= _EXACT_INTS):
+            numbers = self.numbers
+            if len(numbers) < len(tags):
+                numbers.frombytes(bytes(8 * (len(tags) - len(numbers))))
+            numbers.append(value)
+            tags.append(_FLOAT if kind is float else _INT)
+            return
+        if kind is list:
+            value = tuple(value)  # as a report held lists before (a row's autofixes)
+        code = self.index.get(value) if _codable(value) else -1
+        if code is None and len(self.distinct) < max(_CODED_AT_MOST, len(tags) // 2):
+            code = self.index[value] = len(self.distinct)
+            self.distinct.append(value)
+        if code is not None and code >= 0:
+            codes = self.codes
+            if len(codes) < len(tags):
+                codes.frombytes(bytes(4 * (len(tags) - len(codes))))
+            codes.append(code)
+            tags.append(_CODED)
+            return
+        objects = self.objects
+        objects.extend([None] * (len(tags) - len(objects)))
+        objects.append(value)
+        tags.append(_OBJECT)
+
+    def _aligned(self) -> None:
+        """Every part in use as long as the rows (a take indexes them)."""
+        rows = len(self.tags)
+        if self.numbers:
+            self.numbers.frombytes(bytes(8 * (rows - len(self.numbers))))
+        if self.codes:
+            self.codes.frombytes(bytes(4 * (rows - len(self.codes))))
+        if self.objects:
+            self.objects.extend([None] * (rows - len(self.objects)))
 
     def get(self, row: int) -> Any:
         tag = self.tags[row]
         if tag == _MISSING:
             return None
         if tag == _CODED:
-            return self.distinct[self.codes[row]]  # type: ignore[index]
+            return self.distinct[self.codes[row]]
         if tag == _OBJECT:
-            return self.objects[row]  # type: ignore[index]
-        number = self.numbers[row]  # type: ignore[index]
+            return self.objects[row]
+        number = self.numbers[row]
         return int(number) if tag == _INT else number
 
     def values(self, rows: np.ndarray | None = None) -> list[Any]:
@@ -112,14 +123,15 @@ class _Column:
 
     def take(self, rows: np.ndarray) -> _Column:
         """A column of ``rows`` only, in their order (the distinct values shared)."""
+        self._aligned()
         out = _Column(0)
         out.tags = bytearray(np.frombuffer(self.tags, dtype=np.uint8)[rows].tobytes())
         out.distinct, out.index = self.distinct, self.index
-        if self.numbers is not None:
+        if self.numbers:
             out.numbers = array("d", np.frombuffer(self.numbers, dtype=np.float64)[rows].tobytes())
-        if self.codes is not None:
+        if self.codes:
             out.codes = array("i", np.frombuffer(self.codes, dtype=np.intc)[rows].tobytes())
-        if self.objects is not None:
+        if self.objects:
             out.objects = [self.objects[row] for row in rows.tolist()]
         return out
 
@@ -135,15 +147,17 @@ class RowColumns(Sequence[dict[str, Any]]):
             self.append(row)
 
     def append(self, row: Mapping[str, Any]) -> None:
+        columns = self._columns
         for name, value in row.items():
-            column = self._columns.get(name)
+            column = columns.get(name)
             if column is None:
-                column = self._columns[name] = _Column(self._rows)
+                column = columns[name] = _Column(self._rows)
             column.append(value)
         self._rows += 1
-        for column in self._columns.values():
-            if len(column.tags) < self._rows:  # a field this row lacks
-                column.append(None)
+        if len(row) < len(columns):  # fields this row lacks
+            for column in columns.values():
+                if len(column.tags) < self._rows:
+                    column.tags.append(_MISSING)
 
     @property
     def fields(self) -> list[str]:
