@@ -397,21 +397,23 @@ def bootstrap_ci(values: Iterable[float]) -> tuple[float, float]:
 
 
 _RESAMPLE_CELLS = 1 << 20  # resampled values held at once: memory stays flat whatever the group's size
-# Samples up to this size repeat (a rate over n attempts has n + 1 possible samples, and thousands of LLMs give
-# tens of thousands of small cells): their intervals and resample weights are cached, a few MB in all; a larger
-# sample's would be megabytes each and rarely met again.
+# Samples up to _CACHED_SAMPLE values repeat (a rate over n attempts has n + 1 possible samples, and thousands of
+# LLMs give tens of thousands of small cells): their intervals are cached. Up to _COUNTED_SAMPLE values, how often
+# each value is drawn fits a byte: those counts are cached per size (a balanced grid's cells share one), 32 sizes
+# at most (16 MB); a larger sample is drawn in chunks.
 _CACHED_SAMPLE = 32
+_COUNTED_SAMPLE = 255
 
 
-@lru_cache(maxsize=_CACHED_SAMPLE)
-def _resample_weights(n: int) -> np.ndarray:
-    """Row r: how often each of ``n`` values is drawn in the seeded generator's resample r, over n (the same for every
+@lru_cache(maxsize=32)
+def _resample_counts(n: int) -> np.ndarray:
+    """Row r: how often each of ``n`` values is drawn in the seeded generator's resample r (the same for every
     sample of that size), so the resamples' means are one matrix product."""
     indices = np.random.default_rng(BOOTSTRAP_SEED).integers(0, n, (BOOTSTRAP_RESAMPLES, n))
     drawn = np.bincount((np.arange(BOOTSTRAP_RESAMPLES)[:, None] * n + indices).ravel(), minlength=indices.size)
-    weights = drawn.reshape(BOOTSTRAP_RESAMPLES, n) / n
-    weights.flags.writeable = False
-    return weights
+    counts = drawn.reshape(BOOTSTRAP_RESAMPLES, n).astype(np.uint8)  # at most n <= 255
+    counts.flags.writeable = False
+    return counts
 
 
 def _percentiles(values: np.ndarray, fractions: Sequence[float]) -> list[float]:
@@ -432,6 +434,8 @@ def _percentile_interval(data: bytes) -> tuple[float, float]:
         return _small_sample_interval(data)
     sample = np.frombuffer(data)
     n = sample.size
+    if n <= _COUNTED_SAMPLE:
+        return _interval_of(_resample_counts(n) / n @ sample)
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     means = np.empty(BOOTSTRAP_RESAMPLES)
     step = max(1, _RESAMPLE_CELLS // n)
@@ -443,7 +447,15 @@ def _percentile_interval(data: bytes) -> tuple[float, float]:
 
 @lru_cache(maxsize=8192)
 def _small_sample_interval(data: bytes) -> tuple[float, float]:
-    return _interval_of(_resample_weights(len(data) // 8) @ np.frombuffer(data))
+    return _interval_of(_small_sample_weights(len(data) // 8) @ np.frombuffer(data))
+
+
+@lru_cache(maxsize=_CACHED_SAMPLE)
+def _small_sample_weights(n: int) -> np.ndarray:
+    """``_resample_counts(n) / n``, kept: the small samples' intervals are most of a report's (8 MB at most)."""
+    weights = _resample_counts(n) / n
+    weights.flags.writeable = False
+    return weights
 
 
 def _interval_of(means: np.ndarray) -> tuple[float, float]:
