@@ -322,8 +322,11 @@ def _texts(values: Iterable[Any]) -> list[str]:
     return out
 
 
-def _held(rows: Iterable[Mapping[str, Any]]) -> RowColumns:
-    return rows if isinstance(rows, RowColumns) else RowColumns(rows)
+def _held(rows: Iterable[Mapping[str, Any]], fields: Collection[str] | None = None) -> RowColumns:
+    """``rows`` column by column (only ``fields``: a received file's rows may each carry keys of their own)."""
+    if isinstance(rows, RowColumns):
+        return rows
+    return RowColumns(rows if fields is None else ({k: v for k, v in row.items() if k in fields} for row in rows))
 
 
 def frame(
@@ -332,7 +335,7 @@ def frame(
     """Finished attempts as a DataFrame with the report's derived columns (settings as text, missing ones '—');
     with ``planned`` every attempt, its ``counted`` column saying which are finished (the tables' n of planned).
     ``fields``: only these fields of the rows (``TABLE_FIELDS``: what the tables read), not every field."""
-    held = _held(rows)
+    held = _held(rows, fields)
     kept = np.flatnonzero([planned or status in FINISHED for status in held.values("status")])
     names = [name for name in held.fields if fields is None or name in fields]
     # column by column: the rows of a large sweep are never copied all at once (as dicts or lists of values)
@@ -946,13 +949,17 @@ def rejection_table(df: pd.DataFrame, cells: Cells) -> Table | None:
     return Table("rejections_by_kind", "Rejections by kind", header, rows, data, notes, lead=len(keys))
 
 
+INFRA_COLUMNS = ("llm", "task", "format", "prompt", "detail", "policy", "failure", "reason")
+INFRA_FIELDS = frozenset({"attempt_id", "status", *INFRA_COLUMNS})
+
+
 def infra_table(rows: Iterable[Mapping[str, Any]]) -> Table | None:
     """Attempts that an infrastructure failure stopped (never scored), one line each; None when there are none."""
-    held = _held(rows)
+    held = _held(rows, INFRA_FIELDS)
     failed = [held[i] for i, status in enumerate(held.values("status")) if status == INFRA_FAILED]
     if not failed:
         return None
-    columns = ["llm", "task", "format", "prompt", "detail", "policy", "failure", "reason"]
+    columns = list(INFRA_COLUMNS)
     shown = [[shorten(r.get(c)) for c in columns] for r in failed]
     data = [{c: r.get(c) for c in ["attempt_id", *columns]} for r in failed]
     kinds = pd.Series([r.get("failure") or "?" for r in failed]).value_counts()
@@ -1066,7 +1073,7 @@ def report_tables(
 ) -> tuple[list[Table], pd.DataFrame, Cells | None]:
     """Every attempt table of a report (the viewer shows the same ones), the finished attempts' frame and their
     cells (None when nothing finished)."""
-    held = _held(rows)
+    held = _held(rows, TABLE_FIELDS | INFRA_FIELDS)
     return frame_tables(
         frame(held, planned=True, fields=TABLE_FIELDS),
         infra_table(held),

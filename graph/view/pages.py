@@ -200,7 +200,7 @@ def compare_sweeps(rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]]) -
         side: dict(sorted(Counter(str(r.get("status")) for r in rows).items()))
         for side, rows in (("A", rows_a), ("B", rows_b))
     }
-    df = report.frame(tagged, planned=True)
+    df = report.frame(tagged, planned=True, fields=report.TABLE_FIELDS | {"sweep"})
     if df.empty or not df["counted"].any():
         return {"keys": [], "rows": [], "settings": [], "varied": [], "counts": left_out}
     planned = {side: df[df["sweep"] == side] for side in ("A", "B")}
