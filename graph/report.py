@@ -115,27 +115,31 @@ PUBLISHED: dict[str, dict[str, Any]] = {
 
 # ----------------------------------------------------------------------------------- tables
 class Records(Sequence[dict[str, Any]]):
-    """A table's CSV records, each kept as a tuple of values under a shared tuple of column names: a report over
-    thousands of LLMs holds tens of thousands of them, and a dict per record took three times the memory.
-    Reading one gives a fresh dict."""
+    """A table's CSV records: their values held column by column (``RowColumns``), and per record its own column
+    names (a shared tuple), so that each reads back with exactly its keys, in its order. A report over thousands of
+    LLMs holds tens of thousands of records; a tuple of Python values each took three times the memory (and a dict
+    each, nine). Reading one gives a fresh dict."""
 
     def __init__(self, records: Iterable[Mapping[str, Any]] = ()) -> None:
         self._columns: dict[tuple[str, ...], tuple[str, ...]] = {}  # each distinct column tuple, stored once
-        self._items: list[tuple[tuple[str, ...], tuple[Any, ...]]] = []
+        self._keys: list[tuple[str, ...]] = []
+        self._values = RowColumns()
         for record in records:
             self.append(record)
 
     def append(self, record: Mapping[str, Any]) -> None:
         columns = tuple(record)
-        self._items.append((self._columns.setdefault(columns, columns), tuple(record.values())))
+        self._keys.append(self._columns.setdefault(columns, columns))
+        self._values.append(record)
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._keys)
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
-            return [dict(zip(*item)) for item in self._items[index]]
-        return dict(zip(*self._items[index]))
+            return [self[i] for i in range(*index.indices(len(self)))]
+        values = self._values[index]
+        return {name: values[name] for name in self._keys[index]}
 
     def columns(self) -> list[str]:
         """Every column name, in order of first appearance."""
@@ -159,6 +163,10 @@ class Table:
     def __post_init__(self) -> None:
         if not isinstance(self.data, Records):
             self.data = Records(self.data)
+        # one object per distinct cell text: a table over thousands of LLMs repeats a few thousand texts in
+        # hundreds of thousands of cells (formatted anew for each)
+        shared: dict[str, str] = {}
+        self.rows = [[shared.setdefault(cell, cell) for cell in row] for row in self.rows]
 
     def markdown(self) -> str:
         """The table as a Markdown section with its title."""

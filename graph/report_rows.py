@@ -37,7 +37,7 @@ class ReportError(AutonesyError, ValueError):
 
 
 # ----------------------------------------------------------------------------------- columns
-_MISSING, _INT, _FLOAT, _CODED, _OBJECT = range(5)  # how a column holds one row's value
+_MISSING, _INT, _FLOAT, _CODED, _CODED_LIST, _OBJECT = range(6)  # how a column holds one row's value
 _EXACT_INTS = 2**53  # larger ints (model counts) are kept as they are, never rounded through a float
 _CODED_AT_MOST = 4096  # distinct values coded before a column stops coding values it has not seen (ids, paths)
 
@@ -77,18 +77,17 @@ class _Column:
             numbers.append(value)
             tags.append(_FLOAT if kind is float else _INT)
             return
-        if kind is list:
-            value = tuple(value)  # as a report held lists before (a row's autofixes)
-        code = self.index.get(value) if _codable(value) else -1
+        key = tuple(value) if kind is list else value  # a list of text (a row's autofixes) is coded as a tuple
+        code = self.index.get(key) if _codable(key) else -1
         if code is None and len(self.distinct) < max(_CODED_AT_MOST, len(tags) // 2):
-            code = self.index[value] = len(self.distinct)
-            self.distinct.append(value)
+            code = self.index[key] = len(self.distinct)
+            self.distinct.append(key)
         if code is not None and code >= 0:
             codes = self.codes
             if len(codes) < len(tags):
                 codes.frombytes(bytes(4 * (len(tags) - len(codes))))
             codes.append(code)
-            tags.append(_CODED)
+            tags.append(_CODED_LIST if kind is list else _CODED)
             return
         objects = self.objects
         objects.extend([None] * (len(tags) - len(objects)))
@@ -111,6 +110,8 @@ class _Column:
             return None
         if tag == _CODED:
             return self.distinct[self.codes[row]]
+        if tag == _CODED_LIST:
+            return list(self.distinct[self.codes[row]])  # a fresh list: what a reader changes is its own
         if tag == _OBJECT:
             return self.objects[row]
         number = self.numbers[row]
