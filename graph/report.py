@@ -1375,7 +1375,7 @@ def build_report(
     given = [Path(p) for p in paths]
     if not given:
         raise ReportError("give at least one sweep or run directory")
-    rows, downstream, merged = load_results(given)
+    rows, downstream, merged = load_results(given, TABLE_FIELDS | INFRA_FIELDS)
     left_out = dict(Counter(status or "?" for status in rows.values("status") if status not in FINISHED))
     infra, planned = infra_table(rows), frame(rows, planned=True, fields=TABLE_FIELDS)
     del rows  # the frame holds what the tables need, in a fraction of the memory

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -178,6 +178,10 @@ class RowColumns(Sequence[dict[str, Any]]):
         out._rows = len(rows)
         return out
 
+    def drop(self, name: str) -> None:
+        """Let go of the field ``name`` (if held)."""
+        self._columns.pop(name, None)
+
     def keep(self, rows: np.ndarray) -> None:
         """Keep only the rows at the indices ``rows``, in that order: ``take`` in place, one column at a time (never
         two copies of every column)."""
@@ -241,10 +245,12 @@ class Loaded(NamedTuple):
     merged: list[str]
 
 
-def load_results(paths: Iterable[str | Path]) -> Loaded:
+def load_results(paths: Iterable[str | Path], fields: Collection[str] | None = None) -> Loaded:
     """Attempt rows (in ``results.order_key`` order), downstream rows and what was merged, from sweep directories,
     results files or run directories. An attempt found in several of them is resolved by ``kept_copy`` (the same
-    whatever the order given)."""
+    whatever the order given). ``fields``: only these fields of each row are kept (a report keeps what its tables
+    read); its other fields are still compared when an attempt is read twice, through a digest."""
+    kept = None if fields is None else {*fields, "attempt_id", "status", *_ORDER_FIELDS}
     rows = RowColumns()
     places: list[str] = []
     place_of = array("i")
@@ -256,7 +262,7 @@ def load_results(paths: Iterable[str | Path]) -> Loaded:
         try:  # results a user received: anything malformed is one error line naming the path
             found, more = _results_in(path)
             for row in with_first_answers(filter(None, map(_checked_row, found)), path):  # each checked as read
-                rows.append(row)
+                rows.append(row if kept is None else _narrowed(row, kept))
                 place_of.append(len(places) - 1)
         except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as error:
             raise ReportError(
@@ -268,7 +274,22 @@ def load_results(paths: Iterable[str | Path]) -> Loaded:
         raise ReportError("no results found (expected sweep directories, results.jsonl files or run directories)")
     keep, merged = _one_copy_each(rows, [places[i] for i in place_of])
     rows.keep(_in_order(rows, keep))
+    rows.drop(_OTHERS)
     return Loaded(rows, downstream, merged)
+
+
+_OTHERS = "\0others"  # a narrowed row's digest of the fields left out (a name no results row can have)
+
+
+def _narrowed(row: Mapping[str, Any], fields: Collection[str]) -> dict[str, Any]:
+    """``row``'s ``fields``, and a digest of its other fields but timings (53 bits, in this process: two copies of
+    one attempt that differ outside ``fields`` still differ)."""
+    others = tuple(
+        (name, type(value).__name__, tuple(value) if isinstance(value, list) else value)
+        for name, value in row.items()
+        if name not in fields and name not in _RUN_FIELDS
+    )
+    return {**{name: value for name, value in row.items() if name in fields}, _OTHERS: hash(others) & (2**53 - 1)}
 
 
 def _one_copy_each(rows: RowColumns, places: Sequence[str]) -> tuple[np.ndarray, list[str]]:

@@ -260,6 +260,20 @@ def test_two_different_finished_outcomes_of_one_attempt_are_refused_with_one_lin
         assert str(a) in str(error.value) and str(b) in str(error.value) and "\n" not in str(error.value)
 
 
+def test_two_copies_that_differ_only_in_a_field_no_table_reads_are_refused_too(tmp_path):
+    """A report keeps only the fields its tables read, but two copies of an attempt are still compared whole: a
+    count (tp) or a path differing is a different outcome; a timing is not."""
+    base = row(LLM, attempt="x1", f1=1.0)
+    for field, value, refused in (("tp", 7, True), ("sdd_size", 12, True), ("wall_seconds", 99.0, False)):
+        a = sweep(tmp_path / f"a-{field}", [base])
+        b = sweep(tmp_path / f"b-{field}", [{**base, field: value}])
+        if refused:
+            with pytest.raises(ReportError, match=r"attempt x1 has different"):
+                build_report([a, b], tmp_path / "r", plots=False)
+        else:
+            assert build_report([a, b], tmp_path / "r", plots=False).merged
+
+
 # ------------------------------------------------------------------- tables that do not mislead
 def test_an_llm_with_only_infrastructure_failures_keeps_its_row_in_every_table(tmp_path):
     down = "http://down/v1@broken-model"
