@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from array import array
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -429,12 +430,15 @@ def with_first_answers(rows: Iterable[dict[str, Any]], source: Path) -> Iterator
     read from the attempt's trace (None without one, or for a ``run_dir`` outside ``source``'s folder — rows
     travel, and a report never reads outside their own folder). One at a time, as they are read."""
     base = (source if source.is_dir() else source.parent).resolve()
+    prefix = os.path.join(base, "")
     for row in rows:
         if type(row.get(FIRST_ANSWER_FIELD)) is not bool:
             run_dir = row.get("run_dir")
-            found = (base / run_dir).resolve() if isinstance(run_dir, str) and run_dir else None
-            inside = found is not None and (found == base or base in found.parents)
-            row = {**row, FIRST_ANSWER_FIELD: first_answer_syntax_error(found, base) if inside and found else None}
+            # inside ``base`` as written (no syscall: 100,000 rows resolved took seconds); a link on the way is
+            # refused when the trace is read, which follows none below ``base``
+            found = os.path.normpath(os.path.join(base, run_dir)) if isinstance(run_dir, str) and run_dir else ""
+            inside = found.startswith(prefix) or found == str(base)
+            row = {**row, FIRST_ANSWER_FIELD: first_answer_syntax_error(Path(found), base) if inside else None}
         yield row
 
 

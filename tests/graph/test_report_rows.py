@@ -76,3 +76,23 @@ def test_many_rows_cost_tens_of_bytes_each():
     assert held[100]["tp"] == 2**60 + 100 and held[7]["f1"] == 7 / 997 and held[5]["llm"] == "model-0005"
     # the ids themselves (about 65 bytes each as str objects) are most of it
     assert size / len(held) < 200, size / len(held)
+
+
+def test_first_answers_are_read_from_traces_inside_the_sweep_only(tmp_path):
+    """A row's run_dir is read below the sweep's folder only: one that leaves it (``..``, an absolute path) or
+    reaches a run directory through a link is not read (the first answer unknown), whatever its trace says."""
+    from autonesy.graph.report_rows import FIRST_ANSWER_FIELD, with_first_answers
+    from autonesy.graph.trace import TRACE_FILE
+
+    sweep, outside = tmp_path / "sweep", tmp_path / "outside"
+    for run in (sweep / "attempts" / "a", outside / "b"):
+        run.mkdir(parents=True)
+        (run / TRACE_FILE).write_text('{"event": "syntax_error", "error": "x"}\n')
+    (sweep / "attempts" / "link").symlink_to(outside / "b")
+    run_dirs = ["attempts/a", "attempts/../attempts/a", "../outside/b", str(outside / "b"), "attempts/link", "", None]
+    read = [row[FIRST_ANSWER_FIELD] for row in with_first_answers([{"run_dir": d} for d in run_dirs], sweep)]
+    assert read == [True, True, None, None, None, None, None]
+    assert (
+        next(with_first_answers([{"run_dir": "attempts/a", FIRST_ANSWER_FIELD: False}], sweep))[FIRST_ANSWER_FIELD]
+        is False
+    )
