@@ -50,6 +50,12 @@ def _codable(value: Any) -> bool:
     return kind is str or kind is bool or (kind is tuple and all(type(item) is str for item in value))
 
 
+def _pad(part: array[Any], rows: int) -> None:
+    """``part`` extended with zeros to ``rows`` items."""
+    if len(part) < rows:
+        part.frombytes(bytes(part.itemsize * (rows - len(part))))
+
+
 class _Column:
     """One field's values: a tag per row, and per kind of value the storage it needs, made when a first value of that
     kind arrives (a column of text holds no floats). A part holds a value at each row its tag points it to; it is
@@ -72,11 +78,7 @@ class _Column:
             return
         kind = type(value)
         if kind is float or (kind is int and -_EXACT_INTS <= value <= _EXACT_INTS):
-            numbers = self.numbers
-            if len(numbers) < len(tags):
-                numbers.frombytes(bytes(8 * (len(tags) - len(numbers))))
-            numbers.append(value)
-            tags.append(_FLOAT if kind is float else _INT)
+            self._put(self.numbers, value, _FLOAT if kind is float else _INT)
             return
         key = tuple(value) if kind is list else value  # a list of text (a row's autofixes) is coded as a tuple
         code = self.index.get(key) if _codable(key) else -1
@@ -84,24 +86,26 @@ class _Column:
             code = self.index[key] = len(self.distinct)
             self.distinct.append(key)
         if code is not None and code >= 0:
-            codes = self.codes
-            if len(codes) < len(tags):
-                codes.frombytes(bytes(4 * (len(tags) - len(codes))))
-            codes.append(code)
-            tags.append(_CODED_LIST if kind is list else _CODED)
+            self._put(self.codes, code, _CODED_LIST if kind is list else _CODED)
             return
         objects = self.objects
         objects.extend([None] * (len(tags) - len(objects)))
         objects.append(value)
         tags.append(_OBJECT)
 
+    def _put(self, part: array[Any], value: Any, tag: int) -> None:
+        """``value`` at the next row of ``part`` (zeros before it where earlier rows held none), tagged ``tag``."""
+        _pad(part, len(self.tags))
+        part.append(value)
+        self.tags.append(tag)
+
     def _aligned(self) -> None:
         """Every part in use as long as the rows (a take indexes them)."""
         rows = len(self.tags)
         if self.numbers:
-            self.numbers.frombytes(bytes(8 * (rows - len(self.numbers))))
+            _pad(self.numbers, rows)
         if self.codes:
-            self.codes.frombytes(bytes(4 * (rows - len(self.codes))))
+            _pad(self.codes, rows)
         if self.objects:
             self.objects.extend([None] * (rows - len(self.objects)))
 
