@@ -45,7 +45,8 @@ def test_rows_read_back_as_given(given_rows):
         got = held[index]
         assert list(got) == fields and all(_same(got[name], expected[name]) for name in fields), (got, expected)
     order = np.array(list(range(len(given_rows)))[::-1], dtype=np.intp)
-    taken = held.take(order)
+    taken = RowColumns(given_rows)
+    taken.keep(order)
     for position, index in enumerate(order.tolist()):
         assert all(_same(taken[position][name], held[index][name]) for name in fields)
     for name in fields:
