@@ -135,7 +135,7 @@ class RunDir:
         if not isinstance(previous, dict):
             raise self.error(f"{path} is not a run configuration; choose another --out")
         fill = defaults or {}
-        differing = [k for k in keys if previous.get(k, fill.get(k)) != record.get(k)]
+        differing = [k for k in keys if not _same_json(previous.get(k, fill.get(k)), record.get(k))]
         if differing:
             shown = ", ".join(f"{k}={_shown(previous.get(k))}" for k in differing)
             raise self.error(f"{self.path} holds a different run ({shown}); choose another --out")
@@ -206,3 +206,8 @@ __all__ = [
     "run_or_resume",
     "write_json",
 ]
+
+
+def _same_json(recorded: Any, value: Any) -> bool:
+    """Whether ``value`` is recorded as ``recorded`` (as JSON, the way it was written: 0 is not false, 1 not 1.0)."""
+    return json.dumps(recorded, sort_keys=True, default=str) == json.dumps(value, sort_keys=True, default=str)
