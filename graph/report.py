@@ -78,7 +78,7 @@ import numpy as np
 import pandas as pd
 
 from autonesy.graph import results
-from autonesy.graph.report_rows import FIRST_ANSWER_FIELD, ReportError, RowColumns, load_results
+from autonesy.graph.report_rows import FIRST_ANSWER_FIELD, ReportError, RowColumns, load_results, typed_row
 from autonesy.graph.results import CACHED_USAGE
 from autonesy.graph.trace import shorten
 from autonesy.tasks.options import DETAIL_LEVELS
@@ -331,10 +331,17 @@ def _texts(values: Iterable[Any]) -> list[str]:
 
 
 def _held(rows: Iterable[Mapping[str, Any]], fields: Collection[str] | None = None) -> RowColumns:
-    """``rows`` column by column (only ``fields``: a received file's rows may each carry keys of their own)."""
+    """``rows`` column by column, each field of the type ``attempt_row`` writes (``typed_row``: the viewer hands over a
+    received file's rows as they are; a value of another type is emptied), text fields of other names (the viewer's
+    ``sweep``) kept as they are. Only ``fields`` are held, when given (a received row may carry keys of its own)."""
     if isinstance(rows, RowColumns):
         return rows
-    return RowColumns(rows if fields is None else ({k: v for k, v in row.items() if k in fields} for row in rows))
+    held = RowColumns()
+    for row in rows:
+        typed = typed_row(row)
+        typed.update((name, value) for name, value in row.items() if name not in typed and isinstance(value, str))
+        held.append(typed if fields is None else {name: value for name, value in typed.items() if name in fields})
+    return held
 
 
 def frame(
@@ -376,10 +383,10 @@ def frame(
     # what the answers cost when they were made, the cached ones included
     df["tokens_made"] = df["tokens"] + df["cached_prompt_tokens"] + df["cached_completion_tokens"]
     df["llm_seconds_made"] = df["llm_seconds"] + df["cached_llm_seconds"]
-    df["model"] = df["model"].fillna(df["llm"])
     for setting in (*SETTINGS, "task"):  # rows from elsewhere may lack one: one value '—'
         df[setting] = _texts(df[setting] if setting in df else [None] * len(df))
-    df["model"] = df["model"].astype(str)
+    models = df["model"] if "model" in df else [None] * len(df)
+    df["model"] = [model if isinstance(model, str) else llm for model, llm in zip(models, df["llm"])]  # or the LLM's
     shared = df.groupby("model")["llm"].nunique()
     df["label"] = [llm if shared[model] > 1 else model for model, llm in zip(df["model"], df["llm"])]
     return df

@@ -260,7 +260,7 @@ def load_results(paths: Iterable[str | Path], fields: Collection[str] | None = N
         places.append(str(path))
         try:  # results a user received: anything malformed is one error line naming the path
             found, more = _results_in(path)
-            for row in with_first_answers(filter(None, map(_checked_row, found)), path):  # each checked as read
+            for row in with_first_answers(filter(None, map(checked_row, found)), path):  # each checked as read
                 rows.append(row if kept is None else _narrowed(row, kept))
                 place_of.append(len(places) - 1)
         except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as error:
@@ -401,11 +401,17 @@ _OPTIONAL_FIELDS: dict[str, type] = {FIRST_ANSWER_FIELD: bool}
 _FLAG_FIELDS = {"syntax_error", "oracle_passed", "compiled", "exact"}
 
 
-def _checked_row(row: Any) -> dict[str, Any] | None:
+def checked_row(row: Any) -> dict[str, Any] | None:
     """A results row from disk with each field of the type ``attempt_row`` writes (others emptied);
     None without the fields that identify the attempt."""
     if not isinstance(row, dict) or not all(isinstance(row.get(key), str) for key in _KEY_FIELDS):
         return None
+    return typed_row(row)
+
+
+def typed_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """Every results field of ``row`` of the type ``attempt_row`` writes: one of another type (or missing) is
+    emptied."""
     checked: dict[str, Any] = {}
     for key in results.ROW_FIELDS:
         value = row.get(key)

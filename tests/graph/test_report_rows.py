@@ -4,7 +4,7 @@ down); and they are small."""
 import tracemalloc
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from autonesy.graph.report_rows import RowColumns
@@ -97,3 +97,65 @@ def test_first_answers_are_read_from_traces_inside_the_sweep_only(tmp_path):
         next(with_first_answers([{"run_dir": "attempts/a", FIRST_ANSWER_FIELD: False}], sweep))[FIRST_ANSWER_FIELD]
         is False
     )
+
+
+odd_values = st.sampled_from(
+    [None, True, 0, 2**70, 1.5, float("nan"), "", "x", [], ["a"], [1, 2], {"a": 1}, "accepted", "infra_failed"]
+)
+
+
+@settings(max_examples=100, deadline=None)
+@example([("accepted", {"llm": None, "model": None})])  # no LLM and no model: a NaN label stopped the summary
+@example([("rejected", {"llm": ["a"], "model": float("nan"), "f1": "x", "max_repairs": 2**70})])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["accepted", "rejected", "infra_failed"]),
+            st.dictionaries(
+                st.sampled_from(
+                    [
+                        "llm",
+                        "model",
+                        "format",
+                        "prompt",
+                        "detail",
+                        "policy",
+                        "task",
+                        "f1",
+                        "status",
+                        "failure",
+                        "relation",
+                        "repair_rounds",
+                        "prompt_tokens",
+                        "syntax_error",
+                        "max_repairs",
+                        "benchmark",
+                        "reason",
+                        "autofixes",
+                    ]
+                ),
+                odd_values,
+                max_size=6,
+            ),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_the_tables_of_rows_handed_over_as_they_are_take_any_values(drawn):
+    """The viewer hands the report a received file's rows as they are: a value of any type in any field (an LLM
+    that is a number, an F1 that is text, a model that is missing) is emptied as the loader empties it, never a
+    crash (a row with neither LLM nor model stopped the viewer's summary with a KeyError)."""
+    from autonesy.graph.report import report_tables
+    from autonesy.graph.results import ROW_FIELDS
+
+    rows = []
+    for index, (status, odd) in enumerate(drawn):
+        row = dict.fromkeys(ROW_FIELDS)
+        row.update(attempt_id=str(index), llm="http://x/v1@m", model="m", task="fashion", task_spec="fashion")
+        row.update(format="nat", prompt="zs", detail="detailed", policy="zs", status=status, f1=0.5)
+        rows.append({**row, **odd})
+    tables, df, _ = report_tables(rows)
+    for table in tables:  # every table renders
+        assert table.csv() and table.markdown() and table.latex()
+    assert len(df) == sum(row["status"] in ("accepted", "rejected") for row in rows)  # the finished ones counted
