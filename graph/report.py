@@ -868,9 +868,9 @@ def cost_table(df: pd.DataFrame, cells: Cells, prices: Mapping[str, LLMPrices]) 
     rows, data = [], Records()
     for values, planned in grouped(df, keys, ORDERS):
         n = len(col.counted(planned))
-        prompt, completion = int(col["prompt_tokens"][planned].sum()), int(col["completion_tokens"][planned].sum())
-        made_prompt = prompt + int(col["cached_prompt_tokens"][planned].sum())
-        made_completion = completion + int(col["cached_completion_tokens"][planned].sum())
+        prompt, completion = _total(col["prompt_tokens"][planned]), _total(col["completion_tokens"][planned])
+        made_prompt = prompt + _total(col["cached_prompt_tokens"][planned])
+        made_completion = completion + _total(col["cached_completion_tokens"][planned])
         price = prices.get(values[0])
         cost = None if price is None else price.cost(prompt, completion)
         would = None if price is None else price.cost(made_prompt, made_completion)
@@ -879,8 +879,8 @@ def cost_table(df: pd.DataFrame, cells: Cells, prices: Mapping[str, LLMPrices]) 
             **dict(zip(cells.conditions, values[1:])),
             "attempts": n,
             "planned": len(planned),
-            "llm_calls": int(col["llm_calls"][planned].sum()),
-            "cached_calls": int(col["cached_calls"][planned].sum()),
+            "llm_calls": _total(col["llm_calls"][planned]),
+            "cached_calls": _total(col["cached_calls"][planned]),
             "prompt_tokens": prompt,
             "completion_tokens": completion,
             "would_cost_prompt_tokens": made_prompt,
@@ -914,6 +914,13 @@ def cost_table(df: pd.DataFrame, cells: Cells, prices: Mapping[str, LLMPrices]) 
         *cells.notes(),
     ]
     return Table("cost_by_llm", "Tokens and cost per LLM", header, rows, data, notes, lead=len(keys))
+
+
+def _total(counts: np.ndarray) -> int | float:
+    """The sum of a column of counts (tokens, calls): an int, or the float it overflowed to (a received row can claim
+    1e308 tokens)."""
+    total = float(counts.sum())
+    return int(total) if math.isfinite(total) else total
 
 
 def _money_per(total: float, n: int) -> str:

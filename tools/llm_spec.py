@@ -147,7 +147,7 @@ class LLMPrices:
     prompt: float
     completion: float
 
-    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+    def cost(self, prompt_tokens: float, completion_tokens: float) -> float:
         """The cost of that many tokens."""
         return (prompt_tokens * self.prompt + completion_tokens * self.completion) / 1e6
 

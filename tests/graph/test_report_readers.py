@@ -624,3 +624,12 @@ def test_rows_that_each_carry_a_key_of_their_own_read_as_the_table_fields_only(t
     expected, _, _ = report_tables(plain)
     assert [t.csv() for t in got] == [t.csv() for t in expected]
     assert not [c for c in frame(extra, planned=True, fields=TABLE_FIELDS).columns if c.startswith("extra")]
+
+
+def test_token_counts_that_overflow_a_float_are_shown_as_such_not_a_crash(tmp_path):
+    """A received row may claim 1e308 tokens (a finite float, so it passes the row check): two of them sum past
+    what a float holds, and the cost table says inf instead of failing to make an int of it."""
+    rows = [row(LLM, attempt=f"a{i}", prompt_tokens=1e308, llm_calls=1e308) for i in range(2)]
+    report = build_report([sweep(tmp_path / "s", rows)], tmp_path / "r", plots=False)
+    [record] = tables(report)["cost_by_llm"].data
+    assert record["prompt_tokens"] == math.inf and record["llm_calls"] == math.inf
