@@ -26,7 +26,11 @@ its projection on its visible (task) variables, as an SDD over the task variable
    whose call is satisfiable (a modulo totalizer, whose auxiliaries are not functions of the counted
    literals in one pass) is decided row by row when it reads at most
    ``MAX_CASE_SPLIT_VARS`` task variables (one SAT call per assignment of them), else not recovered.
-3. *Its shape, read.* A projection that is a symmetric function of its variables (one group of literals
+3. *Or an adder network, read as a weighted sum.* Before the circuits, a block of full and half adders
+   (PySAT's ``adder``) is read by the adder identity as "its weighted sum of items is among the totals its
+   comparator allows" (:mod:`autonesy.tools.adder_network`, one SAT call per total): as a circuit each sum
+   bit of 60 items is a function of all of them, past the node budget.
+4. *Its shape, read.* A projection that is a symmetric function of its variables (one group of literals
    left in its table, or ``G`` equal, as an SDD, to "the number of true variables is in A") is also given as a
    :class:`~autonesy.tools.literal_count.LiteralCount`; an at-most-one or exactly-one as clauses
    without auxiliaries (pairwise exclusions and the positive clause), which the one-hot route reads.
@@ -50,6 +54,7 @@ import numpy as np
 from pysat.solvers import Solver
 from pysdd.sdd import SddManager, SddNode, Vtree
 
+from autonesy.tools.adder_network import allowed_projection, read_adders
 from autonesy.tools.cnf import CNF, Clause
 from autonesy.tools.compile import global_model_count, sdd_postorder
 from autonesy.tools.count_functions import CountFunction, TooLarge, or_of_ands
@@ -603,14 +608,22 @@ def _projection_by_cases(block: Block, budget: _Budget) -> CountFunction:
 
 
 def _proved_projection(
-    block: Block, n: int, first_free: int, manager: SddManager, budget: _Budget
+    block: Block, n: int, first_free: int, manager: SddManager, budget: _Budget, plain: Sequence[Clause] = ()
 ) -> tuple[SddNode, LiteralCount | None] | None:
     """The block's proved projection as an SDD (referenced) and, when symmetric, as a count; None when not
-    proved. Its circuit is evaluated as count tables, or as SDDs when a table outgrows its budget."""
+    proved. An adder network is read as a weighted sum (:mod:`autonesy.tools.adder_network`; with the
+    clauses over task variables alone it needs, so the projection is of the block and those, which the
+    count conjoins anyway); else its circuit is evaluated as count tables, or as SDDs when a table outgrows
+    its budget."""
 
     def sat_check(projection: SddNode) -> bool:
         return len(block.clauses) <= MAX_SAT_CHECK_CLAUSES and _outside_is_empty(block, projection, first_free)
 
+    reading = read_adders(block.clauses, n, plain)
+    if reading is not None:
+        read = allowed_projection(reading, block.visible, manager, _top_down(n), budget.check)
+        if read is not None:
+            return read, _count_of_variables(read, block.visible, manager)
     try:
         found = _projection(block, n, _Tables(budget), lambda value: sat_check(value.to_sdd(manager, _top_down(n))))
     except TooLarge:
@@ -644,7 +657,7 @@ def recover_blocks(
     plain, blocks = auxiliary_blocks(cnf)
     recovered, refused = [], []
     for block in blocks:
-        proved = _proved_projection(block, n, cnf.num_vars + 1, manager, budget)
+        proved = _proved_projection(block, n, cnf.num_vars + 1, manager, budget, plain)
         if proved is None:
             if all_or_none:
                 raise NotRecoverable(f"an auxiliary block of {len(block.clauses)} clauses was not recovered")

@@ -1,0 +1,161 @@
+"""Adder networks read as weighted sums: the projection read equals the clauses' own, listed by SAT.
+
+Expected projections never come from the code under test: they are every assignment of the task variables
+that a SAT solver extends to a model of the clauses (``sat_models``), or the weights the input was written
+with. Mutated encodings (a literal flipped, a clause dropped or added) check that a block is read only when
+the reading is right: a reading that is wrong on one row fails.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pysat.pb import EncType, PBEnc
+from pysdd.sdd import SddManager, SddNode, Vtree
+
+from autonesy.tools.adder_network import AdderReading, allowed_projection, read_adders
+from autonesy.tools.cnf import CNF, Clause
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bruteforce import sat_models, satisfies  # noqa: E402
+
+# x1 + x2 = s + 2c (s = 3, c = 4), and "no carry": at most one of x1 and x2
+HALF_ADDER_AT_MOST_ONE: list[Clause] = [
+    (-1, -2, -3), (1, 2, -3), (1, -2, 3), (-1, 2, 3),  # s = x1 xor x2
+    (-1, -2, 4), (1, -4), (2, -4),  # c = x1 and x2
+    (-4,),
+]  # fmt: skip
+
+
+def read(clauses: list[Clause], n: int) -> AdderReading | None:
+    """``read_adders`` as structure recovery calls it: the clauses with auxiliaries, those without beside."""
+    block = [clause for clause in clauses if any(abs(lit) > n for lit in clause)]
+    return read_adders(block, n, [clause for clause in clauses if clause not in block]) if block else None
+
+
+def projection(reading: AdderReading, n: int) -> SddNode:
+    manager = SddManager.from_vtree(Vtree(var_count=n, var_order=list(range(n, 0, -1)), vtree_type="right"))
+    visible = sorted({abs(lit) for clause in reading.clauses for lit in clause if abs(lit) <= n})
+    found = allowed_projection(reading, visible, manager, list(range(n, 0, -1)), lambda doing: None)
+    assert found is not None
+    return found
+
+
+def models(clauses, n: int, top: int) -> set[tuple[int, ...]]:
+    return sat_models(CNF(n, tuple(clauses), top), n)
+
+
+def rows_of(node: SddNode, n: int) -> set[tuple[int, ...]]:
+    manager = node.manager
+    rows = set()
+    for row in itertools.product((0, 1), repeat=n):
+        cube = manager.true()
+        for var, bit in enumerate(row, start=1):
+            cube = cube & (manager.literal(var) if bit else ~manager.literal(var))
+        if not (node & cube).is_false():
+            rows.add(row)
+    return rows
+
+
+def test_a_half_adder_with_no_carry_is_at_most_one_of_its_inputs() -> None:
+    reading = read(HALF_ADDER_AT_MOST_ONE, 2)
+    assert reading == AdderReading({1: (0, 1), 2: (0, 1)}, (), tuple(HALF_ADDER_AT_MOST_ONE))
+    assert rows_of(projection(reading, 2), 2) == {(0, 0), (0, 1), (1, 0)}
+
+
+def test_a_gate_whose_table_is_not_an_adder_is_not_read() -> None:
+    """The carry's clause flipped: c = x1 and not x2 meets no polarity of the identity with s = x1 xor x2."""
+    clauses = [clause if clause != (2, -4) else (-2, -4) for clause in HALF_ADDER_AT_MOST_ONE]
+    clauses = [clause if clause != (-1, -2, 4) else (-1, 2, 4) for clause in clauses]
+    reading = read(clauses, 2)
+    assert reading is None or rows_of(projection(reading, 2), 2) == models(clauses, 2, 4)
+
+
+def adder_clauses(kind: str, weights: list[int], bound: int) -> tuple[list[Clause], int]:
+    formula = getattr(PBEnc, kind)(
+        lits=list(range(1, len(weights) + 1)), weights=weights, bound=bound, top_id=len(weights), encoding=EncType.adder
+    )
+    return [tuple(clause) for clause in formula.clauses], max(formula.nv, len(weights))
+
+
+@st.composite
+def adders(draw):
+    n = draw(st.integers(2, 7))
+    weights = draw(st.lists(st.integers(1, 40), min_size=n, max_size=n))
+    kind = draw(st.sampled_from(["atmost", "atleast", "equals"]))
+    bound = draw(st.integers(1, sum(weights) - 1))
+    return n, weights, kind, bound
+
+
+KINDS = {"atmost": int.__le__, "atleast": int.__ge__, "equals": int.__eq__}
+
+
+@settings(max_examples=200, deadline=None)
+@given(adders())
+def test_pysat_adders_read_are_read_as_the_weighted_sum(case) -> None:
+    """Small adders PySAT simplifies (an "equals" fixes output bits to constants) may be left to the other
+    readings; one read is the weighted sum, with the clauses over items alone it did not read."""
+    n, weights, kind, bound = case
+    clauses, top = adder_clauses(kind, weights, bound)
+    reading = read(clauses, n)
+    if reading is None:
+        return
+    expected = {
+        row for row in itertools.product((0, 1), repeat=n) if KINDS[kind](sum(itertools.compress(weights, row)), bound)
+    }
+    unread = [clause for clause in clauses if clause not in reading.clauses]
+    assert {
+        row
+        for row in rows_of(projection(reading, n), n)
+        if satisfies(unread, {i: bool(bit) for i, bit in enumerate(row, 1)})
+    } == expected
+    assert rows_of(projection(reading, n), n) == models(reading.clauses, n, top)
+
+
+@pytest.mark.parametrize("kind", ["atmost", "atleast"])
+def test_every_larger_at_most_or_at_least_as_adders_is_read(kind: str) -> None:
+    """20 to 60 items, weights up to 20, 100 or 1,000, bounds from a fifth to four fifths of their sum."""
+    for seed in range(12):
+        chooser = random.Random(seed)
+        n, top_weight = chooser.randint(20, 60), chooser.choice([20, 100, 1000])
+        weights = [chooser.randint(1, top_weight) for _ in range(n)]
+        clauses, _ = adder_clauses(kind, weights, chooser.randint(sum(weights) // 5, 4 * sum(weights) // 5))
+        reading = read(clauses, n)
+        assert reading is not None, (seed, n, weights)
+        assert {var: abs(high - low) for var, (low, high) in reading.weights.items()} == dict(enumerate(weights, 1))
+
+
+@st.composite
+def mutated_adders(draw):
+    n, weights, kind, bound = draw(adders())
+    clauses, top = adder_clauses(kind, weights, bound)
+    if not clauses:
+        return n, clauses, top
+    index = draw(st.integers(0, len(clauses) - 1))
+    how = draw(st.sampled_from(["flip", "drop", "add"]))
+    if how == "flip" and clauses[index]:
+        position = draw(st.integers(0, len(clauses[index]) - 1))
+        clause = list(clauses[index])
+        clause[position] = -clause[position]
+        clauses[index] = tuple(clause)
+    elif how == "drop":
+        del clauses[index]
+    else:
+        literal = st.integers(1, top).flatmap(lambda v: st.sampled_from((v, -v)))
+        clauses.append(tuple(draw(st.lists(literal, min_size=1, max_size=3, unique_by=abs))))
+    return n, clauses, top
+
+
+@settings(max_examples=400, deadline=None)
+@given(mutated_adders())
+def test_a_mutated_adder_is_read_only_as_what_it_is(case) -> None:
+    n, clauses, top = case
+    reading = read(clauses, n)
+    if reading is not None:
+        assert rows_of(projection(reading, n), n) == models(reading.clauses, n, top)
