@@ -126,7 +126,8 @@ __all__ = [
 # adders recovered (cyclic definitions as fixpoints, auxiliaries forced by their own clauses).
 # 11: the one-hot route counts interchangeable values through their first uses (a Latin square's first row fixed);
 # a racer given priority leaves the spare cores to Ganak and the SDD routes.
-ROUTES_VERSION = 11
+# 12: structure recovery reads adder networks as weighted sums (:mod:`autonesy.tools.adder_network`).
+ROUTES_VERSION = 12
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long
