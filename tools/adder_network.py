@@ -27,8 +27,9 @@ step fails is not read (None), for the other readings to try.
 
 from __future__ import annotations
 
+import heapq
 import itertools
-from collections import Counter, defaultdict, deque
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -39,6 +40,7 @@ from autonesy.tools.cnf import Clause
 
 MAX_STATES = 100_000  # reachable (T, y) states in a layer of the dynamic programme; past it, not read
 MAX_DIRECT = 10  # task variables the comparator reads directly (y), kept in the state beside T
+MAX_ITEMS_BESIDE = 3  # task variables a gate's clauses may read besides its own, every value tried
 MAX_HIGH_DIGITS = 16  # digits from the first level two share up (and items beside them), every assignment tried
 MAX_OCCURRENCES = 64  # clauses of an auxiliary searched for its inputs (an adder's bit is in a dozen)
 
@@ -182,10 +184,9 @@ def _candidate_gates(clauses: Sequence[Clause], n: int) -> list[list[_Gate]]:
     whose inputs are ready, and a reading backwards waits on its own output."""
     grouped = _definitions(clauses, n)
     full = [_polarities(s, c) for definitions in grouped.values() for s, c in itertools.permutations(definitions, 2)]
-    halves = [
-        _polarities(*pair) for definitions in grouped.values() for d in definitions for pair in ((d, None), (None, d))
-    ]
-    return [gates for gates in full + halves if gates]
+    carries = [_polarities(None, d) for definitions in grouped.values() for d in definitions]
+    sums = [_polarities(d, None) for definitions in grouped.values() for d in definitions]
+    return [gates for gates in full + carries + sums if gates]
 
 
 class _Levels:
@@ -242,7 +243,9 @@ class _Network:
 
 def _network(candidates: list[list[_Gate]], n: int) -> _Network | None:
     """The gates taken in an order where each reads task literals or unread outputs of gates taken, as made,
-    with consistent levels; None unless they form one network."""
+    with consistent levels; None unless they form one network. The first ready candidate is taken, so a
+    gate without a carry (a parity read as a sum: an encoder folds a sum bit it fixes into one) only when
+    no other is ready: it may be a parity over a carry made later."""
     waiting: dict[int, list[int]] = defaultdict(list)  # auxiliary -> candidates reading it
     missing = []
     for index, gates in enumerate(candidates):
@@ -250,11 +253,11 @@ def _network(candidates: list[list[_Gate]], n: int) -> _Network | None:
         missing.append(len(read))
         for var in read:
             waiting[var].append(index)
-    ready = deque(index for index, count in enumerate(missing) if count == 0)
+    ready = [index for index, count in enumerate(missing) if count == 0]  # a heap: candidates come full first
     network = _Network([], [], {}, {})
     levels = _Levels()
     while ready:
-        index = ready.popleft()
+        index = heapq.heappop(ready)
         gate = next((g for g in candidates[index] if _reads_as_made(g, network, n)), None)
         if gate is None or any(lit is not None and abs(lit) in network.producer for lit, _ in gate.outputs()):
             continue  # an output is made once
@@ -272,7 +275,7 @@ def _network(candidates: list[list[_Gate]], n: int) -> _Network | None:
             for waiter in waiting.get(abs(output), ()):
                 missing[waiter] -= 1
                 if missing[waiter] == 0:
-                    ready.append(waiter)
+                    heapq.heappush(ready, waiter)
     if not network.gates or len({levels.find(g)[0] for g in range(len(network.gates))}) != 1:
         return None
     relative = [levels.find(g)[1] for g in range(len(network.gates))]
@@ -340,9 +343,10 @@ def _rest_reads_only_t(
 
     for clause in rest:
         read = [lit for lit in clause if abs(lit) in network.reader]  # literals over outputs some gate reads
-        owner = next((g for g in _gates_of(read, network) if _within(clause, g, network)), None)
+        owner = next((g for g in _gates_of(read, network) if _within(clause, g, network, n)), None)
         if owner is not None:
             by_gate[owner].append(clause)  # a gate's clauses are read together ("no carry": three clauses)
+            direct.update(abs(lit) for lit in clause if abs(lit) <= n)
             continue
         made = [lit for lit in clause if abs(lit) in network.producer and abs(lit) not in network.reader]
         direct.update(abs(lit) for lit in clause if abs(lit) <= n)
@@ -356,7 +360,7 @@ def _rest_reads_only_t(
                 (
                     f
                     for g in _gates_of(read, network)
-                    if (f := _digit_function([tuple(read)], g, network, digits)) is not None
+                    if (f := _digit_function([tuple(read)], g, network, digits, n)) is not None
                 ),
                 None,
             )
@@ -375,7 +379,7 @@ def _rest_reads_only_t(
             by_gate[owner].append(clause)
             attached.append(clause)
     for owner, clauses in by_gate.items():
-        found = _digit_function(clauses, owner, network, digits)
+        found = _digit_function(clauses, owner, network, digits, n)
         if found is None or not reads_t(found, False):
             return None
     if not _function_of_high_sum(on_high, {digit: digits[digit] - floor for digit in high}):
@@ -426,35 +430,48 @@ def _gates_of(literals: Sequence[int], network: _Network) -> list[int]:
     return list(dict.fromkeys(readers + makers))
 
 
-def _within(literals: Sequence[int], index: int, network: _Network) -> bool:
+def _within(literals: Sequence[int], index: int, network: _Network, n: int = 0) -> bool:
+    """Whether the literals' variables are gate ``index``'s (its inputs and outputs), or task variables (of
+    at most ``n``) beside them."""
     gate = network.gates[index]
-    return {abs(lit) for lit in literals} <= {abs(lit) for lit in gate.inputs} | {d.output for d in gate.definitions}
+    inside = {abs(lit) for lit in gate.inputs} | {d.output for d in gate.definitions}
+    return all(abs(lit) in inside or abs(lit) <= n for lit in literals)
 
 
-def _digit_function(clauses: Sequence[Clause], index: int, network: _Network, digits: dict[Digit, int]) -> Table | None:
-    """The conjunction of ``clauses`` over gate ``index``'s rows as a table over the one digit of the gate it
-    depends on (over none when it is constant); None when it is no such function."""
+def _digit_function(
+    clauses: Sequence[Clause], index: int, network: _Network, digits: dict[Digit, int], n: int
+) -> Table | None:
+    """The conjunction of ``clauses`` over gate ``index``'s rows (and every value of up to
+    ``MAX_ITEMS_BESIDE`` task variables they read besides: an encoder folds a sum bit it fixes into a
+    parity with the next item) as a table over the one digit of the gate it depends on and those task
+    variables; None when it is no such function."""
     gate = network.gates[index]
-    if not all(_within(clause, index, network) for clause in clauses):
+    inside = {abs(lit) for lit in gate.inputs} | {d.output for d in gate.definitions}
+    beside = sorted({abs(lit) for clause in clauses for lit in clause} - inside)
+    if any(var > n for var in beside) or len(beside) > MAX_ITEMS_BESIDE:
         return None
-    table: dict[tuple[int, ...], bool] = {}
     own = [position for position in (0, 1) if (index, position) in digits]
+    table: dict[tuple[int, ...], bool] = {}
     for row in range(1 << len(gate.inputs)):
         value, outputs = gate.values(row)
-        truth = all(_satisfied(clause, value) for clause in clauses)
-        if table.setdefault(tuple(outputs[p] for p in own), truth) != truth:
-            return None
-    if len(set(table.values())) == 1:
-        return (), {(): next(iter(table.values()))}
+        for bits in itertools.product((0, 1), repeat=len(beside)):
+            value.update(zip(beside, map(bool, bits)))
+            truth = all(_satisfied(clause, value) for clause in clauses)
+            if table.setdefault((*(outputs[p] for p in own), *bits), truth) != truth:
+                return None
     depends = [
         i
         for i in range(len(own))
         if any(table.get(key[:i] + (1 - key[i],) + key[i + 1 :], truth) != truth for key, truth in table.items())
     ]
-    if len(depends) != 1:
+    if len(depends) > 1:
         return None
-    (i,) = depends
-    return ((index, own[i]),), {(value,): table[key] for key in table for value in (key[i],)}
+    kept = depends + list(range(len(own), len(own) + len(beside)))
+    projected: dict[tuple[int, ...], bool] = {}
+    for key, truth in table.items():
+        if projected.setdefault(tuple(key[i] for i in kept), truth) != truth:
+            return None
+    return (*((index, own[i]) for i in depends), *beside), projected
 
 
 def read_adders(clauses: Sequence[Clause], n: int, beside: Sequence[Clause] = ()) -> AdderReading | None:
