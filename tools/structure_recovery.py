@@ -46,7 +46,7 @@ import itertools
 import threading
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +54,7 @@ import numpy as np
 from pysat.solvers import Solver
 from pysdd.sdd import SddManager, SddNode, Vtree
 
-from autonesy.tools.adder_network import allowed_projection, read_adders
+from autonesy.tools.adder_network import AdderReading, allowed_projection, read_adders
 from autonesy.tools.cnf import CNF, Clause
 from autonesy.tools.compile import global_model_count, sdd_postorder
 from autonesy.tools.count_functions import CountFunction, TooLarge, or_of_ands
@@ -552,7 +552,28 @@ def _top_down(n: int) -> list[int]:
 _READINGS = [(backwards, polarity) for backwards in (False, True) for polarity in ("majority", "positive", "negative")]
 
 
-def _projection(block: Block, n: int, values: _Sdds | _Tables, outside_is_empty: Callable[[Any], bool]) -> Any:
+def _readings(block: Block, n: int) -> Iterator[_Circuit]:
+    """The block's circuits, built one at a time: the first is all Horn for most encodings."""
+    for backwards, polarity in _READINGS:
+        yield _Circuit.of(block, n, backwards, polarity)
+    for positive in (True, False):
+        circuit = _Circuit.by_dependencies(block, n, positive)
+        if circuit is not None:
+            yield circuit
+
+
+def _all_horn_reading(block: Block, n: int) -> _Circuit | None:
+    """The first of the block's circuits that reads all of it as Horn clauses: its value is the projection."""
+    return next((c for c in _readings(block, n) if len(c.horn(block.clauses, n)) == len(block.clauses)), None)
+
+
+def _projection(
+    block: Block,
+    n: int,
+    values: _Sdds | _Tables,
+    outside_is_empty: Callable[[Any], bool],
+    all_horn: _Circuit | None = None,
+) -> Any:
     """The block's projection on the task variables (kept), proved equal to it; None when no proof was found.
 
     A circuit's value that satisfies the block is a model, so each circuit's projection ``G`` is in the
@@ -560,15 +581,12 @@ def _projection(block: Block, n: int, values: _Sdds | _Tables, outside_is_empty:
     :meth:`_Circuit.horn`), whose every model extends its least model, which the circuit computes:
     when ``H`` projects to the union, the block's projection lies between the two, equal to both. A
     block that is all Horn for one circuit (an at-most-k by a sequential counter, a totalizer or a
-    sorting network) needs that circuit alone. Else ``outside_is_empty`` (one SAT call) decides."""
+    sorting network) needs that circuit alone (``all_horn``, when the caller has found it). Else
+    ``outside_is_empty`` (one SAT call) decides."""
+    if all_horn is not None:
+        return all_horn.projection(block.clauses, n, values)
     circuits, horn_parts = [], []
-    readings = itertools.chain(  # built one at a time: the first is all Horn for most encodings
-        (_Circuit.of(block, n, backwards, polarity) for backwards, polarity in _READINGS),
-        (_Circuit.by_dependencies(block, n, positive) for positive in (True, False)),
-    )
-    for circuit in readings:
-        if circuit is None:
-            continue
+    for circuit in _readings(block, n):
         horn = circuit.horn(block.clauses, n)
         if len(horn) == len(block.clauses):
             return circuit.projection(block.clauses, n, values)
@@ -608,26 +626,33 @@ def _projection_by_cases(block: Block, budget: _Budget) -> CountFunction:
 
 
 def _proved_projection(
-    block: Block, n: int, first_free: int, manager: SddManager, budget: _Budget, plain: Sequence[Clause] = ()
+    block: Block,
+    n: int,
+    first_free: int,
+    manager: SddManager,
+    budget: _Budget,
+    reading: AdderReading | None = None,
+    all_horn: _Circuit | None = None,
 ) -> tuple[SddNode, LiteralCount | None] | None:
     """The block's proved projection as an SDD (referenced) and, when symmetric, as a count; None when not
-    proved. An adder network is read as a weighted sum (:mod:`autonesy.tools.adder_network`; with the
-    clauses over task variables alone it needs, so the projection is of the block and those, which the
-    count conjoins anyway); else its circuit is evaluated as count tables, or as SDDs when a table outgrows
-    its budget."""
+    proved. An adder network's ``reading`` (:mod:`autonesy.tools.adder_network`; with the clauses over task
+    variables alone it needs, so the projection is of the block and those, which the count conjoins anyway)
+    gives it as a weighted sum; else its circuit (``all_horn`` when one reads it all as Horn clauses) is
+    evaluated as count tables, or as SDDs when a table outgrows its budget."""
 
     def sat_check(projection: SddNode) -> bool:
         return len(block.clauses) <= MAX_SAT_CHECK_CLAUSES and _outside_is_empty(block, projection, first_free)
 
-    reading = read_adders(block.clauses, n, plain)
     if reading is not None:
         read = allowed_projection(reading, block.visible, manager, _top_down(n), budget.check)
         if read is not None:
             return read, _count_of_variables(read, block.visible, manager)
     try:
-        found = _projection(block, n, _Tables(budget), lambda value: sat_check(value.to_sdd(manager, _top_down(n))))
+        found = _projection(
+            block, n, _Tables(budget), lambda value: sat_check(value.to_sdd(manager, _top_down(n))), all_horn
+        )
     except TooLarge:
-        found = _projection(block, n, _Sdds(manager, budget), sat_check)
+        found = _projection(block, n, _Sdds(manager, budget), sat_check, all_horn)
         if found is not None:
             return found, _count_of_variables(found, block.visible, manager)
     if found is None:
@@ -640,14 +665,20 @@ def _proved_projection(
 
 
 def recover_blocks(
-    cnf: CNF, time_limit_s: float | None = None, all_or_none: bool = False
+    cnf: CNF,
+    time_limit_s: float | None = None,
+    all_or_none: bool = False,
+    on_structure: Callable[[], None] | None = None,
 ) -> tuple[SddManager, list[Clause], list[Recovered], list[Block]]:
     """Each auxiliary block's projection on the task variables, proved; the blocks that could not be.
 
     Returns the SDD manager (a right-linear vtree over the task variables in numeric order: a
     symmetric function of m of them has O(m²) nodes), the clauses over task variables only, the
     recovered blocks and the others. Raises :class:`NotRecoverable` past ``time_limit_s`` or the node budget,
-    and at the first block not recovered when ``all_or_none``."""
+    and at the first block not recovered when ``all_or_none``. ``on_structure`` is called once: before any
+    projection is built when every block has a reading that needs no search (an adder network, or a circuit
+    the block is all Horn for; building them is most of the work, a weighted at-most of 60 items as a BDD
+    6 s of CPU, which a racer that has said so gets a core for), else once every block is recovered."""
     n = cnf.num_task_vars
     if n == 0:
         raise NotRecoverable("no task variables")
@@ -655,9 +686,14 @@ def recover_blocks(
     manager.auto_gc_and_minimize_off()
     budget = _Budget(manager, time_limit_s)
     plain, blocks = auxiliary_blocks(cnf)
+    readings = [read_adders(block.clauses, n, plain) for block in blocks]
+    horn = [None if reading else _all_horn_reading(block, n) for block, reading in zip(blocks, readings)]
+    early = all(reading or circuit for reading, circuit in zip(readings, horn))
+    if on_structure is not None and early:
+        on_structure()
     recovered, refused = [], []
-    for block in blocks:
-        proved = _proved_projection(block, n, cnf.num_vars + 1, manager, budget, plain)
+    for block, reading, all_horn in zip(blocks, readings, horn):
+        proved = _proved_projection(block, n, cnf.num_vars + 1, manager, budget, reading, all_horn)
         if proved is None:
             if all_or_none:
                 raise NotRecoverable(f"an auxiliary block of {len(block.clauses)} clauses was not recovered")
@@ -665,6 +701,8 @@ def recover_blocks(
             continue
         recovered.append(Recovered(block, *proved))
         budget.check("recovering blocks")
+    if on_structure is not None and not early and not refused:
+        on_structure()
     return manager, plain, recovered, refused
 
 
@@ -728,9 +766,7 @@ def counted_by_recovery(
 
     if any(len(clause) == 0 for clause in cnf.clauses):
         return 0
-    manager, plain, recovered, _ = recover_blocks(cnf, time_limit_s, all_or_none=True)
-    if on_structure is not None:
-        on_structure()
+    manager, plain, recovered, _ = recover_blocks(cnf, time_limit_s, True, on_structure)
     rewritten = [r.clauses_without_auxiliaries() for r in recovered]
     if all(clauses is not None for clauses in rewritten):
         flat = CNF(cnf.num_task_vars, tuple(plain) + tuple(c for clauses in rewritten if clauses for c in clauses))

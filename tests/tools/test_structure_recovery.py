@@ -20,6 +20,7 @@ from pysat.pb import EncType as PBEncType
 from pysat.pb import PBEnc
 from pysat.solvers import Solver
 
+from autonesy.tools import structure_recovery
 from autonesy.tools.cnf import CNF
 from autonesy.tools.structure_recovery import NotRecoverable, auxiliary_blocks, count_by_recovery, recover_blocks
 from tests.bruteforce import sat_models as listed_models
@@ -259,7 +260,7 @@ def test_an_unsatisfiable_block_counts_nothing() -> None:
 
 
 def test_structure_is_announced_once_every_block_is_recovered() -> None:
-    """The race's callback fires for two recovered encodings, never for a block that is refused."""
+    """The race's callback fires once for two recovered encodings, never for a block that is refused."""
     calls: list[None] = []
     recoverable = exactly_k_overlap(6, 3, EncType.seqcounter, EncType.totalizer)
     assert count_by_recovery(recoverable, on_structure=lambda: calls.append(None)) == len(sat_models(recoverable, 6))
@@ -268,3 +269,36 @@ def test_structure_is_announced_once_every_block_is_recovered() -> None:
     with pytest.raises(NotRecoverable):
         count_by_recovery(CNF(18, tuple(clauses), top), on_structure=lambda: calls.append(None))
     assert len(calls) == 1
+
+
+def adder_at_most(weights: list[int], bound: int) -> CNF:
+    formula = PBEnc.atmost(
+        lits=list(range(1, len(weights) + 1)), weights=weights, bound=bound, encoding=PBEncType.adder
+    )
+    return CNF(len(weights), tuple(tuple(c) for c in formula.clauses), max(formula.nv, len(weights)))
+
+
+@pytest.mark.parametrize(
+    "cnf,adders_read,early",
+    [
+        (exactly_k_overlap(6, 3, EncType.seqcounter, EncType.totalizer), True, True),  # all Horn
+        (adder_at_most([3, 5, 6, 2, 7], 11), True, True),  # read as a weighted sum
+        (adder_at_most([3, 5, 6, 2, 7], 11), False, False),  # as a circuit: its bits need proving
+    ],
+)
+def test_structure_is_announced_before_the_projections_when_no_block_needs_a_search(
+    monkeypatch, cnf: CNF, adders_read: bool, early: bool
+) -> None:
+    """Building the projections is most of recovery's work (6 s of CPU for a weighted at-most of 60 items as
+    a BDD), which the race gives a core to a racer that has announced: so recovery announces before it when
+    every block has a reading that needs no search, and after it otherwise."""
+    events: list[str] = []
+    built = structure_recovery._proved_projection
+    monkeypatch.setattr(structure_recovery, "_proved_projection", lambda *args: events.append("built") or built(*args))
+    if not adders_read:
+        monkeypatch.setattr(structure_recovery, "read_adders", lambda *args: None)
+    assert count_by_recovery(cnf, on_structure=lambda: events.append("announced")) == len(
+        sat_models(cnf, cnf.num_task_vars)
+    )
+    assert events.count("announced") == 1
+    assert (events[0] == "announced") == early
