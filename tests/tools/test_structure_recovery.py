@@ -279,19 +279,23 @@ def adder_at_most(weights: list[int], bound: int) -> CNF:
 
 
 @pytest.mark.parametrize(
-    "cnf,adders_read,early",
+    "cnf,adders_read,large,early",
     [
-        (exactly_k_overlap(6, 3, EncType.seqcounter, EncType.totalizer), True, True),  # all Horn
-        (adder_at_most([3, 5, 6, 2, 7], 11), True, True),  # read as a weighted sum
-        (adder_at_most([3, 5, 6, 2, 7], 11), False, False),  # as a circuit: its bits need proving
+        (exactly_k_overlap(6, 3, EncType.seqcounter, EncType.totalizer), True, 0, True),  # all Horn
+        (adder_at_most([3, 5, 6, 2, 7], 11), True, 0, True),  # read as a weighted sum
+        (adder_at_most([3, 5, 6, 2, 7], 11), False, 0, False),  # as a circuit: its bits need proving
+        (exactly_k_overlap(6, 3, EncType.seqcounter, EncType.totalizer), True, None, False),  # small blocks
     ],
 )
-def test_structure_is_announced_before_the_projections_when_no_block_needs_a_search(
-    monkeypatch, cnf: CNF, adders_read: bool, early: bool
+def test_structure_is_announced_before_the_projections_when_no_large_block_needs_a_search(
+    monkeypatch, cnf: CNF, adders_read: bool, large: int | None, early: bool
 ) -> None:
-    """Building the projections is most of recovery's work (6 s of CPU for a weighted at-most of 60 items as
-    a BDD), which the race gives a core to a racer that has announced: so recovery announces before it when
-    every block has a reading that needs no search, and after it otherwise."""
+    """Building the projections of large blocks is most of recovery's work (6 s of CPU for a weighted at-most
+    of 60 items as a BDD), which the race gives a core to a racer that has announced: so recovery announces
+    before it when every block has a reading that needs no search and is large (``large``: the threshold, or
+    None for the default, which these blocks are under), and after it otherwise."""
+    if large is not None:
+        monkeypatch.setattr(structure_recovery, "EARLY_ANNOUNCE_CLAUSES", large)
     events: list[str] = []
     built = structure_recovery._proved_projection
     monkeypatch.setattr(structure_recovery, "_proved_projection", lambda *args: events.append("built") or built(*args))
