@@ -764,7 +764,10 @@ def counted_by_recovery(
     exactly-one, the formula without auxiliaries goes to the one-hot dynamic programme (a Sudoku whose
     cells' at-most-one is a ladder); else, or when that outgrows its budget, the conjunction of the
     projections and the other clauses is counted in one SDD (exactly-k of 200 stated twice).
-    ``on_structure`` is called once every block is recovered, before the count (a racer that will answer)."""
+    Blocks over the same visible variables are read together first: a binary at-most-one makes a block per
+    bit, each a cut and only their conjunction the at-most-one (an all-different of 10 as bitwise at-most-ones:
+    18 s of SDD conjunction, where the one-hot programme takes 0.2 s).
+    ``on_structure`` is called as :func:`recover_blocks` says (a racer that will answer)."""
     deadline = time.monotonic() + time_limit_s if time_limit_s is not None else None
 
     def left() -> float | None:
@@ -773,6 +776,7 @@ def counted_by_recovery(
     if any(len(clause) == 0 for clause in cnf.clauses):
         return 0
     manager, plain, recovered, _ = recover_blocks(cnf, time_limit_s, True, on_structure)
+    recovered = _read_together(recovered, manager)
     rewritten = [r.clauses_without_auxiliaries() for r in recovered]
     if all(clauses is not None for clauses in rewritten):
         flat = CNF(cnf.num_task_vars, tuple(plain) + tuple(c for clauses in rewritten if clauses for c in clauses))
@@ -782,3 +786,25 @@ def counted_by_recovery(
             pass
     whole = conjoined(manager, (r.sdd for r in recovered), plain, left())
     return global_model_count(whole, cnf.num_task_vars)
+
+
+def _read_together(recovered: list[Recovered], manager: SddManager) -> list[Recovered]:
+    """The recovered blocks, those over the same visible variables (none of them a count alone) replaced by
+    one block, their conjunction, where that is a count of the variables."""
+    over: dict[tuple[int, ...], list[Recovered]] = defaultdict(list)
+    for r in recovered:
+        over[r.block.visible].append(r)
+    kept: list[Recovered] = []
+    for visible, parts in over.items():
+        if len(parts) > 1 and all(r.count is None for r in parts) and len(visible) <= MAX_SYMMETRIC_VARS:
+            together = manager.true()
+            for r in parts:
+                together = together & r.sdd
+            count = _count_of_variables(together, visible, manager)
+            if count is not None:
+                together.ref()
+                clauses = tuple(c for r in parts for c in r.block.clauses)
+                kept.append(Recovered(Block(clauses, visible), together, count))
+                continue
+        kept.extend(parts)
+    return kept

@@ -306,3 +306,21 @@ def test_structure_is_announced_before_the_projections_when_no_large_block_needs
     )
     assert events.count("announced") == 1
     assert (events[0] == "announced") == early
+
+
+def test_blocks_of_one_binary_at_most_one_are_read_together_as_one(monkeypatch) -> None:
+    """A bitwise at-most-one makes a block per bit, each a cut, not a count: read together, the blocks over the
+    same items are the at-most-one, and an all-different of 6 (6! = 720) goes to the one-hot programme, never
+    to the SDD conjunction (18 s at 10 items)."""
+    n = 6
+    clauses: list[tuple[int, ...]] = [tuple(i * n + v + 1 for v in range(n)) for i in range(n)]  # each item a value
+    top = n * n
+    groups = [[i * n + v + 1 for v in range(n)] for i in range(n)] + [
+        [i * n + v + 1 for i in range(n)] for v in range(n)
+    ]
+    for group in groups:
+        more, top = card("atmost", group, 1, EncType.bitwise, top)
+        clauses += more
+    cnf = CNF(n * n, tuple(clauses), top)
+    monkeypatch.setattr(structure_recovery, "conjoined", lambda *args: pytest.fail("conjoined the SDDs"))
+    assert count_by_recovery(cnf) == math.factorial(n)
