@@ -147,20 +147,22 @@ def _polarities(s: _Definition | None, c: _Definition | None) -> list[_Gate]:
     """The gates the definitions (over the same inputs) make, one per polarity of their literals that meets
     the identity on every row: outputs as made first (an "at least" is an "at most" over negated items, its
     adders' outputs positive), then fewest negated inputs."""
-    inputs = (s or c).inputs  # type: ignore[union-attr]
     definitions = tuple(d for d in (s, c) if d is not None)
+    inputs = definitions[0].inputs
     gates = []
     for flips in sorted(itertools.product((False, True), repeat=len(inputs)), key=sum):
         for s_flip, c_flip in itertools.product((False, True) if s else (False,), (False, True) if c else (False,)):
             ok = True
             for row in range(1 << len(inputs)):
                 total = sum((row >> i & 1) ^ flip for i, flip in enumerate(flips))
-                if s and c:
-                    ok = total == (s.table[row] ^ s_flip) + 2 * (c.table[row] ^ c_flip)
-                elif s:
-                    ok = total - (s.table[row] ^ s_flip) in (0, 2)
+                sv = None if s is None else s.table[row] ^ s_flip
+                cv = None if c is None else c.table[row] ^ c_flip
+                if sv is not None and cv is not None:
+                    ok = total == sv + 2 * cv
+                elif sv is not None:
+                    ok = total - sv in (0, 2)  # the carry left out is (total - sum) / 2
                 else:
-                    ok = total - 2 * (c.table[row] ^ c_flip) in (0, 1)  # type: ignore[union-attr]
+                    ok = total - 2 * (cv or 0) in (0, 1)  # the sum left out is total - 2 carry
                 if not ok:
                     break
             if ok:
@@ -520,7 +522,7 @@ def allowed_projection(
         for final in layers[-1]:
             assumptions, state = [], final
             for depth in range(len(sequence), 0, -1):
-                state, value = layers[depth][state]  # type: ignore[misc]
+                state, value = layers[depth][state] or ((0, 0), False)  # only the first layer holds None
                 assumptions.append(sequence[depth - 1] if value else -sequence[depth - 1])
             allowed[final] = manager.true() if solver.solve(assumptions=assumptions) else manager.false()
             check("deciding an adder network's totals")
