@@ -42,7 +42,9 @@ MAX_STATES = 100_000  # reachable (T, y) states in a layer of the dynamic progra
 MAX_DIRECT = 10  # task variables the comparator reads directly (y), kept in the state beside T
 MAX_ITEMS_BESIDE = 3  # task variables a gate's clauses may read besides its own, every value tried
 MAX_HIGH_DIGITS = 16  # digits from the first level two share up (and items beside them), every assignment tried
-MAX_OCCURRENCES = 64  # clauses of an auxiliary searched for its inputs (an adder's bit is in a dozen)
+MAX_OCCURRENCES = 64  # clauses an adder's output is in, at most (a dozen or two: its definition, its readers')
+MAX_INPUT_SETS = 16  # sets of inputs an auxiliary is tried as a function of
+MAX_SHARING_INPUTS = 4  # definitions over the same inputs paired into gates (an adder has two: sum and carry)
 
 State = tuple[int, int]  # (T so far, the bits of y so far)
 Digit = tuple[int, int]  # an output no gate reads: (gate, 0 for its sum or 1 for its carry)
@@ -132,11 +134,13 @@ def _definitions(clauses: Sequence[Clause], n: int) -> dict[tuple[int, ...], lis
                 occurs[var].append((clause, variables))
     grouped: dict[tuple[int, ...], list[_Definition]] = defaultdict(list)
     for output, occurring in occurs.items():
-        others = [variables - {output} for _, variables in occurring[:MAX_OCCURRENCES]]
+        if len(occurring) > MAX_OCCURRENCES:
+            continue  # no adder's output is in so many clauses
+        others = [variables - {output} for _, variables in occurring]
         candidates = {inputs for inputs in others if len(inputs) in (2, 3)}
-        pairs = {inputs for inputs in others if len(inputs) == 2}
-        candidates |= {a | b for a, b in itertools.combinations(pairs, 2) if len(a | b) == 3}
-        for inputs in sorted(candidates, key=sorted):
+        pairs = {inputs for inputs in others if len(inputs) == 2}  # a majority's three pairs make its inputs
+        candidates |= {a | b for a, b in itertools.combinations(pairs, 2) if len(a | b) == 3 and a ^ b in pairs}
+        for inputs in sorted(candidates, key=sorted)[:MAX_INPUT_SETS]:
             scope = inputs | {output}
             within = [clause for clause, variables in occurring if len(variables) > 1 and variables <= scope]
             grouped[tuple(sorted(inputs))] += _definition(output, tuple(sorted(inputs)), within)
@@ -184,7 +188,7 @@ def _candidate_gates(clauses: Sequence[Clause], n: int) -> list[list[_Gate]]:
     """Each candidate gate's polarities, full adders first. An auxiliary may be the output of several (the
     four variables of a parity each read as a function of the other three); the network takes the first
     whose inputs are ready, and a reading backwards waits on its own output."""
-    grouped = _definitions(clauses, n)
+    grouped = {inputs: found[:MAX_SHARING_INPUTS] for inputs, found in _definitions(clauses, n).items()}
     full = [_polarities(s, c) for definitions in grouped.values() for s, c in itertools.permutations(definitions, 2)]
     carries = [_polarities(None, d) for definitions in grouped.values() for d in definitions]
     sums = [_polarities(d, None) for definitions in grouped.values() for d in definitions]

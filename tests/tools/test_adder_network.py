@@ -159,3 +159,18 @@ def test_a_mutated_adder_is_read_only_as_what_it_is(case) -> None:
     reading = read(clauses, n)
     if reading is not None:
         assert rows_of(projection(reading, n), n) == models(reading.clauses, n, top)
+
+
+def test_many_auxiliaries_over_the_same_inputs_are_not_paired_quadratically(monkeypatch) -> None:
+    """1,000 auxiliaries each the parity of x1 and x2 (a hostile or careless answer): every two used to be tried
+    as a sum and a carry, a million pairings (19 s); at most a few definitions over one set of inputs are."""
+    from autonesy.tools import adder_network
+
+    tried = []
+    polarities = adder_network._polarities
+    monkeypatch.setattr(adder_network, "_polarities", lambda s, c: tried.append(1) or polarities(s, c))
+    clauses: list[Clause] = []
+    for o in range(3, 1003):
+        clauses += [(-1, -2, -o), (1, 2, -o), (1, -2, o), (-1, 2, o)]
+    assert read_adders(clauses, 2) is None  # no carry, no comparator: nothing reads only a total
+    assert len(tried) < 100
