@@ -690,11 +690,12 @@ def recover_blocks(
     budget = _Budget(manager, time_limit_s)
     plain, blocks = auxiliary_blocks(cnf)
     readings = [read_adders(block.clauses, n, plain) for block in blocks]
-    horn = [None if reading else _all_horn_reading(block, n) for block, reading in zip(blocks, readings)]
-    early = all(
-        (reading or circuit) and len(block.clauses) >= EARLY_ANNOUNCE_CLAUSES
-        for block, reading, circuit in zip(blocks, readings, horn)
-    )
+    horn: list[_Circuit | None] = [None] * len(blocks)
+    early = on_structure is not None and all(len(block.clauses) >= EARLY_ANNOUNCE_CLAUSES for block in blocks)
+    for index, (block, reading) in enumerate(zip(blocks, readings)):
+        if early and reading is None:  # looked for only while an announcement is still possible
+            horn[index] = _all_horn_reading(block, n)
+            early = horn[index] is not None
     if on_structure is not None and early:
         on_structure()
     recovered, refused = [], []
