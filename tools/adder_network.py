@@ -411,16 +411,17 @@ def _clause_on_digits(clause: Clause, network: _Network, n: int) -> Table:
 
 def _function_of_high_sum(on_high: Sequence[Table], levels: dict[Digit, int]) -> bool:
     """Whether the conjunction of ``on_high`` is the same on every two assignments of the high digits with the
-    same ``H = Σ digit · 2**level`` (and the same values of the task variables the tables read)."""
+    same ``H = Σ digit · 2**level`` and the same values of what else the tables read (items, which the state
+    holds, and lower digits, bits of ``T``)."""
     if not on_high:
         return True
     order = sorted(levels)
-    items = sorted({var for variables, _ in on_high for var in variables if isinstance(var, int)})
-    if len(order) + len(items) > MAX_HIGH_DIGITS:
+    others = sorted({var for variables, _ in on_high for var in variables if var not in levels}, key=repr)
+    if len(order) + len(others) > MAX_HIGH_DIGITS:
         return False
     seen: dict[tuple[int, ...], bool] = {}
-    for values in itertools.product((0, 1), repeat=len(order) + len(items)):
-        value: dict[Digit | int, int] = dict(zip([*order, *items], values))
+    for values in itertools.product((0, 1), repeat=len(order) + len(others)):
+        value: dict[Digit | int, int] = dict(zip([*order, *others], values))
         truth = all(table[tuple(value[var] for var in variables)] for variables, table in on_high)
         key = (sum(value[d] << levels[d] for d in order), *values[len(order) :])
         if seen.setdefault(key, truth) != truth:

@@ -174,3 +174,34 @@ def test_many_auxiliaries_over_the_same_inputs_are_not_paired_quadratically(monk
         clauses += [(-1, -2, -o), (1, 2, -o), (1, -2, o), (-1, 2, o)]
     assert read_adders(clauses, 2) is None  # no carry, no comparator: nothing reads only a total
     assert len(tried) < 100
+
+
+def adder_gate(inputs: tuple[int, ...], s: int, c: int) -> list[Clause]:
+    """``s`` and ``c`` the sum and carry of ``inputs``, one clause per row and output."""
+    clauses = []
+    for row in itertools.product((0, 1), repeat=len(inputs)):
+        total, base = sum(row), [-var if bit else var for var, bit in zip(inputs, row)]
+        clauses += [(*base, s if total % 2 else -s), (*base, c if total // 2 else -c)]
+    return clauses
+
+
+# x1 + x2 = s5 + 2·c6; x3 + x4 + c6 = s7 + 2·c8; x2 + s7 = s11 + 2·c12: c8 and c12 both unread at level 2
+SHARED_TOP = adder_gate((1, 2), 5, 6) + adder_gate((3, 4, 6), 7, 8) + adder_gate((2, 7), 11, 12)
+
+
+@pytest.mark.parametrize(
+    "comparator",
+    [
+        [(-8, -12), (-8, -5), (-12, -5)],  # the same after swapping c8 and c12: a function of c8 + c12 and s5
+        [(-8, -12), (-8, -5)],  # not: c8 and c12 told apart beside a lower digit
+    ],
+)
+def test_digits_sharing_the_top_level_read_beside_a_lower_digit(comparator) -> None:
+    """A comparator's clause over a top digit and a lower one (which once raised KeyError): read only when the
+    clauses depend on the top digits through their sum, and then as the SAT-listed projection."""
+    clauses = SHARED_TOP + comparator
+    reading = read(clauses, 4)
+    if len(comparator) == 3:
+        assert reading is not None
+    if reading is not None:
+        assert rows_of(projection(reading, 4), 4) == models(clauses, 4, 12)
