@@ -189,7 +189,12 @@ def _candidate_gates(clauses: Sequence[Clause], n: int) -> list[list[_Gate]]:
     four variables of a parity each read as a function of the other three); the network takes the first
     whose inputs are ready, and a reading backwards waits on its own output."""
     grouped = {inputs: found[:MAX_SHARING_INPUTS] for inputs, found in _definitions(clauses, n).items()}
-    full = [_polarities(s, c) for definitions in grouped.values() for s, c in itertools.permutations(definitions, 2)]
+    full = [
+        _polarities(s, c)
+        for definitions in grouped.values()
+        for s, c in itertools.permutations(definitions, 2)
+        if s.output != c.output  # one auxiliary may have two definitions (a clause left out or not)
+    ]
     carries = [_polarities(None, d) for definitions in grouped.values() for d in definitions]
     sums = [_polarities(d, None) for definitions in grouped.values() for d in definitions]
     return [gates for gates in full + carries + sums if gates]

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pysat.pb import EncType, PBEnc
 from pysdd.sdd import SddManager, SddNode, Vtree
@@ -205,3 +205,56 @@ def test_digits_sharing_the_top_level_read_beside_a_lower_digit(comparator) -> N
         assert reading is not None
     if reading is not None:
         assert rows_of(projection(reading, 4), 4) == models(clauses, 4, 12)
+
+
+@st.composite
+def gate_networks(draw):
+    """Adder gates over items and outputs of earlier gates (a sum or a carry sometimes left out, an output
+    sometimes read twice), then a few random clauses over items, outputs and a free auxiliary: the shapes a
+    careless or hostile answer can take around an adder, many of them no adder at all."""
+    n = draw(st.integers(2, 6))
+    terms, outputs, clauses, top = list(range(1, n + 1)), [], [], n
+    for _ in range(draw(st.integers(1, 5))):
+        inputs = draw(st.lists(st.sampled_from(terms), min_size=2, max_size=3, unique=True))
+        s, c = top + 1, top + 2
+        top += 2
+        gate = adder_gate(tuple(inputs), s, c)
+        dropped = draw(st.sampled_from([None, s, c]))
+        clauses += [clause for clause in gate if dropped not in map(abs, clause)]
+        for var in inputs:
+            if var > n and draw(st.booleans()):
+                terms.remove(var)
+        terms += [var for var in (s, c) if var != dropped]
+        outputs += [var for var in (s, c) if var != dropped]
+    top += 1
+    variables = st.sampled_from([*range(1, n + 1), *outputs, top])
+    literal = variables.flatmap(lambda v: st.sampled_from((v, -v)))
+    clauses += draw(st.lists(st.lists(literal, min_size=1, max_size=3, unique_by=abs).map(tuple), max_size=4))
+    return n, clauses, top
+
+
+def without(clauses: list[Clause], var: int) -> list[Clause]:
+    return [clause for clause in clauses if var not in map(abs, clause)]
+
+
+# found by fuzzing: the clauses after the gates give an auxiliary two definitions (one with a clause left out),
+# which were once paired as the sum and the carry of one gate (KeyError)
+TWICE_DEFINED = (
+    adder_gate((1, 2), 3, 4)
+    + without(adder_gate((1, 3, 4), 5, 6), 6)
+    + without(adder_gate((1, 2, 5), 7, 8), 8)
+    + adder_gate((2, 7), 9, 10)
+    + [(-1, -10, 9), (-3, 2), (-9,)]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(gate_networks())
+@example((2, TWICE_DEFINED, 11))
+def test_random_gate_networks_are_read_only_as_what_they_are(case) -> None:
+    """No error, and a block read is the SAT-listed projection (an auxiliary defined twice once made a gate
+    whose sum and carry were one variable, and a KeyError)."""
+    n, clauses, top = case
+    reading = read(clauses, n)
+    if reading is not None:
+        assert rows_of(projection(reading, n), n) == models(reading.clauses, n, top)
