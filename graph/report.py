@@ -78,7 +78,15 @@ import numpy as np
 import pandas as pd
 
 from autonesy.graph import results
-from autonesy.graph.report_rows import FIRST_ANSWER_FIELD, ReportError, RowColumns, load_results, typed_row
+from autonesy.graph.report_rows import (
+    FIRST_ANSWER_FIELD,
+    FLAG_FIELDS,
+    NUMBER_FIELDS,
+    ReportError,
+    RowColumns,
+    load_results,
+    typed_row,
+)
 from autonesy.graph.results import CACHED_USAGE
 from autonesy.graph.trace import shorten
 from autonesy.tasks.options import DETAIL_LEVELS
@@ -247,7 +255,8 @@ def _pct(value: float) -> str:
 
 
 def _ordered(values: Iterable[str], order: Sequence[str]) -> list[str]:
-    present = list(dict.fromkeys(values))
+    """The distinct ``values``: those named in ``order`` first, in its order, then the others sorted."""
+    present = list(values.unique() if isinstance(values, pd.Series) else dict.fromkeys(values))
     return [v for v in order if v in present] + sorted(v for v in present if v not in order)
 
 
@@ -290,7 +299,7 @@ def cells_of(df: pd.DataFrame, pool: Sequence[str] = ()) -> Cells:
     for setting in CONDITION_SETTINGS:
         if setting not in varies or setting in pool:
             continue
-        if not keys or df.groupby(keys)[setting].nunique().max() > 1:
+        if not keys or df.groupby(keys, observed=True)[setting].nunique().max() > 1:
             keys.append(setting)
     return Cells(tuple(keys), pooled, tuple(k for k in keys if k in CONDITION_SETTINGS))
 
@@ -345,51 +354,93 @@ def _held(rows: Iterable[Mapping[str, Any]], fields: Collection[str] | None = No
 
 
 def frame(
-    rows: Iterable[Mapping[str, Any]], *, planned: bool = False, fields: Collection[str] | None = None
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    planned: bool = False,
+    fields: Collection[str] | None = None,
+    consume: bool = False,
 ) -> pd.DataFrame:
     """Finished attempts as a DataFrame with the report's derived columns (settings as text, missing ones '—');
     with ``planned`` every attempt, its ``counted`` column saying which are finished (the tables' n of planned).
-    ``fields``: only these fields of the rows (``TABLE_FIELDS``: what the tables read), not every field."""
+    ``fields``: only these fields of the rows (``TABLE_FIELDS``: what the tables read), not every field. With
+    ``consume``, a ``RowColumns`` given lets go of each field once it is framed (a report over 100,000 rows never
+    holds its rows and their frame whole at once).
+
+    Built from the held columns without an object per row: text is categorical (a code a row), numbers and flags
+    are floats; a row of the frame costs about 150 bytes."""
     held = _held(rows, fields)
-    kept = np.flatnonzero([planned or status in FINISHED for status in held.values("status")])
-    names = [name for name in held.fields if fields is None or name in fields]
-    # column by column: the rows of a large sweep are never copied all at once (as dicts or lists of values)
-    df = pd.DataFrame({name: pd.Series(held.values(name, kept)) for name in names}, columns=names)
-    if df.empty:
-        return df
-    for name in names:  # a field no row has a value for reads as missing numbers (as pandas reads None in dicts)
-        if df[name].dtype == object and df[name].isna().all():
-            df[name] = np.nan
-    df["counted"] = df["status"].isin(FINISHED)
-    df["infra_failed"] = df["status"] == INFRA_FAILED
-    df["f1"] = pd.to_numeric(df["f1"], errors="coerce").where(df["counted"])
-    df["rejected"] = df["status"] == "rejected"
-    failure = df["failure"] if "failure" in df else pd.Series([None] * len(df), index=df.index)
-    flagged = df["syntax_error"].eq(True) if "syntax_error" in df else False  # missing (NaN or None): not flagged
+    everything = np.arange(len(held))
+    status = held.texts("status", everything)
+    finished = np.asarray(status.isin(FINISHED))
+    kept = everything if planned else np.flatnonzero(finished)
+    if not len(kept):
+        return pd.DataFrame(columns=[name for name in held.fields if fields is None or name in fields])
+    n = len(kept)
+    df = pd.DataFrame(index=pd.RangeIndex(n))
+    for name in held.fields:  # a column at a time (a frame made from all of them at once copied them together)
+        if fields is not None and name not in fields:
+            continue
+        if name in _TEXT_COLUMNS:
+            df[name] = held.texts(name, kept, "—")
+        elif name in _NUMBER_COLUMNS:
+            df[name] = held.floats(name, kept)
+        elif name in _FLAG_COLUMNS:
+            df[name] = held.flags(name, kept)
+        else:
+            df[name] = held.texts(name, kept)
+        if consume and held is rows:
+            held.drop(name)
+
+    def column(name: str) -> Any:
+        return df.pop(name) if name in df else pd.Series(np.full(n, np.nan))
+
+    status, failure = status[kept], column("failure")
+    df["status"] = status
+    df["counted"] = finished[kept]
+    df["infra_failed"] = np.asarray(status == INFRA_FAILED)
+    df["f1"] = column("f1").where(df["counted"])
+    df["rejected"] = np.asarray(status == "rejected")
+    flagged = column("syntax_error").to_numpy() == 1.0  # missing (NaN): not flagged
     # the paper's rate: answers that do not parse after self-verification (a row without a kind: its own flag)
-    df["syntax_error"] = df["rejected"] & (failure.isin(PAPER_SYNTAX_FAILURES) | (failure.isna() & flagged))
-    df["token_budget"] = df["rejected"] & (failure == "token_budget")
-    first = df[FIRST_ANSWER_FIELD] if FIRST_ANSWER_FIELD in df else pd.Series([None] * len(df), index=df.index)
-    df["first_syntax_error"] = pd.to_numeric(first.map({True: 1.0, False: 0.0}), errors="coerce")
-    df["empty_answer"] = df["rejected"] & (failure == "empty_answer")
+    kinds = failure.astype(object)
+    df["syntax_error"] = df["rejected"] & (kinds.isin(PAPER_SYNTAX_FAILURES) | (kinds.isna() & flagged)).to_numpy()
+    df["token_budget"] = df["rejected"] & (kinds == "token_budget").to_numpy()
+    df["first_syntax_error"] = column(FIRST_ANSWER_FIELD).to_numpy()
+    df["empty_answer"] = df["rejected"] & (kinds == "empty_answer").to_numpy()
+    df["failure"] = failure.to_numpy() if isinstance(failure.dtype, pd.CategoricalDtype) else kinds.to_numpy()
     df["accepted_share"] = (~df["rejected"]).astype(float)
-    df["relation_or_rejected"] = [
-        ("rejected" if rej else (rel if isinstance(rel, str) and rel else "unscored"))
-        for rej, rel in zip(df["rejected"], df["relation"])
-    ]
-    for column in USAGE_COLUMNS:
-        df[column] = pd.to_numeric(df[column], errors="coerce").fillna(0) if column in df else 0
+    relations = column("relation").astype(object).tolist()
+    df["relation_or_rejected"] = pd.Categorical(
+        [
+            ("rejected" if rej else (rel if isinstance(rel, str) and rel else "unscored"))
+            for rej, rel in zip(df["rejected"].tolist(), relations)
+        ]
+    )
+    del relations, kinds, failure
+    for name in USAGE_COLUMNS:
+        df[name] = df[name].fillna(0) if name in df else 0.0
     df["tokens"] = df["prompt_tokens"] + df["completion_tokens"]
     # what the answers cost when they were made, the cached ones included
     df["tokens_made"] = df["tokens"] + df["cached_prompt_tokens"] + df["cached_completion_tokens"]
     df["llm_seconds_made"] = df["llm_seconds"] + df["cached_llm_seconds"]
     for setting in (*SETTINGS, "task"):  # rows from elsewhere may lack one: one value '—'
-        df[setting] = _texts(df[setting] if setting in df else [None] * len(df))
-    models = df["model"] if "model" in df else [None] * len(df)
-    df["model"] = [model if isinstance(model, str) else llm for model, llm in zip(models, df["llm"])]  # or the LLM's
-    shared = df.groupby("model")["llm"].nunique()
-    df["label"] = [llm if shared[model] > 1 else model for model, llm in zip(df["model"], df["llm"])]
+        if setting not in df:
+            df[setting] = pd.Categorical(["—"] * n)
+    llms = df["llm"].astype(object).tolist()
+    models = column("model").astype(object).tolist()
+    # a row without a model name: the LLM's
+    df["model"] = pd.Categorical([model if isinstance(model, str) else llm for model, llm in zip(models, llms)])
+    shared = df.groupby("model", observed=True)["llm"].nunique()
+    labels = [llm if shared[model] > 1 else model for model, llm in zip(df["model"].tolist(), llms)]
+    df["label"] = pd.Categorical(labels)
     return df
+
+
+# how frame() holds each field: settings and task as text ('—' when missing), then numbers and flags as floats, the
+# others as text
+_NUMBER_COLUMNS = frozenset({*NUMBER_FIELDS, *USAGE_COLUMNS})
+_FLAG_COLUMNS = frozenset({*FLAG_FIELDS, FIRST_ANSWER_FIELD})
+_TEXT_COLUMNS = frozenset({*SETTINGS, "task"})
 
 
 def label_cells(df: pd.DataFrame, cells: Cells) -> pd.DataFrame:
@@ -397,8 +448,8 @@ def label_cells(df: pd.DataFrame, cells: Cells) -> pd.DataFrame:
     if not cells.conditions:
         return df
     out = df.copy()
-    parts = [out["label"]] + [setting + " " + out[setting] for setting in cells.conditions]
-    out["label"] = [" · ".join(values) for values in zip(*parts)]
+    parts = [out["label"].tolist()] + [[f"{setting} {value}" for value in out[setting]] for setting in cells.conditions]
+    out["label"] = pd.Categorical([" · ".join(values) for values in zip(*parts)])
     return out
 
 
@@ -414,24 +465,41 @@ def bootstrap_ci(values: Iterable[float]) -> tuple[float, float]:
     return _percentile_interval(data.tobytes())
 
 
-_RESAMPLE_CELLS = 1 << 20  # resampled values held at once: memory stays flat whatever the group's size
+_RESAMPLE_CELLS = 1 << 17  # resampled values held at once (1 MB): memory stays flat whatever the group's size
 # Samples up to _CACHED_SAMPLE values repeat (a rate over n attempts has n + 1 possible samples, and thousands of
 # LLMs give tens of thousands of small cells): their intervals are cached. Up to _COUNTED_SAMPLE values, how often
-# each value is drawn fits a byte: those counts are cached per size (a balanced grid's cells share one), 32 sizes
-# at most (16 MB); a larger sample is drawn in chunks.
+# each value is drawn fits a byte: those counts are cached per size (a balanced grid's cells share one), 12 sizes
+# at most (6 MB); a larger sample is drawn in chunks.
 _CACHED_SAMPLE = 32
 _COUNTED_SAMPLE = 255
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=12)
 def _resample_counts(n: int) -> np.ndarray:
     """Row r: how often each of ``n`` values is drawn in the seeded generator's resample r (the same for every
     sample of that size), so the resamples' means are one matrix product."""
-    indices = np.random.default_rng(BOOTSTRAP_SEED).integers(0, n, (BOOTSTRAP_RESAMPLES, n))
-    drawn = np.bincount((np.arange(BOOTSTRAP_RESAMPLES)[:, None] * n + indices).ravel(), minlength=indices.size)
-    counts = drawn.reshape(BOOTSTRAP_RESAMPLES, n).astype(np.uint8)  # at most n <= 255
+    rng = np.random.default_rng(BOOTSTRAP_SEED)  # drawn a block at a time: the generator's stream is the same
+    counts = np.empty((BOOTSTRAP_RESAMPLES, n), dtype=np.uint8)  # at most n <= 255
+    for start in range(0, BOOTSTRAP_RESAMPLES, _COUNTED_ROWS):
+        block = rng.integers(0, n, (min(_COUNTED_ROWS, BOOTSTRAP_RESAMPLES - start), n))
+        offsets = np.arange(len(block))[:, None] * n
+        counts[start : start + len(block)] = np.bincount((offsets + block).ravel(), minlength=block.size).reshape(
+            len(block), n
+        )
     counts.flags.writeable = False
     return counts
+
+
+_COUNTED_ROWS = 250  # resamples counted (or weighed) at once: a few hundred KB, not a whole draw's 4 MB
+
+
+def _resample_means(n: int, sample: np.ndarray) -> np.ndarray:
+    """The means of the seeded resamples of ``sample`` (``n`` values, at most ``_COUNTED_SAMPLE``), a block of
+    resamples at a time."""
+    counts = _resample_counts(n)
+    return np.concatenate(
+        [counts[start : start + _COUNTED_ROWS] / n @ sample for start in range(0, BOOTSTRAP_RESAMPLES, _COUNTED_ROWS)]
+    )
 
 
 def _percentiles(values: np.ndarray, fractions: Sequence[float]) -> list[float]:
@@ -453,7 +521,7 @@ def _percentile_interval(data: bytes) -> tuple[float, float]:
     sample = np.frombuffer(data)
     n = sample.size
     if n <= _COUNTED_SAMPLE:
-        return _interval_of(_resample_counts(n) / n @ sample)
+        return _interval_of(_resample_means(n, sample))
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     means = np.empty(BOOTSTRAP_RESAMPLES)
     step = max(1, _RESAMPLE_CELLS // n)
@@ -551,7 +619,7 @@ def grouped(
         yield (), np.arange(len(df))
         return
     orders = orders or {}
-    found = df.groupby(list(keys), sort=False).indices
+    found = df.groupby(list(keys), sort=False, observed=True).indices
     combos = {(combo if isinstance(combo, tuple) else (combo,)): positions for combo, positions in found.items()}
     rank = {k: {v: i for i, v in enumerate(_ordered(df[k], orders.get(k, ())))} for k in keys}
     for combo in sorted(combos, key=lambda c: tuple(rank[k][v] for k, v in zip(keys, c))):
@@ -559,16 +627,47 @@ def grouped(
 
 
 class Columns:
-    """The frame's columns as NumPy arrays, each taken once: a table indexes them with a group's positions."""
+    """The frame's columns as NumPy arrays, each taken once: a table indexes them with a group's positions. A text
+    column (categorical) is compared and counted by its codes, never turned into one object a row."""
 
     def __init__(self, df: pd.DataFrame) -> None:
         self._df = df
         self._arrays: dict[str, np.ndarray] = {}
+        self._codes: dict[str, tuple[np.ndarray, dict[Any, int]]] = {}
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self._arrays:
             self._arrays[name] = self._df[name].to_numpy()
         return self._arrays[name]
+
+    def _coded(self, name: str) -> tuple[np.ndarray, dict[Any, int]] | None:
+        """A categorical column's codes and the code of each of its values; None for another column."""
+        if name not in self._codes:
+            column = self._df[name]
+            if not isinstance(column.dtype, pd.CategoricalDtype):
+                return None
+            categories = column.cat.categories
+            self._codes[name] = (column.cat.codes.to_numpy(), {value: code for code, value in enumerate(categories)})
+        return self._codes[name]
+
+    def equal(self, name: str, positions: np.ndarray, value: Any) -> np.ndarray:
+        """Whether each of ``positions`` holds ``value`` in column ``name``."""
+        coded = self._coded(name)
+        if coded is None:
+            return self[name][positions] == value
+        codes, code_of = coded
+        return codes[positions] == code_of.get(value, -2)  # -1 is a missing value's code
+
+    def distinct(self, name: str, positions: np.ndarray) -> int:
+        """How many distinct values ``positions`` hold in column ``name``."""
+        coded = self._coded(name)
+        if coded is None:
+            return len(set(self[name][positions]))
+        return int(np.unique(coded[0][positions]).size)
+
+    def value(self, name: str, position: int) -> Any:
+        """Column ``name`` at one position."""
+        return self._df[name].iat[position]
 
     def counted(self, positions: np.ndarray) -> np.ndarray:
         """The positions among ``positions`` of attempts that count (accepted or rejected)."""
@@ -624,7 +723,7 @@ def setting_tables(df: pd.DataFrame, cells: Cells) -> list[Table]:
     col = Columns(df)
     lead = [k for k in cells.keys if k not in ("format", "prompt", "detail")]
     split = [d for d in ("detail", "prompt") if d not in pooled]
-    combos = list(dict.fromkeys(zip(*(df[d] for d in split)))) if split else []
+    combos = list(df[split].drop_duplicates().itertuples(index=False, name=None)) if split else []
     rank = {d: {v: i for i, v in enumerate(_ordered(df[d], ORDERS[d]))} for d in split}
     combos.sort(key=lambda c: tuple(rank[d][v] for d, v in zip(split, c)))
     formats = [] if "format" in pooled else _ordered(df["format"], FORMATS)
@@ -634,14 +733,14 @@ def setting_tables(df: pd.DataFrame, cells: Cells) -> list[Table]:
     for values, group in grouped(df, lead, ORDERS):
         shown = _key_cells(lead, values, names)
         for fmt in formats + ["all"]:
-            planned = group if fmt == "all" else group[col["format"][group] == fmt]
+            planned = group if fmt == "all" else group[col.equal("format", group, fmt)]
             if not len(planned):
                 continue
             f1_cells, err_cells = shown + [fmt], shown + [fmt]
             for combo in combos + [None]:
                 cell = planned
                 if combo is not None:
-                    cell = planned[np.logical_and.reduce([col[d][planned] == v for d, v in zip(split, combo)])]
+                    cell = planned[np.logical_and.reduce([col.equal(d, planned, v) for d, v in zip(split, combo)])]
                 counted = col.counted(cell)
                 f1 = measure(col["f1"][counted])
                 err = measure(col["syntax_error"][counted].astype(float))
@@ -739,15 +838,14 @@ def llm_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -
         f1 = measure(col["f1"][part])
         before = measure(col["first_syntax_error"][part])
         after = measure(col["syntax_error"][part].astype(float))
-        relation = col["relation_or_rejected"][part]
         record: dict[str, Any] = {
             "llm": values[0],
-            "model": str(col["model"][planned[0]]),
+            "model": str(col.value("model", planned[0])),
             **dict(zip(cells.conditions, values[1:])),
             "attempts": len(part),
             "planned": len(planned),
             "infra_failed": int(col["infra_failed"][planned].sum()),
-            "tasks": len(set(col["task"][part])),
+            "tasks": col.distinct("task", part),
             **_record("f1", f1),
             "first_answer_syntax_error_rate": before["mean"],
             "first_answer_syntax_error_rate_n": before["n"],
@@ -758,7 +856,7 @@ def llm_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -
             "syntax_error_rate_ci_high": after["high"],
             "token_budget_rate": _rate(col["token_budget"][part]),
             "empty_answer_rate": _rate(col["empty_answer"][part]),
-            **{f"share_{r}": _rate(relation == r) for r in RELATION_ORDER},
+            **{f"share_{r}": _rate(col.equal("relation_or_rejected", part, r)) for r in RELATION_ORDER},
             "repair_rounds_mean": _rate(col["repair_rounds"][part]),
             "autofixes_mean": _rate(col["n_autofixes"][part]),
             "tokens_mean": _rate(col["tokens_made"][part]),
@@ -778,7 +876,7 @@ def llm_table(df: pd.DataFrame, cells: Cells, compare_published: bool = False) -
         if compare_published:
             key = _match_published_model(record["model"])
             published, err = PUBLISHED["model"][key] if key else (None, None)
-            ours = _stats(col["f1"][part][col["benchmark"][part] == "catalogue"])[0]
+            ours = _stats(col["f1"][part][col.equal("benchmark", part, "catalogue")])[0]
             record.update(
                 published_model=key, published_f1=published, published_syntax_error_rate=err, f1_catalogue_mean=ours
             )
@@ -831,7 +929,7 @@ def per_task_table(df: pd.DataFrame, cells: Cells) -> Table:
         accepted = measure(col["accepted_share"][part])
         before = measure(col["first_syntax_error"][part])
         after = measure(col["syntax_error"][part].astype(float))
-        equal = measure((col["relation_or_rejected"][part] == "equal").astype(float))
+        equal = measure(col.equal("relation_or_rejected", part, "equal").astype(float))
         rows.append(
             _key_cells(keys, values, names)
             + [_of_planned(len(part), len(planned)), _with_ci(f1), _with_ci(accepted, True)]
@@ -978,13 +1076,15 @@ INFRA_FIELDS = frozenset({"attempt_id", "status", *INFRA_COLUMNS})
 def infra_table(rows: Iterable[Mapping[str, Any]]) -> Table | None:
     """Attempts that an infrastructure failure stopped (never scored), one line each; None when there are none."""
     held = _held(rows, INFRA_FIELDS)
-    failed = [held[i] for i, status in enumerate(held.values("status")) if status == INFRA_FAILED]
-    if not failed:
+    failed = np.flatnonzero(np.asarray(held.texts("status", np.arange(len(held))) == INFRA_FAILED))
+    if not len(failed):
         return None
     columns = list(INFRA_COLUMNS)
-    shown = [[shorten(r.get(c)) for c in columns] for r in failed]
-    data = [{c: r.get(c) for c in ["attempt_id", *columns]} for r in failed]
-    kinds = pd.Series([r.get("failure") or "?" for r in failed]).value_counts()
+    values = {c: held.values(c, failed) for c in ["attempt_id", *columns]}  # the failed rows' fields only
+    shown = [list(map(shorten, cells)) for cells in zip(*(values[c] for c in columns))]
+    data = Records(dict(zip(values, cells)) for cells in zip(*values.values()))
+    kinds = pd.Series([kind or "?" for kind in values["failure"]]).value_counts()
+    del values
     return Table(
         "infra_failed",
         f"Infrastructure failures (never scored): {len(failed)}",
@@ -1057,7 +1157,7 @@ def marginals_table(df: pd.DataFrame, cells: Cells, compare_published: bool = Fa
             add(values, "benchmark", bench, part, f"benchmark {bench}")
             if bench in PUBLISHED["benchmark"]:
                 counted = part[part["counted"]]
-                best = float(counted.groupby(["llm", "format", "prompt", "detail"])["f1"].mean().max())
+                best = float(counted.groupby(["llm", "format", "prompt", "detail"], observed=True)["f1"].mean().max())
                 shown = [*values, f"benchmark {bench}, best configuration", _of_planned(len(counted), len(part))]
                 shown += [str(int(counted["task"].nunique())), "—" if math.isnan(best) else f"{best:.3f}", ""]
                 record = {
@@ -1248,12 +1348,14 @@ def plot_data(df: pd.DataFrame) -> dict[str, Any]:
     """The numbers behind the four plots (drawn as PNG here and in the browser by the viewer)."""
     formats = _ordered(df["format"], FORMATS)
     models = _ordered(df["label"], [results.EXPERT])
-    by_cell = df.groupby(["label", "format"])
+    by_cell = df.groupby(["label", "format"], observed=True)
     f1 = by_cell["f1"].agg(["mean", lambda v: v.std(ddof=0)]).set_axis(["mean", "std"], axis=1)
     syntax = by_cell["syntax_error"].mean()
     top = int(df["repair_rounds"].max())
-    rounds = df.groupby(["label", "repair_rounds"]).size()
-    shares = pd.crosstab(df["label"], df["relation_or_rejected"], normalize="index")
+    rounds = df.groupby(["label", "repair_rounds"], observed=True).size()
+    shares = pd.crosstab(  # the values present only (a categorical column also names those of other rows)
+        df["label"].astype(object), df["relation_or_rejected"].astype(object), normalize="index"
+    )
 
     def value(series: pd.Series, key: tuple) -> float:
         found = series.get(key, math.nan)
@@ -1391,7 +1493,7 @@ def build_report(
         raise ReportError("give at least one sweep or run directory")
     rows, downstream, merged = load_results(given, TABLE_FIELDS | INFRA_FIELDS)
     left_out = dict(Counter(status or "?" for status in rows.values("status") if status not in FINISHED))
-    infra, planned = infra_table(rows), frame(rows, planned=True, fields=TABLE_FIELDS)
+    infra, planned = infra_table(rows), frame(rows, planned=True, fields=TABLE_FIELDS, consume=True)
     del rows  # the frame holds what the tables need, in a fraction of the memory
     tables, df, _ = frame_tables(planned, infra, compare_published=compare_published, pool=pool)
     extra = downstream_table(downstream)

@@ -39,9 +39,12 @@ class ReportError(AutonesyError, ValueError):
 
 
 # ----------------------------------------------------------------------------------- columns
-_MISSING, _INT, _FLOAT, _CODED, _CODED_LIST, _OBJECT = range(6)  # how a column holds one row's value
+_MISSING, _INT, _FLOAT, _CODED, _CODED_LIST, _OBJECT, _TEXT = range(7)  # how a column holds one row's value
 _EXACT_INTS = 2**53  # larger ints (model counts) are kept as they are, never rounded through a float
+_INT32 = 2**31
 _CODED_AT_MOST = 4096  # distinct values coded before a column stops coding values it has not seen (ids, paths)
+_WIDER = {"B": "H", "H": "i"}  # a column's codes widened when its distinct values outgrow them
+_CODE_LIMITS = {"B": 256, "H": 65536}
 
 
 def _codable(value: Any) -> bool:
@@ -62,15 +65,23 @@ class _Column:
     kind arrives (a column of text holds no floats). A part holds a value at each row its tag points it to; it is
     padded with blanks only up to the rows it is written at (and before it is indexed), not at every row."""
 
-    __slots__ = ("tags", "numbers", "codes", "distinct", "index", "objects")
+    __slots__ = ("tags", "numbers", "codes", "distinct", "index", "objects", "coding", "text", "starts", "sizes")
 
     def __init__(self, rows: int) -> None:
         self.tags = bytearray(rows)  # earlier rows lacked the field
-        self.numbers = array("d")
-        self.codes = array("i")
+        self.numbers: array[Any] = array(
+            "i"
+        )  # four bytes a row while every number is an int of 32 bits, then eight (floats)
+        self.codes = array("B")  # one byte a row while there are at most 256 distinct values, then two, then four
         self.distinct: list[Any] = []
         self.index: dict[Any, int] = {}
         self.objects: list[Any] = []
+        self.coding = True  # False once a value was refused a code: a field of ids or paths is never coded again
+        # text not coded (ids, paths), as UTF-8 one after the other: no object a row (100,000 ids as str objects
+        # took 7 MB and kept the parser's memory from being reused)
+        self.text = bytearray()
+        self.starts = array("q")
+        self.sizes = array("i")
 
     def append(self, value: Any) -> None:
         tags = self.tags
@@ -79,15 +90,28 @@ class _Column:
             return
         kind = type(value)
         if kind is float or (kind is int and -_EXACT_INTS <= value <= _EXACT_INTS):
+            if self.numbers.typecode == "i" and (kind is float or not -_INT32 <= value < _INT32):
+                self.numbers = array("d", self.numbers)
             self._put(self.numbers, value, _FLOAT if kind is float else _INT)
             return
         key = tuple(value) if kind is list else value  # a list of text (a row's autofixes) is coded as a tuple
         code = self.index.get(key) if _codable(key) else -1
-        if code is None and len(self.distinct) < max(_CODED_AT_MOST, len(tags) // 2):
-            code = self.index[key] = len(self.distinct)
-            self.distinct.append(key)
+        if code is None:
+            self.coding = self.coding and len(self.distinct) < max(_CODED_AT_MOST, len(tags) // 2)
+            if self.coding:
+                code = self.index[key] = len(self.distinct)
+                self.distinct.append(key)
+                if code == _CODE_LIMITS.get(self.codes.typecode):
+                    self.codes = array(_WIDER[self.codes.typecode], self.codes)
         if code is not None and code >= 0:
             self._put(self.codes, code, _CODED_LIST if kind is list else _CODED)
+            return
+        if kind is str:
+            encoded = value.encode("utf-8", "surrogatepass")  # JSON may hold a lone surrogate
+            _pad(self.sizes, len(tags))
+            self.sizes.append(len(encoded))
+            self._put(self.starts, len(self.text), _TEXT)
+            self.text += encoded
             return
         objects = self.objects
         objects.extend([None] * (len(tags) - len(objects)))
@@ -107,6 +131,9 @@ class _Column:
             _pad(self.numbers, rows)
         if self.codes:
             _pad(self.codes, rows)
+        if self.starts:
+            _pad(self.starts, rows)
+            _pad(self.sizes, rows)
         if self.objects:
             self.objects.extend([None] * (rows - len(self.objects)))
 
@@ -120,6 +147,9 @@ class _Column:
             return list(self.distinct[self.codes[row]])  # a fresh list: what a reader changes is its own
         if tag == _OBJECT:
             return self.objects[row]
+        if tag == _TEXT:
+            start = self.starts[row]
+            return self.text[start : start + self.sizes[row]].decode("utf-8", "surrogatepass")
         number = self.numbers[row]
         return int(number) if tag == _INT else number
 
@@ -128,19 +158,91 @@ class _Column:
         positions = range(len(self.tags)) if rows is None else rows.tolist()
         return [self.get(row) for row in positions]
 
+    def floats(self, rows: np.ndarray) -> np.ndarray:
+        """The values of ``rows`` as floats: numbers as they are, anything else NaN (no object made per row)."""
+        self._aligned()
+        tags = np.frombuffer(self.tags, dtype=np.uint8)[rows]
+        out = np.full(len(rows), np.nan)
+        if self.numbers:
+            numeric = (tags == _INT) | (tags == _FLOAT)
+            out[numeric] = np.frombuffer(self.numbers, dtype=self.numbers.typecode)[rows[numeric]]
+        for at in np.flatnonzero(tags == _OBJECT).tolist():  # ints past 2^53
+            value = self.objects[rows[at]]
+            if type(value) is int:
+                out[at] = _as_float(value)
+        return out
+
+    def flags(self, rows: np.ndarray) -> np.ndarray:
+        """The values of ``rows`` as 1.0 (True), 0.0 (False) or NaN (anything else)."""
+        self._aligned()
+        tags = np.frombuffer(self.tags, dtype=np.uint8)[rows]
+        out = np.full(len(rows), np.nan)
+        if self.distinct:
+            of_code = np.array([1.0 if v is True else 0.0 if v is False else np.nan for v in self.distinct])
+            coded = tags == _CODED
+            out[coded] = of_code[np.frombuffer(self.codes, dtype=self.codes.typecode)[rows[coded]]]
+        for at in np.flatnonzero(tags == _OBJECT).tolist():  # a flag past the coded values
+            value = self.objects[rows[at]]
+            out[at] = 1.0 if value is True else 0.0 if value is False else np.nan
+        return out
+
+    def texts(self, rows: np.ndarray, missing: str | None) -> pd.Categorical:
+        """The values of ``rows`` as text (``str`` of each; ``missing`` for a missing one, NaN when None), a code a
+        row: a text is made once per distinct value, not once per row."""
+        self._aligned()
+        tags = np.frombuffer(self.tags, dtype=np.uint8)[rows]
+        categories: dict[str, int] = {}
+        codes = np.full(len(rows), -1, dtype=np.int64)
+
+        def put(where: np.ndarray, of_value: np.ndarray, text_of: Any) -> None:
+            if not where.any():
+                return
+            keys = of_value[where]
+            found = np.unique(keys)
+            mapped = np.array([categories.setdefault(text_of(key), len(categories)) for key in found.tolist()])
+            codes[where] = mapped[np.searchsorted(found, keys)]
+
+        if self.distinct:
+            row_codes = np.frombuffer(self.codes, dtype=self.codes.typecode)[rows].astype(np.int64)
+            put(tags == _CODED, row_codes, lambda code: str(self.distinct[code]))
+            put(tags == _CODED_LIST, row_codes, lambda code: str(list(self.distinct[code])))
+        if self.numbers:
+            row_numbers = np.frombuffer(self.numbers, dtype=self.numbers.typecode)[rows]
+            put(tags == _INT, row_numbers, lambda number: str(int(number)))
+            put((tags == _FLOAT) & ~np.isnan(row_numbers), row_numbers, str)
+        for at in np.flatnonzero((tags == _OBJECT) | (tags == _TEXT)).tolist():
+            codes[at] = categories.setdefault(str(self.get(int(rows[at]))), len(categories))
+        if missing is not None:
+            codes[codes < 0] = categories.setdefault(missing, len(categories))
+        return pd.Categorical.from_codes(codes, categories=list(categories))
+
     def take(self, rows: np.ndarray) -> _Column:
         """A column of ``rows`` only, in their order (the distinct values shared)."""
         self._aligned()
         out = _Column(0)
         out.tags = bytearray(np.frombuffer(self.tags, dtype=np.uint8)[rows].tobytes())
-        out.distinct, out.index = self.distinct, self.index
+        out.distinct, out.index, out.coding = self.distinct, self.index, self.coding
         if self.numbers:
-            out.numbers = array("d", np.frombuffer(self.numbers, dtype=np.float64)[rows].tobytes())
+            typecode = self.numbers.typecode
+            out.numbers = array(typecode, np.frombuffer(self.numbers, dtype=typecode)[rows].tobytes())
         if self.codes:
-            out.codes = array("i", np.frombuffer(self.codes, dtype=np.intc)[rows].tobytes())
+            typecode = self.codes.typecode
+            out.codes = array(typecode, np.frombuffer(self.codes, dtype=typecode)[rows].tobytes())
+        if self.starts:
+            out.text = self.text
+            out.starts = array("q", np.frombuffer(self.starts, dtype=np.int64)[rows].tobytes())
+            out.sizes = array("i", np.frombuffer(self.sizes, dtype=np.intc)[rows].tobytes())
         if self.objects:
             out.objects = [self.objects[row] for row in rows.tolist()]
         return out
+
+
+def _as_float(value: int) -> float:
+    """An int as the nearest float (±inf past the float range)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 class RowColumns(Sequence[dict[str, Any]]):
@@ -176,6 +278,23 @@ class RowColumns(Sequence[dict[str, Any]]):
         if column is None:
             return [None] * (self._rows if rows is None else len(rows))
         return column.values(rows)
+
+    def floats(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """Field ``name`` of ``rows`` as floats (``_Column.floats``; NaN for a field no row has)."""
+        column = self._columns.get(name)
+        return np.full(len(rows), np.nan) if column is None else column.floats(rows)
+
+    def flags(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """Field ``name`` of ``rows`` as 1.0, 0.0 or NaN (``_Column.flags``)."""
+        column = self._columns.get(name)
+        return np.full(len(rows), np.nan) if column is None else column.flags(rows)
+
+    def texts(self, name: str, rows: np.ndarray, missing: str | None = None) -> pd.Categorical:
+        """Field ``name`` of ``rows`` as categorical text (``_Column.texts``)."""
+        column = self._columns.get(name)
+        if column is None:
+            column = _Column(self._rows)
+        return column.texts(rows, missing)
 
     def drop(self, name: str) -> None:
         """Let go of the field ``name`` (if held)."""
@@ -271,8 +390,10 @@ def load_results(paths: Iterable[str | Path], fields: Collection[str] | None = N
         downstream.extend(row for row in more if isinstance(row, dict))
     if not rows and not downstream:
         raise ReportError("no results found (expected sweep directories, results.jsonl files or run directories)")
-    keep, merged = _one_copy_each(rows, [places[i] for i in place_of])
-    rows.keep(_in_order(rows, keep))
+    ids = _codes(rows.values("attempt_id"), sort=True)  # equal ids, equal codes, in the ids' order
+    keep, merged = _one_copy_each(rows, ids, [places[i] for i in place_of])
+    rows.keep(_in_order(rows, keep, ids[keep]))
+    del ids
     rows.drop(_OTHERS)
     return Loaded(rows, downstream, merged)
 
@@ -291,10 +412,9 @@ def _narrowed(row: Mapping[str, Any], fields: Collection[str]) -> dict[str, Any]
     return {**{name: value for name, value in row.items() if name in fields}, _OTHERS: hash(others) & (2**53 - 1)}
 
 
-def _one_copy_each(rows: RowColumns, places: Sequence[str]) -> tuple[np.ndarray, list[str]]:
-    """The indices of the rows kept, one per attempt (``kept_copy`` for an attempt read more than once), and what
-    was merged."""
-    ids = _codes(rows.values("attempt_id"))
+def _one_copy_each(rows: RowColumns, ids: np.ndarray, places: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """The indices of the rows kept, one per attempt (``ids``: a code per row's attempt id; ``kept_copy`` for an
+    attempt read more than once), and what was merged."""
     repeated = np.bincount(ids)[ids] > 1
     keep = np.flatnonzero(~repeated).tolist()
     copies: dict[int, list[int]] = {}
@@ -316,18 +436,20 @@ def _codes(values: list[Any], *, sort: bool = False) -> np.ndarray:
 _ORDER_FIELDS = ("task_spec", "llm", "format", "prompt", "detail", "policy", "repeat")
 
 
-def _in_order(rows: RowColumns, keep: np.ndarray) -> np.ndarray:
+def _in_order(rows: RowColumns, keep: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """``keep`` sorted by ``results.order_key``: its settings keyed once per distinct combination (not once per row),
-    then the attempt id."""
+    then the attempt id (``ids``: their codes, in the ids' order)."""
     if not len(keep):
         return keep
-    settings = np.stack([_codes(rows.values(name, keep)) for name in _ORDER_FIELDS], axis=1)
-    _, first, combo_of = np.unique(settings, axis=0, return_index=True, return_inverse=True)
+    combo_of = np.zeros(len(keep), dtype=np.int64)  # one code per distinct combination of the settings
+    for name in _ORDER_FIELDS:  # one field at a time (a row × field matrix of codes took 17 MB at 100,000 rows)
+        codes = _codes(rows.values(name, keep))
+        combo_of = pd.factorize(combo_of * (int(codes.max()) + 1) + codes)[0]  # stays below len(keep)
+    _, first = np.unique(combo_of, return_index=True)
     keys = [results.order_key({**rows[int(keep[i])], "attempt_id": ""}) for i in first.tolist()]
     rank = np.empty(len(keys), dtype=np.intp)
     rank[sorted(range(len(keys)), key=keys.__getitem__)] = np.arange(len(keys))
-    ids = _codes(rows.values("attempt_id", keep), sort=True)
-    return keep[np.lexsort((ids, rank[combo_of.reshape(-1)]))]
+    return keep[np.lexsort((ids, rank[combo_of]))]
 
 
 # How complete an outcome is (lower: more): a model outcome over a stop, a stop over a failure, a failure over nothing.
@@ -370,7 +492,7 @@ def kept_copy(attempt: str, found: Sequence[tuple[str, Mapping[str, Any]]]) -> t
 
 
 _KEY_FIELDS = ("attempt_id", "task_spec", "llm", "format", "prompt", "detail", "policy")
-_NUMBER_FIELDS = {
+NUMBER_FIELDS = {
     "num_vars",
     "repeat",
     "max_repairs",
@@ -398,7 +520,7 @@ _NUMBER_FIELDS = {
 # Fields a report reads when a row has them: whether the first answer failed the syntax check (else read from the
 # attempt's trace).
 _OPTIONAL_FIELDS: dict[str, type] = {FIRST_ANSWER_FIELD: bool}
-_FLAG_FIELDS = {"syntax_error", "oracle_passed", "compiled", "exact"}
+FLAG_FIELDS = {"syntax_error", "oracle_passed", "compiled", "exact"}
 
 
 def checked_row(row: Any) -> dict[str, Any] | None:
@@ -415,9 +537,9 @@ def typed_row(row: Mapping[str, Any]) -> dict[str, Any]:
     checked: dict[str, Any] = {}
     for key in results.ROW_FIELDS:
         value = row.get(key)
-        if key in _NUMBER_FIELDS:
+        if key in NUMBER_FIELDS:
             fits = type(value) is int or (type(value) is float and math.isfinite(value))
-        elif key in _FLAG_FIELDS:
+        elif key in FLAG_FIELDS:
             fits = type(value) is bool
         elif key == "autofixes":
             fits = isinstance(value, list) and all(isinstance(item, str) for item in value)

@@ -55,7 +55,7 @@ def test_rows_read_back_as_given(given_rows):
 
 def test_many_rows_cost_tens_of_bytes_each():
     """A results row of a large received sweep: 20,000 of them, settings repeated, ids and numbers distinct, held
-    in under 200 bytes a row (a dict per row took about 2.5 KB)."""
+    in under 120 bytes a row (a dict per row took about 2.5 KB; the ids as str objects and numbers as floats, 130)."""
     names = [f"model-{k:04d}" for k in range(2000)]
     tracemalloc.start()
     held = RowColumns(
@@ -75,8 +75,9 @@ def test_many_rows_cost_tens_of_bytes_each():
     size = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     assert held[100]["tp"] == 2**60 + 100 and held[7]["f1"] == 7 / 997 and held[5]["llm"] == "model-0005"
-    # the ids themselves (about 65 bytes each as str objects) are most of it
-    assert size / len(held) < 200, size / len(held)
+    # about 99 bytes: the ids' UTF-8 and where each starts (28), the first 4,096 ids coded before the column stops
+    # coding, ints in four bytes
+    assert size / len(held) < 120, size / len(held)
 
 
 def test_first_answers_are_read_from_traces_inside_the_sweep_only(tmp_path):
@@ -159,3 +160,59 @@ def test_the_tables_of_rows_handed_over_as_they_are_take_any_values(drawn):
     for table in tables:  # every table renders
         assert table.csv() and table.markdown() and table.latex()
     assert len(df) == sum(row["status"] in ("accepted", "rejected") for row in rows)  # the finished ones counted
+
+
+# small limits, so that a few rows reach every way a column holds its values: codes widened from one byte to two and
+# four, and text past the coded values kept as UTF-8 beside them
+_SMALL_LIMITS = {"_CODED_AT_MOST": 2, "_CODE_LIMITS": {"B": 2, "H": 4}}
+texts = st.one_of(st.text(max_size=4), st.sampled_from(["\ud800", "é", "a\x00", ""]))  # a lone surrogate, as JSON has
+
+
+def _small_limits():
+    from contextlib import ExitStack
+    from unittest import mock
+
+    from autonesy.graph import report_rows
+
+    stack = ExitStack()
+    for name, value in _SMALL_LIMITS.items():
+        stack.enter_context(mock.patch.object(report_rows, name, value))
+    return stack
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(scalars, texts, st.integers(min_value=-(2**40), max_value=2**40)), max_size=40))
+def test_a_column_of_many_values_reads_back_whatever_the_way_it_holds_them(column):
+    with _small_limits():
+        held = RowColumns({"x": value} for value in column)
+        taken = RowColumns({"x": value} for value in column)
+        order = np.arange(len(column), dtype=np.intp)[::-1].copy()
+        taken.keep(order)
+    assert all(_same(got, want) for got, want in zip(held.values("x"), column, strict=True))
+    assert all(_same(got, want) for got, want in zip(taken.values("x"), column[::-1], strict=True))
+
+
+def _as_text(value, missing):
+    return missing if value is None else str(list(value) if isinstance(value, tuple) else value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(scalars, texts, st.lists(st.text(max_size=2), max_size=2)), max_size=40), st.data())
+def test_typed_columns_are_the_values_read_as_text_numbers_and_flags(column, data):
+    """What a report frames (text a code a row, numbers and flags as floats) is each value as Python reads it."""
+    rows = np.array(
+        data.draw(st.lists(st.integers(0, max(0, len(column) - 1)), max_size=len(column) and 20)), dtype=np.intp
+    )
+    with _small_limits():
+        held = RowColumns({"x": value} for value in column)
+    texts_got = held.texts("x", rows, "—")
+    assert list(texts_got.astype(object)) == [_as_text(column[i], "—") for i in rows.tolist()]
+    missing = held.texts("x", rows)
+    assert [None if isinstance(v, float) else v for v in missing.astype(object)] == [
+        None if column[i] is None else _as_text(column[i], None) for i in rows.tolist()
+    ]
+    numbers = [float(v) if type(v) in (int, float) else None for v in (column[i] for i in rows.tolist())]
+    got = held.floats("x", rows)
+    assert [None if np.isnan(v) else v for v in got.tolist()] == numbers
+    flags = [1.0 if column[i] is True else 0.0 if column[i] is False else None for i in rows.tolist()]
+    assert [None if np.isnan(v) else v for v in held.flags("x", rows).tolist()] == flags
