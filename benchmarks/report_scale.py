@@ -6,7 +6,7 @@ own) and prints seconds and peak RSS side by side, with the load average.
 
     python benchmarks/report_scale.py [--rows 2000,20000] [--models 2000,200] [--baseline GIT_REF]
 
-``--baseline ec6e2f9`` also times graph/report.py as it was at that commit (before this rewrite), in the same run.
+``--baseline REF`` also runs the whole package as committed at REF (put first on PYTHONPATH), in the same run.
 
 The issue's target: 20,000 rows and 2,000 models in seconds with memory flat (was 115 s and 300 MB).
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -32,30 +33,27 @@ def make_sweep(out: Path, rows: int, models: int) -> None:
     viewer_load.make_sweep(out, rows, names, ("accepted",) * 6 + ("rejected",) * 3 + ("infra_failed",))
 
 
-def _build_report(ref: str | None):
-    """``build_report`` of the current code, or of graph/report.py as committed at ``ref`` (the baseline)."""
-    if not ref:
-        from autonesy.graph.report import build_report
-
-        return build_report
-    import importlib.util
-
-    source = subprocess.run(
-        ["git", "show", f"{ref}:graph/report.py"],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=Path(__file__).parents[1],
-    ).stdout
-    spec = importlib.util.spec_from_loader("autonesy.graph.report_baseline", loader=None)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    exec(compile(source, f"{ref}:graph/report.py", "exec"), module.__dict__)
-    return module.build_report
+PACKAGES = {"autonesy": "api", **{f"autonesy.{name}": name for name in ("agents", "graph", "nesy", "tasks", "tools")}}
 
 
-def _child(folder: str, ref: str | None) -> None:
-    build_report = _build_report(ref)
+def _package_at(ref: str, into: Path) -> Path:
+    """The whole package as committed at ``ref``, laid out as installed (``autonesy`` from api/, its subpackages from
+    their folders) under ``into``: a folder for PYTHONPATH, so the baseline is that commit's code throughout."""
+    source = into / "source"
+    source.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", ref], check=True, capture_output=True, cwd=Path(__file__).parents[1])
+    subprocess.run(["tar", "-x", "-C", str(source)], input=archive.stdout, check=True)
+    root = into / "path"
+    for package, folder in PACKAGES.items():
+        shutil.copytree(source / folder, root.joinpath(*package.split(".")), dirs_exist_ok=True)
+    return root
+
+
+def _child(folder: str) -> None:
+    import autonesy.graph.report
+    from autonesy.graph.report import build_report
+
+    print(f"code: {autonesy.graph.report.__file__}", file=sys.stderr)
     start, cpu = time.perf_counter(), time.process_time()
     report = build_report([folder], Path(folder) / "report", plots=False)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -70,24 +68,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", default="2000,20000")
     parser.add_argument("--models", default="2000", help="model names, comma-separated for several sweeps")
-    parser.add_argument("--baseline", help="also time graph/report.py as committed at this git ref (e.g. ec6e2f9)")
+    parser.add_argument("--baseline", help="also run the package as committed at this git ref (e.g. 2855a5a)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
-    parser.add_argument("--child-ref", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        _child(args.child, args.child_ref)
+        _child(args.child)
         return
     print(f"load average: {' '.join(open('/proc/loadavg').read().split()[:3])}")
     print("| code | rows | models | counted | report wall s | report CPU s | CPU ratio to baseline | peak RSS MB |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
+        baseline = _package_at(args.baseline, Path(tmp) / "baseline") if args.baseline else None
         for models, rows in ((m, r) for m in map(int, args.models.split(",")) for r in map(int, args.rows.split(","))):
             folder = Path(tmp) / f"sweep{rows}x{models}"
             make_sweep(folder, rows, min(models, rows))
             baseline_cpu = None
             for ref in ([args.baseline] if args.baseline else []) + [None]:
-                command = [sys.executable, __file__, "--child", str(folder)] + (["--child-ref", ref] if ref else [])
-                found = subprocess.run(command, check=True, capture_output=True, text=True)
+                command = [sys.executable, __file__, "--child", str(folder)]
+                environment = {**os.environ, "PYTHONPATH": str(baseline)} if ref else None
+                found = subprocess.run(command, check=True, capture_output=True, text=True, env=environment)
                 result = json.loads(found.stdout.strip().splitlines()[-1])
                 if ref:
                     baseline_cpu = result["cpu"]

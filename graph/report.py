@@ -468,16 +468,29 @@ def bootstrap_ci(values: Iterable[float]) -> tuple[float, float]:
 _RESAMPLE_CELLS = 1 << 17  # resampled values held at once (1 MB): memory stays flat whatever the group's size
 # Samples up to _CACHED_SAMPLE values repeat (a rate over n attempts has n + 1 possible samples, and thousands of
 # LLMs give tens of thousands of small cells): their intervals are cached. Up to _COUNTED_SAMPLE values, how often
-# each value is drawn fits a byte: those counts are cached per size (a balanced grid's cells share one), 12 sizes
-# at most (6 MB); a larger sample is drawn in chunks.
+# each value is drawn fits a byte: those counts are cached per size (a balanced grid's cells share one), every size
+# up to _CACHED_SAMPLE (1 MB in all) and 8 larger ones (4 MB at most); a larger sample is drawn in chunks.
 _CACHED_SAMPLE = 32
 _COUNTED_SAMPLE = 255
 
 
-@lru_cache(maxsize=12)
 def _resample_counts(n: int) -> np.ndarray:
     """Row r: how often each of ``n`` values is drawn in the seeded generator's resample r (the same for every
     sample of that size), so the resamples' means are one matrix product."""
+    return _small_counts(n) if n <= _CACHED_SAMPLE else _large_counts(n)
+
+
+@lru_cache(maxsize=_CACHED_SAMPLE)
+def _small_counts(n: int) -> np.ndarray:
+    return _drawn_counts(n)
+
+
+@lru_cache(maxsize=8)
+def _large_counts(n: int) -> np.ndarray:
+    return _drawn_counts(n)
+
+
+def _drawn_counts(n: int) -> np.ndarray:
     rng = np.random.default_rng(BOOTSTRAP_SEED)  # drawn a block at a time: the generator's stream is the same
     counts = np.empty((BOOTSTRAP_RESAMPLES, n), dtype=np.uint8)  # at most n <= 255
     for start in range(0, BOOTSTRAP_RESAMPLES, _COUNTED_ROWS):
@@ -536,9 +549,10 @@ def _small_sample_interval(data: bytes) -> tuple[float, float]:
     return _interval_of(_small_sample_weights(len(data) // 8) @ np.frombuffer(data))
 
 
-@lru_cache(maxsize=_CACHED_SAMPLE)
+@lru_cache(maxsize=8)
 def _small_sample_weights(n: int) -> np.ndarray:
-    """``_resample_counts(n) / n``, kept: the small samples' intervals are most of a report's (8 MB at most)."""
+    """``_resample_counts(n) / n``, kept for the last sizes used: the small samples' intervals are most of a
+    report's (4 MB at most)."""
     weights = _resample_counts(n) / n
     weights.flags.writeable = False
     return weights
