@@ -324,21 +324,6 @@ TABLE_FIELDS = frozenset(
 )
 
 
-def _texts(values: Iterable[Any]) -> list[str]:
-    """Each value as text, '—' for a missing one; one string per distinct value, not one per row."""
-    texts: dict[tuple[type, Any], str] = {}
-    out = []
-    for value in values:
-        if value is None or (isinstance(value, float) and math.isnan(value)):
-            out.append("—")
-            continue
-        try:
-            out.append(texts.setdefault((type(value), value), str(value)))
-        except TypeError:  # unhashable
-            out.append(str(value))
-    return out
-
-
 def _held(rows: Iterable[Mapping[str, Any]], fields: Collection[str] | None = None) -> RowColumns:
     """``rows`` column by column, each field of the type ``attempt_row`` writes (``typed_row``: the viewer hands over a
     received file's rows as they are; a value of another type is emptied), text fields of other names (the viewer's

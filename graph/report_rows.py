@@ -1,10 +1,11 @@
 """The attempt rows a report reads: checked as they are read, merged across the places given, held column by column.
 
 A received sweep can hold 100,000 attempts. Rows are checked one at a time as their file is read (never the file
-whole) and their values kept in typed columns (``RowColumns``): numbers in a float array with a one-byte tag, text
-that repeats (settings, statuses, failure kinds) as a code into its distinct values. A row of every field then
-costs about 460 bytes, most of them its id and path (a dict took about 2.5 KB); a report keeps only the fields
-its tables read.
+whole) and their values kept in typed columns (``RowColumns``) with a one-byte tag a row: numbers in an array of
+ints (four bytes) or floats, text that repeats (settings, statuses, failure kinds) as a code of one, two or four
+bytes into its distinct values, other text (ids, paths) as UTF-8 one after the other. No object is kept per row:
+a row of the fields a report reads costs about 100 bytes (a dict took about 2.5 KB), and ``floats``, ``flags``
+and ``texts`` give a column to a frame without making one either.
 """
 
 from __future__ import annotations
