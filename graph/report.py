@@ -354,10 +354,9 @@ def frame(
     Built from the held columns without an object per row: text is categorical (a code a row), numbers and flags
     are floats; a row of the frame costs about 150 bytes."""
     held = _held(rows, fields)
-    everything = np.arange(len(held))
-    status = held.texts("status", everything)
+    status = held.texts("status")
     finished = np.asarray(status.isin(FINISHED))
-    kept = everything if planned else np.flatnonzero(finished)
+    kept = np.arange(len(held)) if planned else np.flatnonzero(finished)
     if not len(kept):
         return pd.DataFrame(columns=[name for name in held.fields if fields is None or name in fields])
     n = len(kept)
@@ -392,7 +391,7 @@ def frame(
     df["token_budget"] = df["rejected"] & (kinds == "token_budget").to_numpy()
     df["first_syntax_error"] = column(FIRST_ANSWER_FIELD).to_numpy()
     df["empty_answer"] = df["rejected"] & (kinds == "empty_answer").to_numpy()
-    df["failure"] = failure.to_numpy() if isinstance(failure.dtype, pd.CategoricalDtype) else kinds.to_numpy()
+    df["failure"] = failure
     df["accepted_share"] = (~df["rejected"]).astype(float)
     relations = column("relation").astype(object).tolist()
     df["relation_or_rejected"] = pd.Categorical(
@@ -1075,7 +1074,7 @@ INFRA_FIELDS = frozenset({"attempt_id", "status", *INFRA_COLUMNS})
 def infra_table(rows: Iterable[Mapping[str, Any]]) -> Table | None:
     """Attempts that an infrastructure failure stopped (never scored), one line each; None when there are none."""
     held = _held(rows, INFRA_FIELDS)
-    failed = np.flatnonzero(np.asarray(held.texts("status", np.arange(len(held))) == INFRA_FAILED))
+    failed = np.flatnonzero(np.asarray(held.texts("status") == INFRA_FAILED))
     if not len(failed):
         return None
     columns = list(INFRA_COLUMNS)

@@ -70,9 +70,8 @@ class _Column:
 
     def __init__(self, rows: int) -> None:
         self.tags = bytearray(rows)  # earlier rows lacked the field
-        self.numbers: array[Any] = array(
-            "i"
-        )  # four bytes a row while every number is an int of 32 bits, then eight (floats)
+        # four bytes a row while every number is an int of 32 bits, then eight (floats)
+        self.numbers: array[Any] = array("i")
         self.codes = array("B")  # one byte a row while there are at most 256 distinct values, then two, then four
         self.distinct: list[Any] = []
         self.index: dict[Any, int] = {}
@@ -290,8 +289,9 @@ class RowColumns(Sequence[dict[str, Any]]):
         column = self._columns.get(name)
         return np.full(len(rows), np.nan) if column is None else column.flags(rows)
 
-    def texts(self, name: str, rows: np.ndarray, missing: str | None = None) -> pd.Categorical:
-        """Field ``name`` of ``rows`` as categorical text (``_Column.texts``)."""
+    def texts(self, name: str, rows: np.ndarray | None = None, missing: str | None = None) -> pd.Categorical:
+        """Field ``name`` of ``rows`` (every row by default) as categorical text (``_Column.texts``)."""
+        rows = np.arange(self._rows) if rows is None else rows
         column = self._columns.get(name)
         if column is None:
             column = _Column(self._rows)
