@@ -633,3 +633,26 @@ def test_token_counts_that_overflow_a_float_are_shown_as_such_not_a_crash(tmp_pa
     report = build_report([sweep(tmp_path / "s", rows)], tmp_path / "r", plots=False)
     [record] = tables(report)["cost_by_llm"].data
     assert record["prompt_tokens"] == math.inf and record["llm_calls"] == math.inf
+
+
+def test_a_received_sweep_of_thousands_of_task_names_and_odd_text_reports_each_as_written(tmp_path: Path):
+    """More distinct task names than a column codes (so most are held as UTF-8 beside the codes), ids and a task
+    with a lone surrogate (JSON can hold one), ints past 32 bits: every task is a row of per_task, named as in the
+    file, and the tokens are summed exactly."""
+    names = ["\ud800t", "a\x00b", "é" * 40] + [f"task-{i}" for i in range(5000)]
+    rows = [
+        row(
+            "http://llm.example/v1@m",
+            attempt=f"\ud800{i:x}",
+            task=name,
+            prompt_tokens=2**40 + i,
+            completion_tokens=0,
+            run_dir=f"attempts/{i}",
+        )
+        for i, name in enumerate(names)
+    ]
+    report = build_report([sweep(tmp_path / "sweep", rows)], tmp_path / "out", plots=False)
+    found = tables(report)
+    assert sorted(record["task"] for record in found["per_task"].data) == sorted(names)
+    [cost] = found["cost_by_llm"].data
+    assert cost["prompt_tokens"] == sum(2**40 + i for i in range(len(names)))
