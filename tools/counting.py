@@ -19,7 +19,8 @@ preprocessed) and the SDD routes
 programme (:mod:`autonesy.tools.onehot_count`: a 6 × 6 Sudoku; with auxiliaries when its blocks are proved
 at-most-ones), and
 counting by orbits of the formula's own symmetries (:mod:`autonesy.tools.orbit_count`: combinatorial
-designs, such as the social golfers' 26,127,360 schedules, one orbit), and for a CNF with declared literal
+designs, such as the social golfers' 26,127,360 schedules, one orbit), for layers of reachability
+connectivity over the graph they read (:mod:`autonesy.tools.connectivity_count`: simple paths on a grid), and for a CNF with declared literal
 counts lifted counting over classes of interchangeable blocks (:mod:`autonesy.tools.lifted_count`: a
 crew roster's 2.07e20 schedules), each in a forked child. The first exact answer wins and the others
 are stopped, so each formula costs what its cheapest route costs, on the cores there are. A racer that
@@ -76,6 +77,7 @@ from autonesy.tools.enumeration import (
     enumerate_models,
     extensible_models,
 )
+from autonesy.tools.connectivity_count import count_by_connectivity
 from autonesy.tools.frontier_count import count_by_frontier
 from autonesy.tools.lifted_count import count_by_lifting
 from autonesy.tools.literal_count import COMMENT as LITERAL_COUNT
@@ -127,7 +129,8 @@ __all__ = [
 # 11: the one-hot route counts interchangeable values through their first uses (a Latin square's first row fixed);
 # a racer given priority leaves the spare cores to Ganak and the SDD routes.
 # 12: structure recovery reads adder networks as weighted sums (:mod:`autonesy.tools.adder_network`).
-ROUTES_VERSION = 12
+# 13: layered reachability counted as connectivity (:mod:`autonesy.tools.connectivity_count`) races from the start.
+ROUTES_VERSION = 13
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
 AUTO_ENUMERATION_MAX_S = 0.1  # the first enumeration, alone, gets at most this long
@@ -702,6 +705,7 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     for DCP-Bench's crew, which every other route runs out of time on). Structure recovery starts with the
     SDD routes on an ``original`` with auxiliaries: each block of auxiliary clauses replaced by its proved
     projection (two encodings of exactly-k of 200 and a clause; a Sudoku whose at-most-ones are ladders).
+    So does the connectivity count when a unit clause fixes an auxiliary (layers of reachability start there).
     Counted in CPU time, the head start holds on a loaded machine too, where the child gets a share of a core.
 
     The head start is what the race costs on a formula the unminimised SDD compiles at once: road-r's
@@ -732,6 +736,10 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
         # about 6 s of its CPU, which it would not get among seven racers on two cores; once every block is
         # recovered it says so, and runs alone for a share of the time left.
         children.append(_Child("recovery", count_by_recovery, (original,), announces=True))
+    if original.num_aux_vars and len(original.clauses) <= AUTO_RECOVERY_MAX_CLAUSES and _fixes_auxiliaries(original):
+        # Layers of reachability start from auxiliaries fixed by unit clauses: read at once, then a frontier over
+        # the graph's vertices (6 × 6 grid paths: about 1 s of CPU, where every other route ran out of 60 s).
+        children.append(_Child("connectivity", count_by_connectivity, (original,), announces=True))
     joining: list[tuple[str, Callable[..., Any], tuple, str | None]] = [("ganak", _ganak_count, (cnf,), None)]
     if original.num_aux_vars and len(original.clauses) <= AUTO_LARGE_CLAUSES and original != cnf:
         # Preprocessing can cost Ganak more than it saves: a totalizer's exactly-20 of 40 takes 8 s as
@@ -802,6 +810,11 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
         tried.extend(f"{c.label} (out of time)" for c in children if c.label not in failed)
         return None
     return ModelCount(answer.value, answer.method, True, time.perf_counter() - start, answer.params, answer.models)
+
+
+def _fixes_auxiliaries(cnf: CNF) -> bool:
+    """Whether a unit clause fixes an auxiliary (where layers of reachability start)."""
+    return any(len(clause) == 1 and abs(clause[0]) > cnf.num_task_vars for clause in cnf.clauses)
 
 
 _ANNOUNCING = ("one-hot",)  # the racers that say when they found their structure (``on_structure``)

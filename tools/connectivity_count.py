@@ -1,0 +1,508 @@
+"""Exact projected count of a CNF whose auxiliaries compute reachability along its edge literals (simple paths,
+connected selections of edges), by a dynamic programme over a frontier of the graph's vertices.
+
+A path or a connected selection reaches a CNF as reachability unrolled in layers,
+``r[k+1][v] ↔ r[k][v] ∨ ⋁_u (r[k][u] ∧ e_uv)``, the first layer fixed by unit clauses (the roots), and clauses on
+the last (an edge in use has its ends reached). Each ``r[K][v]`` is a function of every edge: on the simple paths
+of a 6 × 6 grid structure recovery passed 2,000,000 SDD nodes and Ganak and the clause frontier ran out of 60 s.
+Read as a graph, it is connectivity, which a frontier over the vertices counts with a partition of the frontier
+into components as its state (as Knuth's simpath does for paths).
+
+1. *Gates, read exactly.* A clause ``(o ∨ k1 ∨ … ∨ km)`` with every ``(¬o ∨ ¬ki)`` present is, with them,
+   equivalent to ``o ↔ ¬k1 ∧ … ∧ ¬km``. Each auxiliary is defined by at most one such gate and the gates are
+   acyclic, so every model has each defined auxiliary at its gate's value: the models are those of the other
+   clauses with the gates evaluated. Nothing is assumed of the encoding; those clauses say exactly that.
+2. *Layers, read from the gates.* A vertex is a chain: an auxiliary fixed by a unit clause (layer 0), then
+   or-gates each reading the layer before as itself and and-gates of (a variable of that layer, one task
+   literal). Every layer of a vertex must read the same neighbours through the same literals, each literal the
+   edge of one pair of vertices, read from both ends, and no clause may read a layer but the last outside its
+   gates. By induction ``r[k][v]`` is "v within k steps of a root along the edges in use", so with as many
+   layers as a component has vertices, less one, ``r[K][v]`` is ``c(v)``: "v is connected to a root". A CNF
+   read otherwise gets :class:`NotConnectivity` at once.
+3. *The count.* Vertices enter in an order of small frontier, each edge decided once both its ends are in; a
+   state is the values of the variables open clauses still read and the partition of the frontier into
+   components, each with whether it holds a root and its ``c`` (0, 1 or not yet needed: a clause that needs it
+   sets it, a component that leaves the frontier takes "holds a root"). Other auxiliaries are read as ordinary
+   variables when gates define them (forced, so counting them counts the task variables' models).
+"""
+
+from __future__ import annotations
+
+import graphlib
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from autonesy.tools.cnf import CNF
+from autonesy.tools.errors import AutonesyError
+from autonesy.tools.onehot_count import DICT_ENTRY_BYTES, Footprint, StateBudgetExceeded, state_memory_budget
+
+UNKNOWN = 2  # a component's c before any clause needed it
+ORDER_STARTS = 8  # vertex orders tried: the greedy frontier from this many starting vertices, and the given order
+
+
+class NotConnectivity(AutonesyError, RuntimeError):
+    """The auxiliaries do not compute reachability along edge literals in the layered form this route reads."""
+
+
+@dataclass(frozen=True)
+class Gate:
+    """``output ↔ AND(inputs)`` (``conjunction``) or ``output ↔ OR(inputs)``, equivalent to ``clauses`` (indices)."""
+
+    output: int
+    inputs: tuple[int, ...]
+    conjunction: bool
+    clauses: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Reachability:
+    """What the layers say: vertices (their layer-0 variables), edges ``(u, v, literal)``, the roots, and the
+    variable of each vertex's last layer (``c(v)``); ``used`` is every clause index the layers account for and
+    ``layered`` every auxiliary they hold."""
+
+    vertices: tuple[int, ...]
+    edges: tuple[tuple[int, int, int], ...]
+    roots: frozenset[int]
+    last: dict[int, int]
+    used: frozenset[int]
+    layered: frozenset[int]
+
+
+def read_gates(cnf: CNF) -> dict[int, Gate]:
+    """The auxiliaries defined by gates, at most one each, acyclic (preferring a gate over earlier variables, as
+    an encoder makes them, then the widest)."""
+    binary: dict[frozenset[int], int] = {}
+    for index, clause in enumerate(cnf.clauses):
+        if len(set(clause)) == 2:
+            binary.setdefault(frozenset(clause), index)
+    candidates: dict[int, list[Gate]] = defaultdict(list)
+    for index, clause in enumerate(cnf.clauses):
+        literals = set(clause)
+        if len(literals) < 2 or any(-lit in literals for lit in literals):
+            continue
+        for out in literals:
+            if abs(out) <= cnf.num_task_vars:
+                continue
+            others = sorted(literals - {out}, key=abs)
+            pairs = [binary.get(frozenset((-out, -lit))) for lit in others]
+            if any(pair is None for pair in pairs):
+                continue
+            inputs = tuple(-lit for lit in others) if out > 0 else tuple(others)  # ¬y ↔ AND(¬k) is y ↔ OR(k)
+            used = tuple(sorted({index, *(pair for pair in pairs if pair is not None)}))
+            candidates[abs(out)].append(Gate(abs(out), inputs, out > 0, used))
+    gates = {
+        var: max(options, key=lambda g: (all(abs(lit) < var for lit in g.inputs), len(g.inputs), -g.clauses[0]))
+        for var, options in candidates.items()
+    }
+    while True:
+        sorter = graphlib.TopologicalSorter({var: [abs(lit) for lit in g.inputs] for var, g in gates.items()})
+        try:
+            sorter.prepare()
+            return gates
+        except graphlib.CycleError as error:
+            del gates[max(var for var in error.args[1] if var in gates)]  # the latest-made auxiliary of the cycle
+
+
+def read_reachability(cnf: CNF, gates: dict[int, Gate]) -> Reachability:
+    """The layers of reachability the gates compute, checked as the module says; :class:`NotConnectivity` if not."""
+    n = cnf.num_task_vars
+    in_gates = {index for g in gates.values() for index in g.clauses}
+    fixed: dict[int, tuple[bool, int]] = {}  # layer-0 auxiliary: (its value, its unit clause)
+    for index, clause in enumerate(cnf.clauses):
+        if index not in in_gates and len(set(clause)) == 1 and abs(clause[0]) > n and abs(clause[0]) not in gates:
+            fixed.setdefault(abs(clause[0]), (clause[0] > 0, index))
+    layer = {var: 0 for var in fixed}
+    vertex = {var: var for var in fixed}
+    step: dict[int, tuple[int, int]] = {}  # and-gate: (its variable of a layer, its task literal)
+    successor: dict[int, int] = {}
+    neighbours: dict[tuple[int, int], frozenset[tuple[int, int]]] = {}  # (vertex, layer) → {(vertex, literal)}
+    order = graphlib.TopologicalSorter({var: [abs(lit) for lit in g.inputs] for var, g in gates.items()})
+    for var in order.static_order():
+        gate = gates.get(var)
+        if gate is None:
+            continue
+        if gate.conjunction and len(gate.inputs) == 2:
+            reach = [lit for lit in gate.inputs if lit > 0 and lit in layer]
+            edge = [lit for lit in gate.inputs if abs(lit) <= n]
+            if len(reach) == 1 and len(edge) == 1:
+                step[var] = (reach[0], edge[0])
+        elif not gate.conjunction or len(gate.inputs) == 1:
+            selves = [lit for lit in gate.inputs if lit > 0 and lit in layer]
+            steps = [lit for lit in gate.inputs if lit not in selves]
+            if len(selves) != 1 or not all(lit in step and layer[step[lit][0]] == layer[selves[0]] for lit in steps):
+                continue
+            self_var = selves[0]
+            if self_var in successor:
+                raise NotConnectivity(f"variable {self_var} is read as itself by two later layers")
+            successor[self_var], layer[var], vertex[var] = var, layer[self_var] + 1, vertex[self_var]
+            neighbours[(vertex[var], layer[var])] = frozenset((vertex[step[lit][0]], step[lit][1]) for lit in steps)
+    depth = max(layer.values(), default=0)
+    if depth == 0:
+        raise NotConnectivity("no layers of reachability")
+    vertices = tuple(sorted(var for var in fixed if var in successor))
+    last: dict[int, int] = {}
+    for v in vertices:
+        chain = [v]
+        while chain[-1] in successor:
+            chain.append(successor[chain[-1]])
+        if len(chain) != depth + 1:
+            raise NotConnectivity(f"vertex {v} has {len(chain) - 1} layers, another {depth}")
+        if len({neighbours[(v, k)] for k in range(1, depth + 1)}) != 1:
+            raise NotConnectivity(f"vertex {v} reads other neighbours in different layers")
+        last[v] = chain[-1]
+    ends: dict[int, set[frozenset[int]]] = defaultdict(set)
+    edges: dict[frozenset[int], int] = {}
+    for v in vertices:
+        for u, lit in neighbours[(v, 1)]:
+            if u == v or u not in last or (v, lit) not in neighbours[(u, 1)]:
+                raise NotConnectivity(f"literal {lit} leads from vertex {u} to {v} and not back")
+            ends[abs(lit)].add(frozenset((u, v)))
+            edges.setdefault(frozenset((u, v)), lit)
+            if edges[frozenset((u, v))] != lit:
+                raise NotConnectivity(f"vertices {u} and {v} are joined by two literals")
+    if any(len(pairs) > 1 for pairs in ends.values()):
+        raise NotConnectivity("a task variable is the edge of two pairs of vertices")
+    _check_depth(vertices, edges, depth)
+    layered = {var for var in layer if vertex[var] in last} | {var for var in step if vertex[step[var][0]] in last}
+    used = {fixed[v][1] for v in vertices}
+    for var in layered - set(fixed):
+        used.update(gates[var].clauses)
+    finals = set(last.values())
+    for index, clause in enumerate(cnf.clauses):
+        if index not in used and any(abs(lit) in layered and abs(lit) not in finals for lit in clause):
+            raise NotConnectivity(f"clause {index + 1} reads a layer of reachability but the last")
+    for var, gate in gates.items():
+        if var not in layered and any(abs(lit) in layered and abs(lit) not in finals for lit in gate.inputs):
+            raise NotConnectivity(f"the gate of variable {var} reads a layer of reachability but the last")
+    return Reachability(
+        vertices,
+        tuple((min(pair), max(pair), lit) for pair, lit in edges.items()),
+        frozenset(v for v in vertices if fixed[v][0]),
+        last,
+        frozenset(used),
+        frozenset(layered),
+    )
+
+
+def _check_depth(vertices: Sequence[int], edges: dict[frozenset[int], int], depth: int) -> None:
+    """Within ``depth`` steps must be "connected": each component of the graph at most ``depth + 1`` vertices."""
+    parent = {v: v for v in vertices}
+
+    def find(v: int) -> int:
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for pair in edges:
+        u, v = tuple(pair)
+        parent[find(u)] = find(v)
+    sizes: dict[int, int] = defaultdict(int)
+    for v in vertices:
+        sizes[find(v)] += 1
+    if max(sizes.values()) > depth + 1:
+        raise NotConnectivity(f"{depth} layers, fewer than a component of {max(sizes.values())} vertices needs")
+
+
+def count_by_connectivity(
+    cnf: CNF, time_limit_s: float | None = None, on_structure: Callable[[], None] | None = None
+) -> int:
+    """The number of models of ``cnf`` projected on its task variables (exact); :class:`NotConnectivity` when its
+    auxiliaries are not layers of reachability (and gates), :class:`StateBudgetExceeded` past the memory budget
+    of :func:`~autonesy.tools.onehot_count.state_memory_budget` or ``time_limit_s``."""
+    deadline = time.monotonic() + time_limit_s if time_limit_s is not None else None
+    gates = read_gates(cnf)
+    reach = read_reachability(cnf, gates)
+    c_var = {v: cnf.num_vars + 1 + i for i, v in enumerate(reach.vertices)}
+    final = {reach.last[v]: c_var[v] for v in reach.vertices}
+    forced = {abs(c[0]) for c in cnf.clauses if len(set(c)) == 1}
+    defined = (set(gates) | forced) - reach.layered
+    clauses: list[tuple[int, ...]] = []
+    for index, clause in enumerate(cnf.clauses):
+        if index in reach.used:
+            continue
+        literals = {final.get(abs(lit), abs(lit)) * (1 if lit > 0 else -1) for lit in clause}
+        if any(-lit in literals for lit in literals):
+            continue
+        if not literals:
+            return 0
+        clauses.append(tuple(sorted(literals, key=abs)))
+    variables = {abs(lit) for clause in clauses for lit in clause} | {abs(lit) for _, _, lit in reach.edges}
+    undefined = sorted(var for var in variables if cnf.num_task_vars < var <= cnf.num_vars and var not in defined)
+    if undefined:
+        raise NotConnectivity(f"auxiliary {undefined[0]} is neither a layer of reachability nor defined by a gate")
+    if on_structure is not None:
+        on_structure()
+    plan = _plan(reach, c_var, clauses)
+    free = sum(1 for var in cnf.task_vars if var not in variables)
+    return _run(plan, deadline) << free
+
+
+@dataclass
+class _Step:
+    """One step of the programme: enter a vertex, or decide a variable (an edge's when ``edge`` is given: its
+    ends' frontier positions and the sign of its literal); then check ``clauses`` (each a list of
+    ``(kind, position, wanted)``: kind 0 a live value, 1 a frontier vertex's component c), let ``leaving``
+    frontier positions go (``storing`` those whose c later clauses read), and keep live positions ``keep``."""
+
+    enter_root: bool | None = None
+    decides: bool = False
+    edge: tuple[int, int, bool] | None = None
+    clauses: list[list[tuple[int, int, int]]] | None = None
+    leaving: list[tuple[int, bool]] | None = None
+    keep: list[int] | None = None
+
+
+def _vertex_order(vertices: Sequence[int], adjacent: dict[int, set[int]]) -> list[int]:
+    """The order of smallest greatest frontier (entered vertices with a neighbour yet to enter) among the given
+    one and greedy ones from a few starts (next: the vertex leaving the frontier smallest, nearest the oldest)."""
+
+    def widest(order: list[int]) -> int:
+        position = {v: i for i, v in enumerate(order)}
+        last = {v: max([position[v], *(position[u] for u in adjacent[v])]) for v in order}
+        leaving: dict[int, int] = defaultdict(int)
+        for v in order:
+            leaving[last[v]] += 1
+        width = best = 0
+        for i in range(len(order)):
+            width += 1
+            best = max(best, width)
+            width -= leaving[i]
+        return best
+
+    def greedy(start: int) -> list[int]:
+        order, entered = [start], {start}
+        since = {start: 0}
+        while len(order) < len(vertices):
+            near = {u for v in order for u in adjacent[v]} - entered
+            pool = near or set(vertices) - entered
+            order_now = len(order)
+
+            def cost(u: int) -> tuple[int, int, int]:
+                unseen = len(adjacent[u] - entered - {u})
+                closing = sum(1 for w in adjacent[u] & entered if adjacent[w] - entered <= {u})
+                oldest = min((since[w] for w in adjacent[u] & entered), default=order_now)
+                return (unseen - closing, oldest, u)
+
+            chosen = min(pool, key=cost)
+            order.append(chosen)
+            entered.add(chosen)
+            since[chosen] = order_now
+        return order
+
+    starts = sorted(vertices, key=lambda v: (len(adjacent[v]), v))[:ORDER_STARTS]
+    orders = [list(vertices)] + [greedy(start) for start in starts]
+    return min(orders, key=widest)
+
+
+def _plan(reach: Reachability, c_var: dict[int, int], clauses: list[tuple[int, ...]]) -> list[_Step]:
+    """The steps: vertices in :func:`_vertex_order`, each edge right after its later end, other variables before
+    the first step that shares a clause with them; each clause checked at its last variable's step."""
+    adjacent: dict[int, set[int]] = {v: set() for v in reach.vertices}
+    for u, v, _ in reach.edges:
+        adjacent[u].add(v)
+        adjacent[v].add(u)
+    order = _vertex_order(reach.vertices, adjacent)
+    rank = {v: i for i, v in enumerate(order)}
+    incident: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
+    for u, v, lit in reach.edges:
+        incident[max(u, v, key=rank.__getitem__)].append((u, v, lit))
+    events: list[tuple[str, int]] = []  # ("enter", vertex) or ("var", variable)
+    edge_of: dict[int, tuple[int, int, int]] = {}
+    for v in order:
+        events.append(("enter", v))
+        for u, w, lit in sorted(incident[v], key=lambda e: rank[min(e[0], e[1], key=rank.__getitem__)]):
+            events.append(("var", abs(lit)))
+            edge_of[abs(lit)] = (u, w, lit)
+    vertex_of = {c: v for v, c in c_var.items()}
+    at = {var: i for i, (kind, var) in enumerate(events) if kind == "var"}
+    at.update({c_var[v]: i for i, (kind, v) in enumerate(events) if kind == "enter"})
+    others = sorted({abs(lit) for clause in clauses for lit in clause} - set(at))
+    when = {var: float("inf") for var in others}
+    for _ in range(len(others) + 1):  # each variable at the earliest step any clause links it to
+        changed = False
+        for clause in clauses:
+            placed = min((at.get(abs(lit), when.get(abs(lit), float("inf"))) for lit in clause), default=float("inf"))
+            for lit in clause:
+                if abs(lit) in when and placed < when[abs(lit)]:
+                    when[abs(lit)], changed = placed, True
+        if not changed:
+            break
+    before: dict[float, list[int]] = defaultdict(list)
+    for var in others:
+        before[when[var]].append(var)
+    sequence: list[tuple[str, int]] = []
+    for i, event in enumerate(events):
+        sequence.extend(("var", var) for var in before.get(i, ()))
+        sequence.append(event)
+    sequence.extend(("var", var) for var in before.get(float("inf"), ()))
+    position = {var: i for i, (kind, var) in enumerate(sequence) if kind == "var"}
+    position.update({c_var[v]: i for i, (kind, v) in enumerate(sequence) if kind == "enter"})
+    closing: dict[int, list[tuple[int, ...]]] = defaultdict(list)
+    read_until: dict[int, int] = {}
+    for clause in clauses:
+        step = max(position[abs(lit)] for lit in clause)
+        closing[step].append(clause)
+        for lit in clause:
+            read_until[abs(lit)] = max(read_until.get(abs(lit), -1), step)
+    leaves_at: dict[int, list[int]] = defaultdict(list)
+    for v in order:
+        ends = [position[abs(lit)] for u, w, lit in reach.edges if v in (u, w)]
+        leaves_at[max([position[c_var[v]], *ends])].append(v)
+    steps: list[_Step] = []
+    live: list[int] = []  # variables whose values the state holds (a left vertex's c as its c variable)
+    front: list[int] = []
+    for i, (kind, item) in enumerate(sequence):
+        step = _Step()
+        if kind == "enter":
+            front.append(item)
+            step.enter_root = item in reach.roots
+        else:
+            live.append(item)
+            step.decides = True
+            if item in edge_of:
+                u, w, lit = edge_of[item]
+                step.edge = (front.index(u), front.index(w), lit > 0)
+        step.clauses = [
+            [
+                (1, front.index(vertex_of[abs(lit)]), int(lit > 0))
+                if abs(lit) in vertex_of and vertex_of[abs(lit)] in front
+                else (0, live.index(abs(lit)), int(lit > 0))
+                for lit in clause
+            ]
+            for clause in closing.get(i, ())
+        ]
+        step.leaving = []
+        for v in leaves_at.get(i, ()):
+            stored = read_until.get(c_var[v], -1) > i
+            step.leaving.append((front.index(v), stored))
+            if stored:
+                live.append(c_var[v])
+        front = [v for v in front if v not in leaves_at.get(i, ())]
+        kept = [j for j, var in enumerate(live) if read_until.get(var, -1) > i]
+        step.keep = kept
+        live = [live[j] for j in kept]
+        steps.append(step)
+    return steps
+
+
+State = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # live values, frontier labels, components
+
+
+def _run(steps: list[_Step], deadline: float | None) -> int:
+    """The programme's sum over its last states."""
+    budget = state_memory_budget()
+    states: dict[State, int] = {((), (), ()): 1}
+    held = 0
+    for number, step in enumerate(steps):
+        following: dict[State, int] = defaultdict(int)
+        footprint = Footprint(_state_bytes)
+        for visited, (state, count) in enumerate(states.items()):
+            if deadline is not None and visited % 256 == 0 and time.monotonic() > deadline:
+                raise StateBudgetExceeded(f"connectivity count ran out of time at step {number + 1} of {len(steps)}")
+            for successor in _successors(state, step):
+                following[successor] += count
+            taking = held + footprint.bytes(following)
+            if taking > budget:
+                raise StateBudgetExceeded(
+                    f"connectivity count: {len(following):,} states (about {taking >> 10:,} KiB with the step "
+                    f"before) at step {number + 1} of {len(steps)}, more than its memory budget ({budget >> 10:,} KiB)"
+                )
+        states, held = following, footprint.bytes(following)
+    return sum(states.values())
+
+
+def _state_bytes(state: State) -> int:
+    """A state's bytes: its three tuples, its count (up to 32 bytes) and its dict entry."""
+    return sum(map(sys.getsizeof, state)) + sys.getsizeof(state) + 32 + DICT_ENTRY_BYTES
+
+
+def _successors(state: State, step: _Step) -> list[State]:
+    """The states after ``step`` from ``state`` (none when every branch breaks a clause or a component)."""
+    values, labels, comps = state
+    if step.enter_root is not None:
+        labels = (*labels, len(comps))
+        comps = (*comps, int(step.enter_root) * 4 + UNKNOWN)  # root flag · 4 + c
+    branches = [(*values, bit) for bit in (0, 1)] if step.decides else [values]
+    found: list[State] = []
+    for vals in branches:
+        labelled, components = list(labels), list(comps)
+        if step.edge is not None and vals[-1] == int(step.edge[2]):
+            a, b = labelled[step.edge[0]], labelled[step.edge[1]]
+            if a != b:
+                ca, cb = components[a] & 3, components[b] & 3
+                if UNKNOWN not in (ca, cb) and ca != cb:
+                    continue
+                c = cb if ca == UNKNOWN else ca
+                components[a] = ((components[a] | components[b]) & 4) | c
+                labelled = [a if label == b else label for label in labelled]
+        found.extend(_checked(list(vals), labelled, components, step, 0))
+    return found
+
+
+def _checked(values: list[int], labels: list[int], comps: list[int], step: _Step, first: int) -> list[State]:
+    """The states once ``step``'s clauses from ``first`` on hold (a component's unknown c set when a clause needs
+    it: forced when only it can satisfy the clause, tried both ways when two could), its vertices left."""
+    assert step.clauses is not None
+    for number in range(first, len(step.clauses)):
+        open_c: list[tuple[int, int]] = []
+        satisfied = False
+        for kind, where, wanted in step.clauses[number]:
+            if kind == 0:
+                satisfied = values[where] == wanted
+            else:
+                c = comps[labels[where]] & 3
+                if c == UNKNOWN:
+                    open_c.append((labels[where], wanted))
+                satisfied = c == wanted
+            if satisfied:
+                break
+        if satisfied:
+            continue
+        if not open_c:
+            return []
+        label, wanted = open_c[0]
+        found: list[State] = []
+        for c in (wanted, 1 - wanted) if len(open_c) > 1 else (wanted,):
+            tried = list(comps)
+            tried[label] = (tried[label] & 4) | c
+            found.extend(_checked(values, labels, tried, step, number if c != wanted else number + 1))
+        return found
+    return _left(values, labels, comps, step)
+
+
+def _left(values: list[int], labels: list[int], comps: list[int], step: _Step) -> list[State]:
+    """``step``'s leaving vertices gone (a component gone with its last one must hold a root exactly when its c is
+    1; a c still to be read stored, tried both ways while its component stays), the state made canonical."""
+    assert step.leaving is not None and step.keep is not None
+    states: list[tuple[list[int], list[int], list[int]]] = [(values, labels, comps)]
+    gone = {where for where, _ in step.leaving}
+    for where, stored in step.leaving:
+        after = []
+        for vals, labelled, components in states:
+            label = labelled[where]
+            closes = all(labelled[j] != label for j in range(len(labelled)) if j != where and j not in gone)
+            root, c = components[label] >> 2, components[label] & 3
+            choices = [root] if closes and c == UNKNOWN else [c] if c != UNKNOWN else [0, 1]
+            for choice in choices:
+                if closes and choice != root:
+                    continue
+                updated = list(components)
+                updated[label] = (root << 2) | choice
+                after.append(([*vals, choice] if stored else vals, labelled, updated))
+        states = after
+    found: list[State] = []
+    for vals, labelled, components in states:
+        renumber: dict[int, int] = {}
+        front = []
+        for j, label in enumerate(labelled):
+            if j not in gone:
+                front.append(renumber.setdefault(label, len(renumber)))
+        kept_comps = [0] * len(renumber)
+        for old, new in renumber.items():
+            kept_comps[new] = components[old]
+        found.append((tuple(vals[j] for j in step.keep), tuple(front), tuple(kept_comps)))
+    return found
