@@ -14,9 +14,10 @@ into components as its state (as Knuth's simpath does for paths).
    clauses with the gates evaluated. Nothing is assumed of the encoding; those clauses say exactly that.
 2. *Layers, read from the gates.* A vertex is a chain: an auxiliary fixed by a unit clause (layer 0), then
    or-gates each reading the layer before as itself and and-gates of (a variable of that layer, one task
-   literal). Every layer of a vertex must read the same neighbours through the same literals, each literal the
-   edge of one pair of vertices, read from both ends, and no clause may read a layer but the last outside its
-   gates. By induction ``r[k][v]`` is "v within k steps of a root along the edges in use", so with as many
+   literal). Each literal is the edge of one pair of vertices; every layer of a vertex must read itself and each
+   neighbour (at either end of an edge) through its literal, from the layer before — a variable an encoder left
+   out being false, which the same rule must then say — and no clause may read a layer but the last outside
+   its gates. By induction ``r[k][v]`` is "v within k steps of a root along the edges in use", so with as many
    layers as a component has vertices, less one, ``r[K][v]`` is ``c(v)``: "v is connected to a root". A CNF
    read otherwise gets :class:`NotConnectivity` at once.
 3. *The count.* Vertices enter in an order of small frontier, each edge decided once both its ends are in; a
@@ -33,7 +34,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from autonesy.tools.cnf import CNF
 from autonesy.tools.errors import AutonesyError
@@ -73,7 +74,7 @@ class Reachability:
 
 def read_gates(cnf: CNF) -> dict[int, Gate]:
     """The auxiliaries defined by gates, at most one each, acyclic (preferring a gate over earlier variables, as
-    an encoder makes them, then the widest)."""
+    an encoder makes them, then the widest; a cycle loses a gate over later variables first)."""
     binary: dict[frozenset[int], int] = {}
     for index, clause in enumerate(cnf.clauses):
         if len(set(clause)) == 2:
@@ -93,8 +94,12 @@ def read_gates(cnf: CNF) -> dict[int, Gate]:
             inputs = tuple(-lit for lit in others) if out > 0 else tuple(others)  # ¬y ↔ AND(¬k) is y ↔ OR(k)
             used = tuple(sorted({index, *(pair for pair in pairs if pair is not None)}))
             candidates[abs(out)].append(Gate(abs(out), inputs, out > 0, used))
+
+    def forwards(gate: Gate) -> bool:
+        return all(abs(lit) < gate.output for lit in gate.inputs)
+
     gates = {
-        var: max(options, key=lambda g: (all(abs(lit) < var for lit in g.inputs), len(g.inputs), -g.clauses[0]))
+        var: max(options, key=lambda g: (forwards(g), len(g.inputs), -g.clauses[0]))
         for var, options in candidates.items()
     }
     while True:
@@ -103,11 +108,16 @@ def read_gates(cnf: CNF) -> dict[int, Gate]:
             sorter.prepare()
             return gates
         except graphlib.CycleError as error:
-            del gates[max(var for var in error.args[1] if var in gates)]  # the latest-made auxiliary of the cycle
+            cycle = [var for var in error.args[1] if var in gates]
+            del gates[max(cycle, key=lambda var: (not forwards(gates[var]), var))]  # a gate reading later ones first
 
 
 def read_reachability(cnf: CNF, gates: dict[int, Gate]) -> Reachability:
-    """The layers of reachability the gates compute, checked as the module says; :class:`NotConnectivity` if not."""
+    """The layers of reachability the gates compute, checked as the module says; :class:`NotConnectivity` if not.
+
+    A vertex's chain may start after layer 0 (an or-gate of steps only: the layer before it is false, as an
+    encoder that leaves out what cannot be reached yet writes it); then every layer it lacks must be false by
+    the recurrence (no neighbour reached the layer before)."""
     n = cnf.num_task_vars
     in_gates = {index for g in gates.values() for index in g.clauses}
     fixed: dict[int, tuple[bool, int]] = {}  # layer-0 auxiliary: (its value, its unit clause)
@@ -118,7 +128,7 @@ def read_reachability(cnf: CNF, gates: dict[int, Gate]) -> Reachability:
     vertex = {var: var for var in fixed}
     step: dict[int, tuple[int, int]] = {}  # and-gate: (its variable of a layer, its task literal)
     successor: dict[int, int] = {}
-    neighbours: dict[tuple[int, int], frozenset[tuple[int, int]]] = {}  # (vertex, layer) → {(vertex, literal)}
+    reads: dict[int, tuple[bool, frozenset[tuple[int, int]]]] = {}  # or-gate: (reads itself, {(vertex, literal)})
     order = graphlib.TopologicalSorter({var: [abs(lit) for lit in g.inputs] for var, g in gates.items()})
     for var in order.static_order():
         gate = gates.get(var)
@@ -132,42 +142,62 @@ def read_reachability(cnf: CNF, gates: dict[int, Gate]) -> Reachability:
         elif not gate.conjunction or len(gate.inputs) == 1:
             selves = [lit for lit in gate.inputs if lit > 0 and lit in layer]
             steps = [lit for lit in gate.inputs if lit not in selves]
-            if len(selves) != 1 or not all(lit in step and layer[step[lit][0]] == layer[selves[0]] for lit in steps):
+            if len(selves) > 1 or not all(lit in step for lit in steps) or not gate.inputs:
                 continue
-            self_var = selves[0]
-            if self_var in successor:
-                raise NotConnectivity(f"variable {self_var} is read as itself by two later layers")
-            successor[self_var], layer[var], vertex[var] = var, layer[self_var] + 1, vertex[self_var]
-            neighbours[(vertex[var], layer[var])] = frozenset((vertex[step[lit][0]], step[lit][1]) for lit in steps)
-    depth = max(layer.values(), default=0)
+            below = {layer[lit] for lit in selves} | {layer[step[lit][0]] for lit in steps}
+            if len(below) != 1:
+                continue
+            layer[var] = below.pop() + 1
+            if selves:
+                if selves[0] in successor:
+                    raise NotConnectivity(f"variable {selves[0]} is read as itself by two later layers")
+                successor[selves[0]], vertex[var] = var, vertex[selves[0]]
+            else:
+                vertex[var] = var
+            reads[var] = (bool(selves), frozenset((vertex[step[lit][0]], step[lit][1]) for lit in steps))
+    read_by_steps = {vertex[reach] for reach, _ in step.values()}
+    starts = [
+        var for var in vertex if vertex[var] == var and (var in successor or var in reads or var in read_by_steps)
+    ]
+    depth = max((layer[var] for var in vertex if vertex[var] in starts), default=0)
     if depth == 0:
         raise NotConnectivity("no layers of reachability")
-    vertices = tuple(sorted(var for var in fixed if var in successor))
-    last: dict[int, int] = {}
+    vertices = tuple(sorted(starts))
+    chains: dict[int, dict[int, int]] = {}  # vertex → {layer: its variable}
     for v in vertices:
         chain = [v]
         while chain[-1] in successor:
             chain.append(successor[chain[-1]])
-        if len(chain) != depth + 1:
-            raise NotConnectivity(f"vertex {v} has {len(chain) - 1} layers, another {depth}")
-        if len({neighbours[(v, k)] for k in range(1, depth + 1)}) != 1:
-            raise NotConnectivity(f"vertex {v} reads other neighbours in different layers")
-        last[v] = chain[-1]
+        if layer[chain[-1]] != depth:
+            raise NotConnectivity(f"vertex {v}'s layers end at {layer[chain[-1]]}, another's at {depth}")
+        chains[v] = {layer[var]: var for var in chain}
+    neighbours: dict[int, set[tuple[int, int]]] = {v: set() for v in vertices}  # undirected: read from either end
     ends: dict[int, set[frozenset[int]]] = defaultdict(set)
     edges: dict[frozenset[int], int] = {}
-    for v in vertices:
-        for u, lit in neighbours[(v, 1)]:
-            if u == v or u not in last or (v, lit) not in neighbours[(u, 1)]:
-                raise NotConnectivity(f"literal {lit} leads from vertex {u} to {v} and not back")
+    for var, (_, read) in reads.items():
+        v = vertex[var]
+        for u, lit in read if v in neighbours else ():
+            if u == v or u not in neighbours:
+                raise NotConnectivity(f"literal {lit} leads from {u}, not a vertex with layers to the last, to {v}")
+            neighbours[v].add((u, lit))
+            neighbours[u].add((v, lit))
             ends[abs(lit)].add(frozenset((u, v)))
-            edges.setdefault(frozenset((u, v)), lit)
-            if edges[frozenset((u, v))] != lit:
+            if edges.setdefault(frozenset((u, v)), lit) != lit:
                 raise NotConnectivity(f"vertices {u} and {v} are joined by two literals")
     if any(len(pairs) > 1 for pairs in ends.values()):
         raise NotConnectivity("a task variable is the edge of two pairs of vertices")
+    for v in vertices:  # each layer reads what the recurrence does: itself and every neighbour the layer before
+        for k in range(1, depth + 1):
+            expected = (k - 1 in chains[v], frozenset((u, lit) for u, lit in neighbours[v] if k - 1 in chains[u]))
+            if k in chains[v]:
+                if reads[chains[v][k]] != expected:
+                    raise NotConnectivity(f"vertex {v}'s layer {k} does not read its neighbours' layer {k - 1}")
+            elif expected[0] or expected[1]:
+                raise NotConnectivity(f"vertex {v} has no layer {k}, which its neighbours' layer {k - 1} reaches")
     _check_depth(vertices, edges, depth)
-    layered = {var for var in layer if vertex[var] in last} | {var for var in step if vertex[step[var][0]] in last}
-    used = {fixed[v][1] for v in vertices}
+    last = {v: chains[v][depth] for v in vertices}
+    layered = {var for var in vertex if vertex[var] in chains} | {var for var in step if vertex[step[var][0]] in chains}
+    used = {fixed[v][1] for v in vertices if v in fixed}
     for var in layered - set(fixed):
         used.update(gates[var].clauses)
     finals = set(last.values())
@@ -180,7 +210,7 @@ def read_reachability(cnf: CNF, gates: dict[int, Gate]) -> Reachability:
     return Reachability(
         vertices,
         tuple((min(pair), max(pair), lit) for pair, lit in edges.items()),
-        frozenset(v for v in vertices if fixed[v][0]),
+        frozenset(v for v in vertices if v in fixed and fixed[v][0]),
         last,
         frozenset(used),
         frozenset(layered),
@@ -251,9 +281,9 @@ class _Step:
     enter_root: bool | None = None
     decides: bool = False
     edge: tuple[int, int, bool] | None = None
-    clauses: list[list[tuple[int, int, int]]] | None = None
-    leaving: list[tuple[int, bool]] | None = None
-    keep: list[int] | None = None
+    clauses: list[list[tuple[int, int, int]]] = field(default_factory=list)
+    leaving: list[tuple[int, bool]] = field(default_factory=list)
+    keep: list[int] = field(default_factory=list)
 
 
 def _vertex_order(vertices: Sequence[int], adjacent: dict[int, set[int]]) -> list[int]:
@@ -344,10 +374,10 @@ def _plan(reach: Reachability, c_var: dict[int, int], clauses: list[tuple[int, .
     closing: dict[int, list[tuple[int, ...]]] = defaultdict(list)
     read_until: dict[int, int] = {}
     for clause in clauses:
-        step = max(position[abs(lit)] for lit in clause)
-        closing[step].append(clause)
+        closes = max(position[abs(lit)] for lit in clause)
+        closing[closes].append(clause)
         for lit in clause:
-            read_until[abs(lit)] = max(read_until.get(abs(lit), -1), step)
+            read_until[abs(lit)] = max(read_until.get(abs(lit), -1), closes)
     leaves_at: dict[int, list[int]] = defaultdict(list)
     for v in order:
         ends = [position[abs(lit)] for u, w, lit in reach.edges if v in (u, w)]
@@ -375,7 +405,6 @@ def _plan(reach: Reachability, c_var: dict[int, int], clauses: list[tuple[int, .
             ]
             for clause in closing.get(i, ())
         ]
-        step.leaving = []
         for v in leaves_at.get(i, ()):
             stored = read_until.get(c_var[v], -1) > i
             step.leaving.append((front.index(v), stored))
@@ -446,7 +475,6 @@ def _successors(state: State, step: _Step) -> list[State]:
 def _checked(values: list[int], labels: list[int], comps: list[int], step: _Step, first: int) -> list[State]:
     """The states once ``step``'s clauses from ``first`` on hold (a component's unknown c set when a clause needs
     it: forced when only it can satisfy the clause, tried both ways when two could), its vertices left."""
-    assert step.clauses is not None
     for number in range(first, len(step.clauses)):
         open_c: list[tuple[int, int]] = []
         satisfied = False
@@ -477,7 +505,6 @@ def _checked(values: list[int], labels: list[int], comps: list[int], step: _Step
 def _left(values: list[int], labels: list[int], comps: list[int], step: _Step) -> list[State]:
     """``step``'s leaving vertices gone (a component gone with its last one must hold a root exactly when its c is
     1; a c still to be read stored, tried both ways while its component stays), the state made canonical."""
-    assert step.leaving is not None and step.keep is not None
     states: list[tuple[list[int], list[int], list[int]]] = [(values, labels, comps)]
     gone = {where for where, _ in step.leaving}
     for where, stored in step.leaving:

@@ -68,6 +68,7 @@ from autonesy.tools.compile import (
     compile_to_sdd,
     compile_unminimised,
 )
+from autonesy.tools.connectivity_count import count_by_connectivity
 from autonesy.tools.elimination import eliminate_auxiliaries
 from autonesy.tools.enumeration import (
     CountTimedOut,
@@ -77,7 +78,6 @@ from autonesy.tools.enumeration import (
     enumerate_models,
     extensible_models,
 )
-from autonesy.tools.connectivity_count import count_by_connectivity
 from autonesy.tools.frontier_count import count_by_frontier
 from autonesy.tools.lifted_count import count_by_lifting
 from autonesy.tools.literal_count import COMMENT as LITERAL_COUNT

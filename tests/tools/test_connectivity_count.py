@@ -1,0 +1,267 @@
+"""The connectivity count against counts made without it: breadth-first search over every edge assignment, a SAT
+call per task assignment (the projection, whatever the clauses say), and the published counts of grid paths."""
+
+import itertools
+import random
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from pysat.solvers import Solver
+
+from autonesy.tools.cnf import CNF
+from autonesy.tools.connectivity_count import NotConnectivity, count_by_connectivity
+from autonesy.tools.counting import count_models
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from held_out_counts import SIMPLE_CORNER_PATHS, grid_paths  # noqa: E402
+from scaling import grid_path  # noqa: E402
+
+
+class Layers:
+    """Reachability unrolled in layers over a graph whose edges are task variables 1..len(edges)."""
+
+    def __init__(self, vertices, edges, extra_task_vars=0):
+        self.vertices, self.edges = vertices, edges
+        self.n = len(edges) + extra_task_vars
+        self.top, self.clauses = self.n, []
+
+    def var(self):
+        self.top += 1
+        return self.top
+
+    def iff_or(self, out, ins):
+        self.clauses.append([-out, *ins])
+        self.clauses.extend([out, -lit] for lit in ins)
+
+    def iff_and(self, out, ins):
+        self.clauses.append([out, *(-lit for lit in ins)])
+        self.clauses.extend([-out, lit] for lit in ins)
+
+    def unroll(self, roots, depth, sparse=False, omit=None):
+        """Each vertex's variable per layer; ``sparse`` leaves out a layer's variable until a neighbour can reach it
+        (and layer 0 but for the roots), as ``benchmarks/scaling.py``'s grid path does; ``omit`` (layer, vertex,
+        edge) leaves that step out of that layer (no longer reachability)."""
+        current = {}
+        for v in range(self.vertices):
+            if not sparse or v in roots:
+                current[v] = self.var()
+                self.clauses.append([current[v]] if v in roots else [-current[v]])
+        for k in range(1, depth + 1):
+            following = {}
+            for v in range(self.vertices):
+                ways = [current[v]] if v in current else []
+                for index, (a, b) in enumerate(self.edges, start=1):
+                    other = b if a == v else a if b == v else None
+                    if other is not None and other in current and (k, v, index) != omit:
+                        both = self.var()
+                        self.iff_and(both, [current[other], index])
+                        ways.append(both)
+                if ways:
+                    following[v] = self.var()
+                    self.iff_or(following[v], ways)
+            current = following
+        return current
+
+    def cnf(self, extra_clauses=()):
+        return CNF(self.n, tuple(map(tuple, self.clauses + list(extra_clauses))), self.top)
+
+
+def connected(edges, values, roots):
+    """The vertices a breadth-first search from the roots reaches over the edges whose value is 1."""
+    seen, frontier = set(roots), list(roots)
+    while frontier:
+        v = frontier.pop()
+        for (a, b), value in zip(edges, values):
+            if value and v in (a, b):
+                other = b if v == a else a
+                if other not in seen:
+                    seen.add(other)
+                    frontier.append(other)
+    return seen
+
+
+def projected_count(cnf):
+    """Task assignments that some auxiliary assignment extends to a model: one SAT call each."""
+    with Solver(name="cadical153", bootstrap_with=[list(c) for c in cnf.clauses]) as solver:
+        return sum(
+            solver.solve(assumptions=[v if bit else -v for v, bit in zip(cnf.task_vars, bits)])
+            for bits in itertools.product((0, 1), repeat=cnf.num_task_vars)
+        )
+
+
+@st.composite
+def graphs(draw):
+    vertices = draw(st.integers(2, 5))
+    pairs = list(itertools.combinations(range(vertices), 2))
+    edges = draw(st.lists(st.sampled_from(pairs), min_size=1, max_size=6, unique=True))
+    roots = draw(st.sets(st.integers(0, vertices - 1), max_size=2))
+    extra = draw(st.integers(0, 1))
+    return vertices, edges, roots, extra
+
+
+@settings(max_examples=150, deadline=None)
+@given(graphs(), st.booleans(), st.integers(0, 1), st.data())
+def test_the_count_is_the_breadth_first_searches_count(graph, sparse, more_layers, data):
+    vertices, edges, roots, extra = graph
+    layers = Layers(vertices, edges, extra)
+    last = layers.unroll(roots, vertices - 1 + more_layers, sparse)
+    task = list(range(1, layers.n + 1))
+    literal_of = st.sampled_from(task + [("c", v) for v in last]).flatmap(
+        lambda x: st.sampled_from([(x, True), (x, False)])
+    )
+    constraints = data.draw(st.lists(st.lists(literal_of, min_size=1, max_size=3), max_size=4))
+    if data.draw(st.booleans()):  # a path's: an edge in use has its ends reached
+        constraints += [
+            [(index, False), (("c", end), True)] for index, ends in enumerate(edges, 1) for end in ends if end in last
+        ]
+
+    def lit(x, positive):
+        var = last[x[1]] if isinstance(x, tuple) else x
+        return var if positive else -var
+
+    cnf = layers.cnf([[lit(x, positive) for x, positive in clause] for clause in constraints])
+    if not last:  # no root and layers left out until reached: no auxiliary at all
+        with pytest.raises(NotConnectivity, match="no layers"):
+            count_by_connectivity(cnf)
+        return
+    expected = 0
+    for bits in itertools.product((0, 1), repeat=layers.n):
+        reached = connected(edges, bits[: len(edges)], roots)
+        value = {x: bits[x - 1] for x in task} | {("c", v): int(v in reached) for v in last}
+        expected += all(any(value[x] == positive for x, positive in clause) for clause in constraints)
+    assert count_by_connectivity(cnf) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(graphs(), st.booleans(), st.randoms(use_true_random=False))
+def test_an_altered_encoding_is_refused_or_counted_right(graph, sparse, chooser):
+    """A clause of the layers dropped, a literal flipped, or the auxiliaries renumbered: whatever the route reads
+    from what is left, a count it gives is the projection's."""
+    vertices, edges, roots, extra = graph
+    layers = Layers(vertices, edges, extra)
+    last = layers.unroll(roots, vertices - 1, sparse)
+    paths = [[-index, last[end]] for index, ends in enumerate(edges, 1) for end in ends if end in last]
+    clauses = layers.clauses + paths
+    assume(layers.top > layers.n)
+    what = chooser.choice(["drop", "flip", "renumber"])
+    if what == "drop":
+        clauses.pop(chooser.randrange(len(clauses)))
+    elif what == "flip":
+        clause = list(clauses.pop(chooser.randrange(len(clauses))))
+        clause[chooser.randrange(len(clause))] *= -1
+        clauses.append(clause)
+    else:
+        aux = list(range(layers.n + 1, layers.top + 1))
+        moved = dict(zip(aux, chooser.sample(aux, len(aux))))
+        clauses = [[moved.get(abs(x), abs(x)) * (1 if x > 0 else -1) for x in c] for c in clauses]
+    cnf = CNF(layers.n, tuple(map(tuple, clauses)), layers.top)
+    try:
+        got = count_by_connectivity(cnf)
+    except NotConnectivity:
+        return
+    assert got == projected_count(cnf)
+
+
+@settings(max_examples=100, deadline=None)
+@given(graphs(), st.booleans(), st.data())
+def test_a_layer_that_leaves_out_a_neighbour_is_refused_or_counted_right(graph, sparse, data):
+    """Its layers are then not reachability (a step missing): counting them as connectivity would be wrong
+    wherever that step mattered."""
+    vertices, edges, roots, extra = graph
+    index = data.draw(st.integers(1, len(edges)))
+    omit = (data.draw(st.integers(1, vertices - 1)), data.draw(st.sampled_from(edges[index - 1])), index)
+    layers = Layers(vertices, edges, extra)
+    last = layers.unroll(roots, vertices - 1, sparse, omit)
+    assume(last)
+    cnf = layers.cnf([[-i, last[end]] for i, ends in enumerate(edges, 1) for end in ends if end in last])
+    try:
+        got = count_by_connectivity(cnf)
+    except NotConnectivity:
+        return
+    assert got == projected_count(cnf)
+
+
+def test_too_few_layers_is_refused():
+    """A path of five vertices and three layers: the far end is four steps away, so the last layer is "within
+    three steps", not "connected" — counting it as connectivity would be wrong."""
+    layers = Layers(5, [(0, 1), (1, 2), (2, 3), (3, 4)])
+    last = layers.unroll({0}, 3)
+    with pytest.raises(NotConnectivity, match="fewer than a component of 5"):
+        count_by_connectivity(layers.cnf([[last[4]]]))
+
+
+def test_an_edge_read_one_way_is_refused():
+    layers = Layers(3, [(0, 1), (1, 2)])
+    last = layers.unroll({0}, 2)
+    cnf = layers.cnf([[last[2]]])
+    one_way = next(c for c in cnf.clauses if len(c) == 3 and -2 in c and c[0] > 0)  # an and-gate over edge 2
+    broken = tuple(c for c in cnf.clauses if c != one_way and not (len(c) == 2 and one_way[0] in map(abs, c)))
+    with pytest.raises(NotConnectivity):
+        count_by_connectivity(CNF(cnf.num_task_vars, broken, cnf.num_vars))
+
+
+def test_a_middle_layer_read_by_a_constraint_is_refused():
+    layers = Layers(3, [(0, 1), (1, 2)])
+    layers.unroll({0}, 2)
+    middle = 3 + 2  # vertex 2's layer-0 variable is the third auxiliary; its layer 1 comes later
+    with pytest.raises(NotConnectivity, match="but the last"):
+        count_by_connectivity(layers.cnf([[middle + 1]]))
+
+
+def test_other_auxiliaries_defined_by_gates_are_counted_and_free_ones_refused():
+    layers = Layers(3, [(0, 1), (1, 2), (0, 2)])
+    last = layers.unroll({0}, 2)
+    both = layers.var()
+    layers.iff_and(both, [1, 2])  # both ↔ e1 ∧ e2, then "not both" and "vertex 2 reached"
+    cnf = layers.cnf([[-both], [last[2]]])
+    expected = sum(
+        1
+        for bits in itertools.product((0, 1), repeat=3)
+        if not (bits[0] and bits[1]) and 2 in connected(layers.edges, bits, {0})
+    )
+    assert count_by_connectivity(cnf) == expected == 3  # e3, with at most one of e1 and e2
+    free = layers.var()
+    with pytest.raises(NotConnectivity, match=f"auxiliary {free}"):
+        count_by_connectivity(layers.cnf([[last[2]], [free, 1]]))
+
+
+def test_no_layers_is_refused_at_once():
+    with pytest.raises(NotConnectivity, match="no layers"):
+        count_by_connectivity(CNF(2, ((1, 3), (-3, 2), (3,)), 3))
+
+
+@pytest.mark.parametrize("encode", [grid_paths, grid_path], ids=["every-layer", "sparse"])
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_grid_corner_paths_are_the_published_counts(encode, n):
+    assert count_by_connectivity(encode(n)) == SIMPLE_CORNER_PATHS[n]  # OEIS A007764
+
+
+def test_auto_counts_six_by_six_grid_paths_exactly_by_connectivity():
+    """Every other route ran out of 60 s on it (benchmarks/results/held_out_counts.md before this route)."""
+    result = count_models(grid_paths(6), "auto", time_limit_s=60)
+    assert (result.value, result.exact, result.method) == (SIMPLE_CORNER_PATHS[6], True, "connectivity")
+
+
+def test_shuffled_vertex_names_change_nothing():
+    chooser = random.Random(7)
+    edges = [((r, c), (r, c + 1)) for r in range(3) for c in range(2)] + [
+        ((r, c), (r + 1, c)) for r in range(2) for c in range(3)
+    ]
+    names = list({v for e in edges for v in e})
+    chooser.shuffle(names)
+    index = {v: i for i, v in enumerate(names)}
+    layers = Layers(9, [(index[a], index[b]) for a, b in edges])
+    last = layers.unroll({index[(0, 0)]}, 8)
+    degree = {v: [i for i, e in enumerate(layers.edges, 1) if v in e] for v in range(9)}
+    clauses = [[-i, last[end]] for i, e in enumerate(layers.edges, 1) for end in e]
+    for v, lits in degree.items():  # corners: one edge; the rest none or two
+        if v in (index[(0, 0)], index[(2, 2)]):
+            clauses.append(lits)
+            clauses.extend([-a, -b] for a, b in itertools.combinations(lits, 2))
+        else:
+            clauses.extend([-a, -b, -c] for a, b, c in itertools.combinations(lits, 3))
+            clauses.extend([-lit, *(x for x in lits if x != lit)] for lit in lits)
+    assert count_by_connectivity(layers.cnf(clauses)) == SIMPLE_CORNER_PATHS[3]
