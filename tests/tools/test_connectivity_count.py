@@ -265,3 +265,20 @@ def test_shuffled_vertex_names_change_nothing():
             clauses.extend([-a, -b, -c] for a, b, c in itertools.combinations(lits, 3))
             clauses.extend([-lit, *(x for x in lits if x != lit)] for lit in lits)
     assert count_by_connectivity(layers.cnf(clauses)) == SIMPLE_CORNER_PATHS[3]
+
+
+def _broken(*args, **kwargs):
+    raise RuntimeError("broken on purpose")
+
+
+def test_the_race_runs_it_when_a_unit_clause_fixes_an_auxiliary(monkeypatch):
+    import autonesy.tools.counting as counting
+
+    for route in ("_ganak_count", "_sdd_routes", "count_by_recovery", "count_one_hot", "count_by_orbits"):
+        monkeypatch.setattr(counting, route, _broken)
+    monkeypatch.setattr(counting, "count_by_frontier", _broken)
+    monkeypatch.setattr(counting, "AUTO_FIRST_MODELS", 5)
+    monkeypatch.setattr(counting, "AUTO_RACE_ENUMERATION_CAP", 5)
+    monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
+    result = count_models(grid_path(4), "auto", time_limit_s=30, enumeration_cap=3)
+    assert (result.value, result.method, result.exact) == (SIMPLE_CORNER_PATHS[4], "connectivity", True)
