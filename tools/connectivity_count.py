@@ -60,14 +60,14 @@ class Gate:
 
 @dataclass(frozen=True)
 class Reachability:
-    """What the layers say: vertices (their layer-0 variables), edges ``(u, v, literal)``, the roots, and the
-    variable of each vertex's last layer (``c(v)``); ``used`` is every clause index the layers account for and
+    """What the layers say: vertices (their first variables), edges ``(u, v, literal)``, the roots, and the
+    variables of each vertex's last layer (``c(v)``: one per reachability over the same graph); ``used`` is every clause index the layers account for and
     ``layered`` every auxiliary they hold."""
 
     vertices: tuple[int, ...]
     edges: tuple[tuple[int, int, int], ...]
     roots: frozenset[int]
-    last: dict[int, int]
+    last: dict[int, tuple[int, ...]]
     used: frozenset[int]
     layered: frozenset[int]
 
@@ -159,48 +159,53 @@ def read_reachability(cnf: CNF, gates: dict[int, Gate]) -> Reachability:
     starts = [
         var for var in vertex if vertex[var] == var and (var in successor or var in reads or var in read_by_steps)
     ]
-    depth = max((layer[var] for var in vertex if vertex[var] in starts), default=0)
-    if depth == 0:
+    if not any(var in reads for var in vertex if vertex[var] in starts):
         raise NotConnectivity("no layers of reachability")
-    vertices = tuple(sorted(starts))
     chains: dict[int, dict[int, int]] = {}  # vertex → {layer: its variable}
-    for v in vertices:
+    for v in starts:
         chain = [v]
         while chain[-1] in successor:
             chain.append(successor[chain[-1]])
-        if layer[chain[-1]] != depth:
-            raise NotConnectivity(f"vertex {v}'s layers end at {layer[chain[-1]]}, another's at {depth}")
         chains[v] = {layer[var]: var for var in chain}
-    neighbours: dict[int, set[tuple[int, int]]] = {v: set() for v in vertices}  # undirected: read from either end
-    ends: dict[int, set[frozenset[int]]] = defaultdict(set)
-    edges: dict[frozenset[int], int] = {}
+    neighbours: dict[int, set[tuple[int, int]]] = {v: set() for v in starts}  # undirected: read from either end
     for var, (_, read) in reads.items():
         v = vertex[var]
         for u, lit in read if v in neighbours else ():
             if u == v or u not in neighbours:
-                raise NotConnectivity(f"literal {lit} leads from {u}, not a vertex with layers to the last, to {v}")
+                raise NotConnectivity(f"literal {lit} leads from {u}, not a vertex with layers, to {v}")
             neighbours[v].add((u, lit))
             neighbours[u].add((v, lit))
-            ends[abs(lit)].add(frozenset((u, v)))
-            if edges.setdefault(frozenset((u, v)), lit) != lit:
-                raise NotConnectivity(f"vertices {u} and {v} are joined by two literals")
-    if any(len(pairs) > 1 for pairs in ends.values()):
-        raise NotConnectivity("a task variable is the edge of two pairs of vertices")
-    for v in vertices:  # each layer reads what the recurrence does: itself and every neighbour the layer before
-        for k in range(1, depth + 1):
-            expected = (k - 1 in chains[v], frozenset((u, lit) for u, lit in neighbours[v] if k - 1 in chains[u]))
-            if k in chains[v]:
-                if reads[chains[v][k]] != expected:
-                    raise NotConnectivity(f"vertex {v}'s layer {k} does not read its neighbours' layer {k - 1}")
-            elif expected[0] or expected[1]:
-                raise NotConnectivity(f"vertex {v} has no layer {k}, which its neighbours' layer {k - 1} reaches")
-    _check_depth(vertices, edges, depth)
-    last = {v: chains[v][depth] for v in vertices}
+    copy_of: dict[int, int] = {}  # a vertex of another reachability over the same literals → the one counted
+    graphs = _Graphs()
+    for component in _components(starts, neighbours):
+        depth = max(max(chains[v]) for v in component)
+        edges: dict[frozenset[int], int] = {}
+        for v in component:
+            if max(chains[v]) != depth:
+                raise NotConnectivity(f"vertex {v}'s layers end at {max(chains[v])}, its neighbours' at {depth}")
+            for u, lit in neighbours[v]:
+                if edges.setdefault(frozenset((u, v)), lit) != lit:
+                    raise NotConnectivity(f"vertices {u} and {v} are joined by two literals")
+            for k in range(1, depth + 1):  # each layer reads what the recurrence does: itself, each neighbour
+                expected = (k - 1 in chains[v], frozenset((u, lit) for u, lit in neighbours[v] if k - 1 in chains[u]))
+                if k in chains[v]:
+                    if reads[chains[v][k]] != expected:
+                        raise NotConnectivity(f"vertex {v}'s layer {k} does not read its neighbours' layer {k - 1}")
+                elif expected[0] or expected[1]:
+                    raise NotConnectivity(f"vertex {v} has no layer {k}, which its neighbours' layer {k - 1} reaches")
+        if len(component) > depth + 1:
+            raise NotConnectivity(f"{depth} layers, fewer than a component of {len(component)} vertices needs")
+        copy_of.update(graphs.copies(component, neighbours, {v for v in component if v in fixed and fixed[v][0]}))
+    vertices = tuple(sorted(v for v in starts if v not in copy_of))
+    last: dict[int, list[int]] = {v: [] for v in vertices}
+    for v in starts:
+        last[copy_of.get(v, v)].append(chains[v][max(chains[v])])
+    edges_read = {frozenset((u, v)): lit for v in vertices for u, lit in neighbours[v]}
     layered = {var for var in vertex if vertex[var] in chains} | {var for var in step if vertex[step[var][0]] in chains}
-    used = {fixed[v][1] for v in vertices if v in fixed}
+    used = {fixed[v][1] for v in starts if v in fixed}
     for var in layered - set(fixed):
         used.update(gates[var].clauses)
-    finals = set(last.values())
+    finals = {var for variables in last.values() for var in variables}
     for index, clause in enumerate(cnf.clauses):
         if index not in used and any(abs(lit) in layered and abs(lit) not in finals for lit in clause):
             raise NotConnectivity(f"clause {index + 1} reads a layer of reachability but the last")
@@ -209,32 +214,72 @@ def read_reachability(cnf: CNF, gates: dict[int, Gate]) -> Reachability:
             raise NotConnectivity(f"the gate of variable {var} reads a layer of reachability but the last")
     return Reachability(
         vertices,
-        tuple((min(pair), max(pair), lit) for pair, lit in edges.items()),
+        tuple((min(pair), max(pair), lit) for pair, lit in edges_read.items()),
         frozenset(v for v in vertices if v in fixed and fixed[v][0]),
-        last,
+        {v: tuple(variables) for v, variables in last.items()},
         frozenset(used),
         frozenset(layered),
     )
 
 
-def _check_depth(vertices: Sequence[int], edges: dict[frozenset[int], int], depth: int) -> None:
-    """Within ``depth`` steps must be "connected": each component of the graph at most ``depth + 1`` vertices."""
-    parent = {v: v for v in vertices}
+def _components(vertices: Sequence[int], neighbours: dict[int, set[tuple[int, int]]]) -> list[list[int]]:
+    """The vertices joined by edges read, component by component."""
+    seen: set[int] = set()
+    components = []
+    for start in vertices:
+        if start in seen:
+            continue
+        component, stack = [], [start]
+        seen.add(start)
+        while stack:
+            v = stack.pop()
+            component.append(v)
+            for u, _ in neighbours[v]:
+                if u not in seen:
+                    seen.add(u)
+                    stack.append(u)
+        components.append(sorted(component))
+    return components
 
-    def find(v: int) -> int:
-        while parent[v] != v:
-            parent[v] = parent[parent[v]]
-            v = parent[v]
-        return v
 
-    for pair in edges:
-        u, v = tuple(pair)
-        parent[find(u)] = find(v)
-    sizes: dict[int, int] = defaultdict(int)
-    for v in vertices:
-        sizes[find(v)] += 1
-    if max(sizes.values()) > depth + 1:
-        raise NotConnectivity(f"{depth} layers, fewer than a component of {max(sizes.values())} vertices needs")
+_Name = tuple[frozenset[int], bool, int]  # the literals a vertex meets, whether it is a root, which of those alike
+
+
+class _Graphs:
+    """The components read so far, by the literals their edges are, so that another reachability over the same
+    literals (two encodings of one path conjoined: scoring's overlap) is counted as the one read first."""
+
+    def __init__(self) -> None:
+        self.by_literals: dict[frozenset[int], tuple[dict[_Name, int], frozenset[_Name]]] = {}
+        self.owner: dict[int, frozenset[int]] = {}  # a literal → the literals of its component
+
+    def copies(
+        self, component: list[int], neighbours: dict[int, set[tuple[int, int]]], roots: set[int]
+    ) -> dict[int, int]:
+        """``component``'s vertices → those of the component read before over the same literals (none when it is
+        the first); :class:`NotConnectivity` when they share literals and are not one graph with the same roots.
+        A vertex is named by the literals it meets and whether it is a root."""
+        meets = {v: frozenset(lit for _, lit in neighbours[v]) for v in component}
+        literals = frozenset().union(*meets.values())
+        if not literals:
+            return {}
+        alike: dict[tuple[frozenset[int], bool], int] = defaultdict(int)
+        named: dict[_Name, int] = {}
+        for v in component:  # two ends named alike are one edge's, interchangeable but for being a root
+            key = (meets[v], v in roots)
+            named[(*key, alike[key])] = v
+            alike[key] += 1
+        rooted = frozenset(name for name, v in named.items() if v in roots)
+        if literals not in self.by_literals:
+            if any(lit in self.owner for lit in literals):
+                raise NotConnectivity("two reachabilities read the same literals as different graphs")
+            self.by_literals[literals] = (named, rooted)
+            self.owner.update((lit, literals) for lit in literals)
+            return {}
+        first, first_rooted = self.by_literals[literals]
+        if set(named) != set(first) or rooted != first_rooted:
+            raise NotConnectivity("two reachabilities over the same literals differ in their graph or roots")
+        return {v: first[name] for name, v in named.items()}
 
 
 def count_by_connectivity(
@@ -247,7 +292,7 @@ def count_by_connectivity(
     gates = read_gates(cnf)
     reach = read_reachability(cnf, gates)
     c_var = {v: cnf.num_vars + 1 + i for i, v in enumerate(reach.vertices)}
-    final = {reach.last[v]: c_var[v] for v in reach.vertices}
+    final = {var: c_var[v] for v in reach.vertices for var in reach.last[v]}
     forced = {abs(c[0]) for c in cnf.clauses if len(set(c)) == 1}
     defined = (set(gates) | forced) - reach.layered
     clauses: list[tuple[int, ...]] = []

@@ -282,3 +282,29 @@ def test_the_race_runs_it_when_a_unit_clause_fixes_an_auxiliary(monkeypatch):
     monkeypatch.setattr(counting, "AUTO_TABLES_MAX_S", 0.0)
     result = count_models(grid_path(4), "auto", time_limit_s=30, enumeration_cap=3)
     assert (result.value, result.method, result.exact) == (SIMPLE_CORNER_PATHS[4], "connectivity", True)
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_two_encodings_of_grid_paths_overlapped_count_the_paths(n):
+    """What scoring counts: the truth (every layer) conjoined with an answer (layers only once reachable)."""
+    assert count_by_connectivity(grid_paths(n).conjoin(grid_path(n))) == SIMPLE_CORNER_PATHS[n]
+
+
+@settings(max_examples=100, deadline=None)
+@given(graphs(), st.sets(st.integers(0, 4), max_size=2), st.data())
+def test_two_reachabilities_over_one_graph_are_refused_or_counted_right(graph, other_roots, data):
+    """Each with its own roots (the same or not): its last layers read by clauses of both."""
+    vertices, edges, roots, extra = graph
+    other_roots = {v for v in other_roots if v < vertices}
+    layers = Layers(vertices, edges, extra)
+    first = layers.unroll(roots, vertices - 1)
+    second = layers.unroll(other_roots, vertices - 1 + data.draw(st.integers(0, 1)), data.draw(st.booleans()))
+    finals = list(first.values()) + list(second.values())
+    literal = st.sampled_from(list(range(1, layers.n + 1)) + finals).flatmap(lambda v: st.sampled_from([v, -v]))
+    cnf = layers.cnf(data.draw(st.lists(st.lists(literal, min_size=1, max_size=3), max_size=4)))
+    try:
+        got = count_by_connectivity(cnf)
+    except NotConnectivity:
+        assert roots != other_roots  # the same graph and roots is read as one
+        return
+    assert got == projected_count(cnf)
