@@ -23,7 +23,9 @@ exact and whether it equals the known count.
 - ``paths n``: the simple paths between opposite corners of the n × n grid, as the edges they use: degree
   one at the corners, zero or two elsewhere, and every used node reachable from the start within k steps
   for some k, through reachability auxiliaries (one per node and step count, defined from the step before);
-  OEIS A007764: 1,262,816 (n = 6) and 575,780,564 (n = 7, the aim).
+  OEIS A007764: 1,262,816 (n = 6) and 575,780,564 (n = 7, the aim). ``paths-n-overlap`` conjoins it with
+  ``benchmarks/scaling.py``'s ``grid_path`` (the same paths, a node's layers only from the step a neighbour
+  can first reach it, one start variable): what scoring counts when truth and answer encode it differently.
 
     python benchmarks/held_out_counts.py [--limit 60] [--cases latin-5,all-different-10-ladder-overlap]
 
@@ -49,7 +51,7 @@ from pysat.pb import EncType as PBEncType
 from pysat.pb import PBEnc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scaling import latin_squares, sudoku  # noqa: E402
+from scaling import grid_path, latin_squares, sudoku  # noqa: E402
 
 from autonesy.tasks.encoding import ClauseBuilder  # noqa: E402
 from autonesy.tools.cnf import CNF  # noqa: E402
@@ -203,6 +205,7 @@ def _cases() -> dict[str, tuple[Callable[[], CNF], int]]:
     cases["colouring-30"] = (lambda: colouring(30, edges, 3), colourings(30, edges, 3))
     for n in (6, 7):
         cases[f"paths-{n}"] = (lambda n=n: grid_paths(n), SIMPLE_CORNER_PATHS[n])
+        cases[f"paths-{n}-overlap"] = (lambda n=n: grid_paths(n).conjoin(grid_path(n)), SIMPLE_CORNER_PATHS[n])
     return cases
 
 
