@@ -8,6 +8,10 @@ task files with ``--out``:
   ends touch one chosen edge, every other cell none or two) plus reachability: r(v, t) — cell v is
   reached from the start within t steps along chosen edges — defined by Tseitin clauses, and every
   cell with a chosen edge reached within k² − 1 steps, which rules out detached cycles.
+- ``grid-path-overlap k``: what scoring counts when truth and answer write reachability differently:
+  ``grid-path k`` (a cell's layers only from the step a neighbour can first reach it) conjoined with
+  ``benchmarks/held_out_counts.py``'s ``grid_paths`` (every cell at every layer, the corners' degree as an
+  exactly-one); the same paths, OEIS A007764.
 - ``grid-cycles k``: the same paths encoded as the Warcraft task does, without auxiliaries: the
   degree constraints plus one clause per simple cycle of the grid (13, 213 and 9,349 cycles for
   k = 3, 4, 5; 1.2 million for k = 6, so the ladder stops at 5).
@@ -71,6 +75,7 @@ COUNT_METHODS = ("auto", "enumeration", "ganak", "sdd", "approxmc")
 ENUMERATION_CAP = 100_000
 LADDERS = {
     "grid-path": (2, 3, 4, 5, 6, 8, 12),
+    "grid-path-overlap": (4, 5, 6, 7, 8),
     "grid-cycles": (2, 3, 4, 5),
     "sudoku": (4, 6, 9),
     "exactly-k": (10, 20, 50, 100, 200),
@@ -85,6 +90,7 @@ LADDERS = {
 }
 QUICK = {
     "grid-path": (2, 3, 4),
+    "grid-path-overlap": (3, 4),
     "grid-cycles": (2, 3, 4),
     "sudoku": (4, 6),
     "exactly-k": (10, 20, 50),
@@ -256,8 +262,15 @@ def social_golfers(weeks: int, golfers: int = 9, groups: int = 3, size: int = 3)
     return builder.cnf()
 
 
+def grid_path_overlap(k: int) -> CNF:
+    from held_out_counts import grid_paths  # it imports this module
+
+    return grid_path(k).conjoin(grid_paths(k))
+
+
 BUILDERS: dict[str, Callable[[int], CNF]] = {
     "grid-path": grid_path,
+    "grid-path-overlap": grid_path_overlap,
     "grid-cycles": grid_cycles,
     "sudoku": sudoku,
     "exactly-k": exactly_half,
