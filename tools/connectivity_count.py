@@ -35,6 +35,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from autonesy.tools.cnf import CNF
 from autonesy.tools.errors import AutonesyError
@@ -321,14 +322,16 @@ class _Step:
     """One step of the programme: enter a vertex, or decide a variable (an edge's when ``edge`` is given: its
     ends' frontier positions and the sign of its literal); then check ``clauses`` (each a list of
     ``(kind, position, wanted)``: kind 0 a live value, 1 a frontier vertex's component c), let ``leaving``
-    frontier positions go (``storing`` those whose c later clauses read), and keep live positions ``keep``."""
+    frontier positions go (with whether later clauses read their c, then stored), keep those ``staying``, and
+    ``take`` the live values still read."""
 
     enter_root: bool | None = None
     decides: bool = False
     edge: tuple[int, int, bool] | None = None
     clauses: list[list[tuple[int, int, int]]] = field(default_factory=list)
     leaving: list[tuple[int, bool]] = field(default_factory=list)
-    keep: list[int] = field(default_factory=list)
+    staying: list[int] = field(default_factory=list)
+    take: Callable[[Sequence[int]], tuple[int, ...]] = tuple
 
 
 def _vertex_order(vertices: Sequence[int], adjacent: dict[int, set[int]]) -> list[int]:
@@ -455,12 +458,23 @@ def _plan(reach: Reachability, c_var: dict[int, int], clauses: list[tuple[int, .
             step.leaving.append((front.index(v), stored))
             if stored:
                 live.append(c_var[v])
-        front = [v for v in front if v not in leaves_at.get(i, ())]
+        step.staying = [j for j, v in enumerate(front) if v not in leaves_at.get(i, ())]
+        front = [front[j] for j in step.staying]
         kept = [j for j, var in enumerate(live) if read_until.get(var, -1) > i]
-        step.keep = kept
+        step.take = _taker(kept)
         live = [live[j] for j in kept]
         steps.append(step)
     return steps
+
+
+def _taker(positions: list[int]) -> Callable[[Sequence[int]], tuple[int, ...]]:
+    """The values at ``positions``, as a tuple (``itemgetter`` gives a bare value for one position)."""
+    if not positions:
+        return lambda values: ()
+    if len(positions) == 1:
+        (only,) = positions
+        return lambda values: (values[only],)
+    return itemgetter(*positions)
 
 
 State = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # live values, frontier labels, components
@@ -550,31 +564,25 @@ def _checked(values: list[int], labels: list[int], comps: list[int], step: _Step
 def _left(values: list[int], labels: list[int], comps: list[int], step: _Step) -> list[State]:
     """``step``'s leaving vertices gone (a component gone with its last one must hold a root exactly when its c is
     1; a c still to be read stored, tried both ways while its component stays), the state made canonical."""
-    states: list[tuple[list[int], list[int], list[int]]] = [(values, labels, comps)]
-    gone = {where for where, _ in step.leaving}
+    staying = [labels[j] for j in step.staying]
+    states: list[tuple[list[int], list[int]]] = [(values, comps)]
     for where, stored in step.leaving:
+        label = labels[where]
+        closes = label not in staying
         after = []
-        for vals, labelled, components in states:
-            label = labelled[where]
-            closes = all(labelled[j] != label for j in range(len(labelled)) if j != where and j not in gone)
+        for vals, components in states:
             root, c = components[label] >> 2, components[label] & 3
-            choices = [root] if closes and c == UNKNOWN else [c] if c != UNKNOWN else [0, 1]
+            if c == UNKNOWN:
+                choices = [root] if closes else [0, 1]
+            elif closes and c != root:
+                continue
+            else:
+                choices = [c]
             for choice in choices:
-                if closes and choice != root:
-                    continue
                 updated = list(components)
                 updated[label] = (root << 2) | choice
-                after.append(([*vals, choice] if stored else vals, labelled, updated))
+                after.append(([*vals, choice] if stored else vals, updated))
         states = after
-    found: list[State] = []
-    for vals, labelled, components in states:
-        renumber: dict[int, int] = {}
-        front = []
-        for j, label in enumerate(labelled):
-            if j not in gone:
-                front.append(renumber.setdefault(label, len(renumber)))
-        kept_comps = [0] * len(renumber)
-        for old, new in renumber.items():
-            kept_comps[new] = components[old]
-        found.append((tuple(vals[j] for j in step.keep), tuple(front), tuple(kept_comps)))
-    return found
+    renumber: dict[int, int] = {}
+    front = tuple([renumber.setdefault(label, len(renumber)) for label in staying])
+    return [(step.take(vals), front, tuple([components[old] for old in renumber])) for vals, components in states]
