@@ -24,12 +24,15 @@ into components as its state (as Knuth's simpath does for paths).
    state is the values of the variables open clauses still read and the partition of the frontier into
    components, each with whether it holds a root and its ``c`` (0, 1 or not yet needed: a clause that needs it
    sets it, a component that leaves the frontier takes "holds a root"). Other auxiliaries are read as ordinary
-   variables when gates define them (forced, so counting them counts the task variables' models).
+   variables when gates define them (forced, so counting them counts the task variables' models); a block of
+   those no gate defines (a degree constraint written as a sequential counter) is first replaced by its
+   projection on the few variables it reads, one SAT call per assignment of them.
 """
 
 from __future__ import annotations
 
 import graphlib
+import itertools
 import sys
 import time
 from collections import defaultdict
@@ -37,11 +40,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
 
+from pysat.solvers import Solver
+
 from autonesy.tools.cnf import CNF
 from autonesy.tools.errors import AutonesyError
 from autonesy.tools.onehot_count import DICT_ENTRY_BYTES, Footprint, StateBudgetExceeded, state_memory_budget
 
 UNKNOWN = 2  # a component's c before any clause needed it
+MAX_BLOCK_VARS = 12  # a block of auxiliaries no gate defines is projected on at most this many other variables
 ORDER_STARTS = 8  # vertex orders tried: the greedy frontier from this many starting vertices, and the given order
 
 
@@ -306,15 +312,80 @@ def count_by_connectivity(
         if not literals:
             return 0
         clauses.append(tuple(sorted(literals, key=abs)))
+    projected = _projected(clauses, _existential(cnf, gates, defined, clauses))
+    if projected is None:
+        return 0
+    clauses = projected
     variables = {abs(lit) for clause in clauses for lit in clause} | {abs(lit) for _, _, lit in reach.edges}
-    undefined = sorted(var for var in variables if cnf.num_task_vars < var <= cnf.num_vars and var not in defined)
-    if undefined:
-        raise NotConnectivity(f"auxiliary {undefined[0]} is neither a layer of reachability nor defined by a gate")
     if on_structure is not None:
         on_structure()
     plan = _plan(reach, c_var, clauses)
     free = sum(1 for var in cnf.task_vars if var not in variables)
     return _run(plan, deadline) << free
+
+
+def _existential(cnf: CNF, gates: dict[int, Gate], defined: set[int], clauses: list[tuple[int, ...]]) -> set[int]:
+    """The auxiliaries of ``clauses`` that are no function of the task variables: neither a layer, a gate's output
+    nor fixed by a unit clause (a sequential counter's registers), and the gates that read them."""
+    found = {
+        abs(lit)
+        for clause in clauses
+        for lit in clause
+        if cnf.num_task_vars < abs(lit) <= cnf.num_vars and abs(lit) not in defined
+    }
+    while True:
+        reading = {
+            var for var in defined - found if var in gates and any(abs(lit) in found for lit in gates[var].inputs)
+        }
+        if not reading:
+            return found
+        found |= reading
+
+
+def _projected(clauses: list[tuple[int, ...]], existential: set[int]) -> list[tuple[int, ...]] | None:
+    """``clauses`` with each block that reads ``existential`` auxiliaries (joined through them) replaced by its
+    projection on its other variables, as the clauses that forbid each assignment no model of the block extends
+    (one SAT call per assignment; a degree constraint written as a counter reads a few edges); None when a block
+    has no model. :class:`NotConnectivity` past ``MAX_BLOCK_VARS`` other variables."""
+    if not existential:
+        return clauses
+    parent = {var: var for var in existential}
+
+    def find(var: int) -> int:
+        while parent[var] != var:
+            parent[var] = parent[parent[var]]
+            var = parent[var]
+        return var
+
+    kept: list[tuple[int, ...]] = []
+    hiding: list[tuple[int, tuple[int, ...]]] = []
+    for clause in clauses:
+        hidden = [abs(lit) for lit in clause if abs(lit) in existential]
+        for var in hidden[1:]:
+            parent[find(var)] = find(hidden[0])
+        if hidden:
+            hiding.append((hidden[0], clause))
+        else:
+            kept.append(clause)
+    by_block: dict[int, list[tuple[int, ...]]] = defaultdict(list)
+    for var, clause in hiding:
+        by_block[find(var)].append(clause)
+    for block in by_block.values():
+        visible = sorted({abs(lit) for clause in block for lit in clause} - existential)
+        if len(visible) > MAX_BLOCK_VARS:
+            raise NotConnectivity(
+                f"a block of auxiliaries no gate defines reads {len(visible)} other variables, more than {MAX_BLOCK_VARS}"
+            )
+        with Solver(name="cadical153", bootstrap_with=[list(clause) for clause in block]) as solver:
+            forbidden = [
+                tuple(-lit for lit in assumption)
+                for bits in itertools.product((False, True), repeat=len(visible))
+                if not solver.solve(assumptions=(assumption := [v if bit else -v for v, bit in zip(visible, bits)]))
+            ]
+        if forbidden == [()]:
+            return None
+        kept.extend(forbidden)
+    return kept
 
 
 @dataclass

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
 from autonesy.tools.cnf import CNF
@@ -211,7 +212,7 @@ def test_a_middle_layer_read_by_a_constraint_is_refused():
         count_by_connectivity(layers.cnf([[middle + 1]]))
 
 
-def test_other_auxiliaries_defined_by_gates_are_counted_and_free_ones_refused():
+def test_other_auxiliaries_defined_by_gates_are_counted():
     layers = Layers(3, [(0, 1), (1, 2), (0, 2)])
     last = layers.unroll({0}, 2)
     both = layers.var()
@@ -223,9 +224,46 @@ def test_other_auxiliaries_defined_by_gates_are_counted_and_free_ones_refused():
         if not (bits[0] and bits[1]) and 2 in connected(layers.edges, bits, {0})
     )
     assert count_by_connectivity(cnf) == expected == 3  # e3, with at most one of e1 and e2
-    free = layers.var()
-    with pytest.raises(NotConnectivity, match=f"auxiliary {free}"):
-        count_by_connectivity(layers.cnf([[last[2]], [free, 1]]))
+
+
+@pytest.mark.parametrize("encoding", [EncType.seqcounter, EncType.totalizer, EncType.sortnetwrk, EncType.cardnetwrk])
+def test_degrees_written_with_counters_are_projected_and_counted(encoding):
+    """Auxiliaries no gate defines (a counter's registers): each vertex's block projected on its edges."""
+    n = 4
+    cells = [(r, c) for r in range(n) for c in range(n)]
+    edges = [((r, c), (r, c + 1)) for r in range(n) for c in range(n - 1)]
+    edges += [((r, c), (r + 1, c)) for r in range(n - 1) for c in range(n)]
+    index = {v: i for i, v in enumerate(cells)}
+    layers = Layers(len(cells), [(index[a], index[b]) for a, b in edges])
+    last = layers.unroll({index[(0, 0)]}, len(cells) - 1)
+    reach_top = layers.top
+    clauses = [[-i, last[end]] for i, e in enumerate(layers.edges, 1) for end in e]
+    for v in range(len(cells)):
+        lits = [i for i, e in enumerate(layers.edges, 1) if v in e]
+        ends = v in (index[(0, 0)], index[(n - 1, n - 1)])
+        written = CardEnc.equals(lits, 1, top_id=layers.top, encoding=encoding) if ends else None
+        if not ends:
+            written = CardEnc.atmost(lits, 2, top_id=layers.top, encoding=encoding)
+            clauses.extend([-lit, *(x for x in lits if x != lit)] for lit in lits)  # not exactly one
+        layers.top = max(layers.top, written.nv)
+        clauses.extend(written.clauses)
+    cnf = layers.cnf(clauses)
+    assert cnf.num_vars > reach_top  # the counters' registers are there
+    assert count_by_connectivity(cnf) == SIMPLE_CORNER_PATHS[n]
+
+
+def test_a_block_that_reads_too_many_variables_is_refused():
+    layers = Layers(3, [(0, 1), (1, 2)])
+    last = layers.unroll({0}, 2)
+    wide = CardEnc.atmost(list(range(1, 3)) + [last[2]], 1, top_id=layers.top, encoding=EncType.seqcounter)
+    layers.top = wide.nv
+    assert count_by_connectivity(layers.cnf(wide.clauses)) == projected_count(layers.cnf(wide.clauses))
+    many = Layers(14, [(i, i + 1) for i in range(13)])
+    many.unroll({0}, 13)
+    counter = CardEnc.atmost(list(range(1, 14)), 2, top_id=many.top, encoding=EncType.seqcounter)
+    many.top = counter.nv
+    with pytest.raises(NotConnectivity, match="reads 13 other variables"):
+        count_by_connectivity(many.cnf(counter.clauses))
 
 
 def test_no_layers_is_refused_at_once():
@@ -306,5 +344,25 @@ def test_two_reachabilities_over_one_graph_are_refused_or_counted_right(graph, o
         got = count_by_connectivity(cnf)
     except NotConnectivity:
         assert roots != other_roots  # the same graph and roots is read as one
+        return
+    assert got == projected_count(cnf)
+
+
+@settings(max_examples=100, deadline=None)
+@given(graphs(), st.booleans(), st.data())
+def test_auxiliaries_no_gate_defines_are_projected_exactly(graph, sparse, data):
+    """Random clauses over edges, last layers and two auxiliaries nothing defines: the count is the projection's."""
+    vertices, edges, roots, extra = graph
+    layers = Layers(vertices, edges, extra)
+    last = layers.unroll(roots, vertices - 1, sparse)
+    hidden = [layers.var(), layers.var()]
+    pool = list(range(1, layers.n + 1)) + list(last.values()) + hidden
+    literal = st.sampled_from(pool).flatmap(lambda v: st.sampled_from([v, -v]))
+    extra_clauses = data.draw(st.lists(st.lists(literal, min_size=1, max_size=3), max_size=6))
+    cnf = layers.cnf(extra_clauses)
+    try:
+        got = count_by_connectivity(cnf)
+    except NotConnectivity as error:
+        assert not last or "more than" in str(error)
         return
     assert got == projected_count(cnf)
