@@ -21,9 +21,11 @@ into components as its state (as Knuth's simpath does for paths).
    layers as a component has vertices, less one, ``r[K][v]`` is ``c(v)``: "v is connected to a root". A CNF
    read otherwise gets :class:`NotConnectivity` at once.
 3. *The count.* Vertices enter in an order of small frontier, each edge decided once both its ends are in; a
-   state is the values of the variables open clauses still read and the partition of the frontier into
-   components, each with whether it holds a root and its ``c`` (0, 1 or not yet needed: a clause that needs it
-   sets it, a component that leaves the frontier takes "holds a root"). Other auxiliaries are read as ordinary
+   state is the clauses still open, each left with its undecided literals (so prefixes that leave the same
+   constraint share a state), and the partition of the frontier into components, each with whether it holds a
+   root and its ``c`` (0, 1 or not yet known: a clause it is all that is left of sets it; a leaving vertex's c in
+   a clause becomes a staying vertex's of its component, or "holds a root" once the component leaves).
+   Other auxiliaries are read as ordinary
    variables when gates define them (forced, so counting them counts the task variables' models); a block of
    those no gate defines (a degree constraint written as a sequential counter) is first replaced by its
    projection on the few variables it reads, one SAT call per assignment of them.
@@ -36,9 +38,8 @@ import itertools
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from operator import itemgetter
 
 from pysat.solvers import Solver
 
@@ -388,23 +389,6 @@ def _projected(clauses: list[tuple[int, ...]], existential: set[int]) -> list[tu
     return kept
 
 
-@dataclass
-class _Step:
-    """One step of the programme: enter a vertex, or decide a variable (an edge's when ``edge`` is given: its
-    ends' frontier positions and the sign of its literal); then check ``clauses`` (each a list of
-    ``(kind, position, wanted)``: kind 0 a live value, 1 a frontier vertex's component c), let ``leaving``
-    frontier positions go (with whether later clauses read their c, then stored), keep those ``staying``, and
-    ``take`` the live values still read."""
-
-    enter_root: bool | None = None
-    decides: bool = False
-    edge: tuple[int, int, bool] | None = None
-    clauses: list[list[tuple[int, int, int]]] = field(default_factory=list)
-    leaving: list[tuple[int, bool]] = field(default_factory=list)
-    staying: list[int] = field(default_factory=list)
-    take: Callable[[Sequence[int]], tuple[int, ...]] = tuple
-
-
 def _vertex_order(vertices: Sequence[int], adjacent: dict[int, set[int]]) -> list[int]:
     """The order of smallest greatest frontier (entered vertices with a neighbour yet to enter) among the given
     one and greedy ones from a few starts (next: the vertex leaving the frontier smallest, nearest the oldest)."""
@@ -466,7 +450,6 @@ def _plan(reach: Reachability, c_var: dict[int, int], clauses: list[tuple[int, .
         for u, w, lit in sorted(incident[v], key=lambda e: rank[min(e[0], e[1], key=rank.__getitem__)]):
             events.append(("var", abs(lit)))
             edge_of[abs(lit)] = (u, w, lit)
-    vertex_of = {c: v for v, c in c_var.items()}
     at = {var: i for i, (kind, var) in enumerate(events) if kind == "var"}
     at.update({c_var[v]: i for i, (kind, v) in enumerate(events) if kind == "enter"})
     others = sorted({abs(lit) for clause in clauses for lit in clause} - set(at))
@@ -490,71 +473,62 @@ def _plan(reach: Reachability, c_var: dict[int, int], clauses: list[tuple[int, .
     sequence.extend(("var", var) for var in before.get(float("inf"), ()))
     position = {var: i for i, (kind, var) in enumerate(sequence) if kind == "var"}
     position.update({c_var[v]: i for i, (kind, v) in enumerate(sequence) if kind == "enter"})
-    closing: dict[int, list[tuple[int, ...]]] = defaultdict(list)
-    read_until: dict[int, int] = {}
+    opening: dict[int, list[frozenset[int]]] = defaultdict(list)
     for clause in clauses:
-        closes = max(position[abs(lit)] for lit in clause)
-        closing[closes].append(clause)
-        for lit in clause:
-            read_until[abs(lit)] = max(read_until.get(abs(lit), -1), closes)
+        opening[min(position[abs(lit)] for lit in clause)].append(frozenset(clause))
     leaves_at: dict[int, list[int]] = defaultdict(list)
     for v in order:
         ends = [position[abs(lit)] for u, w, lit in reach.edges if v in (u, w)]
         leaves_at[max([position[c_var[v]], *ends])].append(v)
     steps: list[_Step] = []
-    live: list[int] = []  # variables whose values the state holds (a left vertex's c as its c variable)
     front: list[int] = []
     for i, (kind, item) in enumerate(sequence):
-        step = _Step()
+        step = _Step(opening=opening.get(i, []))
         if kind == "enter":
             front.append(item)
             step.enter_root = item in reach.roots
         else:
-            live.append(item)
-            step.decides = True
+            step.var = item
             if item in edge_of:
                 u, w, lit = edge_of[item]
                 step.edge = (front.index(u), front.index(w), lit > 0)
-        step.clauses = [
-            [
-                (1, front.index(vertex_of[abs(lit)]), int(lit > 0))
-                if abs(lit) in vertex_of and vertex_of[abs(lit)] in front
-                else (0, live.index(abs(lit)), int(lit > 0))
-                for lit in clause
-            ]
-            for clause in closing.get(i, ())
-        ]
-        for v in leaves_at.get(i, ()):
-            stored = read_until.get(c_var[v], -1) > i
-            step.leaving.append((front.index(v), stored))
-            if stored:
-                live.append(c_var[v])
+        step.at = {c_var[v]: j for j, v in enumerate(front)}
+        step.watched = frozenset(step.at) | frozenset(-var for var in step.at)
+        step.leaving = [(front.index(v), c_var[v]) for v in leaves_at.get(i, ())]
         step.staying = [j for j, v in enumerate(front) if v not in leaves_at.get(i, ())]
         front = [front[j] for j in step.staying]
-        kept = [j for j, var in enumerate(live) if read_until.get(var, -1) > i]
-        step.take = _taker(kept)
-        live = [live[j] for j in kept]
         steps.append(step)
     return steps
 
 
-def _taker(positions: list[int]) -> Callable[[Sequence[int]], tuple[int, ...]]:
-    """The values at ``positions``, as a tuple (``itemgetter`` gives a bare value for one position)."""
-    if not positions:
-        return lambda values: ()
-    if len(positions) == 1:
-        (only,) = positions
-        return lambda values: (values[only],)
-    return itemgetter(*positions)
+@dataclass
+class _Step:
+    """One step of the programme: enter a vertex (``enter_root``: whether it is a root), or decide ``var`` (an edge's
+    when ``edge`` is given: its ends' frontier positions and the sign of its literal); clauses ``opening`` join;
+    ``at`` is where each frontier vertex's c variable sits; ``leaving`` frontier positions go (with their c
+    variables) and those ``staying`` remain."""
+
+    opening: list[frozenset[int]]
+    enter_root: bool | None = None
+    var: int | None = None
+    edge: tuple[int, int, bool] | None = None
+    at: dict[int, int] = field(default_factory=dict)
+    watched: frozenset[int] = frozenset()  # the literals of those c variables
+    leaving: list[tuple[int, int]] = field(default_factory=list)
+    staying: list[int] = field(default_factory=list)
 
 
-State = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # live values, frontier labels, components
+State = tuple[frozenset[frozenset[int]], tuple[int, ...], tuple[int, ...]]  # open clauses, labels, components
+
+
+class _Conflict(Exception):
+    """A branch breaks a clause or a component."""
 
 
 def _run(steps: list[_Step], deadline: float | None) -> int:
-    """The programme's sum over its last states."""
+    """The programme's count: the states' sum once every clause is satisfied."""
     budget = state_memory_budget()
-    states: dict[State, int] = {((), (), ()): 1}
+    states: dict[State, int] = {(frozenset(), (), ()): 1}
     held = 0
     for number, step in enumerate(steps):
         following: dict[State, int] = defaultdict(int)
@@ -571,89 +545,108 @@ def _run(steps: list[_Step], deadline: float | None) -> int:
                     f"before) at step {number + 1} of {len(steps)}, more than its memory budget ({budget >> 10:,} KiB)"
                 )
         states, held = following, footprint.bytes(following)
-    return sum(states.values())
+    return sum(count for (open_clauses, _, _), count in states.items() if not open_clauses)
 
 
 def _state_bytes(state: State) -> int:
-    """A state's bytes: its three tuples, its count (up to 32 bytes) and its dict entry."""
-    return sum(map(sys.getsizeof, state)) + sys.getsizeof(state) + 32 + DICT_ENTRY_BYTES
+    """A state's bytes: its tuples and open clauses, its count (up to 32 bytes) and its dict entry."""
+    open_clauses = state[0]
+    size = sys.getsizeof(open_clauses) + sum(map(sys.getsizeof, open_clauses))
+    return size + sys.getsizeof(state[1]) + sys.getsizeof(state[2]) + sys.getsizeof(state) + 32 + DICT_ENTRY_BYTES
 
 
 def _successors(state: State, step: _Step) -> list[State]:
-    """The states after ``step`` from ``state`` (none when every branch breaks a clause or a component)."""
-    values, labels, comps = state
+    """The states after ``step`` from ``state``: each open clause left with the literals still undecided (a clause
+    a decided literal satisfies gone), a frontier vertex's c read from its component once known (forced when it
+    is all a clause has left), a leaving vertex's c replaced by a staying one's of its component, or by "holds a
+    root" when the component leaves with it; none when a clause is left empty or a component breaks."""
+    open_clauses, labels, comps = state
     if step.enter_root is not None:
         labels = (*labels, len(comps))
         comps = (*comps, int(step.enter_root) * 4 + UNKNOWN)  # root flag · 4 + c
-    branches = [(*values, bit) for bit in (0, 1)] if step.decides else [values]
     found: list[State] = []
-    for vals in branches:
-        labelled, components = list(labels), list(comps)
-        if step.edge is not None and vals[-1] == int(step.edge[2]):
-            a, b = labelled[step.edge[0]], labelled[step.edge[1]]
-            if a != b:
-                ca, cb = components[a] & 3, components[b] & 3
-                if UNKNOWN not in (ca, cb) and ca != cb:
-                    continue
-                c = cb if ca == UNKNOWN else ca
-                components[a] = ((components[a] | components[b]) & 4) | c
-                labelled = [a if label == b else label for label in labelled]
-        found.extend(_checked(list(vals), labelled, components, step, 0))
+    for true in (step.var, -step.var) if step.var is not None else (None,):
+        try:
+            labelled, components = list(labels), list(comps)
+            if step.edge is not None and (true == step.var) == step.edge[2]:
+                a, b = labelled[step.edge[0]], labelled[step.edge[1]]
+                if a != b:
+                    ca, cb = components[a] & 3, components[b] & 3
+                    if UNKNOWN not in (ca, cb) and ca != cb:
+                        continue
+                    components[a] = ((components[a] | components[b]) & 4) | (cb if ca == UNKNOWN else ca)
+                    labelled = [a if label == b else label for label in labelled]
+            clauses = set(_assigned(open_clauses, true)) | set(_assigned(step.opening, true))
+            _settle(clauses, labelled, components, step)
+            found.append(_left(clauses, labelled, components, step))
+        except _Conflict:
+            continue
     return found
 
 
-def _checked(values: list[int], labels: list[int], comps: list[int], step: _Step, first: int) -> list[State]:
-    """The states once ``step``'s clauses from ``first`` on hold (a component's unknown c set when a clause needs
-    it: forced when only it can satisfy the clause, tried both ways when two could), its vertices left."""
-    for number in range(first, len(step.clauses)):
-        open_c: list[tuple[int, int]] = []
-        satisfied = False
-        for kind, where, wanted in step.clauses[number]:
-            if kind == 0:
-                satisfied = values[where] == wanted
-            else:
-                c = comps[labels[where]] & 3
-                if c == UNKNOWN:
-                    open_c.append((labels[where], wanted))
-                satisfied = c == wanted
-            if satisfied:
-                break
-        if satisfied:
-            continue
-        if not open_c:
-            return []
-        label, wanted = open_c[0]
-        found: list[State] = []
-        for c in (wanted, 1 - wanted) if len(open_c) > 1 else (wanted,):
-            tried = list(comps)
-            tried[label] = (tried[label] & 4) | c
-            found.extend(_checked(values, labels, tried, step, number if c != wanted else number + 1))
-        return found
-    return _left(values, labels, comps, step)
+def _assigned(clauses: Iterable[frozenset[int]], true: int | None) -> Iterator[frozenset[int]]:
+    """``clauses`` once the literal ``true`` holds: those it satisfies gone, its negation taken out."""
+    for clause in clauses:
+        if true is None or (true not in clause and -true not in clause):
+            yield clause
+        elif true not in clause:
+            rest = clause - {-true}
+            if not rest:
+                raise _Conflict
+            yield rest
 
 
-def _left(values: list[int], labels: list[int], comps: list[int], step: _Step) -> list[State]:
-    """``step``'s leaving vertices gone (a component gone with its last one must hold a root exactly when its c is
-    1; a c still to be read stored, tried both ways while its component stays), the state made canonical."""
-    staying = [labels[j] for j in step.staying]
-    states: list[tuple[list[int], list[int]]] = [(values, comps)]
-    for where, stored in step.leaving:
-        label = labels[where]
-        closes = label not in staying
-        after = []
-        for vals, components in states:
-            root, c = components[label] >> 2, components[label] & 3
-            if c == UNKNOWN:
-                choices = [root] if closes else [0, 1]
-            elif closes and c != root:
+def _settle(clauses: set[frozenset[int]], labels: list[int], comps: list[int], step: _Step) -> None:
+    """Read each frontier vertex's known c into ``clauses``, forcing an unknown c that is all a clause has left,
+    until nothing changes; :class:`_Conflict` on an empty clause. Only clauses with a frontier c are looked at."""
+    at = step.at
+    while True:
+        known = {var: c for var, where in at.items() if (c := comps[labels[where]] & 3) != UNKNOWN}
+        forced = False
+        for clause in [clause for clause in clauses if not clause.isdisjoint(step.watched)]:
+            if any(known.get(abs(lit)) == (lit > 0) for lit in clause):
+                clauses.discard(clause)
                 continue
-            else:
-                choices = [c]
-            for choice in choices:
-                updated = list(components)
-                updated[label] = (root << 2) | choice
-                after.append(([*vals, choice] if stored else vals, updated))
-        states = after
+            rest = [lit for lit in clause if abs(lit) not in known]
+            if len(rest) == 1 and abs(rest[0]) in at:  # an unknown c, all the clause has left: forced
+                label = labels[at[abs(rest[0])]]
+                comps[label] = (comps[label] & 4) | int(rest[0] > 0)
+                clauses.discard(clause)
+                forced = True
+            elif len(rest) < len(clause):
+                if not rest:
+                    raise _Conflict
+                clauses.discard(clause)
+                clauses.add(frozenset(rest))
+        if not forced:
+            return
+
+
+def _left(clauses: set[frozenset[int]], labels: list[int], comps: list[int], step: _Step) -> State:
+    """``step``'s leaving vertices gone: a c still in a clause becomes a staying vertex's of its component, or the
+    component's "holds a root" when it leaves with its last vertex (which its c, if known, must equal); the state
+    made canonical."""
+    staying = {labels[j]: j for j in step.staying}
+    for where, c_variable in step.leaving:
+        label = labels[where]
+        root, c = comps[label] >> 2, comps[label] & 3
+        if label in staying:
+            other = next(var for var, j in step.at.items() if j == staying[label])
+            swap = {c_variable: other, -c_variable: -other}
+            for clause in [clause for clause in clauses if c_variable in clause or -c_variable in clause]:
+                clauses.discard(clause)
+                clauses.add(frozenset(swap.get(lit, lit) for lit in clause))
+            continue
+        if c not in (UNKNOWN, root):
+            raise _Conflict
+        comps[label] = (root << 2) | root
+        true = c_variable if root else -c_variable
+        for clause in [clause for clause in clauses if c_variable in clause or -c_variable in clause]:
+            clauses.discard(clause)
+            if true not in clause:
+                if len(clause) == 1:
+                    raise _Conflict
+                clauses.add(clause - {-true})
     renumber: dict[int, int] = {}
-    front = tuple([renumber.setdefault(label, len(renumber)) for label in staying])
-    return [(step.take(vals), front, tuple([components[old] for old in renumber])) for vals, components in states]
+    front = tuple([renumber.setdefault(labels[j], len(renumber)) for j in step.staying])
+    return frozenset(clauses), front, tuple([comps[old] for old in renumber])
