@@ -613,6 +613,7 @@ def _settle(clauses: set[frozenset[int]], labels: list[int], comps: list[int], s
                 comps[label] = (comps[label] & 4) | int(rest[0] > 0)
                 clauses.discard(clause)
                 forced = True
+                break  # what is known changed: read again
             elif len(rest) < len(clause):
                 if not rest:
                     raise _Conflict

@@ -366,3 +366,11 @@ def test_auxiliaries_no_gate_defines_are_projected_exactly(graph, sparse, data):
         assert not last or "more than" in str(error)
         return
     assert got == projected_count(cnf)
+
+
+def test_a_vertex_both_reached_and_not_has_no_model():
+    """Two unit clauses on one vertex's last layer: the first forces its c, the second must then find it known."""
+    layers = Layers(3, [(0, 1), (1, 2)])
+    last = layers.unroll({0}, 2)
+    assert count_by_connectivity(layers.cnf([[last[2]], [-last[2]]])) == 0
+    assert count_by_connectivity(layers.cnf([[last[2]], [last[1]]])) == 1  # both edges
