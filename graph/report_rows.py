@@ -518,6 +518,7 @@ NUMBER_FIELDS = {
     "fn",
     "tn",
 }
+RATE_FIELDS = {"f1", "precision", "recall"}
 # Fields a report reads when a row has them: whether the first answer failed the syntax check (else read from the
 # attempt's trace).
 _OPTIONAL_FIELDS: dict[str, type] = {FIRST_ANSWER_FIELD: bool}
@@ -533,13 +534,15 @@ def checked_row(row: Any) -> dict[str, Any] | None:
 
 
 def typed_row(row: Mapping[str, Any]) -> dict[str, Any]:
-    """Every results field of ``row`` of the type ``attempt_row`` writes: one of another type (or missing) is
-    emptied."""
+    """Every results field of ``row`` of the type ``attempt_row`` writes: one of another type, or a number no attempt
+    can have (below 0, a rate above 1), or missing, is emptied."""
     checked: dict[str, Any] = {}
     for key in results.ROW_FIELDS:
         value = row.get(key)
-        if key in NUMBER_FIELDS:
-            fits = type(value) is int or (type(value) is float and math.isfinite(value))
+        if key in NUMBER_FIELDS:  # counts, seconds, tokens and ratios: none below 0, a rate not above 1
+            fits = (type(value) is int or (type(value) is float and math.isfinite(value))) and (
+                0 <= value <= (1 if key in RATE_FIELDS else math.inf)
+            )
         elif key in FLAG_FIELDS:
             fits = type(value) is bool
         elif key == "autofixes":

@@ -59,7 +59,7 @@ def first_answer_syntax_error(run_dir: Path, root: Path | None = None) -> bool |
     (default: the run directory), no link followed."""
     try:
         text = safe_files.read_text(Path(run_dir) / TRACE_FILE, root=root or run_dir)
-    except OSError:
+    except (OSError, UnicodeError):  # a received row's run_dir may hold what no path can (a lone surrogate)
         return None
     for line in text.splitlines():
         if line.startswith('{"event": "syntax_error"'):

@@ -9,6 +9,7 @@ import math
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -656,3 +657,33 @@ def test_a_received_sweep_of_thousands_of_task_names_and_odd_text_reports_each_a
     assert sorted(record["task"] for record in found["per_task"].data) == sorted(names)
     [cost] = found["cost_by_llm"].data
     assert cost["prompt_tokens"] == sum(2**40 + i for i in range(len(names)))
+
+
+# ------------------------------------------------------------------------------ forged numbers and paths
+def test_a_number_no_attempt_can_have_is_emptied_not_averaged(tmp_path):
+    """An F1 of 1e308 (finite, so JSON holds it) or below 0, a negative token count: a forged row is read with those
+    fields empty, and the means are those of the honest rows alone — no overflow, no warning."""
+    honest = [row("m", attempt=f"a{i}", f1=0.5) for i in range(4)]
+    forged = [
+        row("m", attempt="f1", f1=1e308),
+        row("m", attempt="f2", f1=-0.5),
+        row("m", attempt="f3", f1=2.0, prompt_tokens=-100),
+    ]
+    folder = sweep(tmp_path / "s", honest + forged)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning (overflow in a mean) fails the test
+        report = build_report([folder], tmp_path / "out", plots=False)
+    text = (tmp_path / "out" / "by_llm.csv").read_text()
+    record = next(csv.DictReader(io.StringIO(text)))
+    assert float(record["f1_mean"]) == pytest.approx(0.5)  # the three forged F1s are missing, not 1e308
+    assert report.counted == 7
+
+
+def test_a_run_dir_no_path_can_hold_reads_as_no_trace(tmp_path):
+    """A received row whose run_dir holds a lone surrogate (JSON can): the row is read without a trace, the rest too."""
+    rows = [row("m", attempt="a0"), row("m", attempt="a1", run_dir="attempts/\udcff")]
+    folder = tmp_path / "s"
+    folder.mkdir()
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))  # ensure_ascii: \udcff
+    report = build_report([folder], tmp_path / "out", plots=False)
+    assert report.counted == 2
