@@ -52,7 +52,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -621,32 +621,56 @@ def _count_auto(cnf: CNF, time_limit_s: float, cap: int, approxmc: ApproxMCSetti
             return ModelCount(
                 len(models), "enumeration", True, time.perf_counter() - start, {"cap": cap}, tuple(models)
             )
-    elimination_s = min(AUTO_ELIMINATION_MAX_S, 0.1 * time_limit_s)
-    race_deadline = deadline - AUTO_APPROXMC_SHARE * time_limit_s
-    simplified = _simplify(cnf, large, elimination_s, AUTO_PREPROCESS_SHARE * time_limit_s, tried)
-    reduced = _reduction(cnf, simplified, time.perf_counter() - start)
-    if any(len(c) == 0 for c in simplified.clauses):
-        return finish(ModelCount(0, "preprocessing", True, 0.0), **reduced)
-    answer = _count_by_tables(simplified, enumeration, cap, race_deadline, tried)
-    if answer is not None:
-        return finish(answer, **reduced)
-    if not large and quick_s > 0 and at_least <= cap:  # too wide for tables: enumeration alone up to the cap
-        models, _ = _first_enumeration(simplified, enumeration, cap, quick_s, tried)
-        if models is not None:
-            return finish(ModelCount(len(models), "enumeration", True, 0.0, {"cap": cap}, tuple(models)), **reduced)
-    if not large:
-        simplified = _eliminate(simplified, elimination_s)
+    early = _early_racers(cnf)  # they run while this process preprocesses
+    try:
+        elimination_s = min(AUTO_ELIMINATION_MAX_S, 0.1 * time_limit_s)
+        race_deadline = deadline - AUTO_APPROXMC_SHARE * time_limit_s
+        simplified = _simplify(cnf, large, elimination_s, AUTO_PREPROCESS_SHARE * time_limit_s, tried)
         reduced = _reduction(cnf, simplified, time.perf_counter() - start)
-    answer = _race(simplified, cnf, enumeration, race_deadline, tried)
-    if answer is not None:
-        return finish(answer, **reduced)
-    left = deadline - quiet_clock().now()
-    if left > 0:
-        try:
-            return finish(count_by_approxmc(simplified, approxmc, left), **reduced)
-        except (CountTimedOut, CounterFailed) as error:
-            tried.append(f"approxmc ({error})")
-    raise CountTimedOut("auto", time_limit_s, tuple(tried))
+        if any(len(c) == 0 for c in simplified.clauses):
+            return finish(ModelCount(0, "preprocessing", True, 0.0), **reduced)
+        answer = _early_answer(early, tried) or _count_by_tables(simplified, enumeration, cap, race_deadline, tried)
+        if answer is not None:
+            return finish(answer, **reduced)
+        if not large and quick_s > 0 and at_least <= cap:  # too wide for tables: enumeration alone up to the cap
+            models, _ = _first_enumeration(simplified, enumeration, cap, quick_s, tried)
+            if models is not None:
+                return finish(ModelCount(len(models), "enumeration", True, 0.0, {"cap": cap}, tuple(models)), **reduced)
+        if not large:
+            simplified = _eliminate(simplified, elimination_s)
+            reduced = _reduction(cnf, simplified, time.perf_counter() - start)
+        answer = _race(simplified, cnf, enumeration, race_deadline, tried, early)
+        if answer is not None:
+            return finish(answer, **reduced)
+        left = deadline - quiet_clock().now()
+        if left > 0:
+            try:
+                return finish(count_by_approxmc(simplified, approxmc, left), **reduced)
+            except (CountTimedOut, CounterFailed) as error:
+                tried.append(f"approxmc ({error})")
+        raise CountTimedOut("auto", time_limit_s, tuple(tried))
+    finally:
+        for child in early:
+            child.kill()
+
+
+def _early_answer(early: list[_Child], tried: list[str]) -> ModelCount | None:
+    """The exact count of an early racer that has finished (the failed ones taken out, why in ``tried``)."""
+    for child in [child for child in early if child.ready()]:
+        early.remove(child)
+        answer = _answer_of(child, set(), tried)
+        if answer is not None:
+            return answer
+    return None
+
+
+def _early_racers(cnf: CNF) -> list[_Child]:
+    """Racers forked before preprocessing, which they do not need: the connectivity count when a unit clause fixes
+    an auxiliary (layers of reachability start there; read at once, then a frontier over the graph: 6 × 6 grid
+    paths in about 1 s of CPU, 8 × 8 in 34 s, which preprocessing 58,024 clauses left no time for)."""
+    if cnf.num_aux_vars and len(cnf.clauses) <= AUTO_RECOVERY_MAX_CLAUSES and _fixes_auxiliaries(cnf):
+        return [_Child("connectivity", count_by_connectivity, (cnf,), announces=True)]
+    return []
 
 
 def _first_enumeration(
@@ -687,7 +711,9 @@ def _reduction(cnf: CNF, simplified: CNF, seconds: float) -> dict[str, Any]:
     }
 
 
-def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tried: list[str]) -> ModelCount | None:
+def _race(
+    cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tried: list[str], early: Sequence[_Child] = ()
+) -> ModelCount | None:
     """The SDD routes (a child) on the preprocessed ``cnf`` (bucket elimination on the ``original``), joined
     after ``AUTO_HEAD_START_S`` of their CPU time (at most ``AUTO_HEAD_START_MAX_S`` on the clock, and at
     once when they give up) by Ganak (a child; a second one on the ``original`` when preprocessing changed a
@@ -705,7 +731,7 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
     for DCP-Bench's crew, which every other route runs out of time on). Structure recovery starts with the
     SDD routes on an ``original`` with auxiliaries: each block of auxiliary clauses replaced by its proved
     projection (two encodings of exactly-k of 200 and a clause; a Sudoku whose at-most-ones are ladders).
-    So does the connectivity count when a unit clause fixes an auxiliary (layers of reachability start there).
+    Racers started ``early`` (the connectivity count, while this process preprocessed) join from the start.
     Counted in CPU time, the head start holds on a loaded machine too, where the child gets a share of a core.
 
     The head start is what the race costs on a formula the unminimised SDD compiles at once: road-r's
@@ -736,10 +762,7 @@ def _race(cnf: CNF, original: CNF, enumeration: Enumeration, deadline: float, tr
         # about 6 s of its CPU, which it would not get among seven racers on two cores; once every block is
         # recovered it says so, and runs alone for a share of the time left.
         children.append(_Child("recovery", count_by_recovery, (original,), announces=True))
-    if original.num_aux_vars and len(original.clauses) <= AUTO_RECOVERY_MAX_CLAUSES and _fixes_auxiliaries(original):
-        # Layers of reachability start from auxiliaries fixed by unit clauses: read at once, then a frontier over
-        # the graph's vertices (6 × 6 grid paths: about 1 s of CPU, where every other route ran out of 60 s).
-        children.append(_Child("connectivity", count_by_connectivity, (original,), announces=True))
+    children.extend(early)
     joining: list[tuple[str, Callable[..., Any], tuple, str | None]] = [("ganak", _ganak_count, (cnf,), None)]
     if original.num_aux_vars and len(original.clauses) <= AUTO_LARGE_CLAUSES and original != cnf:
         # Preprocessing can cost Ganak more than it saves: a totalizer's exactly-20 of 40 takes 8 s as

@@ -374,3 +374,45 @@ def test_a_vertex_both_reached_and_not_has_no_model():
     last = layers.unroll({0}, 2)
     assert count_by_connectivity(layers.cnf([[last[2]], [-last[2]]])) == 0
     assert count_by_connectivity(layers.cnf([[last[2]], [last[1]]])) == 1  # both edges
+
+
+def _sleeps(*args, **kwargs):
+    import time
+
+    time.sleep(60)
+
+
+def _children_of(pid):
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def test_the_early_racer_is_stopped_when_another_route_answers_first(monkeypatch):
+    """It starts before preprocessing; a count that the tables answer must not leave it running."""
+    import os
+    import time
+
+    import autonesy.tools.counting as counting
+
+    monkeypatch.setattr(counting, "count_by_connectivity", _sleeps)
+    monkeypatch.setattr(counting, "AUTO_FIRST_MODELS", 1)  # past the first enumeration: the racer is forked
+    cnf = CNF(12, ((1, 2), (3, -4, 13), (13,), (-13, 5, 6)), 13)  # a unit clause fixes auxiliary 13
+    before = set(_children_of(os.getpid()))
+    start = time.perf_counter()
+    result = count_models(cnf, "auto", time_limit_s=30)
+    assert result.exact and time.perf_counter() - start < 10
+    expected = sum(
+        1
+        for bits in itertools.product((0, 1), repeat=12)
+        if (bits[0] or bits[1]) and (bits[4] or bits[5])  # the auxiliary is true: its other clause holds
+    )
+    assert result.value == expected
+    assert set(_children_of(os.getpid())) <= before  # no sleeping racer left behind
