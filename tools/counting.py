@@ -19,8 +19,9 @@ preprocessed) and the SDD routes
 programme (:mod:`autonesy.tools.onehot_count`: a 6 × 6 Sudoku; with auxiliaries when its blocks are proved
 at-most-ones), and
 counting by orbits of the formula's own symmetries (:mod:`autonesy.tools.orbit_count`: combinatorial
-designs, such as the social golfers' 26,127,360 schedules, one orbit), for layers of reachability
-connectivity over the graph they read (:mod:`autonesy.tools.connectivity_count`: simple paths on a grid), and for a CNF with declared literal
+designs, such as the social golfers' 26,127,360 schedules, one orbit), for layers of reachability a count
+of connected selections of edges (:mod:`autonesy.tools.connectivity_count`: simple paths on a grid, forked
+before preprocessing), and for a CNF with declared literal
 counts lifted counting over classes of interchangeable blocks (:mod:`autonesy.tools.lifted_count`: a
 crew roster's 2.07e20 schedules), each in a forked child. The first exact answer wins and the others
 are stopped, so each formula costs what its cheapest route costs, on the cores there are. A racer that
@@ -129,7 +130,8 @@ __all__ = [
 # 11: the one-hot route counts interchangeable values through their first uses (a Latin square's first row fixed);
 # a racer given priority leaves the spare cores to Ganak and the SDD routes.
 # 12: structure recovery reads adder networks as weighted sums (:mod:`autonesy.tools.adder_network`).
-# 13: layered reachability counted as connectivity (:mod:`autonesy.tools.connectivity_count`) races from the start.
+# 13: layered reachability counted as connectivity (:mod:`autonesy.tools.connectivity_count`), forked before
+# preprocessing.
 ROUTES_VERSION = 13
 DEFAULT_ENUMERATION_CAP = 2_000
 DEFAULT_TIME_LIMIT_S = 60.0
