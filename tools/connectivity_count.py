@@ -182,7 +182,7 @@ def _vertex_order(vertices: Sequence[int], adjacent: dict[int, set[int]]) -> lis
 
 def _plan(reach: Reachability, c_var: dict[int, int], clauses: list[tuple[int, ...]]) -> list[_Step]:
     """The steps: vertices in :func:`_vertex_order`, each edge right after its later end, other variables before
-    the first step that shares a clause with them; each clause checked at its last variable's step."""
+    the first step that shares a clause with them; each clause joins at its first variable's step."""
     adjacent: dict[int, set[int]] = {v: set() for v in reach.vertices}
     for u, v, _ in reach.edges:
         adjacent[u].add(v)
