@@ -3,17 +3,21 @@ names in DIMACS, DIMACS-style 0s in PySAT clauses, and the silent pitfalls the l
 
 Each answer is scored against the models of "exactly one of a, b, c" computed here by brute force."""
 
+import ast
 import itertools
 import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autonesy.tasks.registry import get_task
+from autonesy.tools.cnf import CNF
 from autonesy.tools.formats import convert
 from autonesy.tools.formats.autofix import autofix
 from autonesy.tools.formats.extract import extract, is_placeholder
-from autonesy.tools.formats.lint import lint
+from autonesy.tools.formats.lint import _python_checks, lint
 from autonesy.tools.formats.nat import ALIASES
 from autonesy.tools.formats.nat import CONVENTION as NAT_CONVENTION
 from autonesy.tools.formats.pysat_program import CONVENTION as PYSAT_CONVENTION
@@ -152,6 +156,40 @@ def test_lint_flags_python_not_on_sympy_expressions():
 def test_lint_flags_an_empty_constraint_list():
     assert _warnings("<cnf>\nconstraints = []\n</cnf>", "cpmpy") == ["no_clauses"]
     assert _warnings("<cnf>\nclauses = []\n</cnf>", "pysat") == ["no_clauses"]
+
+
+def test_lint_reads_identifiers_as_python_does():
+    # Python reads ``ｂoolvar`` (a fullwidth b) as ``boolvar``: the program still builds its own array.
+    own = "<cnf>\nx = cp.\uff42oolvar(shape=3)\nconstraints = [cp.sum(x) == 1]\n</cnf>"
+    assert _warnings(own, "cpmpy") == ["no_task_variable", "cpmpy_own_boolvar"]
+
+
+_SNIPPETS = {
+    "cpmpy": ["x = cp.boolvar(shape=2)", "y = cp.boolvar()", "z = [a, b]", "# boolvar", "w = 'native or not'"],
+    "pysat": ["p = IDPool()", "q = IDPool(start_from=N + 1)", "e = EncType.native", "s = 'IDPool'", "k = not a"],
+    "sympy": [
+        "f = not a",
+        "g = a and b",
+        "v = a or b",
+        "h = Or(a, b)",
+        "# or not",
+        "s = 'and'",
+        "t = ~a | b",
+        "u = a | notb",
+    ],
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(sorted(_SNIPPETS)), st.data())
+def test_lint_skips_only_programs_no_check_can_flag(fmt, data):
+    # Differential: lint (which skips programs without a word its checks look for) against the checks run
+    # on every program's syntax tree.
+    lines = data.draw(st.lists(st.sampled_from(_SNIPPETS[fmt]), max_size=4))
+    source = "\n".join(lines) + "\n"
+    cnf = CNF(num_vars=3, clauses=((1, 2, 3),), num_task_vars=3)
+    every = [str(w) for w in _python_checks(ast.parse(source), fmt, 3, set(NAMES))]
+    assert [str(w) for w in lint(source, fmt, cnf, NAMES)] == every
 
 
 def test_lint_needs_the_source_only_for_python_formats():

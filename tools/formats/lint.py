@@ -22,6 +22,8 @@ the repair agent once (it may answer [[OK]]) and records them in the trace.
 from __future__ import annotations
 
 import ast
+import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -29,6 +31,14 @@ from autonesy.tools.cnf import CNF
 from autonesy.tools.pyast import parse_python
 
 SYMPY_CONNECTIVES = frozenset({"And", "Or", "Not", "Implies", "Equivalent", "Xor", "ITE"})
+
+# Words each format's checks look for: a program whose text has none of them cannot trip a check, so it is
+# not parsed again (most answers; parsing a 160 KB program costs more than converting it).
+_TRIGGERS = {
+    "cpmpy": re.compile(r"boolvar"),
+    "pysat": re.compile(r"IDPool|native"),
+    "sympy": re.compile(r"\b(?:not|and|or)\b"),
+}
 
 
 @dataclass(frozen=True)
@@ -63,13 +73,20 @@ def lint(source: str, fmt: str, cnf: CNF, names: Sequence[str]) -> list[LintWarn
                 "Use the task variables by their names.",
             )
         )
-    if fmt in ("pysat", "cpmpy", "sympy"):
+    if fmt in _TRIGGERS and _may_trigger(source, fmt):
         try:
             tree = parse_python(source)
         except (SyntaxError, ValueError):
             return found
         found.extend(_python_checks(tree, fmt, n, set(names)))
     return found
+
+
+def _may_trigger(source: str, fmt: str) -> bool:
+    """Whether the program's text holds a word a check of ``fmt`` looks for. Python reads identifiers in
+    NFKC form (``ｂoolvar`` is ``boolvar``), so a program that is not ASCII is searched in that form."""
+    text = source if source.isascii() else unicodedata.normalize("NFKC", source)
+    return _TRIGGERS[fmt].search(text) is not None
 
 
 def _callee(node: ast.Call) -> str:
