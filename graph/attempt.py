@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -64,6 +65,7 @@ from autonesy.tools.errors import AutonesyError
 from autonesy.tools.formats import FormatError, convert
 from autonesy.tools.formats.extract import extract
 from autonesy.tools.metrics import FormulaScore, score_formula
+from autonesy.tools.quiet_clock import available_cores
 
 
 class CheckError(BaseModel):
@@ -623,15 +625,31 @@ NODES = {
 }
 
 
+# The nodes that wait on an LLM. Every other node works on this machine's cores (in this process, or in the
+# sandboxes and counters it starts), and at most one attempt per core runs one at a time: a sweep's concurrency
+# is for LLM calls in flight, and eight threads taking turns at the interpreter on two cores spent about a
+# tenth more CPU per attempt than the same work taken in turn (benchmarks/sweep_cpu.py).
+LLM_NODES = frozenset({"formalize", "repair", "semantic_repair"})
+_CORES = threading.BoundedSemaphore(available_cores())
+
+
 def _traced(name: str, node):
-    """The node as LangGraph calls it: with the run's runtime context, timed into the run's trace."""
+    """The node as LangGraph calls it: with the run's runtime context, timed into the run's trace (a node that
+    does not wait on an LLM first waits for a core, untimed)."""
 
     def run(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> dict[str, Any]:
         rt = runtime.context
         rt.tracer.starting(name)
         return traced_node(rt.tracer.event, name, lambda s: node(s, rt))(state)
 
-    return run
+    if name in LLM_NODES:
+        return run
+
+    def on_a_core(state: AttemptState, runtime: Runtime[AttemptRuntime]) -> dict[str, Any]:
+        with _CORES:
+            return run(state, runtime)
+
+    return on_a_core
 
 
 @functools.cache

@@ -298,3 +298,41 @@ def test_an_outage_in_a_repair_round_is_retried_from_there_by_the_next_run(tmp_p
     up = run_attempt(config, run_dir, backend=second)
     assert up.status == "accepted" and up.failure is None and second.calls == 1  # only the repair, retried
     assert up.repair_rounds == 1 and up.llm_calls == 2 and up.metrics.f1 == 1.0
+
+
+def test_at_most_one_attempt_per_core_runs_a_node_that_does_not_wait_on_an_llm(monkeypatch):
+    # Eight attempts at once, each in a node: the LLM nodes all run together, the others one per core.
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    from autonesy.graph import attempt
+
+    monkeypatch.setattr(attempt, "_CORES", threading.BoundedSemaphore(2))
+    tracer = SimpleNamespace(starting=lambda name: None, event=lambda *args, **fields: None)
+    runtime = SimpleNamespace(context=SimpleNamespace(tracer=tracer))
+
+    def most_at_once(name: str) -> int:
+        lock, running, most = threading.Lock(), [0], [0]
+
+        def node(state, rt):
+            with lock:
+                running[0] += 1
+                most[0] = max(most[0], running[0])
+            time.sleep(0.05)
+            with lock:
+                running[0] -= 1
+            return {}
+
+        run = attempt._traced(name, node)
+        threads = [threading.Thread(target=run, args=({}, runtime)) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return most[0]
+
+    assert most_at_once("compile") == 2
+    assert most_at_once("oracle_test") == 2
+    assert most_at_once("formalize") == 8
+    assert most_at_once("semantic_repair") == 8
