@@ -7,7 +7,8 @@ CPU is this process's and its children's (sandbox runs, forked counters), from `
 the load of other processes inflates it far less than wall time; the idle sandboxes are stopped
 before the clock stops, so that the imports they paid for count too. Ground truths and their counts are
 built before the clock starts (a sweep's first attempt of a task pays them once; a study's later
-sweeps find them in the count cache). Per node: the wall seconds the trace records, summed.
+sweeps find them in the count cache), and so is the scripted LLM's tokenizer (its usage counts are the fake
+endpoint's work, not the pipeline's). Per node: the wall seconds the trace records, summed.
 
     python benchmarks/sweep_cpu.py [--concurrency 8] [--out benchmarks/results/sweep_cpu.md]
 """
@@ -25,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from scripted_llm import ScriptedChatModel, format_of, task_of  # noqa: E402
+from scripted_llm import ScriptedChatModel, count_tokens, format_of, task_of  # noqa: E402
 
 from autonesy.agents.llm import LangChainChatBackend, ResponseCache  # noqa: E402
 from autonesy.graph.sweep.grid import SweepSpec  # noqa: E402
@@ -55,6 +56,7 @@ def main() -> None:
     tasks = [get_task(name) for name in names]
     for task in tasks:  # the ground truths and their counts: paid once per study, not per attempt
         score_formula(task.ground_truth, task.ground_truth)
+    count_tokens("")  # the scripted LLM's tokenizer, loaded once (eight threads at once would each load it)
 
     def answer(prompt: str) -> str:
         return reference_formalization(task_of(prompt, tasks), format_of(prompt))

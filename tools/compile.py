@@ -23,7 +23,6 @@ import hashlib
 import heapq
 import os
 import signal
-import tempfile
 import threading
 import time
 from array import array
@@ -101,16 +100,57 @@ class CompiledSDD:
 
     def save(self, directory: str | Path, stem: str) -> tuple[Path, Path]:
         """Write the SDD and its vtree in PySDD's text formats; returns both paths. PySDD writes by name and
-        would follow a link planted in a run directory: it writes into a private folder, and the files are
-        moved into ``directory`` through ``safe_files``."""
+        would follow a link planted in a run directory: it writes into memory, and the files go into
+        ``directory`` through ``safe_files``."""
         directory = safe_files.output_dir(directory)
         sdd_path, vtree_path = directory / f"{stem}.sdd", directory / f"{stem}.vtree"
-        with tempfile.TemporaryDirectory(prefix="autonesy-sdd-") as private:
-            self.node.save(os.path.join(private, "sdd").encode())
-            self.manager.vtree().save(os.path.join(private, "vtree").encode())
-            for name, path in (("sdd", sdd_path), ("vtree", vtree_path)):
-                safe_files.write_bytes(path, safe_files.read_bytes(Path(private) / name))
+        for data, path in zip(self.texts(), (sdd_path, vtree_path)):
+            safe_files.write_bytes(path, data)
         return sdd_path, vtree_path
+
+    def texts(self) -> tuple[bytes, bytes]:
+        """The SDD and its vtree in PySDD's text formats."""
+        with _MemoryFile() as sdd, _MemoryFile() as vtree:
+            self.node.save(sdd.path)
+            self.manager.vtree().save(vtree.path)
+            return sdd.read(), vtree.read()
+
+    @classmethod
+    def from_texts(cls, texts: tuple[bytes, bytes], num_task_vars: int, vtree_type: str, seconds: float) -> CompiledSDD:
+        """The SDD :meth:`texts` gave, in a manager of its own."""
+        with _MemoryFile(texts[0]) as sdd, _MemoryFile(texts[1]) as vtree:
+            return cls.read(sdd.path, vtree.path, num_task_vars, vtree_type, seconds)
+
+    @classmethod
+    def read(cls, sdd: bytes, vtree: bytes, num_task_vars: int, vtree_type: str, seconds: float) -> CompiledSDD:
+        """The SDD in PySDD's files named ``sdd`` and ``vtree``, in a manager of its own."""
+        manager = SddManager.from_vtree(Vtree.from_file(vtree))
+        node = manager.read_sdd_file(sdd)
+        node.ref()
+        return cls(manager, node, num_task_vars, vtree_type, seconds)
+
+
+class _MemoryFile:
+    """A file in memory (a memfd) that PySDD reads or writes by name (``/proc/self/fd/N``, which a forked child
+    inherits): no file is made on a disk, where creating and deleting two per compilation cost measurable
+    kernel time in a sweep."""
+
+    def __init__(self, data: bytes = b"") -> None:
+        self.fd = os.memfd_create("autonesy-sdd", os.MFD_CLOEXEC)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.fd, view) :]
+        self.path = f"/proc/self/fd/{self.fd}".encode()
+
+    def read(self) -> bytes:
+        with open(self.path, "rb") as file:
+            return file.read()
+
+    def __enter__(self) -> _MemoryFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self.fd)
 
 
 def compile_to_sdd(
@@ -188,11 +228,11 @@ def compile_in_child(cnf: CNF, *, time_limit_s: float = DEFAULT_TIME_LIMIT_S, **
 def _in_child(
     build: Callable[[], CompiledSDD], time_limit_s: float, num_task_vars: int, vtree_type: str
 ) -> CompiledSDD:
-    """``build()`` in a forked child killed after ``time_limit_s``; its SDD read back from files."""
+    """``build()`` in a forked child killed after ``time_limit_s``; its SDD read back from the files it wrote."""
     if time_limit_s <= 0:
         raise CompilationBudgetExceeded("SDD compilation had no time budget left")
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="autonesy-sdd-") as folder:
+    with _MemoryFile() as sdd, _MemoryFile() as vtree, _MemoryFile() as overflow:
         parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # child: compile, save, leave without running the parent's cleanup
@@ -202,10 +242,12 @@ def _in_child(
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, 1)
                 os.dup2(devnull, 2)
-                build().save(folder, "sdd")
+                compiled = build()
+                compiled.node.save(sdd.path)
+                compiled.manager.vtree().save(vtree.path)
                 code = 0
             except CompilationBudgetExceeded as error:
-                Path(folder, "overflow").write_text(str(error))
+                os.write(overflow.fd, str(error).encode())
                 code = 2
             finally:
                 os._exit(code)
@@ -222,18 +264,10 @@ def _in_child(
             time.sleep(0.005)
         code = os.waitstatus_to_exitcode(status)
         if code == 2:
-            raise CompilationBudgetExceeded(Path(folder, "overflow").read_text())
+            raise CompilationBudgetExceeded(overflow.read().decode(errors="replace"))
         if code != 0:
             raise CompilationBudgetExceeded(f"SDD compilation died in its child process (exit status {code})")
-        return _read_back(Path(folder), "sdd", num_task_vars, vtree_type, start)
-
-
-def _read_back(folder: Path, stem: str, num_task_vars: int, vtree_type: str, start: float) -> CompiledSDD:
-    """The SDD :meth:`CompiledSDD.save` wrote under ``stem`` in ``folder``, in a manager of its own."""
-    manager = SddManager.from_vtree(Vtree.from_file(str(folder / f"{stem}.vtree").encode()))
-    node = manager.read_sdd_file(str(folder / f"{stem}.sdd").encode())
-    node.ref()
-    return CompiledSDD(manager, node, num_task_vars, vtree_type, time.perf_counter() - start)
+        return CompiledSDD.read(sdd.path, vtree.path, num_task_vars, vtree_type, time.perf_counter() - start)
 
 
 def compile_formula(
@@ -506,14 +540,11 @@ def compile_from_models(
         raise ValueError(f"every model needs {num_task_vars} values")
     key = hashlib.sha256(f"{vtree_type} {num_task_vars}\n".encode() + b"".join(map(bytes, sorted(rows)))).digest()
     with _BUILT_LOCK:
-        files = _BUILT.get(key)
-        if files is not None:
+        texts = _BUILT.get(key)
+        if texts is not None:
             _BUILT.move_to_end(key)
-    if files is not None:
-        with tempfile.TemporaryDirectory(prefix="autonesy-sdd-") as folder:
-            for suffix, data in zip((".sdd", ".vtree"), files):
-                Path(folder, f"sdd{suffix}").write_bytes(data)
-            return _read_back(Path(folder), "sdd", num_task_vars, vtree_type, start)
+    if texts is not None:
+        return CompiledSDD.from_texts(texts, num_task_vars, vtree_type, time.perf_counter() - start)
     vtree = Vtree(var_count=num_task_vars, var_order=list(range(1, num_task_vars + 1)), vtree_type=vtree_type)
     manager = SddManager.from_vtree(vtree)
     manager.auto_gc_and_minimize_off()
@@ -550,22 +581,20 @@ def compile_from_models(
     node = build(root, 0, permuted)
     node.ref()
     compiled = CompiledSDD(manager, node, num_task_vars, vtree_type, time.perf_counter() - start)
-    with tempfile.TemporaryDirectory(prefix="autonesy-sdd-") as folder:  # private: PySDD may write by name here
-        node.save(os.path.join(folder, "sdd").encode())
-        manager.vtree().save(os.path.join(folder, "vtree").encode())
-        files = tuple(Path(folder, name).read_bytes() for name in ("sdd", "vtree"))
+    texts = compiled.texts()
     with _BUILT_LOCK:
-        _BUILT[key] = files
+        _BUILT[key] = texts
         while len(_BUILT) > BUILT_ENTRIES:
             _BUILT.popitem(last=False)
     return compiled
 
 
-# Circuits built from models, as PySDD's files, by (vtree type, N, the models): a study compiles the same models
-# again and again (every correct answer to a task, in each format); reading the files back costs a fraction of
-# building them (warcraft's 184 models: 0.085 s to build). Each caller gets a manager of its own.
+# Circuits built from models, as PySDD's texts, by (vtree type, N, the models): a study compiles the same models
+# again and again (every correct answer to a task, in each format), and reading a circuit back costs a fraction
+# of building it (warcraft's 184 models: 0.085 s to build). Texts, not managers: each PySDD manager reserves
+# about 160 MB of address space, and 64 of them kept made a later fork fail (ENOMEM).
 BUILT_ENTRIES = 64
-_BUILT: OrderedDict[bytes, tuple[bytes, ...]] = OrderedDict()
+_BUILT: OrderedDict[bytes, tuple[bytes, bytes]] = OrderedDict()
 _BUILT_LOCK = threading.Lock()
 
 

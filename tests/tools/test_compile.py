@@ -46,22 +46,22 @@ def test_sdd_from_models_holds_exactly_those_models(case, vtree):
 
 @settings(max_examples=60, deadline=None)
 @given(model_sets(), st.sampled_from(VTREE_TYPES), st.sampled_from(VTREE_TYPES))
-def test_sdd_from_models_built_before_is_read_back_for_its_models_and_vtree_only(case, vtree, other):
+def test_sdd_from_models_built_before_is_copied_for_its_models_and_vtree_only(case, vtree, other):
     import autonesy.tools.compile as compiling
 
     n, models = case
     compiling._BUILT.clear()
     rows = np.array(list(itertools.product((0, 1), repeat=n)), dtype=bool)
     built = compile_from_models(models, n, vtree)
-    fewer = compile_from_models(set(list(models)[1:]), n, vtree)  # other models: built, not read back
+    fewer = compile_from_models(set(list(models)[1:]), n, vtree)  # other models: built, not copied
     again = compile_from_models(sorted(models, reverse=True), n, other)
-    read_back = compile_from_models(list(models), n, vtree)
+    copied = compile_from_models(list(models), n, vtree)
     assert len(compiling._BUILT) == (2 if not models else 3) - (vtree == other)
-    for sdd, holds in ((built, models), (fewer, set(list(models)[1:])), (again, models), (read_back, models)):
+    for sdd, holds in ((built, models), (fewer, set(list(models)[1:])), (again, models), (copied, models)):
         assert {tuple(int(v) for v in row) for row in rows[sdd.evaluate(rows)]} == holds
         assert sdd.model_count() == len(holds)
-    assert read_back.manager is not built.manager  # a manager of its own, whatever the caller does with the first
-    assert read_back.size == built.size and read_back.vtree_type == vtree
+    assert copied.manager is not built.manager  # a manager of its own, whatever the caller does with the first
+    assert copied.size == built.size and copied.vtree_type == vtree
 
 
 @settings(max_examples=30, deadline=None)
