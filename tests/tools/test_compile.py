@@ -307,3 +307,14 @@ def test_bucket_elimination_refuses_a_vtree_deeper_than_pysdd_can_recurse(monkey
     monkeypatch.setattr(compile_module, "LINEAR_VTREE_MAX_VARS", 4)
     with pytest.raises(CompilationBudgetExceeded, match="5 variables, more than a right-linear vtree of 4"):
         compile_module.compile_by_elimination(CNF(2, ((1, 5),), 5))
+
+
+def test_circuits_kept_from_models_stay_within_their_bytes(monkeypatch):
+    import autonesy.tools.compile as compiling
+
+    monkeypatch.setattr(compiling, "_BUILT", compiling.OrderedDict())
+    monkeypatch.setattr(compiling, "BUILT_BYTES", 4_000)
+    for k in range(1, 7):  # exactly-k of 8: six different model sets, about 1.4 KB of texts each
+        compile_from_models([row for row in itertools.product((0, 1), repeat=8) if sum(row) == k], 8)
+        assert sum(len(a) + len(b) for a, b in compiling._BUILT.values()) <= 4_000
+    assert 0 < len(compiling._BUILT) < 6  # the newest kept, the oldest let go
