@@ -119,10 +119,10 @@ class CompiledSDD:
     def from_texts(cls, texts: tuple[bytes, bytes], num_task_vars: int, vtree_type: str, seconds: float) -> CompiledSDD:
         """The SDD :meth:`texts` gave, in a manager of its own."""
         with _MemoryFile(texts[0]) as sdd, _MemoryFile(texts[1]) as vtree:
-            return cls.read(sdd.path, vtree.path, num_task_vars, vtree_type, seconds)
+            return cls._from_files(sdd.path, vtree.path, num_task_vars, vtree_type, seconds)
 
     @classmethod
-    def read(cls, sdd: bytes, vtree: bytes, num_task_vars: int, vtree_type: str, seconds: float) -> CompiledSDD:
+    def _from_files(cls, sdd: bytes, vtree: bytes, num_task_vars: int, vtree_type: str, seconds: float) -> CompiledSDD:
         """The SDD in PySDD's files named ``sdd`` and ``vtree``, in a manager of its own."""
         manager = SddManager.from_vtree(Vtree.from_file(vtree))
         node = manager.read_sdd_file(sdd)
@@ -267,7 +267,7 @@ def _in_child(
             raise CompilationBudgetExceeded(overflow.read().decode(errors="replace"))
         if code != 0:
             raise CompilationBudgetExceeded(f"SDD compilation died in its child process (exit status {code})")
-        return CompiledSDD.read(sdd.path, vtree.path, num_task_vars, vtree_type, time.perf_counter() - start)
+        return CompiledSDD._from_files(sdd.path, vtree.path, num_task_vars, vtree_type, time.perf_counter() - start)
 
 
 def compile_formula(
