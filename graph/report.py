@@ -68,7 +68,7 @@ import io
 import math
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -149,6 +149,10 @@ class Records(Sequence[dict[str, Any]]):
         values = self._values[index]
         return {name: values[name] for name in self._keys[index]}
 
+    def values(self, name: str) -> list[Any]:
+        """Column ``name`` of every record (None where a record lacks it)."""
+        return self._values.values(name)
+
     def columns(self) -> list[str]:
         """Every column name, in order of first appearance."""
         return list(dict.fromkeys(name for columns in self._columns for name in columns))
@@ -178,27 +182,29 @@ class Table:
 
     def markdown(self) -> str:
         """The table as a Markdown section with its title."""
+        cell = _once_per_text(markdown_text)
         lines = [
             f"### {markdown_text(self.title)}",
             "",
-            "| " + " | ".join(map(markdown_text, self.header)) + " |",
+            "| " + " | ".join(map(cell, self.header)) + " |",
             "|" + "|".join("---" if i < self.lead else "---:" for i in range(len(self.header))) + "|",
         ]
-        lines += ["| " + " | ".join(map(markdown_text, row)) + " |" for row in self.rows]
+        lines += ["| " + " | ".join(map(cell, row)) + " |" for row in self.rows]
         lines += [""] + [f"_{markdown_text(note)}_" for note in self.notes]
         return "\n".join(lines).rstrip() + "\n"
 
     def latex(self) -> str:
         """The table as a LaTeX tabular (text escaped), for the paper."""
+        cell = _once_per_text(latex_text)
         spec = "l" * self.lead + "r" * (len(self.header) - self.lead)
         lines = [
             f"% {latex_text(self.title)}",
             f"\\begin{{tabular}}{{{spec}}}",
             "\\toprule",
-            " & ".join(map(latex_text, self.header)) + " \\\\",
+            " & ".join(map(cell, self.header)) + " \\\\",
             "\\midrule",
         ]
-        lines += [" & ".join(map(latex_text, row)) + " \\\\" for row in self.rows]
+        lines += [" & ".join(map(cell, row)) + " \\\\" for row in self.rows]
         lines += ["\\bottomrule", "\\end{tabular}"] + [f"% {latex_text(note)}" for note in self.notes]
         return "\n".join(lines) + "\n"
 
@@ -213,13 +219,35 @@ class Table:
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow([csv_cell(k) for k in columns + pooled])
-        for record in records:
-            writer.writerow([_csv_number(record.get(k)) for k in columns] + [csv_cell(self.pooled)] * len(pooled))
+        # a column at a time (a record lacking a column reads None there, an empty cell), not a dict a record
+        cells = [_csv_column(records.values(name)) for name in columns]
+        cells += [[csv_cell(self.pooled)] * len(records) for _ in pooled]
+        writer.writerows(zip(*cells))
         return buffer.getvalue()
 
     def render(self, fmt: str) -> str:
         """The table in one of ``REPORT_FORMATS``."""
         return {"md": self.markdown, "latex": self.latex, "csv": self.csv}[fmt]()
+
+
+def _once_per_text(escape: Callable[[Any], str]) -> Callable[[str], str]:
+    """``escape``, computed once per distinct text: a table over thousands of LLMs repeats a few thousand texts in
+    hundreds of thousands of cells."""
+    done: dict[str, str] = {}
+
+    def escaped(text: str) -> str:
+        found = done.get(text)
+        if found is None:
+            found = done[text] = escape(text)
+        return found
+
+    return escaped
+
+
+def _csv_column(values: Iterable[Any]) -> list[Any]:
+    """A column's CSV cells (``_csv_number`` of each; a text made safe once per distinct value)."""
+    text = _once_per_text(csv_cell)
+    return [text(value) if type(value) is str else _csv_number(value) for value in values]
 
 
 def _csv_number(value: Any) -> Any:
@@ -514,7 +542,7 @@ def _percentile_interval(data: bytes) -> tuple[float, float]:
     generator, the resamples' means, NumPy's linear percentiles), in chunks and without its per-call overhead: a
     report computes tens of thousands of intervals (a test checks that both agree)."""
     if len(data) <= 8 * _CACHED_SAMPLE:
-        return _small_sample_interval(data)
+        return _small_sample_measure(data)[2:]
     sample = np.frombuffer(data)
     n = sample.size
     if n <= _COUNTED_SAMPLE:
@@ -529,8 +557,11 @@ def _percentile_interval(data: bytes) -> tuple[float, float]:
 
 
 @lru_cache(maxsize=8192)
-def _small_sample_interval(data: bytes) -> tuple[float, float]:
-    return _interval_of(_small_sample_weights(len(data) // 8) @ np.frombuffer(data))
+def _small_sample_measure(data: bytes) -> tuple[float, float, float, float]:
+    """Mean, population std and interval of a small sample (float64 ``data``): small samples repeat (flags, rates)."""
+    sample = np.frombuffer(data)
+    low, high = _interval_of(_small_sample_weights(sample.size) @ sample)
+    return float(sample.mean()), float(sample.std()), low, high
 
 
 @lru_cache(maxsize=8)
@@ -586,8 +617,12 @@ def measure(values: Any) -> dict[str, Any]:
     first = float(data[0])
     if data.size == 1 or (data == first).all():
         return {"mean": first, "std": 0.0, "n": int(data.size), "low": first, "high": first}
-    low, high = _percentile_interval(data.tobytes())
-    return {"mean": float(data.mean()), "std": float(data.std()), "n": int(data.size), "low": low, "high": high}
+    if data.size <= _CACHED_SAMPLE:
+        mean, std, low, high = _small_sample_measure(data.tobytes())
+    else:
+        mean, std = float(data.mean()), float(data.std())
+        low, high = _percentile_interval(data.tobytes())
+    return {"mean": mean, "std": std, "n": int(data.size), "low": low, "high": high}
 
 
 def _with_ci(m: Mapping[str, Any], percent: bool = False) -> str:

@@ -203,6 +203,26 @@ def test_the_bootstrap_interval_is_scipys(values):
         assert low == pytest.approx(expected.low, abs=1e-12) and high == pytest.approx(expected.high, abs=1e-12)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(0, 1, allow_nan=False) | st.none(), max_size=40)
+    | st.lists(st.sampled_from([0.0, 1.0, None]), max_size=40)
+)
+def test_a_measure_is_numpys_mean_and_std_with_the_bootstrap_interval(values):
+    """Small samples' measures are kept per sample (flags and rates repeat): each is still NumPy's mean and population
+    std of the values given, with their interval, whichever sample was measured before."""
+    from autonesy.graph.report import measure
+
+    data = np.asarray([v for v in values if v is not None], dtype=float)
+    got = measure(values)
+    assert got["n"] == data.size
+    if not data.size:
+        assert all(math.isnan(got[k]) for k in ("mean", "std", "low", "high"))
+        return
+    assert (got["mean"], got["std"]) == (float(data.mean()), float(data.std()))
+    assert (got["low"], got["high"]) == bootstrap_ci(data)
+
+
 def test_a_large_group_is_resampled_in_chunks_with_the_same_interval():
     values = np.random.default_rng(0).random(3000)  # 2000 × 3000 resampled values would be 48 MB at once
     expected = stats.bootstrap(
