@@ -149,9 +149,9 @@ class Records(Sequence[dict[str, Any]]):
         values = self._values[index]
         return {name: values[name] for name in self._keys[index]}
 
-    def values(self, name: str) -> list[Any]:
-        """Column ``name`` of every record (None where a record lacks it)."""
-        return self._values.values(name)
+    def values(self, name: str, rows: np.ndarray | None = None) -> list[Any]:
+        """Column ``name`` of the records at ``rows`` (every record by default; None where a record lacks it)."""
+        return self._values.values(name, rows)
 
     def columns(self) -> list[str]:
         """Every column name, in order of first appearance."""
@@ -219,15 +219,20 @@ class Table:
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow([csv_cell(k) for k in columns + pooled])
-        # a column at a time (a record lacking a column reads None there, an empty cell), not a dict a record
-        cells = [_csv_column(records.values(name)) for name in columns]
-        cells += [[csv_cell(self.pooled)] * len(records) for _ in pooled]
-        writer.writerows(zip(*cells))
+        pooled_cells = [csv_cell(self.pooled)] * len(pooled)
+        for start in range(0, len(records), _CSV_CHUNK):
+            # a column at a time (a record lacking a column reads None there, an empty cell), not a dict a record
+            rows = np.arange(start, min(start + _CSV_CHUNK, len(records)))
+            cells = [_csv_column(records.values(name, rows)) for name in columns]
+            writer.writerows(row + pooled_cells for row in map(list, zip(*cells)))
         return buffer.getvalue()
 
     def render(self, fmt: str) -> str:
         """The table in one of ``REPORT_FORMATS``."""
         return {"md": self.markdown, "latex": self.latex, "csv": self.csv}[fmt]()
+
+
+_CSV_CHUNK = 2048  # records written at once: their cells, not a whole table's (20,000 records made 15 MB at once)
 
 
 def _once_per_text(escape: Callable[[Any], str]) -> Callable[[str], str]:
