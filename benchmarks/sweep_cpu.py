@@ -8,9 +8,11 @@ the load of other processes inflates it far less than wall time; the idle sandbo
 before the clock stops, so that the imports they paid for count too. Ground truths and their counts are
 built before the clock starts (a sweep's first attempt of a task pays them once; a study's later
 sweeps find them in the count cache), and so is the scripted LLM's tokenizer (its usage counts are the fake
-endpoint's work, not the pipeline's). Per node: the wall seconds the trace records, summed.
+endpoint's work, not the pipeline's). Per node: the wall seconds the trace records, summed. Memory: this
+process's RSS when the sweep starts and its peak during it (VmHWM, started again at the clock); ``--repeats``
+runs each grid cell that many times, to see whether the peak grows with the attempts.
 
-    python benchmarks/sweep_cpu.py [--concurrency 8] [--out benchmarks/results/sweep_cpu.md]
+    python benchmarks/sweep_cpu.py [--concurrency 8] [--repeats 1] [--out benchmarks/results/sweep_cpu.md]
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from __future__ import annotations
 import argparse
 import collections
 import os
-import resource
 import sys
 import tempfile
 import time
@@ -45,11 +46,28 @@ def _cpu_seconds() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
+def _status_mb(field: str) -> float:
+    """A memory figure of this process from /proc/self/status (VmRSS now, VmHWM its peak), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _reset_peak() -> None:
+    """Start VmHWM again from the current RSS (Linux 4.0+; without it the peak includes what came before)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--tasks", default="all", help="'all' or a comma list")
     parser.add_argument("--formats", default="all", help="'all' or a comma list")
+    parser.add_argument("--repeats", type=int, default=1, help="attempts per grid cell (memory as the sweep grows)")
     parser.add_argument("--out", type=Path, help="write the table here (Markdown)")
     args = parser.parse_args()
     names = TASK_NAMES if args.tasks == "all" else tuple(args.tasks.split(","))
@@ -62,7 +80,9 @@ def main() -> None:
         return reference_formalization(task_of(prompt, tasks), format_of(prompt))
 
     formats = {} if args.formats == "all" else {"formats": tuple(args.formats.split(","))}
-    spec = SweepSpec(tasks=tuple(names), llms=(SPEC,), prompts=("zs-cot",), details=("detailed",), **formats)
+    spec = SweepSpec(
+        tasks=tuple(names), llms=(SPEC,), prompts=("zs-cot",), details=("detailed",), repeats=args.repeats, **formats
+    )
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "sweep"
         backend = LangChainChatBackend(
@@ -73,6 +93,8 @@ def main() -> None:
             cache=ResponseCache(Path(tmp) / "llm_cache.sqlite"),
         )
         load = os.getloadavg()[0]
+        before_mb = _status_mb("VmRSS")
+        _reset_peak()  # the sweep's own peak, not the ground truths' built before it
         cpu0, wall0 = _cpu_seconds(), time.perf_counter()
         result = run_sweep(spec, out, backends={SPEC: backend}, concurrency=args.concurrency, progress=False)
         sandbox.shutdown()  # idle sandboxes exit and are reaped: what they used (imports) counts too
@@ -83,7 +105,7 @@ def main() -> None:
                 if event.get("event") == "node" and isinstance(event.get("seconds"), (int, float)):
                     nodes[str(event.get("node"))] += float(event["seconds"])
     attempts = sum(result.counts.values())
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_mb = _status_mb("VmHWM")
     lines = [
         f"# Sweep CPU per attempt ({attempts} attempts, concurrency {args.concurrency}, load {load:.2f} at start)",
         "",
@@ -94,7 +116,8 @@ def main() -> None:
         f"| CPU, this process and its children | {cpu:.2f} s |",
         f"| **CPU per attempt** | **{cpu / attempts:.3f} s** |",
         f"| wall | {wall:.2f} s |",
-        f"| peak RSS of this process | {rss_mb:.0f} MB |",
+        f"| RSS of this process when the sweep starts | {before_mb:.0f} MB |",
+        f"| peak RSS of this process during the sweep | {peak_mb:.0f} MB |",
         "",
         "| node | wall seconds summed over attempts | per attempt |",
         "|---|---|---|",
