@@ -1069,12 +1069,15 @@ def cached(problem: Problem) -> dict[str, Any] | None:
 
 def _counting_key() -> str:
     """What an unscorable verdict depends on beyond the conversion (recorded with it): the counting
-    routes' version (a cached unscorable verdict of older routes is decided again, on the cached CNF)
-    and OR-Tools' listing."""
+    routes' version (a cached unscorable verdict of older routes is decided again, on the cached CNF),
+    OR-Tools' listing and which conversion the last try takes."""
     from autonesy.tools.counting import ROUTES_VERSION
 
     listing = [SOLUTIONS_LIMIT, SOLUTIONS_LISTING_S, SOLUTIONS_BLOCKING_UP_TO, SOLUTIONS_BLOCKING_S]
-    return json.dumps([ROUTES_VERSION, *listing, CERTIFY_MAX_BITS])
+    return json.dumps([ROUTES_VERSION, *listing, CERTIFY_MAX_BITS, LAST_TRY_RULE])
+
+
+LAST_TRY_RULE = 2  # which conversion the last try takes (_last_try): 2, the declared literal counts first
 
 
 def _encoding_name(one_hot: str | None, encoder: str | None) -> str:
@@ -1149,14 +1152,15 @@ def convert(problem: Problem) -> dict[str, Any]:
 
     The encodings of :data:`ENCODINGS` in turn, until one converts and its ground truth is counted
     exactly: the next after a blow-up (memory, CPU time) or an uncounted ground truth. Uncounted
-    under every encoding: the converted one with the fewest variables is kept and its ground truth tried
-    once more, within :data:`TRUTH_LAST_TRY_S` (the time goes where the quick tries showed it might pay:
-    one problem, one route); still uncounted, it is unscorable with every try's reason."""
+    under every encoding: one ground truth is tried once more, within :data:`TRUTH_LAST_TRY_S`
+    (:func:`_last_try`); still uncounted, the converted one with the fewest variables is kept and the
+    problem is unscorable with every try's reason."""
     known = cached(problem)
     if known is not None:
         return known
     reasons: list[str] = []
     kept: dict[str, Any] | None = None
+    declared: dict[str, Any] | None = None  # the conversion with sums of Booleans declared as literal counts
     listed: dict[str, Any] = {}
 
     def listed_solutions() -> dict[str, Any]:  # once per problem, whatever the encoding
@@ -1176,12 +1180,15 @@ def convert(problem: Problem) -> dict[str, Any]:
         if "truth" in outcome:
             break
         reasons.append(f"{_encoding_name(one_hot, encoder)}: {outcome.get('reason') or outcome.get('unscorable')}")
+        if outcome["ok"] and one_hot == "counts":
+            declared = outcome
         if outcome["ok"] and (kept is None or _variables(outcome) < _variables(kept)):
             kept = outcome
         if not retry:
             break
     if "truth" not in outcome and kept is not None:
-        last = _checked({k: v for k, v in kept.items() if k != "unscorable"}, listed_solutions, last_try=True)
+        tried = _last_try(kept, declared)
+        last = _checked({k: v for k, v in tried.items() if k != "unscorable"}, listed_solutions, last_try=True)
         if "truth" in last:
             outcome = last
         else:
@@ -1194,6 +1201,16 @@ def convert(problem: Problem) -> dict[str, Any]:
     # cache every outcome (wall-clock timeouts too: the kept set must not change with the load)
     write_entry(_cache_dir(), CONVERSION_ENTRY, CONVERSION_VERSION, _conversion_material(problem), outcome)
     return outcome
+
+
+def _last_try(fewest: dict[str, Any], declared: dict[str, Any] | None) -> dict[str, Any]:
+    """The conversion whose ground truth gets the last try (the time goes where the quick tries showed it might
+    pay: one problem, one CNF): the one with sums of Booleans declared as literal counts when there is one,
+    since the lifted and orbit routes read those counts and apply to no other encoding (crew's 2.07e20 schedules
+    by lifting, the (9, 12, 4, 3, 1) BIBD's 4.0e11 matrices by orbits: each counted on it within the first
+    limit in one cold run, just out of it in the next on a loaded machine, while the smallest CNF, the plain
+    one-hot encoding, gives those routes nothing to read); else the one with the fewest variables."""
+    return declared if declared is not None else fewest
 
 
 def _variables(outcome: dict[str, Any]) -> int:

@@ -711,16 +711,51 @@ def test_dcpbench_a_sum_past_the_counters_limits_is_left_to_the_encoder(monkeypa
     assert count_models(reindex(outcome["data"], outcome["names"]), time_limit_s=600).value == expected
 
 
-def test_dcpbench_the_last_try_takes_the_ground_truth_with_the_fewest_variables(tmp_path, monkeypatch):
-    """Its literal counts' states included (the sandbox's DIMACS header does not hold them: a counter of 40
-    Booleans up to 21 adds hundreds of variables that the header of the "counts" conversion leaves out)."""
+def test_dcpbench_the_last_try_takes_the_declared_literal_counts_and_keeps_the_fewest_variables(tmp_path, monkeypatch):
+    """A sum of 40 Booleans: the "counts" conversion declares it as a literal count, which the lifted and orbit
+    routes read, so the last try takes that conversion (the second of ENCODINGS); the one kept for an unscorable
+    problem is still the one with the fewest variables, its literal counts' states included (the sandbox's DIMACS
+    header does not hold them: a counter of 40 Booleans up to 21 adds hundreds of variables)."""
     from autonesy.tasks.adapters import dcpbench
+    from autonesy.tools.literal_count import recognised
 
     source = (
         '"""\nForty switches.\n\nPrint the switches (x).\n"""\nfrom cpmpy import *\n'
         'x = boolvar(shape=40, name="x")\nmodel = Model(sum(x) == 20, x[0] | x[1])\nmodel.solve()\n'
     )
     problem = dcpbench.Problem("forty", "Forty switches.\n\nPrint the switches (x).", source, "", ("x",), (), "t")
+    monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path))
+    tries: list[tuple[bool, int, bool]] = []
+
+    def out_of_time(truth, listed, last_try=False):
+        tries.append((last_try, truth.num_vars, bool(recognised(truth))))
+        return {"unscorable": "out of time"}
+
+    monkeypatch.setattr(dcpbench, "_truth_verdict", out_of_time)
+    outcome = dcpbench.convert(problem)
+    first = [(n, counts) for last, n, counts in tries if not last]
+    assert len(first) == len(dcpbench.ENCODINGS) and [counts for _, counts in first] == [
+        False,
+        True,
+        False,
+        False,
+        False,
+    ]
+    assert tries[-1] == (True, first[1][0], True)  # the declared counts' conversion
+    assert "unscorable" in outcome and not outcome["data"].get("counts")  # kept: the fewest variables
+    assert outcome["variables"] == min(n for n, counts in first if not counts)
+
+
+def test_dcpbench_without_declared_counts_the_last_try_takes_the_fewest_variables(tmp_path, monkeypatch):
+    """No sum of Booleans to declare (an all-different): the "counts" conversion is skipped, and the last try
+    takes the converted ground truth with the fewest variables."""
+    from autonesy.tasks.adapters import dcpbench
+
+    source = (
+        '"""\nFour numbers.\n\nPrint the numbers (x).\n"""\nfrom cpmpy import *\n'
+        'x = intvar(0, 4, shape=4, name="x")\nmodel = Model(AllDifferent(x))\nmodel.solve()\n'
+    )
+    problem = dcpbench.Problem("four", "Four numbers.\n\nPrint the numbers (x).", source, "", ("x",), (), "t")
     monkeypatch.setenv("AUTONESY_CACHE_DIR", str(tmp_path))
     tries: list[tuple[bool, int]] = []
 
@@ -731,8 +766,8 @@ def test_dcpbench_the_last_try_takes_the_ground_truth_with_the_fewest_variables(
     monkeypatch.setattr(dcpbench, "_truth_verdict", out_of_time)
     outcome = dcpbench.convert(problem)
     first = [n for last, n in tries if not last]
-    assert len(first) == len(dcpbench.ENCODINGS) and tries[-1] == (True, min(first))
-    assert "unscorable" in outcome and outcome["variables"] == min(first)
+    assert len(first) == len(dcpbench.ENCODINGS) - 1  # no counts to declare: that conversion is not counted
+    assert tries[-1] == (True, min(first)) and outcome["variables"] == min(first)
 
 
 def test_dcpbench_n_queens_ground_truth_is_the_one_hot_placements_without_helper_variables():
